@@ -1,0 +1,33 @@
+// Burrow's entry point: parse the command line, create the QML engine and
+// load the Burrow module's Main window. Everything else lives in burrow_app.
+#include <QCommandLineParser>
+#include <QGuiApplication>
+#include <QQmlApplicationEngine>
+#include <QQuickStyle>
+
+#include "appinfo.h"
+
+int main(int argc, char *argv[])
+{
+    QGuiApplication app(argc, argv);
+    QGuiApplication::setApplicationName(QStringLiteral("Burrow"));
+    QGuiApplication::setOrganizationName(QStringLiteral("Burrow"));
+    QGuiApplication::setApplicationVersion(QStringLiteral(BURROW_VERSION));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.burrow.Burrow"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Chat with language models that run on your own computer."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A .gguf model file to open."), QStringLiteral("[model]"));
+    parser.process(app);
+
+    if (QQuickStyle::name().isEmpty())
+        QQuickStyle::setStyle(QStringLiteral("Fusion"));
+
+    QQmlApplicationEngine engine;
+    QObject::connect(&engine, &QQmlApplicationEngine::objectCreationFailed, &app,
+                     [] { QCoreApplication::exit(1); }, Qt::QueuedConnection);
+    engine.load(AppInfo::mainQmlUrl());
+    return app.exec();
+}

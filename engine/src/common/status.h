@@ -1,0 +1,62 @@
+// Status and Result: how every input or resource failure leaves the engine.
+//
+// Contract: engine code never throws across a public boundary and never aborts
+// on bad input. A function that can fail on input returns Status (or
+// Result<T>); the message is for a human and names what failed, where, and
+// what was expected ("stories.gguf: tensor infos: tensor 'blk.0.attn_q.weight'
+// at offset 1234: dimension 2 is 0, expected >= 1").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace burrow {
+
+class [[nodiscard]] Status {
+public:
+    Status() = default;                         // ok
+    static Status ok() { return {}; }
+    static Status error(std::string message) { Status s; s.m_error = std::move(message); return s; }
+
+    bool isOk() const { return !m_error.has_value(); }
+    explicit operator bool() const { return isOk(); }
+    // Empty when ok.
+    const std::string &message() const { static const std::string empty; return m_error ? *m_error : empty; }
+
+    // Prefixes the message with context ("model.gguf: " + message); no-op when ok.
+    Status withContext(const std::string &context) const
+    {
+        return isOk() ? *this : error(context + ": " + *m_error);
+    }
+
+private:
+    std::optional<std::string> m_error;
+};
+
+// A value or an error Status. Access to value() on an error is a programmer bug.
+template <typename T>
+class [[nodiscard]] Result {
+public:
+    Result(T value) : m_value(std::move(value)) {}                 // NOLINT: implicit by design
+    Result(Status status) : m_status(std::move(status)) {}         // NOLINT: must be an error
+
+    bool isOk() const { return m_value.has_value(); }
+    explicit operator bool() const { return isOk(); }
+    const Status &status() const { return m_status; }
+    const std::string &message() const { return m_status.message(); }
+
+    T &value() & { return *m_value; }
+    const T &value() const & { return *m_value; }
+    T &&value() && { return std::move(*m_value); }
+    T *operator->() { return &*m_value; }
+    const T *operator->() const { return &*m_value; }
+    T &operator*() { return *m_value; }
+    const T &operator*() const { return *m_value; }
+
+private:
+    std::optional<T> m_value;
+    Status m_status;
+};
+
+} // namespace burrow

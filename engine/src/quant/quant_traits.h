@@ -1,0 +1,45 @@
+// The trait table: one row per weight type the engine computes with.
+//
+// Scheme (as the reference engine): a matrix multiply first quantizes the F32
+// activations once into the weight type's dot partner (`vecDotType`: Q8_0,
+// Q8_1, Q8_K, or F16/BF16/F32 for float weights), then every output element is
+// one vecDot of a weight row against that quantized activation row.
+//
+// Rows are filled once, after CPU feature detection (cpu_features.h); the
+// scalar kernels in generic/ are the reference twins of every SIMD kernel.
+#pragma once
+
+#include "common/ggml_types.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace burrow::quant {
+
+// src: n/blockSize blocks of the type; dst: n floats. n % blockSize == 0.
+using DequantizeRowFn = void (*)(const void *src, float *dst, int64_t n);
+// src: n floats; dst: n/blockSize blocks of the type. n % blockSize == 0.
+using QuantizeRowFn = void (*)(const float *src, void *dst, int64_t n);
+// *result = dot(x, y) over n elements; x is a weight row of the row's type,
+// y a row of its vecDotType. n % blockSize == 0.
+using VecDotFn = void (*)(int64_t n, float *result, const void *x, const void *y);
+
+struct TypeTraits {
+    GgmlType type;
+    const char *name;
+    int64_t blockSize;
+    size_t typeSize;
+    DequantizeRowFn dequantize;   // always set
+    QuantizeRowFn quantize;       // reference quantizer (activations, `burrow-cli quantize`); may be null
+    VecDotFn vecDot;              // weight row . activation row
+    GgmlType vecDotType;          // the activation format vecDot expects
+};
+
+// The row for `type`, or nullptr when the engine cannot compute with it.
+const TypeTraits *typeTraits(GgmlType type);
+
+// True for the weight types a model file may use (F32, F16, BF16, Q4_0, Q4_1,
+// Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS).
+bool isSupportedWeightType(GgmlType type);
+
+} // namespace burrow::quant
