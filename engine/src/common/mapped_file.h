@@ -4,7 +4,7 @@
 // Cost: open() is O(1) in the file size; pages are read on first touch.
 #pragma once
 
-#include "common/status.h"
+#include "burrow/status.h"
 
 #include <cstddef>
 #include <cstdint>

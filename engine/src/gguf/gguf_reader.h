@@ -12,7 +12,7 @@
 
 #include "common/ggml_types.h"
 #include "common/mapped_file.h"
-#include "common/status.h"
+#include "burrow/status.h"
 
 #include <cstdint>
 #include <memory>

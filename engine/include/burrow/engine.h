@@ -1,0 +1,187 @@
+// Burrow's engine: the one public C++ header. Qt-free.
+//
+// Lifetimes: a Model is the mapped, validated weights plus tokenizer and chat
+// template (shared, immutable after load, usable from any thread). A Session
+// owns one KV cache, scratch activations and a sampler; it is used by one
+// thread at a time (cancel() may be called from any thread).
+//
+// Errors: every input or resource failure is a Status/Result with a message
+// for a human; nothing here throws or aborts on bad input.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "burrow/status.h"
+
+namespace burrow {
+
+using Token = int32_t;
+
+// What the header of a .gguf says, read without loading the weights.
+struct ModelInfo {
+    std::string path;
+    std::string architecture;        // general.architecture ("llama", "qwen2", ...)
+    std::string name;                // general.name, or the file name
+    std::string fileType;            // "Q4_K_M", "F16", ... (from general.file_type, else the dominant tensor type)
+    uint64_t fileSize = 0;           // bytes
+    uint64_t parameterCount = 0;     // sum of tensor elements
+    uint32_t contextLength = 0;      // trained context
+    uint32_t embeddingLength = 0;
+    uint32_t blockCount = 0;         // layers
+    uint32_t headCount = 0;
+    uint32_t headCountKv = 0;
+    uint32_t headDim = 0;            // key length per head
+    std::string vocabType;           // tokenizer.ggml.model ("llama", "gpt2")
+    uint32_t vocabSize = 0;
+    Token bosId = -1;                // -1 when absent
+    Token eosId = -1;
+    bool hasChatTemplate = false;
+    std::string chatTemplate;        // tokenizer.chat_template ("" when absent)
+    std::map<std::string, int> tensorTypeCounts;  // "Q4_K" -> 120
+    uint64_t weightBytes = 0;        // bytes of tensor data
+    uint64_t kvBytesPerToken = 0;    // F16 K+V over all layers for one position
+
+    // Memory for the KV cache at `nCtx` positions (F16 K and V).
+    uint64_t kvCacheBytes(uint32_t nCtx) const { return kvBytesPerToken * nCtx; }
+};
+
+// Reads and validates the header only (cheap: no weights are touched).
+Result<ModelInfo> inspectModel(const std::string &path);
+
+struct LoadOptions {
+    // Called on the loading thread with 0..1; return false to cancel the load.
+    std::function<bool(float progress)> progress;
+};
+
+class Model {
+public:
+    // Maps, validates and prepares `path` (architecture, tensors, tokenizer).
+    static Result<std::shared_ptr<Model>> load(const std::string &path, const LoadOptions &options = {});
+    virtual ~Model() = default;
+
+    virtual const ModelInfo &info() const = 0;
+
+    // Tokenizer. addSpecial: BOS (and EOS) as the vocabulary says;
+    // parseSpecial: control tokens written in the text become their token.
+    virtual std::vector<Token> tokenize(std::string_view text, bool addSpecial, bool parseSpecial) const = 0;
+    // Raw bytes of one token (may be an incomplete UTF-8 sequence).
+    virtual std::string tokenBytes(Token token) const = 0;
+    // Whole-sequence detokenization (complete text).
+    virtual std::string detokenize(const std::vector<Token> &tokens) const = 0;
+    virtual bool isEndOfGeneration(Token token) const = 0;
+    virtual uint32_t vocabSize() const = 0;
+};
+
+struct ChatMessage {
+    std::string role;     // "system", "user", "assistant"
+    std::string content;
+};
+
+// The chat format a model uses: its own Jinja template, or a known fallback.
+struct ChatFormat {
+    std::string name;              // "template" for the model's own, else "chatml", "llama3", ...
+    std::vector<std::string> stopStrings;  // texts that end an assistant turn
+};
+
+// Renders a conversation with the model's chat template (or the fallback
+// format it picks). The returned text is tokenized with parseSpecial = true.
+Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage> &messages,
+                               bool addGenerationPrompt, ChatFormat *formatUsed = nullptr);
+
+struct SamplingParams {
+    float temperature = 0.8f;        // <= 0: greedy
+    int32_t topK = 40;               // <= 0: off
+    float topP = 0.95f;              // 1: off
+    float minP = 0.05f;              // 0: off
+    float typicalP = 1.0f;           // 1: off
+    float repeatPenalty = 1.0f;      // 1: off
+    int32_t penaltyLastN = 64;       // tokens considered by the penalties (-1: whole context)
+    float frequencyPenalty = 0.0f;
+    float presencePenalty = 0.0f;
+    int32_t mirostat = 0;            // 0 off, 2 = mirostat v2
+    float mirostatTau = 5.0f;
+    float mirostatEta = 0.1f;
+    uint32_t seed = 0xFFFFFFFFu;     // 0xFFFFFFFF: random
+};
+
+enum class ContextOverflow {
+    CONTEXT_OVERFLOW_STOP,           // stop generating when the context is full
+    CONTEXT_OVERFLOW_SHIFT,          // keep nKeep tokens, drop half of the rest, go on
+};
+
+struct GenerateOptions {
+    int32_t maxTokens = -1;          // -1: until end of generation or the context is full
+    std::vector<std::string> stopStrings;
+    ContextOverflow overflow = ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
+    int32_t nKeep = 0;               // tokens kept at the start on a shift (BOS is always kept)
+};
+
+enum class StopReason {
+    STOP_REASON_END_OF_GENERATION,
+    STOP_REASON_MAX_TOKENS,
+    STOP_REASON_STOP_STRING,
+    STOP_REASON_CANCELLED,           // cancel() or the callback returned false
+    STOP_REASON_CONTEXT_FULL,
+};
+
+struct Timings {
+    int32_t promptTokens = 0;        // tokens actually computed for the prompt (after prefix reuse)
+    int32_t reusedTokens = 0;        // prompt tokens taken from the KV cache
+    double promptMs = 0;
+    int32_t generatedTokens = 0;
+    double generateMs = 0;
+    double promptTokensPerSecond() const { return promptMs > 0 ? promptTokens * 1000.0 / promptMs : 0; }
+    double generateTokensPerSecond() const { return generateMs > 0 ? generatedTokens * 1000.0 / generateMs : 0; }
+};
+
+struct GenerateResult {
+    StopReason stopReason = StopReason::STOP_REASON_END_OF_GENERATION;
+    std::vector<Token> tokens;       // generated tokens
+    std::string text;                // the text the callback received, concatenated
+    Timings timings;
+};
+
+struct SessionOptions {
+    uint32_t contextSize = 4096;     // clamped to the model's trained context
+    int32_t threads = 0;             // 0: all physical cores
+};
+
+// Receives UTF-8-complete pieces of text; return false to stop.
+using TextCallback = std::function<bool(std::string_view piece)>;
+// Prompt progress: tokens done, tokens total.
+using ProgressCallback = std::function<void(int32_t done, int32_t total)>;
+
+class Session {
+public:
+    // Allocates the KV cache (fails with a message when memory is short).
+    static Result<std::unique_ptr<Session>> create(std::shared_ptr<const Model> model, const SessionOptions &options = {});
+    virtual ~Session() = default;
+
+    // Evaluates `prompt` (the whole conversation so far: the longest prefix
+    // shared with the previous call is reused from the KV cache), then samples
+    // until a stop condition. Errors (prompt longer than the context, ...)
+    // come back as a Status.
+    virtual Status generate(const std::vector<Token> &prompt, const SamplingParams &sampling,
+                            const GenerateOptions &options, const TextCallback &onText,
+                            GenerateResult *result, const ProgressCallback &onPromptProgress = {}) = 0;
+
+    // Logits for the next token after evaluating `prompt` (with prefix reuse).
+    virtual Status evaluate(const std::vector<Token> &prompt, std::vector<float> *logits) = 0;
+
+    // Thread-safe: the running generate() returns within one token.
+    virtual void cancel() = 0;
+    // Forget the KV cache.
+    virtual void reset() = 0;
+
+    virtual uint32_t contextSize() const = 0;
+    virtual const std::vector<Token> &cachedTokens() const = 0;  // what the KV cache holds
+};
+
+} // namespace burrow
