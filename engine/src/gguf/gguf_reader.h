@@ -84,6 +84,7 @@ public:
     uint32_t alignment() const;
     uint64_t dataOffset() const;      // file offset of the tensor data section
     uint64_t fileSize() const;
+    const uint8_t *fileData() const;  // the whole mapped file (fileSize() bytes)
 
     const std::vector<KeyValue> &metadata() const;
     const KeyValue *find(std::string_view key) const;   // nullptr when absent
@@ -96,6 +97,7 @@ public:
     Status getString(std::string_view key, std::string &out) const;
     Status getU32(std::string_view key, uint32_t &out) const;
     Status getI64(std::string_view key, int64_t &out) const;
+    Status getU64(std::string_view key, uint64_t &out) const;  // any non-negative integer
     Status getF32(std::string_view key, float &out) const;   // accepts f32 and f64
     Status getBool(std::string_view key, bool &out) const;
     // Arrays: checks the element type; `out` receives copies.

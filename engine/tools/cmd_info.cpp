@@ -1,0 +1,204 @@
+// burrow-cli info MODEL [--json]: what a .gguf file says about itself, read
+// from the header only (see docs/cli.md for every field and JSON key).
+#include "cli_command.h"
+
+#include "burrow/engine.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr uint32_t kInfoReferenceContext = 4096;
+
+void printHelp(FILE *out)
+{
+    std::fprintf(out,
+                 "usage: burrow-cli info MODEL [--json]\n\n"
+                 "Prints what the GGUF file MODEL says about itself: architecture, size,\n"
+                 "weight types, dimensions, vocabulary, and the memory needed for the\n"
+                 "weights and for the KV cache. Reads the header only.\n\n"
+                 "options:\n"
+                 "  --json     print one JSON object (keys documented in docs/cli.md)\n"
+                 "  -h, --help show this help\n\n"
+                 "exit status: 0 ok, 1 the file was refused (message on stderr), 2 usage error\n");
+}
+
+std::string jsonString(const std::string &s)
+{
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (c < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += static_cast<char>(c); // UTF-8 passes through (invalid bytes too: names come from the file)
+            }
+        }
+    }
+    return out + "\"";
+}
+
+// Saturating product for memory figures (a hostile header may ask for more
+// than 2^64 bytes; the figure then reads as the maximum).
+uint64_t kvBytes(const burrow::ModelInfo &info, uint32_t nCtx)
+{
+    uint64_t out = 0;
+    if (__builtin_mul_overflow(info.kvBytesPerToken, static_cast<uint64_t>(nCtx), &out))
+        return UINT64_MAX;
+    return out;
+}
+
+std::string humanBytes(uint64_t bytes)
+{
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        ++u;
+    }
+    char buf[64];
+    if (u == 0)
+        std::snprintf(buf, sizeof buf, "%" PRIu64 " B", bytes);
+    else
+        std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+    return buf;
+}
+
+std::string humanCount(uint64_t n)
+{
+    char buf[64];
+    if (n >= 1000000000ull)
+        std::snprintf(buf, sizeof buf, "%.2f B", static_cast<double>(n) / 1e9);
+    else if (n >= 1000000ull)
+        std::snprintf(buf, sizeof buf, "%.2f M", static_cast<double>(n) / 1e6);
+    else if (n >= 1000ull)
+        std::snprintf(buf, sizeof buf, "%.1f K", static_cast<double>(n) / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%" PRIu64, n);
+    return buf;
+}
+
+std::string tokenIdJson(burrow::Token id) { return id < 0 ? "null" : std::to_string(id); }
+
+void printJson(const burrow::ModelInfo &info)
+{
+    int tensorCount = 0;
+    std::string types = "{";
+    for (const auto &[type, count] : info.tensorTypeCounts) {
+        if (types.size() > 1)
+            types += ", ";
+        types += jsonString(type) + ": " + std::to_string(count);
+        tensorCount += count;
+    }
+    types += "}";
+    std::printf("{\n");
+    std::printf("  \"path\": %s,\n", jsonString(info.path).c_str());
+    std::printf("  \"architecture\": %s,\n", jsonString(info.architecture).c_str());
+    std::printf("  \"name\": %s,\n", jsonString(info.name).c_str());
+    std::printf("  \"file_type\": %s,\n", jsonString(info.fileType).c_str());
+    std::printf("  \"file_size\": %" PRIu64 ",\n", info.fileSize);
+    std::printf("  \"parameter_count\": %" PRIu64 ",\n", info.parameterCount);
+    std::printf("  \"tensor_count\": %d,\n", tensorCount);
+    std::printf("  \"tensor_types\": %s,\n", types.c_str());
+    std::printf("  \"context_length\": %u,\n", info.contextLength);
+    std::printf("  \"embedding_length\": %u,\n", info.embeddingLength);
+    std::printf("  \"block_count\": %u,\n", info.blockCount);
+    std::printf("  \"head_count\": %u,\n", info.headCount);
+    std::printf("  \"head_count_kv\": %u,\n", info.headCountKv);
+    std::printf("  \"head_dim\": %u,\n", info.headDim);
+    std::printf("  \"vocab_type\": %s,\n", jsonString(info.vocabType).c_str());
+    std::printf("  \"vocab_size\": %u,\n", info.vocabSize);
+    std::printf("  \"bos_token_id\": %s,\n", tokenIdJson(info.bosId).c_str());
+    std::printf("  \"eos_token_id\": %s,\n", tokenIdJson(info.eosId).c_str());
+    std::printf("  \"has_chat_template\": %s,\n", info.hasChatTemplate ? "true" : "false");
+    std::printf("  \"weight_bytes\": %" PRIu64 ",\n", info.weightBytes);
+    std::printf("  \"kv_cache_bytes_per_token\": %" PRIu64 ",\n", info.kvBytesPerToken);
+    std::printf("  \"kv_cache_bytes_trained_context\": %" PRIu64 ",\n", kvBytes(info, info.contextLength));
+    std::printf("  \"kv_cache_bytes_4096\": %" PRIu64 "\n", kvBytes(info, kInfoReferenceContext));
+    std::printf("}\n");
+}
+
+void printText(const burrow::ModelInfo &info)
+{
+    int tensorCount = 0;
+    std::string types;
+    for (const auto &[type, count] : info.tensorTypeCounts) {
+        types += (types.empty() ? "" : ", ") + type + ": " + std::to_string(count);
+        tensorCount += count;
+    }
+    auto id = [](burrow::Token t) { return t < 0 ? std::string("none") : std::to_string(t); };
+    std::printf("path:              %s\n", info.path.c_str());
+    std::printf("architecture:      %s\n", info.architecture.c_str());
+    std::printf("name:              %s\n", info.name.c_str());
+    std::printf("file type:         %s\n", info.fileType.empty() ? "unknown" : info.fileType.c_str());
+    std::printf("file size:         %s (%" PRIu64 " bytes)\n", humanBytes(info.fileSize).c_str(), info.fileSize);
+    std::printf("parameters:        %s (%" PRIu64 ")\n", humanCount(info.parameterCount).c_str(), info.parameterCount);
+    std::printf("tensors:           %d (%s)\n", tensorCount, types.empty() ? "none" : types.c_str());
+    std::printf("context length:    %u\n", info.contextLength);
+    std::printf("embedding length:  %u\n", info.embeddingLength);
+    std::printf("layers:            %u\n", info.blockCount);
+    std::printf("heads:             %u\n", info.headCount);
+    std::printf("KV heads:          %u\n", info.headCountKv);
+    std::printf("head dimension:    %u\n", info.headDim);
+    std::printf("vocabulary:        %s, %u tokens\n", info.vocabType.empty() ? "none" : info.vocabType.c_str(),
+                info.vocabSize);
+    std::printf("BOS / EOS ids:     %s / %s\n", id(info.bosId).c_str(), id(info.eosId).c_str());
+    std::printf("chat template:     %s\n", info.hasChatTemplate ? "yes" : "no");
+    std::printf("memory, weights:   %s\n", humanBytes(info.weightBytes).c_str());
+    std::printf("memory, KV cache:  %s at the trained context (%u tokens), %s at %u tokens (F16)\n",
+                humanBytes(kvBytes(info, info.contextLength)).c_str(), info.contextLength,
+                humanBytes(kvBytes(info, kInfoReferenceContext)).c_str(), kInfoReferenceContext);
+}
+
+int runInfo(const std::vector<std::string> &args)
+{
+    bool json = false;
+    std::string path;
+    for (const std::string &a : args) {
+        if (a == "--json") {
+            json = true;
+        } else if (a == "-h" || a == "--help") {
+            printHelp(stdout);
+            return 0;
+        } else if (!a.empty() && a[0] == '-') {
+            std::fprintf(stderr, "burrow-cli info: unknown option '%s'\n", a.c_str());
+            printHelp(stderr);
+            return 2;
+        } else if (path.empty()) {
+            path = a;
+        } else {
+            std::fprintf(stderr, "burrow-cli info: one MODEL expected, got '%s' too\n", a.c_str());
+            return 2;
+        }
+    }
+    if (path.empty()) {
+        printHelp(stderr);
+        return 2;
+    }
+    burrow::Result<burrow::ModelInfo> info = burrow::inspectModel(path);
+    if (!info) {
+        std::fprintf(stderr, "burrow-cli info: %s\n", info.message().c_str());
+        return 1;
+    }
+    if (json)
+        printJson(*info);
+    else
+        printText(*info);
+    return 0;
+}
+
+} // namespace
+
+BURROW_CLI_COMMAND(info, "info", "show what a .gguf model file says about itself", runInfo);
