@@ -570,13 +570,14 @@ Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::unique_ptr<MappedFile> fi
     // key length (8) + key (1) + type (4) + value (1); a tensor info at least
     // name length (8) + name (1) + n_dims (4) + one dim (8) + type (4) + offset (8).
     constexpr uint64_t kMinKv = 14, kMinTensor = 33;
+    // (The tensor count is bounded again by what remains after the metadata.)
     if (nTensors < 0 || static_cast<uint64_t>(nTensors) > p.remaining() / kMinTensor)
         return p.fail(8, "tensor count " + std::to_string(nTensors) + " cannot fit in the "
-                             + std::to_string(p.remaining()) + " bytes that remain, expected at most "
+                             + std::to_string(p.remaining()) + " bytes that remain, expected 0.."
                              + std::to_string(p.remaining() / kMinTensor));
     if (nKv < 0 || static_cast<uint64_t>(nKv) > p.remaining() / kMinKv)
         return p.fail(16, "metadata count " + std::to_string(nKv) + " cannot fit in the "
-                              + std::to_string(p.remaining()) + " bytes that remain, expected at most "
+                              + std::to_string(p.remaining()) + " bytes that remain, expected 0.."
                               + std::to_string(p.remaining() / kMinKv));
 
     // ---- metadata
@@ -622,6 +623,10 @@ Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::unique_ptr<MappedFile> fi
 
     // ---- tensor infos
     p.setSection("tensor infos");
+    if (static_cast<uint64_t>(nTensors) > p.remaining() / kMinTensor)
+        return p.fail(p.pos(), "the file is truncated: " + std::to_string(nTensors) + " tensor infos need at least "
+                                   + std::to_string(nTensors) + " x " + std::to_string(kMinTensor) + " bytes but only "
+                                   + std::to_string(p.remaining()) + " remain, expected the tensor infos inside the file");
     d.tensors.reserve(static_cast<size_t>(nTensors));
     d.tensorInfoOffsets.reserve(static_cast<size_t>(nTensors));
     d.tensorIndex.reserve(static_cast<size_t>(nTensors));
