@@ -1,0 +1,29 @@
+// phi3 (Phi-3 / 3.5 mini): NeoX RoPE, fused attn_qkv, fused gate/up in ffn_up
+// (first half gate, second half up), queries scaled by 1/sqrt(head_dim) after
+// RoPE, and a sliding window on every layer when phi3.attention.sliding_window
+// is set.
+#include "model/architectures.h"
+
+#include "gguf/gguf_reader.h"
+
+#include <cmath>
+
+namespace burrow::model {
+
+Status configurePhi3(const gguf::GgufFile &file, ModelConfig &config)
+{
+    config.ropeType = RopeType::ROPE_TYPE_NEOX;
+    config.ffnActivation = FfnActivation::FFN_ACTIVATION_SILU;
+    config.fusedQkv = true;
+    config.fusedGateUp = true;
+    config.queryScaleBeforeAttention = true;
+    config.queryScale = 1.0f / std::sqrt(static_cast<float>(config.headDimK));
+    uint32_t window = 0;
+    if (Status s = file.getOptionalU32("phi3.attention.sliding_window", window); !s)
+        return s;
+    config.slidingWindow = window;
+    config.swaLayers.assign(config.nLayer, window != 0);
+    return Status::ok();
+}
+
+} // namespace burrow::model

@@ -1,0 +1,60 @@
+#include "model/tensor_names.h"
+
+#include <array>
+#include <cstdio>
+
+namespace burrow::model {
+namespace {
+
+constexpr std::array<TensorNameEntry, static_cast<size_t>(TensorKind::TENSOR_KIND_COUNT)> kNames = {{
+    {TensorKind::TENSOR_KIND_TOKEN_EMBD,       "token_embd.weight",               false},
+    {TensorKind::TENSOR_KIND_OUTPUT_NORM,      "output_norm.weight",              false},
+    {TensorKind::TENSOR_KIND_OUTPUT,           "output.weight",                   false},
+    {TensorKind::TENSOR_KIND_ROPE_FREQS,       "rope_freqs.weight",               false},
+    {TensorKind::TENSOR_KIND_ATTN_NORM,        "blk.%d.attn_norm.weight",          true},
+    {TensorKind::TENSOR_KIND_ATTN_Q,           "blk.%d.attn_q.weight",             true},
+    {TensorKind::TENSOR_KIND_ATTN_K,           "blk.%d.attn_k.weight",             true},
+    {TensorKind::TENSOR_KIND_ATTN_V,           "blk.%d.attn_v.weight",             true},
+    {TensorKind::TENSOR_KIND_ATTN_QKV,         "blk.%d.attn_qkv.weight",           true},
+    {TensorKind::TENSOR_KIND_ATTN_Q_BIAS,      "blk.%d.attn_q.bias",               true},
+    {TensorKind::TENSOR_KIND_ATTN_K_BIAS,      "blk.%d.attn_k.bias",               true},
+    {TensorKind::TENSOR_KIND_ATTN_V_BIAS,      "blk.%d.attn_v.bias",               true},
+    {TensorKind::TENSOR_KIND_ATTN_QKV_BIAS,    "blk.%d.attn_qkv.bias",             true},
+    {TensorKind::TENSOR_KIND_ATTN_OUTPUT,      "blk.%d.attn_output.weight",        true},
+    {TensorKind::TENSOR_KIND_ATTN_OUTPUT_BIAS, "blk.%d.attn_output.bias",          true},
+    {TensorKind::TENSOR_KIND_ATTN_POST_NORM,   "blk.%d.post_attention_norm.weight", true},
+    {TensorKind::TENSOR_KIND_FFN_NORM,         "blk.%d.ffn_norm.weight",           true},
+    {TensorKind::TENSOR_KIND_FFN_GATE,         "blk.%d.ffn_gate.weight",           true},
+    {TensorKind::TENSOR_KIND_FFN_UP,           "blk.%d.ffn_up.weight",             true},
+    {TensorKind::TENSOR_KIND_FFN_DOWN,         "blk.%d.ffn_down.weight",           true},
+    {TensorKind::TENSOR_KIND_FFN_POST_NORM,    "blk.%d.post_ffw_norm.weight",      true},
+}};
+
+// The table is indexed by kind; keep it in enum order.
+constexpr bool tableInOrder()
+{
+    for (size_t i = 0; i < kNames.size(); ++i)
+        if (static_cast<size_t>(kNames[i].kind) != i)
+            return false;
+    return true;
+}
+static_assert(tableInOrder(), "kNames must list the TensorKind values in order");
+
+} // namespace
+
+const TensorNameEntry &tensorNameEntry(TensorKind kind)
+{
+    return kNames[static_cast<size_t>(kind)];
+}
+
+std::string tensorName(TensorKind kind, int layer)
+{
+    const TensorNameEntry &e = tensorNameEntry(kind);
+    if (!e.perLayer)
+        return e.pattern;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, e.pattern, layer);
+    return buf;
+}
+
+} // namespace burrow::model

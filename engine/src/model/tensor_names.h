@@ -1,0 +1,49 @@
+// The GGUF tensor names the engine knows: one table from a TensorKind to its
+// name pattern. Per-layer names carry the layer index ("blk.%d.attn_q.weight").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace burrow::model {
+
+enum class TensorKind : uint32_t {
+    // model level
+    TENSOR_KIND_TOKEN_EMBD,
+    TENSOR_KIND_OUTPUT_NORM,
+    TENSOR_KIND_OUTPUT,
+    TENSOR_KIND_ROPE_FREQS,
+    // per layer
+    TENSOR_KIND_ATTN_NORM,
+    TENSOR_KIND_ATTN_Q,
+    TENSOR_KIND_ATTN_K,
+    TENSOR_KIND_ATTN_V,
+    TENSOR_KIND_ATTN_QKV,
+    TENSOR_KIND_ATTN_Q_BIAS,
+    TENSOR_KIND_ATTN_K_BIAS,
+    TENSOR_KIND_ATTN_V_BIAS,
+    TENSOR_KIND_ATTN_QKV_BIAS,
+    TENSOR_KIND_ATTN_OUTPUT,
+    TENSOR_KIND_ATTN_OUTPUT_BIAS,
+    TENSOR_KIND_ATTN_POST_NORM,
+    TENSOR_KIND_FFN_NORM,
+    TENSOR_KIND_FFN_GATE,
+    TENSOR_KIND_FFN_UP,
+    TENSOR_KIND_FFN_DOWN,
+    TENSOR_KIND_FFN_POST_NORM,
+    TENSOR_KIND_COUNT,
+};
+
+struct TensorNameEntry {
+    TensorKind kind;
+    const char *pattern;   // printf pattern; per-layer patterns contain one %d
+    bool perLayer;
+};
+
+// The row for `kind` (kind < TENSOR_KIND_COUNT).
+const TensorNameEntry &tensorNameEntry(TensorKind kind);
+
+// The tensor name for `kind` (layer ignored for model-level kinds).
+std::string tensorName(TensorKind kind, int layer = -1);
+
+} // namespace burrow::model

@@ -1,0 +1,158 @@
+#include "model/weights.h"
+
+#include "model/tensor_names.h"
+#include "gguf/gguf_reader.h"
+#include "quant/quant_traits.h"
+
+#include <string>
+
+namespace burrow::model {
+namespace {
+
+enum class Need { NEED_REQUIRED, NEED_OPTIONAL };
+
+std::string shapeText(int64_t ne0, int64_t ne1)
+{
+    return ne1 == 0 ? "[" + std::to_string(ne0) + "]"
+                    : "[" + std::to_string(ne0) + ", " + std::to_string(ne1) + "]";
+}
+
+std::string shapeOf(const gguf::TensorInfo &t)
+{
+    std::string s = "[";
+    for (uint32_t d = 0; d < t.nDims; ++d)
+        s += (d ? ", " : "") + std::to_string(t.ne[d]);
+    return s + "]";
+}
+
+class Binder {
+public:
+    explicit Binder(const gguf::GgufFile &file) : m_file(file) {}
+
+    // Binds the tensor `kind` (layer `il`) with the expected shape; ne1 == 0
+    // means a 1-D F32 vector of ne0 elements, otherwise a weight matrix with
+    // rows of ne0 elements and ne1 rows.
+    Status bind(TensorView &view, TensorKind kind, int il, int64_t ne0, int64_t ne1, Need need)
+    {
+        const std::string name = tensorName(kind, il);
+        const gguf::TensorInfo *t = m_file.tensor(name);
+        if (!t) {
+            if (need == Need::NEED_OPTIONAL)
+                return Status::ok();
+            return Status::error("missing tensor '" + name + "' (expected shape " + shapeText(ne0, ne1) + ")");
+        }
+        const bool vector = ne1 == 0;
+        const bool shapeOk = vector ? (t->nDims == 1 && t->ne[0] == ne0)
+                                    : (t->nDims == 2 && t->ne[0] == ne0 && t->ne[1] == ne1);
+        if (!shapeOk)
+            return Status::error("tensor '" + name + "' has shape " + shapeOf(*t) + ", expected " +
+                                 shapeText(ne0, ne1));
+        if (vector) {
+            if (t->type != GgmlType::GGML_TYPE_F32)
+                return Status::error("tensor '" + name + "' has type " + ggmlTypeName(t->type) +
+                                     ", expected F32 for a 1-D tensor");
+        } else if (!quant::isSupportedWeightType(t->type) || !quant::typeTraits(t->type)) {
+            return Status::error("tensor '" + name + "' has type " + ggmlTypeName(t->type) +
+                                 ", which Burrow cannot compute with (supported: F32, F16, BF16, Q4_0, Q4_1, "
+                                 "Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS)");
+        }
+        view.name = t->name;
+        view.data = t->data;
+        view.type = t->type;
+        view.traits = quant::typeTraits(t->type);
+        view.ne0 = t->ne[0];
+        view.ne1 = vector ? 1 : t->ne[1];
+        size_t rowBytes = 0;
+        if (!ggmlRowBytes(t->type, t->ne[0], &rowBytes))
+            return Status::error("tensor '" + name + "': row of " + std::to_string(t->ne[0]) +
+                                 " elements is not a whole number of " + ggmlTypeName(t->type) + " blocks");
+        view.rowBytes = rowBytes;
+        m_bytes += t->nBytes;
+        return Status::ok();
+    }
+
+    uint64_t bytes() const { return m_bytes; }
+
+private:
+    const gguf::GgufFile &m_file;
+    uint64_t m_bytes = 0;
+};
+
+} // namespace
+
+Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
+{
+    Weights w;
+    Binder b(file);
+    const auto fail = [&](const Status &s) -> Result<Weights> { return s.withContext(file.path()); };
+    using K = TensorKind;
+    const Need REQ = Need::NEED_REQUIRED, OPT = Need::NEED_OPTIONAL;
+
+    // The vocabulary size comes from token_embd; a vocab_size key must agree.
+    const gguf::TensorInfo *embd = file.tensor(tensorName(K::TENSOR_KIND_TOKEN_EMBD));
+    if (!embd)
+        return fail(Status::error("missing tensor 'token_embd.weight' (expected shape [" + std::to_string(c.nEmbd) +
+                                  ", n_vocab])"));
+    if (embd->nDims != 2 || embd->ne[1] < 1 || embd->ne[1] > (1 << 24))
+        return fail(Status::error("tensor 'token_embd.weight' has shape " + shapeOf(*embd) + ", expected [" +
+                                  std::to_string(c.nEmbd) + ", n_vocab]"));
+    if (c.nVocab != 0 && c.nVocab != static_cast<uint64_t>(embd->ne[1]))
+        return fail(Status::error(c.archName + ".vocab_size is " + std::to_string(c.nVocab) +
+                                  " but token_embd.weight has " + std::to_string(embd->ne[1]) + " rows"));
+    c.nVocab = static_cast<uint32_t>(embd->ne[1]);
+    const int64_t E = c.nEmbd, V = c.nVocab;
+
+    if (Status s = b.bind(w.tokenEmbd, K::TENSOR_KIND_TOKEN_EMBD, -1, E, V, REQ); !s)
+        return fail(s);
+    if (Status s = b.bind(w.outputNorm, K::TENSOR_KIND_OUTPUT_NORM, -1, E, 0, REQ); !s)
+        return fail(s);
+    if (!c.outputAlwaysTied) {
+        if (Status s = b.bind(w.output, K::TENSOR_KIND_OUTPUT, -1, E, V, OPT); !s)
+            return fail(s);
+    }
+    c.tiedOutput = !w.output;
+    if (c.tiedOutput)
+        w.output = w.tokenEmbd;
+    if (Status s = b.bind(w.ropeFreqs, K::TENSOR_KIND_ROPE_FREQS, -1, c.nRot / 2, 0, OPT); !s)
+        return fail(s);
+
+    const int64_t Q = c.nEmbdQ(), KV = c.nEmbdKv(), VKV = c.nEmbdVKv(), VO = c.nEmbdVOut(), F = c.nFf;
+    w.layers.resize(c.nLayer);
+    for (uint32_t l = 0; l < c.nLayer; ++l) {
+        LayerWeights &L = w.layers[l];
+        const int il = static_cast<int>(l);
+        Status s = b.bind(L.attnNorm, K::TENSOR_KIND_ATTN_NORM, il, E, 0, REQ);
+        if (s && c.fusedQkv) {
+            s = b.bind(L.wqkv, K::TENSOR_KIND_ATTN_QKV, il, E, Q + KV + VKV, REQ);
+            if (s) s = b.bind(L.bqkv, K::TENSOR_KIND_ATTN_QKV_BIAS, il, Q + KV + VKV, 0, OPT);
+        } else if (s) {
+            const Need biasNeed = c.qkvBiasRequired ? REQ : OPT;
+            s = b.bind(L.wq, K::TENSOR_KIND_ATTN_Q, il, E, Q, REQ);
+            if (s) s = b.bind(L.wk, K::TENSOR_KIND_ATTN_K, il, E, KV, REQ);
+            if (s) s = b.bind(L.wv, K::TENSOR_KIND_ATTN_V, il, E, VKV, REQ);
+            if (s) s = b.bind(L.bq, K::TENSOR_KIND_ATTN_Q_BIAS, il, Q, 0, biasNeed);
+            if (s) s = b.bind(L.bk, K::TENSOR_KIND_ATTN_K_BIAS, il, KV, 0, biasNeed);
+            if (s) s = b.bind(L.bv, K::TENSOR_KIND_ATTN_V_BIAS, il, VKV, 0, biasNeed);
+        }
+        if (s) s = b.bind(L.wo, K::TENSOR_KIND_ATTN_OUTPUT, il, VO, E, REQ);
+        if (s) s = b.bind(L.bo, K::TENSOR_KIND_ATTN_OUTPUT_BIAS, il, E, 0, OPT);
+        if (s) s = b.bind(L.ffnNorm, K::TENSOR_KIND_FFN_NORM, il, E, 0, REQ);
+        if (s && c.fusedGateUp) {
+            s = b.bind(L.ffnUp, K::TENSOR_KIND_FFN_UP, il, E, 2 * F, REQ);
+        } else if (s) {
+            s = b.bind(L.ffnGate, K::TENSOR_KIND_FFN_GATE, il, E, F, REQ);
+            if (s) s = b.bind(L.ffnUp, K::TENSOR_KIND_FFN_UP, il, E, F, REQ);
+        }
+        if (s) s = b.bind(L.ffnDown, K::TENSOR_KIND_FFN_DOWN, il, F, E, REQ);
+        if (s && c.postNorms) {
+            s = b.bind(L.attnPostNorm, K::TENSOR_KIND_ATTN_POST_NORM, il, E, 0, REQ);
+            if (s) s = b.bind(L.ffnPostNorm, K::TENSOR_KIND_FFN_POST_NORM, il, E, 0, REQ);
+        }
+        if (!s)
+            return fail(s);
+    }
+    w.bytes = b.bytes();
+    return w;
+}
+
+} // namespace burrow::model

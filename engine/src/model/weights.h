@@ -1,0 +1,68 @@
+// Weights: views into the mapped GGUF file, never copied. loadWeights() finds
+// every tensor the architecture needs (ModelConfig), checks its shape and type,
+// and refuses a missing tensor, a wrong shape or a type the engine cannot
+// compute with, naming the tensor.
+//
+// Lifetime: the views point into the GgufFile's map; the GgufFile must outlive
+// the Weights.
+#pragma once
+
+#include "model/model_config.h"
+#include "common/ggml_types.h"
+#include "burrow/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace burrow::gguf { class GgufFile; }
+namespace burrow::quant { struct TypeTraits; }
+
+namespace burrow::model {
+
+// A 1-D or 2-D tensor in the map. For matrices, row r (ne0 elements) is the
+// weight vector of output r: y[r] = dot(row(r), x).
+struct TensorView {
+    std::string_view name;                     // empty when absent
+    const uint8_t *data = nullptr;
+    GgmlType type = GgmlType::GGML_TYPE_F32;
+    const quant::TypeTraits *traits = nullptr;
+    int64_t ne0 = 0;                           // row length (input size)
+    int64_t ne1 = 1;                           // rows (output size)
+    size_t rowBytes = 0;
+
+    explicit operator bool() const { return data != nullptr; }
+    const uint8_t *row(int64_t r) const { return data + static_cast<size_t>(r) * rowBytes; }
+    const float *f32() const { return reinterpret_cast<const float *>(data); }   // 1-D F32 tensors
+};
+
+struct LayerWeights {
+    TensorView attnNorm;        // [nEmbd]
+    TensorView wq, wk, wv;      // [nEmbd] -> [nEmbdQ], [nEmbdKv], [nEmbdVKv] (absent when fusedQkv)
+    TensorView wqkv;            // [nEmbd] -> [nEmbdQ + nEmbdKv + nEmbdVKv] (fusedQkv)
+    TensorView bq, bk, bv;      // optional biases (required for qwen2)
+    TensorView bqkv;            // optional fused bias
+    TensorView wo;              // [nEmbdVOut] -> [nEmbd]
+    TensorView bo;              // optional [nEmbd]
+    TensorView attnPostNorm;    // [nEmbd] (postNorms)
+    TensorView ffnNorm;         // [nEmbd]
+    TensorView ffnGate;         // [nEmbd] -> [nFf] (absent when fusedGateUp)
+    TensorView ffnUp;           // [nEmbd] -> [nFf], or [2*nFf] when fusedGateUp
+    TensorView ffnDown;         // [nFf] -> [nEmbd]
+    TensorView ffnPostNorm;     // [nEmbd] (postNorms)
+};
+
+struct Weights {
+    TensorView tokenEmbd;       // [nEmbd] x nVocab rows
+    TensorView outputNorm;      // [nEmbd]
+    TensorView output;          // [nEmbd] -> [nVocab]; == tokenEmbd when tied
+    TensorView ropeFreqs;       // optional [nRot/2] frequency divisors (Llama 3.1)
+    std::vector<LayerWeights> layers;
+    uint64_t bytes = 0;         // mapped bytes of all used tensors
+};
+
+// Finds and checks every tensor; sets config.nVocab and config.tiedOutput.
+Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &config);
+
+} // namespace burrow::model

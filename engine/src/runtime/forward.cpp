@@ -1,0 +1,273 @@
+#include "runtime/forward.h"
+
+#include "runtime/f16.h"
+#include "runtime/kv_cache.h"
+#include "runtime/matmul.h"
+#include "runtime/ops.h"
+#include "runtime/thread_pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <new>
+
+namespace burrow::runtime {
+
+namespace {
+
+// Runs fn(t) for t < n, across the pool when there is more than one row.
+template <typename F>
+void forRows(ThreadPool &pool, int n, F &&fn)
+{
+    if (n == 1) {
+        fn(0);
+        return;
+    }
+    pool.run([&](int ith, int nth) {
+        int64_t t0, t1;
+        ThreadPool::split(n, ith, nth, &t0, &t1);
+        for (int64_t t = t0; t < t1; ++t)
+            fn(static_cast<int>(t));
+    });
+}
+
+} // namespace
+
+Forward::Forward(const model::ModelConfig &config, const model::Weights &weights, KvCache &cache, ThreadPool &pool,
+                 int maxBatch)
+    : m_c(config), m_w(weights), m_cache(cache), m_pool(pool), m_maxBatch(maxBatch)
+{
+}
+
+Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, const model::Weights &w,
+                                                 KvCache &cache, ThreadPool &pool, int maxBatch)
+{
+    if (maxBatch < 1)
+        maxBatch = 1;
+    std::unique_ptr<Forward> f(new Forward(c, w, cache, pool, maxBatch));
+    const size_t B = static_cast<size_t>(maxBatch);
+    const size_t nThreads = static_cast<size_t>(pool.size());
+    size_t scratch = matmulScratchBytes(w.output, 1);
+    for (const model::LayerWeights &L : w.layers) {
+        for (const model::TensorView *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown})
+            if (*t)
+                scratch = std::max(scratch, matmulScratchBytes(*t, maxBatch));
+    }
+    try {
+        f->m_x.resize(B * c.nEmbd);
+        f->m_h.resize(B * c.nEmbd);
+        if (c.fusedQkv)
+            f->m_qkv.resize(B * (c.nEmbdQ() + c.nEmbdKv() + c.nEmbdVKv()));
+        f->m_q.resize(B * c.nEmbdQ());
+        f->m_k.resize(B * c.nEmbdKv());
+        f->m_v.resize(B * c.nEmbdVKv());
+        f->m_attn.resize(B * c.nEmbdVOut());
+        f->m_out.resize(B * c.nEmbd);
+        f->m_gate.resize(B * c.nFf);
+        f->m_up.resize(B * c.nFf * (c.fusedGateUp ? 2 : 1));
+        f->m_ropeCs.resize(B * c.nRot);
+        f->m_scratch.resize(scratch + 64);
+        f->m_scores.resize(nThreads * cache.capacity());
+        f->m_probs16.resize(nThreads * cache.capacity());
+        f->m_q16.resize(nThreads * c.headDimK);
+        f->m_acc.resize(nThreads * c.headDimV);
+    } catch (const std::bad_alloc &) {
+        return Status::error("forward pass: out of memory allocating activations for a batch of " +
+                             std::to_string(maxBatch) + " tokens");
+    }
+    return f;
+}
+
+Status Forward::eval(const int32_t *tokens, int n, float *logits)
+{
+    const model::ModelConfig &c = m_c;
+    const uint32_t pos0 = m_cache.size();
+    if (n < 1 || n > m_maxBatch)
+        return Status::error("forward pass: batch of " + std::to_string(n) + " tokens, expected 1.." +
+                             std::to_string(m_maxBatch));
+    if (static_cast<uint64_t>(pos0) + n > m_cache.capacity())
+        return Status::error("forward pass: " + std::to_string(pos0 + n) + " positions exceed the context of " +
+                             std::to_string(m_cache.capacity()));
+    for (int t = 0; t < n; ++t)
+        if (tokens[t] < 0 || static_cast<uint32_t>(tokens[t]) >= c.nVocab)
+            return Status::error("forward pass: token id " + std::to_string(tokens[t]) + " is outside the vocabulary (0.." +
+                                 std::to_string(c.nVocab - 1) + ")");
+
+    const int64_t E = c.nEmbd, Q = c.nEmbdQ(), KV = c.nEmbdKv(), VKV = c.nEmbdVKv(), F = c.nFf;
+    uint8_t *scratch = m_scratch.data();
+    float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
+
+    // Embeddings [n, E] (and RoPE tables [n, nRot]).
+    forRows(m_pool, n, [&](int t) {
+        float *xt = x + t * E;
+        dequantizeRow(m_w.tokenEmbd, tokens[t], xt);
+        if (c.embeddingScale != 0.0f)
+            for (int64_t i = 0; i < E; ++i)
+                xt[i] *= c.embeddingScale;
+        ropeCache(static_cast<float>(pos0 + t), static_cast<int>(c.nRot), c.ropeFreqBase, c.ropeFreqScale,
+                  m_w.ropeFreqs ? m_w.ropeFreqs.f32() : nullptr, m_ropeCs.data() + static_cast<size_t>(t) * c.nRot);
+    });
+
+    for (uint32_t il = 0; il < c.nLayer; ++il) {
+        const model::LayerWeights &L = m_w.layers[il];
+
+        // h = rmsnorm(x) * attn_norm                                  [n, E]
+        forRows(m_pool, n, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
+
+        // q [n, Q], k [n, KV], v [n, VKV]
+        if (c.fusedQkv) {
+            const int64_t QKV = Q + KV + VKV;
+            matmul(m_pool, L.wqkv, h, n, m_qkv.data(), scratch, L.bqkv ? L.bqkv.f32() : nullptr);
+            forRows(m_pool, n, [&](int t) {
+                const float *src = m_qkv.data() + t * QKV;
+                std::copy(src, src + Q, m_q.data() + t * Q);
+                std::copy(src + Q, src + Q + KV, m_k.data() + t * KV);
+                std::copy(src + Q + KV, src + QKV, m_v.data() + t * VKV);
+            });
+        } else {
+            matmul(m_pool, L.wq, h, n, m_q.data(), scratch, L.bq ? L.bq.f32() : nullptr);
+            matmul(m_pool, L.wk, h, n, m_k.data(), scratch, L.bk ? L.bk.f32() : nullptr);
+            matmul(m_pool, L.wv, h, n, m_v.data(), scratch, L.bv ? L.bv.f32() : nullptr);
+        }
+
+        // RoPE, query scale, and the new keys/values into the cache (F16).
+        forRows(m_pool, n, [&](int t) {
+            const float *cs = m_ropeCs.data() + static_cast<size_t>(t) * c.nRot;
+            float *qt = m_q.data() + t * Q, *kt = m_k.data() + t * KV;
+            ropeApply(qt, static_cast<int>(c.nHead), static_cast<int>(c.headDimK), static_cast<int>(c.nRot), c.ropeType, cs);
+            ropeApply(kt, static_cast<int>(c.nHeadKv), static_cast<int>(c.headDimK), static_cast<int>(c.nRot), c.ropeType, cs);
+            if (c.queryScaleBeforeAttention)
+                for (int64_t i = 0; i < Q; ++i)
+                    qt[i] *= c.queryScale;
+            f32ToF16Row(kt, m_cache.k(il, pos0 + t), KV);
+            f32ToF16Row(m_v.data() + t * VKV, m_cache.v(il, pos0 + t), VKV);
+        });
+
+        attention(il, n, pos0);                                        // m_attn [n, VO]
+
+        // x += post_norm(attn Wo)                                     [n, E]
+        matmul(m_pool, L.wo, m_attn.data(), n, out, scratch, L.bo ? L.bo.f32() : nullptr);
+        forRows(m_pool, n, [&](int t) {
+            float *ot = out + t * E, *xt = x + t * E;
+            if (c.postNorms)
+                rmsNorm(ot, L.attnPostNorm.f32(), ot, E, c.rmsEps);
+            for (int64_t i = 0; i < E; ++i)
+                xt[i] += ot[i];
+            rmsNorm(xt, L.ffnNorm.f32(), h + t * E, E, c.rmsEps);     // h = ffn input
+        });
+
+        // Gated FFN: gate [n, F] = act(h Wgate) * (h Wup); out = gate Wdown
+        if (c.fusedGateUp) {
+            matmul(m_pool, L.ffnUp, h, n, m_up.data(), scratch);
+            forRows(m_pool, n, [&](int t) {
+                const float *gu = m_up.data() + t * 2 * F;
+                if (c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_SILU)
+                    swiglu(gu, gu + F, m_gate.data() + t * F, F);
+                else
+                    geglu(gu, gu + F, m_gate.data() + t * F, F);
+            });
+        } else {
+            matmul(m_pool, L.ffnGate, h, n, m_gate.data(), scratch);
+            matmul(m_pool, L.ffnUp, h, n, m_up.data(), scratch);
+            forRows(m_pool, n, [&](int t) {
+                float *g = m_gate.data() + t * F;
+                if (c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_SILU)
+                    swiglu(g, m_up.data() + t * F, g, F);
+                else
+                    geglu(g, m_up.data() + t * F, g, F);
+            });
+        }
+        matmul(m_pool, L.ffnDown, m_gate.data(), n, out, scratch);
+        forRows(m_pool, n, [&](int t) {
+            float *ot = out + t * E, *xt = x + t * E;
+            if (c.postNorms)
+                rmsNorm(ot, L.ffnPostNorm.f32(), ot, E, c.rmsEps);
+            for (int64_t i = 0; i < E; ++i)
+                xt[i] += ot[i];
+        });
+    }
+    m_cache.setSize(pos0 + static_cast<uint32_t>(n));
+
+    if (logits) {
+        const float *last = x + static_cast<int64_t>(n - 1) * E;
+        rmsNorm(last, m_w.outputNorm.f32(), h, E, c.rmsEps);
+        matmul(m_pool, m_w.output, h, 1, logits, scratch);
+        if (c.finalSoftcap != 0.0f)
+            softcap(logits, c.nVocab, c.finalSoftcap);
+    }
+    return Status::ok();
+}
+
+// Scores, softmax and the weighted sum of values for every (token, head) of
+// the batch. Reads keys and values of positions 0..pos from the cache.
+void Forward::attention(uint32_t il, int n, uint32_t pos0)
+{
+    const model::ModelConfig &c = m_c;
+    const int64_t Q = c.nEmbdQ(), VO = c.nEmbdVOut();
+    const int dk = static_cast<int>(c.headDimK), dv = static_cast<int>(c.headDimV);
+    const int group = static_cast<int>(c.nHead / c.nHeadKv);
+    const float scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale();
+    const bool swa = c.slidingWindow != 0 && c.swaLayers[il];
+    const uint32_t capacity = m_cache.capacity();
+    const float *f16 = f16Table();
+    const int64_t items = static_cast<int64_t>(n) * c.nHead;
+
+    auto work = [&](int ith, int nth) {
+        float *scores = m_scores.data() + static_cast<size_t>(ith) * capacity;
+        uint16_t *probs = m_probs16.data() + static_cast<size_t>(ith) * capacity;
+        uint16_t *q16 = m_q16.data() + static_cast<size_t>(ith) * dk;
+        float *acc = m_acc.data() + static_cast<size_t>(ith) * dv;
+        int64_t i0, i1;
+        ThreadPool::split(items, ith, nth, &i0, &i1);
+        for (int64_t item = i0; item < i1; ++item) {
+            const int t = static_cast<int>(item / c.nHead);
+            const int head = static_cast<int>(item % c.nHead);
+            const int kvHead = head / group;
+            const uint32_t pos = pos0 + static_cast<uint32_t>(t);
+            // Visible keys: j in [first, pos].
+            uint32_t first = 0;
+            if (swa && pos + 1 > c.slidingWindow)
+                first = pos + 1 - c.slidingWindow;
+            f32ToF16Row(m_q.data() + t * Q + static_cast<int64_t>(head) * dk, q16, dk);
+
+            float maxScore = -std::numeric_limits<float>::infinity();
+            for (uint32_t j = first; j <= pos; ++j) {
+                const uint16_t *kj = m_cache.k(il, j) + static_cast<size_t>(kvHead) * dk;
+                float s = 0.0f;
+                for (int d = 0; d < dk; ++d)
+                    s += f16[kj[d]] * f16[q16[d]];
+                if (c.attnSoftcap != 0.0f)
+                    s = std::tanh(s / c.attnSoftcap) * c.attnSoftcap;
+                s *= scale;
+                scores[j] = s;
+                maxScore = std::max(maxScore, s);
+            }
+            double sum = 0.0;
+            for (uint32_t j = first; j <= pos; ++j) {
+                const float e = std::exp(scores[j] - maxScore);
+                scores[j] = e;
+                sum += e;
+            }
+            const float inv = static_cast<float>(1.0 / sum);
+            for (uint32_t j = first; j <= pos; ++j)
+                probs[j] = f32ToF16(scores[j] * inv);
+
+            std::fill(acc, acc + dv, 0.0f);
+            for (uint32_t j = first; j <= pos; ++j) {
+                const float p = f16[probs[j]];
+                if (p == 0.0f)
+                    continue;
+                const uint16_t *vj = m_cache.v(il, j) + static_cast<size_t>(kvHead) * dv;
+                for (int d = 0; d < dv; ++d)
+                    acc[d] += p * f16[vj[d]];
+            }
+            std::copy(acc, acc + dv, m_attn.data() + t * VO + static_cast<int64_t>(head) * dv);
+        }
+    };
+    if (items == 1)
+        work(0, 1);
+    else
+        m_pool.run(work);
+}
+
+} // namespace burrow::runtime

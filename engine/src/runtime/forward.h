@@ -1,0 +1,82 @@
+// The forward pass: one implementation for every supported architecture; the
+// differences are read from ModelConfig.
+//
+// eval() runs a batch of tokens at positions cache.size()..cache.size()+n-1
+// through every layer (prompt: matrices of n rows, GEMM; generation: n = 1,
+// GEMV), appends their keys and values to the KV cache and, when asked,
+// writes the logits of the last token.
+//
+// Per layer, for each token (x: [nEmbd] residual stream):
+//   h = rmsnorm(x) * attn_norm
+//   q, k, v = h Wq (+bq), h Wk (+bk), h Wv (+bv)        (or one fused Wqkv)
+//   rope(q), rope(k); q *= queryScale when queryScaleBeforeAttention
+//   K, V cache [pos] = f16(k), f16(v)
+//   per head: s_j = K_j . f16(q) (softcap), p = softmax(s * scale + causal/window mask),
+//             o = sum_j f16(p_j) V_j
+//   a = o Wo (+bo); (post-norm a); x += a
+//   h = rmsnorm(x) * ffn_norm
+//   f = (act(h Wgate) * (h Wup)) Wdown                  (or fused gate|up)
+//   (post-norm f); x += f
+// logits = (rmsnorm(x) * output_norm) Woutput (final softcap).
+//
+// Memory: every buffer is allocated at construction for `maxBatch` tokens and
+// the context size; eval() does not allocate.
+#pragma once
+
+#include "model/model_config.h"
+#include "model/weights.h"
+#include "burrow/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace burrow::runtime {
+
+class KvCache;
+class ThreadPool;
+
+class Forward {
+public:
+    static Result<std::unique_ptr<Forward>> create(const model::ModelConfig &config, const model::Weights &weights,
+                                                   KvCache &cache, ThreadPool &pool, int maxBatch);
+
+    int maxBatch() const { return m_maxBatch; }
+
+    // tokens: n ids (0 < n <= maxBatch, cache.size() + n <= capacity, each < nVocab).
+    // logits: nVocab floats for the last token, or null.
+    Status eval(const int32_t *tokens, int n, float *logits);
+
+private:
+    Forward(const model::ModelConfig &config, const model::Weights &weights, KvCache &cache, ThreadPool &pool,
+            int maxBatch);
+    void attention(uint32_t layer, int n, uint32_t pos0);
+
+    const model::ModelConfig &m_c;
+    const model::Weights &m_w;
+    KvCache &m_cache;
+    ThreadPool &m_pool;
+    int m_maxBatch = 0;
+
+    // Activations, row-major, one row per token of the batch.
+    std::vector<float> m_x;        // [B, nEmbd] residual stream
+    std::vector<float> m_h;        // [B, nEmbd] normed input of a block
+    std::vector<float> m_qkv;      // [B, nEmbdQ + nEmbdKv + nEmbdVKv] fused projection output
+    std::vector<float> m_q;        // [B, nEmbdQ]
+    std::vector<float> m_k;        // [B, nEmbdKv]
+    std::vector<float> m_v;        // [B, nEmbdVKv]
+    std::vector<float> m_attn;     // [B, nEmbdVOut] attention output (heads concatenated)
+    std::vector<float> m_out;      // [B, nEmbd] block output before the residual add
+    std::vector<float> m_gate;     // [B, nFf]
+    std::vector<float> m_up;       // [B, nFf] or [B, 2 nFf] when fused
+    std::vector<float> m_ropeCs;   // [B, nRot] cos/sin per token
+    std::vector<uint8_t> m_scratch;        // quantized activations for matmul
+    // Per thread: attention scores [capacity], probabilities as F16 [capacity],
+    // query as F16 [headDimK], accumulator [headDimV].
+    std::vector<float> m_scores;
+    std::vector<uint16_t> m_probs16;
+    std::vector<uint16_t> m_q16;
+    std::vector<float> m_acc;
+};
+
+} // namespace burrow::runtime

@@ -1,0 +1,36 @@
+// Matrix multiply of a weight matrix (any supported type) with a batch of F32
+// activation rows, through the quant trait table.
+//
+// Scheme (as the reference engine): the activation rows are quantized once to
+// the weight type's vecDotType (Q8_0 / Q8_1 / Q8_K / F16 / BF16; F32 is used
+// as it is), then each output is one vecDot of a weight row against a
+// quantized activation row. Outputs are split across the pool's threads in
+// blocks of rows; every thread walks all tokens of its rows (GEMM for
+// prompts, GEMV for one token). The split never changes a result: each
+// output is one vecDot call whatever the thread count.
+//
+// Cost: W.ne1 * nTokens vecDots of W.ne0 elements + nTokens quantizations.
+#pragma once
+
+#include "model/weights.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace burrow::runtime {
+
+class ThreadPool;
+
+// Bytes of scratch matmul() needs for nTokens activation rows of W.
+size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens);
+
+// y[t * W.ne1 + r] = dot(W.row(r), x[t * W.ne0 ...]) for t < nTokens, r < W.ne1.
+// scratch: at least matmulScratchBytes(W, nTokens) bytes, aligned to 64.
+// bias (optional, W.ne1 floats) is added to every output row.
+void matmul(ThreadPool &pool, const model::TensorView &W, const float *x, int64_t nTokens, float *y,
+            uint8_t *scratch, const float *bias = nullptr);
+
+// dst = row `r` of W as floats (W.ne0 of them): embedding lookup.
+void dequantizeRow(const model::TensorView &W, int64_t r, float *dst);
+
+} // namespace burrow::runtime

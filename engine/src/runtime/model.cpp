@@ -1,0 +1,70 @@
+// burrow::Model::load() and the Model implementation.
+#include "runtime/model_impl.h"
+
+#include "common/log.h"
+
+#include <algorithm>
+
+namespace burrow {
+
+Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadOptions &options)
+{
+    auto loaded = runtime::ModelImpl::load(path, options);
+    if (!loaded)
+        return loaded.status();
+    return std::shared_ptr<Model>(std::move(loaded.value()));
+}
+
+} // namespace burrow
+
+namespace burrow::runtime {
+
+Result<std::shared_ptr<ModelImpl>> ModelImpl::load(const std::string &path, const LoadOptions &options)
+{
+    const auto progress = [&](float p) { return !options.progress || options.progress(p); };
+    const auto cancelled = [&]() -> Status { return Status::error(path + ": loading was cancelled"); };
+    if (!progress(0.0f))
+        return cancelled();
+
+    auto info = inspectModel(path);
+    if (!info)
+        return info.status();
+    auto file = gguf::GgufFile::open(path);
+    if (!file)
+        return file.status();
+
+    std::shared_ptr<ModelImpl> m(new ModelImpl());
+    m->m_file = std::move(file.value());
+    m->m_info = std::move(info.value());
+    auto config = model::loadModelConfig(*m->m_file);
+    if (!config)
+        return config.status();
+    m->m_config = std::move(config.value());
+    auto weights = model::loadWeights(*m->m_file, m->m_config);
+    if (!weights)
+        return weights.status();
+    m->m_weights = std::move(weights.value());
+    if (Status s = m->loadTokenizer(); !s)
+        return s.withContext(path);
+    if (!progress(0.05f))
+        return cancelled();
+
+    // Touch every page of the weights once (reads the file into the page
+    // cache with progress, instead of stalling the first prompt).
+    const uint64_t total = std::max<uint64_t>(m->m_weights.bytes, 1);
+    uint64_t done = 0;
+    volatile uint8_t sink = 0;
+    for (const gguf::TensorInfo &t : m->m_file->tensors()) {
+        uint8_t acc = 0;
+        for (uint64_t off = 0; off < t.nBytes; off += 4096)
+            acc ^= t.data[off];
+        sink = sink ^ acc;
+        done += t.nBytes;
+        if (!progress(0.05f + 0.95f * static_cast<float>(std::min(done, total)) / static_cast<float>(total)))
+            return cancelled();
+    }
+    (void)sink;
+    return m;
+}
+
+} // namespace burrow::runtime
