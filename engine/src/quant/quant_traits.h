@@ -7,12 +7,18 @@
 //
 // Rows are filled once, after CPU feature detection (cpu_features.h); the
 // scalar kernels in generic/ are the reference twins of every SIMD kernel.
+// setCpuPath() re-fills the rows for another path (tests force each one).
+//
+// Activation-only formats (Q8_1, Q8_K) have rows too (quantize + dequantize,
+// no vecDot); Q8_0, F16, BF16 and F32 are both weights and activations.
 #pragma once
 
 #include "common/ggml_types.h"
+#include "burrow/status.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace burrow::quant {
 
@@ -21,7 +27,7 @@ using DequantizeRowFn = void (*)(const void *src, float *dst, int64_t n);
 // src: n floats; dst: n/blockSize blocks of the type. n % blockSize == 0.
 using QuantizeRowFn = void (*)(const float *src, void *dst, int64_t n);
 // *result = dot(x, y) over n elements; x is a weight row of the row's type,
-// y a row of its vecDotType. n % blockSize == 0.
+// y a row of its vecDotType. n % blockSize == 0 (and of vecDotType's block size).
 using VecDotFn = void (*)(int64_t n, float *result, const void *x, const void *y);
 
 struct TypeTraits {
@@ -31,8 +37,11 @@ struct TypeTraits {
     size_t typeSize;
     DequantizeRowFn dequantize;   // always set
     QuantizeRowFn quantize;       // reference quantizer (activations, `burrow-cli quantize`); may be null
-    VecDotFn vecDot;              // weight row . activation row
+    VecDotFn vecDot;              // weight row . activation row; null for activation-only rows
     GgmlType vecDotType;          // the activation format vecDot expects
+    // Fast activation quantizer for this row's type when it is a vecDotType
+    // (SIMD on the active path; same bytes as `quantize`). Null if none.
+    QuantizeRowFn quantizeActivation;
 };
 
 // The row for `type`, or nullptr when the engine cannot compute with it.
@@ -41,5 +50,13 @@ const TypeTraits *typeTraits(GgmlType type);
 // True for the weight types a model file may use (F32, F16, BF16, Q4_0, Q4_1,
 // Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS).
 bool isSupportedWeightType(GgmlType type);
+
+// ok for a supported weight type; otherwise an error naming the tensor, its
+// type and the supported types ("tensor 'blk.0.ffn_up.weight' has type
+// IQ2_XXS, which Burrow cannot compute with (supported: F32, F16, ...)").
+Status checkWeightType(GgmlType type, std::string_view tensorName);
+
+// "F32, F16, BF16, Q4_0, ..." for messages and docs.
+const char *supportedWeightTypesText();
 
 } // namespace burrow::quant

@@ -1,0 +1,48 @@
+// Run-time CPU feature detection and the choice of kernel path.
+//
+// The trait table (quant_traits.h) is filled for one CpuPath. By default that
+// is the best path this CPU and OS support; the environment variable
+// BURROW_CPU_PATH=scalar|avx2|avx512 (read once, at first use) or
+// setCpuPath() force another one, so tests can run every path.
+#pragma once
+
+namespace burrow::quant {
+
+struct CpuFeatures {
+    bool avx2 = false;
+    bool fma = false;
+    bool f16c = false;
+    bool avx512f = false;
+    bool avx512bw = false;
+    bool avx512vl = false;
+    bool avx512vnni = false;
+    bool avx512bf16 = false;
+    bool avxvnni = false;     // the VEX-encoded (256-bit) VNNI
+};
+
+// What the CPU and the OS (saved register state, via xgetbv) support.
+// Detected once; all false on non-x86 builds.
+const CpuFeatures &cpuFeatures();
+
+enum class CpuPath {
+    CPU_PATH_SCALAR,   // generic/ kernels, the reference twins
+    CPU_PATH_AVX2,     // AVX2 + FMA + F16C
+    CPU_PATH_AVX512,   // AVX-512 F/BW/VL + VNNI (on top of the AVX2 set)
+};
+
+const char *cpuPathName(CpuPath path);                 // "scalar", "avx2", "avx512"
+bool cpuPathFromName(const char *name, CpuPath *out);  // false for unknown names
+
+// True when this build has the path's kernels and the CPU can run them.
+bool cpuPathSupported(CpuPath path);
+// The fastest supported path.
+CpuPath bestCpuPath();
+
+// The path the trait table is filled for.
+CpuPath activeCpuPath();
+// Re-fills the trait table for `path`; false (table unchanged) when the path is
+// not supported. Not thread-safe against concurrent kernel calls: call it
+// before computing (tests, start-up), never while a matrix multiply runs.
+bool setCpuPath(CpuPath path);
+
+} // namespace burrow::quant

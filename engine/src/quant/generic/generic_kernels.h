@@ -1,0 +1,70 @@
+// Scalar kernels: the reference twins of every SIMD kernel.
+//
+// Each function computes exactly what the reference engine's scalar code
+// computes (ggml-quants.c `*_ref`/`dequantize_row_*` and the generic
+// `ggml_vec_dot_*`): integer dot products first, then the float scaling and
+// accumulation in the same order, so results are bit-identical to that code
+// compiled without floating-point contraction (these files are built with
+// -ffp-contract=off).
+//
+// Contracts (all): n is a multiple of the type's block size; pointers are to
+// whole blocks, aligned as the block struct; vec_dot's x is a weight row, y a
+// row of the weight type's activation partner. Cost: O(n), no allocation.
+#pragma once
+
+#include <cstdint>
+
+namespace burrow::quant::generic {
+
+// --- dequantize: n elements into dst ---
+void dequantizeRowF32(const void *src, float *dst, int64_t n);
+void dequantizeRowF16(const void *src, float *dst, int64_t n);
+void dequantizeRowBF16(const void *src, float *dst, int64_t n);
+void dequantizeRowQ4_0(const void *src, float *dst, int64_t n);
+void dequantizeRowQ4_1(const void *src, float *dst, int64_t n);
+void dequantizeRowQ5_0(const void *src, float *dst, int64_t n);
+void dequantizeRowQ5_1(const void *src, float *dst, int64_t n);
+void dequantizeRowQ8_0(const void *src, float *dst, int64_t n);
+void dequantizeRowQ8_1(const void *src, float *dst, int64_t n);
+void dequantizeRowQ2_K(const void *src, float *dst, int64_t n);
+void dequantizeRowQ3_K(const void *src, float *dst, int64_t n);
+void dequantizeRowQ4_K(const void *src, float *dst, int64_t n);
+void dequantizeRowQ5_K(const void *src, float *dst, int64_t n);
+void dequantizeRowQ6_K(const void *src, float *dst, int64_t n);
+void dequantizeRowQ8_K(const void *src, float *dst, int64_t n);
+void dequantizeRowIQ4_NL(const void *src, float *dst, int64_t n);
+void dequantizeRowIQ4_XS(const void *src, float *dst, int64_t n);
+
+// --- quantize: n floats into blocks (reference quantizers, deterministic) ---
+void quantizeRowF32(const float *src, void *dst, int64_t n);
+void quantizeRowF16(const float *src, void *dst, int64_t n);   // round to nearest even
+void quantizeRowBF16(const float *src, void *dst, int64_t n);  // round to nearest even
+void quantizeRowQ4_0(const float *src, void *dst, int64_t n);
+void quantizeRowQ4_1(const float *src, void *dst, int64_t n);
+void quantizeRowQ5_0(const float *src, void *dst, int64_t n);
+void quantizeRowQ5_1(const float *src, void *dst, int64_t n);
+void quantizeRowQ8_0(const float *src, void *dst, int64_t n);
+void quantizeRowQ8_1(const float *src, void *dst, int64_t n);
+void quantizeRowQ4_K(const float *src, void *dst, int64_t n);
+void quantizeRowQ5_K(const float *src, void *dst, int64_t n);
+void quantizeRowQ6_K(const float *src, void *dst, int64_t n);
+void quantizeRowQ8_K(const float *src, void *dst, int64_t n);
+
+// --- dot products: *s = x . y over n elements ---
+void vecDotF32(int64_t n, float *s, const void *x, const void *y);     // f64 accumulation
+void vecDotF16(int64_t n, float *s, const void *x, const void *y);     // F16 . F16, f64 accumulation
+void vecDotBF16(int64_t n, float *s, const void *x, const void *y);    // BF16 . BF16, f64 accumulation
+void vecDotQ4_0Q8_0(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ4_1Q8_1(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ5_0Q8_0(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ5_1Q8_1(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ8_0Q8_0(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ2_KQ8_K(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ3_KQ8_K(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ4_KQ8_K(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ5_KQ8_K(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ6_KQ8_K(int64_t n, float *s, const void *x, const void *y);
+void vecDotIQ4_NLQ8_0(int64_t n, float *s, const void *x, const void *y);
+void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *x, const void *y);
+
+} // namespace burrow::quant::generic

@@ -1,0 +1,148 @@
+#include "quant/quant_traits.h"
+
+#include "common/log.h"
+#include "quant/cpu_features.h"
+#include "quant/generic/generic_kernels.h"
+#ifdef BURROW_QUANT_X86
+#include "quant/x86/x86_kernels.h"
+#endif
+
+#include <array>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+namespace burrow::quant {
+
+namespace {
+
+using T = GgmlType;
+
+struct Table {
+    std::array<TypeTraits, GGML_TYPE_ID_LIMIT> rows{};
+    std::array<bool, GGML_TYPE_ID_LIMIT> present{};
+    CpuPath path = CpuPath::CPU_PATH_SCALAR;
+};
+
+constexpr T kWeightTypes[] = {
+    T::GGML_TYPE_F32, T::GGML_TYPE_F16, T::GGML_TYPE_BF16, T::GGML_TYPE_Q4_0, T::GGML_TYPE_Q4_1,
+    T::GGML_TYPE_Q5_0, T::GGML_TYPE_Q5_1, T::GGML_TYPE_Q8_0, T::GGML_TYPE_Q2_K, T::GGML_TYPE_Q3_K,
+    T::GGML_TYPE_Q4_K, T::GGML_TYPE_Q5_K, T::GGML_TYPE_Q6_K, T::GGML_TYPE_IQ4_NL, T::GGML_TYPE_IQ4_XS,
+};
+
+void setRow(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q, VecDotFn dot, T dotType)
+{
+    const GgmlTypeInfo *info = ggmlTypeInfo(type);
+    const auto id = static_cast<size_t>(type);
+    const bool isActivation = type == T::GGML_TYPE_F32 || type == T::GGML_TYPE_F16 || type == T::GGML_TYPE_BF16
+                           || type == T::GGML_TYPE_Q8_0 || type == T::GGML_TYPE_Q8_1 || type == T::GGML_TYPE_Q8_K;
+    t.rows[id] = TypeTraits{type, info->name, info->blockSize, info->typeSize, deq, q, dot, dotType,
+                            isActivation ? q : nullptr};
+    t.present[id] = true;
+}
+
+void fill(Table &t, CpuPath path)
+{
+    namespace g = generic;
+    setRow(t, T::GGML_TYPE_F32, g::dequantizeRowF32, g::quantizeRowF32, g::vecDotF32, T::GGML_TYPE_F32);
+    setRow(t, T::GGML_TYPE_F16, g::dequantizeRowF16, g::quantizeRowF16, g::vecDotF16, T::GGML_TYPE_F16);
+    setRow(t, T::GGML_TYPE_BF16, g::dequantizeRowBF16, g::quantizeRowBF16, g::vecDotBF16, T::GGML_TYPE_BF16);
+    setRow(t, T::GGML_TYPE_Q4_0, g::dequantizeRowQ4_0, g::quantizeRowQ4_0, g::vecDotQ4_0Q8_0, T::GGML_TYPE_Q8_0);
+    setRow(t, T::GGML_TYPE_Q4_1, g::dequantizeRowQ4_1, g::quantizeRowQ4_1, g::vecDotQ4_1Q8_1, T::GGML_TYPE_Q8_1);
+    setRow(t, T::GGML_TYPE_Q5_0, g::dequantizeRowQ5_0, g::quantizeRowQ5_0, g::vecDotQ5_0Q8_0, T::GGML_TYPE_Q8_0);
+    setRow(t, T::GGML_TYPE_Q5_1, g::dequantizeRowQ5_1, g::quantizeRowQ5_1, g::vecDotQ5_1Q8_1, T::GGML_TYPE_Q8_1);
+    setRow(t, T::GGML_TYPE_Q8_0, g::dequantizeRowQ8_0, g::quantizeRowQ8_0, g::vecDotQ8_0Q8_0, T::GGML_TYPE_Q8_0);
+    setRow(t, T::GGML_TYPE_Q8_1, g::dequantizeRowQ8_1, g::quantizeRowQ8_1, nullptr, T::GGML_TYPE_Q8_1);
+    setRow(t, T::GGML_TYPE_Q2_K, g::dequantizeRowQ2_K, nullptr, g::vecDotQ2_KQ8_K, T::GGML_TYPE_Q8_K);
+    setRow(t, T::GGML_TYPE_Q3_K, g::dequantizeRowQ3_K, nullptr, g::vecDotQ3_KQ8_K, T::GGML_TYPE_Q8_K);
+    setRow(t, T::GGML_TYPE_Q4_K, g::dequantizeRowQ4_K, g::quantizeRowQ4_K, g::vecDotQ4_KQ8_K, T::GGML_TYPE_Q8_K);
+    setRow(t, T::GGML_TYPE_Q5_K, g::dequantizeRowQ5_K, g::quantizeRowQ5_K, g::vecDotQ5_KQ8_K, T::GGML_TYPE_Q8_K);
+    setRow(t, T::GGML_TYPE_Q6_K, g::dequantizeRowQ6_K, g::quantizeRowQ6_K, g::vecDotQ6_KQ8_K, T::GGML_TYPE_Q8_K);
+    setRow(t, T::GGML_TYPE_Q8_K, g::dequantizeRowQ8_K, g::quantizeRowQ8_K, nullptr, T::GGML_TYPE_Q8_K);
+    setRow(t, T::GGML_TYPE_IQ4_NL, g::dequantizeRowIQ4_NL, nullptr, g::vecDotIQ4_NLQ8_0, T::GGML_TYPE_Q8_0);
+    setRow(t, T::GGML_TYPE_IQ4_XS, g::dequantizeRowIQ4_XS, nullptr, g::vecDotIQ4_XSQ8_K, T::GGML_TYPE_Q8_K);
+
+#ifdef BURROW_QUANT_X86
+    if (path == CpuPath::CPU_PATH_AVX2 || path == CpuPath::CPU_PATH_AVX512)
+        x86::fillAvx2(t.rows.data());
+    if (path == CpuPath::CPU_PATH_AVX512)
+        x86::fillAvx512(t.rows.data());
+#endif
+    t.path = path;
+}
+
+CpuPath initialPath()
+{
+    CpuPath path = bestCpuPath();
+    if (const char *env = std::getenv("BURROW_CPU_PATH"); env && *env) {
+        CpuPath wanted;
+        if (!cpuPathFromName(env, &wanted))
+            logMessage(LogLevel::LOG_LEVEL_WARN, std::string("BURROW_CPU_PATH='") + env
+                       + "' is not one of scalar, avx2, avx512; using " + cpuPathName(path));
+        else if (!cpuPathSupported(wanted))
+            logMessage(LogLevel::LOG_LEVEL_WARN, std::string("BURROW_CPU_PATH=") + env
+                       + " is not supported by this CPU or build; using " + cpuPathName(path));
+        else
+            path = wanted;
+    }
+    return path;
+}
+
+Table &table()
+{
+    static Table t = [] {
+        Table init;
+        fill(init, initialPath());
+        return init;
+    }();
+    return t;
+}
+
+} // namespace
+
+const TypeTraits *typeTraits(GgmlType type)
+{
+    const auto id = static_cast<size_t>(type);
+    Table &t = table();
+    if (id >= t.rows.size() || !t.present[id])
+        return nullptr;
+    return &t.rows[id];
+}
+
+bool isSupportedWeightType(GgmlType type)
+{
+    for (T w : kWeightTypes)
+        if (w == type)
+            return true;
+    return false;
+}
+
+const char *supportedWeightTypesText()
+{
+    return "F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS";
+}
+
+Status checkWeightType(GgmlType type, std::string_view tensorName)
+{
+    if (isSupportedWeightType(type))
+        return Status::ok();
+    return Status::error("tensor '" + std::string(tensorName) + "' has type " + ggmlTypeName(type)
+                         + ", which Burrow cannot compute with (supported: " + supportedWeightTypesText() + ")");
+}
+
+CpuPath activeCpuPath()
+{
+    return table().path;
+}
+
+bool setCpuPath(CpuPath path)
+{
+    if (!cpuPathSupported(path))
+        return false;
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    fill(table(), path);
+    return true;
+}
+
+} // namespace burrow::quant

@@ -1,0 +1,834 @@
+// Quantized types: every weight type's dequantization and dot product on
+// hand-built blocks, checked against values this test works out itself from
+// the documented block layouts (it packs the bytes; the engine unpacks them);
+// reference-quantizer round trips within named tolerances; every SIMD path
+// against the scalar twin; and tensors of the synthetic ../shared models.
+#include "common/ggml_types.h"
+#include "gguf/gguf_reader.h"
+#include "quant/cpu_features.h"
+#include "quant/generic/generic_kernels.h"
+#include "quant/quant_blocks.h"
+#include "quant/quant_traits.h"
+#include "test_support.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace burrow;
+using namespace burrow::quant;
+
+Q_DECLARE_METATYPE(burrow::GgmlType)
+
+namespace {
+
+using Rng = std::mt19937;
+
+// --- test-side half/bfloat16 codecs, written from the IEEE definitions ---
+
+double halfValue(uint16_t h)
+{
+    const int sign = (h >> 15) & 1;
+    const int exp = (h >> 10) & 0x1f;
+    const int mant = h & 0x3ff;
+    double v;
+    if (exp == 0)
+        v = std::ldexp(mant, -24);
+    else if (exp == 31)
+        v = mant ? NAN : INFINITY;
+    else
+        v = std::ldexp(1024 + mant, exp - 25);
+    return sign ? -v : v;
+}
+
+// Bits of a value that a half represents exactly (normal range); fails the test otherwise.
+uint16_t exactHalf(double v)
+{
+    if (v == 0)
+        return 0;
+    const uint16_t sign = v < 0 ? 0x8000 : 0;
+    int e = 0;
+    const double m = std::frexp(std::fabs(v), &e); // |v| = m * 2^e, m in [0.5, 1)
+    const int biased = e - 1 + 15;
+    const double frac = (m * 2 - 1) * 1024;
+    if (biased < 1 || biased > 30 || frac != std::floor(frac))
+        qFatal("exactHalf: %g is not a normal half", v);
+    return static_cast<uint16_t>(sign | (biased << 10) | static_cast<int>(frac));
+}
+
+double bf16Value(uint16_t b)
+{
+    const uint32_t u = static_cast<uint32_t>(b) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+int randInt(Rng &rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+
+// A block scale: +-2^-k * (1 + j/8), exactly a half.
+double randScale(Rng &rng, int kLo = 4, int kHi = 9)
+{
+    const double v = std::ldexp(1.0 + randInt(rng, 0, 7) / 8.0, -randInt(rng, kLo, kHi));
+    return randInt(rng, 0, 1) ? -v : v;
+}
+
+void putHalf(uint8_t *p, double v) { const uint16_t h = exactHalf(v); std::memcpy(p, &h, 2); }
+
+// Blocks of one type together with the values they stand for.
+struct Encoded {
+    std::vector<uint8_t> bytes;
+    std::vector<double> values;
+};
+
+// Packs `nBlocks` random blocks of `type` from the layouts documented in
+// quant_blocks.h / the GGUF notes, and the value of every element.
+Encoded encodeRandom(GgmlType type, int64_t nBlocks, Rng &rng)
+{
+    const GgmlTypeInfo *info = ggmlTypeInfo(type);
+    Encoded e;
+    e.bytes.assign(static_cast<size_t>(nBlocks) * info->typeSize, 0);
+    e.values.resize(static_cast<size_t>(nBlocks * info->blockSize));
+    for (int64_t b = 0; b < nBlocks; ++b) {
+        uint8_t *p = e.bytes.data() + b * info->typeSize;
+        double *v = e.values.data() + b * info->blockSize;
+        switch (type) {
+        case GgmlType::GGML_TYPE_F32: {
+            const float f = static_cast<float>(std::normal_distribution<double>(0, 1)(rng));
+            std::memcpy(p, &f, 4);
+            v[0] = f;
+            break;
+        }
+        case GgmlType::GGML_TYPE_F16: {
+            const double x = randInt(rng, -2000, 2000) / 512.0;
+            putHalf(p, x == 0 ? 1.0 : x);
+            v[0] = x == 0 ? 1.0 : x;
+            break;
+        }
+        case GgmlType::GGML_TYPE_BF16: {
+            // sign, exponent 120..130, 7 mantissa bits
+            const uint16_t bits = static_cast<uint16_t>((randInt(rng, 0, 1) << 15) | (randInt(rng, 120, 130) << 7)
+                                                        | randInt(rng, 0, 127));
+            std::memcpy(p, &bits, 2);
+            v[0] = bf16Value(bits);
+            break;
+        }
+        case GgmlType::GGML_TYPE_Q4_0:
+        case GgmlType::GGML_TYPE_IQ4_NL: {
+            const double d = randScale(rng);
+            putHalf(p, d);
+            for (int j = 0; j < 32; ++j) {
+                const int q = randInt(rng, 0, 15);
+                p[2 + j % 16] |= static_cast<uint8_t>(j < 16 ? q : q << 4);
+                v[j] = type == GgmlType::GGML_TYPE_Q4_0 ? d * (q - 8) : d * kValuesIq4nl[q];
+            }
+            break;
+        }
+        case GgmlType::GGML_TYPE_Q4_1: {
+            const double d = std::fabs(randScale(rng)), m = randScale(rng);
+            putHalf(p, d);
+            putHalf(p + 2, m);
+            for (int j = 0; j < 32; ++j) {
+                const int q = randInt(rng, 0, 15);
+                p[4 + j % 16] |= static_cast<uint8_t>(j < 16 ? q : q << 4);
+                v[j] = d * q + m;
+            }
+            break;
+        }
+        case GgmlType::GGML_TYPE_Q5_0:
+        case GgmlType::GGML_TYPE_Q5_1: {
+            const bool hasMin = type == GgmlType::GGML_TYPE_Q5_1;
+            const double d = randScale(rng), m = hasMin ? randScale(rng) : 0.0;
+            putHalf(p, d);
+            if (hasMin)
+                putHalf(p + 2, m);
+            uint8_t *qh = p + (hasMin ? 4 : 2);
+            uint8_t *qs = qh + 4;
+            for (int j = 0; j < 32; ++j) {
+                const int q = randInt(rng, 0, 31);
+                qs[j % 16] |= static_cast<uint8_t>(j < 16 ? (q & 15) : (q & 15) << 4);
+                qh[j / 8] |= static_cast<uint8_t>((q >> 4) << (j % 8));
+                v[j] = hasMin ? d * q + m : d * (q - 16);
+            }
+            break;
+        }
+        case GgmlType::GGML_TYPE_Q8_0: {
+            const double d = randScale(rng);
+            putHalf(p, d);
+            for (int j = 0; j < 32; ++j) {
+                const int q = randInt(rng, -128, 127);
+                p[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(q));
+                v[j] = d * q;
+            }
+            break;
+        }
+        case GgmlType::GGML_TYPE_Q2_K: {
+            // scales[16] | qs[64] | d | dmin
+            const double d = randScale(rng), dmin = randScale(rng);
+            putHalf(p + 80, d);
+            putHalf(p + 82, dmin);
+            int sc[16], mn[16];
+            for (int s = 0; s < 16; ++s) {
+                sc[s] = randInt(rng, 0, 15);
+                mn[s] = randInt(rng, 0, 15);
+                p[s] = static_cast<uint8_t>(sc[s] | (mn[s] << 4));
+            }
+            for (int el = 0; el < 256; ++el) {
+                const int q = randInt(rng, 0, 3);
+                p[16 + 32 * (el / 128) + el % 32] |= static_cast<uint8_t>(q << (2 * ((el / 32) % 4)));
+                v[el] = d * sc[el / 16] * q - dmin * mn[el / 16];
+            }
+            break;
+        }
+        case GgmlType::GGML_TYPE_Q3_K: {
+            // hmask[32] | qs[64] | scales[12] | d
+            const double d = randScale(rng);
+            putHalf(p + 108, d);
+            uint8_t *hmask = p, *qs = p + 32, *scales = p + 96;
+            int s6[16];
+            for (int s = 0; s < 16; ++s) {
+                s6[s] = randInt(rng, 0, 63);
+                const int low = s6[s] & 15, high = s6[s] >> 4;
+                scales[s % 8] |= static_cast<uint8_t>(s < 8 ? low : low << 4);
+                scales[8 + s % 4] |= static_cast<uint8_t>(high << (2 * (s / 4)));
+            }
+            for (int el = 0; el < 256; ++el) {
+                const int q = randInt(rng, -4, 3);        // stored as low2 + 4*high - 4
+                const int u = q + 4, low2 = u & 3, high = u >> 2;
+                qs[32 * (el / 128) + el % 32] |= static_cast<uint8_t>(low2 << (2 * ((el / 32) % 4)));
+                hmask[el % 32] |= static_cast<uint8_t>(high << (el / 32));
+                v[el] = d * (s6[el / 16] - 32) * q;
+            }
+            break;
+        }
+        case GgmlType::GGML_TYPE_Q4_K:
+        case GgmlType::GGML_TYPE_Q5_K: {
+            // d | dmin | scales[12] | (qh[32]) | qs[128]
+            const bool five = type == GgmlType::GGML_TYPE_Q5_K;
+            const double d = randScale(rng), dmin = randScale(rng);
+            putHalf(p, d);
+            putHalf(p + 2, dmin);
+            uint8_t *scales = p + 4;
+            uint8_t *qh = five ? p + 16 : nullptr;
+            uint8_t *qs = five ? p + 48 : p + 16;
+            int sc[8], mn[8];
+            for (int j = 0; j < 8; ++j) {
+                sc[j] = randInt(rng, 0, 63);
+                mn[j] = randInt(rng, 0, 63);
+            }
+            for (int j = 0; j < 4; ++j) {
+                scales[j] = static_cast<uint8_t>(sc[j] | ((sc[j + 4] >> 4) << 6));
+                scales[j + 4] = static_cast<uint8_t>(mn[j] | ((mn[j + 4] >> 4) << 6));
+                scales[j + 8] = static_cast<uint8_t>((sc[j + 4] & 15) | ((mn[j + 4] & 15) << 4));
+            }
+            for (int el = 0; el < 256; ++el) {
+                const int q = randInt(rng, 0, five ? 31 : 15);
+                const int c = el / 64, h = (el / 32) % 2, l = el % 32;
+                qs[32 * c + l] |= static_cast<uint8_t>(h ? (q & 15) << 4 : (q & 15));
+                if (five)
+                    qh[l] |= static_cast<uint8_t>((q >> 4) << (2 * c + h));
+                v[el] = d * sc[el / 32] * q - dmin * mn[el / 32];
+            }
+            break;
+        }
+        case GgmlType::GGML_TYPE_Q6_K: {
+            // ql[128] | qh[64] | scales[16] (int8) | d
+            const double d = randScale(rng);
+            putHalf(p + 208, d);
+            uint8_t *ql = p, *qh = p + 128;
+            int sc[16];
+            for (int s = 0; s < 16; ++s) {
+                sc[s] = randInt(rng, -128, 127);
+                p[192 + s] = static_cast<uint8_t>(static_cast<int8_t>(sc[s]));
+            }
+            for (int el = 0; el < 256; ++el) {
+                const int u = randInt(rng, 0, 63);
+                const int half = el / 128, k = (el / 32) % 4, l = el % 32;
+                const int qlIndex = 64 * half + 32 * (k % 2) + l;
+                ql[qlIndex] |= static_cast<uint8_t>(k < 2 ? (u & 15) : (u & 15) << 4);
+                qh[32 * half + l] |= static_cast<uint8_t>((u >> 4) << (2 * k));
+                v[el] = d * sc[el / 16] * (u - 32);
+            }
+            break;
+        }
+        case GgmlType::GGML_TYPE_IQ4_XS: {
+            // d | scales_h (u16) | scales_l[4] | qs[128]
+            const double d = randScale(rng);
+            putHalf(p, d);
+            uint16_t scalesH = 0;
+            int ls[8];
+            for (int ib = 0; ib < 8; ++ib) {
+                ls[ib] = randInt(rng, 0, 63);
+                p[4 + ib / 2] |= static_cast<uint8_t>((ls[ib] & 15) << (4 * (ib % 2)));
+                scalesH |= static_cast<uint16_t>((ls[ib] >> 4) << (2 * ib));
+            }
+            std::memcpy(p + 2, &scalesH, 2);
+            for (int el = 0; el < 256; ++el) {
+                const int q = randInt(rng, 0, 15);
+                const int ib = el / 32, j = el % 32;
+                p[8 + 16 * ib + j % 16] |= static_cast<uint8_t>(j < 16 ? q : q << 4);
+                v[el] = d * (ls[ib] - 32) * kValuesIq4nl[q];
+            }
+            break;
+        }
+        default:
+            qFatal("encodeRandom: no encoder for %s", ggmlTypeName(type).c_str());
+        }
+    }
+    return e;
+}
+
+// Activation rows of a dot partner, hand-packed: Q8_0 (d, q), Q8_1 (d, s =
+// d * sum q), Q8_K (f32 d, q, bsums); float partners reuse encodeRandom.
+Encoded encodeActivation(GgmlType type, int64_t n, Rng &rng)
+{
+    const GgmlTypeInfo *info = ggmlTypeInfo(type);
+    const int64_t nBlocks = n / info->blockSize;
+    if (type == GgmlType::GGML_TYPE_F32 || type == GgmlType::GGML_TYPE_F16 || type == GgmlType::GGML_TYPE_BF16
+        || type == GgmlType::GGML_TYPE_Q8_0)
+        return encodeRandom(type, nBlocks, rng);
+    Encoded e;
+    e.bytes.assign(static_cast<size_t>(nBlocks) * info->typeSize, 0);
+    e.values.resize(static_cast<size_t>(n));
+    for (int64_t b = 0; b < nBlocks; ++b) {
+        uint8_t *p = e.bytes.data() + b * info->typeSize;
+        double *v = e.values.data() + b * info->blockSize;
+        if (type == GgmlType::GGML_TYPE_Q8_1) {
+            // d a power of two and |sum| < 2048, so d * sum is an exact half
+            const double d = std::ldexp(randInt(rng, 0, 1) ? 1.0 : -1.0, -randInt(rng, 5, 9));
+            int sum = 0;
+            for (int j = 0; j < 32; ++j) {
+                const int q = randInt(rng, -60, 60);
+                p[4 + j] = static_cast<uint8_t>(static_cast<int8_t>(q));
+                sum += q;
+                v[j] = d * q;
+            }
+            putHalf(p, d);
+            putHalf(p + 2, d * sum);
+        } else if (type == GgmlType::GGML_TYPE_Q8_K) {
+            const float d = static_cast<float>(randScale(rng) * 0.37);
+            std::memcpy(p, &d, 4);
+            for (int g = 0; g < 16; ++g) {
+                int16_t sum = 0;
+                for (int j = 0; j < 16; ++j) {
+                    const int q = randInt(rng, -127, 127);
+                    p[4 + 16 * g + j] = static_cast<uint8_t>(static_cast<int8_t>(q));
+                    sum = static_cast<int16_t>(sum + q);
+                    v[16 * g + j] = static_cast<double>(d) * q;
+                }
+                std::memcpy(p + 260 + 2 * g, &sum, 2);
+            }
+        } else {
+            qFatal("encodeActivation: no encoder for %s", ggmlTypeName(type).c_str());
+        }
+    }
+    return e;
+}
+
+const GgmlType kWeightTypes[] = {
+    GgmlType::GGML_TYPE_F32,  GgmlType::GGML_TYPE_F16,  GgmlType::GGML_TYPE_BF16,   GgmlType::GGML_TYPE_Q4_0,
+    GgmlType::GGML_TYPE_Q4_1, GgmlType::GGML_TYPE_Q5_0, GgmlType::GGML_TYPE_Q5_1,   GgmlType::GGML_TYPE_Q8_0,
+    GgmlType::GGML_TYPE_Q2_K, GgmlType::GGML_TYPE_Q3_K, GgmlType::GGML_TYPE_Q4_K,   GgmlType::GGML_TYPE_Q5_K,
+    GgmlType::GGML_TYPE_Q6_K, GgmlType::GGML_TYPE_IQ4_NL, GgmlType::GGML_TYPE_IQ4_XS,
+};
+
+void addTypeRows(const GgmlType *types, size_t count)
+{
+    QTest::addColumn<GgmlType>("type");
+    for (size_t i = 0; i < count; ++i)
+        QTest::newRow(ggmlTypeName(types[i]).c_str()) << types[i];
+}
+
+// Named tolerances.
+// A float dot product of n exact terms accumulated in float differs from the
+// exact sum by at most ~n * 2^-24 * sum|terms|; kernels here sum at most a few
+// hundred partial sums, so 1e-5 of sum|terms| is a loose, safe bound.
+constexpr double kDotRelTolerance = 1e-5;
+// SIMD kernels reorder float accumulation only.
+constexpr double kSimdRelTolerance = 1e-5;
+
+double dotExpected(const std::vector<double> &a, const std::vector<double> &b, double *sumAbs)
+{
+    double s = 0, sa = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        s += a[i] * b[i];
+        sa += std::fabs(a[i] * b[i]);
+    }
+    *sumAbs = sa;
+    return s;
+}
+
+std::vector<CpuPath> supportedPaths()
+{
+    std::vector<CpuPath> paths;
+    for (CpuPath p : {CpuPath::CPU_PATH_SCALAR, CpuPath::CPU_PATH_AVX2, CpuPath::CPU_PATH_AVX512})
+        if (cpuPathSupported(p))
+            paths.push_back(p);
+    return paths;
+}
+
+// Restores the default path when a test that switches paths ends.
+struct PathGuard {
+    CpuPath saved = activeCpuPath();
+    ~PathGuard() { setCpuPath(saved); }
+};
+
+} // namespace
+
+class TestQuant : public QObject {
+    Q_OBJECT
+
+private slots:
+    void traitRows_data() { addTypeRows(kWeightTypes, std::size(kWeightTypes)); }
+    void traitRows()
+    {
+        QFETCH(GgmlType, type);
+        const TypeTraits *t = typeTraits(type);
+        QVERIFY(t);
+        QVERIFY(isSupportedWeightType(type));
+        QCOMPARE(t->type, type);
+        QCOMPARE(t->blockSize, ggmlTypeInfo(type)->blockSize);
+        QCOMPARE(t->typeSize, ggmlTypeInfo(type)->typeSize);
+        QVERIFY(t->dequantize);
+        QVERIFY(t->vecDot);
+        // the reference engine's vec_dot_type of each weight type
+        GgmlType partner;
+        switch (type) {
+        case GgmlType::GGML_TYPE_F32: case GgmlType::GGML_TYPE_F16: case GgmlType::GGML_TYPE_BF16:
+            partner = type; break;
+        case GgmlType::GGML_TYPE_Q4_0: case GgmlType::GGML_TYPE_Q5_0: case GgmlType::GGML_TYPE_Q8_0:
+        case GgmlType::GGML_TYPE_IQ4_NL:
+            partner = GgmlType::GGML_TYPE_Q8_0; break;
+        case GgmlType::GGML_TYPE_Q4_1: case GgmlType::GGML_TYPE_Q5_1:
+            partner = GgmlType::GGML_TYPE_Q8_1; break;
+        default:
+            partner = GgmlType::GGML_TYPE_Q8_K; break;
+        }
+        QCOMPARE(t->vecDotType, partner);
+        const TypeTraits *p = typeTraits(partner);
+        QVERIFY(p && p->quantize && p->dequantize && p->quantizeActivation);
+    }
+
+    void unsupportedTypeIsRefusedByName()
+    {
+        QVERIFY(!isSupportedWeightType(GgmlType::GGML_TYPE_IQ2_XXS));
+        QVERIFY(!isSupportedWeightType(GgmlType::GGML_TYPE_Q8_K));
+        QVERIFY(checkWeightType(GgmlType::GGML_TYPE_Q4_K, "blk.0.attn_q.weight").isOk());
+        const Status s = checkWeightType(GgmlType::GGML_TYPE_IQ2_XXS, "blk.3.ffn_up.weight");
+        QVERIFY(!s.isOk());
+        QVERIFY2(s.message().find("blk.3.ffn_up.weight") != std::string::npos, s.message().c_str());
+        QVERIFY2(s.message().find("IQ2_XXS") != std::string::npos, s.message().c_str());
+        QVERIFY(typeTraits(GgmlType::GGML_TYPE_TQ1_0) == nullptr);
+    }
+
+    void halfConversion_data()
+    {
+        QTest::addColumn<float>("value");
+        QTest::addColumn<int>("bits");
+        QTest::newRow("one") << 1.0f << 0x3c00;
+        QTest::newRow("minus two") << -2.0f << 0xc000;
+        QTest::newRow("max") << 65504.0f << 0x7bff;
+        QTest::newRow("just below overflow") << 65519.0f << 0x7bff;
+        QTest::newRow("overflow tie to inf") << 65520.0f << 0x7c00;
+        QTest::newRow("tie rounds to even down") << 1.0f + std::ldexp(1.0f, -11) << 0x3c00;
+        QTest::newRow("tie rounds to even up") << 1.0f + 3 * std::ldexp(1.0f, -11) << 0x3c02;
+        QTest::newRow("above tie rounds up") << 1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20) << 0x3c01;
+        QTest::newRow("smallest normal") << std::ldexp(1.0f, -14) << 0x0400;
+        QTest::newRow("smallest subnormal") << std::ldexp(1.0f, -24) << 0x0001;
+        QTest::newRow("half of smallest subnormal ties to zero") << std::ldexp(1.0f, -25) << 0x0000;
+        QTest::newRow("1.5 smallest subnormal ties to even") << 3 * std::ldexp(1.0f, -25) << 0x0002;
+        QTest::newRow("negative subnormal") << -5 * std::ldexp(1.0f, -24) << 0x8005;
+        QTest::newRow("largest subnormal rounds to normal") << std::ldexp(1.0f, -14) - std::ldexp(1.0f, -26)
+                                                             << 0x0400;
+        QTest::newRow("infinity") << INFINITY << 0x7c00;
+        QTest::newRow("nan") << NAN << 0x7e00;
+        QTest::newRow("negative zero") << -0.0f << 0x8000;
+    }
+    void halfConversion()
+    {
+        QFETCH(float, value);
+        QFETCH(int, bits);
+        QCOMPARE(static_cast<int>(fp32ToFp16(value)), bits);
+        if (!std::isnan(value)) {
+            // decoding gives back the exactly representable value
+            const double back = fp16ToFp32(static_cast<fp16_t>(bits));
+            QCOMPARE(back, halfValue(static_cast<uint16_t>(bits)));
+        }
+        // the F16 row's quantizer uses the same rounding
+        uint16_t viaRow = 0;
+        typeTraits(GgmlType::GGML_TYPE_F16)->quantize(&value, &viaRow, 1);
+        QCOMPARE(static_cast<int>(viaRow), bits);
+    }
+
+    void halfDecodeEveryValue()
+    {
+        for (uint32_t h = 0; h < 0x10000; ++h) {
+            const double expected = halfValue(static_cast<uint16_t>(h));
+            const float got = fp16ToFp32(static_cast<uint16_t>(h));
+            if (std::isnan(expected))
+                QVERIFY(std::isnan(got));
+            else if (static_cast<double>(got) != expected)
+                QFAIL(qPrintable(QStringLiteral("half 0x%1 decodes to %2, expected %3")
+                                     .arg(h, 4, 16, QLatin1Char('0')).arg(got).arg(expected)));
+        }
+    }
+
+    void bf16Conversion_data()
+    {
+        QTest::addColumn<float>("value");
+        QTest::addColumn<int>("bits");
+        QTest::newRow("one") << 1.0f << 0x3f80;
+        QTest::newRow("minus three") << -3.0f << 0xc040;
+        QTest::newRow("tie rounds to even down") << 1.0f + std::ldexp(1.0f, -8) << 0x3f80;
+        QTest::newRow("tie rounds to even up") << 1.0f + 3 * std::ldexp(1.0f, -8) << 0x3f82;
+        QTest::newRow("above tie") << 1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20) << 0x3f81;
+        QTest::newRow("subnormal kept") << std::ldexp(1.0f, -130) << 0x0008;
+        QTest::newRow("infinity") << INFINITY << 0x7f80;
+    }
+    void bf16Conversion()
+    {
+        QFETCH(float, value);
+        QFETCH(int, bits);
+        QCOMPARE(static_cast<int>(fp32ToBf16(value)), bits);
+        QCOMPARE(static_cast<double>(bf16ToFp32(static_cast<bf16_t>(bits))), bf16Value(static_cast<uint16_t>(bits)));
+        uint16_t viaRow = 0;
+        typeTraits(GgmlType::GGML_TYPE_BF16)->quantize(&value, &viaRow, 1);
+        QCOMPARE(static_cast<int>(viaRow), bits);
+    }
+
+    // Hand-built blocks -> dequantize, against the values the test packed.
+    void dequantizeHandBuilt_data() { addTypeRows(kWeightTypes, std::size(kWeightTypes)); }
+    void dequantizeHandBuilt()
+    {
+        QFETCH(GgmlType, type);
+        PathGuard guard;
+        Rng rng(1234 + static_cast<int>(type));
+        const TypeTraits *t = typeTraits(type);
+        const int64_t n = 4 * 256;
+        const Encoded e = encodeRandom(type, n / t->blockSize, rng);
+        for (CpuPath path : supportedPaths()) {
+            QVERIFY(setCpuPath(path));
+            std::vector<float> out(static_cast<size_t>(n), -1234.5f);
+            typeTraits(type)->dequantize(e.bytes.data(), out.data(), n);
+            for (int64_t i = 0; i < n; ++i) {
+                // the packed values are exact in float except products like d*sc*q,
+                // which float rounds once or twice
+                const double tol = 4e-7 * std::fabs(e.values[i]) + 1e-30;
+                if (std::fabs(out[i] - e.values[i]) > tol)
+                    QFAIL(qPrintable(QStringLiteral("%1: element %2 is %3, expected %4")
+                                         .arg(cpuPathName(path)).arg(i).arg(out[i]).arg(e.values[i])));
+            }
+        }
+    }
+
+    // Hand-built weight blocks . hand-built activation blocks, against the
+    // exact dot product of the values both stand for.
+    void vecDotHandBuilt_data() { addTypeRows(kWeightTypes, std::size(kWeightTypes)); }
+    void vecDotHandBuilt()
+    {
+        QFETCH(GgmlType, type);
+        PathGuard guard;
+        Rng rng(99 + static_cast<int>(type));
+        const TypeTraits *t = typeTraits(type);
+        for (int64_t n : {int64_t(256), int64_t(8 * 256)}) {
+            const Encoded w = encodeRandom(type, n / t->blockSize, rng);
+            const Encoded a = encodeActivation(t->vecDotType, n, rng);
+            double sumAbs = 0;
+            const double expected = dotExpected(w.values, a.values, &sumAbs);
+            for (CpuPath path : supportedPaths()) {
+                QVERIFY(setCpuPath(path));
+                float got = NAN;
+                typeTraits(type)->vecDot(n, &got, w.bytes.data(), a.bytes.data());
+                QVERIFY2(std::fabs(got - expected) <= kDotRelTolerance * sumAbs,
+                         qPrintable(QStringLiteral("%1 n=%2: %3, expected %4 (sum|terms| %5)")
+                                        .arg(cpuPathName(path)).arg(n).arg(got).arg(expected).arg(sumAbs)));
+            }
+        }
+    }
+
+    // The scalar twin reproduces the reference's float order bit for bit on a
+    // case small enough to follow by hand: Q8_0, two blocks.
+    void q8_0DotFloatOrder()
+    {
+        BlockQ8_0 x[2] = {}, y[2] = {};
+        x[0].d = exactHalf(0.5);
+        y[0].d = exactHalf(0.25);
+        x[1].d = exactHalf(1.5);
+        y[1].d = exactHalf(-0.125);
+        for (int j = 0; j < 32; ++j) {
+            x[0].qs[j] = static_cast<int8_t>(j - 16);
+            y[0].qs[j] = static_cast<int8_t>(3);
+            x[1].qs[j] = static_cast<int8_t>(j % 5);
+            y[1].qs[j] = static_cast<int8_t>(-j);
+        }
+        int s0 = 0, s1 = 0;
+        for (int j = 0; j < 32; ++j) {
+            s0 += x[0].qs[j] * y[0].qs[j];
+            s1 += x[1].qs[j] * y[1].qs[j];
+        }
+        const float expected = 0.0f + static_cast<float>(s0) * (0.5f * 0.25f) + static_cast<float>(s1) * (1.5f * -0.125f);
+        float got = 0;
+        generic::vecDotQ8_0Q8_0(64, &got, x, y);
+        QCOMPARE(got, expected);
+    }
+
+    // Activation quantizers on hand-picked rows.
+    void quantizeQ8_0Exact()
+    {
+        float x[32];
+        for (int j = 0; j < 32; ++j)
+            x[j] = static_cast<float>(j - 16) * 0.5f;   // amax 8 -> d = 8/127
+        x[5] = 8.0f * 2.5f / 127.0f;                   // 2.5 steps: rounds away from zero -> 3
+        BlockQ8_0 b;
+        typeTraits(GgmlType::GGML_TYPE_Q8_0)->quantize(x, &b, 32);
+        QCOMPARE(static_cast<int>(b.d), static_cast<int>(fp32ToFp16(8.0f / 127.0f)));
+        QCOMPARE(static_cast<int>(b.qs[0]), -127);
+        QCOMPARE(static_cast<int>(b.qs[16]), 0);
+        QCOMPARE(static_cast<int>(b.qs[24]), static_cast<int>(std::lround(4.0 * 127.0 / 8.0)));
+        QVERIFY(std::abs(b.qs[5]) == 3 || std::abs(b.qs[5]) == 2); // float 1/d rounding decides the tie
+        float zeros[32] = {};
+        typeTraits(GgmlType::GGML_TYPE_Q8_0)->quantize(zeros, &b, 32);
+        QCOMPARE(static_cast<int>(b.d), 0);
+        for (int j = 0; j < 32; ++j)
+            QCOMPARE(static_cast<int>(b.qs[j]), 0);
+    }
+
+    void quantizeQ8_1SumField()
+    {
+        Rng rng(7);
+        std::normal_distribution<float> nd(0.0f, 1.0f);
+        std::vector<float> x(128);
+        for (float &v : x) v = nd(rng);
+        std::vector<BlockQ8_1> b(4);
+        typeTraits(GgmlType::GGML_TYPE_Q8_1)->quantize(x.data(), b.data(), 128);
+        for (int i = 0; i < 4; ++i) {
+            int sum = 0;
+            float amax = 0;
+            for (int j = 0; j < 32; ++j) {
+                sum += b[i].qs[j];
+                amax = std::max(amax, std::fabs(x[32 * i + j]));
+            }
+            const float d = amax / 127;
+            QCOMPARE(static_cast<int>(b[i].d), static_cast<int>(fp32ToFp16(d)));
+            QCOMPARE(static_cast<int>(b[i].s), static_cast<int>(fp32ToFp16(static_cast<float>(sum) * d)));
+        }
+    }
+
+    void quantizeQ8_KExact()
+    {
+        Rng rng(11);
+        std::normal_distribution<float> nd(0.0f, 1.0f);
+        std::vector<float> x(512);
+        for (float &v : x) v = nd(rng);
+        x[77] = 9.0f;     // block 0: largest magnitude positive -> q = -127, d negative
+        x[300] = -9.0f;   // block 1: largest magnitude negative -> q = -127 too, d positive
+        std::vector<BlockQ8_K> b(2);
+        typeTraits(GgmlType::GGML_TYPE_Q8_K)->quantize(x.data(), b.data(), 512);
+        QCOMPARE(static_cast<int>(b[0].qs[77]), -127);
+        QCOMPARE(static_cast<int>(b[1].qs[300 - 256]), -127);
+        QCOMPARE(b[0].d, 1.0f / (-127.f / 9.0f));
+        QCOMPARE(b[1].d, 1.0f / (-127.f / -9.0f));
+        for (int i = 0; i < 2; ++i) {
+            for (int g = 0; g < 16; ++g) {
+                int sum = 0;
+                for (int j = 0; j < 16; ++j)
+                    sum += b[i].qs[16 * g + j];
+                QCOMPARE(static_cast<int>(b[i].bsums[g]), sum);
+            }
+            for (int j = 0; j < 256; ++j) {
+                const float step = std::fabs(b[i].d);
+                QVERIFY(std::fabs(b[i].d * b[i].qs[j] - x[256 * i + j]) <= 0.5f * step * 1.0001f);
+            }
+        }
+    }
+
+    // quantize -> dequantize error, RMS relative to the input's RMS, on N(0,1) rows.
+    void roundTrip_data()
+    {
+        QTest::addColumn<GgmlType>("type");
+        QTest::addColumn<double>("tolerance");
+        // Named tolerances: roughly 1.5x the error a uniform quantizer of that
+        // many levels makes on Gaussian data (step / sqrt(12) over the range used).
+        QTest::newRow("F16") << GgmlType::GGML_TYPE_F16 << 5e-4;
+        QTest::newRow("BF16") << GgmlType::GGML_TYPE_BF16 << 4e-3;
+        QTest::newRow("Q8_0") << GgmlType::GGML_TYPE_Q8_0 << 0.01;
+        QTest::newRow("Q8_1") << GgmlType::GGML_TYPE_Q8_1 << 0.01;
+        QTest::newRow("Q8_K") << GgmlType::GGML_TYPE_Q8_K << 0.01;
+        QTest::newRow("Q4_0") << GgmlType::GGML_TYPE_Q4_0 << 0.15;
+        QTest::newRow("Q4_1") << GgmlType::GGML_TYPE_Q4_1 << 0.12;
+        QTest::newRow("Q5_0") << GgmlType::GGML_TYPE_Q5_0 << 0.07;
+        QTest::newRow("Q5_1") << GgmlType::GGML_TYPE_Q5_1 << 0.06;
+        QTest::newRow("Q4_K") << GgmlType::GGML_TYPE_Q4_K << 0.12;
+        QTest::newRow("Q5_K") << GgmlType::GGML_TYPE_Q5_K << 0.06;
+        QTest::newRow("Q6_K") << GgmlType::GGML_TYPE_Q6_K << 0.03;
+    }
+    void roundTrip()
+    {
+        QFETCH(GgmlType, type);
+        QFETCH(double, tolerance);
+        const TypeTraits *t = typeTraits(type);
+        QVERIFY(t && t->quantize);
+        Rng rng(5);
+        std::normal_distribution<float> nd(0.0f, 1.0f);
+        const int64_t n = 16 * 256;
+        std::vector<float> x(static_cast<size_t>(n));
+        for (float &v : x) v = nd(rng);
+        std::vector<uint8_t> q(static_cast<size_t>(n / t->blockSize) * t->typeSize);
+        std::vector<float> back(static_cast<size_t>(n));
+        t->quantize(x.data(), q.data(), n);
+        t->dequantize(q.data(), back.data(), n);
+        double err2 = 0, x2 = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            err2 += (back[i] - x[i]) * double(back[i] - x[i]);
+            x2 += x[i] * double(x[i]);
+        }
+        const double rel = std::sqrt(err2 / x2);
+        qInfo("%s round-trip relative RMS error %.5f (tolerance %.5f)", t->name, rel, tolerance);
+        QVERIFY2(rel <= tolerance, qPrintable(QStringLiteral("relative RMS error %1").arg(rel)));
+        // the fast activation quantizer writes the same bytes
+        if (t->quantizeActivation) {
+            PathGuard guard;
+            for (CpuPath path : supportedPaths()) {
+                QVERIFY(setCpuPath(path));
+                std::vector<uint8_t> q2(q.size(), 0xAA);
+                typeTraits(type)->quantizeActivation(x.data(), q2.data(), n);
+                QVERIFY2(q2 == q, cpuPathName(path));
+            }
+        }
+    }
+
+    // vecDot(w, quantize(x)) against dequantize(w) . dequantize(quantize(x))
+    // (only float rounding apart) and against dequantize(w) . x (activation
+    // quantization apart; ggml's test-quantize-fns allows 0.02 there too).
+    void vecDotMatchesDequantized_data() { addTypeRows(kWeightTypes, std::size(kWeightTypes)); }
+    void vecDotMatchesDequantized()
+    {
+        QFETCH(GgmlType, type);
+        constexpr double kActivationQuantTolerance = 0.02; // of sum|w*x|
+        PathGuard guard;
+        Rng rng(4242 + static_cast<int>(type));
+        const int64_t n = 16 * 256;
+        const TypeTraits *t = typeTraits(type);
+        const Encoded w = encodeRandom(type, n / t->blockSize, rng);
+        std::normal_distribution<float> nd(0.0f, 1.0f);
+        std::vector<float> x(static_cast<size_t>(n));
+        for (float &v : x) v = nd(rng);
+        const TypeTraits *p = typeTraits(t->vecDotType);
+        std::vector<uint8_t> xq(static_cast<size_t>(n / p->blockSize) * p->typeSize);
+        p->quantize(x.data(), xq.data(), n);
+        std::vector<float> xBack(static_cast<size_t>(n)), wBack(static_cast<size_t>(n));
+        p->dequantize(xq.data(), xBack.data(), n);
+        t->dequantize(w.bytes.data(), wBack.data(), n);
+        double viaDequant = 0, exact = 0, sumAbs = 0, sumAbsExact = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            viaDequant += double(wBack[i]) * xBack[i];
+            sumAbs += std::fabs(double(wBack[i]) * xBack[i]);
+            exact += double(wBack[i]) * x[i];
+            sumAbsExact += std::fabs(double(wBack[i]) * x[i]);
+        }
+        for (CpuPath path : supportedPaths()) {
+            QVERIFY(setCpuPath(path));
+            float got = NAN;
+            typeTraits(type)->vecDot(n, &got, w.bytes.data(), xq.data());
+            QVERIFY2(std::fabs(got - viaDequant) <= kDotRelTolerance * sumAbs,
+                     qPrintable(QStringLiteral("%1: %2 vs %3").arg(cpuPathName(path)).arg(got).arg(viaDequant)));
+            QVERIFY2(std::fabs(got - exact) <= kActivationQuantTolerance * sumAbsExact,
+                     qPrintable(QStringLiteral("%1: %2 vs unquantized %3").arg(cpuPathName(path)).arg(got).arg(exact)));
+        }
+    }
+
+    // Every SIMD path against the scalar twin on random blocks, several lengths.
+    void simdMatchesScalar_data() { addTypeRows(kWeightTypes, std::size(kWeightTypes)); }
+    void simdMatchesScalar()
+    {
+        QFETCH(GgmlType, type);
+        PathGuard guard;
+        const std::vector<CpuPath> paths = supportedPaths();
+        if (paths.size() < 2)
+            QSKIP("this CPU offers only the scalar path");
+        Rng rng(777 + static_cast<int>(type));
+        for (int64_t n : {int64_t(256), int64_t(512), int64_t(1280), int64_t(4096)}) {
+            QVERIFY(setCpuPath(CpuPath::CPU_PATH_SCALAR));
+            const TypeTraits *t = typeTraits(type);
+            const Encoded w = encodeRandom(type, n / t->blockSize, rng);
+            const Encoded a = encodeActivation(t->vecDotType, n, rng);
+            float scalar = NAN;
+            t->vecDot(n, &scalar, w.bytes.data(), a.bytes.data());
+            double sumAbs = 0;
+            dotExpected(w.values, a.values, &sumAbs);
+            for (CpuPath path : paths) {
+                QVERIFY(setCpuPath(path));
+                float got = NAN;
+                typeTraits(type)->vecDot(n, &got, w.bytes.data(), a.bytes.data());
+                QVERIFY2(std::fabs(got - scalar) <= kSimdRelTolerance * sumAbs,
+                         qPrintable(QStringLiteral("%1 n=%2: %3, scalar %4").arg(cpuPathName(path)).arg(n)
+                                        .arg(got).arg(scalar)));
+            }
+        }
+    }
+
+    void cpuPathNames()
+    {
+        for (CpuPath p : {CpuPath::CPU_PATH_SCALAR, CpuPath::CPU_PATH_AVX2, CpuPath::CPU_PATH_AVX512}) {
+            CpuPath back;
+            QVERIFY(cpuPathFromName(cpuPathName(p), &back));
+            QCOMPARE(back, p);
+        }
+        CpuPath unused;
+        QVERIFY(!cpuPathFromName("sse9", &unused));
+        QVERIFY(cpuPathSupported(CpuPath::CPU_PATH_SCALAR));
+        QVERIFY(cpuPathSupported(bestCpuPath()));
+        qInfo("best CPU path: %s (active: %s)", cpuPathName(bestCpuPath()), cpuPathName(activeCpuPath()));
+    }
+
+    // Tensors of the synthetic models (weights drawn from N(0, 0.02)) dequantize
+    // to values with that spread, for every weight type the files use.
+    void syntheticModelTensors_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char *name : {"f32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K_M",
+                                 "Q4_K_M", "Q5_K_M", "Q6_K", "IQ4_NL", "IQ4_XS"})
+            QTest::newRow(name) << QStringLiteral("models/synthetic/llama-%1.gguf").arg(QLatin1String(name));
+    }
+    void syntheticModelTensors()
+    {
+        QFETCH(QString, file);
+        BURROW_REQUIRE_SHARED(file);
+        auto opened = gguf::GgufFile::open(burrow::test::sharedPath(file).toStdString());
+        QVERIFY2(opened.isOk(), opened.message().c_str());
+        const gguf::GgufFile &g = *opened.value();
+        int checked = 0;
+        for (const gguf::TensorInfo &ti : g.tensors()) {
+            if (ti.nDims < 2 || ti.name.find("norm") != std::string_view::npos)
+                continue;
+            const Status ok = checkWeightType(ti.type, ti.name);
+            QVERIFY2(ok.isOk(), ok.message().c_str());
+            const TypeTraits *t = typeTraits(ti.type);
+            std::vector<float> values(static_cast<size_t>(ti.nElements));
+            t->dequantize(ti.data, values.data(), ti.nElements);
+            double s = 0, s2 = 0;
+            for (float v : values) {
+                QVERIFY(std::isfinite(v));
+                s += v;
+                s2 += double(v) * v;
+            }
+            const double mean = s / values.size();
+            const double sd = std::sqrt(s2 / values.size() - mean * mean);
+            // 2-bit and 3-bit types shrink or widen the spread most; 25% covers them.
+            QVERIFY2(std::fabs(mean) < 0.004, qPrintable(QStringLiteral("%1 (%2): mean %3")
+                     .arg(QLatin1String(ti.name.data(), int(ti.name.size()))).arg(t->name).arg(mean)));
+            QVERIFY2(sd > 0.015 && sd < 0.025, qPrintable(QStringLiteral("%1 (%2): std %3")
+                     .arg(QLatin1String(ti.name.data(), int(ti.name.size()))).arg(t->name).arg(sd)));
+            ++checked;
+        }
+        QVERIFY(checked > 0);
+    }
+};
+
+QTEST_MAIN(TestQuant)
+#include "tst_quant.moc"
