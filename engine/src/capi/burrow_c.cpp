@@ -1,0 +1,450 @@
+// The C API (burrow/burrow.h) over the C++ engine (burrow/engine.h).
+//
+// Every entry point runs its body through guarded(): a Status error or any
+// exception becomes the thread-local last-error text and the documented
+// failure value, so nothing unwinds into C callers.
+#include "burrow/burrow.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "burrow/engine.h"
+
+struct burrow_model {
+    std::shared_ptr<burrow::Model> model;
+};
+
+struct burrow_session {
+    std::shared_ptr<burrow::Model> model;      // keeps the weights alive after burrow_model_free()
+    std::unique_ptr<burrow::Session> session;
+    std::string piece;                          // NUL-terminated copy handed to the text callback
+};
+
+namespace {
+
+thread_local std::string t_lastError;
+
+void setError(std::string message) { t_lastError = std::move(message); }
+
+// Runs `body`; on an exception records it and returns `failure`.
+template <typename T, typename Body>
+T guarded(const char *function, T failure, Body &&body) noexcept
+{
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        setError(std::string(function) + ": out of memory");
+    } catch (const std::exception &e) {
+        setError(std::string(function) + ": " + e.what());
+    } catch (...) {
+        setError(std::string(function) + ": unknown internal error");
+    }
+    return failure;
+}
+
+template <typename Body>
+void guardedVoid(const char *function, Body &&body) noexcept
+{
+    guarded<int>(function, 0, [&] { body(); return 0; });
+}
+
+burrow::SamplingParams toSampling(const burrow_sampling_params &c)
+{
+    burrow::SamplingParams p;
+    p.temperature = c.temperature;
+    p.topK = c.top_k;
+    p.topP = c.top_p;
+    p.minP = c.min_p;
+    p.typicalP = c.typical_p;
+    p.repeatPenalty = c.repeat_penalty;
+    p.penaltyLastN = c.penalty_last_n;
+    p.frequencyPenalty = c.frequency_penalty;
+    p.presencePenalty = c.presence_penalty;
+    p.mirostat = c.mirostat;
+    p.mirostatTau = c.mirostat_tau;
+    p.mirostatEta = c.mirostat_eta;
+    p.seed = c.seed;
+    return p;
+}
+
+burrow_stop_reason toC(burrow::StopReason reason)
+{
+    switch (reason) {
+    case burrow::StopReason::STOP_REASON_END_OF_GENERATION: return BURROW_STOP_REASON_END_OF_GENERATION;
+    case burrow::StopReason::STOP_REASON_MAX_TOKENS: return BURROW_STOP_REASON_MAX_TOKENS;
+    case burrow::StopReason::STOP_REASON_STOP_STRING: return BURROW_STOP_REASON_STOP_STRING;
+    case burrow::StopReason::STOP_REASON_CANCELLED: return BURROW_STOP_REASON_CANCELLED;
+    case burrow::StopReason::STOP_REASON_CONTEXT_FULL: return BURROW_STOP_REASON_CONTEXT_FULL;
+    }
+    return BURROW_STOP_REASON_END_OF_GENERATION;
+}
+
+bool checkTokens(const char *function, const burrow::Model &model, const burrow_token *tokens, int32_t n)
+{
+    if (n < 0) {
+        setError(std::string(function) + ": token count is " + std::to_string(n) + ", expected >= 0");
+        return false;
+    }
+    if (n > 0 && tokens == nullptr) {
+        setError(std::string(function) + ": tokens is NULL with a count of " + std::to_string(n));
+        return false;
+    }
+    const int64_t vocab = model.vocabSize();
+    for (int32_t i = 0; i < n; ++i) {
+        if (tokens[i] < 0 || tokens[i] >= vocab) {
+            setError(std::string(function) + ": token " + std::to_string(i) + " is " + std::to_string(tokens[i])
+                     + ", expected an id in [0, " + std::to_string(vocab) + ")");
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *burrow_version(void) { return BURROW_VERSION; }
+
+const char *burrow_last_error(void) { return t_lastError.c_str(); }
+
+// ---- models -----------------------------------------------------------------
+
+burrow_model *burrow_model_load(const char *path, burrow_progress_callback progress, void *user_data)
+{
+    return guarded<burrow_model *>("burrow_model_load", nullptr, [&]() -> burrow_model * {
+        if (path == nullptr) {
+            setError("burrow_model_load: path is NULL");
+            return nullptr;
+        }
+        burrow::LoadOptions options;
+        if (progress != nullptr)
+            options.progress = [progress, user_data](float value) { return progress(value, user_data); };
+        auto loaded = burrow::Model::load(path, options);
+        if (!loaded) {
+            // The message must say which file failed, whatever layer produced it.
+            std::string message = loaded.message();
+            if (message.find(path) == std::string::npos)
+                message = std::string(path) + ": " + message;
+            setError(std::move(message));
+            return nullptr;
+        }
+        auto *handle = new burrow_model;
+        handle->model = std::move(loaded).value();
+        return handle;
+    });
+}
+
+void burrow_model_free(burrow_model *model)
+{
+    guardedVoid("burrow_model_free", [&] { delete model; });
+}
+
+const char *burrow_model_architecture(const burrow_model *model)
+{
+    return guarded<const char *>("burrow_model_architecture", "", [&]() -> const char * {
+        if (model == nullptr) {
+            setError("burrow_model_architecture: model is NULL");
+            return "";
+        }
+        return model->model->info().architecture.c_str();
+    });
+}
+
+int32_t burrow_model_vocab_size(const burrow_model *model)
+{
+    if (model == nullptr) {
+        setError("burrow_model_vocab_size: model is NULL");
+        return -1;
+    }
+    return static_cast<int32_t>(model->model->vocabSize());
+}
+
+int32_t burrow_model_context_length(const burrow_model *model)
+{
+    if (model == nullptr) {
+        setError("burrow_model_context_length: model is NULL");
+        return -1;
+    }
+    return static_cast<int32_t>(model->model->info().contextLength);
+}
+
+burrow_token burrow_model_bos(const burrow_model *model)
+{
+    return model == nullptr ? -1 : model->model->info().bosId;
+}
+
+burrow_token burrow_model_eos(const burrow_model *model)
+{
+    return model == nullptr ? -1 : model->model->info().eosId;
+}
+
+bool burrow_model_is_end_of_generation(const burrow_model *model, burrow_token token)
+{
+    return guarded<bool>("burrow_model_is_end_of_generation", false, [&] {
+        if (model == nullptr || token < 0 || static_cast<int64_t>(token) >= model->model->vocabSize())
+            return false;
+        return model->model->isEndOfGeneration(token);
+    });
+}
+
+// ---- tokenizer --------------------------------------------------------------
+
+int32_t burrow_tokenize(const burrow_model *model, const char *text, size_t text_length,
+                        burrow_token *tokens, int32_t capacity, bool add_special, bool parse_special)
+{
+    return guarded<int32_t>("burrow_tokenize", -1, [&]() -> int32_t {
+        if (model == nullptr) {
+            setError("burrow_tokenize: model is NULL");
+            return -1;
+        }
+        if (text == nullptr && text_length > 0) {
+            setError("burrow_tokenize: text is NULL with a length of " + std::to_string(text_length));
+            return -1;
+        }
+        if (capacity < 0 || (capacity > 0 && tokens == nullptr)) {
+            setError("burrow_tokenize: capacity is " + std::to_string(capacity)
+                     + (tokens == nullptr ? " with tokens NULL" : "") + ", expected >= 0 and a buffer");
+            return -1;
+        }
+        const std::string_view view(text == nullptr ? "" : text, text_length);
+        const std::vector<burrow::Token> result = model->model->tokenize(view, add_special, parse_special);
+        if (result.size() > static_cast<size_t>(INT32_MAX)) {
+            setError("burrow_tokenize: the text has more than 2^31 tokens");
+            return -1;
+        }
+        const size_t written = std::min(result.size(), static_cast<size_t>(capacity));
+        if (written > 0)
+            std::memcpy(tokens, result.data(), written * sizeof(burrow_token));
+        return static_cast<int32_t>(result.size());
+    });
+}
+
+int64_t burrow_detokenize(const burrow_model *model, const burrow_token *tokens, int32_t n_tokens,
+                          char *text, size_t capacity)
+{
+    return guarded<int64_t>("burrow_detokenize", -1, [&]() -> int64_t {
+        if (model == nullptr) {
+            setError("burrow_detokenize: model is NULL");
+            return -1;
+        }
+        if (!checkTokens("burrow_detokenize", *model->model, tokens, n_tokens))
+            return -1;
+        if (capacity > 0 && text == nullptr) {
+            setError("burrow_detokenize: text is NULL with a capacity of " + std::to_string(capacity));
+            return -1;
+        }
+        const std::string result =
+            model->model->detokenize(std::vector<burrow::Token>(tokens, tokens + n_tokens));
+        if (result.size() < capacity) {
+            std::memcpy(text, result.data(), result.size());
+            text[result.size()] = '\0';
+        }
+        return static_cast<int64_t>(result.size());
+    });
+}
+
+// ---- sessions ---------------------------------------------------------------
+
+burrow_session_params burrow_session_default(void)
+{
+    const burrow::SessionOptions defaults;
+    burrow_session_params params;
+    params.context_size = defaults.contextSize;
+    params.threads = defaults.threads;
+    return params;
+}
+
+burrow_session *burrow_session_create(burrow_model *model, const burrow_session_params *params)
+{
+    return guarded<burrow_session *>("burrow_session_create", nullptr, [&]() -> burrow_session * {
+        if (model == nullptr) {
+            setError("burrow_session_create: model is NULL");
+            return nullptr;
+        }
+        const burrow_session_params p = params != nullptr ? *params : burrow_session_default();
+        burrow::SessionOptions options;
+        options.contextSize = p.context_size;
+        options.threads = p.threads;
+        auto created = burrow::Session::create(model->model, options);
+        if (!created) {
+            setError("burrow_session_create: " + created.message());
+            return nullptr;
+        }
+        auto *handle = new burrow_session;
+        handle->model = model->model;
+        handle->session = std::move(created).value();
+        return handle;
+    });
+}
+
+void burrow_session_free(burrow_session *session)
+{
+    guardedVoid("burrow_session_free", [&] { delete session; });
+}
+
+void burrow_session_reset(burrow_session *session)
+{
+    guardedVoid("burrow_session_reset", [&] {
+        if (session != nullptr)
+            session->session->reset();
+    });
+}
+
+int32_t burrow_session_context_size(const burrow_session *session)
+{
+    if (session == nullptr) {
+        setError("burrow_session_context_size: session is NULL");
+        return -1;
+    }
+    return static_cast<int32_t>(session->session->contextSize());
+}
+
+// ---- sampling ---------------------------------------------------------------
+
+burrow_sampling_params burrow_sampling_default(void)
+{
+    const burrow::SamplingParams d;
+    burrow_sampling_params p;
+    p.temperature = d.temperature;
+    p.top_k = d.topK;
+    p.top_p = d.topP;
+    p.min_p = d.minP;
+    p.typical_p = d.typicalP;
+    p.repeat_penalty = d.repeatPenalty;
+    p.penalty_last_n = d.penaltyLastN;
+    p.frequency_penalty = d.frequencyPenalty;
+    p.presence_penalty = d.presencePenalty;
+    p.mirostat = d.mirostat;
+    p.mirostat_tau = d.mirostatTau;
+    p.mirostat_eta = d.mirostatEta;
+    p.seed = d.seed;
+    return p;
+}
+
+// ---- generation -------------------------------------------------------------
+
+burrow_generate_params burrow_generate_default(void)
+{
+    const burrow::GenerateOptions d;
+    burrow_generate_params p;
+    p.max_tokens = d.maxTokens;
+    p.stop_strings = nullptr;
+    p.n_stop_strings = 0;
+    p.overflow = d.overflow == burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP ? BURROW_CONTEXT_OVERFLOW_STOP
+                                                                             : BURROW_CONTEXT_OVERFLOW_SHIFT;
+    p.n_keep = d.nKeep;
+    return p;
+}
+
+int burrow_generate(burrow_session *session, const burrow_token *prompt, int32_t n_prompt,
+                    const burrow_sampling_params *sampling, const burrow_generate_params *params,
+                    burrow_text_callback callback, void *user_data, burrow_generate_result *result)
+{
+    return guarded<int>("burrow_generate", -1, [&]() -> int {
+        if (session == nullptr) {
+            setError("burrow_generate: session is NULL");
+            return -1;
+        }
+        if (!checkTokens("burrow_generate", *session->model, prompt, n_prompt))
+            return -1;
+
+        const burrow_generate_params p = params != nullptr ? *params : burrow_generate_default();
+        burrow::GenerateOptions options;
+        options.maxTokens = p.max_tokens;
+        options.nKeep = p.n_keep;
+        if (p.overflow == BURROW_CONTEXT_OVERFLOW_STOP)
+            options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
+        else if (p.overflow == BURROW_CONTEXT_OVERFLOW_SHIFT)
+            options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
+        else {
+            setError("burrow_generate: overflow is " + std::to_string(static_cast<int>(p.overflow))
+                     + ", expected BURROW_CONTEXT_OVERFLOW_STOP or _SHIFT");
+            return -1;
+        }
+        if (p.n_stop_strings > 0 && p.stop_strings == nullptr) {
+            setError("burrow_generate: stop_strings is NULL with n_stop_strings " + std::to_string(p.n_stop_strings));
+            return -1;
+        }
+        for (size_t i = 0; i < p.n_stop_strings; ++i) {
+            if (p.stop_strings[i] == nullptr) {
+                setError("burrow_generate: stop_strings[" + std::to_string(i) + "] is NULL");
+                return -1;
+            }
+            options.stopStrings.emplace_back(p.stop_strings[i]);
+        }
+
+        const burrow::SamplingParams samplingParams =
+            sampling != nullptr ? toSampling(*sampling) : burrow::SamplingParams{};
+
+        burrow::TextCallback onText = [session, callback, user_data](std::string_view piece) {
+            if (callback == nullptr)
+                return true;
+            session->piece.assign(piece.data(), piece.size());   // NUL-terminated for C
+            return callback(session->piece.c_str(), session->piece.size(), user_data);
+        };
+
+        burrow::GenerateResult generated;
+        const std::vector<burrow::Token> tokens(prompt, prompt + n_prompt);
+        const burrow::Status status = session->session->generate(tokens, samplingParams, options, onText, &generated);
+        if (result != nullptr) {
+            result->stop_reason = toC(generated.stopReason);
+            result->generated_tokens = generated.timings.generatedTokens;
+            result->prompt_tokens = generated.timings.promptTokens;
+            result->reused_tokens = generated.timings.reusedTokens;
+            result->prompt_ms = generated.timings.promptMs;
+            result->generate_ms = generated.timings.generateMs;
+        }
+        if (!status) {
+            setError("burrow_generate: " + status.message());
+            return -1;
+        }
+        return 0;
+    });
+}
+
+int32_t burrow_evaluate(burrow_session *session, const burrow_token *prompt, int32_t n_prompt,
+                        float *logits, int32_t capacity)
+{
+    return guarded<int32_t>("burrow_evaluate", -1, [&]() -> int32_t {
+        if (session == nullptr) {
+            setError("burrow_evaluate: session is NULL");
+            return -1;
+        }
+        if (!checkTokens("burrow_evaluate", *session->model, prompt, n_prompt))
+            return -1;
+        if (capacity < 0 || (capacity > 0 && logits == nullptr)) {
+            setError("burrow_evaluate: capacity is " + std::to_string(capacity) + ", expected >= 0 and a buffer");
+            return -1;
+        }
+        std::vector<float> out;
+        const burrow::Status status =
+            session->session->evaluate(std::vector<burrow::Token>(prompt, prompt + n_prompt), &out);
+        if (!status) {
+            setError("burrow_evaluate: " + status.message());
+            return -1;
+        }
+        const size_t written = std::min(out.size(), static_cast<size_t>(capacity));
+        if (written > 0)
+            std::memcpy(logits, out.data(), written * sizeof(float));
+        return static_cast<int32_t>(out.size());
+    });
+}
+
+void burrow_cancel(burrow_session *session)
+{
+    guardedVoid("burrow_cancel", [&] {
+        if (session != nullptr)
+            session->session->cancel();
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,421 @@
+/* The C API used from plain C11: error paths, then greedy generation with
+ * stories260K compared with the reference engine's output.
+ *
+ * usage: c_api_test MODEL.gguf REFERENCE.json
+ * REFERENCE.json is ../shared/reference/generation/stories260K.0.json; the
+ * expected prompt tokens, first greedy token and greedy text are read from it.
+ * Exit: 0 pass, 1 fail, 77 skipped (the model or the reference is absent). */
+#include "burrow/burrow.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_failures = 0;
+
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fputc('\n', stderr);                                              \
+            ++g_failures;                                                     \
+        }                                                                     \
+    } while (0)
+
+/* ---- minimal JSON reading (just what the reference file needs) ---------- */
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *data = NULL;
+    size_t size = 0, cap = 0;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (size + n + 1 > cap) {
+            cap = (size + n + 1) * 2;
+            char *grown = realloc(data, cap);
+            if (!grown) {
+                free(data);
+                fclose(f);
+                return NULL;
+            }
+            data = grown;
+        }
+        memcpy(data + size, chunk, n);
+        size += n;
+    }
+    fclose(f);
+    if (!data)
+        data = calloc(1, 1);
+    else
+        data[size] = '\0';
+    return data;
+}
+
+/* Points just after `"key"` and the following colon, or NULL. */
+static const char *json_find_value(const char *json, const char *key)
+{
+    char quoted[128];
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    const char *at = strstr(json, quoted);
+    if (!at)
+        return NULL;
+    at += strlen(quoted);
+    while (*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')
+        ++at;
+    if (*at != ':')
+        return NULL;
+    ++at;
+    while (*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')
+        ++at;
+    return at;
+}
+
+static size_t put_utf8(char *out, unsigned long cp)
+{
+    if (cp < 0x80) { out[0] = (char)cp; return 1; }
+    if (cp < 0x800) { out[0] = (char)(0xC0 | (cp >> 6)); out[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12)); out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F)); return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18)); out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); out[3] = (char)(0x80 | (cp & 0x3F)); return 4;
+}
+
+static unsigned long read_hex4(const char *p)
+{
+    char hex[5] = {p[0], p[1], p[2], p[3], 0};
+    return strtoul(hex, NULL, 16);
+}
+
+/* The string value of `key` (escapes decoded) in a malloc'd buffer, or NULL. */
+static char *json_string(const char *json, const char *key)
+{
+    const char *p = json_find_value(json, key);
+    if (!p || *p != '"')
+        return NULL;
+    ++p;
+    char *out = malloc(strlen(p) * 2 + 1);   /* \uXXXX (6 bytes) never grows past 4 */
+    if (!out)
+        return NULL;
+    size_t n = 0;
+    while (*p && *p != '"') {
+        if (*p != '\\') {
+            out[n++] = *p++;
+            continue;
+        }
+        ++p;
+        switch (*p) {
+        case 'n': out[n++] = '\n'; ++p; break;
+        case 't': out[n++] = '\t'; ++p; break;
+        case 'r': out[n++] = '\r'; ++p; break;
+        case 'b': out[n++] = '\b'; ++p; break;
+        case 'f': out[n++] = '\f'; ++p; break;
+        case 'u': {
+            if (strlen(p) < 5) { free(out); return NULL; }
+            unsigned long cp = read_hex4(p + 1);
+            p += 5;
+            if (cp >= 0xD800 && cp < 0xDC00 && p[0] == '\\' && p[1] == 'u' && strlen(p) >= 6) {
+                const unsigned long low = read_hex4(p + 2);
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                p += 6;
+            }
+            n += put_utf8(out + n, cp);
+            break;
+        }
+        case '\0': free(out); return NULL;
+        default: out[n++] = *p++; break;   /* \" \\ \/ */
+        }
+    }
+    if (*p != '"') { free(out); return NULL; }
+    out[n] = '\0';
+    return out;
+}
+
+/* The integer array `key` into out[0..capacity); returns its length or -1. */
+static int json_int_array(const char *json, const char *key, int *out, int capacity)
+{
+    const char *p = json_find_value(json, key);
+    if (!p || *p != '[')
+        return -1;
+    ++p;
+    int n = 0;
+    for (;;) {
+        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t' || *p == ',')
+            ++p;
+        if (*p == ']')
+            return n;
+        char *end;
+        const long value = strtol(p, &end, 10);
+        if (end == p)
+            return -1;
+        if (n < capacity)
+            out[n] = (int)value;
+        ++n;
+        p = end;
+    }
+}
+
+/* ---- callbacks ---------------------------------------------------------- */
+
+typedef struct {
+    char text[8192];
+    size_t length;
+    int pieces;
+    int stop_after;      /* > 0: return false after this many pieces */
+    int nul_ok;          /* every piece was NUL-terminated at `length` */
+} collector;
+
+static bool collect(const char *piece, size_t length, void *user_data)
+{
+    collector *c = user_data;
+    if (piece[length] != '\0')
+        c->nul_ok = 0;
+    if (c->length + length < sizeof c->text) {
+        memcpy(c->text + c->length, piece, length);
+        c->length += length;
+        c->text[c->length] = '\0';
+    }
+    ++c->pieces;
+    return !(c->stop_after > 0 && c->pieces >= c->stop_after);
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static void test_defaults(void)
+{
+    const burrow_sampling_params s = burrow_sampling_default();
+    CHECK(s.temperature == 0.8f, "temperature %g", s.temperature);
+    CHECK(s.top_k == 40, "top_k %d", s.top_k);
+    CHECK(s.top_p == 0.95f, "top_p %g", s.top_p);
+    CHECK(s.min_p == 0.05f, "min_p %g", s.min_p);
+    CHECK(s.typical_p == 1.0f, "typical_p %g", s.typical_p);
+    CHECK(s.repeat_penalty == 1.0f, "repeat_penalty %g", s.repeat_penalty);
+    CHECK(s.penalty_last_n == 64, "penalty_last_n %d", s.penalty_last_n);
+    CHECK(s.mirostat == 0, "mirostat %d", s.mirostat);
+    CHECK(s.seed == 0xFFFFFFFFu, "seed %u", s.seed);
+    const burrow_generate_params g = burrow_generate_default();
+    CHECK(g.max_tokens == -1 && g.n_stop_strings == 0 && g.stop_strings == NULL, "generate defaults");
+    CHECK(strlen(burrow_version()) > 0, "version is empty");
+}
+
+static void test_error_paths(void)
+{
+    burrow_model *missing = burrow_model_load("/nonexistent-dir/missing-model.gguf", NULL, NULL);
+    CHECK(missing == NULL, "a missing file loaded");
+    CHECK(strstr(burrow_last_error(), "missing-model.gguf") != NULL,
+          "error does not name the file: '%s'", burrow_last_error());
+    burrow_model_free(missing);
+
+    const char *junk_path = "c_api_test_not_a_model.gguf";
+    FILE *junk = fopen(junk_path, "wb");
+    if (junk) {
+        fputs("this is not a GGUF file, just text long enough to have a header", junk);
+        fclose(junk);
+        burrow_model *bad = burrow_model_load(junk_path, NULL, NULL);
+        CHECK(bad == NULL, "a text file loaded as a model");
+        CHECK(strstr(burrow_last_error(), junk_path) != NULL,
+              "error does not name the file: '%s'", burrow_last_error());
+        burrow_model_free(bad);
+        remove(junk_path);
+    }
+
+    CHECK(burrow_model_load(NULL, NULL, NULL) == NULL, "NULL path");
+    CHECK(strlen(burrow_last_error()) > 0, "no error text for a NULL path");
+
+    burrow_token tokens[4];
+    CHECK(burrow_tokenize(NULL, "x", 1, tokens, 4, true, false) == -1, "tokenize without a model");
+    CHECK(strstr(burrow_last_error(), "model is NULL") != NULL, "error: '%s'", burrow_last_error());
+    CHECK(burrow_detokenize(NULL, tokens, 0, NULL, 0) == -1, "detokenize without a model");
+    CHECK(burrow_session_create(NULL, NULL) == NULL, "session without a model");
+    CHECK(burrow_generate(NULL, tokens, 0, NULL, NULL, NULL, NULL, NULL) == -1, "generate without a session");
+    CHECK(strstr(burrow_last_error(), "session is NULL") != NULL, "error: '%s'", burrow_last_error());
+    CHECK(burrow_evaluate(NULL, tokens, 0, NULL, 0) == -1, "evaluate without a session");
+    burrow_session_free(NULL);
+    burrow_model_free(NULL);
+    burrow_cancel(NULL);
+}
+
+static void test_model(const char *model_path, const char *json)
+{
+    char *expected_text = json_string(json, "greedy_text");
+    int expected_prompt[64], expected_greedy[1024];
+    const int n_expected_prompt = json_int_array(json, "prompt_tokens", expected_prompt, 64);
+    const int n_expected_greedy = json_int_array(json, "greedy_tokens", expected_greedy, 1024);
+    char *prompt_text = json_string(json, "prompt");
+    CHECK(expected_text != NULL && prompt_text != NULL && n_expected_prompt > 0 && n_expected_greedy > 0,
+          "reference JSON is missing fields");
+    if (!expected_text || !prompt_text || n_expected_prompt <= 0 || n_expected_greedy <= 0) {
+        free(expected_text);
+        free(prompt_text);
+        return;
+    }
+
+    burrow_model *model = burrow_model_load(model_path, NULL, NULL);
+    CHECK(model != NULL, "load failed: %s", burrow_last_error());
+    if (!model) {
+        free(expected_text);
+        free(prompt_text);
+        return;
+    }
+    CHECK(strcmp(burrow_model_architecture(model), "llama") == 0, "architecture '%s'", burrow_model_architecture(model));
+    const int32_t vocab = burrow_model_vocab_size(model);
+    CHECK(vocab == 512, "vocab size %d", vocab);
+
+    /* Tokenize: first ask for the count, then fill. */
+    const int32_t n_prompt = burrow_tokenize(model, prompt_text, strlen(prompt_text), NULL, 0, true, false);
+    CHECK(n_prompt == n_expected_prompt, "prompt has %d tokens, reference %d", n_prompt, n_expected_prompt);
+    burrow_token prompt[64];
+    const int32_t n_filled = burrow_tokenize(model, prompt_text, strlen(prompt_text), prompt, 64, true, false);
+    CHECK(n_filled == n_prompt, "second tokenize gave %d", n_filled);
+    for (int i = 0; i < n_expected_prompt && i < n_filled; ++i)
+        CHECK(prompt[i] == expected_prompt[i], "prompt token %d is %d, reference %d", i, prompt[i], expected_prompt[i]);
+
+    /* Detokenize: too small a buffer reports the length and writes nothing. */
+    char small[4] = "abc";
+    const int32_t n_text_tokens = n_filled > 1 ? n_filled - 1 : 0;
+    const int64_t text_length = burrow_detokenize(model, prompt + 1, n_text_tokens, small, sizeof small);
+    CHECK(text_length >= (int64_t)strlen(prompt_text), "detokenized length %lld", (long long)text_length);
+    CHECK(strcmp(small, "abc") == 0, "a too-small buffer was written");
+    char text[256];
+    CHECK(burrow_detokenize(model, prompt + 1, n_text_tokens, text, sizeof text) == text_length, "length changed");
+    CHECK(strstr(text, prompt_text) != NULL, "detokenized '%s', expected '%s'", text, prompt_text);
+    const burrow_token invalid[2] = {1, vocab + 7};
+    CHECK(burrow_detokenize(model, invalid, 2, text, sizeof text) == -1, "an invalid token detokenized");
+    CHECK(strstr(burrow_last_error(), "expected an id") != NULL, "error: '%s'", burrow_last_error());
+
+    burrow_session_params session_params = burrow_session_default();
+    session_params.context_size = 256;
+    session_params.threads = 1;
+    burrow_session *session = burrow_session_create(model, &session_params);
+    CHECK(session != NULL, "session failed: %s", burrow_last_error());
+    /* The session keeps the model alive. */
+    burrow_model_free(model);
+    model = NULL;
+    if (!session) {
+        free(expected_text);
+        free(prompt_text);
+        return;
+    }
+
+    /* Logits after the prompt: the argmax is the reference's first greedy token. */
+    float *logits = malloc(sizeof(float) * (size_t)vocab);
+    const int32_t n_logits = burrow_evaluate(session, prompt, n_filled, logits, vocab);
+    CHECK(n_logits == vocab, "evaluate returned %d: %s", n_logits, burrow_last_error());
+    if (n_logits == vocab) {
+        int best = 0;
+        for (int i = 1; i < vocab; ++i)
+            if (logits[i] > logits[best])
+                best = i;
+        CHECK(best == expected_greedy[0], "argmax %d, reference %d", best, expected_greedy[0]);
+    }
+    free(logits);
+
+    /* Greedy generation tells the reference's story. */
+    burrow_sampling_params greedy = burrow_sampling_default();
+    greedy.temperature = 0.0f;
+    greedy.seed = 42;
+    burrow_generate_params options = burrow_generate_default();
+    options.max_tokens = n_expected_greedy + 16;
+    collector *out = calloc(1, sizeof *out);
+    out->nul_ok = 1;
+    burrow_generate_result result;
+    memset(&result, 0xff, sizeof result);
+    const int rc = burrow_generate(session, prompt, n_filled, &greedy, &options, collect, out, &result);
+    CHECK(rc == 0, "generate failed: %s", burrow_last_error());
+    CHECK(strncmp(out->text, expected_text, strlen(expected_text)) == 0,
+          "generated text\n  '%s'\ndoes not begin with the reference\n  '%s'", out->text, expected_text);
+    CHECK(out->nul_ok, "a piece was not NUL-terminated");
+    CHECK(result.generated_tokens >= n_expected_greedy, "generated %d tokens", result.generated_tokens);
+    CHECK(result.stop_reason == BURROW_STOP_REASON_MAX_TOKENS || result.stop_reason == BURROW_STOP_REASON_END_OF_GENERATION,
+          "stop reason %d", (int)result.stop_reason);
+    printf("generated: %s\n", out->text);
+
+    /* The callback stops generation by returning false. */
+    memset(out, 0, sizeof *out);
+    out->nul_ok = 1;
+    out->stop_after = 2;
+    burrow_session_reset(session);
+    const int rc_stop = burrow_generate(session, prompt, n_filled, &greedy, &options, collect, out, &result);
+    CHECK(rc_stop == 0, "generate failed: %s", burrow_last_error());
+    CHECK(out->pieces == 2, "callback ran %d times after asking to stop at 2", out->pieces);
+    CHECK(result.stop_reason == BURROW_STOP_REASON_CANCELLED, "stop reason %d", (int)result.stop_reason);
+
+    /* A stop string ends generation and is not shown. */
+    memset(out, 0, sizeof *out);
+    out->nul_ok = 1;
+    const char *stops[1] = {"Lily"};
+    options.stop_strings = stops;
+    options.n_stop_strings = 1;
+    const int rc_string = burrow_generate(session, prompt, n_filled, &greedy, &options, collect, out, &result);
+    CHECK(rc_string == 0, "generate failed: %s", burrow_last_error());
+    if (strstr(expected_text, "Lily")) {
+        CHECK(result.stop_reason == BURROW_STOP_REASON_STOP_STRING, "stop reason %d", (int)result.stop_reason);
+        CHECK(strstr(out->text, "Lily") == NULL, "stop string shown: '%s'", out->text);
+        CHECK(strncmp(out->text, expected_text, out->length) == 0, "text before the stop string: '%s'", out->text);
+    }
+    options.stop_strings = NULL;
+    options.n_stop_strings = 0;
+
+    /* Errors come back as -1 with a message: a NULL stop string, a bad token,
+     * a prompt longer than the context. */
+    const char *null_stop[1] = {NULL};
+    options.stop_strings = null_stop;
+    options.n_stop_strings = 1;
+    CHECK(burrow_generate(session, prompt, n_filled, &greedy, &options, collect, out, NULL) == -1, "NULL stop string accepted");
+    options.stop_strings = NULL;
+    options.n_stop_strings = 0;
+    CHECK(burrow_generate(session, invalid, 2, &greedy, &options, collect, out, NULL) == -1, "invalid prompt token accepted");
+    burrow_token *long_prompt = malloc(sizeof(burrow_token) * 600);
+    long_prompt[0] = prompt[0];
+    for (int i = 1; i < 600; ++i)
+        long_prompt[i] = n_filled > 1 ? prompt[1 + i % (n_filled - 1)] : prompt[0];
+    const int rc_long = burrow_generate(session, long_prompt, 600, &greedy, &options, collect, out, NULL);
+    CHECK(rc_long == -1, "a 600-token prompt in a %d-token context was accepted", burrow_session_context_size(session));
+    CHECK(strlen(burrow_last_error()) > 0, "no error text for a too-long prompt");
+    free(long_prompt);
+
+    burrow_cancel(session);   /* harmless when idle */
+    burrow_session_free(session);
+    free(out);
+    free(expected_text);
+    free(prompt_text);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s MODEL.gguf REFERENCE.json\n", argv[0]);
+        return 1;
+    }
+    test_defaults();
+    test_error_paths();
+
+    char *json = read_file(argv[2]);
+    FILE *model_file = fopen(argv[1], "rb");
+    if (!json || !model_file) {
+        if (model_file)
+            fclose(model_file);
+        free(json);
+        if (g_failures)
+            return 1;
+        printf("SKIP: %s or %s is absent (../shared fixtures)\n", argv[1], argv[2]);
+        return 77;
+    }
+    fclose(model_file);
+
+    test_model(argv[1], json);
+    free(json);
+
+    if (g_failures) {
+        fprintf(stderr, "%d check(s) failed\n", g_failures);
+        return 1;
+    }
+    printf("PASS\n");
+    return 0;
+}
