@@ -11,6 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__has_include)
+#if __has_include(<threads.h>) && !defined(__STDC_NO_THREADS__)
+#include <threads.h>
+#define HAVE_C11_THREADS 1
+#endif
+#endif
+
 static int g_failures = 0;
 
 #define CHECK(cond, ...)                                                      \
@@ -185,6 +192,37 @@ static bool collect(const char *piece, size_t length, void *user_data)
     return !(c->stop_after > 0 && c->pieces >= c->stop_after);
 }
 
+/* Cancels from another thread: on its third piece the callback starts a
+ * thread that calls burrow_cancel() and waits for it. */
+typedef struct {
+    collector base;
+    burrow_session *session;
+} cancelling_collector;
+
+#ifdef HAVE_C11_THREADS
+static int cancel_thread(void *arg)
+{
+    burrow_cancel((burrow_session *)arg);
+    return 0;
+}
+#endif
+
+static bool collect_then_cancel(const char *piece, size_t length, void *user_data)
+{
+    cancelling_collector *c = user_data;
+    collect(piece, length, &c->base);
+    if (c->base.pieces == 3) {
+#ifdef HAVE_C11_THREADS
+        thrd_t thread;
+        if (thrd_create(&thread, cancel_thread, c->session) == thrd_success)
+            thrd_join(thread, NULL);
+#else
+        burrow_cancel(c->session);
+#endif
+    }
+    return true;
+}
+
 /* ---- tests -------------------------------------------------------------- */
 
 static void test_defaults(void)
@@ -276,14 +314,22 @@ static void test_model(const char *model_path, const char *json)
     for (int i = 0; i < n_expected_prompt && i < n_filled; ++i)
         CHECK(prompt[i] == expected_prompt[i], "prompt token %d is %d, reference %d", i, prompt[i], expected_prompt[i]);
 
+    /* From here on the reference's own prompt tokens are used, so
+     * detokenization, evaluation and generation are checked independently of
+     * the tokenizer. */
+    burrow_token ref_prompt[64];
+    const int32_t n_ref = n_expected_prompt < 64 ? n_expected_prompt : 64;
+    for (int i = 0; i < n_ref; ++i)
+        ref_prompt[i] = expected_prompt[i];
+
     /* Detokenize: too small a buffer reports the length and writes nothing. */
     char small[4] = "abc";
-    const int32_t n_text_tokens = n_filled > 1 ? n_filled - 1 : 0;
-    const int64_t text_length = burrow_detokenize(model, prompt + 1, n_text_tokens, small, sizeof small);
+    const int32_t n_text_tokens = n_ref > 1 ? n_ref - 1 : 0;   /* without BOS */
+    const int64_t text_length = burrow_detokenize(model, ref_prompt + 1, n_text_tokens, small, sizeof small);
     CHECK(text_length >= (int64_t)strlen(prompt_text), "detokenized length %lld", (long long)text_length);
     CHECK(strcmp(small, "abc") == 0, "a too-small buffer was written");
     char text[256];
-    CHECK(burrow_detokenize(model, prompt + 1, n_text_tokens, text, sizeof text) == text_length, "length changed");
+    CHECK(burrow_detokenize(model, ref_prompt + 1, n_text_tokens, text, sizeof text) == text_length, "length changed");
     CHECK(strstr(text, prompt_text) != NULL, "detokenized '%s', expected '%s'", text, prompt_text);
     const burrow_token invalid[2] = {1, vocab + 7};
     CHECK(burrow_detokenize(model, invalid, 2, text, sizeof text) == -1, "an invalid token detokenized");
@@ -305,7 +351,7 @@ static void test_model(const char *model_path, const char *json)
 
     /* Logits after the prompt: the argmax is the reference's first greedy token. */
     float *logits = malloc(sizeof(float) * (size_t)vocab);
-    const int32_t n_logits = burrow_evaluate(session, prompt, n_filled, logits, vocab);
+    const int32_t n_logits = burrow_evaluate(session, ref_prompt, n_ref, logits, vocab);
     CHECK(n_logits == vocab, "evaluate returned %d: %s", n_logits, burrow_last_error());
     if (n_logits == vocab) {
         int best = 0;
@@ -326,7 +372,7 @@ static void test_model(const char *model_path, const char *json)
     out->nul_ok = 1;
     burrow_generate_result result;
     memset(&result, 0xff, sizeof result);
-    const int rc = burrow_generate(session, prompt, n_filled, &greedy, &options, collect, out, &result);
+    const int rc = burrow_generate(session, ref_prompt, n_ref, &greedy, &options, collect, out, &result);
     CHECK(rc == 0, "generate failed: %s", burrow_last_error());
     CHECK(strncmp(out->text, expected_text, strlen(expected_text)) == 0,
           "generated text\n  '%s'\ndoes not begin with the reference\n  '%s'", out->text, expected_text);
@@ -341,10 +387,23 @@ static void test_model(const char *model_path, const char *json)
     out->nul_ok = 1;
     out->stop_after = 2;
     burrow_session_reset(session);
-    const int rc_stop = burrow_generate(session, prompt, n_filled, &greedy, &options, collect, out, &result);
+    const int rc_stop = burrow_generate(session, ref_prompt, n_ref, &greedy, &options, collect, out, &result);
     CHECK(rc_stop == 0, "generate failed: %s", burrow_last_error());
     CHECK(out->pieces == 2, "callback ran %d times after asking to stop at 2", out->pieces);
     CHECK(result.stop_reason == BURROW_STOP_REASON_CANCELLED, "stop reason %d", (int)result.stop_reason);
+
+    /* burrow_cancel() from another thread takes effect within one token. */
+    cancelling_collector *cancelling = calloc(1, sizeof *cancelling);
+    cancelling->session = session;
+    cancelling->base.nul_ok = 1;
+    options.max_tokens = 200;
+    const int rc_cancel = burrow_generate(session, ref_prompt, n_ref, &greedy, &options, collect_then_cancel,
+                                          cancelling, &result);
+    CHECK(rc_cancel == 0, "generate failed: %s", burrow_last_error());
+    CHECK(result.stop_reason == BURROW_STOP_REASON_CANCELLED, "stop reason %d after cancel", (int)result.stop_reason);
+    CHECK(cancelling->base.pieces <= 4, "%d pieces arrived after cancelling at the third", cancelling->base.pieces);
+    free(cancelling);
+    options.max_tokens = n_expected_greedy + 16;
 
     /* A stop string ends generation and is not shown. */
     memset(out, 0, sizeof *out);
@@ -352,7 +411,7 @@ static void test_model(const char *model_path, const char *json)
     const char *stops[1] = {"Lily"};
     options.stop_strings = stops;
     options.n_stop_strings = 1;
-    const int rc_string = burrow_generate(session, prompt, n_filled, &greedy, &options, collect, out, &result);
+    const int rc_string = burrow_generate(session, ref_prompt, n_ref, &greedy, &options, collect, out, &result);
     CHECK(rc_string == 0, "generate failed: %s", burrow_last_error());
     if (strstr(expected_text, "Lily")) {
         CHECK(result.stop_reason == BURROW_STOP_REASON_STOP_STRING, "stop reason %d", (int)result.stop_reason);
@@ -367,14 +426,14 @@ static void test_model(const char *model_path, const char *json)
     const char *null_stop[1] = {NULL};
     options.stop_strings = null_stop;
     options.n_stop_strings = 1;
-    CHECK(burrow_generate(session, prompt, n_filled, &greedy, &options, collect, out, NULL) == -1, "NULL stop string accepted");
+    CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &options, collect, out, NULL) == -1, "NULL stop string accepted");
     options.stop_strings = NULL;
     options.n_stop_strings = 0;
     CHECK(burrow_generate(session, invalid, 2, &greedy, &options, collect, out, NULL) == -1, "invalid prompt token accepted");
     burrow_token *long_prompt = malloc(sizeof(burrow_token) * 600);
-    long_prompt[0] = prompt[0];
+    long_prompt[0] = ref_prompt[0];
     for (int i = 1; i < 600; ++i)
-        long_prompt[i] = n_filled > 1 ? prompt[1 + i % (n_filled - 1)] : prompt[0];
+        long_prompt[i] = n_ref > 1 ? ref_prompt[1 + i % (n_ref - 1)] : ref_prompt[0];
     const int rc_long = burrow_generate(session, long_prompt, 600, &greedy, &options, collect, out, NULL);
     CHECK(rc_long == -1, "a 600-token prompt in a %d-token context was accepted", burrow_session_context_size(session));
     CHECK(strlen(burrow_last_error()) > 0, "no error text for a too-long prompt");
