@@ -70,6 +70,7 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         f->m_scores.resize(nThreads * cache.capacity());
         f->m_probs16.resize(nThreads * cache.capacity());
         f->m_q16.resize(nThreads * c.headDimK);
+        f->m_qf.resize(nThreads * c.headDimK);
         f->m_acc.resize(nThreads * c.headDimV);
     } catch (const std::bad_alloc &) {
         return Status::error("forward pass: out of memory allocating activations for a batch of " +
@@ -211,12 +212,14 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     const uint32_t capacity = m_cache.capacity();
     const float *f16 = f16Table();
     const int64_t items = static_cast<int64_t>(n) * c.nHead;
+    const float capInv = c.attnSoftcap != 0.0f ? 1.0f / c.attnSoftcap : 0.0f;
 
     auto work = [&](int ith, int nth) {
         float *scores = m_scores.data() + static_cast<size_t>(ith) * capacity;
         uint16_t *probs = m_probs16.data() + static_cast<size_t>(ith) * capacity;
         uint16_t *q16 = m_q16.data() + static_cast<size_t>(ith) * dk;
-        float *acc = m_acc.data() + static_cast<size_t>(ith) * dv;
+        double *acc = m_acc.data() + static_cast<size_t>(ith) * dv;
+        float *qf = m_qf.data() + static_cast<size_t>(ith) * dk;
         int64_t i0, i1;
         ThreadPool::split(items, ith, nth, &i0, &i1);
         for (int64_t item = i0; item < i1; ++item) {
@@ -229,15 +232,19 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
             if (swa && pos + 1 > c.slidingWindow)
                 first = pos + 1 - c.slidingWindow;
             f32ToF16Row(m_q.data() + t * Q + static_cast<int64_t>(head) * dk, q16, dk);
+            for (int d = 0; d < dk; ++d)
+                qf[d] = f16[q16[d]];
 
             float maxScore = -std::numeric_limits<float>::infinity();
             for (uint32_t j = first; j <= pos; ++j) {
                 const uint16_t *kj = m_cache.k(il, j) + static_cast<size_t>(kvHead) * dk;
-                float s = 0.0f;
+                // float products summed in double, as the reference's F16 dot for short rows
+                double sd = 0.0;
                 for (int d = 0; d < dk; ++d)
-                    s += f16[kj[d]] * f16[q16[d]];
+                    sd += static_cast<double>(f16[kj[d]] * qf[d]);
+                float s = static_cast<float>(sd);
                 if (c.attnSoftcap != 0.0f)
-                    s = std::tanh(s / c.attnSoftcap) * c.attnSoftcap;
+                    s = std::tanh(s * capInv) * c.attnSoftcap;
                 s *= scale;
                 scores[j] = s;
                 maxScore = std::max(maxScore, s);
@@ -252,16 +259,18 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
             for (uint32_t j = first; j <= pos; ++j)
                 probs[j] = f32ToF16(scores[j] * inv);
 
-            std::fill(acc, acc + dv, 0.0f);
+            std::fill(acc, acc + dv, 0.0);
             for (uint32_t j = first; j <= pos; ++j) {
                 const float p = f16[probs[j]];
                 if (p == 0.0f)
                     continue;
                 const uint16_t *vj = m_cache.v(il, j) + static_cast<size_t>(kvHead) * dv;
                 for (int d = 0; d < dv; ++d)
-                    acc[d] += p * f16[vj[d]];
+                    acc[d] += static_cast<double>(p * f16[vj[d]]);
             }
-            std::copy(acc, acc + dv, m_attn.data() + t * VO + static_cast<int64_t>(head) * dv);
+            float *o = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
+            for (int d = 0; d < dv; ++d)
+                o[d] = static_cast<float>(acc[d]);
         }
     };
     if (items == 1)

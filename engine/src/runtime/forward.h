@@ -72,11 +72,12 @@ private:
     std::vector<float> m_ropeCs;   // [B, nRot] cos/sin per token
     std::vector<uint8_t> m_scratch;        // quantized activations for matmul
     // Per thread: attention scores [capacity], probabilities as F16 [capacity],
-    // query as F16 [headDimK], accumulator [headDimV].
+    // query as F16 [headDimK] and back as float [headDimK], accumulator [headDimV].
     std::vector<float> m_scores;
     std::vector<uint16_t> m_probs16;
     std::vector<uint16_t> m_q16;
-    std::vector<float> m_acc;
+    std::vector<float> m_qf;
+    std::vector<double> m_acc;
 };
 
 } // namespace burrow::runtime

@@ -11,7 +11,7 @@ void rmsNorm(const float *x, const float *w, float *y, int64_t n, float eps)
 {
     double sum = 0.0;
     for (int64_t i = 0; i < n; ++i)
-        sum += static_cast<double>(x[i]) * x[i];
+        sum += static_cast<double>(x[i] * x[i]);   // float product, double sum (as the reference)
     const float mean = static_cast<float>(sum / static_cast<double>(n));
     const float scale = 1.0f / std::sqrt(mean + eps);
     for (int64_t i = 0; i < n; ++i)

@@ -8,7 +8,7 @@
 
 namespace burrow::runtime {
 
-// y[i] = x[i] / sqrt(mean(x^2) + eps) * w[i]  (sum of squares in double). y may equal x.
+// y[i] = x[i] / sqrt(mean(x^2) + eps) * w[i]  (squares in float, summed in double). y may equal x.
 void rmsNorm(const float *x, const float *w, float *y, int64_t n, float eps);
 
 // RoPE tables for one position: cs[2i] = cos(theta_i), cs[2i+1] = sin(theta_i)
