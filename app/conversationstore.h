@@ -1,0 +1,241 @@
+// Conversations and their messages, kept in SQLite (Qt SQL) so that nothing
+// the user typed or the model wrote is lost, even on a crash or power cut.
+#pragma once
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QObject>
+#include <QQmlParserStatus>
+#include <QSqlDatabase>
+#include <QString>
+#include <QVariantList>
+#include <QVector>
+#include <functional>
+#include <QtQml/qqmlregistration.h>
+
+/**
+ * @brief One conversation row as the sidebar and the chat window need it.
+ */
+struct ConversationRecord {
+    qint64 id = -1;
+    QString title;
+    QDateTime created;   // UTC
+    QDateTime updated;   // UTC; bumped by new messages and finished replies
+    QString modelPath;   // the model file the chat uses ("" when none yet)
+    qint64 modelSize = 0;
+    QJsonObject settings;  // ChatSettings::toJson()
+    QDateTime deletedAt;   // invalid unless soft-deleted
+};
+
+/**
+ * @brief One message. Replies carry what produced them (model, settings, stats).
+ */
+struct MessageRecord {
+    qint64 id = -1;
+    qint64 conversationId = -1;
+    qint64 parentId = -1;  // -1: none (linear chat); kept for future branching
+    QString role;          // "system", "user", "assistant"
+    QString content;
+    int state = 0;         // ConversationStore::MessageState
+    QDateTime created;
+    QDateTime updated;
+    QString model;         // model file name that wrote the reply
+    QJsonObject settings;  // sampling settings used for the reply
+    int promptTokens = -1;     // -1: unknown
+    int generatedTokens = -1;  // -1: unknown
+    double tokensPerSecond = -1;
+    QString error;         // for state Error: what went wrong
+};
+
+/**
+ * @brief One search hit: a conversation and where the text was found.
+ */
+struct SearchHit {
+    qint64 conversationId = -1;
+    qint64 messageId = -1;  // -1: the title matched
+    QString title;
+    QDateTime updated;
+    QString snippet;        // plain text around the match
+    QString snippetHtml;    // the same, HTML-escaped, matches in <b>…</b>
+};
+
+/**
+ * @brief The conversation database (burrow.db in QStandardPaths::AppDataLocation).
+ *
+ * Storage contract:
+ * - SQLite in WAL mode with synchronous=FULL: each committed write (a sent
+ *   message, a streaming update, a finished reply) survives a crash of the
+ *   app and a power cut. FULL costs one fsync of the WAL per commit; the
+ *   caller writes a streaming reply about once a second, so that is cheap.
+ * - Foreign keys on; messages are deleted with their conversation (purge).
+ * - The schema version is PRAGMA user_version. Older databases are migrated
+ *   step by step in one transaction each, after a copy `burrow.db.bak-v<N>`
+ *   is written next to the database (VACUUM INTO, consistent).
+ * - On open the database is checked (PRAGMA quick_check). A damaged file, or
+ *   one that is not a Burrow database, is moved aside to
+ *   `burrow.db.corrupt-<timestamp>` (with its -wal/-shm files) and a new one is
+ *   started; `problem` then holds a message for the user. Nothing is deleted.
+ * - Messages left in state Streaming by a crash become Interrupted on open.
+ *
+ * All calls are synchronous on the thread that opened the store (Qt SQL
+ * connections are per thread). Failures return false / -1 and emit
+ * errorOccurred() with a message for the user.
+ *
+ * In QML the store opens itself when the component is complete (at
+ * `databasePath`, or the default location when empty); in C++ call open().
+ */
+class ConversationStore : public QObject, public QQmlParserStatus {
+    Q_OBJECT
+    Q_INTERFACES(QQmlParserStatus)
+    QML_ELEMENT
+    Q_PROPERTY(QString databasePath READ databasePath WRITE setDatabasePath NOTIFY databasePathChanged)
+    Q_PROPERTY(bool ready READ isReady NOTIFY readyChanged)
+    Q_PROPERTY(QString problem READ problem NOTIFY problemChanged)
+    Q_PROPERTY(QString movedAsidePath READ movedAsidePath NOTIFY problemChanged)
+    Q_PROPERTY(QString backupPath READ backupPath NOTIFY backupPathChanged)
+    Q_PROPERTY(int interruptedOnOpen READ interruptedOnOpen NOTIFY readyChanged)
+
+public:
+    enum MessageState {
+        Complete = 0,     // a user message, or a reply that ended normally
+        Streaming = 1,    // a reply being generated right now
+        Interrupted = 2,  // the app stopped (crash, kill) while the reply streamed
+        Stopped = 3,      // the user stopped the reply
+        Error = 4,        // generation failed; see error
+    };
+    Q_ENUM(MessageState)
+
+    /// The schema version this build writes. Older ones are migrated.
+    static constexpr int SchemaVersion = 3;
+
+    explicit ConversationStore(QObject *parent = nullptr);
+    ~ConversationStore() override;
+
+    /// The default database file: <AppDataLocation>/burrow.db.
+    static QString defaultDatabasePath();
+
+    QString databasePath() const { return m_path; }
+    /// Takes effect at the next open(). ":memory:" gives a throw-away store.
+    void setDatabasePath(const QString &path);
+    bool isReady() const { return m_ready; }
+    QString problem() const { return m_problem; }
+    QString movedAsidePath() const { return m_movedAside; }
+    QString backupPath() const { return m_backupPath; }
+    int interruptedOnOpen() const { return m_interruptedOnOpen; }
+
+    /// Opens (creating, checking, migrating) the database. Returns ready.
+    Q_INVOKABLE bool open();
+    Q_INVOKABLE void close();
+
+    // ---- conversations ---------------------------------------------------
+    /// A new, empty conversation; returns its id (-1 on failure).
+    Q_INVOKABLE qint64 createConversation(const QString &title = QString(), const QString &modelPath = QString(),
+                                          qint64 modelSize = 0, const QJsonObject &settings = QJsonObject());
+    Q_INVOKABLE bool rename(qint64 conversationId, const QString &title);
+    Q_INVOKABLE bool setModel(qint64 conversationId, const QString &modelPath, qint64 modelSize);
+    Q_INVOKABLE bool setSettings(qint64 conversationId, const QJsonObject &settings);
+    /// Soft delete: hidden from lists and search until undoRemove() or purge.
+    Q_INVOKABLE bool remove(qint64 conversationId);
+    Q_INVOKABLE bool undoRemove(qint64 conversationId);
+    /// Deletes one soft-deleted conversation for good, with its messages.
+    Q_INVOKABLE bool purge(qint64 conversationId);
+    /// Deletes for good every conversation soft-deleted before `before`
+    /// (all of them when invalid). Returns how many.
+    int purgeDeleted(const QDateTime &before = QDateTime());
+
+    ConversationRecord conversation(qint64 conversationId) const;
+    /// Not deleted, newest (last updated) first.
+    QVector<ConversationRecord> conversations() const;
+    /// Soft-deleted ones, most recently deleted first.
+    QVector<ConversationRecord> deletedConversations() const;
+
+    /// For QML: the same as maps (id, title, created, updated, modelPath, modelSize, settings).
+    Q_INVOKABLE QVariantMap conversationMap(qint64 conversationId) const;
+    Q_INVOKABLE QJsonObject settings(qint64 conversationId) const;
+
+    // ---- messages --------------------------------------------------------
+    /// Stores a finished message (a user message: call before generating).
+    /// An untitled conversation takes its title from its first user message.
+    Q_INVOKABLE qint64 appendMessage(qint64 conversationId, const QString &role, const QString &content,
+                                     qint64 parentId = -1);
+    /// Starts an assistant reply in state Streaming with empty content.
+    Q_INVOKABLE qint64 beginReply(qint64 conversationId, const QString &model, const QJsonObject &settingsUsed,
+                                  qint64 parentId = -1);
+    /// The whole text so far. The caller throttles (at least once a second).
+    Q_INVOKABLE bool updateReply(qint64 messageId, const QString &content);
+    /// Final text, state (Complete, Stopped, Error) and stats (-1: unknown).
+    Q_INVOKABLE bool finishReply(qint64 messageId, const QString &content, int state, int promptTokens = -1,
+                                 int generatedTokens = -1, double tokensPerSecond = -1,
+                                 const QString &error = QString());
+
+    MessageRecord message(qint64 messageId) const;
+    /// In the order they were written.
+    QVector<MessageRecord> messages(qint64 conversationId) const;
+    Q_INVOKABLE QVariantList messageList(qint64 conversationId) const;
+
+    // ---- search ------------------------------------------------------------
+    /// Full-text search over titles and message text (case-insensitive
+    /// substring; every word must occur). One hit per conversation, newest
+    /// conversation first, deleted ones excluded.
+    QVector<SearchHit> search(const QString &text, int limit = 200) const;
+    Q_INVOKABLE QVariantList searchList(const QString &text) const;
+
+    /// Tests: the time source for created/updated/deleted (default: now, UTC).
+    void setClock(std::function<QDateTime()> clock);
+
+    static QString stateName(int state);
+    static int stateFromName(const QString &name);
+    /// The title a first message gives: its first line, trimmed, at most 60 characters.
+    static QString titleFromMessage(const QString &content);
+
+    void classBegin() override {}
+    void componentComplete() override;
+
+signals:
+    void databasePathChanged();
+    void readyChanged();
+    void problemChanged();
+    void backupPathChanged();
+    /// An operation failed (disk full, read-only folder, ...): a user message.
+    void errorOccurred(const QString &message);
+
+    void conversationAdded(qint64 conversationId);
+    /// Title, model, settings or updated time changed.
+    void conversationChanged(qint64 conversationId);
+    void conversationRemoved(qint64 conversationId);   // soft-deleted or purged
+    void conversationRestored(qint64 conversationId);
+    void messageAdded(qint64 conversationId, qint64 messageId);
+    void messageChanged(qint64 conversationId, qint64 messageId);
+
+private:
+    QSqlDatabase db() const;
+    bool openConnection(const QString &path);
+    void closeConnection();
+    QString inspectOpenDatabase(int *version, bool *newer);
+    static QString moveAside(const QString &path);
+    bool migrate(int from, const QString &path, bool inMemory);
+    bool exec(const QString &sql, const char *what);
+    bool fail(const QString &what, const QString &detail);
+    void setProblem(const QString &message, const QString &movedAside);
+    qint64 nowMs() const;
+    qint64 conversationOf(qint64 messageId) const;
+    bool touch(qint64 conversationId, qint64 now);
+    bool updateConversation(qint64 conversationId, const QString &sql, const QVariantList &values,
+                            const QString &what);
+    qint64 insertMessage(qint64 conversationId, const QString &role, const QString &content, const QString &state,
+                         const QString &model, const QJsonObject &settings, qint64 parentId);
+
+
+    QString m_path;
+    QString m_connection;
+    std::function<QDateTime()> m_clock;
+    bool m_ready = false;
+    bool m_componentComplete = false;
+    QString m_problem;
+    QString m_movedAside;
+    QString m_backupPath;
+    int m_interruptedOnOpen = 0;
+};
+
+Q_DECLARE_METATYPE(ConversationRecord)
+Q_DECLARE_METATYPE(MessageRecord)
