@@ -4,8 +4,12 @@
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
+#include <QtQml/qqmlextensionplugin.h>
 
 #include "appinfo.h"
+#include "chatcontroller.h"
+
+Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 
 int main(int argc, char *argv[])
 {
@@ -29,5 +33,15 @@ int main(int argc, char *argv[])
     QObject::connect(&engine, &QQmlApplicationEngine::objectCreationFailed, &app,
                      [] { QCoreApplication::exit(1); }, Qt::QueuedConnection);
     engine.load(AppInfo::mainQmlUrl());
+    if (engine.rootObjects().isEmpty())
+        return 1;
+
+    // `burrow MODEL.gguf`: open it as a drop would, without asking unless memory is short.
+    const QStringList models = parser.positionalArguments();
+    if (!models.isEmpty()) {
+        auto *chat = engine.rootObjects().first()->property("chat").value<ChatController *>();
+        if (chat)
+            chat->openFile(models.first(), false);
+    }
     return app.exec();
 }

@@ -2,13 +2,19 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-// What the window shows before a model is loaded.
+// What the window shows before a model is loaded: how to get one, and the
+// models opened recently.
 Item {
     id: root
     objectName: "emptyState"
 
+    property var recentPaths: []
+    signal openRequested()
+    signal recentRequested(string path)
+
     ColumnLayout {
         anchors.centerIn: parent
+        width: Math.min(parent.width - 48, 560)
         spacing: 12
 
         Label {
@@ -21,6 +27,32 @@ Item {
             Layout.alignment: Qt.AlignHCenter
             text: qsTr("Everything runs on this computer. Nothing leaves it.")
             opacity: 0.7
+        }
+        Button {
+            objectName: "emptyStateOpen"
+            Layout.alignment: Qt.AlignHCenter
+            text: qsTr("Open model…")
+            Accessible.name: qsTr("Open a model file")
+            onClicked: root.openRequested()
+        }
+        Label {
+            Layout.topMargin: 12
+            visible: root.recentPaths.length > 0
+            text: qsTr("Recent models")
+            font.bold: true
+        }
+        Repeater {
+            model: root.recentPaths
+            delegate: Button {
+                required property string modelData
+                Layout.fillWidth: true
+                flat: true
+                text: modelData.substring(modelData.lastIndexOf("/") + 1)
+                ToolTip.visible: hovered
+                ToolTip.text: modelData
+                Accessible.name: qsTr("Open recent model %1").arg(text)
+                onClicked: root.recentRequested(modelData)
+            }
         }
     }
 }

@@ -1,0 +1,74 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Burrow
+
+// The conversation: a virtualized ListView over the chat's MessageModel.
+// It follows the newest text unless the user has scrolled up.
+Item {
+    id: root
+    objectName: "chatView"
+
+    required property ChatController chat
+    readonly property alias list: list
+    // True while the view sticks to the end; cleared when the user scrolls up.
+    property bool following: true
+
+    signal editRequested(int row, string text)
+
+    ListView {
+        id: list
+        objectName: "messageList"
+        anchors.fill: parent
+        model: root.chat.messages
+        spacing: 4
+        clip: true
+        reuseItems: false
+        cacheBuffer: 800
+        boundsBehavior: Flickable.StopAtBounds
+        Accessible.role: Accessible.List
+        Accessible.name: qsTr("Conversation")
+
+        property bool autoScrolling: false
+
+        delegate: MessageDelegate {
+            width: ListView.view.width - 16
+            x: 8
+            chat: root.chat
+            onEditRequested: (row, text) => root.editRequested(row, text)
+        }
+
+        function scrollToEnd() {
+            autoScrolling = true
+            positionViewAtEnd()
+            autoScrolling = false
+        }
+
+        onContentYChanged: {
+            if (!autoScrolling && (moving || dragging || flicking || scrollBar.pressed))
+                root.following = atYEnd
+        }
+        onMovementEnded: root.following = atYEnd
+        onContentHeightChanged: if (root.following) Qt.callLater(scrollToEnd)
+        onCountChanged: if (root.following) Qt.callLater(scrollToEnd)
+
+        ScrollBar.vertical: ScrollBar {
+            id: scrollBar
+            Accessible.name: qsTr("Scroll the conversation")
+        }
+    }
+
+    Button {
+        objectName: "jumpToLatest"
+        anchors.right: parent.right
+        anchors.bottom: parent.bottom
+        anchors.margins: 16
+        visible: !root.following && list.count > 0
+        text: qsTr("Jump to latest")
+        Accessible.name: qsTr("Jump to the latest message")
+        onClicked: {
+            root.following = true
+            list.scrollToEnd()
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// Where the user writes: Enter sends, Shift+Enter starts a new line,
+// Esc stops a reply. Without a model it says how to get one.
+Pane {
+    id: root
+    objectName: "composer"
+
+    property bool hasModel: false
+    property bool busy: false          // a model is loading
+    property bool generating: false
+    property bool plainText: false     // the model continues text (no chat template)
+    property alias text: input.text
+
+    signal sendRequested(string text)
+    signal stopRequested()
+
+    readonly property bool canSend: hasModel && !busy && !generating && input.text.trim().length > 0
+
+    function send() {
+        if (canSend)
+            sendRequested(input.text)
+    }
+    function clear() { input.clear() }
+    function focusInput() { input.forceActiveFocus() }
+
+    padding: 8
+
+    RowLayout {
+        anchors.fill: parent
+        spacing: 8
+
+        ScrollView {
+            Layout.fillWidth: true
+            Layout.preferredHeight: Math.min(Math.max(input.implicitHeight, 40), 180)
+
+            TextArea {
+                id: input
+                objectName: "composerInput"
+                wrapMode: TextEdit.Wrap
+                focus: true
+                placeholderText: !root.hasModel
+                    ? qsTr("No model yet: drop a .gguf file on this window or press Ctrl+O to open one.")
+                    : root.plainText
+                        ? qsTr("Write the beginning of a text; the model continues it. Enter sends, Shift+Enter adds a line.")
+                        : qsTr("Message the model. Enter sends, Shift+Enter adds a line.")
+                Accessible.name: qsTr("Message")
+                Accessible.description: placeholderText
+
+                Keys.onPressed: (event) => {
+                    if (event.key === Qt.Key_Return || event.key === Qt.Key_Enter) {
+                        if (event.modifiers & Qt.ShiftModifier)
+                            return   // TextArea inserts the new line
+                        event.accepted = true
+                        root.send()
+                    } else if (event.key === Qt.Key_Escape && root.generating) {
+                        event.accepted = true
+                        root.stopRequested()
+                    }
+                }
+            }
+        }
+        Button {
+            objectName: "composerButton"
+            Layout.alignment: Qt.AlignBottom
+            text: root.generating ? qsTr("Stop") : qsTr("Send")
+            enabled: root.generating || root.canSend
+            Accessible.name: root.generating ? qsTr("Stop the reply") : qsTr("Send the message")
+            onClicked: root.generating ? root.stopRequested() : root.send()
+        }
+    }
+}

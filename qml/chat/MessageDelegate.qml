@@ -1,0 +1,203 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Burrow
+
+// One message of the conversation: Markdown blocks (prose and code), who
+// wrote it, its state, and its actions (copy; edit and resend on a user
+// message; regenerate on the last reply).
+Item {
+    id: root
+
+    required property int index
+    required property int author
+    required property string text
+    required property var blocks
+    required property int state
+    required property string error
+    required property string stats
+    required property bool inContext
+    required property bool memoryStartsHere
+    required property bool isLast
+    required property ChatController chat
+
+    readonly property bool isUser: author === MessageModel.User
+    property bool editing: false
+
+    signal editRequested(int row, string text)
+
+    implicitHeight: column.implicitHeight + 12
+
+    ColumnLayout {
+        id: column
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.top: parent.top
+        anchors.margins: 6
+        spacing: 4
+
+        // Where the model's memory begins: older messages are left out of the prompt.
+        RowLayout {
+            objectName: "memoryMarker"
+            visible: root.memoryStartsHere
+            Layout.fillWidth: true
+            Rectangle { Layout.fillWidth: true; height: 1; color: palette.mid }
+            Label {
+                text: qsTr("The model remembers from here; older messages no longer fit its context")
+                opacity: 0.7
+                font.pixelSize: 11
+            }
+            Rectangle { Layout.fillWidth: true; height: 1; color: palette.mid }
+        }
+
+        Rectangle {
+            Layout.fillWidth: true
+            Layout.leftMargin: root.isUser ? 48 : 0
+            implicitHeight: body.implicitHeight + 16
+            radius: 6
+            color: root.isUser ? Qt.rgba(palette.highlight.r, palette.highlight.g, palette.highlight.b, 0.12)
+                               : "transparent"
+            border.color: root.isUser ? "transparent" : Qt.rgba(palette.text.r, palette.text.g, palette.text.b, 0.08)
+            opacity: root.inContext ? 1 : 0.55
+
+            ColumnLayout {
+                id: body
+                anchors.fill: parent
+                anchors.margins: 8
+                spacing: 6
+
+                RowLayout {
+                    Layout.fillWidth: true
+                    Label {
+                        text: root.isUser ? qsTr("You") : qsTr("Model")
+                        font.bold: true
+                    }
+                    Label {
+                        objectName: "messageState"
+                        visible: text !== ""
+                        opacity: 0.7
+                        text: root.state === MessageModel.Stopped ? qsTr("stopped")
+                            : root.state === MessageModel.Interrupted ? qsTr("interrupted")
+                            : root.state === MessageModel.Failed ? qsTr("failed")
+                            : root.state === MessageModel.Streaming ? qsTr("writing…") : ""
+                    }
+                    Item { Layout.fillWidth: true }
+                    Label {
+                        text: root.stats
+                        opacity: 0.6
+                        font.pixelSize: 11
+                    }
+                    ToolButton {
+                        text: qsTr("Copy")
+                        visible: root.text !== ""
+                        Accessible.name: qsTr("Copy this message")
+                        onClicked: root.chat.copyToClipboard(root.text)
+                    }
+                    ToolButton {
+                        objectName: "editButton"
+                        text: qsTr("Edit")
+                        visible: root.isUser && !root.editing
+                        enabled: !root.chat.generating
+                        Accessible.name: qsTr("Edit and resend this message")
+                        onClicked: {
+                            editor.text = root.text
+                            root.editing = true
+                            editor.forceActiveFocus()
+                        }
+                    }
+                    ToolButton {
+                        objectName: "regenerateButton"
+                        text: qsTr("Regenerate")
+                        visible: !root.isUser && root.isLast && root.state !== MessageModel.Streaming
+                        enabled: root.chat.canRegenerate
+                        Accessible.name: qsTr("Write this reply again")
+                        onClicked: root.chat.regenerate()
+                    }
+                }
+
+                Label {
+                    visible: root.state === MessageModel.Streaming && root.text === ""
+                    text: qsTr("Thinking…")
+                    opacity: 0.6
+                }
+
+                Repeater {
+                    model: root.editing ? [] : root.blocks
+                    delegate: Loader {
+                        required property var modelData
+                        Layout.fillWidth: true
+                        sourceComponent: modelData.kind === "code" ? codeComponent : textComponent
+                        property string blockText: modelData.text
+                        property string blockLanguage: modelData.language
+                    }
+                }
+
+                Label {
+                    visible: root.state === MessageModel.Failed && root.error !== ""
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    color: "#c0392b"
+                    text: root.error
+                }
+
+                ColumnLayout {
+                    visible: root.editing
+                    Layout.fillWidth: true
+                    TextArea {
+                        id: editor
+                        objectName: "messageEditor"
+                        Layout.fillWidth: true
+                        wrapMode: TextEdit.Wrap
+                        Accessible.name: qsTr("Edited message")
+                        Keys.onEscapePressed: root.editing = false
+                    }
+                    RowLayout {
+                        Button {
+                            text: qsTr("Send again")
+                            enabled: editor.text.trim() !== "" && !root.chat.generating
+                            Accessible.name: qsTr("Send the edited message")
+                            onClicked: {
+                                root.editing = false
+                                root.editRequested(root.index, editor.text)
+                            }
+                        }
+                        Button {
+                            text: qsTr("Cancel")
+                            Accessible.name: qsTr("Cancel editing")
+                            onClicked: root.editing = false
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    Component {
+        id: textComponent
+        TextEdit {
+            text: parent ? parent.blockText : ""
+            textFormat: TextEdit.MarkdownText
+            readOnly: true
+            selectByMouse: true
+            wrapMode: TextEdit.Wrap
+            color: palette.text
+            selectionColor: palette.highlight
+            selectedTextColor: palette.highlightedText
+            Accessible.role: Accessible.StaticText
+            Accessible.name: text
+            onLinkActivated: (link) => Qt.openUrlExternally(link)
+            HoverHandler {
+                enabled: parent.hoveredLink !== ""
+                cursorShape: Qt.PointingHandCursor
+            }
+        }
+    }
+    Component {
+        id: codeComponent
+        CodeBlock {
+            code: parent ? parent.blockText : ""
+            language: parent ? parent.blockLanguage : ""
+            onCopyRequested: (text) => root.chat.copyToClipboard(text)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Burrow
+
+// The model card: what the file's header says and the memory it needs at the
+// chosen context, shown before loading.
+Dialog {
+    id: root
+    objectName: "modelCardDialog"
+
+    required property ChatController chat
+    readonly property var card: chat.pendingCard
+    readonly property int chosenContext: Math.min(chat.settings.contextSize,
+                                                  card.trainedContext > 0 ? card.trainedContext : chat.settings.contextSize)
+
+    title: qsTr("Open %1").arg(card.name)
+    modal: true
+    anchors.centerIn: parent
+    width: Math.min(parent ? parent.width - 48 : 520, 520)
+    closePolicy: Popup.CloseOnEscape
+
+    onAccepted: chat.loadPending()
+    onRejected: chat.dismissPending()
+
+    Connections {
+        target: root.chat
+        function onPendingCardChanged() {
+            if (root.chat.pendingCard.valid)
+                root.open()
+            else
+                root.close()
+        }
+    }
+
+    contentItem: ColumnLayout {
+        spacing: 10
+        GridLayout {
+            columns: 2
+            columnSpacing: 16
+            rowSpacing: 4
+            Label { text: qsTr("Name"); opacity: 0.7 }
+            Label { objectName: "cardName"; text: root.card.name; Layout.fillWidth: true; elide: Text.ElideMiddle }
+            Label { text: qsTr("File"); opacity: 0.7 }
+            Label { text: root.card.fileName; Layout.fillWidth: true; elide: Text.ElideMiddle }
+            Label { text: qsTr("Architecture"); opacity: 0.7 }
+            Label { objectName: "cardArchitecture"; text: root.card.architecture }
+            Label { text: qsTr("Parameters"); opacity: 0.7 }
+            Label { text: root.card.parametersText }
+            Label { text: qsTr("Quantization"); opacity: 0.7 }
+            Label { text: root.card.quantization }
+            Label { text: qsTr("Trained context"); opacity: 0.7 }
+            Label { text: qsTr("%L1 tokens").arg(root.card.trainedContext) }
+            Label { text: qsTr("File size"); opacity: 0.7 }
+            Label { text: root.card.fileSizeText }
+            Label { text: qsTr("Chat format"); opacity: 0.7 }
+            Label {
+                text: root.card.hasChatTemplate ? qsTr("the model's chat template")
+                                                : qsTr("none: the model continues your text")
+            }
+            Label { text: qsTr("Context"); opacity: 0.7 }
+            SpinBox {
+                objectName: "cardContext"
+                from: 16
+                to: root.card.trainedContext > 0 ? root.card.trainedContext : 1048576
+                stepSize: 512
+                editable: true
+                value: root.chosenContext
+                Accessible.name: qsTr("Context size in tokens")
+                onValueModified: root.chat.settings.contextSize = value
+            }
+            Label { text: qsTr("Memory needed"); opacity: 0.7 }
+            Label {
+                objectName: "cardMemory"
+                text: qsTr("%1 (weights + KV cache), %2 free").arg(root.card.memoryTextAt(root.chosenContext))
+                                                             .arg(root.card.availableMemoryText)
+            }
+        }
+        Label {
+            objectName: "cardMemoryWarning"
+            Layout.fillWidth: true
+            visible: !root.card.fitsAt(root.chosenContext)
+            wrapMode: Text.Wrap
+            color: "#c0392b"
+            text: qsTr("This needs more memory than is free now. Loading may fail or make the computer slow; "
+                       + "a smaller context or a smaller quantization needs less.")
+        }
+    }
+
+    footer: DialogButtonBox {
+        Button {
+            objectName: "cardLoad"
+            text: root.card.fitsAt(root.chosenContext) ? qsTr("Load") : qsTr("Load anyway")
+            DialogButtonBox.buttonRole: DialogButtonBox.AcceptRole
+            Accessible.name: qsTr("Load this model")
+        }
+        Button {
+            text: qsTr("Cancel")
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+            Accessible.name: qsTr("Don't load this model")
+        }
+    }
+}
