@@ -248,6 +248,7 @@ static void test_error_paths(void)
     CHECK(missing == NULL, "a missing file loaded");
     CHECK(strstr(burrow_last_error(), "missing-model.gguf") != NULL,
           "error does not name the file: '%s'", burrow_last_error());
+    printf("missing file: %s\n", burrow_last_error());
     burrow_model_free(missing);
 
     const char *junk_path = "c_api_test_not_a_model.gguf";
