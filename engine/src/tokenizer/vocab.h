@@ -1,0 +1,130 @@
+// The vocabulary: token texts, scores, types, merges and special ids, as read
+// from GGUF metadata (`tokenizer.ggml.*`) and validated once.
+//
+// Contract: buildVocab() either returns a vocabulary whose every id, array and
+// merge has been checked, or a Status naming the key/index and what was
+// expected. After that, lookups cannot fail or read out of bounds.
+// Behaviour follows the reference engine (llama.cpp src/llama-vocab.cpp at
+// c392e50): defaults per model type, end-of-generation detection by token
+// text (such tokens are forced to CONTROL), per-model strip attributes.
+// Where the reference only warns about a broken file, Burrow refuses it:
+// scores/token_type arrays whose length is not the token count, token types
+// outside 0..6, merges without a separator or naming unknown tokens, SPM
+// byte tokens not spelled <0xHH>, and bos/eos/eot/eom/unk ids out of range.
+//
+// Cost: buildVocab is O(tokens + merges) time and memory (two hash maps).
+#pragma once
+
+#include "burrow/status.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace burrow::gguf {
+class GgufFile;
+}
+
+namespace burrow::tokenizer {
+
+enum class VocabType {
+    VOCAB_TYPE_SPM,  // tokenizer.ggml.model = "llama": SentencePiece, merge by score
+    VOCAB_TYPE_BPE,  // tokenizer.ggml.model = "gpt2": byte-level BPE, merge by rank
+};
+
+// tokenizer.ggml.token_type values.
+enum class TokenType : int32_t {
+    TOKEN_TYPE_UNDEFINED = 0,
+    TOKEN_TYPE_NORMAL = 1,
+    TOKEN_TYPE_UNKNOWN = 2,
+    TOKEN_TYPE_CONTROL = 3,
+    TOKEN_TYPE_USER_DEFINED = 4,
+    TOKEN_TYPE_UNUSED = 5,
+    TOKEN_TYPE_BYTE = 6,
+};
+const char *tokenTypeName(TokenType type);
+
+// The tokenizer's metadata as plain data (what the GGUF keys hold). Optional
+// fields are absent when the key is. Ids are wide so that hostile values
+// (negative, too large) can be reported instead of wrapping.
+struct VocabData {
+    std::string source = "vocabulary";      // file name for messages
+    std::string model;                      // tokenizer.ggml.model
+    std::string pre;                        // tokenizer.ggml.pre ("" when absent)
+    std::string generalName;                // general.name (selects per-model quirks)
+    std::vector<std::string> tokens;        // tokenizer.ggml.tokens
+    std::vector<float> scores;              // tokenizer.ggml.scores (empty: all 0)
+    std::vector<int32_t> tokenTypes;        // tokenizer.ggml.token_type (empty: all NORMAL)
+    std::vector<std::string> merges;        // tokenizer.ggml.merges ("left right"; rank = index)
+    std::optional<int64_t> bosId, eosId, eotId, eomId, unkId;
+    std::optional<int64_t> padId, sepId, maskId;
+    std::optional<int64_t> fimPreId, fimSufId, fimMidId, fimPadId, fimRepId, fimSepId;
+    std::optional<bool> addBos, addEos, addSpacePrefix;
+};
+
+// Reads VocabData from a GGUF file's metadata, checking every key's type.
+Status readVocabData(const gguf::GgufFile &file, VocabData &out);
+
+struct TokenInfo {
+    std::string text;           // as in the vocabulary (SPM: '▁' for space; BPE: byte-level characters)
+    float score = 0.0f;
+    TokenType type = TokenType::TOKEN_TYPE_NORMAL;
+    bool lstrip = false;        // special-token partition eats white space before it
+    bool rstrip = false;        // ... and after it
+    int16_t byteValue = -1;     // SPM BYTE tokens: the byte <0xHH> stands for
+};
+
+// Hash for pair-of-views keys (BPE merges).
+struct MergeKeyHash {
+    size_t operator()(const std::pair<std::string_view, std::string_view> &k) const noexcept
+    {
+        const size_t a = std::hash<std::string_view>()(k.first);
+        const size_t b = std::hash<std::string_view>()(k.second);
+        return a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+    }
+};
+
+struct Vocab {
+    VocabType type = VocabType::VOCAB_TYPE_SPM;
+    std::string modelName;       // "llama" / "gpt2"
+    std::string preName;         // tokenizer.ggml.pre as found ("" when absent)
+    std::string regexSet;        // BPE: pre-tokenizer expression set
+    std::vector<TokenInfo> tokens;
+    std::unordered_map<std::string_view, int32_t> textToId;   // views into tokens[].text; duplicates: last id wins
+    // BPE merges: (left, right) -> rank; views into `mergeStorage`.
+    std::vector<std::string> mergeStorage;
+    std::unordered_map<std::pair<std::string_view, std::string_view>, int32_t, MergeKeyHash> mergeRanks;
+    int32_t byteTokens[256];     // SPM: id of <0xHH> (or of the single byte), -1 if none
+
+    int32_t bos = -1, eos = -1, eot = -1, eom = -1, unk = -1, pad = -1, sep = -1, mask = -1;
+    int32_t fimPre = -1, fimSuf = -1, fimMid = -1, fimPad = -1, fimRep = -1, fimSep = -1;
+    bool addBos = false, addEos = false, addSpacePrefix = false;
+    bool ignoreMerges = false, cleanSpaces = false;
+
+    std::vector<int32_t> endOfGeneration;   // sorted ids
+    // CONTROL, USER_DEFINED and UNKNOWN tokens, longest text first (ties by id):
+    // the order in which they are cut out of text.
+    std::vector<int32_t> specialTokens;
+
+    int32_t size() const { return static_cast<int32_t>(tokens.size()); }
+    bool valid(int32_t id) const { return id >= 0 && id < size(); }
+    int32_t find(std::string_view text) const
+    {
+        const auto it = textToId.find(text);
+        return it == textToId.end() ? -1 : it->second;
+    }
+    int32_t mergeRank(std::string_view left, std::string_view right) const
+    {
+        const auto it = mergeRanks.find({left, right});
+        return it == mergeRanks.end() ? -1 : it->second;
+    }
+};
+
+Result<std::unique_ptr<Vocab>> buildVocab(VocabData data);
+
+} // namespace burrow::tokenizer
