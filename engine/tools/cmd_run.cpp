@@ -1,0 +1,182 @@
+// burrow-cli run -m MODEL -p PROMPT [options]: generates text from a prompt,
+// streaming it to stdout as it is produced; timings go to stderr.
+#include "cli_command.h"
+
+#include "burrow/engine.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+void printHelp(FILE *out)
+{
+    std::fprintf(out,
+                 "usage: burrow-cli run -m MODEL -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P]\n"
+                 "                      [--min-p P] [--repeat-penalty R] [--seed S] [-t THREADS] [-c CTX]\n\n"
+                 "Generates a continuation of PROMPT and streams it to stdout (the prompt is\n"
+                 "printed first). Timings (prompt and generation tokens/s) go to stderr.\n\n"
+                 "options:\n"
+                 "  -m, --model MODEL       the .gguf file\n"
+                 "  -p, --prompt TEXT       the prompt (BOS added as the vocabulary says)\n"
+                 "  -n, --n-predict N       tokens to generate (default -1: until end of\n"
+                 "                          generation; the context shifts when it fills)\n"
+                 "  --temp T                temperature (default 0.8; 0 = greedy)\n"
+                 "  --top-k K               top-k (default 40; 0 = off)\n"
+                 "  --top-p P               top-p (default 0.95; 1 = off)\n"
+                 "  --min-p P               min-p (default 0.05; 0 = off)\n"
+                 "  --repeat-penalty R      repetition penalty over the last 64 tokens (default 1 = off)\n"
+                 "  --seed S                random seed (default: random)\n"
+                 "  -t, --threads N         threads (default: all cores)\n"
+                 "  -c, --ctx-size N        context size (default 4096, at most the model's)\n"
+                 "  --no-display-prompt     do not print the prompt\n"
+                 "  -h, --help              show this help\n\n"
+                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
+}
+
+bool parseLong(const std::string &s, long *out)
+{
+    char *end = nullptr;
+    *out = std::strtol(s.c_str(), &end, 10);
+    return !s.empty() && end && *end == '\0';
+}
+
+bool parseFloat(const std::string &s, float *out)
+{
+    char *end = nullptr;
+    *out = std::strtof(s.c_str(), &end);
+    return !s.empty() && end && *end == '\0';
+}
+
+int runRun(const std::vector<std::string> &args)
+{
+    std::string modelPath, prompt;
+    bool havePrompt = false, displayPrompt = true;
+    long n = -1, threads = 0, ctx = 4096, seed = -1;
+    burrow::SamplingParams sp;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        std::string v;
+        const auto value = [&]() {
+            if (i + 1 >= args.size()) {
+                std::fprintf(stderr, "burrow-cli run: %s needs a value\n", a.c_str());
+                return false;
+            }
+            v = args[++i];
+            return true;
+        };
+        const auto integer = [&](long *out) {
+            if (!value())
+                return false;
+            if (!parseLong(v, out)) {
+                std::fprintf(stderr, "burrow-cli run: %s expects an integer, got '%s'\n", a.c_str(), v.c_str());
+                return false;
+            }
+            return true;
+        };
+        const auto real = [&](float *out) {
+            if (!value())
+                return false;
+            if (!parseFloat(v, out)) {
+                std::fprintf(stderr, "burrow-cli run: %s expects a number, got '%s'\n", a.c_str(), v.c_str());
+                return false;
+            }
+            return true;
+        };
+        long k = 0;
+        if (a == "-h" || a == "--help") {
+            printHelp(stdout);
+            return 0;
+        } else if (a == "-m" || a == "--model") {
+            if (!value()) return 2;
+            modelPath = v;
+        } else if (a == "-p" || a == "--prompt") {
+            if (!value()) return 2;
+            prompt = v;
+            havePrompt = true;
+        } else if (a == "-n" || a == "--n-predict") {
+            if (!integer(&n)) return 2;
+        } else if (a == "--temp") {
+            if (!real(&sp.temperature)) return 2;
+        } else if (a == "--top-k") {
+            if (!integer(&k)) return 2;
+            sp.topK = static_cast<int32_t>(k);
+        } else if (a == "--top-p") {
+            if (!real(&sp.topP)) return 2;
+        } else if (a == "--min-p") {
+            if (!real(&sp.minP)) return 2;
+        } else if (a == "--repeat-penalty") {
+            if (!real(&sp.repeatPenalty)) return 2;
+        } else if (a == "--seed") {
+            if (!integer(&seed)) return 2;
+        } else if (a == "-t" || a == "--threads") {
+            if (!integer(&threads)) return 2;
+        } else if (a == "-c" || a == "--ctx-size") {
+            if (!integer(&ctx)) return 2;
+        } else if (a == "--no-display-prompt") {
+            displayPrompt = false;
+        } else {
+            std::fprintf(stderr, "burrow-cli run: unknown option '%s'\n", a.c_str());
+            printHelp(stderr);
+            return 2;
+        }
+    }
+    if (modelPath.empty() || !havePrompt) {
+        std::fprintf(stderr, "burrow-cli run: -m MODEL and -p PROMPT are required\n");
+        printHelp(stderr);
+        return 2;
+    }
+    if (ctx < 1 || threads < 0 || n < -1 || seed < -1 || seed > 0xFFFFFFFFL) {
+        std::fprintf(stderr, "burrow-cli run: -c must be >= 1, -t >= 0, -n >= -1 and --seed 0..4294967295\n");
+        return 2;
+    }
+    if (seed >= 0)
+        sp.seed = static_cast<uint32_t>(seed);
+
+    auto model = burrow::Model::load(modelPath);
+    if (!model) {
+        std::fprintf(stderr, "burrow-cli run: %s\n", model.message().c_str());
+        return 1;
+    }
+    burrow::SessionOptions so;
+    so.contextSize = static_cast<uint32_t>(ctx);
+    so.threads = static_cast<int32_t>(threads);
+    auto session = burrow::Session::create(model.value(), so);
+    if (!session) {
+        std::fprintf(stderr, "burrow-cli run: %s\n", session.message().c_str());
+        return 1;
+    }
+    const std::vector<burrow::Token> tokens = model.value()->tokenize(prompt, true, true);
+    if (displayPrompt) {
+        std::fwrite(prompt.data(), 1, prompt.size(), stdout);
+        std::fflush(stdout);
+    }
+    burrow::GenerateOptions go;
+    go.maxTokens = static_cast<int32_t>(n);
+    burrow::GenerateResult result;
+    const burrow::Status s = session.value()->generate(
+        tokens, sp, go,
+        [](std::string_view piece) {
+            std::fwrite(piece.data(), 1, piece.size(), stdout);
+            std::fflush(stdout);
+            return true;
+        },
+        &result);
+    std::fputc('\n', stdout);
+    if (!s) {
+        std::fprintf(stderr, "burrow-cli run: %s\n", s.message().c_str());
+        return 1;
+    }
+    const burrow::Timings &t = result.timings;
+    std::fprintf(stderr, "\nprompt:     %d tokens in %.1f ms (%.1f tokens/s)\n", t.promptTokens, t.promptMs,
+                 t.promptTokensPerSecond());
+    std::fprintf(stderr, "generation: %d tokens in %.1f ms (%.1f tokens/s)\n", t.generatedTokens, t.generateMs,
+                 t.generateTokensPerSecond());
+    return 0;
+}
+
+} // namespace
+
+BURROW_CLI_COMMAND(run, "run", "generate text from a prompt, streamed to stdout", runRun);
