@@ -3,7 +3,7 @@
 #include "burrow/engine.h"
 
 #include "common/checked.h"
-#include "gguf/gguf_reader.h"
+#include "gguf/model_info.h"
 
 #include <algorithm>
 #include <limits>
@@ -115,8 +115,12 @@ Result<ModelInfo> inspectModel(const std::string &path)
     auto opened = gguf::GgufFile::open(path);
     if (!opened)
         return opened.status();
-    const gguf::GgufFile &f = **opened;
+    return gguf::inspectGguf(**opened);
+}
 
+Result<ModelInfo> gguf::inspectGguf(const gguf::GgufFile &f)
+{
+    const std::string &path = f.path();
     ModelInfo info;
     info.path = path;
     info.fileSize = f.fileSize();
