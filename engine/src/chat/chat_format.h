@@ -1,0 +1,79 @@
+// Known chat formats and the choice between a model's own template and a
+// fallback.
+//
+// A model without tokenizer.chat_template, or whose template does not parse,
+// gets a known format chosen from its special tokens first (the vocabulary
+// says more than the architecture: a Llama-architecture fine-tune often uses
+// ChatML), then from its architecture, and ChatML when nothing matches. The
+// choice says which format was used and why. A user may force a format by
+// name.
+//
+// Stop strings: the texts that end an assistant turn, taken from the known
+// end-of-turn markers that appear in the template (or the fallback's) and
+// exist in the vocabulary, plus the EOS text.
+//
+// The API is independent of the tokenizer: the vocabulary is a predicate
+// "does a token with exactly this text exist".
+#pragma once
+
+#include "chat/chat_template.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace burrow::chat {
+
+enum class ChatFormatKind {
+    CHAT_FORMAT_KIND_MODEL,     // the model's own template
+    CHAT_FORMAT_KIND_CHATML,
+    CHAT_FORMAT_KIND_LLAMA2,
+    CHAT_FORMAT_KIND_LLAMA3,
+    CHAT_FORMAT_KIND_GEMMA,
+    CHAT_FORMAT_KIND_PHI3,
+    CHAT_FORMAT_KIND_MISTRAL,
+    CHAT_FORMAT_KIND_ZEPHYR,
+};
+
+// "model", "chatml", "llama2", "llama3", "gemma", "phi3", "mistral", "zephyr".
+const char *chatFormatName(ChatFormatKind kind);
+// Case-insensitive; also accepts "llama-2", "llama-3", "phi-3". nullopt when unknown.
+std::optional<ChatFormatKind> chatFormatFromName(std::string_view name);
+// The Jinja text of a built-in format (empty for CHAT_FORMAT_KIND_MODEL).
+std::string_view builtinTemplateText(ChatFormatKind kind);
+// Every built-in format, in a stable order (for --help and settings lists).
+std::vector<ChatFormatKind> builtinChatFormats();
+
+using VocabLookup = std::function<bool(std::string_view tokenText)>;
+
+struct ChatFormatInputs {
+    std::string architecture;     // general.architecture ("llama", "qwen2", "gemma2", ...)
+    std::string templateText;     // tokenizer.chat_template; empty when absent
+    VocabLookup vocabHas;         // may be null: then the vocabulary is not consulted
+    std::string eosText;          // text of the EOS token (added to the stop strings when non-empty)
+    std::optional<ChatFormatKind> forced;   // the user's choice, if any
+};
+
+struct ChatFormatChoice {
+    ChatFormatKind kind = ChatFormatKind::CHAT_FORMAT_KIND_CHATML;
+    std::string name;             // chatFormatName(kind)
+    std::string reason;           // human-readable: why this format
+    ChatTemplate chatTemplate;    // ready to render
+    std::vector<std::string> stopStrings;
+};
+
+// The fallback format for a model by its vocabulary and architecture (never MODEL).
+// `why` receives a short explanation ("vocabulary has <|im_start|>").
+ChatFormatKind detectFallbackFormat(const std::string &architecture, const VocabLookup &vocabHas, std::string *why = nullptr);
+
+// The texts that end an assistant turn for this template text.
+std::vector<std::string> stopStringsFor(std::string_view templateText, const VocabLookup &vocabHas,
+                                        const std::string &eosText);
+
+// Picks the model's template when it parses, else a fallback (or the forced format).
+// Fails only if a built-in template fails to parse (a programming error).
+Result<ChatFormatChoice> chooseChatFormat(const ChatFormatInputs &inputs);
+
+} // namespace burrow::chat

@@ -1,0 +1,101 @@
+// Template: lexer + parser + a check that every filter and test exists.
+#include "chat/jinja_template.h"
+
+#include "chat/jinja_builtins.h"
+#include "chat/jinja_lexer.h"
+#include "chat/jinja_parser.h"
+
+namespace burrow::jinja {
+
+namespace {
+
+class NameChecker {
+public:
+    explicit NameChecker(const std::string &name) : m_name(name) {}
+
+    Status body(const Body &b)
+    {
+        for (const StmtPtr &s : b)
+            if (Status st = stmt(*s); !st)
+                return st;
+        return {};
+    }
+
+private:
+    Status stmt(const Stmt &s)
+    {
+        for (const Expr *e : {s.expr.get(), s.filter.get()})
+            if (e)
+                if (Status st = expr(*e); !st)
+                    return st;
+        for (const auto &[cond, b] : s.branches) {
+            if (Status st = expr(*cond); !st)
+                return st;
+            if (Status st = body(b); !st)
+                return st;
+        }
+        for (const MacroParam &p : s.params)
+            if (p.defaultValue)
+                if (Status st = expr(*p.defaultValue); !st)
+                    return st;
+        if (Status st = body(s.body); !st)
+            return st;
+        return body(s.elseBody);
+    }
+
+    Status expr(const Expr &e)
+    {
+        if (e.kind == ExprKind::EXPR_KIND_FILTER && !builtins::hasFilter(e.name))
+            return fail(e, "no filter named '" + e.name + "'");
+        if (e.kind == ExprKind::EXPR_KIND_TEST && !builtins::hasTest(e.name))
+            return fail(e, "no test named '" + e.name + "'");
+        for (const Expr *c : {e.a.get(), e.b.get(), e.c.get()})
+            if (c)
+                if (Status st = expr(*c); !st)
+                    return st;
+        for (const ExprPtr &c : e.items)
+            if (Status st = expr(*c); !st)
+                return st;
+        for (const Argument &a : e.args)
+            if (Status st = expr(*a.value); !st)
+                return st;
+        return {};
+    }
+
+    Status fail(const Expr &e, const std::string &what) const
+    {
+        return Status::error(m_name + ":" + std::to_string(e.pos.line) + ":" + std::to_string(e.pos.column) + ": " + what);
+    }
+
+    const std::string &m_name;
+};
+
+} // namespace
+
+Result<Template> Template::parse(std::string_view source, const TemplateOptions &options)
+{
+    LexerOptions lex;
+    lex.trimBlocks = options.trimBlocks;
+    lex.lstripBlocks = options.lstripBlocks;
+    lex.keepTrailingNewline = options.keepTrailingNewline;
+    auto tokens = tokenize(source, lex, options.name);
+    if (!tokens)
+        return tokens.status();
+    auto body = parseTemplate(*tokens, options.name);
+    if (!body)
+        return body.status();
+    if (Status s = NameChecker(options.name).body(*body); !s)
+        return s;
+    Template t;
+    t.m_name = options.name;
+    t.m_body = std::make_shared<const Body>(std::move(*body));
+    return t;
+}
+
+Result<std::string> Template::render(const Dict &context, const RenderOptions &options) const
+{
+    Interpreter interpreter(m_name, options);
+    return interpreter.render(*m_body, context);
+}
+
+} // namespace burrow::jinja

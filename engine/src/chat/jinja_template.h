@@ -1,0 +1,42 @@
+// A parsed Jinja template, ready to render many times (thread-safe: renders
+// share only the immutable tree).
+//
+// Defaults match Hugging Face's apply_chat_template environment:
+// trim_blocks and lstrip_blocks on, keep_trailing_newline off, no
+// autoescaping, loop controls (break/continue) enabled.
+//
+// Contract: parse() refuses templates that do not parse or use unknown
+// filters or tests; render() fails with "NAME:LINE:COL: message".
+// Cost: parse O(template); render O(steps), bounded by RenderLimits.
+#pragma once
+
+#include "chat/jinja_ast.h"
+#include "chat/jinja_interpreter.h"
+#include "chat/jinja_value.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace burrow::jinja {
+
+struct TemplateOptions {
+    std::string name = "template";   // prefixes error messages
+    bool trimBlocks = true;
+    bool lstripBlocks = true;
+    bool keepTrailingNewline = false;
+};
+
+class Template {
+public:
+    static Result<Template> parse(std::string_view source, const TemplateOptions &options = {});
+
+    Result<std::string> render(const Dict &context, const RenderOptions &options = {}) const;
+    const std::string &name() const { return m_name; }
+
+private:
+    std::string m_name;
+    std::shared_ptr<const Body> m_body;
+};
+
+} // namespace burrow::jinja
