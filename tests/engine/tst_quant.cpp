@@ -283,14 +283,13 @@ Encoded encodeRandom(GgmlType type, int64_t nBlocks, Rng &rng)
     return e;
 }
 
-// Activation rows of a dot partner, hand-packed: Q8_0 (d, q), Q8_1 (d, s =
+// Activation rows of a dot partner, hand-packed: Q8_0 (d, q in [-127, 127]), Q8_1 (d, s =
 // d * sum q), Q8_K (f32 d, q, bsums); float partners reuse encodeRandom.
 Encoded encodeActivation(GgmlType type, int64_t n, Rng &rng)
 {
     const GgmlTypeInfo *info = ggmlTypeInfo(type);
     const int64_t nBlocks = n / info->blockSize;
-    if (type == GgmlType::GGML_TYPE_F32 || type == GgmlType::GGML_TYPE_F16 || type == GgmlType::GGML_TYPE_BF16
-        || type == GgmlType::GGML_TYPE_Q8_0)
+    if (type == GgmlType::GGML_TYPE_F32 || type == GgmlType::GGML_TYPE_F16 || type == GgmlType::GGML_TYPE_BF16)
         return encodeRandom(type, nBlocks, rng);
     Encoded e;
     e.bytes.assign(static_cast<size_t>(nBlocks) * info->typeSize, 0);
@@ -298,7 +297,16 @@ Encoded encodeActivation(GgmlType type, int64_t n, Rng &rng)
     for (int64_t b = 0; b < nBlocks; ++b) {
         uint8_t *p = e.bytes.data() + b * info->typeSize;
         double *v = e.values.data() + b * info->blockSize;
-        if (type == GgmlType::GGML_TYPE_Q8_1) {
+        if (type == GgmlType::GGML_TYPE_Q8_0) {
+            // activations hold [-127, 127] (the quantizers never produce -128)
+            const double d = randScale(rng);
+            putHalf(p, d);
+            for (int j = 0; j < 32; ++j) {
+                const int q = randInt(rng, -127, 127);
+                p[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(q));
+                v[j] = d * q;
+            }
+        } else if (type == GgmlType::GGML_TYPE_Q8_1) {
             // d a power of two and |sum| < 2048, so d * sum is an exact half
             const double d = std::ldexp(randInt(rng, 0, 1) ? 1.0 : -1.0, -randInt(rng, 5, 9));
             int sum = 0;

@@ -28,6 +28,8 @@ using DequantizeRowFn = void (*)(const void *src, float *dst, int64_t n);
 using QuantizeRowFn = void (*)(const float *src, void *dst, int64_t n);
 // *result = dot(x, y) over n elements; x is a weight row of the row's type,
 // y a row of its vecDotType. n % blockSize == 0 (and of vecDotType's block size).
+// Quantized activation rows never hold the value -128 (the quantizers here
+// produce [-127, 127], as the reference's); SIMD kernels rely on it.
 using VecDotFn = void (*)(int64_t n, float *result, const void *x, const void *y);
 
 struct TypeTraits {
