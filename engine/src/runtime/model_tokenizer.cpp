@@ -1,82 +1,29 @@
-// The tokenizer side of ModelImpl.
-// INTERIM: until tokenizer/tokenizer.h lands this reads the token texts only
-// (SPM spelling: U+2581 for space, <0xHH> bytes); tokenize() returns nothing.
+// The tokenizer side of ModelImpl: tokenizer/tokenizer.h behind the
+// burrow::Model interface, and the streaming decoder used by generation.
 #include "runtime/model_impl.h"
 
-#include <algorithm>
-
-namespace burrow::tokenizer {
-class Tokenizer {
-public:
-    std::vector<std::string> pieces;
-    Token eos = -1, bos = -1, eot = -1;
-    bool addBos = true;
-};
-} // namespace burrow::tokenizer
+#include "tokenizer/stream_decoder.h"
+#include "tokenizer/tokenizer.h"
 
 namespace burrow::runtime {
 
 namespace {
 
-std::string spmPiece(const std::string &text)
-{
-    if (text.size() == 6 && text.compare(0, 3, "<0x") == 0 && text[5] == '>') {
-        const int v = std::stoi(text.substr(3, 2), nullptr, 16);
-        return std::string(1, static_cast<char>(v));
-    }
-    std::string out;
-    for (size_t i = 0; i < text.size();) {
-        if (text.compare(i, 3, "\xE2\x96\x81") == 0) {
-            out += ' ';
-            i += 3;
-        } else {
-            out += text[i++];
-        }
-    }
-    return out;
-}
-
-// Length of the longest prefix of s made of complete UTF-8 sequences.
-size_t completeUtf8Prefix(const std::string &s)
-{
-    size_t i = s.size();
-    // Look back at most 3 bytes for an unfinished lead byte.
-    for (size_t back = 1; back <= 4 && back <= s.size(); ++back) {
-        const unsigned char c = static_cast<unsigned char>(s[s.size() - back]);
-        if ((c & 0xC0) == 0x80)
-            continue;                     // continuation byte
-        size_t need = 1;
-        if ((c & 0xE0) == 0xC0) need = 2;
-        else if ((c & 0xF0) == 0xE0) need = 3;
-        else if ((c & 0xF8) == 0xF0) need = 4;
-        if (need > back)
-            i = s.size() - back;
-        break;
-    }
-    return i;
-}
-
-class SimpleTextStream final : public TokenTextStream {
+class DecoderStream final : public TokenTextStream {
 public:
-    explicit SimpleTextStream(const ModelImpl &model) : m_model(model) {}
-    std::string push(Token token) override
-    {
-        m_pending += m_model.tokenBytes(token);
-        const size_t n = completeUtf8Prefix(m_pending);
-        std::string out = m_pending.substr(0, n);
-        m_pending.erase(0, n);
-        return out;
-    }
-    std::string finish() override
-    {
-        std::string out = m_pending.empty() ? "" : "\xEF\xBF\xBD";
-        m_pending.clear();
-        return out;
-    }
+    explicit DecoderStream(const tokenizer::Tokenizer &tok) : m_decoder(tok) {}
+    std::string push(Token token) override { return m_decoder.push(token); }
+    std::string finish() override { return m_decoder.finish(); }
 
 private:
-    const ModelImpl &m_model;
-    std::string m_pending;
+    tokenizer::StreamDecoder m_decoder;
+};
+
+// A model file without a vocabulary can still be evaluated on token ids.
+class NoTextStream final : public TokenTextStream {
+public:
+    std::string push(Token) override { return {}; }
+    std::string finish() override { return {}; }
 };
 
 } // namespace
@@ -86,58 +33,50 @@ ModelImpl::~ModelImpl() = default;
 
 Status ModelImpl::loadTokenizer()
 {
-    auto tok = std::make_unique<tokenizer::Tokenizer>();
-    if (Status s = m_file->getStringArray("tokenizer.ggml.tokens", tok->pieces); !s)
-        return s;
-    for (std::string &p : tok->pieces)
-        p = spmPiece(p);
-    uint32_t v = 0;
-    if (m_file->find("tokenizer.ggml.eos_token_id") && m_file->getU32("tokenizer.ggml.eos_token_id", v))
-        tok->eos = static_cast<Token>(v);
-    if (m_file->find("tokenizer.ggml.bos_token_id") && m_file->getU32("tokenizer.ggml.bos_token_id", v))
-        tok->bos = static_cast<Token>(v);
-    m_tokenizer = std::move(tok);
+    if (!m_file->find("tokenizer.ggml.tokens"))
+        return Status::ok();   // no vocabulary: token ids only
+    auto tok = tokenizer::Tokenizer::fromGguf(*m_file);
+    if (!tok)
+        return tok.status();
+    if (tok.value()->size() > 0 && static_cast<uint32_t>(tok.value()->size()) > m_config.nVocab)
+        return Status::error("the vocabulary has " + std::to_string(tok.value()->size()) +
+                             " tokens but token_embd.weight has only " + std::to_string(m_config.nVocab) + " rows");
+    m_tokenizer = std::move(tok.value());
     return Status::ok();
 }
 
-std::vector<Token> ModelImpl::tokenize(std::string_view, bool addSpecial, bool) const
+std::vector<Token> ModelImpl::tokenize(std::string_view text, bool addSpecial, bool parseSpecial) const
 {
-    std::vector<Token> out;
-    if (addSpecial && m_tokenizer && m_tokenizer->bos >= 0)
-        out.push_back(m_tokenizer->bos);
-    return out;
+    if (!m_tokenizer)
+        return {};
+    return m_tokenizer->tokenize(text, addSpecial, parseSpecial);
 }
 
 std::string ModelImpl::tokenBytes(Token token) const
 {
-    if (!m_tokenizer || token < 0 || static_cast<size_t>(token) >= m_tokenizer->pieces.size())
-        return {};
-    if (token == m_tokenizer->bos || token == m_tokenizer->eos)
-        return {};
-    return m_tokenizer->pieces[static_cast<size_t>(token)];
+    return m_tokenizer ? m_tokenizer->tokenBytes(token) : std::string();
 }
 
 std::string ModelImpl::detokenize(const std::vector<Token> &tokens) const
 {
-    std::string out;
-    for (Token t : tokens)
-        out += tokenBytes(t);
-    return out;
+    return m_tokenizer ? m_tokenizer->detokenize(tokens) : std::string();
 }
 
 bool ModelImpl::isEndOfGeneration(Token token) const
 {
-    return m_tokenizer && token == m_tokenizer->eos;
+    return m_tokenizer && m_tokenizer->isEndOfGeneration(token);
 }
 
 Token ModelImpl::addedBos() const
 {
-    return m_tokenizer && m_tokenizer->addBos ? m_tokenizer->bos : -1;
+    return m_tokenizer && m_tokenizer->addBos() ? m_tokenizer->bos() : -1;
 }
 
 std::unique_ptr<TokenTextStream> ModelImpl::newTextStream() const
 {
-    return std::make_unique<SimpleTextStream>(*this);
+    if (!m_tokenizer)
+        return std::make_unique<NoTextStream>();
+    return std::make_unique<DecoderStream>(*m_tokenizer);
 }
 
 } // namespace burrow::runtime
