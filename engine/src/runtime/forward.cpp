@@ -15,20 +15,17 @@ namespace burrow::runtime {
 
 namespace {
 
-// Runs fn(t) for t < n, across the pool when there is more than one row.
+// Runs fn(t) for t < n rows of `width` elements, across the pool when the
+// work is large enough.
 template <typename F>
-void forRows(ThreadPool &pool, int n, F &&fn)
+void forRows(ThreadPool &pool, int n, int64_t width, F &&fn)
 {
-    if (n == 1) {
-        fn(0);
-        return;
-    }
     pool.run([&](int ith, int nth) {
         int64_t t0, t1;
         ThreadPool::split(n, ith, nth, &t0, &t1);
         for (int64_t t = t0; t < t1; ++t)
             fn(static_cast<int>(t));
-    });
+    }, n > 1 ? n * width * 4 : 0);
 }
 
 } // namespace
@@ -99,7 +96,7 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
     float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
 
     // Embeddings [n, E] (and RoPE tables [n, nRot]).
-    forRows(m_pool, n, [&](int t) {
+    forRows(m_pool, n, E, [&](int t) {
         float *xt = x + t * E;
         dequantizeRow(m_w.tokenEmbd, tokens[t], xt);
         if (c.embeddingScale != 0.0f)
@@ -113,13 +110,13 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
         const model::LayerWeights &L = m_w.layers[il];
 
         // h = rmsnorm(x) * attn_norm                                  [n, E]
-        forRows(m_pool, n, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
+        forRows(m_pool, n, E, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
 
         // q [n, Q], k [n, KV], v [n, VKV]
         if (c.fusedQkv) {
             const int64_t QKV = Q + KV + VKV;
             matmul(m_pool, L.wqkv, h, n, m_qkv.data(), scratch, L.bqkv ? L.bqkv.f32() : nullptr);
-            forRows(m_pool, n, [&](int t) {
+            forRows(m_pool, n, E, [&](int t) {
                 const float *src = m_qkv.data() + t * QKV;
                 std::copy(src, src + Q, m_q.data() + t * Q);
                 std::copy(src + Q, src + Q + KV, m_k.data() + t * KV);
@@ -132,7 +129,7 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
         }
 
         // RoPE, query scale, and the new keys/values into the cache (F16).
-        forRows(m_pool, n, [&](int t) {
+        forRows(m_pool, n, E, [&](int t) {
             const float *cs = m_ropeCs.data() + static_cast<size_t>(t) * c.nRot;
             float *qt = m_q.data() + t * Q, *kt = m_k.data() + t * KV;
             ropeApply(qt, static_cast<int>(c.nHead), static_cast<int>(c.headDimK), static_cast<int>(c.nRot), c.ropeType, cs);
@@ -148,7 +145,7 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
 
         // x += post_norm(attn Wo)                                     [n, E]
         matmul(m_pool, L.wo, m_attn.data(), n, out, scratch, L.bo ? L.bo.f32() : nullptr);
-        forRows(m_pool, n, [&](int t) {
+        forRows(m_pool, n, E, [&](int t) {
             float *ot = out + t * E, *xt = x + t * E;
             if (c.postNorms)
                 rmsNorm(ot, L.attnPostNorm.f32(), ot, E, c.rmsEps);
@@ -160,7 +157,7 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
         // Gated FFN: gate [n, F] = act(h Wgate) * (h Wup); out = gate Wdown
         if (c.fusedGateUp) {
             matmul(m_pool, L.ffnUp, h, n, m_up.data(), scratch);
-            forRows(m_pool, n, [&](int t) {
+            forRows(m_pool, n, E, [&](int t) {
                 const float *gu = m_up.data() + t * 2 * F;
                 if (c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_SILU)
                     swiglu(gu, gu + F, m_gate.data() + t * F, F);
@@ -170,7 +167,7 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
         } else {
             matmul(m_pool, L.ffnGate, h, n, m_gate.data(), scratch);
             matmul(m_pool, L.ffnUp, h, n, m_up.data(), scratch);
-            forRows(m_pool, n, [&](int t) {
+            forRows(m_pool, n, E, [&](int t) {
                 float *g = m_gate.data() + t * F;
                 if (c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_SILU)
                     swiglu(g, m_up.data() + t * F, g, F);
@@ -179,7 +176,7 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
             });
         }
         matmul(m_pool, L.ffnDown, m_gate.data(), n, out, scratch);
-        forRows(m_pool, n, [&](int t) {
+        forRows(m_pool, n, E, [&](int t) {
             float *ot = out + t * E, *xt = x + t * E;
             if (c.postNorms)
                 rmsNorm(ot, L.ffnPostNorm.f32(), ot, E, c.rmsEps);
@@ -273,10 +270,8 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
                 o[d] = static_cast<float>(acc[d]);
         }
     };
-    if (items == 1)
-        work(0, 1);
-    else
-        m_pool.run(work);
+    const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per item, at most
+    m_pool.run(work, items * span * (dk + dv) * 2);
 }
 
 } // namespace burrow::runtime

@@ -46,15 +46,13 @@ void matmul(ThreadPool &pool, const model::TensorView &W, const float *x, int64_
     const quant::VecDotFn vecDot = traits->vecDot;
     const int64_t nBlocks = (N + kRowBlock - 1) / kRowBlock;
 
-    if (!f32 && nTokens > 1) {
+    if (!f32) {
         pool.run([&](int ith, int nth) {
             int64_t t0, t1;
             ThreadPool::split(nTokens, ith, nth, &t0, &t1);
             for (int64_t t = t0; t < t1; ++t)
                 quantize(x + t * K, scratch + t * actBytes, K);
-        });
-    } else if (!f32) {
-        quantize(x, scratch, K);
+        }, nTokens > 1 ? nTokens * K * 4 : 0);
     }
 
     pool.run([&](int ith, int nth) {
@@ -72,7 +70,7 @@ void matmul(ThreadPool &pool, const model::TensorView &W, const float *x, int64_
                         yt[r] += bias[r];
             }
         }
-    });
+    }, N * K * nTokens);
 }
 
 void dequantizeRow(const model::TensorView &W, int64_t r, float *dst)

@@ -16,6 +16,8 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace burrow::runtime {
@@ -36,6 +38,19 @@ public:
         using Fn = std::remove_reference_t<F>;
         dispatch([](void *ctx, int ith, int nth) { (*static_cast<Fn *>(ctx))(ith, nth); }, &fn);
     }
+
+    // Like run(), but on the calling thread alone (fn(0, 1)) when `work`
+    // (about one unit per multiply-add) is too small to pay for waking the
+    // workers.
+    template <typename F>
+    void run(F &&fn, int64_t work)
+    {
+        if (work < kMinParallelWork || m_nThreads == 1)
+            fn(0, 1);
+        else
+            run(std::forward<F>(fn));
+    }
+    static constexpr int64_t kMinParallelWork = 1 << 15;
 
     // The [begin, end) share of `n` items for thread ith of nth (contiguous, balanced).
     static void split(int64_t n, int ith, int nth, int64_t *begin, int64_t *end)
