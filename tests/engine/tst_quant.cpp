@@ -780,6 +780,44 @@ private slots:
         }
     }
 
+    // vecDotMulti (one weight row, several activation rows) gives exactly the
+    // vecDot result for every column, on every path, for any column count.
+    void vecDotMultiMatchesVecDot_data() { addTypeRows(kWeightTypes, std::size(kWeightTypes)); }
+    void vecDotMultiMatchesVecDot()
+    {
+        QFETCH(GgmlType, type);
+        PathGuard guard;
+        Rng rng(31 + static_cast<int>(type));
+        const int64_t n = 3 * 256 + (ggmlTypeInfo(type)->blockSize == 32 ? 32 : 0); // odd block count too
+        constexpr int kColumns = 7;
+        for (CpuPath path : supportedPaths()) {
+            QVERIFY(setCpuPath(path));
+            const TypeTraits *t = typeTraits(type);
+            QVERIFY(t->vecDotMulti);
+            const int64_t nCheck = n % ggmlTypeInfo(t->vecDotType)->blockSize == 0 ? n : 4 * 256;
+            const Encoded w = encodeRandom(type, nCheck / t->blockSize, rng);
+            std::vector<Encoded> cols;
+            for (int j = 0; j < kColumns; ++j)
+                cols.push_back(encodeActivation(t->vecDotType, nCheck, rng));
+            const size_t rowBytes = cols[0].bytes.size();
+            const size_t stride = rowBytes + 64; // rows need not be adjacent
+            std::vector<uint8_t> act(stride * kColumns);
+            for (int j = 0; j < kColumns; ++j)
+                std::memcpy(act.data() + j * stride, cols[j].bytes.data(), rowBytes);
+            for (int ny = 1; ny <= kColumns; ++ny) {
+                std::vector<float> multi(static_cast<size_t>(ny), NAN);
+                t->vecDotMulti(nCheck, multi.data(), w.bytes.data(), act.data(), stride, ny);
+                for (int j = 0; j < ny; ++j) {
+                    float single = NAN;
+                    t->vecDot(nCheck, &single, w.bytes.data(), act.data() + j * stride);
+                    QVERIFY2(std::memcmp(&single, &multi[j], sizeof(float)) == 0,
+                             qPrintable(QStringLiteral("%1 ny=%2 column %3: multi %4, single %5")
+                                            .arg(cpuPathName(path)).arg(ny).arg(j).arg(multi[j]).arg(single)));
+                }
+            }
+        }
+    }
+
     void cpuPathNames()
     {
         for (CpuPath p : {CpuPath::CPU_PATH_SCALAR, CpuPath::CPU_PATH_AVX2, CpuPath::CPU_PATH_AVX512}) {

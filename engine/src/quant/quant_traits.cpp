@@ -30,37 +30,41 @@ constexpr T kWeightTypes[] = {
     T::GGML_TYPE_Q4_K, T::GGML_TYPE_Q5_K, T::GGML_TYPE_Q6_K, T::GGML_TYPE_IQ4_NL, T::GGML_TYPE_IQ4_XS,
 };
 
-void setRow(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q, VecDotFn dot, T dotType)
+template <VecDotFn Dot>
+void setRow(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q, T dotType)
 {
     const GgmlTypeInfo *info = ggmlTypeInfo(type);
     const auto id = static_cast<size_t>(type);
     const bool isActivation = type == T::GGML_TYPE_F32 || type == T::GGML_TYPE_F16 || type == T::GGML_TYPE_BF16
                            || type == T::GGML_TYPE_Q8_0 || type == T::GGML_TYPE_Q8_1 || type == T::GGML_TYPE_Q8_K;
-    t.rows[id] = TypeTraits{type, info->name, info->blockSize, info->typeSize, deq, q, dot, dotType,
-                            isActivation ? q : nullptr};
+    VecDotMultiFn multi = nullptr;
+    if constexpr (Dot != nullptr)
+        multi = vecDotMultiLoop<Dot>;
+    t.rows[id] = TypeTraits{type, info->name, info->blockSize, info->typeSize, deq, q, Dot, dotType,
+                            isActivation ? q : nullptr, multi};
     t.present[id] = true;
 }
 
 void fill(Table &t, CpuPath path)
 {
     namespace g = generic;
-    setRow(t, T::GGML_TYPE_F32, g::dequantizeRowF32, g::quantizeRowF32, g::vecDotF32, T::GGML_TYPE_F32);
-    setRow(t, T::GGML_TYPE_F16, g::dequantizeRowF16, g::quantizeRowF16, g::vecDotF16, T::GGML_TYPE_F16);
-    setRow(t, T::GGML_TYPE_BF16, g::dequantizeRowBF16, g::quantizeRowBF16, g::vecDotBF16, T::GGML_TYPE_BF16);
-    setRow(t, T::GGML_TYPE_Q4_0, g::dequantizeRowQ4_0, g::quantizeRowQ4_0, g::vecDotQ4_0Q8_0, T::GGML_TYPE_Q8_0);
-    setRow(t, T::GGML_TYPE_Q4_1, g::dequantizeRowQ4_1, g::quantizeRowQ4_1, g::vecDotQ4_1Q8_1, T::GGML_TYPE_Q8_1);
-    setRow(t, T::GGML_TYPE_Q5_0, g::dequantizeRowQ5_0, g::quantizeRowQ5_0, g::vecDotQ5_0Q8_0, T::GGML_TYPE_Q8_0);
-    setRow(t, T::GGML_TYPE_Q5_1, g::dequantizeRowQ5_1, g::quantizeRowQ5_1, g::vecDotQ5_1Q8_1, T::GGML_TYPE_Q8_1);
-    setRow(t, T::GGML_TYPE_Q8_0, g::dequantizeRowQ8_0, g::quantizeRowQ8_0, g::vecDotQ8_0Q8_0, T::GGML_TYPE_Q8_0);
-    setRow(t, T::GGML_TYPE_Q8_1, g::dequantizeRowQ8_1, g::quantizeRowQ8_1, nullptr, T::GGML_TYPE_Q8_1);
-    setRow(t, T::GGML_TYPE_Q2_K, g::dequantizeRowQ2_K, nullptr, g::vecDotQ2_KQ8_K, T::GGML_TYPE_Q8_K);
-    setRow(t, T::GGML_TYPE_Q3_K, g::dequantizeRowQ3_K, nullptr, g::vecDotQ3_KQ8_K, T::GGML_TYPE_Q8_K);
-    setRow(t, T::GGML_TYPE_Q4_K, g::dequantizeRowQ4_K, g::quantizeRowQ4_K, g::vecDotQ4_KQ8_K, T::GGML_TYPE_Q8_K);
-    setRow(t, T::GGML_TYPE_Q5_K, g::dequantizeRowQ5_K, g::quantizeRowQ5_K, g::vecDotQ5_KQ8_K, T::GGML_TYPE_Q8_K);
-    setRow(t, T::GGML_TYPE_Q6_K, g::dequantizeRowQ6_K, g::quantizeRowQ6_K, g::vecDotQ6_KQ8_K, T::GGML_TYPE_Q8_K);
-    setRow(t, T::GGML_TYPE_Q8_K, g::dequantizeRowQ8_K, g::quantizeRowQ8_K, nullptr, T::GGML_TYPE_Q8_K);
-    setRow(t, T::GGML_TYPE_IQ4_NL, g::dequantizeRowIQ4_NL, nullptr, g::vecDotIQ4_NLQ8_0, T::GGML_TYPE_Q8_0);
-    setRow(t, T::GGML_TYPE_IQ4_XS, g::dequantizeRowIQ4_XS, nullptr, g::vecDotIQ4_XSQ8_K, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotF32>(t, T::GGML_TYPE_F32, g::dequantizeRowF32, g::quantizeRowF32, T::GGML_TYPE_F32);
+    setRow<g::vecDotF16>(t, T::GGML_TYPE_F16, g::dequantizeRowF16, g::quantizeRowF16, T::GGML_TYPE_F16);
+    setRow<g::vecDotBF16>(t, T::GGML_TYPE_BF16, g::dequantizeRowBF16, g::quantizeRowBF16, T::GGML_TYPE_BF16);
+    setRow<g::vecDotQ4_0Q8_0>(t, T::GGML_TYPE_Q4_0, g::dequantizeRowQ4_0, g::quantizeRowQ4_0, T::GGML_TYPE_Q8_0);
+    setRow<g::vecDotQ4_1Q8_1>(t, T::GGML_TYPE_Q4_1, g::dequantizeRowQ4_1, g::quantizeRowQ4_1, T::GGML_TYPE_Q8_1);
+    setRow<g::vecDotQ5_0Q8_0>(t, T::GGML_TYPE_Q5_0, g::dequantizeRowQ5_0, g::quantizeRowQ5_0, T::GGML_TYPE_Q8_0);
+    setRow<g::vecDotQ5_1Q8_1>(t, T::GGML_TYPE_Q5_1, g::dequantizeRowQ5_1, g::quantizeRowQ5_1, T::GGML_TYPE_Q8_1);
+    setRow<g::vecDotQ8_0Q8_0>(t, T::GGML_TYPE_Q8_0, g::dequantizeRowQ8_0, g::quantizeRowQ8_0, T::GGML_TYPE_Q8_0);
+    setRow<nullptr>(t, T::GGML_TYPE_Q8_1, g::dequantizeRowQ8_1, g::quantizeRowQ8_1, T::GGML_TYPE_Q8_1);
+    setRow<g::vecDotQ2_KQ8_K>(t, T::GGML_TYPE_Q2_K, g::dequantizeRowQ2_K, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotQ3_KQ8_K>(t, T::GGML_TYPE_Q3_K, g::dequantizeRowQ3_K, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotQ4_KQ8_K>(t, T::GGML_TYPE_Q4_K, g::dequantizeRowQ4_K, g::quantizeRowQ4_K, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotQ5_KQ8_K>(t, T::GGML_TYPE_Q5_K, g::dequantizeRowQ5_K, g::quantizeRowQ5_K, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotQ6_KQ8_K>(t, T::GGML_TYPE_Q6_K, g::dequantizeRowQ6_K, g::quantizeRowQ6_K, T::GGML_TYPE_Q8_K);
+    setRow<nullptr>(t, T::GGML_TYPE_Q8_K, g::dequantizeRowQ8_K, g::quantizeRowQ8_K, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ4_NLQ8_0>(t, T::GGML_TYPE_IQ4_NL, g::dequantizeRowIQ4_NL, nullptr, T::GGML_TYPE_Q8_0);
+    setRow<g::vecDotIQ4_XSQ8_K>(t, T::GGML_TYPE_IQ4_XS, g::dequantizeRowIQ4_XS, nullptr, T::GGML_TYPE_Q8_K);
 
 #ifdef BURROW_QUANT_X86
     if (path == CpuPath::CPU_PATH_AVX2 || path == CpuPath::CPU_PATH_AVX512)

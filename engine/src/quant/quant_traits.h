@@ -32,6 +32,21 @@ using QuantizeRowFn = void (*)(const float *src, void *dst, int64_t n);
 // produce [-127, 127], as the reference's); SIMD kernels rely on it.
 using VecDotFn = void (*)(int64_t n, float *result, const void *x, const void *y);
 
+// One weight row against `ny` activation rows (prompt processing: the weight
+// row is unpacked once for several tokens): out[j] = x . y_j, where y_j starts
+// yStride bytes after y_(j-1). Each out[j] is bit-identical to vecDot(n,
+// &out[j], x, y_j) on the same path, so callers may mix the two freely.
+// Any ny >= 1; kernels work on up to 4 columns at a time.
+using VecDotMultiFn = void (*)(int64_t n, float *out, const void *x, const void *y, size_t yStride, int ny);
+
+// The loop fallback for a type without a multi-column kernel.
+template <VecDotFn F>
+void vecDotMultiLoop(int64_t n, float *out, const void *x, const void *y, size_t yStride, int ny)
+{
+    for (int j = 0; j < ny; ++j)
+        F(n, out + j, x, static_cast<const uint8_t *>(y) + static_cast<size_t>(j) * yStride);
+}
+
 struct TypeTraits {
     GgmlType type;
     const char *name;
@@ -44,6 +59,8 @@ struct TypeTraits {
     // Fast activation quantizer for this row's type when it is a vecDotType
     // (SIMD on the active path; same bytes as `quantize`). Null if none.
     QuantizeRowFn quantizeActivation;
+    // Multi-column vecDot (see VecDotMultiFn); set whenever vecDot is.
+    VecDotMultiFn vecDotMulti;
 };
 
 // The row for `type`, or nullptr when the engine cannot compute with it.

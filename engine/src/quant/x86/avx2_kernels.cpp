@@ -389,16 +389,20 @@ void quantizeRowQ8_K(const float *src, void *dst, int64_t n)
 void fillAvx2(TypeTraits *rows)
 {
     auto row = [rows](GgmlType t) -> TypeTraits & { return rows[static_cast<size_t>(t)]; };
-    row(GgmlType::GGML_TYPE_F32).vecDot = vecDotF32;
-    row(GgmlType::GGML_TYPE_F16).vecDot = vecDotF16;
+    auto set = [&](GgmlType t, VecDotFn dot, VecDotMultiFn multi) {
+        row(t).vecDot = dot;
+        row(t).vecDotMulti = multi;
+    };
+    set(GgmlType::GGML_TYPE_F32, vecDotF32, vecDotMultiLoop<vecDotF32>);
+    set(GgmlType::GGML_TYPE_F16, vecDotF16, vecDotMultiLoop<vecDotF16>);
+    set(GgmlType::GGML_TYPE_BF16, vecDotBF16, vecDotMultiLoop<vecDotBF16>);
+    set(GgmlType::GGML_TYPE_Q8_0, vecDotQ8_0Q8_0, vecDotMultiLoop<vecDotQ8_0Q8_0>);
+    set(GgmlType::GGML_TYPE_Q4_0, vecDotQ4_0Q8_0, vecDotMultiLoop<vecDotQ4_0Q8_0>);
+    set(GgmlType::GGML_TYPE_Q4_K, vecDotQ4_KQ8_K, vecDotMultiLoop<vecDotQ4_KQ8_K>);
+    set(GgmlType::GGML_TYPE_Q5_K, vecDotQ5_KQ8_K, vecDotMultiLoop<vecDotQ5_KQ8_K>);
+    set(GgmlType::GGML_TYPE_Q6_K, vecDotQ6_KQ8_K, vecDotMultiLoop<vecDotQ6_KQ8_K>);
     row(GgmlType::GGML_TYPE_F16).quantizeActivation = quantizeRowF16;
-    row(GgmlType::GGML_TYPE_BF16).vecDot = vecDotBF16;
-    row(GgmlType::GGML_TYPE_Q8_0).vecDot = vecDotQ8_0Q8_0;
     row(GgmlType::GGML_TYPE_Q8_0).quantizeActivation = quantizeRowQ8_0;
-    row(GgmlType::GGML_TYPE_Q4_0).vecDot = vecDotQ4_0Q8_0;
-    row(GgmlType::GGML_TYPE_Q4_K).vecDot = vecDotQ4_KQ8_K;
-    row(GgmlType::GGML_TYPE_Q5_K).vecDot = vecDotQ5_KQ8_K;
-    row(GgmlType::GGML_TYPE_Q6_K).vecDot = vecDotQ6_KQ8_K;
     row(GgmlType::GGML_TYPE_Q8_K).quantizeActivation = quantizeRowQ8_K;
 }
 

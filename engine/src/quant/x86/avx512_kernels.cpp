@@ -37,14 +37,6 @@ inline float hsum256(__m256 v)
     return _mm_cvtss_f32(r);
 }
 
-// 16 int32 sums of 4 products x*y; x any int8, y in [-127, 127].
-inline __m512i dotI8(__m512i x, __m512i y)
-{
-    const __m512i ax = _mm512_abs_epi8(x);
-    const __m512i sy = _mm512_mask_sub_epi8(y, _mm512_movepi8_mask(x), _mm512_setzero_si512(), y);
-    return _mm512_dpbusd_epi32(_mm512_setzero_si512(), ax, sy);
-}
-
 inline __m256i dotI8x256(__m256i x, __m256i y)
 {
     const __m256i ax = _mm256_sign_epi8(x, x);
@@ -118,135 +110,181 @@ void vecDotBF16(int64_t n, float *s, const void *vx, const void *vy)
     *s = sum;
 }
 
+// Multi-column kernels: Kernel<NY> computes one weight row against NY
+// activation rows; every column's arithmetic is the same as NY = 1 (vecDot),
+// so results are bit-identical between vecDot and vecDotMulti.
+template <typename Block>
+struct Columns {
+    const Block *y[4];
+    Columns(const void *base, size_t stride, int ny)
+    {
+        for (int j = 0; j < ny; ++j)
+            y[j] = reinterpret_cast<const Block *>(static_cast<const uint8_t *>(base) + static_cast<size_t>(j) * stride);
+    }
+};
+
 // --- 32-element blocks against Q8_0, two blocks per register ---
 
-void vecDotQ8_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
+template <int NY>
+void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c)
 {
-    const auto *x = static_cast<const BlockQ8_0 *>(vx);
-    const auto *y = static_cast<const BlockQ8_0 *>(vy);
     const int64_t nb = n / QK8_0;
-    __m512 acc = _mm512_setzero_ps();
+    __m512 acc[NY];
+    __m256 tail[NY];
+    for (int j = 0; j < NY; ++j) {
+        acc[j] = _mm512_setzero_ps();
+        tail[j] = _mm256_setzero_ps();
+    }
     int64_t ib = 0;
     for (; ib + 2 <= nb; ib += 2) {
         const __m512i qx = join256(loadu256(x[ib].qs), loadu256(x[ib + 1].qs));
-        const __m512i qy = join256(loadu256(y[ib].qs), loadu256(y[ib + 1].qs));
-        const __m512 d = splat2(halfToFloat(x[ib].d) * halfToFloat(y[ib].d),
-                                halfToFloat(x[ib + 1].d) * halfToFloat(y[ib + 1].d));
-        acc = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(dotI8(qx, qy)), acc);
+        const __m512i ax = _mm512_abs_epi8(qx);
+        const __mmask64 neg = _mm512_movepi8_mask(qx);
+        const __m512 dx = splat2(halfToFloat(x[ib].d), halfToFloat(x[ib + 1].d));
+        for (int j = 0; j < NY; ++j) {
+            const __m512i qy = join256(loadu256(c.y[j][ib].qs), loadu256(c.y[j][ib + 1].qs));
+            const __m512i sy = _mm512_mask_sub_epi8(qy, neg, _mm512_setzero_si512(), qy);
+            const __m512i p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), ax, sy);
+            const __m512 d = _mm512_mul_ps(dx, splat2(halfToFloat(c.y[j][ib].d), halfToFloat(c.y[j][ib + 1].d)));
+            acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(p), acc[j]);
+        }
     }
-    __m256 tail = _mm256_setzero_ps();
     for (; ib < nb; ++ib) {
-        const __m256 d = _mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d));
-        tail = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dotI8x256(loadu256(x[ib].qs), loadu256(y[ib].qs))), tail);
+        const __m256i qx = loadu256(x[ib].qs);
+        const float dx = halfToFloat(x[ib].d);
+        for (int j = 0; j < NY; ++j) {
+            const __m256 d = _mm256_set1_ps(dx * halfToFloat(c.y[j][ib].d));
+            tail[j] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dotI8x256(qx, loadu256(c.y[j][ib].qs))), tail[j]);
+        }
     }
-    *s = _mm512_reduce_add_ps(acc) + hsum256(tail);
+    for (int j = 0; j < NY; ++j)
+        out[j] = _mm512_reduce_add_ps(acc[j]) + hsum256(tail[j]);
 }
 
-void vecDotQ4_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
+template <int NY>
+void q4_0Cols(int64_t n, float *out, const BlockQ4_0 *x, const Columns<BlockQ8_0> &c)
 {
-    const auto *x = static_cast<const BlockQ4_0 *>(vx);
-    const auto *y = static_cast<const BlockQ8_0 *>(vy);
     const int64_t nb = n / QK8_0;
     const __m512i eights = _mm512_set1_epi8(8);
-    __m512 acc = _mm512_setzero_ps();
+    __m512 acc[NY];
+    __m256 tail[NY];
+    for (int j = 0; j < NY; ++j) {
+        acc[j] = _mm512_setzero_ps();
+        tail[j] = _mm256_setzero_ps();
+    }
     int64_t ib = 0;
     for (; ib + 2 <= nb; ib += 2) {
         const __m512i qx = join256(nibbles32(x[ib].qs), nibbles32(x[ib + 1].qs)); // u8 0..15
-        const __m512i qy = join256(loadu256(y[ib].qs), loadu256(y[ib + 1].qs));
-        // sum (q - 8) * y = sum q * y - sum 8 * y
-        const __m512i p = _mm512_sub_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), qx, qy),
-                                           _mm512_dpbusd_epi32(_mm512_setzero_si512(), eights, qy));
-        const __m512 d = splat2(halfToFloat(x[ib].d) * halfToFloat(y[ib].d),
-                                halfToFloat(x[ib + 1].d) * halfToFloat(y[ib + 1].d));
-        acc = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(p), acc);
+        const __m512 dx = splat2(halfToFloat(x[ib].d), halfToFloat(x[ib + 1].d));
+        for (int j = 0; j < NY; ++j) {
+            const __m512i qy = join256(loadu256(c.y[j][ib].qs), loadu256(c.y[j][ib + 1].qs));
+            // sum (q - 8) * y = sum q * y - sum 8 * y
+            const __m512i p = _mm512_sub_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), qx, qy),
+                                               _mm512_dpbusd_epi32(_mm512_setzero_si512(), eights, qy));
+            const __m512 d = _mm512_mul_ps(dx, splat2(halfToFloat(c.y[j][ib].d), halfToFloat(c.y[j][ib + 1].d)));
+            acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(p), acc[j]);
+        }
     }
-    __m256 tail = _mm256_setzero_ps();
     for (; ib < nb; ++ib) {
-        const __m256 d = _mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d));
         const __m256i q = _mm256_sub_epi8(nibbles32(x[ib].qs), _mm256_set1_epi8(8));
-        tail = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dotI8x256(q, loadu256(y[ib].qs))), tail);
+        const float dx = halfToFloat(x[ib].d);
+        for (int j = 0; j < NY; ++j) {
+            const __m256 d = _mm256_set1_ps(dx * halfToFloat(c.y[j][ib].d));
+            tail[j] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dotI8x256(q, loadu256(c.y[j][ib].qs))), tail[j]);
+        }
     }
-    *s = _mm512_reduce_add_ps(acc) + hsum256(tail);
+    for (int j = 0; j < NY; ++j)
+        out[j] = _mm512_reduce_add_ps(acc[j]) + hsum256(tail[j]);
 }
 
 // --- K-quants against Q8_K: one 64-element chunk per register ---
 
-inline int sumMins(const BlockQ8_K &y, const uint8_t packed[12])
+// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q4_K/Q5_K block,
+// unpacked from the 12-byte 6-bit field (same values as getScaleMinK4).
+inline __m128i unpackScaleMins(const uint8_t packed[12])
 {
-    int s = 0;
-    for (int j = 0; j < 8; ++j) {
-        uint8_t sc, mn;
-        getScaleMinK4(j, packed, &sc, &mn);
-        s += (y.bsums[2 * j] + y.bsums[2 * j + 1]) * mn;
-    }
-    return s;
+    uint32_t u[4];
+    __builtin_memcpy(u, packed, 12);
+    u[3] = ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4);
+    const uint32_t mins03 = u[1] & 0x3f3f3f3fu;
+    u[1] = (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4);
+    u[2] = mins03;
+    u[0] &= 0x3f3f3f3fu;
+    return _mm_loadu_si128(reinterpret_cast<const __m128i *>(u));
 }
 
-// 32 int16: a in the first 16, b in the last 16.
-inline __m512i scalePair(int a, int b) { return join256(_mm256_set1_epi16(static_cast<int16_t>(a)), _mm256_set1_epi16(static_cast<int16_t>(b))); }
-
-void vecDotQ4_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+// 4 int32 partial sums of min_s * (bsums[2s] + bsums[2s+1]) over the 8 sub-blocks.
+inline __m128i minsDot(__m128i mins16, const int16_t bsums[16])
 {
-    const auto *x = static_cast<const BlockQ4_K *>(vx);
-    const auto *y = static_cast<const BlockQ8_K *>(vy);
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
-    __m512 acc = _mm512_setzero_ps();
-    float accMin = 0.0f;
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-        uint8_t sc[8], mn[8];
-        for (int j = 0; j < 8; ++j)
-            getScaleMinK4(j, x[i].scales, &sc[j], &mn[j]);
-        const float d = halfToFloat(x[i].d) * y[i].d;
-        const float dmin = halfToFloat(x[i].dmin) * y[i].d;
-        accMin += dmin * static_cast<float>(sumMins(y[i], x[i].scales));
-        __m512i sumi = _mm512_setzero_si512();
-        for (int c = 0; c < 4; ++c) {
-            const __m256i q4 = loadu256(x[i].qs + 32 * c);
-            const __m512i q = join256(_mm256_and_si256(q4, low4), _mm256_and_si256(_mm256_srli_epi16(q4, 4), low4));
-            const __m512i pairs = _mm512_maddubs_epi16(q, loadu512(y[i].qs + 64 * c));
-            sumi = _mm512_dpwssd_epi32(sumi, pairs, scalePair(sc[2 * c], sc[2 * c + 1]));
-        }
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(sumi), acc);
-    }
-    *s = _mm512_reduce_add_ps(acc) - accMin;
+    const __m128i b0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(bsums));
+    const __m128i b1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(bsums + 8));
+    return _mm_madd_epi16(mins16, _mm_hadd_epi16(b0, b1));
 }
 
-void vecDotQ5_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+inline float hsum128(__m128 r)
 {
-    const auto *x = static_cast<const BlockQ5_K *>(vx);
-    const auto *y = static_cast<const BlockQ8_K *>(vy);
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
+}
+
+// int16 lane l of chunk c's scale vector = scale of sub-block 2c + l / 16.
+inline __m512i chunkScaleIndex(int c)
+{
+    return join256(_mm256_set1_epi16(static_cast<int16_t>(2 * c)), _mm256_set1_epi16(static_cast<int16_t>(2 * c + 1)));
+}
+
+template <int NY, bool Five, typename Block>
+void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
+{
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i one = _mm256_set1_epi8(1);
-    __m512 acc = _mm512_setzero_ps();
-    float accMin = 0.0f;
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-        uint8_t sc[8], mn[8];
-        for (int j = 0; j < 8; ++j)
-            getScaleMinK4(j, x[i].scales, &sc[j], &mn[j]);
-        const float d = halfToFloat(x[i].d) * y[i].d;
-        const float dmin = halfToFloat(x[i].dmin) * y[i].d;
-        accMin += dmin * static_cast<float>(sumMins(y[i], x[i].scales));
-        const __m256i qh = loadu256(x[i].qh);
-        __m512i sumi = _mm512_setzero_si512();
-        for (int c = 0; c < 4; ++c) {
-            const __m256i q4 = loadu256(x[i].qs + 32 * c);
-            const __m256i hl = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one);
-            const __m256i hh = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one);
-            const __m256i lo = _mm256_or_si256(_mm256_and_si256(q4, low4), _mm256_slli_epi16(hl, 4));
-            const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q4, 4), low4),
-                                               _mm256_slli_epi16(hh, 4));
-            const __m512i pairs = _mm512_maddubs_epi16(join256(lo, hi), loadu512(y[i].qs + 64 * c));
-            sumi = _mm512_dpwssd_epi32(sumi, pairs, scalePair(sc[2 * c], sc[2 * c + 1]));
-        }
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(sumi), acc);
+    const __m512i index[4] = {chunkScaleIndex(0), chunkScaleIndex(1), chunkScaleIndex(2), chunkScaleIndex(3)};
+    __m512 acc[NY];
+    __m128 accMin[NY];
+    for (int j = 0; j < NY; ++j) {
+        acc[j] = _mm512_setzero_ps();
+        accMin[j] = _mm_setzero_ps();
     }
-    *s = _mm512_reduce_add_ps(acc) - accMin;
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+        const __m128i sm = unpackScaleMins(x[i].scales);
+        const __m512i scales = _mm512_zextsi128_si512(_mm_cvtepu8_epi16(sm));
+        const __m128i mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
+        const float dx = halfToFloat(x[i].d), dminx = halfToFloat(x[i].dmin);
+        __m512i sumi[NY];
+        for (int j = 0; j < NY; ++j) {
+            sumi[j] = _mm512_setzero_si512();
+            const __m128 dmin = _mm_set1_ps(dminx * c.y[j][i].d);
+            accMin[j] = _mm_fmadd_ps(dmin, _mm_cvtepi32_ps(minsDot(mins16, c.y[j][i].bsums)), accMin[j]);
+        }
+        __m256i qh;
+        if constexpr (Five)
+            qh = loadu256(x[i].qh);
+        for (int ch = 0; ch < 4; ++ch) {
+            const __m256i q4 = loadu256(x[i].qs + 32 * ch);
+            __m256i lo = _mm256_and_si256(q4, low4);
+            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), low4);
+            if constexpr (Five) {
+                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * ch), one), 4));
+                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * ch + 1), one), 4));
+            }
+            const __m512i q = join256(lo, hi);
+            const __m512i sc = _mm512_permutexvar_epi16(index[ch], scales);
+            for (int j = 0; j < NY; ++j) {
+                const __m512i pairs = _mm512_maddubs_epi16(q, loadu512(c.y[j][i].qs + 64 * ch));
+                sumi[j] = _mm512_dpwssd_epi32(sumi[j], pairs, sc);
+            }
+        }
+        for (int j = 0; j < NY; ++j)
+            acc[j] = _mm512_fmadd_ps(_mm512_set1_ps(dx * c.y[j][i].d), _mm512_cvtepi32_ps(sumi[j]), acc[j]);
+    }
+    for (int j = 0; j < NY; ++j)
+        out[j] = _mm512_reduce_add_ps(acc[j]) - hsum128(accMin[j]);
 }
 
-void vecDotQ6_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+template <int NY>
+void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K> &c)
 {
-    const auto *x = static_cast<const BlockQ6_K *>(vx);
-    const auto *y = static_cast<const BlockQ8_K *>(vy);
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i mask2 = _mm256_set1_epi8(3);
     // int16 lane l of a 64-element chunk belongs to sub-block l / 8 of the chunk's 4
@@ -258,14 +296,19 @@ void vecDotQ6_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
         _mm512_set_epi16(15, 15, 15, 15, 15, 15, 15, 15, 14, 14, 14, 14, 14, 14, 14, 14, 13, 13, 13, 13, 13, 13, 13,
                          13, 12, 12, 12, 12, 12, 12, 12, 12),
     };
-    __m512 acc = _mm512_setzero_ps();
+    __m512 acc[NY];
+    for (int j = 0; j < NY; ++j)
+        acc[j] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        const float d = halfToFloat(x[i].d) * y[i].d;
+        const float dx = halfToFloat(x[i].d);
         const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales)));
-        const __m512i scales512 = _mm512_castsi256_si512(scales16);
-        // the "- 32" of every level: 32 * sum over sub-blocks of scale * sum(q8)
-        const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(loadu256(y[i].bsums), scales16), 5);
-        __m512i sumi = _mm512_setzero_si512();
+        const __m512i scales512 = _mm512_zextsi256_si512(scales16);
+        __m512i sumi[NY];
+        for (int j = 0; j < NY; ++j) {
+            // the "- 32" of every level: 32 * sum over sub-blocks of scale * sum(q8)
+            const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(loadu256(c.y[j][i].bsums), scales16), 5);
+            sumi[j] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_zextsi256_si512(offset));
+        }
         for (int half = 0; half < 2; ++half) {
             const uint8_t *ql = x[i].ql + 64 * half;
             const __m256i qh = loadu256(x[i].qh + 32 * half);
@@ -277,30 +320,73 @@ void vecDotQ6_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
                                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), mask2), 4));
             const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
                                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), mask2), 4));
-            const __m512i p01 = _mm512_maddubs_epi16(join256(q0, q1), loadu512(y[i].qs + 128 * half));
-            const __m512i p23 = _mm512_maddubs_epi16(join256(q2, q3), loadu512(y[i].qs + 128 * half + 64));
-            sumi = _mm512_dpwssd_epi32(sumi, p01, _mm512_permutexvar_epi16(spread[2 * half], scales512));
-            sumi = _mm512_dpwssd_epi32(sumi, p23, _mm512_permutexvar_epi16(spread[2 * half + 1], scales512));
+            const __m512i z01 = join256(q0, q1), z23 = join256(q2, q3);
+            const __m512i s01 = _mm512_permutexvar_epi16(spread[2 * half], scales512);
+            const __m512i s23 = _mm512_permutexvar_epi16(spread[2 * half + 1], scales512);
+            for (int j = 0; j < NY; ++j) {
+                const int8_t *q8 = c.y[j][i].qs + 128 * half;
+                sumi[j] = _mm512_dpwssd_epi32(sumi[j], _mm512_maddubs_epi16(z01, loadu512(q8)), s01);
+                sumi[j] = _mm512_dpwssd_epi32(sumi[j], _mm512_maddubs_epi16(z23, loadu512(q8 + 64)), s23);
+            }
         }
-        const __m512i total = _mm512_sub_epi32(sumi, _mm512_zextsi256_si512(offset));
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(total), acc);
+        for (int j = 0; j < NY; ++j)
+            acc[j] = _mm512_fmadd_ps(_mm512_set1_ps(dx * c.y[j][i].d), _mm512_cvtepi32_ps(sumi[j]), acc[j]);
     }
-    *s = _mm512_reduce_add_ps(acc);
+    for (int j = 0; j < NY; ++j)
+        out[j] = _mm512_reduce_add_ps(acc[j]);
 }
+
+// vecDot (one column) and vecDotMulti (any number, 4 at a time) for a kernel family.
+template <typename WBlock, typename ABlock, template <int> class K>
+struct Entry {
+    static void dot(int64_t n, float *s, const void *x, const void *y)
+    {
+        K<1>::run(n, s, static_cast<const WBlock *>(x), Columns<ABlock>(y, 0, 1));
+    }
+    static void multi(int64_t n, float *out, const void *x, const void *y, size_t stride, int ny)
+    {
+        const auto *w = static_cast<const WBlock *>(x);
+        const auto *base = static_cast<const uint8_t *>(y);
+        int j = 0;
+        for (; j + 4 <= ny; j += 4)
+            K<4>::run(n, out + j, w, Columns<ABlock>(base + j * stride, stride, 4));
+        switch (ny - j) {
+        case 3: K<3>::run(n, out + j, w, Columns<ABlock>(base + j * stride, stride, 3)); break;
+        case 2: K<2>::run(n, out + j, w, Columns<ABlock>(base + j * stride, stride, 2)); break;
+        case 1: K<1>::run(n, out + j, w, Columns<ABlock>(base + j * stride, stride, 1)); break;
+        default: break;
+        }
+    }
+};
+
+template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { q8_0Cols<NY>(n, o, x, c); } };
+template <int NY> struct Q4_0K { static void run(int64_t n, float *o, const BlockQ4_0 *x, const Columns<BlockQ8_0> &c) { q4_0Cols<NY>(n, o, x, c); } };
+template <int NY> struct Q4_KK { static void run(int64_t n, float *o, const BlockQ4_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, false>(n, o, x, c); } };
+template <int NY> struct Q5_KK { static void run(int64_t n, float *o, const BlockQ5_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, true>(n, o, x, c); } };
+template <int NY> struct Q6_KK { static void run(int64_t n, float *o, const BlockQ6_K *x, const Columns<BlockQ8_K> &c) { q6KCols<NY>(n, o, x, c); } };
 
 } // namespace
 
 void fillAvx512(TypeTraits *rows)
 {
     auto row = [rows](GgmlType t) -> TypeTraits & { return rows[static_cast<size_t>(t)]; };
-    row(GgmlType::GGML_TYPE_F32).vecDot = vecDotF32;
-    row(GgmlType::GGML_TYPE_F16).vecDot = vecDotF16;
-    row(GgmlType::GGML_TYPE_BF16).vecDot = vecDotBF16;
-    row(GgmlType::GGML_TYPE_Q8_0).vecDot = vecDotQ8_0Q8_0;
-    row(GgmlType::GGML_TYPE_Q4_0).vecDot = vecDotQ4_0Q8_0;
-    row(GgmlType::GGML_TYPE_Q4_K).vecDot = vecDotQ4_KQ8_K;
-    row(GgmlType::GGML_TYPE_Q5_K).vecDot = vecDotQ5_KQ8_K;
-    row(GgmlType::GGML_TYPE_Q6_K).vecDot = vecDotQ6_KQ8_K;
+    auto set = [&](GgmlType t, VecDotFn dot, VecDotMultiFn multi) {
+        row(t).vecDot = dot;
+        row(t).vecDotMulti = multi;
+    };
+    set(GgmlType::GGML_TYPE_F32, vecDotF32, vecDotMultiLoop<vecDotF32>);
+    set(GgmlType::GGML_TYPE_F16, vecDotF16, vecDotMultiLoop<vecDotF16>);
+    set(GgmlType::GGML_TYPE_BF16, vecDotBF16, vecDotMultiLoop<vecDotBF16>);
+    using Q8_0E = Entry<BlockQ8_0, BlockQ8_0, Q8_0K>;
+    using Q4_0E = Entry<BlockQ4_0, BlockQ8_0, Q4_0K>;
+    using Q4_KE = Entry<BlockQ4_K, BlockQ8_K, Q4_KK>;
+    using Q5_KE = Entry<BlockQ5_K, BlockQ8_K, Q5_KK>;
+    using Q6_KE = Entry<BlockQ6_K, BlockQ8_K, Q6_KK>;
+    set(GgmlType::GGML_TYPE_Q8_0, Q8_0E::dot, Q8_0E::multi);
+    set(GgmlType::GGML_TYPE_Q4_0, Q4_0E::dot, Q4_0E::multi);
+    set(GgmlType::GGML_TYPE_Q4_K, Q4_KE::dot, Q4_KE::multi);
+    set(GgmlType::GGML_TYPE_Q5_K, Q5_KE::dot, Q5_KE::multi);
+    set(GgmlType::GGML_TYPE_Q6_K, Q6_KE::dot, Q6_KE::multi);
 }
 
 } // namespace burrow::quant::x86
