@@ -44,6 +44,8 @@ inline __m256i dotI8(__m256i x, __m256i y)
     return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
 }
 
+inline __m256i loadu256(const void *p) { return _mm256_loadu_si256(static_cast<const __m256i *>(p)); }
+
 // 32 nibbles -> 32 bytes: low nibbles of 16 bytes, then high nibbles.
 inline __m256i nibbles32(const uint8_t *p)
 {
@@ -52,7 +54,6 @@ inline __m256i nibbles32(const uint8_t *p)
     return _mm256_and_si256(both, _mm256_set1_epi8(0x0f));
 }
 
-inline __m256i loadu256(const void *p) { return _mm256_loadu_si256(static_cast<const __m256i *>(p)); }
 
 // --- float types ---
 
@@ -127,146 +128,177 @@ void quantizeRowF16(const float *src, void *dst, int64_t n)
         y[i] = fp32ToFp16(src[i]);
 }
 
+// Multi-column kernels: Kernel<NY> computes one weight row against NY
+// activation rows with, per column, exactly the arithmetic of NY = 1, so
+// vecDot and vecDotMulti agree bit for bit.
+template <typename Block>
+struct Columns {
+    const Block *y[4];
+    Columns(const void *base, size_t stride, int ny)
+    {
+        for (int j = 0; j < ny; ++j)
+            y[j] = reinterpret_cast<const Block *>(static_cast<const uint8_t *>(base) + static_cast<size_t>(j) * stride);
+    }
+};
+
+template <typename WBlock, typename ABlock, template <int> class K>
+struct Entry {
+    static void dot(int64_t n, float *s, const void *x, const void *y)
+    {
+        K<1>::run(n, s, static_cast<const WBlock *>(x), Columns<ABlock>(y, 0, 1));
+    }
+    static void multi(int64_t n, float *out, const void *x, const void *y, size_t stride, int ny)
+    {
+        const auto *w = static_cast<const WBlock *>(x);
+        const auto *base = static_cast<const uint8_t *>(y);
+        int j = 0;
+        for (; j + 4 <= ny; j += 4)
+            K<4>::run(n, out + j, w, Columns<ABlock>(base + j * stride, stride, 4));
+        switch (ny - j) {
+        case 3: K<3>::run(n, out + j, w, Columns<ABlock>(base + j * stride, stride, 3)); break;
+        case 2: K<2>::run(n, out + j, w, Columns<ABlock>(base + j * stride, stride, 2)); break;
+        case 1: K<1>::run(n, out + j, w, Columns<ABlock>(base + j * stride, stride, 1)); break;
+        default: break;
+        }
+    }
+};
+
 // --- 32-element block types against Q8_0 ---
 
-void vecDotQ8_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
+template <int NY, bool Four, typename Block>
+void q32Cols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_0> &c)
 {
-    const auto *x = static_cast<const BlockQ8_0 *>(vx);
-    const auto *y = static_cast<const BlockQ8_0 *>(vy);
     const int64_t nb = n / QK8_0;
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-    int64_t ib = 0;
-    for (; ib + 2 <= nb; ib += 2) {
-        const __m256 d0 = _mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d));
-        const __m256 d1 = _mm256_set1_ps(halfToFloat(x[ib + 1].d) * halfToFloat(y[ib + 1].d));
-        const __m256i p0 = dotI8(loadu256(x[ib].qs), loadu256(y[ib].qs));
-        const __m256i p1 = dotI8(loadu256(x[ib + 1].qs), loadu256(y[ib + 1].qs));
-        acc0 = _mm256_fmadd_ps(d0, _mm256_cvtepi32_ps(p0), acc0);
-        acc1 = _mm256_fmadd_ps(d1, _mm256_cvtepi32_ps(p1), acc1);
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 acc[NY];
+    for (int j = 0; j < NY; ++j)
+        acc[j] = _mm256_setzero_ps();
+    for (int64_t ib = 0; ib < nb; ++ib) {
+        __m256i qx;
+        if constexpr (Four)
+            qx = _mm256_sub_epi8(nibbles32(x[ib].qs), _mm256_set1_epi8(8));
+        else
+            qx = loadu256(x[ib].qs);
+        const __m256i ax = _mm256_sign_epi8(qx, qx);
+        const float dx = halfToFloat(x[ib].d);
+        for (int j = 0; j < NY; ++j) {
+            const __m256i sy = _mm256_sign_epi8(loadu256(c.y[j][ib].qs), qx);
+            const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(ax, sy), ones);
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * halfToFloat(c.y[j][ib].d)), _mm256_cvtepi32_ps(p), acc[j]);
+        }
     }
-    for (; ib < nb; ++ib) {
-        const __m256 d = _mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d));
-        acc0 = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dotI8(loadu256(x[ib].qs), loadu256(y[ib].qs))), acc0);
-    }
-    *s = hsum(_mm256_add_ps(acc0, acc1));
-}
-
-void vecDotQ4_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
-{
-    const auto *x = static_cast<const BlockQ4_0 *>(vx);
-    const auto *y = static_cast<const BlockQ8_0 *>(vy);
-    const int64_t nb = n / QK8_0;
-    const __m256i eight = _mm256_set1_epi8(8);
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-    int64_t ib = 0;
-    for (; ib + 2 <= nb; ib += 2) {
-        const __m256 d0 = _mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d));
-        const __m256 d1 = _mm256_set1_ps(halfToFloat(x[ib + 1].d) * halfToFloat(y[ib + 1].d));
-        const __m256i q0 = _mm256_sub_epi8(nibbles32(x[ib].qs), eight);
-        const __m256i q1 = _mm256_sub_epi8(nibbles32(x[ib + 1].qs), eight);
-        acc0 = _mm256_fmadd_ps(d0, _mm256_cvtepi32_ps(dotI8(q0, loadu256(y[ib].qs))), acc0);
-        acc1 = _mm256_fmadd_ps(d1, _mm256_cvtepi32_ps(dotI8(q1, loadu256(y[ib + 1].qs))), acc1);
-    }
-    for (; ib < nb; ++ib) {
-        const __m256 d = _mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d));
-        const __m256i q = _mm256_sub_epi8(nibbles32(x[ib].qs), eight);
-        acc0 = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dotI8(q, loadu256(y[ib].qs))), acc0);
-    }
-    *s = hsum(_mm256_add_ps(acc0, acc1));
+    for (int j = 0; j < NY; ++j)
+        out[j] = hsum(acc[j]);
 }
 
 // --- K-quants against Q8_K ---
 
-// The 8 (scale, min) pairs of a Q4_K/Q5_K block.
-inline void scaleMins(const uint8_t *packed, uint8_t sc[8], uint8_t mn[8])
+// The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q4_K/Q5_K block,
+// unpacked from the 12-byte 6-bit field (same values as getScaleMinK4).
+inline __m128i unpackScaleMins(const uint8_t packed[12])
 {
-    for (int j = 0; j < 8; ++j)
-        getScaleMinK4(j, packed, &sc[j], &mn[j]);
+    uint32_t u[4];
+    __builtin_memcpy(u, packed, 12);
+    u[3] = ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4);
+    const uint32_t mins03 = u[1] & 0x3f3f3f3fu;
+    u[1] = (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4);
+    u[2] = mins03;
+    u[0] &= 0x3f3f3f3fu;
+    return _mm_loadu_si128(reinterpret_cast<const __m128i *>(u));
 }
 
-inline int sumMins(const BlockQ8_K &y, const uint8_t mn[8])
+// 4 int32 partial sums of min_s * (bsums[2s] + bsums[2s+1]) over the 8 sub-blocks.
+inline __m128i minsDot(__m128i mins16, const int16_t bsums[16])
 {
-    int s = 0;
-    for (int j = 0; j < 8; ++j)
-        s += (y.bsums[2 * j] + y.bsums[2 * j + 1]) * mn[j];
-    return s;
+    const __m128i b0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(bsums));
+    const __m128i b1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(bsums + 8));
+    return _mm_madd_epi16(mins16, _mm_hadd_epi16(b0, b1));
 }
 
-void vecDotQ4_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+inline float hsum128(__m128 r)
 {
-    const auto *x = static_cast<const BlockQ4_K *>(vx);
-    const auto *y = static_cast<const BlockQ8_K *>(vy);
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
-    __m256 acc = _mm256_setzero_ps();
-    float accMin = 0.0f;
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-        uint8_t sc[8], mn[8];
-        scaleMins(x[i].scales, sc, mn);
-        const float d = halfToFloat(x[i].d) * y[i].d;
-        const float dmin = halfToFloat(x[i].dmin) * y[i].d;
-        accMin += dmin * static_cast<float>(sumMins(y[i], mn));
-        __m256i sumi = _mm256_setzero_si256();
-        for (int c = 0; c < 4; ++c) {
-            const __m256i q4 = loadu256(x[i].qs + 32 * c);
-            const __m256i lo = _mm256_and_si256(q4, low4);
-            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), low4);
-            const __m256i pl = _mm256_maddubs_epi16(lo, loadu256(y[i].qs + 64 * c));
-            const __m256i ph = _mm256_maddubs_epi16(hi, loadu256(y[i].qs + 64 * c + 32));
-            sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(pl, _mm256_set1_epi16(sc[2 * c])));
-            sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(ph, _mm256_set1_epi16(sc[2 * c + 1])));
-        }
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
-    }
-    *s = hsum(acc) - accMin;
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
 }
 
-void vecDotQ5_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+// Shuffle control repeating 16-bit element e in every 16-bit lane.
+inline __m256i repeatWord(int e) { return _mm256_set1_epi16(static_cast<int16_t>((2 * e) | ((2 * e + 1) << 8))); }
+
+template <int NY, bool Five, typename Block>
+void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
 {
-    const auto *x = static_cast<const BlockQ5_K *>(vx);
-    const auto *y = static_cast<const BlockQ8_K *>(vy);
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i one = _mm256_set1_epi8(1);
-    __m256 acc = _mm256_setzero_ps();
-    float accMin = 0.0f;
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-        uint8_t sc[8], mn[8];
-        scaleMins(x[i].scales, sc, mn);
-        const float d = halfToFloat(x[i].d) * y[i].d;
-        const float dmin = halfToFloat(x[i].dmin) * y[i].d;
-        accMin += dmin * static_cast<float>(sumMins(y[i], mn));
-        const __m256i qh = loadu256(x[i].qh);
-        __m256i sumi = _mm256_setzero_si256();
-        for (int c = 0; c < 4; ++c) {
-            const __m256i q4 = loadu256(x[i].qs + 32 * c);
-            const __m256i hl = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one);
-            const __m256i hh = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one);
-            const __m256i lo = _mm256_or_si256(_mm256_and_si256(q4, low4), _mm256_slli_epi16(hl, 4));
-            const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q4, 4), low4),
-                                               _mm256_slli_epi16(hh, 4));
-            const __m256i pl = _mm256_maddubs_epi16(lo, loadu256(y[i].qs + 64 * c));
-            const __m256i ph = _mm256_maddubs_epi16(hi, loadu256(y[i].qs + 64 * c + 32));
-            sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(pl, _mm256_set1_epi16(sc[2 * c])));
-            sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(ph, _mm256_set1_epi16(sc[2 * c + 1])));
-        }
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+    __m256 acc[NY];
+    __m128 accMin[NY];
+    for (int j = 0; j < NY; ++j) {
+        acc[j] = _mm256_setzero_ps();
+        accMin[j] = _mm_setzero_ps();
     }
-    *s = hsum(acc) - accMin;
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+        const __m128i sm = unpackScaleMins(x[i].scales);
+        const __m128i scales16 = _mm_cvtepu8_epi16(sm);
+        const __m256i scales = _mm256_set_m128i(scales16, scales16);
+        const __m128i mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
+        const float dx = halfToFloat(x[i].d), dminx = halfToFloat(x[i].dmin);
+        __m256i sumi[NY];
+        for (int j = 0; j < NY; ++j) {
+            sumi[j] = _mm256_setzero_si256();
+            const __m128 dmin = _mm_set1_ps(dminx * c.y[j][i].d);
+            accMin[j] = _mm_fmadd_ps(dmin, _mm_cvtepi32_ps(minsDot(mins16, c.y[j][i].bsums)), accMin[j]);
+        }
+        __m256i qh = _mm256_setzero_si256();
+        if constexpr (Five)
+            qh = loadu256(x[i].qh);
+        for (int ch = 0; ch < 4; ++ch) {
+            const __m256i q4 = loadu256(x[i].qs + 32 * ch);
+            __m256i lo = _mm256_and_si256(q4, low4);
+            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), low4);
+            if constexpr (Five) {
+                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * ch), one), 4));
+                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * ch + 1), one), 4));
+            }
+            const __m256i scLo = _mm256_shuffle_epi8(scales, repeatWord(2 * ch));
+            const __m256i scHi = _mm256_shuffle_epi8(scales, repeatWord(2 * ch + 1));
+            for (int j = 0; j < NY; ++j) {
+                const int8_t *q8 = c.y[j][i].qs + 64 * ch;
+                const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, loadu256(q8)), scLo);
+                const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, loadu256(q8 + 32)), scHi);
+                sumi[j] = _mm256_add_epi32(sumi[j], _mm256_add_epi32(pl, ph));
+            }
+        }
+        for (int j = 0; j < NY; ++j)
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * c.y[j][i].d), _mm256_cvtepi32_ps(sumi[j]), acc[j]);
+    }
+    for (int j = 0; j < NY; ++j)
+        out[j] = hsum(acc[j]) - hsum128(accMin[j]);
 }
 
-void vecDotQ6_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+template <int NY>
+void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K> &c)
 {
-    const auto *x = static_cast<const BlockQ6_K *>(vx);
-    const auto *y = static_cast<const BlockQ8_K *>(vy);
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i mask2 = _mm256_set1_epi8(3);
-    __m256 acc = _mm256_setzero_ps();
+    // group k of a half: sub-block 2k in the low 128 bits, 2k + 1 in the high
+    const __m256i groupScale[4] = {
+        _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(1)), _mm256_castsi256_si128(repeatWord(0))),
+        _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(3)), _mm256_castsi256_si128(repeatWord(2))),
+        _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(5)), _mm256_castsi256_si128(repeatWord(4))),
+        _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(7)), _mm256_castsi256_si128(repeatWord(6))),
+    };
+    __m256 acc[NY];
+    for (int j = 0; j < NY; ++j)
+        acc[j] = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        const float d = halfToFloat(x[i].d) * y[i].d;
-        // sum over sub-blocks of scale * 32 * sum(q8): the "- 32" of every level
-        const __m256i bsums = loadu256(y[i].bsums);
+        const float dx = halfToFloat(x[i].d);
         const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales)));
-        const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(bsums, scales16), 5);
-        __m256i sumi = _mm256_setzero_si256();
+        __m256i sumi[NY];
+        for (int j = 0; j < NY; ++j) {
+            // the "- 32" of every level: 32 * sum over sub-blocks of scale * sum(q8)
+            const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(loadu256(c.y[j][i].bsums), scales16), 5);
+            sumi[j] = _mm256_sub_epi32(_mm256_setzero_si256(), offset);
+        }
         for (int half = 0; half < 2; ++half) {
             const uint8_t *ql = x[i].ql + 64 * half;
             const __m256i qh = loadu256(x[i].qh + 32 * half);
@@ -280,19 +312,201 @@ void vecDotQ6_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
                 _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
                                 _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), mask2), 4)),
             };
+            // this half's 8 scales in both 128-bit lanes
+            const __m256i hs = _mm256_permute2x128_si256(scales16, scales16, half ? 0x11 : 0x00);
             for (int k = 0; k < 4; ++k) {
-                const int sub = 8 * half + 2 * k; // sub-blocks of 16: this group of 32 is sub, sub + 1
-                const __m256i p = _mm256_maddubs_epi16(q[k], loadu256(y[i].qs + 128 * half + 32 * k));
-                const __m256i scale = _mm256_set_m128i(_mm_set1_epi16(x[i].scales[sub + 1]),
-                                                       _mm_set1_epi16(x[i].scales[sub]));
-                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p, scale));
+                const __m256i scale = _mm256_shuffle_epi8(hs, groupScale[k]);
+                for (int j = 0; j < NY; ++j) {
+                    const __m256i p = _mm256_maddubs_epi16(q[k], loadu256(c.y[j][i].qs + 128 * half + 32 * k));
+                    sumi[j] = _mm256_add_epi32(sumi[j], _mm256_madd_epi16(p, scale));
+                }
             }
         }
-        sumi = _mm256_sub_epi32(sumi, offset);
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+        for (int j = 0; j < NY; ++j)
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * c.y[j][i].d), _mm256_cvtepi32_ps(sumi[j]), acc[j]);
+    }
+    for (int j = 0; j < NY; ++j)
+        out[j] = hsum(acc[j]);
+}
+
+// --- the remaining types, one column (vecDotMulti loops) ---
+
+// 32 bits -> 32 bytes, 0xFF where the bit is set (byte i <- bit i).
+inline __m256i bitsToBytes(const uint8_t *p)
+{
+    uint32_t bits;
+    __builtin_memcpy(&bits, p, 4);
+    const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)),
+                                               _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                                                2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i mask = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    return _mm256_cmpeq_epi8(_mm256_and_si256(spread, mask), mask);
+}
+
+// sum u*y over 32 pairs, u unsigned bytes < 128.
+inline __m256i dotU8(__m256i u, __m256i y)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, y), _mm256_set1_epi16(1));
+}
+
+void vecDotQ4_1Q8_1(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockQ4_1 *>(vx);
+    const auto *y = static_cast<const BlockQ8_1 *>(vy);
+    __m256 acc = _mm256_setzero_ps();
+    float accMin = 0.0f;
+    for (int64_t ib = 0; ib < n / QK8_1; ++ib) {
+        const __m256i p = dotU8(nibbles32(x[ib].qs), loadu256(y[ib].qs));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d)), _mm256_cvtepi32_ps(p), acc);
+        accMin += halfToFloat(x[ib].m) * halfToFloat(y[ib].s);
+    }
+    *s = hsum(acc) + accMin;
+}
+
+void vecDotQ5_1Q8_1(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockQ5_1 *>(vx);
+    const auto *y = static_cast<const BlockQ8_1 *>(vy);
+    const __m256i bit4 = _mm256_set1_epi8(0x10);
+    __m256 acc = _mm256_setzero_ps();
+    float accMin = 0.0f;
+    for (int64_t ib = 0; ib < n / QK8_1; ++ib) {
+        const __m256i q = _mm256_or_si256(nibbles32(x[ib].qs), _mm256_and_si256(bitsToBytes(x[ib].qh), bit4));
+        const __m256i p = dotU8(q, loadu256(y[ib].qs));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d)), _mm256_cvtepi32_ps(p), acc);
+        accMin += halfToFloat(x[ib].m) * halfToFloat(y[ib].s);
+    }
+    *s = hsum(acc) + accMin;
+}
+
+void vecDotQ5_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockQ5_0 *>(vx);
+    const auto *y = static_cast<const BlockQ8_0 *>(vy);
+    const __m256i bit4 = _mm256_set1_epi8(0x10);
+    const __m256i sixteen = _mm256_set1_epi8(16);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t ib = 0; ib < n / QK8_0; ++ib) {
+        const __m256i u = _mm256_or_si256(nibbles32(x[ib].qs), _mm256_and_si256(bitsToBytes(x[ib].qh), bit4));
+        const __m256i p = dotI8(_mm256_sub_epi8(u, sixteen), loadu256(y[ib].qs));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d)), _mm256_cvtepi32_ps(p), acc);
     }
     *s = hsum(acc);
 }
+
+inline __m256i iq4Table()
+{
+    const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl));
+    return _mm256_set_m128i(t, t);
+}
+
+void vecDotIQ4_NLQ8_0(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockIQ4_NL *>(vx);
+    const auto *y = static_cast<const BlockQ8_0 *>(vy);
+    const __m256i table = iq4Table();
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t ib = 0; ib < n / QK4_NL; ++ib) {
+        const __m256i q = _mm256_shuffle_epi8(table, nibbles32(x[ib].qs));
+        const __m256i p = dotI8(q, loadu256(y[ib].qs));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[ib].d) * halfToFloat(x[ib].d)), _mm256_cvtepi32_ps(p), acc);
+    }
+    *s = hsum(acc);
+}
+
+void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockIQ4_XS *>(vx);
+    const auto *y = static_cast<const BlockQ8_K *>(vy);
+    const __m256i table = iq4Table();
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+        __m256i sumi = _mm256_setzero_si256();
+        for (int ib = 0; ib < QK_K / 32; ++ib) {
+            const int ls = ((x[i].scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf) | (((x[i].scales_h >> (2 * ib)) & 3) << 4);
+            const __m256i q = _mm256_shuffle_epi8(table, nibbles32(x[i].qs + 16 * ib));
+            const __m256i y8 = loadu256(y[i].qs + 32 * ib);
+            const __m256i p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(y8, q));
+            sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p16, _mm256_set1_epi16(static_cast<int16_t>(ls - 32))));
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[i].d) * y[i].d), _mm256_cvtepi32_ps(sumi), acc);
+    }
+    *s = hsum(acc);
+}
+
+// Scale vector for group k (32 elements = sub-blocks 2k, 2k + 1 of a half):
+// `halfScales` holds the half's 8 int16 scales in both 128-bit lanes.
+inline __m256i groupScale(__m256i halfScales, int k)
+{
+    const __m256i ctrl = _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(2 * k + 1)),
+                                          _mm256_castsi256_si128(repeatWord(2 * k)));
+    return _mm256_shuffle_epi8(halfScales, ctrl);
+}
+
+void vecDotQ2_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockQ2_K *>(vx);
+    const auto *y = static_cast<const BlockQ8_K *>(vy);
+    const __m256i mask2 = _mm256_set1_epi8(3);
+    const __m128i low4 = _mm_set1_epi8(0x0f);
+    __m256 acc = _mm256_setzero_ps(), accMin = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+        const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales));
+        const __m256i scales16 = _mm256_cvtepu8_epi16(_mm_and_si128(sc, low4));
+        const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc, 4), low4));
+        const __m256i summs = _mm256_madd_epi16(loadu256(y[i].bsums), mins16);
+        accMin = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * halfToFloat(x[i].dmin)), _mm256_cvtepi32_ps(summs), accMin);
+        __m256i sumi = _mm256_setzero_si256();
+        for (int half = 0; half < 2; ++half) {
+            const __m256i q2 = loadu256(x[i].qs + 32 * half);
+            const __m256i hs = _mm256_permute2x128_si256(scales16, scales16, half ? 0x11 : 0x00);
+            for (int k = 0; k < 4; ++k) {
+                const __m256i q = _mm256_and_si256(_mm256_srli_epi16(q2, 2 * k), mask2);
+                const __m256i p = _mm256_maddubs_epi16(q, loadu256(y[i].qs + 128 * half + 32 * k));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p, groupScale(hs, k)));
+            }
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * halfToFloat(x[i].d)), _mm256_cvtepi32_ps(sumi), acc);
+    }
+    *s = hsum(acc) - hsum(accMin);
+}
+
+void vecDotQ3_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockQ3_K *>(vx);
+    const auto *y = static_cast<const BlockQ8_K *>(vy);
+    const __m256i mask2 = _mm256_set1_epi8(3);
+    const __m256i one = _mm256_set1_epi8(1);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+        int8_t sc[16];
+        unpackQ3KScales(x[i].scales, sc);
+        const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(sc)));
+        // levels are u - 4 with u = low2 + 4 * high in 0..7: subtract 4 * scale * sum(q8)
+        __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                        _mm256_slli_epi32(_mm256_madd_epi16(loadu256(y[i].bsums), scales16), 2));
+        const __m256i hm = loadu256(x[i].hmask);
+        for (int half = 0; half < 2; ++half) {
+            const __m256i q3 = loadu256(x[i].qs + 32 * half);
+            const __m256i hs = _mm256_permute2x128_si256(scales16, scales16, half ? 0x11 : 0x00);
+            for (int k = 0; k < 4; ++k) {
+                const __m256i low = _mm256_and_si256(_mm256_srli_epi16(q3, 2 * k), mask2);
+                const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hm, 4 * half + k), one);
+                const __m256i u = _mm256_or_si256(low, _mm256_slli_epi16(high, 2));
+                const __m256i p = _mm256_maddubs_epi16(u, loadu256(y[i].qs + 128 * half + 32 * k));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p, groupScale(hs, k)));
+            }
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[i].d) * y[i].d), _mm256_cvtepi32_ps(sumi), acc);
+    }
+    *s = hsum(acc);
+}
+
+template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, false>(n, o, x, c); } };
+template <int NY> struct Q4_0K { static void run(int64_t n, float *o, const BlockQ4_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, true>(n, o, x, c); } };
+template <int NY> struct Q4_KK { static void run(int64_t n, float *o, const BlockQ4_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, false>(n, o, x, c); } };
+template <int NY> struct Q5_KK { static void run(int64_t n, float *o, const BlockQ5_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, true>(n, o, x, c); } };
+template <int NY> struct Q6_KK { static void run(int64_t n, float *o, const BlockQ6_K *x, const Columns<BlockQ8_K> &c) { q6KCols<NY>(n, o, x, c); } };
 
 // --- activation quantizers (same bytes as generic::quantizeRowQ8_0 / Q8_K) ---
 
@@ -396,11 +610,23 @@ void fillAvx2(TypeTraits *rows)
     set(GgmlType::GGML_TYPE_F32, vecDotF32, vecDotMultiLoop<vecDotF32>);
     set(GgmlType::GGML_TYPE_F16, vecDotF16, vecDotMultiLoop<vecDotF16>);
     set(GgmlType::GGML_TYPE_BF16, vecDotBF16, vecDotMultiLoop<vecDotBF16>);
-    set(GgmlType::GGML_TYPE_Q8_0, vecDotQ8_0Q8_0, vecDotMultiLoop<vecDotQ8_0Q8_0>);
-    set(GgmlType::GGML_TYPE_Q4_0, vecDotQ4_0Q8_0, vecDotMultiLoop<vecDotQ4_0Q8_0>);
-    set(GgmlType::GGML_TYPE_Q4_K, vecDotQ4_KQ8_K, vecDotMultiLoop<vecDotQ4_KQ8_K>);
-    set(GgmlType::GGML_TYPE_Q5_K, vecDotQ5_KQ8_K, vecDotMultiLoop<vecDotQ5_KQ8_K>);
-    set(GgmlType::GGML_TYPE_Q6_K, vecDotQ6_KQ8_K, vecDotMultiLoop<vecDotQ6_KQ8_K>);
+    using Q8_0E = Entry<BlockQ8_0, BlockQ8_0, Q8_0K>;
+    using Q4_0E = Entry<BlockQ4_0, BlockQ8_0, Q4_0K>;
+    using Q4_KE = Entry<BlockQ4_K, BlockQ8_K, Q4_KK>;
+    using Q5_KE = Entry<BlockQ5_K, BlockQ8_K, Q5_KK>;
+    using Q6_KE = Entry<BlockQ6_K, BlockQ8_K, Q6_KK>;
+    set(GgmlType::GGML_TYPE_Q8_0, Q8_0E::dot, Q8_0E::multi);
+    set(GgmlType::GGML_TYPE_Q4_0, Q4_0E::dot, Q4_0E::multi);
+    set(GgmlType::GGML_TYPE_Q4_K, Q4_KE::dot, Q4_KE::multi);
+    set(GgmlType::GGML_TYPE_Q5_K, Q5_KE::dot, Q5_KE::multi);
+    set(GgmlType::GGML_TYPE_Q6_K, Q6_KE::dot, Q6_KE::multi);
+    set(GgmlType::GGML_TYPE_Q4_1, vecDotQ4_1Q8_1, vecDotMultiLoop<vecDotQ4_1Q8_1>);
+    set(GgmlType::GGML_TYPE_Q5_0, vecDotQ5_0Q8_0, vecDotMultiLoop<vecDotQ5_0Q8_0>);
+    set(GgmlType::GGML_TYPE_Q5_1, vecDotQ5_1Q8_1, vecDotMultiLoop<vecDotQ5_1Q8_1>);
+    set(GgmlType::GGML_TYPE_IQ4_NL, vecDotIQ4_NLQ8_0, vecDotMultiLoop<vecDotIQ4_NLQ8_0>);
+    set(GgmlType::GGML_TYPE_IQ4_XS, vecDotIQ4_XSQ8_K, vecDotMultiLoop<vecDotIQ4_XSQ8_K>);
+    set(GgmlType::GGML_TYPE_Q2_K, vecDotQ2_KQ8_K, vecDotMultiLoop<vecDotQ2_KQ8_K>);
+    set(GgmlType::GGML_TYPE_Q3_K, vecDotQ3_KQ8_K, vecDotMultiLoop<vecDotQ3_KQ8_K>);
     row(GgmlType::GGML_TYPE_F16).quantizeActivation = quantizeRowF16;
     row(GgmlType::GGML_TYPE_Q8_0).quantizeActivation = quantizeRowQ8_0;
     row(GgmlType::GGML_TYPE_Q8_K).quantizeActivation = quantizeRowQ8_K;
