@@ -30,19 +30,29 @@ constexpr T kWeightTypes[] = {
     T::GGML_TYPE_Q4_K, T::GGML_TYPE_Q5_K, T::GGML_TYPE_Q6_K, T::GGML_TYPE_IQ4_NL, T::GGML_TYPE_IQ4_XS,
 };
 
-template <VecDotFn Dot>
-void setRow(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q, T dotType)
+// A row; dot may be null (activation-only formats), multi is its loop
+// fallback (SIMD fills replace both).
+void setRowWith(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q, VecDotFn dot, VecDotMultiFn multi,
+                T dotType)
 {
     const GgmlTypeInfo *info = ggmlTypeInfo(type);
     const auto id = static_cast<size_t>(type);
     const bool isActivation = type == T::GGML_TYPE_F32 || type == T::GGML_TYPE_F16 || type == T::GGML_TYPE_BF16
                            || type == T::GGML_TYPE_Q8_0 || type == T::GGML_TYPE_Q8_1 || type == T::GGML_TYPE_Q8_K;
-    VecDotMultiFn multi = nullptr;
-    if constexpr (Dot != nullptr)
-        multi = vecDotMultiLoop<Dot>;
-    t.rows[id] = TypeTraits{type, info->name, info->blockSize, info->typeSize, deq, q, Dot, dotType,
+    t.rows[id] = TypeTraits{type, info->name, info->blockSize, info->typeSize, deq, q, dot, dotType,
                             isActivation ? q : nullptr, multi};
     t.present[id] = true;
+}
+
+template <VecDotFn Dot>
+void setRow(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q, T dotType)
+{
+    setRowWith(t, type, deq, q, Dot, vecDotMultiLoop<Dot>, dotType);
+}
+
+void setActivationRow(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q)
+{
+    setRowWith(t, type, deq, q, nullptr, nullptr, type);
 }
 
 void fill(Table &t, CpuPath path)
@@ -56,13 +66,13 @@ void fill(Table &t, CpuPath path)
     setRow<g::vecDotQ5_0Q8_0>(t, T::GGML_TYPE_Q5_0, g::dequantizeRowQ5_0, g::quantizeRowQ5_0, T::GGML_TYPE_Q8_0);
     setRow<g::vecDotQ5_1Q8_1>(t, T::GGML_TYPE_Q5_1, g::dequantizeRowQ5_1, g::quantizeRowQ5_1, T::GGML_TYPE_Q8_1);
     setRow<g::vecDotQ8_0Q8_0>(t, T::GGML_TYPE_Q8_0, g::dequantizeRowQ8_0, g::quantizeRowQ8_0, T::GGML_TYPE_Q8_0);
-    setRow<nullptr>(t, T::GGML_TYPE_Q8_1, g::dequantizeRowQ8_1, g::quantizeRowQ8_1, T::GGML_TYPE_Q8_1);
+    setActivationRow(t, T::GGML_TYPE_Q8_1, g::dequantizeRowQ8_1, g::quantizeRowQ8_1);
     setRow<g::vecDotQ2_KQ8_K>(t, T::GGML_TYPE_Q2_K, g::dequantizeRowQ2_K, nullptr, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotQ3_KQ8_K>(t, T::GGML_TYPE_Q3_K, g::dequantizeRowQ3_K, nullptr, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotQ4_KQ8_K>(t, T::GGML_TYPE_Q4_K, g::dequantizeRowQ4_K, g::quantizeRowQ4_K, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotQ5_KQ8_K>(t, T::GGML_TYPE_Q5_K, g::dequantizeRowQ5_K, g::quantizeRowQ5_K, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotQ6_KQ8_K>(t, T::GGML_TYPE_Q6_K, g::dequantizeRowQ6_K, g::quantizeRowQ6_K, T::GGML_TYPE_Q8_K);
-    setRow<nullptr>(t, T::GGML_TYPE_Q8_K, g::dequantizeRowQ8_K, g::quantizeRowQ8_K, T::GGML_TYPE_Q8_K);
+    setActivationRow(t, T::GGML_TYPE_Q8_K, g::dequantizeRowQ8_K, g::quantizeRowQ8_K);
     setRow<g::vecDotIQ4_NLQ8_0>(t, T::GGML_TYPE_IQ4_NL, g::dequantizeRowIQ4_NL, nullptr, T::GGML_TYPE_Q8_0);
     setRow<g::vecDotIQ4_XSQ8_K>(t, T::GGML_TYPE_IQ4_XS, g::dequantizeRowIQ4_XS, nullptr, T::GGML_TYPE_Q8_K);
 
