@@ -36,7 +36,7 @@ if [[ -d "$shared" ]]; then
     done < <(find "$shared" -name '*.gguf' -type f -print0)
 fi
 if [[ -d "$root/tests/engine/data/gguf-crashes" ]]; then
-    find "$root/tests/engine/data/gguf-crashes" -type f -exec cp {} "$seeds/" \;
+    find "$root/tests/engine/data/gguf-crashes" -type f -name "*.gguf" -exec cp {} "$seeds/" \;
 fi
 echo "fuzz.sh: $(ls "$seeds" | wc -l) seed files; fuzzing for $seconds s"
 
