@@ -832,6 +832,52 @@ private slots:
         qInfo("best CPU path: %s (active: %s)", cpuPathName(bestCpuPath()), cpuPathName(activeCpuPath()));
     }
 
+    // The synthetic models were quantized by the reference engine (llama-quantize,
+    // no importance matrix) from llama-f32.gguf: the reference quantizers here
+    // must reproduce every tensor of a type they cover byte for byte.
+    void quantizersReproduceReferenceFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char *name : {"F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q6_K", "Q4_K_M", "Q5_K_M"})
+            QTest::newRow(name) << QStringLiteral("models/synthetic/llama-%1.gguf").arg(QLatin1String(name));
+    }
+    void quantizersReproduceReferenceFiles()
+    {
+        QFETCH(QString, file);
+        const QString source = QStringLiteral("models/synthetic/llama-f32.gguf");
+        BURROW_REQUIRE_SHARED(source);
+        BURROW_REQUIRE_SHARED(file);
+        auto f32 = gguf::GgufFile::open(burrow::test::sharedPath(source).toStdString());
+        auto quantized = gguf::GgufFile::open(burrow::test::sharedPath(file).toStdString());
+        QVERIFY2(f32.isOk(), f32.message().c_str());
+        QVERIFY2(quantized.isOk(), quantized.message().c_str());
+        int compared = 0;
+        for (const gguf::TensorInfo &ti : quantized.value()->tensors()) {
+            const TypeTraits *t = typeTraits(ti.type);
+            if (ti.type == GgmlType::GGML_TYPE_F32 || !t || !t->quantize)
+                continue;
+            const gguf::TensorInfo *src = f32.value()->tensor(ti.name);
+            QVERIFY(src && src->type == GgmlType::GGML_TYPE_F32 && src->nElements == ti.nElements);
+            const int64_t rowLength = ti.ne[0];
+            const int64_t rows = ti.nElements / rowLength;
+            const size_t rowBytes = ti.nBytes / static_cast<size_t>(rows);
+            std::vector<uint8_t> out(ti.nBytes);
+            for (int64_t r = 0; r < rows; ++r)
+                t->quantize(reinterpret_cast<const float *>(src->data) + r * rowLength, out.data() + r * rowBytes,
+                            rowLength);
+            size_t firstDiff = out.size();
+            for (size_t i = 0; i < out.size() && firstDiff == out.size(); ++i)
+                if (out[i] != ti.data[i])
+                    firstDiff = i;
+            QVERIFY2(firstDiff == out.size(),
+                     qPrintable(QStringLiteral("%1 (%2): first differing byte at %3 of %4")
+                                    .arg(QLatin1String(ti.name.data(), int(ti.name.size()))).arg(t->name)
+                                    .arg(firstDiff).arg(out.size())));
+            ++compared;
+        }
+        QVERIFY(compared > 0);
+    }
+
     // Tensors of the synthetic models (weights drawn from N(0, 0.02)) dequantize
     // to values with that spread, for every weight type the files use.
     void syntheticModelTensors_data()
