@@ -12,22 +12,26 @@ namespace burrow::tokenizer {
 
 namespace {
 
+// A symbol covers raw bytes [offset, offset + length) of the word; `id` is
+// the token its byte-level spelling is (-1: none, or a synthetic merge id).
 struct Symbol {
     int prev;
     int next;
-    size_t offset;   // into the encoded word
-    size_t length;   // 0 once merged into its left neighbour
+    int32_t id;
+    uint32_t offset;
+    uint32_t length;   // 0 once merged into its left neighbour
 };
 
 struct Bigram {
     int left;
     int right;
     int32_t rank;
-    size_t leftLength;    // lengths when queued (staleness check)
-    size_t rightLength;
+    int32_t result;
+    uint32_t leftLength;    // lengths when queued (staleness check)
+    uint32_t rightLength;
 };
 
-// Lowest rank first; equal ranks: leftmost first.
+// std::push_heap order: the top is the lowest rank, then the leftmost pair.
 struct BigramOrder {
     bool operator()(const Bigram &l, const Bigram &r) const
     {
@@ -37,45 +41,71 @@ struct BigramOrder {
 
 // Scratch buffers reused across the words of one call.
 struct Scratch {
-    std::string word;
+    std::string encoded;
     std::vector<Symbol> symbols;
     std::vector<Bigram> heap;
 };
 
-void mergeWord(const Vocab &vocab, Scratch &s, std::vector<int32_t> &out)
+// Writes a symbol that is not a token: the tokens of the single bytes of its
+// byte-level spelling, where such tokens exist (the reference's fallback).
+void writeFallback(const Vocab &vocab, std::string_view raw, Scratch &s, std::vector<int32_t> &out)
 {
-    const std::string_view word = s.word;
+    s.encoded.clear();
+    byteLevelEncode(raw, s.encoded);
+    for (const char c : s.encoded) {
+        const int32_t id = vocab.find(std::string_view(&c, 1));
+        if (id >= 0)
+            out.push_back(id);
+    }
+}
+
+// One pre-tokenized word (raw bytes) -> ids.
+void mergeWord(const Vocab &vocab, std::string_view word, Scratch &s, std::vector<int32_t> &out)
+{
+    if (word.empty())
+        return;
     if (vocab.ignoreMerges) {
-        const int32_t id = vocab.find(word);
+        s.encoded.clear();
+        byteLevelEncode(word, s.encoded);
+        const int32_t id = vocab.find(s.encoded);
         if (id >= 0) {
             out.push_back(id);
             return;
         }
     }
-
-    auto &symbols = s.symbols;
-    symbols.clear();
-    for (size_t offset = 0; offset < word.size();) {
-        const size_t length = std::min(utf8LengthFromLeadByte(static_cast<uint8_t>(word[offset])), word.size() - offset);
-        const int index = static_cast<int>(symbols.size());
-        symbols.push_back({index - 1, offset + length == word.size() ? -1 : index + 1, offset, length});
-        offset += length;
+    if (word.size() == 1) {
+        const int32_t id = vocab.byteLevelTokens[static_cast<uint8_t>(word[0])];
+        if (id >= 0)
+            out.push_back(id);
+        else
+            writeFallback(vocab, word, s, out);
+        return;
     }
 
-    auto &heap = s.heap;   // a max-heap under BigramOrder: top = lowest rank
+    // One symbol per byte: each byte is one byte-level character.
+    auto &symbols = s.symbols;
+    symbols.clear();
+    const int count = static_cast<int>(word.size());
+    for (int i = 0; i < count; ++i)
+        symbols.push_back({i - 1, i + 1 == count ? -1 : i + 1,
+                           vocab.byteLevelTokens[static_cast<uint8_t>(word[i])], static_cast<uint32_t>(i), 1});
+
+    auto &heap = s.heap;
     heap.clear();
     auto tryAdd = [&](int left, int right) {
         if (left < 0 || right < 0)
             return;
         const Symbol &l = symbols[left];
         const Symbol &r = symbols[right];
-        const int32_t rank = vocab.mergeRank(word.substr(l.offset, l.length), word.substr(r.offset, r.length));
-        if (rank < 0)
+        if (l.id < 0 || r.id < 0)
             return;
-        heap.push_back({left, right, rank, l.length, r.length});
+        const MergeTable::Entry *merge = vocab.merges.find(l.id, r.id);
+        if (!merge)
+            return;
+        heap.push_back({left, right, merge->rank, merge->result, l.length, r.length});
         std::push_heap(heap.begin(), heap.end(), BigramOrder{});
     };
-    for (int i = 1; i < static_cast<int>(symbols.size()); ++i)
+    for (int i = 1; i < count; ++i)
         tryAdd(i - 1, i);
 
     while (!heap.empty()) {
@@ -89,6 +119,7 @@ void mergeWord(const Vocab &vocab, Scratch &s, std::vector<int32_t> &out)
             right.length != bigram.rightLength)
             continue;
         left.length += right.length;
+        left.id = bigram.result;
         right.length = 0;
         left.next = right.next;
         if (right.next >= 0)
@@ -96,20 +127,15 @@ void mergeWord(const Vocab &vocab, Scratch &s, std::vector<int32_t> &out)
         tryAdd(left.prev, bigram.left);
         tryAdd(bigram.left, left.next);
     }
+
+    const int32_t tokenCount = vocab.size();
     for (const Symbol &symbol : symbols) {
         if (symbol.length == 0)
             continue;
-        const std::string_view piece = word.substr(symbol.offset, symbol.length);
-        const int32_t id = vocab.find(piece);
-        if (id >= 0) {
-            out.push_back(id);
-            continue;
-        }
-        for (const char c : piece) {
-            const int32_t byteId = vocab.find(std::string_view(&c, 1));
-            if (byteId >= 0)
-                out.push_back(byteId);
-        }
+        if (symbol.id >= 0 && symbol.id < tokenCount)
+            out.push_back(symbol.id);
+        else
+            writeFallback(vocab, word.substr(symbol.offset, symbol.length), s, out);
     }
 }
 
@@ -120,10 +146,15 @@ void bpeTokenize(const Vocab &vocab, const PreTokenizer &pre, std::string_view t
     std::vector<std::string_view> words;
     pre.split(text, words);
     Scratch scratch;
-    for (const std::string_view word : words) {
-        scratch.word.clear();
-        byteLevelEncode(word, scratch.word);
-        mergeWord(vocab, scratch, out);
+    // Symbol offsets are 32-bit: a (pathological) word longer than this is
+    // merged in parts.
+    constexpr size_t maxPart = size_t(1) << 30;
+    for (std::string_view word : words) {
+        while (word.size() > maxPart) {
+            mergeWord(vocab, word.substr(0, maxPart), scratch, out);
+            word.remove_prefix(maxPart);
+        }
+        mergeWord(vocab, word, scratch, out);
     }
 }
 

@@ -32,9 +32,31 @@ struct BigramOrder {
     }
 };
 
+// Symbol indices are int: texts longer than this are cut (at a character
+// boundary) into parts merged separately. Far beyond any real prompt.
+constexpr size_t SPM_MAX_PART = size_t(1) << 30;
+
+void spmTokenizePart(const Vocab &vocab, std::string_view text, std::vector<int32_t> &out);
+
 } // namespace
 
 void spmTokenize(const Vocab &vocab, std::string_view text, std::vector<int32_t> &out)
+{
+    while (text.size() > SPM_MAX_PART) {
+        size_t cut = SPM_MAX_PART;
+        while (cut > 0 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80)
+            --cut;
+        if (cut == 0)
+            cut = SPM_MAX_PART;
+        spmTokenizePart(vocab, text.substr(0, cut), out);
+        text.remove_prefix(cut);
+    }
+    spmTokenizePart(vocab, text, out);
+}
+
+namespace {
+
+void spmTokenizePart(const Vocab &vocab, std::string_view text, std::vector<int32_t> &out)
 {
     if (text.empty())
         return;
@@ -98,5 +120,7 @@ void spmTokenize(const Vocab &vocab, std::string_view text, std::vector<int32_t>
         }
     }
 }
+
+} // namespace
 
 } // namespace burrow::tokenizer

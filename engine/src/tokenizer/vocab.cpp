@@ -1,6 +1,7 @@
 #include "tokenizer/vocab.h"
 
 #include "common/log.h"
+#include "tokenizer/byte_level.h"
 #include "tokenizer/pretokenizer.h"
 
 #include <algorithm>
@@ -77,6 +78,39 @@ std::string toLower(std::string s)
 }
 
 } // namespace
+
+void MergeTable::reserve(size_t merges)
+{
+    size_t capacity = 16;
+    while (capacity < merges * 2)
+        capacity *= 2;
+    m_slots.assign(capacity, Entry{});
+    m_mask = capacity - 1;
+    m_size = 0;
+}
+
+bool MergeTable::insert(int32_t left, int32_t right, int32_t rank, int32_t result)
+{
+    if (m_slots.empty() || (m_size + 1) * 2 > m_slots.size()) {
+        // Grow (only when reserve() was too small): rehash into twice the room.
+        std::vector<Entry> old = std::move(m_slots);
+        reserve(std::max<size_t>(16, (m_size + 1) * 2));
+        for (const Entry &e : old)
+            if (e.key != EMPTY)
+                insert(int32_t(e.key >> 32), int32_t(uint32_t(e.key)), e.rank, e.result);
+    }
+    const uint64_t key = makeKey(left, right);
+    for (size_t i = slot(key);; i = (i + 1) & m_mask) {
+        Entry &e = m_slots[i];
+        if (e.key == key)
+            return false;
+        if (e.key == EMPTY) {
+            e = {key, rank, result};
+            ++m_size;
+            return true;
+        }
+    }
+}
 
 Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
 {
@@ -228,24 +262,39 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
     }
 
     // ---- BPE merges ----
+    std::fill(std::begin(v.byteLevelTokens), std::end(v.byteLevelTokens), -1);
     if (v.type == VocabType::VOCAB_TYPE_BPE) {
+        for (int b = 0; b < 256; ++b)
+            v.byteLevelTokens[b] = v.find(byteLevelEncodeByte(static_cast<uint8_t>(b)));
         if (data.merges.empty())
             return fail("byte-level BPE vocabulary without tokenizer.ggml.merges");
-        v.mergeStorage = std::move(data.merges);
-        v.mergeRanks.reserve(v.mergeStorage.size());
-        for (size_t i = 0; i < v.mergeStorage.size(); ++i) {
-            const std::string_view merge = v.mergeStorage[i];
+        if (data.merges.size() > static_cast<size_t>(INT32_MAX))
+            return fail("tokenizer.ggml.merges has too many entries");
+        v.merges.reserve(data.merges.size());
+        std::unordered_map<std::string, int32_t> synthetic;
+        std::string joined;
+        for (size_t i = 0; i < data.merges.size(); ++i) {
+            const std::string_view merge = data.merges[i];
             const size_t space = merge.find(' ', 1);
             if (space == std::string_view::npos)
                 return fail("merge " + std::to_string(i) + " " + quoted(merge) +
                             " has no space separating two tokens");
             const std::string_view left = merge.substr(0, space), right = merge.substr(space + 1);
-            if (v.find(left) < 0 || v.find(right) < 0)
+            const int32_t leftId = v.find(left), rightId = v.find(right);
+            if (leftId < 0 || rightId < 0)
                 return fail("merge " + std::to_string(i) + " " + quoted(merge) + " names " +
-                            quoted(v.find(left) < 0 ? left : right) + ", which is not a token");
-            if (i > static_cast<size_t>(INT32_MAX))
-                return fail("tokenizer.ggml.merges has too many entries");
-            v.mergeRanks.emplace(std::make_pair(left, right), static_cast<int32_t>(i));  // first rank wins
+                            quoted(leftId < 0 ? left : right) + ", which is not a token");
+            joined.assign(left);
+            joined.append(right);
+            int32_t resultId = v.find(joined);
+            if (resultId < 0) {
+                // Unusual (Hugging Face refuses such files); kept for exactness.
+                const auto [it, inserted] = synthetic.emplace(joined, static_cast<int32_t>(n + v.syntheticTexts.size()));
+                if (inserted)
+                    v.syntheticTexts.push_back(joined);
+                resultId = it->second;
+            }
+            v.merges.insert(leftId, rightId, static_cast<int32_t>(i), resultId);   // first rank wins
         }
     }
 

@@ -79,14 +79,44 @@ struct TokenInfo {
     int16_t byteValue = -1;     // SPM BYTE tokens: the byte <0xHH> stands for
 };
 
-// Hash for pair-of-views keys (BPE merges).
-struct MergeKeyHash {
-    size_t operator()(const std::pair<std::string_view, std::string_view> &k) const noexcept
+// BPE merges keyed by token ids: (left, right) -> rank and the id of the
+// merged text. Open addressing with linear probing; O(1) expected lookups
+// without hashing strings. Filled once by buildVocab().
+class MergeTable {
+public:
+    struct Entry {
+        uint64_t key = EMPTY;
+        int32_t rank = -1;
+        int32_t result = -1;    // id of left+right (may be a synthetic id, see Vocab)
+    };
+    void reserve(size_t merges);
+    // False when the pair is already there (the first rank is kept).
+    bool insert(int32_t left, int32_t right, int32_t rank, int32_t result);
+    const Entry *find(int32_t left, int32_t right) const
     {
-        const size_t a = std::hash<std::string_view>()(k.first);
-        const size_t b = std::hash<std::string_view>()(k.second);
-        return a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+        if (m_slots.empty())
+            return nullptr;
+        const uint64_t key = makeKey(left, right);
+        for (size_t i = slot(key);; i = (i + 1) & m_mask) {
+            const Entry &e = m_slots[i];
+            if (e.key == key)
+                return &e;
+            if (e.key == EMPTY)
+                return nullptr;
+        }
     }
+    size_t size() const { return m_size; }
+
+private:
+    static constexpr uint64_t EMPTY = ~uint64_t(0);
+    static uint64_t makeKey(int32_t left, int32_t right)
+    {
+        return (uint64_t(uint32_t(left)) << 32) | uint32_t(right);
+    }
+    size_t slot(uint64_t key) const { return size_t((key * 0x9E3779B97F4A7C15ull) >> 20) & m_mask; }
+    std::vector<Entry> m_slots;
+    size_t m_mask = 0;
+    size_t m_size = 0;
 };
 
 struct Vocab {
@@ -96,9 +126,12 @@ struct Vocab {
     std::string regexSet;        // BPE: pre-tokenizer expression set
     std::vector<TokenInfo> tokens;
     std::unordered_map<std::string_view, int32_t> textToId;   // views into tokens[].text; duplicates: last id wins
-    // BPE merges: (left, right) -> rank; views into `mergeStorage`.
-    std::vector<std::string> mergeStorage;
-    std::unordered_map<std::pair<std::string_view, std::string_view>, int32_t, MergeKeyHash> mergeRanks;
+    // BPE merges. A merge whose result is not a token gets a synthetic id
+    // size() + k with its text in syntheticTexts[k]; such a symbol can merge no
+    // further and is written through the single-byte fallback.
+    MergeTable merges;
+    std::vector<std::string> syntheticTexts;
+    int32_t byteLevelTokens[256];   // BPE: id of the byte-level character of each byte, -1 if none
     int32_t byteTokens[256];     // SPM: id of <0xHH> (or of the single byte), -1 if none
 
     int32_t bos = -1, eos = -1, eot = -1, eom = -1, unk = -1, pad = -1, sep = -1, mask = -1;
@@ -117,11 +150,6 @@ struct Vocab {
     {
         const auto it = textToId.find(text);
         return it == textToId.end() ? -1 : it->second;
-    }
-    int32_t mergeRank(std::string_view left, std::string_view right) const
-    {
-        const auto it = mergeRanks.find({left, right});
-        return it == mergeRanks.end() ? -1 : it->second;
     }
 };
 
