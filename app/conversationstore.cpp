@@ -4,14 +4,14 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QLoggingCategory>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QUuid>
 
-Q_LOGGING_CATEGORY(lcStore, "burrow.app.store")
+#include "logging.h"
+
 
 namespace {
 
@@ -310,7 +310,7 @@ void ConversationStore::close()
 bool ConversationStore::fail(const QString &what, const QString &detail)
 {
     const QString message = detail.isEmpty() ? what : what + QStringLiteral(": ") + detail;
-    qCWarning(lcStore).noquote() << message;
+    qCWarning(lcApp).noquote() << message;
     emit errorOccurred(message);
     return false;
 }
@@ -320,7 +320,7 @@ void ConversationStore::setProblem(const QString &message, const QString &movedA
     m_problem = message;
     m_movedAside = movedAside;
     if (!message.isEmpty())
-        qCWarning(lcStore).noquote() << message;
+        qCWarning(lcApp).noquote() << message;
     emit problemChanged();
 }
 
@@ -398,7 +398,7 @@ QString ConversationStore::moveAside(const QString &path)
     for (const char *suffix : {"-wal", "-shm"}) {
         const QString companion = path + QLatin1String(suffix);
         if (QFileInfo::exists(companion) && !QFile::rename(companion, target + QLatin1String(suffix)))
-            qCWarning(lcStore) << "could not move" << companion << "aside";
+            qCWarning(lcApp) << "could not move" << companion << "aside";
     }
     return target;
 }
@@ -511,7 +511,7 @@ bool ConversationStore::migrate(int from, const QString &path, bool inMemory)
                         q.lastError().text());
         m_backupPath = backup;
         emit backupPathChanged();
-        qCInfo(lcStore) << "backed up schema" << from << "to" << backup;
+        qCInfo(lcApp) << "backed up schema" << from << "to" << backup;
     }
     const auto &steps = migrationSteps();
     for (int v = from + 1; v <= SchemaVersion; ++v) {
@@ -938,11 +938,11 @@ QVector<SearchHit> ConversationStore::search(const QString &text, int limit) con
             phrases << QLatin1Char('"') + t.replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
         const QString match = phrases.join(QLatin1Char(' '));
         q.prepare(QStringLiteral(
-            "SELECT c.id, -1, c.title, c.updated, snippet(conversations_fts, 0, char(2), char(3), '…', 48), 0 AS kind"
+            "SELECT c.id, -1, c.title, c.updated, snippet(conversations_fts, 0, char(2), char(3), '…', 64), 0 AS kind"
             " FROM conversations_fts JOIN conversations c ON c.id = conversations_fts.rowid"
             " WHERE conversations_fts MATCH ? AND c.deleted_at IS NULL"
             " UNION ALL "
-            "SELECT c.id, m.id, c.title, c.updated, snippet(messages_fts, 0, char(2), char(3), '…', 24), 1 AS kind"
+            "SELECT c.id, m.id, c.title, c.updated, snippet(messages_fts, 0, char(2), char(3), '…', 64), 1 AS kind"
             " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
             " JOIN conversations c ON c.id = m.conversation_id"
             " WHERE messages_fts MATCH ? AND c.deleted_at IS NULL"
@@ -975,7 +975,7 @@ QVector<SearchHit> ConversationStore::search(const QString &text, int limit) con
             q.addBindValue(v);
     }
     if (!q.exec()) {
-        qCWarning(lcStore) << "search failed:" << q.lastError().text();
+        qCWarning(lcApp) << "search failed:" << q.lastError().text();
         return hits;
     }
     qint64 lastConversation = -1;

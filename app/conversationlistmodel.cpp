@@ -1,0 +1,228 @@
+#include "conversationlistmodel.h"
+
+#include <QFileInfo>
+#include <QLocale>
+#include <QSet>
+
+ConversationListModel::ConversationListModel(QObject *parent)
+    : QAbstractListModel(parent)
+{
+    m_midnight.setSingleShot(true);
+    connect(&m_midnight, &QTimer::timeout, this, [this] {
+        if (!m_rows.isEmpty())
+            emit dataChanged(index(0), index(int(m_rows.size()) - 1), {SectionRole});
+        scheduleMidnight();
+    });
+}
+
+int ConversationListModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+QVariant ConversationListModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return QVariant();
+    const Row &r = m_rows.at(index.row());
+    switch (role) {
+    case IdRole: return r.id;
+    case TitleRole: return r.title;
+    case Qt::DisplayRole:
+    case DisplayTitleRole: return r.title.isEmpty() ? tr("New chat") : r.title;
+    case CreatedRole: return r.created;
+    case UpdatedRole: return r.updated;
+    case ModelPathRole: return r.modelPath;
+    case ModelNameRole: return QFileInfo(r.modelPath).fileName();
+    case SectionRole: return sectionFor(r.updated, m_now.isValid() ? m_now : QDateTime::currentDateTime());
+    case SnippetRole: return r.snippet;
+    case SnippetHtmlRole: return r.snippetHtml;
+    case MatchedMessageIdRole: return r.matchedMessageId;
+    case GeneratingRole: return m_generatingId >= 0 && r.id == m_generatingId;
+    }
+    return QVariant();
+}
+
+QHash<int, QByteArray> ConversationListModel::roleNames() const
+{
+    return {
+        {IdRole, "conversationId"},
+        {TitleRole, "title"},
+        {DisplayTitleRole, "displayTitle"},
+        {CreatedRole, "created"},
+        {UpdatedRole, "updated"},
+        {ModelPathRole, "modelPath"},
+        {ModelNameRole, "modelName"},
+        {SectionRole, "section"},
+        {SnippetRole, "snippet"},
+        {SnippetHtmlRole, "snippetHtml"},
+        {MatchedMessageIdRole, "matchedMessageId"},
+        {GeneratingRole, "generating"},
+    };
+}
+
+void ConversationListModel::setStore(ConversationStore *store)
+{
+    if (store == m_store)
+        return;
+    if (m_store)
+        disconnect(m_store, nullptr, this, nullptr);
+    m_store = store;
+    if (m_store) {
+        const auto reload = [this] { refresh(); };
+        connect(m_store, &ConversationStore::readyChanged, this, reload);
+        connect(m_store, &ConversationStore::conversationAdded, this, reload);
+        connect(m_store, &ConversationStore::conversationChanged, this, reload);
+        connect(m_store, &ConversationStore::conversationRemoved, this, reload);
+        connect(m_store, &ConversationStore::conversationRestored, this, reload);
+        connect(m_store, &ConversationStore::destroyed, this, reload);
+    }
+    emit storeChanged();
+    refresh();
+}
+
+void ConversationListModel::setSearchText(const QString &text)
+{
+    if (text == m_searchText)
+        return;
+    m_searchText = text;
+    emit searchTextChanged();
+    refresh();
+}
+
+void ConversationListModel::setGeneratingId(qint64 id)
+{
+    if (id == m_generatingId)
+        return;
+    const int before = indexOf(m_generatingId);
+    const int after = indexOf(id);
+    m_generatingId = id;
+    for (int row : {before, after})
+        if (row >= 0)
+            emit dataChanged(index(row), index(row), {GeneratingRole});
+    emit generatingIdChanged();
+}
+
+void ConversationListModel::setNow(const QDateTime &now)
+{
+    if (now == m_now)
+        return;
+    m_now = now;
+    emit nowChanged();
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0), index(int(m_rows.size()) - 1), {SectionRole});
+    scheduleMidnight();
+}
+
+int ConversationListModel::indexOf(qint64 conversationId) const
+{
+    if (conversationId < 0)
+        return -1;
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (m_rows.at(i).id == conversationId)
+            return i;
+    return -1;
+}
+
+qint64 ConversationListModel::idAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).id : -1;
+}
+
+QVector<ConversationListModel::Row> ConversationListModel::load() const
+{
+    QVector<Row> rows;
+    if (!m_store || !m_store->isReady())
+        return rows;
+    if (m_searchText.trimmed().isEmpty()) {
+        for (const ConversationRecord &c : m_store->conversations())
+            rows.append({c.id, c.title, c.created, c.updated, c.modelPath, QString(), QString(), -1});
+        return rows;
+    }
+    for (const SearchHit &h : m_store->search(m_searchText)) {
+        const ConversationRecord c = m_store->conversation(h.conversationId);
+        rows.append({c.id, c.title, c.created, c.updated, c.modelPath, h.snippet, h.snippetHtml, h.messageId});
+    }
+    return rows;
+}
+
+void ConversationListModel::refresh()
+{
+    sync(load());
+    scheduleMidnight();
+}
+
+// Turns m_rows into `fresh` with removals, moves, inserts and dataChanged.
+// Cost: O(n^2) in the worst case; n is the number of chats (hundreds).
+void ConversationListModel::sync(const QVector<Row> &fresh)
+{
+    const int countBefore = int(m_rows.size());
+    QSet<qint64> freshIds;
+    for (const Row &r : fresh)
+        freshIds.insert(r.id);
+    for (int i = int(m_rows.size()) - 1; i >= 0; --i) {
+        if (!freshIds.contains(m_rows.at(i).id)) {
+            beginRemoveRows(QModelIndex(), i, i);
+            m_rows.removeAt(i);
+            endRemoveRows();
+        }
+    }
+    for (int i = 0; i < fresh.size(); ++i) {
+        const Row &want = fresh.at(i);
+        if (i < m_rows.size() && m_rows.at(i).id == want.id) {
+            if (!(m_rows.at(i) == want)) {
+                m_rows[i] = want;
+                emit dataChanged(index(i), index(i));
+            }
+            continue;
+        }
+        int from = -1;
+        for (int j = i + 1; j < m_rows.size(); ++j) {
+            if (m_rows.at(j).id == want.id) {
+                from = j;
+                break;
+            }
+        }
+        if (from >= 0) {
+            beginMoveRows(QModelIndex(), from, from, QModelIndex(), i);
+            m_rows.move(from, i);
+            endMoveRows();
+            if (!(m_rows.at(i) == want)) {
+                m_rows[i] = want;
+                emit dataChanged(index(i), index(i));
+            }
+        } else {
+            beginInsertRows(QModelIndex(), i, i);
+            m_rows.insert(i, want);
+            endInsertRows();
+        }
+    }
+    if (countBefore != m_rows.size())
+        emit countChanged();
+}
+
+void ConversationListModel::scheduleMidnight()
+{
+    if (m_now.isValid() || m_rows.isEmpty()) {
+        m_midnight.stop();
+        return;
+    }
+    const QDateTime current = QDateTime::currentDateTime();
+    const QDateTime next(current.date().addDays(1), QTime(0, 0, 1));
+    m_midnight.start(int(qBound<qint64>(1000, current.msecsTo(next), 24LL * 3600 * 1000)));
+}
+
+QString ConversationListModel::sectionFor(const QDateTime &updated, const QDateTime &now)
+{
+    const QDate day = updated.toLocalTime().date();
+    const QDate today = now.toLocalTime().date();
+    const qint64 ago = day.daysTo(today);
+    if (ago <= 0)  // today (or a clock that was ahead)
+        return tr("Today");
+    if (ago == 1)
+        return tr("Yesterday");
+    const QLocale locale;
+    if (ago < 7)
+        return locale.standaloneDayName(day.dayOfWeek(), QLocale::LongFormat);
+    return locale.toString(day, QLocale::LongFormat);
+}
