@@ -222,6 +222,12 @@ inline float hsum128(__m128 r)
     return _mm_cvtss_f32(r);
 }
 
+// The 8 int16 scales of half h (0: low 128 bits, 1: high) in both 128-bit lanes.
+inline __m256i halfScales(__m256i scales16, int h)
+{
+    return h ? _mm256_permute2x128_si256(scales16, scales16, 0x11) : _mm256_permute2x128_si256(scales16, scales16, 0x00);
+}
+
 // Shuffle control repeating 16-bit element e in every 16-bit lane.
 inline __m256i repeatWord(int e) { return _mm256_set1_epi16(static_cast<int16_t>((2 * e) | ((2 * e + 1) << 8))); }
 
@@ -313,7 +319,7 @@ void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K>
                                 _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), mask2), 4)),
             };
             // this half's 8 scales in both 128-bit lanes
-            const __m256i hs = _mm256_permute2x128_si256(scales16, scales16, half ? 0x11 : 0x00);
+            const __m256i hs = halfScales(scales16, half);
             for (int k = 0; k < 4; ++k) {
                 const __m256i scale = _mm256_shuffle_epi8(hs, groupScale[k]);
                 for (int j = 0; j < NY; ++j) {
@@ -435,12 +441,12 @@ void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *vx, const void *vy)
 }
 
 // Scale vector for group k (32 elements = sub-blocks 2k, 2k + 1 of a half):
-// `halfScales` holds the half's 8 int16 scales in both 128-bit lanes.
-inline __m256i groupScale(__m256i halfScales, int k)
+// `hs` holds the half's 8 int16 scales in both 128-bit lanes (halfScales()).
+inline __m256i groupScale(__m256i hs, int k)
 {
     const __m256i ctrl = _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(2 * k + 1)),
                                           _mm256_castsi256_si128(repeatWord(2 * k)));
-    return _mm256_shuffle_epi8(halfScales, ctrl);
+    return _mm256_shuffle_epi8(hs, ctrl);
 }
 
 void vecDotQ2_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
@@ -459,7 +465,7 @@ void vecDotQ2_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
         __m256i sumi = _mm256_setzero_si256();
         for (int half = 0; half < 2; ++half) {
             const __m256i q2 = loadu256(x[i].qs + 32 * half);
-            const __m256i hs = _mm256_permute2x128_si256(scales16, scales16, half ? 0x11 : 0x00);
+            const __m256i hs = halfScales(scales16, half);
             for (int k = 0; k < 4; ++k) {
                 const __m256i q = _mm256_and_si256(_mm256_srli_epi16(q2, 2 * k), mask2);
                 const __m256i p = _mm256_maddubs_epi16(q, loadu256(y[i].qs + 128 * half + 32 * k));
@@ -488,7 +494,7 @@ void vecDotQ3_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
         const __m256i hm = loadu256(x[i].hmask);
         for (int half = 0; half < 2; ++half) {
             const __m256i q3 = loadu256(x[i].qs + 32 * half);
-            const __m256i hs = _mm256_permute2x128_si256(scales16, scales16, half ? 0x11 : 0x00);
+            const __m256i hs = halfScales(scales16, half);
             for (int k = 0; k < 4; ++k) {
                 const __m256i low = _mm256_and_si256(_mm256_srli_epi16(q3, 2 * k), mask2);
                 const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hm, 4 * half + k), one);
