@@ -14,10 +14,12 @@ seconds=${1:-60}
 tree="$root/build/fuzz"
 fuzzer="$tree/fuzz/fuzz_gguf_reader"
 seedgen="$tree/fuzz/gguf_seed_corpus"
-if [[ ! -x "$fuzzer" || ! -x "$seedgen" ]]; then
-    echo "fuzz.sh: $fuzzer is not built; run scripts/build.sh fuzz first" >&2
+if [[ ! -f "$tree/build.ninja" ]]; then
+    echo "fuzz.sh: $tree is not configured; run scripts/build.sh fuzz first" >&2
     exit 2
 fi
+# Brings the two fuzz targets up to date (a no-op after scripts/build.sh fuzz).
+cmake --build "$tree" --target fuzz_gguf_reader gguf_seed_corpus >/dev/null
 
 work="$tree/fuzz-work"
 seeds="$work/seeds"

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <utility>
 
 namespace burrow::gguf {
@@ -532,6 +533,21 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string &path)
 }
 
 Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::unique_ptr<MappedFile> file)
+{
+    // The tables built here are bounded by the file size (a few bytes of index
+    // per byte of header at worst), but a huge hostile file can still exhaust
+    // memory: that is a refusal, not an exception crossing the API.
+    if (!file)
+        return Status::error("gguf: no file to parse");
+    const std::string path = file->path();
+    try {
+        return parseUnchecked(std::move(file));
+    } catch (const std::bad_alloc &) {
+        return Status::error(path + ": header: out of memory while indexing the metadata and tensor infos");
+    }
+}
+
+Result<std::unique_ptr<GgufFile>> GgufFile::parseUnchecked(std::unique_ptr<MappedFile> file)
 {
     std::unique_ptr<GgufFile> g(new GgufFile);
     Private &d = *g->d;

@@ -69,7 +69,8 @@ struct TensorInfo {
     uint64_t offset = 0;              // relative to the data section
     uint64_t nBytes = 0;              // checked size of the data
     int64_t nElements = 0;            // checked product of ne
-    const uint8_t *data = nullptr;    // into the map; aligned to the file's alignment
+    const uint8_t *data = nullptr;    // into the map; at a file offset that is a multiple of the
+                                      // alignment (so aligned in memory for mmapped files)
 };
 
 class GgufFile {
@@ -115,6 +116,7 @@ public:
 
 private:
     GgufFile();
+    static Result<std::unique_ptr<GgufFile>> parseUnchecked(std::unique_ptr<MappedFile> file);
     struct Private;
     std::unique_ptr<Private> d;
 };
