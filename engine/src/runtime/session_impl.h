@@ -32,6 +32,8 @@ public:
     // Drops half of the cached tokens after the first nKeep (and BOS), as a
     // context shift does; false when nothing can be dropped. (Tests.)
     bool shiftContext(int32_t nKeep);
+    // The KV cache (tests inspect it).
+    const KvCache &kvCache() const { return *m_cache; }
     // Logits after the last evaluated token.
     const std::vector<float> &lastLogits() const { return m_logits; }
 
