@@ -78,6 +78,16 @@ std::vector<float> logsOf(const std::vector<double> &probs)
     return logits;
 }
 
+std::vector<float> randomLogits(size_t n, float sigma, uint32_t seed)
+{
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> normal(0.0f, sigma);
+    std::vector<float> logits(n);
+    for (float &x : logits)
+        x = normal(gen);
+    return logits;
+}
+
 SamplingParams neutralParams()
 {
     SamplingParams p;
@@ -104,6 +114,8 @@ private slots:
 
     void topP_data();
     void topP();
+    void topPLargeUnsorted_data();
+    void topPLargeUnsorted();
 
     void minP_data();
     void minP();
@@ -119,6 +131,7 @@ private slots:
     void penaltiesFormula();
     void penaltiesWindowSlides();
     void penaltiesResetAndOff();
+    void penaltiesSameInAnyOrder();
 
     void distMatchesStdDiscreteDistribution();
     void distSeededReproducible();
@@ -129,6 +142,7 @@ private slots:
 
     void mirostatV2MuUpdates();
     void mirostatV2DrawnSurpriseDrivesMu();
+    void mirostatV2SortedAndUnsortedAgree();
     void mirostatV1KeepsTopAndUpdatesMu();
 
     void chainOrder_data();
@@ -215,6 +229,48 @@ void TestSampling::topP()
     TopP(1.0f, 0).apply(off.view);   // 1 = off: untouched, not even sorted
     QCOMPARE(off.ids(), (std::vector<Token>{0, 1, 2, 3}));
     QVERIFY(!off.view.sorted);
+}
+
+void TestSampling::topPLargeUnsorted_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<float>("sigma");
+    QTest::addColumn<float>("p");
+    QTest::newRow("peaked, nucleus in the head") << 5000 << 3.0f << 0.9f;
+    QTest::newRow("flat, nucleus needs the tail") << 5000 << 0.1f << 0.9f;
+    QTest::newRow("flat, p 0.999") << 3000 << 0.05f << 0.999f;
+    QTest::newRow("small") << 50 << 1.0f << 0.5f;
+}
+
+void TestSampling::topPLargeUnsorted()
+{
+    QFETCH(int, n);
+    QFETCH(float, sigma);
+    QFETCH(float, p);
+    const std::vector<float> logits = randomLogits(static_cast<size_t>(n), sigma, 77);
+
+    // Worked out here: sort everything by logit, softmax in double, take the
+    // shortest prefix with cumulative mass >= p.
+    std::vector<Token> order(logits.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](Token a, Token b) { return logits[a] > logits[b]; });
+    double sum = 0;
+    for (float l : logits)
+        sum += std::exp(double(l) - logits[order[0]]);
+    std::vector<Token> expected;
+    double mass = 0;
+    for (Token id : order) {
+        expected.push_back(id);
+        mass += std::exp(double(logits[id]) - logits[order[0]]) / sum;
+        if (mass >= p)
+            break;
+    }
+
+    Fixture f(logits);
+    TopP(p, 0).apply(f.view);
+    QCOMPARE(f.view.size, expected.size());
+    QCOMPARE(f.ids(), expected);
+    QVERIFY(f.view.sorted);
 }
 
 // ---- min-p ------------------------------------------------------------------
@@ -431,6 +487,42 @@ void TestSampling::penaltiesResetAndOff()
     QCOMPARE(g.logitOf(1), 1.0f);
 }
 
+void TestSampling::penaltiesSameInAnyOrder()
+{
+    // The id-ordered fast path and the general path give every token the same logit.
+    const uint32_t vocab = 1000;
+    const std::vector<float> logits = randomLogits(vocab, 2.0f, 3);
+    Penalties stage(vocab, 200, 1.3f, 0.2f, 0.1f);
+    std::mt19937 gen(4);
+    std::uniform_int_distribution<int> pick(0, 60);   // many repeats
+    for (int i = 0; i < 500; ++i)
+        stage.accept(pick(gen));
+
+    Fixture inOrder(logits);
+    stage.apply(inOrder.view);
+    Fixture shuffled(logits);
+    std::shuffle(shuffled.storage.begin(), shuffled.storage.end(), gen);
+    stage.apply(shuffled.view);
+    for (Token t = 0; t < static_cast<Token>(vocab); ++t) {
+        const int n = stage.count(t);
+        float want = logits[static_cast<size_t>(t)];
+        if (n > 0) {
+            want = want <= 0 ? want * 1.3f : want / 1.3f;
+            want -= static_cast<float>(n) * 0.2f + 0.1f;
+        }
+        QCOMPARE(inOrder.storage[static_cast<size_t>(t)].logit, want);
+        QCOMPARE(shuffled.logitOf(t), want);
+    }
+    // Applied twice, a token is penalized twice (no stale state between calls).
+    stage.apply(inOrder.view);
+    const Token seen = 5;
+    QVERIFY(stage.count(seen) > 0);
+    Fixture once(logits);
+    stage.apply(once.view);
+    stage.apply(once.view);
+    QCOMPARE(once.logitOf(seen), inOrder.logitOf(seen));
+}
+
 // ---- dist -------------------------------------------------------------------
 
 void TestSampling::distMatchesStdDiscreteDistribution()
@@ -567,6 +659,25 @@ void TestSampling::mirostatV2DrawnSurpriseDrivesMu()
         const double p = probs[static_cast<size_t>(f.view.selectedToken())];
         mu = mu - 0.1f * (static_cast<float>(-std::log2(p)) - 5.0f);
         QVERIFY2(std::fabs(stage.mu() - mu) < 1e-4f, qPrintable(QString::number(stage.mu())));
+    }
+}
+
+void TestSampling::mirostatV2SortedAndUnsortedAgree()
+{
+    // Sorted input takes the prefix path, unsorted input the filter path;
+    // both must keep the same tokens, draw the same one and move mu alike.
+    const std::vector<float> logits = randomLogits(3000, 2.5f, 21);
+    MirostatV2 sortedStage(17, 3.0f, 0.2f, 3000), unsortedStage(17, 3.0f, 0.2f, 3000);
+    for (int step = 0; step < 30; ++step) {
+        Fixture a(logits), b(logits);
+        sortDescending(a.view);
+        sortedStage.apply(a.view);
+        unsortedStage.apply(b.view);
+        QCOMPARE(b.view.size, a.view.size);
+        QCOMPARE(b.ids(), a.ids());
+        QCOMPARE(b.view.selectedToken(), a.view.selectedToken());
+        QCOMPARE(unsortedStage.mu(), sortedStage.mu());
+        QVERIFY(a.view.size < 3000);   // tau 3 bits truncates
     }
 }
 

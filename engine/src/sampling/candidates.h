@@ -43,6 +43,20 @@ void keepTopSorted(CandidateArray &candidates, size_t k);
 // (unless sorted), then p_i = exp(l_i - l_0) / sum. Requires size >= 1. O(n log n).
 void softmax(CandidateArray &candidates);
 
+// Softmax without sorting (order kept, `sorted` unchanged): p_i = exp(l_i -
+// max) / sum. Requires size >= 1. O(n).
+void softmaxUnsorted(CandidateArray &candidates);
+
+// Moves the k highest logits, in descending order, to the front; the rest
+// follow in unspecified order. Size and `sorted` are unchanged. Requires
+// k <= size. O(n log k).
+void sortHead(CandidateArray &candidates, size_t k);
+
+// After sortHead(from): moves the next (to - from) highest logits, in
+// descending order, to data[from..to), so data[0..to) is the sorted head.
+// O((size - from) log (to - from)).
+void sortRange(CandidateArray &candidates, size_t from, size_t to);
+
 // Index of the first candidate with the highest logit (size >= 1). O(n).
 size_t argmaxIndex(const CandidateArray &candidates);
 

@@ -7,6 +7,14 @@
 
 namespace burrow::sampling {
 
+namespace {
+
+// Top-p sorts this many of the most likely candidates first, and the rest
+// only if their mass falls short of p.
+constexpr size_t kTopPHead = 256;
+
+} // namespace
+
 uint32_t resolveSeed(uint32_t seed)
 {
     if (seed != kRandomSeed)
@@ -21,7 +29,7 @@ uint32_t resolveSeed(uint32_t seed)
 
 Penalties::Penalties(uint32_t vocabSize, int32_t lastN, float repeat, float frequency, float presence)
     : m_lastN(std::max(lastN, 0)), m_repeat(repeat), m_frequency(frequency), m_presence(presence),
-      m_counts(vocabSize, 0), m_ring(static_cast<size_t>(std::max(lastN, 0)), 0)
+      m_counts(vocabSize, 0), m_seen(vocabSize, 0u), m_ring(static_cast<size_t>(std::max(lastN, 0)), 0)
 {
 }
 
@@ -57,23 +65,51 @@ void Penalties::reset()
     m_windowSize = 0;
 }
 
+void Penalties::penalize(Candidate &c, int32_t n) const
+{
+    // Dividing a negative logit would make the token more likely, so
+    // negative logits are multiplied instead.
+    if (c.logit <= 0.0f)
+        c.logit *= m_repeat;
+    else
+        c.logit /= m_repeat;
+    c.logit -= static_cast<float>(n) * m_frequency + m_presence;
+}
+
 void Penalties::apply(CandidateArray &candidates)
 {
     if (m_lastN == 0 || m_windowSize == 0
         || (m_repeat == 1.0f && m_frequency == 0.0f && m_presence == 0.0f))
         return;
-    for (size_t i = 0; i < candidates.size; ++i) {
-        Candidate &c = candidates.data[i];
-        const int32_t n = count(c.id);
-        if (n == 0)
-            continue;
-        // Dividing a negative logit would make the token more likely, so
-        // negative logits are multiplied instead.
-        if (c.logit <= 0.0f)
-            c.logit *= m_repeat;
-        else
-            c.logit /= m_repeat;
-        c.logit -= static_cast<float>(n) * m_frequency + m_presence;
+    const size_t capacity = m_ring.size();
+    auto windowToken = [&](size_t k) { return static_cast<size_t>(m_ring[(m_first + k) % capacity]); };
+
+    // Fast path: every window token sits at its own index (the whole
+    // vocabulary in id order, as when penalties run first). Then only the
+    // window is visited, each distinct token once: O(lastN), not O(vocabulary).
+    bool indexed = true;
+    for (size_t k = 0; k < m_windowSize && indexed; ++k) {
+        const size_t t = windowToken(k);
+        indexed = t < candidates.size && candidates.data[t].id == static_cast<Token>(t);
+    }
+    if (indexed) {
+        if (++m_epoch == 0) {   // wrapped: forget every old stamp
+            std::fill(m_seen.begin(), m_seen.end(), 0u);
+            m_epoch = 1;
+        }
+        for (size_t k = 0; k < m_windowSize; ++k) {
+            const size_t t = windowToken(k);
+            if (m_seen[t] == m_epoch)
+                continue;
+            m_seen[t] = m_epoch;
+            penalize(candidates.data[t], m_counts[t]);
+        }
+    } else {
+        for (size_t i = 0; i < candidates.size; ++i) {
+            const int32_t n = count(candidates.data[i].id);
+            if (n > 0)
+                penalize(candidates.data[i], n);
+        }
     }
     candidates.sorted = false;
 }
@@ -142,10 +178,25 @@ void TopP::apply(CandidateArray &candidates)
 {
     if (m_p >= 1.0f || candidates.size == 0)
         return;
-    softmax(candidates);
+    // Probabilities over everything, but only as much of the order as the
+    // nucleus needs: the head is sorted first, the tail only when the head's
+    // mass falls short (same set and order as sorting everything).
+    size_t sortedUpTo = candidates.size;
+    if (candidates.sorted) {
+        softmax(candidates);
+    } else {
+        softmaxUnsorted(candidates);
+        sortedUpTo = std::min(candidates.size, kTopPHead);
+        sortHead(candidates, sortedUpTo);
+    }
     float cumulative = 0.0f;
     size_t keep = candidates.size;
     for (size_t i = 0; i < candidates.size; ++i) {
+        if (i == sortedUpTo) {   // the next, 4x larger slice of the order
+            const size_t next = std::min(candidates.size, sortedUpTo * 4);
+            sortRange(candidates, sortedUpTo, next);
+            sortedUpTo = next;
+        }
         cumulative += candidates.data[i].p;
         if (cumulative >= m_p && i + 1 >= m_minKeep) {
             keep = i + 1;
@@ -153,6 +204,7 @@ void TopP::apply(CandidateArray &candidates)
         }
     }
     candidates.size = keep;
+    candidates.sorted = true;
 }
 
 // ---- min-p -----------------------------------------------------------------
@@ -274,13 +326,28 @@ void MirostatV2::apply(CandidateArray &candidates)
 {
     if (candidates.size == 0)
         return;
-    softmax(candidates);
-    // Sorted by descending p, so the tokens too surprising for mu are a suffix.
-    size_t keep = 0;
-    while (keep < candidates.size && !(-std::log2(candidates.data[keep].p) > m_mu))
-        ++keep;
-    candidates.size = std::max<size_t>(keep, 1);
-    softmax(candidates);
+    if (candidates.sorted) {
+        softmax(candidates);
+        // Sorted by descending p, so the tokens too surprising for mu are a suffix.
+        size_t keep = 0;
+        while (keep < candidates.size && !(-std::log2(candidates.data[keep].p) > m_mu))
+            ++keep;
+        candidates.size = std::max<size_t>(keep, 1);
+    } else {
+        // The same set without sorting everything: keep the unsurprising
+        // tokens (order kept), or the most likely one when none is.
+        softmaxUnsorted(candidates);
+        const size_t best = argmaxIndex(candidates);
+        size_t keep = 0;
+        for (size_t i = 0; i < candidates.size; ++i) {
+            if (!(-std::log2(candidates.data[i].p) > m_mu))
+                candidates.data[keep++] = candidates.data[i];
+        }
+        if (keep == 0)
+            candidates.data[keep++] = candidates.data[best];
+        candidates.size = keep;
+    }
+    softmax(candidates);   // sorts the survivors and renormalizes
 
     const size_t index = drawDiscrete(candidates.data, candidates.size, m_cumulative.data(), m_rng);
     candidates.selected = static_cast<int64_t>(index);

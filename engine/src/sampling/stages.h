@@ -38,9 +38,10 @@ public:
 // Repetition, frequency and presence penalties over the last `lastN` accepted
 // tokens. For a candidate seen `count` > 0 times in the window:
 //   logit <= 0 ? logit *= repeat : logit /= repeat;  logit -= count*freq + presence.
-// lastN == 0 disables (accept() records nothing). Memory: vocabSize counts +
-// lastN ring; accept and apply are O(1) and O(size). Token ids outside
-// [0, vocabSize) are ignored.
+// lastN == 0 disables (accept() records nothing). Memory: 2 x vocabSize
+// ints + lastN ring; accept() is O(1), apply() O(lastN) on the whole
+// vocabulary in id order (else O(size)). Token ids outside [0, vocabSize)
+// are ignored.
 class Penalties final : public Stage {
 public:
     Penalties(uint32_t vocabSize, int32_t lastN, float repeat, float frequency, float presence);
@@ -54,9 +55,13 @@ public:
     size_t windowSize() const { return m_windowSize; }
 
 private:
+    void penalize(Candidate &candidate, int32_t count) const;
+
     int32_t m_lastN;
     float m_repeat, m_frequency, m_presence;
     std::vector<int32_t> m_counts;   // [vocabSize]
+    std::vector<uint32_t> m_seen;    // [vocabSize] epoch stamps: token already penalized in this apply()
+    uint32_t m_epoch = 0;
     std::vector<Token> m_ring;       // [lastN], oldest at m_first
     size_t m_first = 0;
     size_t m_windowSize = 0;
