@@ -315,6 +315,38 @@ private slots:
         }
     }
 
+    // renderChat: the model's own template (phi3), BOS written once.
+    void renderChatWithModelTemplate()
+    {
+        const QString file = QStringLiteral("models/synthetic/phi3-Q4_K_M.gguf");
+        BURROW_REQUIRE_SHARED(file);
+        auto m = Model::load(test::sharedPath(file).toStdString());
+        QVERIFY2(m, m.message().c_str());
+        ChatFormat format;
+        auto text = renderChat(*m.value(), {{"user", "Hi"}, {"assistant", "Hello"}, {"user", "Bye"}}, true, &format);
+        QVERIFY2(text, text.message().c_str());
+        // The template writes {{ bos_token }} first; the vocabulary adds BOS itself, so it is left out here.
+        QCOMPARE(text.value(), std::string("<|user|>\nHi<|end|>\n<|assistant|>\nHello<|end|>\n<|user|>\nBye<|end|>\n<|assistant|>\n"));
+        QCOMPARE(format.name, std::string("template"));
+        QVERIFY(std::find(format.stopStrings.begin(), format.stopStrings.end(), "<|end|>") != format.stopStrings.end());
+        const auto tokens = m.value()->tokenize(text.value(), true, true);
+        QVERIFY(tokens.size() > 2);
+        QCOMPARE(tokens[0], m.value()->info().bosId);
+        QVERIFY(tokens[1] != m.value()->info().bosId);
+    }
+
+    void renderChatFallback()
+    {
+        BURROW_REQUIRE_SHARED(QString::fromLatin1(kStories));
+        auto m = stories();
+        ChatFormat format;
+        auto text = renderChat(*m, {{"system", "Be brief."}, {"user", "Hi"}}, true, &format);
+        QVERIFY2(text, text.message().c_str());
+        QVERIFY(format.name != "template" && !format.name.empty());
+        QVERIFY(QString::fromStdString(text.value()).contains(QLatin1String("Hi")));
+        QVERIFY(QString::fromStdString(text.value()).contains(QLatin1String("Be brief.")));
+    }
+
     void seededSamplingIsReproducible()
     {
         BURROW_REQUIRE_SHARED(QString::fromLatin1(kStories));

@@ -9,10 +9,13 @@
 #include "model/weights.h"
 
 #include <memory>
+#include <mutex>
 
 namespace burrow::tokenizer { class Tokenizer; }
 
 namespace burrow::runtime {
+
+struct ChatState;
 
 // Turns generated tokens into UTF-8-complete text pieces (bytes of a
 // character split across tokens are held until the character is complete).
@@ -43,6 +46,8 @@ public:
     const tokenizer::Tokenizer *tokenizer() const { return m_tokenizer.get(); }
     // BOS id when the vocabulary adds one to prompts, else -1.
     Token addedBos() const;
+    // The chat format (chosen and parsed on first use; thread-safe).
+    Result<std::shared_ptr<const ChatState>> chatState() const;
     // A new streaming decoder (one per generation).
     std::unique_ptr<TokenTextStream> newTextStream() const;
 
@@ -55,6 +60,9 @@ private:
     model::Weights m_weights;
     ModelInfo m_info;
     std::unique_ptr<tokenizer::Tokenizer> m_tokenizer;
+    mutable std::once_flag m_chatOnce;
+    mutable std::shared_ptr<const ChatState> m_chat;
+    mutable Status m_chatStatus;
 };
 
 } // namespace burrow::runtime
