@@ -1,0 +1,479 @@
+// Tokenizer exactness against the reference vectors in ../shared/tokenizer:
+// every case of every vocabulary (tokenized without BOS and without special
+// parsing, as the reference's test-tokenizer-0), decoding back to the text,
+// special-token parsing, BOS/EOS, end-of-generation ids and token bytes.
+// Expected values come from the vectors and from the files' own metadata.
+#include "gguf/gguf_reader.h"
+#include "test_support.h"
+#include "tokenizer/byte_level.h"
+#include "tokenizer/pretokenizer.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/utf8.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QTest>
+
+#include <map>
+#include <memory>
+
+using namespace burrow;
+using namespace burrow::tokenizer;
+
+namespace {
+
+const char *const kSeparator = "\n__ggml_vocab_test__\n";
+
+struct VectorFile {
+    std::vector<std::string> texts;
+    std::vector<std::vector<int32_t>> ids;
+};
+
+// The vocabularies in ../shared/tokenizer, by name ("llama-bpe").
+QStringList vocabNames()
+{
+    QStringList names;
+    const QDir dir(test::sharedPath(QStringLiteral("tokenizer")));
+    for (const QString &file : dir.entryList({QStringLiteral("ggml-vocab-*.gguf")}, QDir::Files, QDir::Name))
+        names << file.mid(int(strlen("ggml-vocab-")), file.size() - int(strlen("ggml-vocab-")) - int(strlen(".gguf")));
+    return names;
+}
+
+QString vocabPath(const QString &name)
+{
+    return test::sharedPath(QStringLiteral("tokenizer/ggml-vocab-%1.gguf").arg(name));
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+// .inp: texts separated by kSeparator (the last one followed by it too);
+// .out: line k = ids of text k separated by spaces.
+VectorFile readVectors(const QString &name)
+{
+    VectorFile v;
+    const std::string inp = readAll(vocabPath(name) + QStringLiteral(".inp")).toStdString();
+    const std::string sep = kSeparator;
+    size_t pos = 0;
+    while (true) {
+        const size_t next = inp.find(sep, pos);
+        if (next == std::string::npos)
+            break;
+        v.texts.push_back(inp.substr(pos, next - pos));
+        pos = next + sep.size();
+    }
+    const QList<QByteArray> lines = readAll(vocabPath(name) + QStringLiteral(".out")).split('\n');
+    for (int i = 0; i < int(v.texts.size()) && i < lines.size(); ++i) {
+        std::vector<int32_t> ids;
+        for (const QByteArray &field : lines[i].split(' '))
+            if (!field.isEmpty())
+                ids.push_back(field.toInt());
+        v.ids.push_back(std::move(ids));
+    }
+    return v;
+}
+
+QList<int> toList(const std::vector<int32_t> &ids)
+{
+    return QList<int>(ids.begin(), ids.end());
+}
+
+QByteArray bytes(const std::string &s)
+{
+    return QByteArray(s.data(), qsizetype(s.size()));
+}
+
+} // namespace
+
+class TestTokenizer : public QObject {
+    Q_OBJECT
+
+private slots:
+    void vectors_data();
+    void vectors();
+    void roundTrip_data();
+    void roundTrip();
+    void randomBytesRoundTrip_data();
+    void randomBytesRoundTrip();
+    void specialParsing_data();
+    void specialParsing();
+    void addSpecial_data();
+    void addSpecial();
+    void endOfGeneration();
+    void tokenBytes();
+    void cleanSpaces();
+    void everyPreTokenizerCompiles();
+    void unknownPreRefused();
+
+private:
+    const Tokenizer *load(const QString &name);
+    void vectorRows();
+    std::map<QString, std::unique_ptr<Tokenizer>> m_cache;
+    std::map<QString, VectorFile> m_vectors;
+};
+
+// Loads (once) the tokenizer of a vocabulary in ../shared/tokenizer.
+const Tokenizer *TestTokenizer::load(const QString &name)
+{
+    auto it = m_cache.find(name);
+    if (it != m_cache.end())
+        return it->second.get();
+    auto file = gguf::GgufFile::open(vocabPath(name).toStdString());
+    if (!file) {
+        qWarning("%s", file.message().c_str());
+        return nullptr;
+    }
+    auto tok = Tokenizer::fromGguf(*file.value());
+    if (!tok) {
+        qWarning("%s", tok.message().c_str());
+        return nullptr;
+    }
+    return (m_cache[name] = std::move(tok.value())).get();
+}
+
+void TestTokenizer::vectorRows()
+{
+    QTest::addColumn<QString>("vocab");
+    QTest::addColumn<int>("index");
+    const QStringList names = vocabNames();
+    if (names.isEmpty()) {
+        QTest::newRow("no-shared") << QString() << -1;
+        return;
+    }
+    for (const QString &name : names) {
+        auto &v = m_vectors[name];
+        if (v.texts.empty())
+            v = readVectors(name);
+        for (int i = 0; i < int(v.texts.size()); ++i)
+            QTest::addRow("%s/%02d", qPrintable(name), i) << name << i;
+    }
+}
+
+void TestTokenizer::vectors_data() { vectorRows(); }
+
+void TestTokenizer::vectors()
+{
+    QFETCH(QString, vocab);
+    QFETCH(int, index);
+    if (index < 0)
+        BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-llama-bpe.gguf"));
+    const VectorFile &v = m_vectors[vocab];
+    QVERIFY2(index < int(v.ids.size()), "the .out file has fewer lines than the .inp file has texts");
+    const Tokenizer *tok = load(vocab);
+    QVERIFY(tok);
+    const std::vector<int32_t> got = tok->tokenize(v.texts[index], /*addSpecial=*/false, /*parseSpecial=*/false);
+    QCOMPARE(toList(got), toList(v.ids[index]));
+}
+
+void TestTokenizer::roundTrip_data() { vectorRows(); }
+
+// The expected ids decode to the text: every byte is representable in these
+// vocabularies (SPM byte fallback, byte-level BPE), so with the GPT-2 space
+// clean-up off the tokenizers are lossless here.
+void TestTokenizer::roundTrip()
+{
+    QFETCH(QString, vocab);
+    QFETCH(int, index);
+    if (index < 0)
+        BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-llama-bpe.gguf"));
+    const VectorFile &v = m_vectors[vocab];
+    const Tokenizer *tok = load(vocab);
+    QVERIFY(tok);
+    DetokenizeOptions exact;
+    exact.cleanSpaces = false;
+    const std::string decoded = tok->detokenize(v.ids[index], exact);
+    QCOMPARE(bytes(decoded), bytes(v.texts[index]));
+    // The default (clean-up as the vocabulary says) never adds bytes.
+    QVERIFY(tok->detokenize(v.ids[index]).size() <= decoded.size());
+}
+
+void TestTokenizer::randomBytesRoundTrip_data()
+{
+    QTest::addColumn<QString>("vocab");
+    const QStringList names = vocabNames();
+    if (names.isEmpty())
+        QTest::newRow("no-shared") << QString();
+    for (const QString &name : names)
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+// Arbitrary bytes (invalid UTF-8 included) tokenize without failing; valid
+// UTF-8 always decodes back to itself (SentencePiece reads a literal '▁' as a
+// space), and so does invalid text for byte-level BPE vocabularies where every
+// byte has a normal byte-level token (vocabularies trained on UTF-8 may lack
+// e.g. 0xFF: it is dropped, as in the reference).
+void TestTokenizer::randomBytesRoundTrip()
+{
+    QFETCH(QString, vocab);
+    if (vocab.isEmpty())
+        BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-llama-bpe.gguf"));
+    const Tokenizer *tok = load(vocab);
+    QVERIFY(tok);
+    const bool spm = tok->type() == VocabType::VOCAB_TYPE_SPM;
+    bool everyByte = true;
+    if (!spm)
+        for (int b = 0; b < 256; ++b) {
+            const int32_t id = tok->findToken(byteLevelEncodeByte(uint8_t(b)));
+            everyByte = everyByte && id >= 0 && tok->tokenType(id) == TokenType::TOKEN_TYPE_NORMAL;
+        }
+
+    // Pieces mixing ASCII, valid multi-byte characters and stray bytes.
+    static const char *const pieces[] = {"a", "Z", " ", "  ", "\n", "\t", "'s", "7", "12345", "!", "é", "中", "文",
+                                         "🦙", "\xe2\x96\x81", "\xff", "\xc3", "\xe4\xb8", "\x80", "\xf0\x9f", "\0"};
+    QRandomGenerator rng(1234);
+    DetokenizeOptions exact;
+    exact.cleanSpaces = false;
+    int compared = 0;
+    for (int round = 0; round < 600; ++round) {
+        std::string text;
+        const int n = int(rng.bounded(1, 16));
+        for (int k = 0; k < n; ++k) {
+            const char *p = pieces[rng.bounded(int(std::size(pieces)))];
+            text += (*p == 0) ? std::string(1, '\0') : std::string(p);
+        }
+        const std::vector<int32_t> ids = tok->tokenize(text, false, false);
+        for (const int32_t id : ids)
+            QVERIFY(id >= 0 && id < tok->size());
+        const std::string decoded = tok->detokenize(ids, exact);
+        const bool valid = utf8IsValid(text);
+        if (!valid && !spm && !everyByte)
+            continue;
+        // SentencePiece cuts text into symbols by lead bytes (as the
+        // reference), so a stray lead byte swallows the next bytes, which may
+        // be part of a '▁' standing for a space: those come back as '▁'.
+        if (!valid && spm)
+            continue;
+        std::string expected = text;
+        if (spm)
+            for (size_t at; (at = expected.find("\xe2\x96\x81")) != std::string::npos;)
+                expected.replace(at, 3, " ");
+        QCOMPARE(bytes(decoded), bytes(expected));
+        ++compared;
+    }
+    QVERIFY(compared > 50);
+}
+
+void TestTokenizer::specialParsing_data()
+{
+    QTest::addColumn<QString>("vocab");
+    QTest::addColumn<QStringList>("parts");   // alternating text, special token text, text, ...
+    QTest::newRow("llama-bpe") << QStringLiteral("llama-bpe")
+                               << QStringList{QString(), QStringLiteral("<|start_header_id|>"), QStringLiteral("user"),
+                                              QStringLiteral("<|end_header_id|>"), QStringLiteral("\n\nHello there"),
+                                              QStringLiteral("<|eot_id|>"), QString()};
+    QTest::newRow("qwen2") << QStringLiteral("qwen2")
+                           << QStringList{QString(), QStringLiteral("<|im_start|>"), QStringLiteral("system\nYou are"),
+                                          QStringLiteral("<|im_end|>"), QStringLiteral("\n"),
+                                          QStringLiteral("<|im_start|>"), QStringLiteral("user\n你好")};
+    QTest::newRow("phi-3") << QStringLiteral("phi-3")
+                           << QStringList{QString(), QStringLiteral("<|user|>"), QStringLiteral("Hi"),
+                                          QStringLiteral("<|end|>"), QStringLiteral("Ok")};
+}
+
+// With parsing on, each special text becomes its single token and the text
+// between them is tokenized as a piece of its own; with parsing off, none of
+// those ids appear.
+void TestTokenizer::specialParsing()
+{
+    QFETCH(QString, vocab);
+    QFETCH(QStringList, parts);
+    BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-%1.gguf").arg(vocab));
+    const Tokenizer *tok = load(vocab);
+    QVERIFY(tok);
+
+    std::string text;
+    std::vector<int32_t> expected;
+    std::vector<int32_t> specialIds;
+    // phi-3's special tokens strip the white space after them (rstrip), and an
+    // SPM piece after a special token gets the space prefix.
+    for (int i = 0; i < parts.size(); ++i) {
+        const std::string part = parts[i].toStdString();
+        text += part;
+        if (i % 2 == 1) {
+            const int32_t id = tok->findToken(part);
+            QVERIFY2(id >= 0, part.c_str());
+            QVERIFY(tok->isControl(id));
+            expected.push_back(id);
+            specialIds.push_back(id);
+        } else if (!part.empty()) {
+            const std::vector<int32_t> piece = tok->tokenize(part, false, false);
+            expected.insert(expected.end(), piece.begin(), piece.end());
+        }
+    }
+    QCOMPARE(toList(tok->tokenize(text, false, true)), toList(expected));
+    for (const int32_t id : tok->tokenize(text, false, false))
+        QVERIFY(std::find(specialIds.begin(), specialIds.end(), id) == specialIds.end());
+}
+
+void TestTokenizer::addSpecial_data()
+{
+    QTest::addColumn<QString>("vocab");
+    for (const char *name : {"llama-spm", "phi-3", "llama-bpe", "qwen2", "gpt-2", "deepseek-llm"})
+        QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+// BOS/EOS follow tokenizer.ggml.add_bos_token / add_eos_token and the ids in
+// the file (read here with the GGUF reader, not through the tokenizer).
+void TestTokenizer::addSpecial()
+{
+    QFETCH(QString, vocab);
+    BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-%1.gguf").arg(vocab));
+    auto file = gguf::GgufFile::open(vocabPath(vocab).toStdString());
+    QVERIFY(file);
+    uint32_t bosId = 0, eosId = 0;
+    QVERIFY(file.value()->getU32("tokenizer.ggml.bos_token_id", bosId));
+    QVERIFY(file.value()->getU32("tokenizer.ggml.eos_token_id", eosId));
+    std::string model;
+    QVERIFY(file.value()->getString("tokenizer.ggml.model", model));
+    std::string pre;
+    QVERIFY(file.value()->getOptionalString("tokenizer.ggml.pre", pre));
+    // Default: SPM adds BOS; BPE adds it for the Llama 3 pre-tokenizer only.
+    bool addBos = model == "llama" || pre == "llama-bpe";
+    QVERIFY(file.value()->getOptionalBool("tokenizer.ggml.add_bos_token", addBos));
+    bool addEos = false;
+    QVERIFY(file.value()->getOptionalBool("tokenizer.ggml.add_eos_token", addEos));
+
+    const Tokenizer *tok = load(vocab);
+    QVERIFY(tok);
+    QCOMPARE(tok->bos(), int32_t(bosId));
+    QCOMPARE(tok->eos(), int32_t(eosId));
+    QCOMPARE(tok->addBos(), addBos);
+    QCOMPARE(tok->addEos(), addEos);
+
+    const std::vector<int32_t> plain = tok->tokenize("Hello world", false, false);
+    std::vector<int32_t> expected;
+    if (addBos)
+        expected.push_back(int32_t(bosId));
+    expected.insert(expected.end(), plain.begin(), plain.end());
+    if (addEos)
+        expected.push_back(int32_t(eosId));
+    QCOMPARE(toList(tok->tokenize("Hello world", true, false)), toList(expected));
+    // Empty text: only what addSpecial adds.
+    QCOMPARE(tok->tokenize("", true, false).size(), size_t(addBos) + size_t(addEos));
+    QVERIFY(tok->tokenize("", false, false).empty());
+}
+
+void TestTokenizer::endOfGeneration()
+{
+    BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-qwen2.gguf"));
+    struct Case {
+        const char *vocab;
+        std::vector<const char *> eog;
+        std::vector<const char *> notEog;
+    };
+    const Case cases[] = {
+        {"llama-bpe", {"<|eot_id|>", "<|end_of_text|>"}, {"<|begin_of_text|>", "<|start_header_id|>", "Hello"}},
+        {"qwen2", {"<|im_end|>", "<|endoftext|>"}, {"<|im_start|>", "Hello"}},
+        {"phi-3", {"<|end|>", "<|endoftext|>"}, {"<|user|>", "<s>"}},
+        {"gpt-2", {"<|endoftext|>"}, {"Hello"}},
+    };
+    for (const Case &c : cases) {
+        const Tokenizer *tok = load(QString::fromLatin1(c.vocab));
+        QVERIFY(tok);
+        for (const char *text : c.eog) {
+            const int32_t id = tok->findToken(text);
+            QVERIFY2(id >= 0, text);
+            QVERIFY2(tok->isEndOfGeneration(id), text);
+            QVERIFY(std::binary_search(tok->endOfGenerationIds().begin(), tok->endOfGenerationIds().end(), id));
+        }
+        for (const char *text : c.notEog) {
+            const int32_t id = tok->findToken(text);
+            QVERIFY2(id >= 0, text);
+            QVERIFY2(!tok->isEndOfGeneration(id), text);
+        }
+        QVERIFY(tok->isEndOfGeneration(tok->eos()));
+        QVERIFY(!tok->isEndOfGeneration(-1));
+        QVERIFY(!tok->isEndOfGeneration(tok->size()));
+    }
+    // EOT found by text where the file has no eot_token_id.
+    QCOMPARE(load(QStringLiteral("llama-bpe"))->eot(), load(QStringLiteral("llama-bpe"))->findToken("<|eot_id|>"));
+    QCOMPARE(load(QStringLiteral("qwen2"))->eot(), load(QStringLiteral("qwen2"))->findToken("<|im_end|>"));
+}
+
+void TestTokenizer::tokenBytes()
+{
+    BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-llama-spm.gguf"));
+    const Tokenizer *spm = load(QStringLiteral("llama-spm"));
+    QVERIFY(spm);
+    QCOMPARE(bytes(spm->tokenBytes(spm->findToken("\xe2\x96\x81Hello"))), QByteArray(" Hello"));
+    QCOMPARE(bytes(spm->tokenBytes(spm->findToken("<0x0A>"))), QByteArray("\n"));
+    QCOMPARE(bytes(spm->tokenBytes(spm->findToken("<0xE4>"))), QByteArray("\xe4"));
+    QCOMPARE(bytes(spm->tokenBytes(spm->bos())), QByteArray());
+    QCOMPARE(bytes(spm->tokenBytes(spm->bos(), true)), QByteArray("<s>"));
+    QCOMPARE(bytes(spm->tokenBytes(-1)), QByteArray());
+    QCOMPARE(bytes(spm->tokenBytes(spm->size())), QByteArray());
+    // SPM detokenize drops the space prefix of the first piece only.
+    const std::vector<int32_t> ids = spm->tokenize(" Hello  world", false, false);
+    QCOMPARE(bytes(spm->detokenize(ids)), QByteArray(" Hello  world"));
+
+    BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-llama-bpe.gguf"));
+    const Tokenizer *bpe = load(QStringLiteral("llama-bpe"));
+    QVERIFY(bpe);
+    QCOMPARE(bytes(bpe->tokenBytes(bpe->findToken("\xc4\xa0Hello"))), QByteArray(" Hello"));   // ĠHello
+    QCOMPARE(bytes(bpe->tokenBytes(bpe->findToken("\xc4\x8a"))), QByteArray("\n"));           // Ċ
+    QCOMPARE(bytes(bpe->tokenBytes(bpe->findToken("<|eot_id|>"))), QByteArray());
+    QCOMPARE(bytes(bpe->tokenBytes(bpe->findToken("<|eot_id|>"), true)), QByteArray("<|eot_id|>"));
+    DetokenizeOptions render;
+    render.renderSpecial = true;
+    QCOMPARE(bytes(bpe->detokenize(bpe->tokenize("<|eot_id|>hi", false, true), render)), QByteArray("<|eot_id|>hi"));
+}
+
+// The GPT-2 heritage clean-up (only for vocabularies that ask for it).
+void TestTokenizer::cleanSpaces()
+{
+    BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-gpt-2.gguf"));
+    const Tokenizer *gpt2 = load(QStringLiteral("gpt-2"));
+    QVERIFY(gpt2);
+    const std::string text = "Hello , world ! it 's ok . I ' m fine , don 't";
+    const std::vector<int32_t> ids = gpt2->tokenize(text, false, false);
+    QCOMPARE(bytes(gpt2->detokenize(ids)), QByteArray("Hello, world! it's ok. I'm fine, don 't"));
+    DetokenizeOptions exact;
+    exact.cleanSpaces = false;
+    QCOMPARE(bytes(gpt2->detokenize(ids, exact)), bytes(text));
+    // Qwen 2 does not clean up.
+    const Tokenizer *qwen = load(QStringLiteral("qwen2"));
+    QVERIFY(qwen);
+    QCOMPARE(bytes(qwen->detokenize(qwen->tokenize(text, false, false))), bytes(text));
+}
+
+void TestTokenizer::everyPreTokenizerCompiles()
+{
+    for (const std::string &name : knownPreTokenizers()) {
+        auto info = lookupPreTokenizer(name);
+        QVERIFY2(info, info.message().c_str());
+        auto pre = PreTokenizer::create(info->regexSet);
+        QVERIFY2(pre, pre.message().c_str());
+        std::vector<std::string_view> words;
+        const std::string text = "Hello, y'all! 1234 你好 \xff\n\n  x";
+        pre.value()->split(text, words);
+        std::string joined;
+        for (const auto w : words) {
+            QVERIFY(!w.empty());
+            joined += w;
+        }
+        QCOMPARE(bytes(joined), bytes(text));
+    }
+}
+
+void TestTokenizer::unknownPreRefused()
+{
+    VocabData data;
+    data.source = "made-up.gguf";
+    data.model = "gpt2";
+    data.pre = "no-such-pre";
+    data.tokens = {"a", "b", "ab"};
+    data.merges = {"a b"};
+    auto tok = Tokenizer::create(data);
+    QVERIFY(!tok);
+    QVERIFY2(tok.message().find("'no-such-pre'") != std::string::npos, tok.message().c_str());
+    QVERIFY2(tok.message().find("made-up.gguf") != std::string::npos, tok.message().c_str());
+}
+
+QTEST_GUILESS_MAIN(TestTokenizer)
+#include "tst_tokenizer.moc"
