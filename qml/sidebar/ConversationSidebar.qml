@@ -1,0 +1,286 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Burrow
+
+// The list of conversations: newest first, grouped by day, with search,
+// new (Ctrl+N), rename and delete with Undo. The app decides what "new" and
+// "select" do (conversationSelected / newConversationRequested).
+Pane {
+    id: root
+    objectName: "conversationSidebar"
+    padding: 0
+
+    required property ConversationStore store
+    // The conversation shown in the chat (highlighted). -1: none.
+    property double currentId: -1
+    // The conversation whose reply is generating (-1: none): marked in the list.
+    property alias generatingId: conversations.generatingId
+    property bool shortcutsEnabled: true
+    readonly property alias model: conversations
+    readonly property alias searchText: searchField.text
+    // The conversation last deleted, while Undo is offered (-1: none).
+    property double pendingUndoId: -1
+    property int undoSeconds: 8
+
+    signal conversationSelected(double conversationId)
+    signal newConversationRequested()
+
+    function newConversation() {
+        searchField.text = ""
+        root.newConversationRequested()
+    }
+
+    function deleteConversation(conversationId) {
+        const row = conversations.indexOf(conversationId)
+        if (!root.store.remove(conversationId))
+            return
+        root.pendingUndoId = conversationId
+        undoTimer.restart()
+        if (conversationId === root.currentId) {
+            const next = conversations.idAt(Math.min(row, conversations.count - 1))
+            root.conversationSelected(next)
+        }
+    }
+
+    function undoDelete() {
+        if (root.pendingUndoId < 0)
+            return
+        const id = root.pendingUndoId
+        root.pendingUndoId = -1
+        undoTimer.stop()
+        if (root.store.undoRemove(id))
+            root.conversationSelected(id)
+    }
+
+    function startRename(row) {
+        const item = list.itemAtIndex(row)
+        if (item)
+            item.editing = true
+    }
+
+    ConversationListModel {
+        id: conversations
+        store: root.store
+        searchText: searchField.text
+    }
+
+    Shortcut {
+        sequences: [StandardKey.New]
+        enabled: root.shortcutsEnabled
+        context: Qt.WindowShortcut
+        onActivated: root.newConversation()
+    }
+    Shortcut {
+        sequences: [StandardKey.Find]
+        enabled: root.shortcutsEnabled
+        context: Qt.WindowShortcut
+        onActivated: searchField.forceActiveFocus()
+    }
+
+    Timer {
+        id: undoTimer
+        interval: root.undoSeconds * 1000
+        onTriggered: root.pendingUndoId = -1
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 4
+
+        Button {
+            objectName: "newChatButton"
+            Layout.fillWidth: true
+            Layout.margins: 6
+            text: qsTr("New chat")
+            icon.name: "document-new"
+            Accessible.name: qsTr("New chat")
+            Accessible.description: qsTr("Start a new conversation (Ctrl+N)")
+            onClicked: root.newConversation()
+        }
+
+        TextField {
+            id: searchField
+            objectName: "searchField"
+            Layout.fillWidth: true
+            Layout.leftMargin: 6
+            Layout.rightMargin: 6
+            placeholderText: qsTr("Search chats")
+            Accessible.name: qsTr("Search chats")
+            selectByMouse: true
+            Keys.onEscapePressed: text = ""
+        }
+
+        Label {
+            objectName: "storeProblem"
+            Layout.fillWidth: true
+            Layout.margins: 6
+            visible: root.store.problem !== ""
+            text: root.store.problem
+            wrapMode: Text.Wrap
+            color: "#c62828"
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: text
+        }
+
+        Item {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+
+            ListView {
+                id: list
+                objectName: "conversationList"
+                anchors.fill: parent
+                clip: true
+                model: conversations
+                keyNavigationEnabled: true
+                Accessible.role: Accessible.List
+                Accessible.name: qsTr("Conversations")
+                ScrollBar.vertical: ScrollBar {}
+
+                section.property: "section"
+                section.criteria: ViewSection.FullString
+                section.delegate: Label {
+                    required property string section
+                    width: ListView.view.width
+                    text: section
+                    padding: 6
+                    topPadding: 10
+                    font.bold: true
+                    opacity: 0.7
+                    Accessible.role: Accessible.Heading
+                }
+
+                delegate: ItemDelegate {
+                    id: item
+                    required property int index
+                    required property double conversationId
+                    required property string displayTitle
+                    required property string snippet
+                    required property string snippetHtml
+                    required property bool generating
+                    property bool editing: false
+
+                    objectName: "conversation_" + index
+                    width: ListView.view.width
+                    highlighted: conversationId === root.currentId
+                    Accessible.name: displayTitle + (generating ? ", " + qsTr("generating a reply") : "")
+
+                    onClicked: root.conversationSelected(conversationId)
+                    onDoubleClicked: editing = true
+                    onEditingChanged: if (editing) renameField.forceActiveFocus()
+
+                    contentItem: ColumnLayout {
+                        spacing: 2
+                        RowLayout {
+                            Layout.fillWidth: true
+                            Label {
+                                objectName: "title"
+                                Layout.fillWidth: true
+                                visible: !item.editing
+                                text: item.displayTitle
+                                elide: Text.ElideRight
+                            }
+                            TextField {
+                                id: renameField
+                                objectName: "renameField"
+                                Layout.fillWidth: true
+                                visible: item.editing
+                                text: item.displayTitle
+                                Accessible.name: qsTr("New name for the chat")
+                                onAccepted: {
+                                    if (text.trim() !== "")
+                                        root.store.rename(item.conversationId, text)
+                                    item.editing = false
+                                }
+                                Keys.onEscapePressed: {
+                                    text = item.displayTitle
+                                    item.editing = false
+                                }
+                                onActiveFocusChanged: if (!activeFocus) item.editing = false
+                            }
+                            BusyIndicator {
+                                objectName: "generatingIndicator"
+                                visible: item.generating
+                                running: item.generating
+                                Layout.preferredWidth: 16
+                                Layout.preferredHeight: 16
+                            }
+                            ToolButton {
+                                objectName: "menuButton"
+                                text: "⋯"
+                                Accessible.name: qsTr("Actions for %1").arg(item.displayTitle)
+                                onClicked: menu.popup()
+                            }
+                        }
+                        Label {
+                            objectName: "snippet"
+                            Layout.fillWidth: true
+                            visible: root.searchText !== "" && item.snippet !== ""
+                            text: item.snippetHtml
+                            textFormat: Text.StyledText
+                            elide: Text.ElideRight
+                            maximumLineCount: 2
+                            wrapMode: Text.Wrap
+                            opacity: 0.75
+                            font.pixelSize: 11
+                        }
+                    }
+
+                    Menu {
+                        id: menu
+                        MenuItem {
+                            objectName: "renameAction"
+                            text: qsTr("Rename")
+                            onTriggered: item.editing = true
+                        }
+                        MenuItem {
+                            objectName: "deleteAction"
+                            text: qsTr("Delete")
+                            onTriggered: root.deleteConversation(item.conversationId)
+                        }
+                    }
+                }
+
+            }
+
+            Label {
+                objectName: "emptyList"
+                anchors.centerIn: list
+                width: list.width - 24
+                horizontalAlignment: Text.AlignHCenter
+                wrapMode: Text.Wrap
+                visible: conversations.count === 0
+                opacity: 0.6
+                text: searchField.text !== "" ? qsTr("No chat contains “%1”.").arg(searchField.text)
+                                              : qsTr("No chats yet.")
+            }
+        }
+
+        // Undo for the last delete.
+        Rectangle {
+            objectName: "undoBar"
+            Layout.fillWidth: true
+            implicitHeight: undoRow.implicitHeight + 8
+            visible: root.pendingUndoId >= 0
+            color: Qt.rgba(0.5, 0.5, 0.5, 0.15)
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: qsTr("Chat deleted")
+            RowLayout {
+                id: undoRow
+                anchors.fill: parent
+                anchors.margins: 4
+                Label {
+                    Layout.fillWidth: true
+                    text: qsTr("Chat deleted.")
+                }
+                Button {
+                    objectName: "undoButton"
+                    text: qsTr("Undo")
+                    Accessible.name: qsTr("Undo delete")
+                    onClicked: root.undoDelete()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import QtQuick
+import QtQuick.Controls
+import QtTest
+import Burrow
+
+// The per-chat settings panel: refused values show their reason next to the
+// field, changed values are marked and can be reset, all edits reach the
+// ChatSettings object.
+TestCase {
+    id: testCase
+    name: "ChatSettingsPanel"
+    width: 480
+    height: 900
+    visible: true
+    when: windowShown
+
+    Component {
+        id: setup
+        Item {
+            property alias defaults: defaultsObject
+            property alias settings: settingsObject
+            property alias panel: panelObject
+            width: 480
+            height: 900
+            ChatSettings { id: defaultsObject }
+            ChatSettings { id: settingsObject; defaults: defaultsObject }
+            ChatSettingsPanel {
+                id: panelObject
+                anchors.fill: parent
+                settings: settingsObject
+            }
+        }
+    }
+
+    function make() {
+        const root = createTemporaryObject(setup, testCase)
+        verify(root)
+        return root
+    }
+
+    function child(root, name) {
+        const item = findChild(root.panel, name)
+        verify(item, "missing " + name)
+        return item
+    }
+
+    function typeInto(field, text) {
+        field.forceActiveFocus()
+        field.selectAll()
+        keyClick(Qt.Key_Delete)
+        for (let i = 0; i < text.length; ++i)
+            keyClick(text[i])
+        keyClick(Qt.Key_Return)
+    }
+
+    function test_showsValues() {
+        const root = make()
+        compare(child(root, "field_temperature").text, "0.8")
+        compare(child(root, "field_topK").text, "40")
+        compare(child(root, "field_contextSize").text, "4096")
+        verify(child(root, "field_randomSeed").checked)
+        verify(!child(root, "field_seed").enabled)
+        verify(!child(root, "changed_temperature").visible)
+        verify(!child(root, "error_temperature").visible)
+        verify(!child(root, "resetAll").enabled)
+        verify(child(root, "scopeNote").text.indexOf("next reply") >= 0)
+    }
+
+    function test_refusedValueShowsReason_data() {
+        return [
+            { tag: "top-p above 1", field: "topP", text: "1.5", reason: "Top-p" },
+            { tag: "top-p zero", field: "topP", text: "0", reason: "greater than 0" },
+            { tag: "negative temperature", field: "temperature", text: "-1", reason: "negative" },
+            { tag: "top-k negative", field: "topK", text: "-3", reason: "Top-k" },
+            { tag: "min-p above 1", field: "minP", text: "2", reason: "Min-p" },
+            { tag: "repeat penalty zero", field: "repeatPenalty", text: "0", reason: "repeat penalty" },
+            { tag: "repeat window", field: "repeatLastN", text: "-5", reason: "repeat window" },
+            { tag: "reply length zero", field: "maxTokens", text: "0", reason: "at least 1 token" },
+            { tag: "tiny context", field: "contextSize", text: "10", reason: "at least 64" },
+            { tag: "not a number", field: "temperature", text: "hot", reason: "number" },
+        ]
+    }
+    function test_refusedValueShowsReason(data) {
+        const root = make()
+        const before = root.settings[data.field]
+        const input = child(root, "field_" + data.field)
+        typeInto(input, data.text)
+        compare(root.settings[data.field], before, "the old value stays")
+        const error = child(root, "error_" + data.field)
+        verify(error.visible, "the reason is shown")
+        verify(error.text.indexOf(data.reason) >= 0, error.text)
+        compare(input.text, data.text, "what the user typed stays to be corrected")
+
+        // A valid value clears the reason.
+        typeInto(input, data.field === "contextSize" ? "2048" : "1")
+        verify(!error.visible)
+    }
+
+    function test_contextBeyondTheModel() {
+        const root = make()
+        root.settings.trainedContext = 2048
+        const input = child(root, "field_contextSize")
+        typeInto(input, "8192")
+        compare(root.settings.contextSize, 4096)  // refused: unchanged
+        const error = child(root, "error_contextSize")
+        verify(error.visible)
+        verify(error.text.indexOf("2048") >= 0, error.text)
+        root.settings.trainedContext = 0
+        root.settings.memoryContextLimit = 3000
+        typeInto(input, "3500")
+        verify(error.text.indexOf("3000") >= 0, error.text)
+        typeInto(input, "2048")
+        compare(root.settings.contextSize, 2048)
+        verify(!error.visible)
+    }
+
+    function test_changedIsMarkedAndReset() {
+        const root = make()
+        const input = child(root, "field_topP")
+        const marker = child(root, "changed_topP")
+        const reset = child(root, "reset_topP")
+        typeInto(input, "0.5")
+        compare(root.settings.topP, 0.5)
+        verify(marker.visible)
+        verify(reset.visible)
+        verify(child(root, "resetAll").enabled)
+        mouseClick(reset)
+        compare(root.settings.topP, 0.95)
+        compare(input.text, "0.95")
+        verify(!marker.visible)
+        verify(!reset.visible)
+
+        // Against the chat's defaults, not the built-in values.
+        root.defaults.temperature = 0.2
+        verify(child(root, "changed_temperature").visible)
+        mouseClick(child(root, "reset_temperature"))
+        compare(root.settings.temperature, 0.2)
+        verify(!child(root, "changed_temperature").visible)
+    }
+
+    function test_seed() {
+        const root = make()
+        const random = child(root, "field_randomSeed")
+        const seed = child(root, "field_seed")
+        mouseClick(random)
+        verify(!root.settings.randomSeed)
+        verify(seed.enabled)
+        verify(child(root, "changed_seed").visible)
+        typeInto(seed, "1234")
+        compare(root.settings.seed, 1234)
+        typeInto(seed, "-1")
+        compare(root.settings.seed, 1234)
+        verify(child(root, "error_seed").visible)
+        mouseClick(child(root, "reset_seed"))
+        verify(root.settings.randomSeed)
+        verify(!seed.enabled)
+    }
+
+    function test_systemPrompt() {
+        const root = make()
+        const area = child(root, "field_systemPrompt")
+        area.forceActiveFocus()
+        for (const c of "Be brief.")
+            keyClick(c)
+        child(root, "field_temperature").forceActiveFocus()  // leaving the field commits it
+        compare(root.settings.systemPrompt, "Be brief.")
+        verify(child(root, "changed_systemPrompt").visible)
+        mouseClick(child(root, "reset_systemPrompt"))
+        compare(root.settings.systemPrompt, "")
+        compare(area.text, "")
+    }
+
+    function test_resetAll() {
+        const root = make()
+        root.settings.topK = 3
+        root.settings.minP = 0.3
+        root.settings.systemPrompt = "x"
+        compare(root.settings.changedFields.length, 3)
+        const button = child(root, "resetAll")
+        verify(button.enabled)
+        mouseClick(button)
+        compare(root.settings.changedFields.length, 0)
+        compare(child(root, "field_topK").text, "40")
+    }
+
+    function test_closeSignal() {
+        const root = make()
+        const spy = createTemporaryObject(spyComponent, testCase, { target: root.panel })
+        mouseClick(child(root, "closeSettings"))
+        compare(spy.count, 1)
+    }
+
+    Component {
+        id: spyComponent
+        SignalSpy { signalName: "closeRequested" }
+    }
+}

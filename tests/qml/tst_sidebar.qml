@@ -1,0 +1,187 @@
+import QtQuick
+import QtQuick.Controls
+import QtTest
+import Burrow
+
+// The conversation sidebar on a throw-away (in-memory) store: order and day
+// sections, selection, new chat, search, rename, delete with Undo.
+TestCase {
+    id: testCase
+    name: "ConversationSidebar"
+    width: 360
+    height: 640
+    visible: true
+    when: windowShown
+
+    Component {
+        id: setup
+        Item {
+            property alias store: storeObject
+            property alias sidebar: sidebarObject
+            width: 360
+            height: 640
+            ConversationStore {
+                id: storeObject
+                databasePath: ":memory:"
+            }
+            ConversationSidebar {
+                id: sidebarObject
+                anchors.fill: parent
+                store: storeObject
+            }
+        }
+    }
+
+    Component {
+        id: spyComponent
+        SignalSpy {}
+    }
+
+    function make(titles) {
+        const root = createTemporaryObject(setup, testCase)
+        verify(root)
+        verify(root.store.ready)
+        const ids = []
+        for (const t of titles || []) {
+            const id = root.store.createConversation(t)
+            root.store.appendMessage(id, "user", "about " + t)
+            ids.push(id)
+        }
+        return { root: root, ids: ids }
+    }
+
+    function list(root) { return findChild(root.sidebar, "conversationList") }
+
+    function rowItem(root, row) {
+        const view = list(root)
+        view.forceLayout()
+        const item = view.itemAtIndex(row)
+        verify(item, "no delegate for row " + row)
+        return item
+    }
+
+    function titles(root) {
+        const out = []
+        const view = list(root)
+        view.forceLayout()
+        for (let i = 0; i < view.count; ++i)
+            out.push(findChild(rowItem(root, i), "title").text)
+        return out
+    }
+
+    function test_newestFirstWithSections() {
+        const t = make(["Soup", "Trip", "Taxes"])
+        compare(list(t.root).count, 3)
+        compare(titles(t.root), ["Taxes", "Trip", "Soup"])
+        compare(t.root.sidebar.model.data(t.root.sidebar.model.index(0, 0), ConversationListModel.SectionRole), "Today")
+        compare(list(t.root).section.property, "section")
+        verify(!findChild(t.root.sidebar, "emptyList").visible)
+    }
+
+    function test_emptyState() {
+        const t = make([])
+        compare(list(t.root).count, 0)
+        verify(findChild(t.root.sidebar, "emptyList").visible)
+    }
+
+    function test_clickSelects() {
+        const t = make(["A", "B"])
+        const spy = createTemporaryObject(spyComponent, testCase,
+                                          { target: t.root.sidebar, signalName: "conversationSelected" })
+        mouseClick(rowItem(t.root, 1))
+        compare(spy.count, 1)
+        compare(spy.signalArguments[0][0], t.ids[0])
+        t.root.sidebar.currentId = t.ids[0]
+        verify(rowItem(t.root, 1).highlighted)
+        verify(!rowItem(t.root, 0).highlighted)
+    }
+
+    function test_newChat() {
+        const t = make(["A"])
+        const spy = createTemporaryObject(spyComponent, testCase,
+                                          { target: t.root.sidebar, signalName: "newConversationRequested" })
+        mouseClick(findChild(t.root.sidebar, "newChatButton"))
+        compare(spy.count, 1)
+        keySequence(StandardKey.New)
+        compare(spy.count, 2)
+        // A chat the app creates appears at the top, untitled.
+        t.root.store.createConversation("")
+        compare(findChild(rowItem(t.root, 0), "title").text, "New chat")
+    }
+
+    function test_search() {
+        const t = make(["Soup", "Trip"])
+        t.root.store.appendMessage(t.ids[0], "user", "Lentils or beans?")
+        const field = findChild(t.root.sidebar, "searchField")
+        field.forceActiveFocus()
+        for (const c of "lentil")
+            keyClick(c)
+        compare(list(t.root).count, 1)
+        compare(titles(t.root), ["Soup"])
+        const snippet = findChild(rowItem(t.root, 0), "snippet")
+        verify(snippet.visible)
+        verify(snippet.text.indexOf("<b>Lentil</b>") >= 0, "snippet: " + snippet.text)
+
+        field.text = "no such words"
+        compare(list(t.root).count, 0)
+        const empty = findChild(t.root.sidebar, "emptyList")
+        verify(empty.visible)
+        keyClick(Qt.Key_Escape)
+        compare(field.text, "")
+        compare(list(t.root).count, 2)
+    }
+
+    function test_rename() {
+        const t = make(["Old name"])
+        const item = rowItem(t.root, 0)
+        t.root.sidebar.startRename(0)
+        const field = findChild(item, "renameField")
+        verify(field.visible)
+        verify(field.activeFocus)
+        field.selectAll()
+        for (const c of "Fresh")
+            keyClick(c)
+        keyClick(Qt.Key_Return)
+        compare(t.root.store.conversationMap(t.ids[0]).title, "Fresh")
+        compare(titles(t.root), ["Fresh"])
+
+        // Escape keeps the name.
+        t.root.sidebar.startRename(0)
+        keyClick("X")
+        keyClick(Qt.Key_Escape)
+        compare(t.root.store.conversationMap(t.ids[0]).title, "Fresh")
+    }
+
+    function test_deleteAndUndo() {
+        const t = make(["Keep", "Remove"])
+        t.root.sidebar.currentId = t.ids[1]
+        const spy = createTemporaryObject(spyComponent, testCase,
+                                          { target: t.root.sidebar, signalName: "conversationSelected" })
+        const undoBar = findChild(t.root.sidebar, "undoBar")
+        verify(!undoBar.visible)
+        t.root.sidebar.deleteConversation(t.ids[1])
+        compare(titles(t.root), ["Keep"])
+        verify(undoBar.visible)
+        compare(spy.count, 1)
+        compare(spy.signalArguments[0][0], t.ids[0])  // the current chat went away: the next one
+
+        mouseClick(findChild(t.root.sidebar, "undoButton"))
+        compare(titles(t.root), ["Remove", "Keep"])
+        verify(!undoBar.visible)
+        compare(spy.count, 2)
+        compare(spy.signalArguments[1][0], t.ids[1])
+
+        // The offer ends after a while; the chat stays in the trash.
+        t.root.sidebar.undoSeconds = 0.05
+        t.root.sidebar.deleteConversation(t.ids[0])
+        tryVerify(() => !undoBar.visible, 5000)
+        compare(titles(t.root), ["Remove"])
+    }
+
+    function test_generatingMark() {
+        const t = make(["A", "B"])
+        t.root.sidebar.generatingId = t.ids[0]
+        verify(findChild(rowItem(t.root, 1), "generatingIndicator").visible)
+        verify(!findChild(rowItem(t.root, 0), "generatingIndicator").visible)
+    }
+}
