@@ -123,9 +123,10 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
                 std::copy(src + Q + KV, src + QKV, m_v.data() + t * VKV);
             });
         } else {
-            matmul(m_pool, L.wq, h, n, m_q.data(), scratch, L.bq ? L.bq.f32() : nullptr);
-            matmul(m_pool, L.wk, h, n, m_k.data(), scratch, L.bk ? L.bk.f32() : nullptr);
-            matmul(m_pool, L.wv, h, n, m_v.data(), scratch, L.bv ? L.bv.f32() : nullptr);
+            const MatmulJob jobs[3] = {{&L.wq, m_q.data(), L.bq ? L.bq.f32() : nullptr},
+                                       {&L.wk, m_k.data(), L.bk ? L.bk.f32() : nullptr},
+                                       {&L.wv, m_v.data(), L.bv ? L.bv.f32() : nullptr}};
+            matmulGroup(m_pool, jobs, 3, h, n, scratch);
         }
 
         // RoPE, query scale, and the new keys/values into the cache (F16).
@@ -165,8 +166,8 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
                     geglu(gu, gu + F, m_gate.data() + t * F, F);
             });
         } else {
-            matmul(m_pool, L.ffnGate, h, n, m_gate.data(), scratch);
-            matmul(m_pool, L.ffnUp, h, n, m_up.data(), scratch);
+            const MatmulJob jobs[2] = {{&L.ffnGate, m_gate.data(), nullptr}, {&L.ffnUp, m_up.data(), nullptr}};
+            matmulGroup(m_pool, jobs, 2, h, n, scratch);
             forRows(m_pool, n, E, [&](int t) {
                 float *g = m_gate.data() + t * F;
                 if (c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_SILU)

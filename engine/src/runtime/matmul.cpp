@@ -9,9 +9,11 @@ namespace burrow::runtime {
 
 namespace {
 
-// Rows per work block: a block of weight rows stays in cache while all the
+// Rows per work block: a block of weight rows stays in cache while the
 // tokens pass over it.
 constexpr int64_t kRowBlock = 16;
+// Tokens per multi-column vecDot call (the activation chunk stays in L2).
+constexpr int kTokenChunk = 64;
 
 bool activationIsF32(const model::TensorView &W)
 {
@@ -20,6 +22,8 @@ bool activationIsF32(const model::TensorView &W)
 
 size_t activationRowBytes(const model::TensorView &W)
 {
+    if (activationIsF32(W))
+        return static_cast<size_t>(W.ne0) * sizeof(float);
     size_t bytes = 0;
     ggmlRowBytes(W.traits->vecDotType, W.ne0, &bytes);
     return bytes;
@@ -34,19 +38,30 @@ size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens)
     return activationRowBytes(W) * static_cast<size_t>(nTokens);
 }
 
-void matmul(ThreadPool &pool, const model::TensorView &W, const float *x, int64_t nTokens, float *y,
-            uint8_t *scratch, const float *bias)
+void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float *x, int64_t nTokens,
+                 uint8_t *scratch)
 {
-    const int64_t K = W.ne0, N = W.ne1;
-    const quant::TypeTraits *traits = W.traits;
-    const bool f32 = activationIsF32(W);
-    const size_t actBytes = f32 ? K * sizeof(float) : activationRowBytes(W);
-    const uint8_t *act = f32 ? reinterpret_cast<const uint8_t *>(x) : scratch;
-    const quant::QuantizeRowFn quantize = f32 ? nullptr : quant::typeTraits(traits->vecDotType)->quantize;
-    const quant::VecDotFn vecDot = traits->vecDot;
-    const int64_t nBlocks = (N + kRowBlock - 1) / kRowBlock;
+    if (nJobs < 1)
+        return;
+    const model::TensorView &W0 = *jobs[0].W;
+    const int64_t K = W0.ne0;
+    bool shared = true;   // one quantized activation serves every job
+    for (int j = 1; j < nJobs; ++j)
+        shared = shared && jobs[j].W->ne0 == K && jobs[j].W->traits->vecDotType == W0.traits->vecDotType;
+    if (!shared) {
+        for (int j = 0; j < nJobs; ++j)
+            matmulGroup(pool, &jobs[j], 1, x, nTokens, scratch);
+        return;
+    }
 
+    // Activations -> the dot partner, once.
+    const bool f32 = activationIsF32(W0);
+    const size_t actBytes = activationRowBytes(W0);
+    const uint8_t *act = f32 ? reinterpret_cast<const uint8_t *>(x) : scratch;
     if (!f32) {
+        const quant::TypeTraits *partner = quant::typeTraits(W0.traits->vecDotType);
+        const quant::QuantizeRowFn quantize = partner->quantizeActivation ? partner->quantizeActivation
+                                                                          : partner->quantize;
         pool.run([&](int ith, int nth) {
             int64_t t0, t1;
             ThreadPool::split(nTokens, ith, nth, &t0, &t1);
@@ -55,22 +70,54 @@ void matmul(ThreadPool &pool, const model::TensorView &W, const float *x, int64_
         }, nTokens > 1 ? nTokens * K * 4 : 0);
     }
 
+    // Work: blocks of kRowBlock rows over all jobs.
+    int64_t firstBlock[4] = {0, 0, 0, 0};
+    int64_t nBlocks = 0, work = 0;
+    for (int j = 0; j < nJobs && j < 4; ++j) {
+        firstBlock[j] = nBlocks;
+        nBlocks += (jobs[j].W->ne1 + kRowBlock - 1) / kRowBlock;
+        work += jobs[j].W->ne1 * K * nTokens;
+    }
     pool.run([&](int ith, int nth) {
         int64_t b0, b1;
         ThreadPool::split(nBlocks, ith, nth, &b0, &b1);
+        float tmp[kTokenChunk];
         for (int64_t b = b0; b < b1; ++b) {
-            const int64_t r0 = b * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
-            for (int64_t t = 0; t < nTokens; ++t) {
-                const uint8_t *a = act + t * actBytes;
-                float *yt = y + t * N;
+            int j = 0;
+            while (j + 1 < nJobs && b >= firstBlock[j + 1])
+                ++j;
+            const model::TensorView &W = *jobs[j].W;
+            const int64_t N = W.ne1;
+            float *y = jobs[j].y;
+            const float *bias = jobs[j].bias;
+            const int64_t r0 = (b - firstBlock[j]) * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
+            if (nTokens == 1) {
                 for (int64_t r = r0; r < r1; ++r)
-                    vecDot(K, &yt[r], W.row(r), a);
-                if (bias)
-                    for (int64_t r = r0; r < r1; ++r)
-                        yt[r] += bias[r];
+                    W.traits->vecDot(K, &y[r], W.row(r), act);
+            } else {
+                for (int64_t t0 = 0; t0 < nTokens; t0 += kTokenChunk) {
+                    const int nt = static_cast<int>(std::min<int64_t>(kTokenChunk, nTokens - t0));
+                    const uint8_t *a = act + static_cast<size_t>(t0) * actBytes;
+                    for (int64_t r = r0; r < r1; ++r) {
+                        W.traits->vecDotMulti(K, tmp, W.row(r), a, actBytes, nt);
+                        for (int t = 0; t < nt; ++t)
+                            y[(t0 + t) * N + r] = tmp[t];
+                    }
+                }
             }
+            if (bias)
+                for (int64_t t = 0; t < nTokens; ++t)
+                    for (int64_t r = r0; r < r1; ++r)
+                        y[t * N + r] += bias[r];
         }
-    }, N * K * nTokens);
+    }, work);
+}
+
+void matmul(ThreadPool &pool, const model::TensorView &W, const float *x, int64_t nTokens, float *y,
+            uint8_t *scratch, const float *bias)
+{
+    const MatmulJob job{&W, y, bias};
+    matmulGroup(pool, &job, 1, x, nTokens, scratch);
 }
 
 void dequantizeRow(const model::TensorView &W, int64_t r, float *dst)

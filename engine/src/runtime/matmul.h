@@ -30,6 +30,18 @@ size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens);
 void matmul(ThreadPool &pool, const model::TensorView &W, const float *x, int64_t nTokens, float *y,
             uint8_t *scratch, const float *bias = nullptr);
 
+// Up to 4 matrices applied to the same input (Q, K, V; gate, up): the input
+// is quantized once when they share the row length and dot partner, and all
+// their rows are split across the threads in one dispatch. Same results as
+// separate matmul() calls.
+struct MatmulJob {
+    const model::TensorView *W;
+    float *y;                 // [nTokens, W->ne1]
+    const float *bias;        // null or W->ne1 floats
+};
+void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float *x, int64_t nTokens,
+                 uint8_t *scratch);
+
 // dst = row `r` of W as floats (W.ne0 of them): embedding lookup.
 void dequantizeRow(const model::TensorView &W, int64_t r, float *dst);
 
