@@ -204,8 +204,8 @@ ChatFormatKind detectFallbackFormat(const std::string &architecture, const Vocab
     return ChatFormatKind::CHAT_FORMAT_KIND_CHATML;
 }
 
-std::vector<std::string> stopStringsFor(std::string_view templateText, const VocabLookup &vocabHas,
-                                        const std::string &eosText)
+std::vector<std::string> stopStringsFor(std::string_view templateText, const std::string &eosText,
+                                        const std::string &eotText)
 {
     std::vector<std::string> out;
     auto add = [&](std::string_view s) {
@@ -213,13 +213,11 @@ std::vector<std::string> stopStringsFor(std::string_view templateText, const Voc
             out.emplace_back(s);
     };
     for (std::string_view marker : kEndOfTurnMarkers) {
-        if (templateText.find(marker) == std::string_view::npos)
-            continue;
-        if (vocabHas && !vocabHas(marker))
-            continue;
-        add(marker);
+        if (templateText.find(marker) != std::string_view::npos)
+            add(marker);
     }
     add(eosText);
+    add(eotText);
     return out;
 }
 
@@ -263,7 +261,7 @@ Result<ChatFormatChoice> chooseChatFormat(const ChatFormatInputs &inputs)
             return t.status();
         choice.chatTemplate = std::move(*t);
     }
-    choice.stopStrings = stopStringsFor(choice.chatTemplate.source(), inputs.vocabHas, inputs.eosText);
+    choice.stopStrings = stopStringsFor(choice.chatTemplate.source(), inputs.eosText, inputs.eotText);
     return choice;
 }
 

@@ -8,9 +8,9 @@
 // choice says which format was used and why. A user may force a format by
 // name.
 //
-// Stop strings: the texts that end an assistant turn, taken from the known
-// end-of-turn markers that appear in the template (or the fallback's) and
-// exist in the vocabulary, plus the EOS text.
+// Stop strings: the texts that end an assistant turn: the known end-of-turn
+// markers written in the template text (or the fallback's), plus the texts of
+// the vocabulary's EOS and EOT tokens.
 //
 // The API is independent of the tokenizer: the vocabulary is a predicate
 // "does a token with exactly this text exist".
@@ -53,6 +53,7 @@ struct ChatFormatInputs {
     std::string templateText;     // tokenizer.chat_template; empty when absent
     VocabLookup vocabHas;         // may be null: then the vocabulary is not consulted
     std::string eosText;          // text of the EOS token (added to the stop strings when non-empty)
+    std::string eotText;          // text of the EOT token (tokenizer.ggml.eot_token_id), likewise
     std::optional<ChatFormatKind> forced;   // the user's choice, if any
 };
 
@@ -68,9 +69,12 @@ struct ChatFormatChoice {
 // `why` receives a short explanation ("vocabulary has <|im_start|>").
 ChatFormatKind detectFallbackFormat(const std::string &architecture, const VocabLookup &vocabHas, std::string *why = nullptr);
 
-// The texts that end an assistant turn for this template text.
-std::vector<std::string> stopStringsFor(std::string_view templateText, const VocabLookup &vocabHas,
-                                        const std::string &eosText);
+// The texts that end an assistant turn for this template text: markers from
+// <|im_end|>, <|eot_id|>, <|eom_id|>, <end_of_turn>, <|end|>,
+// <|END_OF_TURN_TOKEN|>, <｜end▁of▁sentence｜>, <|endoftext|>, <|end_of_text|>,
+// </s> that appear in it, then eosText and eotText (empty ones skipped, no duplicates).
+std::vector<std::string> stopStringsFor(std::string_view templateText, const std::string &eosText,
+                                        const std::string &eotText = {});
 
 // Picks the model's template when it parses, else a fallback (or the forced format).
 // Fails only if a built-in template fails to parse (a programming error).

@@ -23,6 +23,7 @@ ChatFormatInputs ChatModelFacts::formatInputs() const
     in.templateText = templateText;
     in.vocabHas = vocabLookup();
     in.eosText = specialToken("eos_token");
+    in.eotText = eotText;
     return in;
 }
 
@@ -52,8 +53,7 @@ Result<ChatModelFacts> readChatFacts(const gguf::GgufFile &file)
         if (Status s = file.getU32(key, id); !s)
             return s.withContext(path);
         if (id >= tokens.size())
-            return Status::error(path + ": metadata: " + key + " = " + std::to_string(id)
-                                 + " is outside the vocabulary of " + std::to_string(tokens.size()) + " tokens");
+            return {};   // -1 (0xFFFFFFFF) and other ids outside the vocabulary mean "none"
         out = tokens[id];
         return {};
     };
@@ -63,7 +63,8 @@ Result<ChatModelFacts> readChatFacts(const gguf::GgufFile &file)
             continue;
         if (Status s = tokenText(key, text); !s)
             return s;
-        facts.specialTokens.emplace_back(name, std::move(text));
+        if (!text.empty())
+            facts.specialTokens.emplace_back(name, std::move(text));
     }
     if (Status s = tokenText("tokenizer.ggml.eot_token_id", facts.eotText); !s)
         return s;

@@ -56,6 +56,7 @@ struct Expr {
     BinaryOp binaryOp = BinaryOp::BINARY_OP_ADD;
     std::vector<CompareOp> compareOps;   // COMPARE: items[0] ops[0] items[1] ops[1] items[2] ...
     bool negated = false;                // TEST: `is not`
+    bool tuple = false;                  // LIST: written as a tuple `(a, b)` or `a, b`
 };
 
 enum class StmtKind {

@@ -626,7 +626,7 @@ Result<Value> fItems(Interpreter &, const Value &v, CallArgs &)
         return typeError("Can only get item pairs from a mapping.");
     List out;
     for (const auto &[k, val] : v.asDict().entries)
-        out.push_back(Value::list({k, val}));
+        out.push_back(Value::tuple({k, val}));
     return Value::list(std::move(out));
 }
 
@@ -668,7 +668,7 @@ Result<Value> fDictsort(Interpreter &, const Value &v, CallArgs &a)
         return typeError("You can only sort by either 'key' or 'value'");
     List pairs;
     for (const auto &[k, val] : v.asDict().entries)
-        pairs.push_back(Value::list({k, val}));
+        pairs.push_back(Value::tuple({k, val}));
     const size_t index = by == "key" ? 0 : 1;
     auto sorted = sortValues(std::move(pairs), [index](const Value &p) { return p.asList()[index]; }, caseSensitive, reverse);
     if (!sorted) return sorted.status();
@@ -808,7 +808,13 @@ Result<Value> fAttr(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (a.positional.size() != 1 || !a.positional[0].isString())
         return typeError("attr() needs one attribute name");
-    return in.getAttribute(v, a.positional[0].asString());
+    // Attributes only, never items: a dict's keys are not attributes.
+    const std::string &name = a.positional[0].asString();
+    if (v.isNamespace())
+        return in.getAttribute(v, name);
+    if (auto method = boundMethod(v, name))
+        return *method;
+    return Value::undefined("'" + objectTypeRepr(v) + "' has no attribute '" + name + "'");
 }
 
 Result<Value> fWordcount(Interpreter &, const Value &v, CallArgs &)
@@ -1051,7 +1057,7 @@ Result<Value> dictMethod(const Value &d, const std::string &name, CallArgs &a)
     if (name == "items") {
         List out;
         for (const auto &[k, v] : d.asDict().entries)
-            out.push_back(Value::list({k, v}));
+            out.push_back(Value::tuple({k, v}));
         return Value::list(std::move(out));
     }
     if (name == "keys" || name == "values") {
@@ -1122,6 +1128,8 @@ Result<Value> gRange(Interpreter &in, CallArgs &a)
     List out;
     for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
         if (Status s = in.step(); !s) return s;
+        if (out.size() >= in.limits().maxListItems)
+            return typeError("range() exceeds the limit of " + std::to_string(in.limits().maxListItems) + " items");
         out.push_back(Value(i));
         if (__builtin_add_overflow(i, step, &i))
             break;

@@ -48,7 +48,7 @@ struct ScopeGuard {
     }
 };
 
-Result<Value> repeat(const Value &seq, int64_t times, size_t maxBytes)
+Result<Value> repeat(const Value &seq, int64_t times, size_t maxBytes, size_t maxItems)
 {
     if (times < 0)
         times = 0;
@@ -63,8 +63,8 @@ Result<Value> repeat(const Value &seq, int64_t times, size_t maxBytes)
         return Value(std::move(out));
     }
     const size_t unit = seq.asList().size();
-    if (unit != 0 && uint64_t(times) > maxBytes / unit / 8)
-        return Status::error("list repetition exceeds the size limit");
+    if (unit != 0 && uint64_t(times) > maxItems / unit)
+        return Status::error("list repetition exceeds the limit of " + std::to_string(maxItems) + " items");
     List out;
     for (int64_t i = 0; i < times; ++i)
         out.insert(out.end(), seq.asList().begin(), seq.asList().end());
@@ -77,7 +77,7 @@ Status unsupported(const char *op, const Value &a, const Value &b)
                          + typeName(b) + "'");
 }
 
-Result<Value> arithmetic(BinaryOp op, const Value &a, const Value &b, size_t maxBytes)
+Result<Value> arithmetic(BinaryOp op, const Value &a, const Value &b, size_t maxBytes, size_t maxItems)
 {
     if (a.isUndefined())
         return undefinedError(a);
@@ -101,9 +101,14 @@ Result<Value> arithmetic(BinaryOp op, const Value &a, const Value &b, size_t max
             return Value(a.asString() + b.asString());
         }
         if (a.isList() && b.isList()) {
+            if (a.asList().size() + b.asList().size() > maxItems)
+                return Status::error("list exceeds the limit of " + std::to_string(maxItems) + " items");
+            if (a.isTuple() != b.isTuple())
+                return Status::error(std::string("can only concatenate ") + (a.isTuple() ? "tuple" : "list") + " (not \""
+                                     + (b.isTuple() ? "tuple" : "list") + "\") to " + (a.isTuple() ? "tuple" : "list"));
             List out = a.asList();
             out.insert(out.end(), b.asList().begin(), b.asList().end());
-            return Value::list(std::move(out));
+            return a.isTuple() ? Value::tuple(std::move(out)) : Value::list(std::move(out));
         }
         if (a.isString())
             return Status::error(std::string("can only concatenate str (not \"") + typeName(b) + "\") to str");
@@ -131,9 +136,9 @@ Result<Value> arithmetic(BinaryOp op, const Value &a, const Value &b, size_t max
             return Value(r);
         }
         if ((a.isString() || a.isList()) && (b.isInt() || b.isBool()))
-            return repeat(a, b.asInt(), maxBytes);
+            return repeat(a, b.asInt(), maxBytes, maxItems);
         if ((b.isString() || b.isList()) && (a.isInt() || a.isBool()))
-            return repeat(b, a.asInt(), maxBytes);
+            return repeat(b, a.asInt(), maxBytes, maxItems);
         return unsupported("*", a, b);
     case BinaryOp::BINARY_OP_DIV:
         if (!numbers)
@@ -559,7 +564,7 @@ Result<Value> Interpreter::callMacro(const Stmt &macro, const std::weak_ptr<Fram
         if (!isParam)
             kwargs.set(Value(name), value);
     }
-    frame->set("varargs", Value::list(std::move(varargs)));
+    frame->set("varargs", Value::tuple(std::move(varargs)));
     frame->set("kwargs", Value::dict(std::move(kwargs)));
     ++m_callDepth;
     struct DepthRestore {
@@ -711,7 +716,7 @@ Result<Value> Interpreter::evalInner(const Expr &expr)
                 return v;
             items.push_back(std::move(*v));
         }
-        return Value::list(std::move(items));
+        return expr.tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
     }
     case ExprKind::EXPR_KIND_DICT: {
         Dict d;
@@ -759,7 +764,7 @@ Result<Value> Interpreter::evalInner(const Expr &expr)
                 List out;
                 for (size_t i : *idx)
                     out.push_back(object->asList()[i]);
-                return Value::list(std::move(out));
+                return object->isTuple() ? Value::tuple(std::move(out)) : Value::list(std::move(out));
             }
             if (object->isString()) {
                 const auto cps = utf8Decode(object->asString());
@@ -870,7 +875,7 @@ Result<Value> Interpreter::evalBinary(const Expr &expr)
             return st;
         return Value(s + r);
     }
-    return arithmetic(expr.binaryOp, *left, *right, m_options.limits.maxOutputBytes);
+    return arithmetic(expr.binaryOp, *left, *right, m_options.limits.maxOutputBytes, m_options.limits.maxListItems);
 }
 
 Result<Value> Interpreter::evalCompare(const Expr &expr)

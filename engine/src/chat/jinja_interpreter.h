@@ -7,9 +7,9 @@
 // operations, type errors, raise_exception(), limits) is a Status
 // "NAME:LINE:COL: message" naming the template position.
 // Limits: a step counter (every statement and expression evaluation is a
-// step), the size of the output (and of every string built on the way), and
-// the depth of nested macro calls, so no template can run forever, exhaust
-// memory or the stack.
+// step), the size of the output (and of every string built on the way), the
+// length of lists built on the way, and the depth of nested macro calls, so
+// no template can run forever, exhaust memory or the stack.
 #pragma once
 
 #include "chat/jinja_ast.h"
@@ -26,6 +26,7 @@ struct RenderLimits {
     uint64_t maxSteps = 20'000'000;
     size_t maxOutputBytes = size_t(32) << 20;
     int maxCallDepth = 100;
+    size_t maxListItems = 1'000'000;   // any list built by the template (+, *, range)
 };
 
 struct RenderOptions {

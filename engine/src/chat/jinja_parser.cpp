@@ -381,6 +381,7 @@ private:
         if (!isOp(","))
             return first;
         auto list = make(ExprKind::EXPR_KIND_LIST, start);
+        list->tuple = true;
         list->items.push_back(std::move(first));
         while (skipOp(",")) {
             if (cur().type == TokenType::TOKEN_TYPE_BLOCK_END || cur().type == TokenType::TOKEN_TYPE_VARIABLE_END
@@ -638,6 +639,7 @@ private:
                 next();
                 if (skipOp(")")) {
                     auto e = make(ExprKind::EXPR_KIND_LIST, t);   // empty tuple
+                    e->tuple = true;
                     return e;
                 }
                 ExprPtr inner = parseExpression(true);
@@ -645,6 +647,7 @@ private:
                     return nullptr;
                 if (isOp(",")) {
                     auto list = make(ExprKind::EXPR_KIND_LIST, t);
+                    list->tuple = true;
                     list->items.push_back(std::move(inner));
                     while (skipOp(",")) {
                         if (isOp(")"))
@@ -763,6 +766,7 @@ private:
             } else if (isOp("(")) {
                 next();
                 auto e = make(ExprKind::EXPR_KIND_CALL, t);
+                e->pos = node->pos;   // errors of a call point at the callee
                 e->a = std::move(node);
                 if (!parseCallArgs(e->args))
                     return nullptr;
@@ -868,6 +872,7 @@ private:
                 const Token &t = cur();
                 next();
                 auto e = make(ExprKind::EXPR_KIND_CALL, t);
+                e->pos = node->pos;
                 e->a = std::move(node);
                 if (!parseCallArgs(e->args))
                     return nullptr;

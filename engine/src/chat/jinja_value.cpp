@@ -31,6 +31,13 @@ Value Value::list(List items)
     return v;
 }
 
+Value Value::tuple(List items)
+{
+    Value v = list(std::move(items));
+    v.m_tuple = true;
+    return v;
+}
+
 Value Value::dict(Dict entries)
 {
     Value v;
@@ -206,7 +213,7 @@ std::string repr(const Value &v)
     case ValueKind::VALUE_KIND_UNDEFINED: return "Undefined";
     case ValueKind::VALUE_KIND_STRING: return reprString(v.asString());
     case ValueKind::VALUE_KIND_LIST: {
-        std::string out = "[";
+        std::string out = v.isTuple() ? "(" : "[";
         bool first = true;
         for (const Value &item : v.asList()) {
             if (!first)
@@ -214,7 +221,9 @@ std::string repr(const Value &v)
             first = false;
             out += repr(item);
         }
-        return out + "]";
+        if (v.isTuple() && v.asList().size() == 1)
+            out += ",";
+        return out + (v.isTuple() ? ")" : "]");
     }
     case ValueKind::VALUE_KIND_DICT:
     case ValueKind::VALUE_KIND_NAMESPACE: {
@@ -255,7 +264,7 @@ const char *typeName(const Value &v)
     case ValueKind::VALUE_KIND_INT: return "int";
     case ValueKind::VALUE_KIND_FLOAT: return "float";
     case ValueKind::VALUE_KIND_STRING: return "str";
-    case ValueKind::VALUE_KIND_LIST: return "list";
+    case ValueKind::VALUE_KIND_LIST: return v.isTuple() ? "tuple" : "list";
     case ValueKind::VALUE_KIND_DICT: return "dict";
     case ValueKind::VALUE_KIND_NAMESPACE: return "Namespace";
     case ValueKind::VALUE_KIND_CALLABLE: return "function";
@@ -285,7 +294,7 @@ bool equals(const Value &a, const Value &b)
     case ValueKind::VALUE_KIND_STRING: return a.asString() == b.asString();
     case ValueKind::VALUE_KIND_LIST: {
         const List &x = a.asList(), &y = b.asList();
-        if (x.size() != y.size())
+        if (x.size() != y.size() || a.isTuple() != b.isTuple())
             return false;
         for (size_t i = 0; i < x.size(); ++i)
             if (!equals(x[i], y[i]))

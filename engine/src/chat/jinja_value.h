@@ -55,6 +55,7 @@ public:
     static Value undefined(std::string message);
     static Value none();
     static Value list(List items = {});
+    static Value tuple(List items);                      // a list that prints as (a, b)
     static Value dict(Dict entries);
     static Value dict();
     static Value makeNamespace(Dict entries);
@@ -68,7 +69,8 @@ public:
     bool isFloat() const { return m_kind == ValueKind::VALUE_KIND_FLOAT; }
     bool isNumber() const { return isInt() || isFloat() || isBool(); }   // Python: bool is an int
     bool isString() const { return m_kind == ValueKind::VALUE_KIND_STRING; }
-    bool isList() const { return m_kind == ValueKind::VALUE_KIND_LIST; }
+    bool isList() const { return m_kind == ValueKind::VALUE_KIND_LIST; }   // lists and tuples
+    bool isTuple() const { return m_tuple; }
     bool isDict() const { return m_kind == ValueKind::VALUE_KIND_DICT; }
     bool isNamespace() const { return m_kind == ValueKind::VALUE_KIND_NAMESPACE; }
     bool isMapping() const { return isDict() || isNamespace(); }
@@ -87,6 +89,7 @@ public:
 
 private:
     ValueKind m_kind = ValueKind::VALUE_KIND_UNDEFINED;
+    bool m_tuple = false;             // LIST: Python tuple (repr only, and tuple != list)
     int64_t m_int = 0;
     double m_float = 0.0;
     std::string m_string;             // STRING, or UNDEFINED's message

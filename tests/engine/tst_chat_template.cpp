@@ -1,0 +1,598 @@
+// Chat templates end to end: every case of ../shared/templates/cases.json
+// renders byte for byte (or raises the expected error), the built-in fallback
+// formats render like the reference templates of the same family, fallback
+// detection and stop strings on the models and vocabularies in ../shared and
+// on files written here, and `burrow-cli template` as a process.
+#include "chat/chat_format.h"
+#include "chat/chat_gguf.h"
+#include "chat/chat_template.h"
+#include "common/json.h"
+#include "gguf/gguf_writer.h"
+#include "test_support.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace burrow;
+using namespace burrow::chat;
+
+namespace {
+
+const QString kCli = QStringLiteral(BURROW_BINARY_DIR "/engine/tools/burrow-cli");
+constexpr std::time_t kJul26 = 1721995200;   // 2024-07-26 12:00 UTC: "26 Jul 2024" in every time zone
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+std::string toStd(const QByteArray &b) { return std::string(b.constData(), size_t(b.size())); }
+
+// cases.json, parsed once with our reader (it keeps object order).
+const json::JsonValue &cases()
+{
+    static json::JsonValue doc = [] {
+        auto r = json::parseJson(toStd(readAll(test::sharedPath("templates/cases.json"))), "cases.json");
+        return r ? *r : json::JsonValue{};
+    }();
+    return doc;
+}
+
+std::string str(const json::JsonValue &o, const char *key)
+{
+    const auto *v = o.find(key);
+    return v && v->isString() ? v->string : std::string();
+}
+
+ChatTemplateInputs inputsFor(const json::JsonValue &c)
+{
+    ChatTemplateInputs in;
+    in.addGenerationPrompt = c.find("add_generation_prompt") && c.find("add_generation_prompt")->boolean;
+    in.specialTokens = {{"bos_token", str(c, "bos_token")}, {"eos_token", str(c, "eos_token")}};
+    in.render.clock = [] { return kJul26; };
+    return in;
+}
+
+json::JsonValue messages(std::initializer_list<std::pair<const char *, const char *>> list)
+{
+    json::JsonValue arr;
+    arr.type = json::JsonType::JSON_TYPE_ARRAY;
+    for (const auto &[role, content] : list) {
+        json::JsonValue m, r, c;
+        m.type = json::JsonType::JSON_TYPE_OBJECT;
+        r.type = c.type = json::JsonType::JSON_TYPE_STRING;
+        r.string = role;
+        c.string = content;
+        m.object.emplace_back("role", r);
+        m.object.emplace_back("content", c);
+        arr.array.push_back(m);
+    }
+    return arr;
+}
+
+VocabLookup vocabOf(QStringList tokens)
+{
+    return [tokens](std::string_view t) { return tokens.contains(QString::fromUtf8(t.data(), qsizetype(t.size()))); };
+}
+
+struct ProcessResult {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+ProcessResult runCli(const QStringList &args)
+{
+    QProcess p;
+    p.start(kCli, args);
+    ProcessResult r;
+    if (!p.waitForFinished(60000))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+} // namespace
+
+class TestChatTemplate : public QObject {
+    Q_OBJECT
+
+private slots:
+    void referenceCases_data();
+    void referenceCases();
+    void builtinMatchesReference_data();
+    void builtinMatchesReference();
+    void builtinHandwritten_data();
+    void builtinHandwritten();
+    void stopStrings_data();
+    void stopStrings();
+    void detectFallback_data();
+    void detectFallback();
+    void chooseFormat();
+    void formatNames();
+    void sharedModels_data();
+    void sharedModels();
+    void writtenModels();
+    void messageValidation();
+    void cliRendersCases_data();
+    void cliRendersCases();
+    void cliErrors();
+    void cliModel();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestChatTemplate::referenceCases_data()
+{
+    QTest::addColumn<int>("index");
+    if (!test::sharedAvailable() || !cases().find("cases"))
+        return;
+    const auto &list = cases().find("cases")->array;
+    for (size_t i = 0; i < list.size(); ++i)
+        QTest::newRow(qPrintable(QString::fromStdString(str(list[i], "template") + " / " + str(list[i], "conversation"))))
+            << int(i);
+}
+
+void TestChatTemplate::referenceCases()
+{
+    BURROW_REQUIRE_SHARED("templates/cases.json");
+    QFETCH(int, index);
+    const auto &c = cases().find("cases")->array[size_t(index)];
+    const QString file = test::sharedPath("templates/" + QString::fromStdString(str(c, "template")));
+    auto t = ChatTemplate::parse(toStd(readAll(file)));
+    QVERIFY2(t.isOk(), t.message().c_str());
+    auto out = t->apply(*c.find("messages"), inputsFor(c));
+    if (c.find("error")) {
+        QVERIFY2(!out.isOk(), "expected an error");
+        QVERIFY2(out.message().find(str(c, "error")) != std::string::npos, out.message().c_str());
+        // The position of the failing expression is named.
+        QVERIFY2(out.message().rfind("chat template:", 0) == 0, out.message().c_str());
+    } else {
+        QVERIFY2(out.isOk(), out.message().c_str());
+        QCOMPARE(QString::fromStdString(*out), QString::fromStdString(str(c, "expected")));
+    }
+}
+
+// A built-in fallback renders exactly like the published template of its
+// family, on every reference conversation that template accepts.
+void TestChatTemplate::builtinMatchesReference_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QString>("reference");
+    QTest::newRow("chatml") << "chatml" << "chatml.jinja";
+    QTest::newRow("llama2") << "llama2" << "llama-2-chat.jinja";
+    QTest::newRow("zephyr") << "zephyr" << "zephyr.jinja";
+    QTest::newRow("phi3") << "phi3" << "microsoft-Phi-3.5-mini-instruct.jinja";
+    QTest::newRow("gemma") << "gemma" << "google-gemma-2-2b-it.jinja";
+}
+
+void TestChatTemplate::builtinMatchesReference()
+{
+    BURROW_REQUIRE_SHARED("templates/cases.json");
+    QFETCH(QString, format);
+    QFETCH(QString, reference);
+    const auto kind = chatFormatFromName(format.toStdString());
+    QVERIFY(kind);
+    auto t = ChatTemplate::parse(builtinTemplateText(*kind));
+    QVERIFY2(t.isOk(), t.message().c_str());
+    int compared = 0;
+    for (const auto &c : cases().find("cases")->array) {
+        if (QString::fromStdString(str(c, "template")) != reference || c.find("error"))
+            continue;
+        auto out = t->apply(*c.find("messages"), inputsFor(c));
+        QVERIFY2(out.isOk(), out.message().c_str());
+        QCOMPARE(QString::fromStdString(*out), QString::fromStdString(str(c, "expected")));
+        ++compared;
+    }
+    QVERIFY(compared >= 2);
+}
+
+// Formats without a reference template here, written from each family's markup.
+void TestChatTemplate::builtinHandwritten_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<bool>("withSystem");
+    QTest::addColumn<bool>("generationPrompt");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("llama3") << "llama3" << true << true
+        << "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+           "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+           "Hello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|>"
+           "<|start_header_id|>assistant<|end_header_id|>\n\n";
+    QTest::newRow("llama3 closed") << "llama3" << false << false
+        << "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+           "<|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|>";
+    QTest::newRow("mistral") << "mistral" << true << true
+        << "<s>[INST] Be brief.\n\nHi [/INST]Hello!</s>[INST] Bye [/INST]";
+    QTest::newRow("gemma with system") << "gemma" << true << true
+        << "<s><start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n"
+           "<start_of_turn>user\nBye<end_of_turn>\n<start_of_turn>model\n";
+    QTest::newRow("chatml") << "chatml" << true << false
+        << "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n"
+           "<|im_start|>user\nBye<|im_end|>\n";
+}
+
+void TestChatTemplate::builtinHandwritten()
+{
+    QFETCH(QString, format);
+    QFETCH(bool, withSystem);
+    QFETCH(bool, generationPrompt);
+    QFETCH(QString, expected);
+    const auto kind = chatFormatFromName(format.toStdString());
+    QVERIFY(kind);
+    auto t = ChatTemplate::parse(builtinTemplateText(*kind));
+    QVERIFY2(t.isOk(), t.message().c_str());
+    std::vector<ChatMessage> conv;
+    if (withSystem)
+        conv.push_back({"system", "Be brief."});
+    conv.push_back({"user", "Hi"});
+    conv.push_back({"assistant", "Hello!"});
+    conv.push_back({"user", "Bye"});
+    ChatTemplateInputs in;
+    in.addGenerationPrompt = generationPrompt;
+    const bool llama3 = format == "llama3";
+    in.specialTokens = {{"bos_token", llama3 ? "<|begin_of_text|>" : "<s>"}, {"eos_token", llama3 ? "<|eot_id|>" : "</s>"}};
+    auto out = t->apply(conv, in);
+    QVERIFY2(out.isOk(), out.message().c_str());
+    QCOMPARE(QString::fromStdString(*out), expected);
+}
+
+void TestChatTemplate::stopStrings_data()
+{
+    QTest::addColumn<QString>("templateFile");
+    QTest::addColumn<QString>("eos");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("chatml") << "chatml.jinja" << "<|im_end|>" << QStringList{"<|im_end|>"};
+    QTest::newRow("qwen2.5") << "Qwen-Qwen2.5-7B-Instruct.jinja" << "<|endoftext|>" << QStringList{"<|im_end|>", "<|endoftext|>"};
+    QTest::newRow("llama3.1") << "meta-llama-Llama-3.1-8B-Instruct.jinja" << "<|eot_id|>" << QStringList{"<|eot_id|>", "<|eom_id|>"};
+    QTest::newRow("gemma2") << "google-gemma-2-2b-it.jinja" << "<eos>" << QStringList{"<end_of_turn>", "<eos>"};
+    QTest::newRow("phi3.5") << "microsoft-Phi-3.5-mini-instruct.jinja" << "<|endoftext|>" << QStringList{"<|end|>", "<|endoftext|>"};
+    QTest::newRow("command-r") << "CohereForAI-c4ai-command-r-plus-tool_use.jinja" << "<|END_OF_TURN_TOKEN|>" << QStringList{"<|END_OF_TURN_TOKEN|>"};
+    QTest::newRow("deepseek-r1") << "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja" << "<｜end▁of▁sentence｜>"
+                                 << QStringList{"<｜end▁of▁sentence｜>"};
+    QTest::newRow("llama2") << "llama-2-chat.jinja" << "</s>" << QStringList{"</s>"};
+}
+
+void TestChatTemplate::stopStrings()
+{
+    BURROW_REQUIRE_SHARED("templates/cases.json");
+    QFETCH(QString, templateFile);
+    QFETCH(QString, eos);
+    QFETCH(QStringList, expected);
+    const std::string text = toStd(readAll(test::sharedPath("templates/" + templateFile)));
+    QVERIFY(!text.empty());
+    QStringList got;
+    for (const auto &s : stopStringsFor(text, eos.toStdString()))
+        got << QString::fromStdString(s);
+    QCOMPARE(got, expected);
+}
+
+void TestChatTemplate::detectFallback_data()
+{
+    QTest::addColumn<QString>("architecture");
+    QTest::addColumn<QStringList>("vocab");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("chatml tokens on llama") << "llama" << QStringList{"<s>", "</s>", "<|im_start|>", "<|im_end|>"} << "chatml";
+    QTest::newRow("llama3 tokens") << "llama" << QStringList{"<|begin_of_text|>", "<|start_header_id|>", "<|eot_id|>"} << "llama3";
+    QTest::newRow("gemma tokens") << "gemma2" << QStringList{"<bos>", "<start_of_turn>", "<end_of_turn>"} << "gemma";
+    QTest::newRow("phi3 tokens") << "phi3" << QStringList{"<s>", "<|assistant|>", "<|end|>"} << "phi3";
+    QTest::newRow("mistral tokens") << "llama" << QStringList{"<s>", "</s>", "[INST]", "[/INST]"} << "mistral";
+    QTest::newRow("gemma by architecture") << "gemma2" << QStringList{"<s>", "</s>"} << "gemma";
+    QTest::newRow("gemma3 by architecture") << "gemma3" << QStringList{} << "gemma";
+    QTest::newRow("phi3 by architecture") << "phi3" << QStringList{"<s>"} << "phi3";
+    QTest::newRow("qwen2 by architecture") << "qwen2" << QStringList{"<s>", "</s>"} << "chatml";
+    QTest::newRow("llama 2 vocabulary") << "llama" << QStringList{"<unk>", "<s>", "</s>"} << "llama2";
+    QTest::newRow("unknown") << "falcon" << QStringList{"<|endoftext|>"} << "chatml";
+    QTest::newRow("no vocabulary") << "" << QStringList{} << "chatml";
+}
+
+void TestChatTemplate::detectFallback()
+{
+    QFETCH(QString, architecture);
+    QFETCH(QStringList, vocab);
+    QFETCH(QString, expected);
+    std::string why;
+    const auto kind = detectFallbackFormat(architecture.toStdString(), vocabOf(vocab), &why);
+    QCOMPARE(QString(chatFormatName(kind)), expected);
+    QVERIFY(!why.empty());
+}
+
+void TestChatTemplate::chooseFormat()
+{
+    const auto vocab = vocabOf({"<|im_start|>", "<|im_end|>"});
+    ChatFormatInputs in;
+    in.architecture = "llama";
+    in.vocabHas = vocab;
+    in.eosText = "</s>";
+
+    in.templateText = "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}";
+    auto own = chooseChatFormat(in);
+    QVERIFY2(own.isOk(), own.message().c_str());
+    QCOMPARE(own->kind, ChatFormatKind::CHAT_FORMAT_KIND_MODEL);
+    QCOMPARE(QString::fromStdString(own->name), QStringLiteral("model"));
+    auto rendered = own->chatTemplate.apply(std::vector<ChatMessage>{{"user", "x"}}, {});
+    QVERIFY(rendered.isOk());
+    QCOMPARE(QString::fromStdString(*rendered), QStringLiteral("[user]x"));
+    QCOMPARE(own->stopStrings, std::vector<std::string>{"</s>"});
+
+    in.templateText = "{% for m in messages %}{{ m.content }";   // does not parse
+    auto broken = chooseChatFormat(in);
+    QVERIFY(broken.isOk());
+    QCOMPARE(broken->kind, ChatFormatKind::CHAT_FORMAT_KIND_CHATML);
+    QVERIFY2(broken->reason.find("does not parse") != std::string::npos, broken->reason.c_str());
+    QVERIFY2(broken->reason.find("1:") != std::string::npos, broken->reason.c_str());   // the parse error's position
+    QCOMPARE(broken->stopStrings, (std::vector<std::string>{"<|im_end|>", "</s>"}));
+
+    in.templateText.clear();
+    auto none = chooseChatFormat(in);
+    QVERIFY(none.isOk());
+    QCOMPARE(none->kind, ChatFormatKind::CHAT_FORMAT_KIND_CHATML);
+    QVERIFY2(none->reason.find("no chat template") != std::string::npos, none->reason.c_str());
+
+    in.templateText = "{{ messages[0].content }}";
+    in.forced = ChatFormatKind::CHAT_FORMAT_KIND_LLAMA3;
+    in.eotText = "<|eot_id|>";
+    auto forced = chooseChatFormat(in);
+    QVERIFY(forced.isOk());
+    QCOMPARE(forced->kind, ChatFormatKind::CHAT_FORMAT_KIND_LLAMA3);
+    QVERIFY2(forced->reason.find("chosen by the user") != std::string::npos, forced->reason.c_str());
+    QCOMPARE(forced->stopStrings, (std::vector<std::string>{"<|eot_id|>", "</s>"}));
+
+    in.forced = ChatFormatKind::CHAT_FORMAT_KIND_MODEL;
+    in.templateText = "{% if %}";
+    auto forcedBroken = chooseChatFormat(in);
+    QVERIFY(!forcedBroken.isOk());
+    QVERIFY2(forcedBroken.message().find("does not parse") != std::string::npos, forcedBroken.message().c_str());
+}
+
+void TestChatTemplate::formatNames()
+{
+    for (ChatFormatKind kind : builtinChatFormats()) {
+        const auto back = chatFormatFromName(chatFormatName(kind));
+        QVERIFY(back);
+        QCOMPARE(*back, kind);
+        QVERIFY(ChatTemplate::parse(builtinTemplateText(kind)).isOk());
+    }
+    QCOMPARE(builtinChatFormats().size(), size_t(7));
+    QCOMPARE(chatFormatFromName("Llama-3"), std::optional<ChatFormatKind>(ChatFormatKind::CHAT_FORMAT_KIND_LLAMA3));
+    QCOMPARE(chatFormatFromName("phi-3"), std::optional<ChatFormatKind>(ChatFormatKind::CHAT_FORMAT_KIND_PHI3));
+    QVERIFY(!chatFormatFromName("vicuna"));
+}
+
+// What the GGUF files in ../shared carry: which have a template, and which
+// fallback the others get.
+void TestChatTemplate::sharedModels_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QString>("stop");   // one stop string that must be present
+    QTest::newRow("stories260K") << "models/stories260K.gguf" << "llama2" << "</s>";
+    QTest::newRow("synthetic llama") << "models/synthetic/llama-Q4_K_M.gguf" << "llama2" << "</s>";
+    QTest::newRow("synthetic qwen2") << "models/synthetic/qwen2-Q4_K_M.gguf" << "chatml" << "<|im_end|>";
+    QTest::newRow("synthetic gemma2") << "models/synthetic/gemma2-Q4_K_M.gguf" << "gemma" << "<end_of_turn>";
+    QTest::newRow("synthetic phi3") << "models/synthetic/phi3-Q4_K_M.gguf" << "model" << "<|end|>";
+    QTest::newRow("bench llama") << "models/bench/llama-155M-Q4_K_M.gguf" << "llama2" << "</s>";
+    QTest::newRow("vocab llama-bpe") << "tokenizer/ggml-vocab-llama-bpe.gguf" << "model" << "<|eot_id|>";
+    QTest::newRow("vocab qwen2") << "tokenizer/ggml-vocab-qwen2.gguf" << "model" << "<|im_end|>";
+    QTest::newRow("vocab phi-3") << "tokenizer/ggml-vocab-phi-3.gguf" << "model" << "<|end|>";
+    QTest::newRow("vocab llama-spm") << "tokenizer/ggml-vocab-llama-spm.gguf" << "llama2" << "</s>";
+    QTest::newRow("vocab gpt-2") << "tokenizer/ggml-vocab-gpt-2.gguf" << "chatml" << "<|endoftext|>";
+    QTest::newRow("vocab falcon") << "tokenizer/ggml-vocab-falcon.gguf" << "chatml" << "<|im_end|>";
+    QTest::newRow("vocab starcoder") << "tokenizer/ggml-vocab-starcoder.gguf" << "chatml" << "<|endoftext|>";
+    QTest::newRow("vocab deepseek-llm") << "tokenizer/ggml-vocab-deepseek-llm.gguf" << "chatml" << "<｜end▁of▁sentence｜>";
+}
+
+void TestChatTemplate::sharedModels()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, format);
+    QFETCH(QString, stop);
+    BURROW_REQUIRE_SHARED(file);
+    auto facts = readChatFacts(test::sharedPath(file).toStdString());
+    QVERIFY2(facts.isOk(), facts.message().c_str());
+    QCOMPARE(facts->templateText.empty(), format != "model");
+    auto choice = chooseChatFormat(facts->formatInputs());
+    QVERIFY2(choice.isOk(), choice.message().c_str());
+    QCOMPARE(QString::fromStdString(choice->name), format);
+    QVERIFY(!choice->reason.empty());
+    QVERIFY2(std::find(choice->stopStrings.begin(), choice->stopStrings.end(), stop.toStdString()) != choice->stopStrings.end(),
+             qPrintable(stop));
+    // The choice renders a conversation with the file's own special tokens.
+    ChatTemplateInputs in;
+    in.addGenerationPrompt = true;
+    in.specialTokens = facts->specialTokens;
+    auto out = choice->chatTemplate.apply(std::vector<ChatMessage>{{"user", "Hello"}}, in);
+    QVERIFY2(out.isOk(), out.message().c_str());
+    QVERIFY(out->find("Hello") != std::string::npos);
+    if (!facts->specialToken("bos_token").empty() && format == "llama2")
+        QVERIFY(out->rfind(facts->specialToken("bos_token"), 0) == 0);
+}
+
+void TestChatTemplate::writtenModels()
+{
+    QVERIFY(m_dir.isValid());
+    auto write = [&](const QString &name, const std::string &templateText, const std::vector<std::string> &tokens) {
+        gguf::GgufWriter w;
+        w.addString("general.architecture", "llama");
+        if (!templateText.empty())
+            w.addString("tokenizer.chat_template", templateText);
+        w.addString("tokenizer.ggml.model", "gpt2");
+        w.addStringArray("tokenizer.ggml.tokens", tokens);
+        w.addU32("tokenizer.ggml.bos_token_id", 0);
+        w.addU32("tokenizer.ggml.eos_token_id", 1);
+        w.addU32("tokenizer.ggml.padding_token_id", 0xFFFFFFFFu);   // "none"
+        const QString path = m_dir.filePath(name);
+        const Status s = w.writeFile(path.toStdString());
+        return s.isOk() ? path : QString();
+    };
+    const QString own = write("own.gguf", "{{ bos_token }}{% for m in messages %}<{{ m.role }}>{{ m.content }}{{ eos_token }}{% endfor %}",
+                              {"<B>", "<E>", "<|im_start|>", "<|im_end|>"});
+    QVERIFY(!own.isEmpty());
+    auto facts = readChatFacts(own.toStdString());
+    QVERIFY2(facts.isOk(), facts.message().c_str());
+    QCOMPARE(QString::fromStdString(facts->specialToken("bos_token")), QStringLiteral("<B>"));
+    QCOMPARE(QString::fromStdString(facts->specialToken("eos_token")), QStringLiteral("<E>"));
+    QVERIFY(facts->specialToken("pad_token").empty());
+    auto choice = chooseChatFormat(facts->formatInputs());
+    QVERIFY(choice.isOk());
+    QCOMPARE(choice->kind, ChatFormatKind::CHAT_FORMAT_KIND_MODEL);
+    ChatTemplateInputs in;
+    in.specialTokens = facts->specialTokens;
+    auto out = choice->chatTemplate.apply(std::vector<ChatMessage>{{"user", "hi"}}, in);
+    QVERIFY(out.isOk());
+    QCOMPARE(QString::fromStdString(*out), QStringLiteral("<B><user>hi<E>"));
+
+    const QString broken = write("broken.gguf", "{% for m in messages %}", {"<B>", "<E>", "<|im_start|>", "<|im_end|>"});
+    auto brokenFacts = readChatFacts(broken.toStdString());
+    QVERIFY(brokenFacts.isOk());
+    auto fallback = chooseChatFormat(brokenFacts->formatInputs());
+    QVERIFY(fallback.isOk());
+    QCOMPARE(fallback->kind, ChatFormatKind::CHAT_FORMAT_KIND_CHATML);
+    QVERIFY2(fallback->reason.find("endfor") != std::string::npos, fallback->reason.c_str());
+}
+
+void TestChatTemplate::messageValidation()
+{
+    auto t = ChatTemplate::parse("{{ messages | length }}");
+    QVERIFY(t.isOk());
+    auto notList = json::parseJson(R"({"role": "user"})");
+    QVERIFY(notList.isOk());
+    auto r = t->apply(*notList, {});
+    QVERIFY(!r.isOk());
+    QVERIFY2(r.message().find("array") != std::string::npos, r.message().c_str());
+    auto noRole = json::parseJson(R"([{"role": "user", "content": "a"}, {"content": "b"}])");
+    QVERIFY(noRole.isOk());
+    r = t->apply(*noRole, {});
+    QVERIFY(!r.isOk());
+    QVERIFY2(r.message().find("messages[1]") != std::string::npos, r.message().c_str());
+    // Extra fields and non-string content reach the template unchanged.
+    auto extra = json::parseJson(R"([{"role": "tool", "content": {"b": 1, "a": [true, null]}, "name": "calc"}])");
+    QVERIFY(extra.isOk());
+    auto t2 = ChatTemplate::parse("{{ messages[0].name }}:{{ messages[0].content | tojson }}");
+    QVERIFY(t2.isOk());
+    r = t2->apply(*extra, {});
+    QVERIFY2(r.isOk(), r.message().c_str());
+    QCOMPARE(QString::fromStdString(*r), QStringLiteral("calc:{\"b\": 1, \"a\": [true, null]}"));
+}
+
+void TestChatTemplate::cliRendersCases_data()
+{
+    QTest::addColumn<int>("index");
+    if (!test::sharedAvailable() || !cases().find("cases"))
+        return;
+    const auto &list = cases().find("cases")->array;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string conv = str(list[i], "conversation");
+        if (conv == "unicode" || conv == "closed_history")   // a sample: every template, two conversations
+            QTest::newRow(qPrintable(QString::fromStdString(str(list[i], "template") + " / " + conv))) << int(i);
+    }
+}
+
+void TestChatTemplate::cliRendersCases()
+{
+    BURROW_REQUIRE_SHARED("templates/cases.json");
+    QFETCH(int, index);
+    const auto &c = cases().find("cases")->array[size_t(index)];
+    const QString messagesFile = m_dir.filePath(QStringLiteral("messages-%1.json").arg(index));
+    {
+        QFile f(messagesFile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(json::toJsonString(*c.find("messages"))));
+    }
+    QStringList args{"template", "--template", test::sharedPath("templates/" + QString::fromStdString(str(c, "template"))),
+                     "--messages", messagesFile, "--bos", QString::fromStdString(str(c, "bos_token")),
+                     "--eos", QString::fromStdString(str(c, "eos_token")), "--now", QString::number(kJul26)};
+    if (c.find("add_generation_prompt")->boolean)
+        args << "--add-generation-prompt";
+    const ProcessResult r = runCli(args);
+    if (c.find("error")) {
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains(QByteArray::fromStdString(str(c, "error"))), r.err.constData());
+    } else {
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out, QByteArray::fromStdString(str(c, "expected")));   // exactly, no newline added
+        QVERIFY(r.err.isEmpty());
+    }
+}
+
+void TestChatTemplate::cliErrors()
+{
+    const QString messagesFile = m_dir.filePath("cli-errors.json");
+    {
+        QFile f(messagesFile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"([{"role": "user", "content": "Hi"}])");
+    }
+    auto writeTemplate = [&](const QString &name, const QByteArray &text) {
+        QFile f(m_dir.filePath(name));
+        f.open(QIODevice::WriteOnly);
+        f.write(text);
+        return m_dir.filePath(name);
+    };
+    // Template errors: exit 1, position on stderr.
+    ProcessResult r = runCli({"template", "--template", writeTemplate("raise.jinja", "ok\n{{ raise_exception('nope') }}"),
+                              "--messages", messagesFile});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains("raise.jinja:2:4: nope"), r.err.constData());
+    r = runCli({"template", "--template", writeTemplate("syntax.jinja", "{% if x %}never closed"), "--messages", messagesFile});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("syntax.jinja:1:23: unexpected end of template, expected 'elif' or 'else' or 'endif'"), r.err.constData());
+    // A built-in format, bos/eos from the command line.
+    r = runCli({"template", "--format", "llama2", "--messages", messagesFile, "--bos", "<s>", "--eos", "</s>"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, QByteArray("<s>[INST] Hi [/INST]"));
+    // Usage errors: exit 2.
+    QCOMPARE(runCli({"template", "--messages", messagesFile}).exitCode, 2);
+    QCOMPARE(runCli({"template", "--format", "vicuna", "--messages", messagesFile}).exitCode, 2);
+    QCOMPARE(runCli({"template", "--format", "chatml"}).exitCode, 2);
+    QCOMPARE(runCli({"template", "--format", "chatml", "--messages", messagesFile, "--bogus"}).exitCode, 2);
+    // Bad input files: exit 1.
+    r = runCli({"template", "--format", "chatml", "--messages", writeTemplate("bad.json", "[{\"role\": ")});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("bad.json:1:11:"), r.err.constData());
+    QCOMPARE(runCli({"template", "--format", "chatml", "--messages", m_dir.filePath("missing.json")}).exitCode, 1);
+    QCOMPARE(runCli({"template", "-m", m_dir.filePath("missing.gguf"), "--messages", messagesFile}).exitCode, 1);
+    QCOMPARE(runCli({"template", "--help"}).exitCode, 0);
+}
+
+void TestChatTemplate::cliModel()
+{
+    BURROW_REQUIRE_SHARED("tokenizer/ggml-vocab-llama-bpe.gguf");
+    const QString messagesFile = m_dir.filePath("cli-model.json");
+    {
+        QFile f(messagesFile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"([{"role": "user", "content": "Hi"}])");
+    }
+    // The vocabulary file's own (Llama 3) template with its special tokens.
+    ProcessResult r = runCli({"template", "-m", test::sharedPath("tokenizer/ggml-vocab-llama-bpe.gguf"), "--messages",
+                              messagesFile, "--add-generation-prompt"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, QByteArray("<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+                               "<|start_header_id|>assistant<|end_header_id|>\n\n"));
+    QVERIFY(r.err.isEmpty());
+    // A model without a template: the fallback is named on stderr, stdout stays exact.
+    r = runCli({"template", "-m", test::sharedPath("tokenizer/ggml-vocab-llama-spm.gguf"), "--messages", messagesFile});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, QByteArray("<s>[INST] Hi [/INST]"));
+    QVERIFY2(r.err.contains("llama2"), r.err.constData());
+    // --format overrides the model's template; --eos overrides its token.
+    r = runCli({"template", "-m", test::sharedPath("tokenizer/ggml-vocab-llama-bpe.gguf"), "--messages", messagesFile,
+                "--format", "chatml", "--show-format"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, QByteArray("<|im_start|>user\nHi<|im_end|>\n"));
+    QVERIFY2(r.err.contains("format: chatml"), r.err.constData());
+}
+
+QTEST_MAIN(TestChatTemplate)
+#include "tst_chat_template.moc"
