@@ -6,6 +6,7 @@
 #include <QTest>
 
 #include "chatsettings.h"
+#include "conversationstore.h"
 #include "defaultsettings.h"
 
 class TestChatSettings : public QObject {
@@ -376,6 +377,38 @@ private slots:
         QVERIFY(!t.randomSeed());
         QCOMPARE(t.systemPrompt(), QStringLiteral("sys"));
         QCOMPARE(t.temperature(), 0.25);
+    }
+
+    // What the app does across a quit and restart: the chat's settings go
+    // into the store as JSON and come back identical.
+    void settingsSurviveRestartThroughTheStore()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("burrow.db"));
+        ChatSettings original;
+        original.setTemperature(0.33);
+        original.setTopK(17);
+        original.setRandomSeed(false);
+        original.setSeed(123456789);
+        original.setContextSize(2048);
+        original.setSystemPrompt(QStringLiteral("Réponds brièvement."));
+        qint64 id = -1;
+        {
+            ConversationStore store;
+            store.setDatabasePath(path);
+            QVERIFY(store.open());
+            id = store.createConversation(QStringLiteral("chat"), QStringLiteral("/m/a.gguf"), 1, original.toJson());
+            original.setMinP(0.2);  // a later change, saved as the app does on ChatSettings::changed
+            QVERIFY(store.setSettings(id, original.toJson()));
+        }
+        ConversationStore store;
+        store.setDatabasePath(path);
+        QVERIFY(store.open());
+        ChatSettings restored;
+        QVERIFY(restored.fromJson(store.settings(id)));
+        for (const QString &f : ChatSettings::fieldNames())
+            QVERIFY2(restored.value(f) == original.value(f), qPrintable(f));
+        QCOMPARE(restored.toSamplingParams().seed, 123456789u);
     }
 
     void defaultsPersist()
