@@ -13,6 +13,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -86,10 +87,14 @@ struct ProcessResult {
     QByteArray out, err;
 };
 
-ProcessResult runCli(const QStringList &args)
+ProcessResult runCli(const QStringList &args, const QByteArray &input = {})
 {
     QProcess p;
     p.start(kCli, args);
+    if (p.waitForStarted(60000)) {
+        p.write(input);
+        p.closeWriteChannel();
+    }
     ProcessResult r;
     if (!p.waitForFinished(60000))
         return r;
@@ -125,6 +130,7 @@ private slots:
     void cliRendersCases();
     void cliErrors();
     void cliModel();
+    void cliChat();
 
 private:
     QTemporaryDir m_dir;
@@ -592,6 +598,34 @@ void TestChatTemplate::cliModel()
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(r.out, QByteArray("<|im_start|>user\nHi<|im_end|>\n"));
     QVERIFY2(r.err.contains("format: chatml"), r.err.constData());
+}
+
+// `burrow-cli chat`: the conversation is re-rendered each turn and the KV
+// cache is reused for what the model has already seen; /reset forgets it.
+void TestChatTemplate::cliChat()
+{
+    BURROW_REQUIRE_SHARED("models/stories260K.gguf");
+    const ProcessResult r = runCli({"chat", "-m", test::sharedPath("models/stories260K.gguf"), "--temp", "0", "-n", "8",
+                                    "--system", "Be nice.", "-t", "1"},
+                                   "Hello\n\nTell me more\n/reset\nOnce upon\\\na time\n/exit\nnot read\n");
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("chat format: llama2"), r.err.constData());
+    QRegularExpression turn(QStringLiteral("\\[prompt (\\d+) tokens, (\\d+) reused from the cache; reply (\\d+) tokens"));
+    QList<QRegularExpressionMatch> turns;
+    for (auto it = turn.globalMatch(QString::fromUtf8(r.err)); it.hasNext();)
+        turns << it.next();
+    QCOMPARE(turns.size(), 3);   // the empty line and the commands are not turns
+    QCOMPARE(turns[0].captured(2).toInt(), 0);
+    QVERIFY2(turns[1].captured(2).toInt() > 0, r.err.constData());   // the second turn reuses the first
+    QCOMPARE(turns[2].captured(2).toInt(), 0);                      // after /reset nothing is reused
+    for (const auto &m : turns)
+        QVERIFY(m.captured(3).toInt() >= 1 && m.captured(3).toInt() <= 8);
+    QCOMPARE(r.out.count('\n'), 3);   // one line per reply
+    QVERIFY(r.err.contains("(conversation forgotten)"));
+    // Usage errors.
+    QCOMPARE(runCli({"chat"}).exitCode, 2);
+    QCOMPARE(runCli({"chat", "-m", "x.gguf", "--temp", "hot"}).exitCode, 2);
+    QCOMPARE(runCli({"chat", "-m", m_dir.filePath("missing.gguf")}).exitCode, 1);
 }
 
 QTEST_MAIN(TestChatTemplate)

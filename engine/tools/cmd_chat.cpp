@@ -1,0 +1,245 @@
+// burrow-cli chat -m MODEL [--system TEXT] [sampling options]: an interactive
+// terminal chat with the model's chat template (or its fallback format). The
+// whole conversation is rendered each turn and the session reuses the KV cache
+// for the part it has already seen, so only the new turn is computed. Replies
+// stream to stdout; prompts and notices go to stderr.
+#include "cli_command.h"
+
+#include "burrow/engine.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+void printHelp(FILE *out)
+{
+    std::fprintf(out,
+                 "usage: burrow-cli chat -m MODEL [--system TEXT] [-n N] [--temp T] [--top-k K] [--top-p P]\n"
+                 "                       [--min-p P] [--repeat-penalty R] [--seed S] [-t THREADS] [-c CTX]\n\n"
+                 "Chats with MODEL in the terminal, using the model's chat template (or the\n"
+                 "fallback format chosen for it). Type a message and press Enter; end a line\n"
+                 "with \\ to continue the message on the next line. Replies stream to stdout.\n\n"
+                 "commands:\n"
+                 "  /reset                  forget the conversation (the system prompt stays)\n"
+                 "  /exit                   quit (so does end of input, Ctrl-D)\n\n"
+                 "options:\n"
+                 "  -m, --model MODEL       the .gguf file\n"
+                 "  --system TEXT           a system prompt\n"
+                 "  -n, --n-predict N       at most N tokens per reply (default -1: until the turn ends)\n"
+                 "  --temp T                temperature (default 0.8; 0 = greedy)\n"
+                 "  --top-k K               top-k (default 40; 0 = off)\n"
+                 "  --top-p P               top-p (default 0.95; 1 = off)\n"
+                 "  --min-p P               min-p (default 0.05; 0 = off)\n"
+                 "  --repeat-penalty R      repetition penalty over the last 64 tokens (default 1 = off)\n"
+                 "  --seed S                random seed (default: random)\n"
+                 "  -t, --threads N         threads (default: all cores)\n"
+                 "  -c, --ctx-size N        context size (default 4096, at most the model's)\n"
+                 "  -h, --help              show this help\n\n"
+                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
+}
+
+bool parseLong(const std::string &s, long *out)
+{
+    char *end = nullptr;
+    *out = std::strtol(s.c_str(), &end, 10);
+    return !s.empty() && end && *end == '\0';
+}
+
+bool parseFloat(const std::string &s, float *out)
+{
+    char *end = nullptr;
+    *out = std::strtof(s.c_str(), &end);
+    return !s.empty() && end && *end == '\0';
+}
+
+// One message from stdin: a line, continued while it ends with a backslash.
+// False at end of input.
+bool readMessage(std::string &out)
+{
+    out.clear();
+    std::string line;
+    std::fputs("> ", stderr);
+    std::fflush(stderr);
+    while (std::getline(std::cin, line)) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (!line.empty() && line.back() == '\\') {
+            line.pop_back();
+            out += line + "\n";
+            std::fputs(". ", stderr);
+            std::fflush(stderr);
+            continue;
+        }
+        out += line;
+        return true;
+    }
+    return !out.empty();
+}
+
+int runChat(const std::vector<std::string> &args)
+{
+    std::string modelPath, system;
+    long n = -1, threads = 0, ctx = 4096, seed = -1;
+    burrow::SamplingParams sp;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        std::string v;
+        const auto value = [&]() {
+            if (i + 1 >= args.size()) {
+                std::fprintf(stderr, "burrow-cli chat: %s needs a value\n", a.c_str());
+                return false;
+            }
+            v = args[++i];
+            return true;
+        };
+        const auto integer = [&](long *out) {
+            if (!value())
+                return false;
+            if (!parseLong(v, out)) {
+                std::fprintf(stderr, "burrow-cli chat: %s expects an integer, got '%s'\n", a.c_str(), v.c_str());
+                return false;
+            }
+            return true;
+        };
+        const auto real = [&](float *out) {
+            if (!value())
+                return false;
+            if (!parseFloat(v, out)) {
+                std::fprintf(stderr, "burrow-cli chat: %s expects a number, got '%s'\n", a.c_str(), v.c_str());
+                return false;
+            }
+            return true;
+        };
+        long k = 0;
+        if (a == "-h" || a == "--help") {
+            printHelp(stdout);
+            return 0;
+        } else if (a == "-m" || a == "--model") {
+            if (!value()) return 2;
+            modelPath = v;
+        } else if (a == "--system") {
+            if (!value()) return 2;
+            system = v;
+        } else if (a == "-n" || a == "--n-predict") {
+            if (!integer(&n)) return 2;
+        } else if (a == "--temp") {
+            if (!real(&sp.temperature)) return 2;
+        } else if (a == "--top-k") {
+            if (!integer(&k)) return 2;
+            sp.topK = static_cast<int32_t>(k);
+        } else if (a == "--top-p") {
+            if (!real(&sp.topP)) return 2;
+        } else if (a == "--min-p") {
+            if (!real(&sp.minP)) return 2;
+        } else if (a == "--repeat-penalty") {
+            if (!real(&sp.repeatPenalty)) return 2;
+        } else if (a == "--seed") {
+            if (!integer(&seed)) return 2;
+        } else if (a == "-t" || a == "--threads") {
+            if (!integer(&threads)) return 2;
+        } else if (a == "-c" || a == "--ctx-size") {
+            if (!integer(&ctx)) return 2;
+        } else {
+            std::fprintf(stderr, "burrow-cli chat: unknown option '%s'\n", a.c_str());
+            printHelp(stderr);
+            return 2;
+        }
+    }
+    if (modelPath.empty()) {
+        std::fprintf(stderr, "burrow-cli chat: -m MODEL is required\n");
+        printHelp(stderr);
+        return 2;
+    }
+    if (ctx < 1 || threads < 0 || n < -1 || seed < -1 || seed > 0xFFFFFFFFL) {
+        std::fprintf(stderr, "burrow-cli chat: -c must be >= 1, -t >= 0, -n >= -1 and --seed 0..4294967295\n");
+        return 2;
+    }
+    if (seed >= 0)
+        sp.seed = static_cast<uint32_t>(seed);
+
+    auto model = burrow::Model::load(modelPath);
+    if (!model) {
+        std::fprintf(stderr, "burrow-cli chat: %s\n", model.message().c_str());
+        return 1;
+    }
+    burrow::SessionOptions so;
+    so.contextSize = static_cast<uint32_t>(ctx);
+    so.threads = static_cast<int32_t>(threads);
+    auto session = burrow::Session::create(model.value(), so);
+    if (!session) {
+        std::fprintf(stderr, "burrow-cli chat: %s\n", session.message().c_str());
+        return 1;
+    }
+
+    std::vector<burrow::ChatMessage> conversation;
+    if (!system.empty())
+        conversation.push_back({"system", system});
+    // Name the format up front (a render of the system prompt alone, or of nothing).
+    {
+        burrow::ChatFormat format;
+        auto probe = burrow::renderChat(*model.value(), conversation, false, &format);
+        if (!probe) {
+            std::fprintf(stderr, "burrow-cli chat: %s\n", probe.message().c_str());
+            return 1;
+        }
+        std::fprintf(stderr, "burrow-cli chat: %s, chat format: %s, context %u tokens. /reset forgets, /exit quits.\n",
+                     model.value()->info().name.c_str(), format.name.c_str(), session.value()->contextSize());
+    }
+
+    std::string input;
+    while (readMessage(input)) {
+        if (input == "/exit" || input == "/quit")
+            break;
+        if (input == "/reset") {
+            conversation.resize(system.empty() ? 0 : 1);
+            session.value()->reset();
+            std::fprintf(stderr, "(conversation forgotten)\n");
+            continue;
+        }
+        if (input.empty())
+            continue;
+        conversation.push_back({"user", input});
+        burrow::ChatFormat format;
+        auto prompt = burrow::renderChat(*model.value(), conversation, true, &format);
+        if (!prompt) {
+            std::fprintf(stderr, "burrow-cli chat: %s\n", prompt.message().c_str());
+            conversation.pop_back();
+            continue;
+        }
+        const std::vector<burrow::Token> tokens = model.value()->tokenize(prompt.value(), true, true);
+        burrow::GenerateOptions go;
+        go.maxTokens = static_cast<int32_t>(n);
+        go.stopStrings = format.stopStrings;
+        go.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
+        burrow::GenerateResult result;
+        const burrow::Status s = session.value()->generate(
+            tokens, sp, go,
+            [](std::string_view piece) {
+                std::fwrite(piece.data(), 1, piece.size(), stdout);
+                std::fflush(stdout);
+                return true;
+            },
+            &result);
+        std::fputc('\n', stdout);
+        std::fflush(stdout);
+        if (!s) {
+            std::fprintf(stderr, "burrow-cli chat: %s (/reset starts over)\n", s.message().c_str());
+            conversation.pop_back();
+            continue;
+        }
+        conversation.push_back({"assistant", result.text});
+        const burrow::Timings &t = result.timings;
+        std::fprintf(stderr, "[prompt %d tokens, %d reused from the cache; reply %d tokens, %.1f tokens/s%s]\n",
+                     t.promptTokens, t.reusedTokens, t.generatedTokens, t.generateTokensPerSecond(),
+                     result.stopReason == burrow::StopReason::STOP_REASON_CONTEXT_FULL ? "; context full, /reset" : "");
+    }
+    return 0;
+}
+
+} // namespace
+
+BURROW_CLI_COMMAND(chat, "chat", "interactive chat in the terminal with the model's template", runChat);
