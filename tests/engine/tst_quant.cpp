@@ -606,6 +606,54 @@ private slots:
             QCOMPARE(static_cast<int>(b.qs[j]), 0);
     }
 
+    // Activation rounding ties: the reference quantizer rounds half away from
+    // zero; on x86 the reference engine's activation quantizer (which our SIMD
+    // paths reproduce) scales by 127/amax and rounds half to even.
+    void q8ActivationTies_data()
+    {
+        QTest::addColumn<GgmlType>("type");
+        QTest::newRow("Q8_0") << GgmlType::GGML_TYPE_Q8_0;
+        QTest::newRow("Q8_1") << GgmlType::GGML_TYPE_Q8_1;
+    }
+    void q8ActivationTies()
+    {
+        QFETCH(GgmlType, type);
+        PathGuard guard;
+        float x[32] = {};
+        x[0] = 127.0f;      // amax 127: d = 1, both scales are exactly 1
+        x[1] = 2.5f;
+        x[2] = -3.5f;
+        x[3] = 0.5f;
+        x[4] = -126.5f;
+        const int ref[5] = {127, 3, -4, 1, -127};
+        const int even[5] = {127, 2, -4, 0, -126};
+        const size_t qsOffset = type == GgmlType::GGML_TYPE_Q8_0 ? 2 : 4;
+        for (CpuPath path : supportedPaths()) {
+            QVERIFY(setCpuPath(path));
+            uint8_t block[36] = {};
+            typeTraits(type)->quantizeActivation(x, block, 32);
+            const int *expected = path == CpuPath::CPU_PATH_SCALAR ? ref : even;
+            for (int j = 0; j < 5; ++j)
+                QCOMPARE(static_cast<int>(static_cast<int8_t>(block[qsOffset + j])), expected[j]);
+            uint16_t d;
+            std::memcpy(&d, block, 2);
+            QCOMPARE(static_cast<int>(d), 0x3c00);
+            if (type == GgmlType::GGML_TYPE_Q8_1) {
+                int sum = 0;
+                for (int j = 0; j < 5; ++j)
+                    sum += expected[j];
+                uint16_t s;
+                std::memcpy(&s, block + 2, 2);
+                QCOMPARE(halfValue(s), static_cast<double>(sum));
+            }
+        }
+        // the weight quantizer always rounds as the reference quantizer
+        uint8_t block[36] = {};
+        typeTraits(type)->quantize(x, block, 32);
+        for (int j = 0; j < 5; ++j)
+            QCOMPARE(static_cast<int>(static_cast<int8_t>(block[qsOffset + j])), ref[j]);
+    }
+
     void quantizeQ8_1SumField()
     {
         Rng rng(7);
@@ -698,7 +746,8 @@ private slots:
         const double rel = std::sqrt(err2 / x2);
         qInfo("%s round-trip relative RMS error %.5f (tolerance %.5f)", t->name, rel, tolerance);
         QVERIFY2(rel <= tolerance, qPrintable(QStringLiteral("relative RMS error %1").arg(rel)));
-        // the fast activation quantizer writes the same bytes
+        // the fast activation quantizer writes the same bytes (on this random
+        // data there are no rounding ties; q8ActivationTies covers those)
         if (t->quantizeActivation) {
             PathGuard guard;
             for (CpuPath path : supportedPaths()) {

@@ -215,6 +215,13 @@ inline __m128i minsDot(__m128i mins16, const int16_t bsums[16])
     return _mm_madd_epi16(mins16, _mm_hadd_epi16(b0, b1));
 }
 
+// Horizontal int32 sum of 4 lanes, pairwise as two hadds.
+inline int hsumI32x4(__m128i v)
+{
+    const __m128i zero = _mm_setzero_si128();
+    return _mm_cvtsi128_si32(_mm_hadd_epi32(_mm_hadd_epi32(v, zero), zero));
+}
+
 inline float hsum128(__m128 r)
 {
     r = _mm_add_ps(r, _mm_movehl_ps(r, r));
@@ -231,6 +238,8 @@ inline __m256i halfScales(__m256i scales16, int h)
 // Shuffle control repeating 16-bit element e in every 16-bit lane.
 inline __m256i repeatWord(int e) { return _mm256_set1_epi16(static_cast<int16_t>((2 * e) | ((2 * e + 1) << 8))); }
 
+// Q4_K keeps the min term in a 4-lane float accumulator, Q5_K in a scalar
+// float (as the reference's x86 kernels do, so our sums round the same way).
 template <int NY, bool Five, typename Block>
 void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
 {
@@ -238,9 +247,11 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
     const __m256i one = _mm256_set1_epi8(1);
     __m256 acc[NY];
     __m128 accMin[NY];
+    float summs[NY];
     for (int j = 0; j < NY; ++j) {
         acc[j] = _mm256_setzero_ps();
         accMin[j] = _mm_setzero_ps();
+        summs[j] = 0.0f;
     }
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m128i sm = unpackScaleMins(x[i].scales);
@@ -251,8 +262,11 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
         __m256i sumi[NY];
         for (int j = 0; j < NY; ++j) {
             sumi[j] = _mm256_setzero_si256();
-            const __m128 dmin = _mm_set1_ps(dminx * c.y[j][i].d);
-            accMin[j] = _mm_fmadd_ps(dmin, _mm_cvtepi32_ps(minsDot(mins16, c.y[j][i].bsums)), accMin[j]);
+            const __m128i prod = minsDot(mins16, c.y[j][i].bsums);
+            if constexpr (Five)
+                summs[j] -= (c.y[j][i].d * dminx) * static_cast<float>(hsumI32x4(prod));
+            else
+                accMin[j] = _mm_fmadd_ps(_mm_set1_ps(c.y[j][i].d * dminx), _mm_cvtepi32_ps(prod), accMin[j]);
         }
         __m256i qh = _mm256_setzero_si256();
         if constexpr (Five)
@@ -278,21 +292,28 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
             acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * c.y[j][i].d), _mm256_cvtepi32_ps(sumi[j]), acc[j]);
     }
     for (int j = 0; j < NY; ++j)
-        out[j] = hsum(acc[j]) - hsum128(accMin[j]);
+        out[j] = Five ? hsum(acc[j]) + summs[j] : hsum(acc[j]) - hsum128(accMin[j]);
 }
 
+// Scale vector for group k (32 elements = sub-blocks 2k, 2k + 1 of a half):
+// `hs` holds the half's 8 int16 scales in both 128-bit lanes (halfScales()).
+inline __m256i groupScale(__m256i hs, int k)
+{
+    const __m256i ctrl = _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(2 * k + 1)),
+                                          _mm256_castsi256_si128(repeatWord(2 * k)));
+    return _mm256_shuffle_epi8(hs, ctrl);
+}
+
+
+// The "- 32" of every Q6_K level is subtracted per element pair in 16 bits
+// (32 * q8 via maddubs), so every int32 lane holds what the reference's x86
+// kernel holds and the float sums round identically.
 template <int NY>
 void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K> &c)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i mask2 = _mm256_set1_epi8(3);
-    // group k of a half: sub-block 2k in the low 128 bits, 2k + 1 in the high
-    const __m256i groupScale[4] = {
-        _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(1)), _mm256_castsi256_si128(repeatWord(0))),
-        _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(3)), _mm256_castsi256_si128(repeatWord(2))),
-        _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(5)), _mm256_castsi256_si128(repeatWord(4))),
-        _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(7)), _mm256_castsi256_si128(repeatWord(6))),
-    };
+    const __m256i m32 = _mm256_set1_epi8(32);
     __m256 acc[NY];
     for (int j = 0; j < NY; ++j)
         acc[j] = _mm256_setzero_ps();
@@ -300,11 +321,8 @@ void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K>
         const float dx = halfToFloat(x[i].d);
         const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales)));
         __m256i sumi[NY];
-        for (int j = 0; j < NY; ++j) {
-            // the "- 32" of every level: 32 * sum over sub-blocks of scale * sum(q8)
-            const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(loadu256(c.y[j][i].bsums), scales16), 5);
-            sumi[j] = _mm256_sub_epi32(_mm256_setzero_si256(), offset);
-        }
+        for (int j = 0; j < NY; ++j)
+            sumi[j] = _mm256_setzero_si256();
         for (int half = 0; half < 2; ++half) {
             const uint8_t *ql = x[i].ql + 64 * half;
             const __m256i qh = loadu256(x[i].qh + 32 * half);
@@ -318,14 +336,20 @@ void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K>
                 _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
                                 _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), mask2), 4)),
             };
-            // this half's 8 scales in both 128-bit lanes
             const __m256i hs = halfScales(scales16, half);
-            for (int k = 0; k < 4; ++k) {
-                const __m256i scale = _mm256_shuffle_epi8(hs, groupScale[k]);
-                for (int j = 0; j < NY; ++j) {
-                    const __m256i p = _mm256_maddubs_epi16(q[k], loadu256(c.y[j][i].qs + 128 * half + 32 * k));
-                    sumi[j] = _mm256_add_epi32(sumi[j], _mm256_madd_epi16(p, scale));
+            __m256i scale[4];
+            for (int k = 0; k < 4; ++k)
+                scale[k] = groupScale(hs, k);
+            for (int j = 0; j < NY; ++j) {
+                const int8_t *q8 = c.y[j][i].qs + 128 * half;
+                __m256i p[4];
+                for (int k = 0; k < 4; ++k) {
+                    const __m256i y8 = loadu256(q8 + 32 * k);
+                    p[k] = _mm256_madd_epi16(
+                        _mm256_sub_epi16(_mm256_maddubs_epi16(q[k], y8), _mm256_maddubs_epi16(m32, y8)), scale[k]);
                 }
+                sumi[j] = _mm256_add_epi32(sumi[j], _mm256_add_epi32(p[0], p[1]));
+                sumi[j] = _mm256_add_epi32(sumi[j], _mm256_add_epi32(p[2], p[3]));
             }
         }
         for (int j = 0; j < NY; ++j)
@@ -440,43 +464,41 @@ void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *vx, const void *vy)
     *s = hsum(acc);
 }
 
-// Scale vector for group k (32 elements = sub-blocks 2k, 2k + 1 of a half):
-// `hs` holds the half's 8 int16 scales in both 128-bit lanes (halfScales()).
-inline __m256i groupScale(__m256i hs, int k)
-{
-    const __m256i ctrl = _mm256_set_m128i(_mm256_castsi256_si128(repeatWord(2 * k + 1)),
-                                          _mm256_castsi256_si128(repeatWord(2 * k)));
-    return _mm256_shuffle_epi8(hs, ctrl);
-}
-
+// The min term goes into the same float accumulator, before the scaled sum,
+// as the reference's x86 kernel does.
 void vecDotQ2_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockQ2_K *>(vx);
     const auto *y = static_cast<const BlockQ8_K *>(vy);
     const __m256i mask2 = _mm256_set1_epi8(3);
     const __m128i low4 = _mm_set1_epi8(0x0f);
-    __m256 acc = _mm256_setzero_ps(), accMin = _mm256_setzero_ps();
+    __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales));
         const __m256i scales16 = _mm256_cvtepu8_epi16(_mm_and_si128(sc, low4));
         const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc, 4), low4));
-        const __m256i summs = _mm256_madd_epi16(loadu256(y[i].bsums), mins16);
-        accMin = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * halfToFloat(x[i].dmin)), _mm256_cvtepi32_ps(summs), accMin);
+        const __m256i summs = _mm256_madd_epi16(mins16, loadu256(y[i].bsums));
+        const float dmin = -(y[i].d * halfToFloat(x[i].dmin));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(summs), acc);
         __m256i sumi = _mm256_setzero_si256();
         for (int half = 0; half < 2; ++half) {
             const __m256i q2 = loadu256(x[i].qs + 32 * half);
             const __m256i hs = halfScales(scales16, half);
+            __m256i p[4];
             for (int k = 0; k < 4; ++k) {
                 const __m256i q = _mm256_and_si256(_mm256_srli_epi16(q2, 2 * k), mask2);
-                const __m256i p = _mm256_maddubs_epi16(q, loadu256(y[i].qs + 128 * half + 32 * k));
-                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p, groupScale(hs, k)));
+                p[k] = _mm256_madd_epi16(_mm256_maddubs_epi16(q, loadu256(y[i].qs + 128 * half + 32 * k)),
+                                         groupScale(hs, k));
             }
+            sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(_mm256_add_epi32(p[0], p[1]), _mm256_add_epi32(p[2], p[3])));
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * halfToFloat(x[i].d)), _mm256_cvtepi32_ps(sumi), acc);
     }
-    *s = hsum(acc) - hsum(accMin);
+    *s = hsum(acc);
 }
 
+// Levels low2 - (high bit ? 0 : 4): the 4 is subtracted per element pair in
+// 16 bits (maddubs of 4 * q8), as the reference's x86 kernel does.
 void vecDotQ3_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockQ3_K *>(vx);
@@ -488,20 +510,21 @@ void vecDotQ3_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
         int8_t sc[16];
         unpackQ3KScales(x[i].scales, sc);
         const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(sc)));
-        // levels are u - 4 with u = low2 + 4 * high in 0..7: subtract 4 * scale * sum(q8)
-        __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                        _mm256_slli_epi32(_mm256_madd_epi16(loadu256(y[i].bsums), scales16), 2));
+        __m256i sumi = _mm256_setzero_si256();
         const __m256i hm = loadu256(x[i].hmask);
         for (int half = 0; half < 2; ++half) {
             const __m256i q3 = loadu256(x[i].qs + 32 * half);
             const __m256i hs = halfScales(scales16, half);
+            __m256i p[4];
             for (int k = 0; k < 4; ++k) {
                 const __m256i low = _mm256_and_si256(_mm256_srli_epi16(q3, 2 * k), mask2);
                 const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hm, 4 * half + k), one);
-                const __m256i u = _mm256_or_si256(low, _mm256_slli_epi16(high, 2));
-                const __m256i p = _mm256_maddubs_epi16(u, loadu256(y[i].qs + 128 * half + 32 * k));
-                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p, groupScale(hs, k)));
+                const __m256i minus = _mm256_slli_epi16(_mm256_xor_si256(high, one), 2); // 4 where the bit is clear
+                const __m256i y8 = loadu256(y[i].qs + 128 * half + 32 * k);
+                const __m256i p16 = _mm256_sub_epi16(_mm256_maddubs_epi16(low, y8), _mm256_maddubs_epi16(minus, y8));
+                p[k] = _mm256_madd_epi16(p16, groupScale(hs, k));
             }
+            sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(_mm256_add_epi32(p[0], p[1]), _mm256_add_epi32(p[2], p[3])));
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[i].d) * y[i].d), _mm256_cvtepi32_ps(sumi), acc);
     }
@@ -514,19 +537,7 @@ template <int NY> struct Q4_KK { static void run(int64_t n, float *o, const Bloc
 template <int NY> struct Q5_KK { static void run(int64_t n, float *o, const BlockQ5_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, true>(n, o, x, c); } };
 template <int NY> struct Q6_KK { static void run(int64_t n, float *o, const BlockQ6_K *x, const Columns<BlockQ8_K> &c) { q6KCols<NY>(n, o, x, c); } };
 
-// --- activation quantizers (same bytes as generic::quantizeRowQ8_0 / Q8_K) ---
-
-// roundf(): round half away from zero, exactly.
-inline __m256 roundHalfAway(__m256 v)
-{
-    const __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    const __m256 frac = _mm256_sub_ps(v, t);                         // exact
-    const __m256 signMask = _mm256_set1_ps(-0.0f);
-    const __m256 absFrac = _mm256_andnot_ps(signMask, frac);
-    const __m256 bump = _mm256_and_ps(_mm256_cmp_ps(absFrac, _mm256_set1_ps(0.5f), _CMP_GE_OQ),
-                                      _mm256_or_ps(_mm256_set1_ps(1.0f), _mm256_and_ps(v, signMask)));
-    return _mm256_add_ps(t, bump);
-}
+// --- activation quantizers ---
 
 // 32 int32 in four vectors (elements in order) -> 32 int8 (saturating).
 inline __m256i packI32ToI8(__m256i a, __m256i b, __m256i c, __m256i d)
@@ -537,9 +548,15 @@ inline __m256i packI32ToI8(__m256i a, __m256i b, __m256i c, __m256i d)
     return _mm256_permutevar8x32_epi32(abcd, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-void quantizeRowQ8_0(const float *src, void *dst, int64_t n)
+// Q8_0 / Q8_1 activations as the reference engine quantizes them on x86
+// (its AVX2 quantize_row_q8_0/q8_1, which every x86 build with AVX2 runs):
+// d = amax / 127, q = round-to-nearest-even(x * (127 / amax)). This differs
+// from the reference quantizer (1 / d, ties away from zero) in rare ties, and
+// matching it keeps our logits on the reference's side of every such tie.
+template <bool WithSum, typename Block>
+void quantizeRowQ8x86(const float *src, void *dst, int64_t n)
 {
-    auto *y = static_cast<BlockQ8_0 *>(dst);
+    auto *y = static_cast<Block *>(dst);
     const __m256 signMask = _mm256_set1_ps(-0.0f);
     for (int64_t i = 0; i < n / QK8_0; ++i, src += QK8_0) {
         __m256 v[4];
@@ -552,17 +569,24 @@ void quantizeRowQ8_0(const float *src, void *dst, int64_t n)
         m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
         m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
         const float amax = _mm_cvtss_f32(m4);
-        const float d = amax / ((1 << 7) - 1);
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const float d = amax / 127.f;
         y[i].d = fp32ToFp16(d);
-        const __m256 mul = _mm256_set1_ps(id);
+        const __m256 mul = _mm256_set1_ps(amax != 0.0f ? 127.f / amax : 0.0f);
         __m256i q[4];
         for (int k = 0; k < 4; ++k)
-            q[k] = _mm256_cvttps_epi32(roundHalfAway(_mm256_mul_ps(v[k], mul)));
+            q[k] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v[k], mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        if constexpr (WithSum) {
+            const int sum = hsumI32(_mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3])));
+            y[i].s = fp32ToFp16(d * static_cast<float>(sum));
+        }
         _mm256_storeu_si256(reinterpret_cast<__m256i *>(y[i].qs), packI32ToI8(q[0], q[1], q[2], q[3]));
     }
 }
 
+void quantizeRowQ8_0(const float *src, void *dst, int64_t n) { quantizeRowQ8x86<false, BlockQ8_0>(src, dst, n); }
+void quantizeRowQ8_1(const float *src, void *dst, int64_t n) { quantizeRowQ8x86<true, BlockQ8_1>(src, dst, n); }
+
+// Q8_K: the reference engine uses its reference quantizer on x86; same bytes here.
 void quantizeRowQ8_K(const float *src, void *dst, int64_t n)
 {
     auto *y = static_cast<BlockQ8_K *>(dst);
@@ -635,6 +659,7 @@ void fillAvx2(TypeTraits *rows)
     set(GgmlType::GGML_TYPE_Q3_K, vecDotQ3_KQ8_K, vecDotMultiLoop<vecDotQ3_KQ8_K>);
     row(GgmlType::GGML_TYPE_F16).quantizeActivation = quantizeRowF16;
     row(GgmlType::GGML_TYPE_Q8_0).quantizeActivation = quantizeRowQ8_0;
+    row(GgmlType::GGML_TYPE_Q8_1).quantizeActivation = quantizeRowQ8_1;
     row(GgmlType::GGML_TYPE_Q8_K).quantizeActivation = quantizeRowQ8_K;
 }
 

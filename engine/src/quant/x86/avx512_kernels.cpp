@@ -176,17 +176,33 @@ inline __m512i chunkScaleIndex(int c)
     return join256(_mm256_set1_epi16(static_cast<int16_t>(2 * c)), _mm256_set1_epi16(static_cast<int16_t>(2 * c + 1)));
 }
 
+inline int hsumI32x4(__m128i v)
+{
+    const __m128i zero = _mm_setzero_si128();
+    return _mm_cvtsi128_si32(_mm_hadd_epi32(_mm_hadd_epi32(v, zero), zero));
+}
+
+// 16 int32 lanes folded to 8: lane l + lane l + 8. Our 512-bit chunk holds the
+// reference's two 256-bit halves side by side, so after folding every lane
+// holds exactly the integer the reference's x86 kernel holds, and the float
+// steps (256-bit, as the reference) round identically.
+inline __m256i fold(__m512i v) { return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1)); }
+
+// Q4_K keeps the min term in a 4-lane float accumulator, Q5_K in a scalar
+// float (as the reference's x86 kernels).
 template <int NY, bool Five, typename Block>
 void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i one = _mm256_set1_epi8(1);
     const __m512i index[4] = {chunkScaleIndex(0), chunkScaleIndex(1), chunkScaleIndex(2), chunkScaleIndex(3)};
-    __m512 acc[NY];
+    __m256 acc[NY];
     __m128 accMin[NY];
+    float summs[NY];
     for (int j = 0; j < NY; ++j) {
-        acc[j] = _mm512_setzero_ps();
+        acc[j] = _mm256_setzero_ps();
         accMin[j] = _mm_setzero_ps();
+        summs[j] = 0.0f;
     }
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m128i sm = unpackScaleMins(x[i].scales);
@@ -196,10 +212,13 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
         __m512i sumi[NY];
         for (int j = 0; j < NY; ++j) {
             sumi[j] = _mm512_setzero_si512();
-            const __m128 dmin = _mm_set1_ps(dminx * c.y[j][i].d);
-            accMin[j] = _mm_fmadd_ps(dmin, _mm_cvtepi32_ps(minsDot(mins16, c.y[j][i].bsums)), accMin[j]);
+            const __m128i prod = minsDot(mins16, c.y[j][i].bsums);
+            if constexpr (Five)
+                summs[j] -= (c.y[j][i].d * dminx) * static_cast<float>(hsumI32x4(prod));
+            else
+                accMin[j] = _mm_fmadd_ps(_mm_set1_ps(c.y[j][i].d * dminx), _mm_cvtepi32_ps(prod), accMin[j]);
         }
-        __m256i qh;
+        __m256i qh = _mm256_setzero_si256();
         if constexpr (Five)
             qh = loadu256(x[i].qh);
         for (int ch = 0; ch < 4; ++ch) {
@@ -218,17 +237,20 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
             }
         }
         for (int j = 0; j < NY; ++j)
-            acc[j] = _mm512_fmadd_ps(_mm512_set1_ps(dx * c.y[j][i].d), _mm512_cvtepi32_ps(sumi[j]), acc[j]);
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * c.y[j][i].d), _mm256_cvtepi32_ps(fold(sumi[j])), acc[j]);
     }
     for (int j = 0; j < NY; ++j)
-        out[j] = _mm512_reduce_add_ps(acc[j]) - hsum128(accMin[j]);
+        out[j] = Five ? hsum256(acc[j]) + summs[j] : hsum256(acc[j]) - hsum128(accMin[j]);
 }
 
+// The "- 32" of every level is taken per element pair in 16 bits (32 * q8 via
+// maddubs), as the reference's x86 kernel does, so the folded lanes match it.
 template <int NY>
 void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K> &c)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i mask2 = _mm256_set1_epi8(3);
+    const __m512i m32 = _mm512_set1_epi8(32);
     // int16 lane l of a 64-element chunk belongs to sub-block l / 8 of the chunk's 4
     const __m512i spread[4] = {
         _mm512_set_epi16(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
@@ -238,19 +260,16 @@ void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K>
         _mm512_set_epi16(15, 15, 15, 15, 15, 15, 15, 15, 14, 14, 14, 14, 14, 14, 14, 14, 13, 13, 13, 13, 13, 13, 13,
                          13, 12, 12, 12, 12, 12, 12, 12, 12),
     };
-    __m512 acc[NY];
+    __m256 acc[NY];
     for (int j = 0; j < NY; ++j)
-        acc[j] = _mm512_setzero_ps();
+        acc[j] = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const float dx = halfToFloat(x[i].d);
         const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales)));
         const __m512i scales512 = _mm512_zextsi256_si512(scales16);
         __m512i sumi[NY];
-        for (int j = 0; j < NY; ++j) {
-            // the "- 32" of every level: 32 * sum over sub-blocks of scale * sum(q8)
-            const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(loadu256(c.y[j][i].bsums), scales16), 5);
-            sumi[j] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_zextsi256_si512(offset));
-        }
+        for (int j = 0; j < NY; ++j)
+            sumi[j] = _mm512_setzero_si512();
         for (int half = 0; half < 2; ++half) {
             const uint8_t *ql = x[i].ql + 64 * half;
             const __m256i qh = loadu256(x[i].qh + 32 * half);
@@ -267,15 +286,18 @@ void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K>
             const __m512i s23 = _mm512_permutexvar_epi16(spread[2 * half + 1], scales512);
             for (int j = 0; j < NY; ++j) {
                 const int8_t *q8 = c.y[j][i].qs + 128 * half;
-                sumi[j] = _mm512_dpwssd_epi32(sumi[j], _mm512_maddubs_epi16(z01, loadu512(q8)), s01);
-                sumi[j] = _mm512_dpwssd_epi32(sumi[j], _mm512_maddubs_epi16(z23, loadu512(q8 + 64)), s23);
+                const __m512i y01 = loadu512(q8), y23 = loadu512(q8 + 64);
+                const __m512i p01 = _mm512_sub_epi16(_mm512_maddubs_epi16(z01, y01), _mm512_maddubs_epi16(m32, y01));
+                const __m512i p23 = _mm512_sub_epi16(_mm512_maddubs_epi16(z23, y23), _mm512_maddubs_epi16(m32, y23));
+                sumi[j] = _mm512_dpwssd_epi32(sumi[j], p01, s01);
+                sumi[j] = _mm512_dpwssd_epi32(sumi[j], p23, s23);
             }
         }
         for (int j = 0; j < NY; ++j)
-            acc[j] = _mm512_fmadd_ps(_mm512_set1_ps(dx * c.y[j][i].d), _mm512_cvtepi32_ps(sumi[j]), acc[j]);
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * c.y[j][i].d), _mm256_cvtepi32_ps(fold(sumi[j])), acc[j]);
     }
     for (int j = 0; j < NY; ++j)
-        out[j] = _mm512_reduce_add_ps(acc[j]);
+        out[j] = hsum256(acc[j]);
 }
 
 // vecDot (one column) and vecDotMulti (any number, 4 at a time) for a kernel family.
