@@ -858,6 +858,42 @@ bool ConversationStore::finishReply(qint64 messageId, const QString &content, in
     return true;
 }
 
+bool ConversationStore::editMessage(qint64 messageId, const QString &content)
+{
+    if (!m_ready)
+        return fail(tr("The conversation database is not open"), QString());
+    QSqlQuery q(db());
+    q.prepare(QStringLiteral("UPDATE messages SET content = ?, updated = ? WHERE id = ? AND state != 'streaming'"));
+    q.addBindValue(text(content));
+    q.addBindValue(nowMs());
+    q.addBindValue(messageId);
+    if (!q.exec())
+        return fail(tr("Could not save the edited message"), q.lastError().text());
+    if (q.numRowsAffected() != 1)
+        return fail(tr("Could not save the edited message"),
+                    tr("message %1 does not exist or is still streaming").arg(messageId));
+    emit messageChanged(conversationOf(messageId), messageId);
+    return true;
+}
+
+int ConversationStore::removeMessagesFrom(qint64 conversationId, qint64 messageId)
+{
+    if (!m_ready)
+        return fail(tr("The conversation database is not open"), QString()), -1;
+    if (conversationOf(messageId) != conversationId)
+        return fail(tr("Could not remove the messages"),
+                    tr("message %1 is not in conversation %2").arg(messageId).arg(conversationId)), -1;
+    QSqlQuery q(db());
+    q.prepare(QStringLiteral("DELETE FROM messages WHERE conversation_id = ? AND id >= ?"));
+    q.addBindValue(conversationId);
+    q.addBindValue(messageId);
+    if (!q.exec())
+        return fail(tr("Could not remove the messages"), q.lastError().text()), -1;
+    const int removed = q.numRowsAffected();
+    emit messagesRemoved(conversationId, messageId);
+    return removed;
+}
+
 MessageRecord ConversationStore::message(qint64 messageId) const
 {
     if (!m_ready)

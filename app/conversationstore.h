@@ -168,6 +168,12 @@ public:
                                  int generatedTokens = -1, double tokensPerSecond = -1,
                                  const QString &error = QString());
 
+    /// Replaces the text of a finished message (an edited user message).
+    Q_INVOKABLE bool editMessage(qint64 messageId, const QString &content);
+    /// Deletes `messageId` and every later message of its conversation
+    /// (regenerate, edit and resend). Returns how many (-1 on failure).
+    Q_INVOKABLE int removeMessagesFrom(qint64 conversationId, qint64 messageId);
+
     MessageRecord message(qint64 messageId) const;
     /// In the order they were written.
     QVector<MessageRecord> messages(qint64 conversationId) const;
@@ -206,6 +212,7 @@ signals:
     void conversationRestored(qint64 conversationId);
     void messageAdded(qint64 conversationId, qint64 messageId);
     void messageChanged(qint64 conversationId, qint64 messageId);
+    void messagesRemoved(qint64 conversationId, qint64 fromMessageId);
 
 private:
     QSqlDatabase db() const;

@@ -387,6 +387,38 @@ private slots:
         QVERIFY(store.appendMessage(id + 999, QStringLiteral("user"), QStringLiteral("x")) < 0);  // no conversation
     }
 
+    void editAndRemoveMessages()
+    {
+        ConversationStore store;
+        openStore(store);
+        const qint64 id = store.createConversation();
+        const qint64 other = store.createConversation();
+        const qint64 q1 = store.appendMessage(id, QStringLiteral("user"), QStringLiteral("first"));
+        const qint64 a1 = store.appendMessage(id, QStringLiteral("assistant"), QStringLiteral("one"));
+        const qint64 elsewhere = store.appendMessage(other, QStringLiteral("user"), QStringLiteral("other chat"));
+        const qint64 q2 = store.appendMessage(id, QStringLiteral("user"), QStringLiteral("second"));
+        const qint64 a2 = store.beginReply(id, QStringLiteral("m"), {});
+        store.finishReply(a2, QStringLiteral("two"), ConversationStore::Complete);
+
+        QVERIFY(store.editMessage(q2, QStringLiteral("second, edited")));
+        QCOMPARE(store.message(q2).content, QStringLiteral("second, edited"));
+        QCOMPARE(store.search(QStringLiteral("edited")).size(), 1);
+
+        QSignalSpy removed(&store, &ConversationStore::messagesRemoved);
+        QCOMPARE(store.removeMessagesFrom(id, a2), 1);  // regenerate: drop the last reply
+        QCOMPARE(store.removeMessagesFrom(id, a1), 2);  // edit the first question: drop what followed
+        QCOMPARE(removed.count(), 2);
+        QCOMPARE(store.messages(id).size(), 1);
+        QCOMPARE(store.messages(id).first().id, q1);
+        QCOMPARE(store.messages(other).size(), 1);  // other chats untouched
+        QCOMPARE(store.message(elsewhere).content, QStringLiteral("other chat"));
+        QVERIFY(store.search(QStringLiteral("edited")).isEmpty());  // gone from the index too
+
+        QCOMPARE(store.removeMessagesFrom(id, elsewhere), -1);  // not this chat's message
+        const qint64 streaming = store.beginReply(id, QStringLiteral("m"), {});
+        QVERIFY(!store.editMessage(streaming, QStringLiteral("x")));  // a streaming reply is written by the engine
+    }
+
     void settingsRoundTrip()
     {
         const QJsonObject settings{
