@@ -6,8 +6,12 @@
 // one vecDot of a weight row against that quantized activation row.
 //
 // Rows are filled once, after CPU feature detection (cpu_features.h); the
-// scalar kernels in generic/ are the reference twins of every SIMD kernel.
-// setCpuPath() re-fills the rows for another path (tests force each one).
+// scalar kernels in generic/ are the reference twins of every SIMD kernel
+// (the reference's generic C code, bit for bit). The x86 kernels keep the
+// integer sums exact and accumulate floats in the lanes and order of the
+// reference engine's AVX2 kernels, so on x86 our logits round like the
+// reference's. setCpuPath() re-fills the rows for another path (tests force
+// each one).
 //
 // Activation-only formats (Q8_1, Q8_K) have rows too (quantize + dequantize,
 // no vecDot); Q8_0, F16, BF16 and F32 are both weights and activations.
@@ -56,8 +60,13 @@ struct TypeTraits {
     QuantizeRowFn quantize;       // reference quantizer (activations, `burrow-cli quantize`); may be null
     VecDotFn vecDot;              // weight row . activation row; null for activation-only rows
     GgmlType vecDotType;          // the activation format vecDot expects
-    // Fast activation quantizer for this row's type when it is a vecDotType
-    // (SIMD on the active path; same bytes as `quantize`). Null if none.
+    // Activation quantizer for this row's type when it is a vecDotType; use it
+    // (not `quantize`) for matrix-multiply activations. On the scalar path it is
+    // `quantize`. On the x86 paths it is SIMD and reproduces what the reference
+    // engine computes on x86: Q8_0/Q8_1 scale by 127/amax and round ties to
+    // even (its AVX2 quantizer), where `quantize` (its reference quantizer,
+    // for weights) uses 1/d and rounds ties away from zero; Q8_K and F16 give
+    // the same bytes as `quantize`. Null for weight-only types.
     QuantizeRowFn quantizeActivation;
     // Multi-column vecDot (see VecDotMultiFn); set whenever vecDot is.
     VecDotMultiFn vecDotMulti;
