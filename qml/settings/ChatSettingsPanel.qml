@@ -49,8 +49,9 @@ Pane {
         return parts.length > 0 ? qsTr("This model: %1.").arg(parts.join(", ")) : ""
     }
 
-    contentItem: ScrollView {
+    ScrollView {
         id: scroll
+        anchors.fill: parent
         clip: true
         contentWidth: availableWidth
 
