@@ -126,6 +126,7 @@ private slots:
     void sharedModels();
     void writtenModels();
     void messageValidation();
+    void truncatedTemplates();
     void cliRendersCases_data();
     void cliRendersCases();
     void cliErrors();
@@ -487,6 +488,37 @@ void TestChatTemplate::messageValidation()
     r = t2->apply(*extra, {});
     QVERIFY2(r.isOk(), r.message().c_str());
     QCOMPARE(QString::fromStdString(*r), QStringLiteral("calc:{\"b\": 1, \"a\": [true, null]}"));
+}
+
+// Every prefix (in steps) of every reference template either fails with a
+// positioned message or renders; nothing crashes or hangs (also under ASan).
+void TestChatTemplate::truncatedTemplates()
+{
+    BURROW_REQUIRE_SHARED("templates/cases.json");
+    const auto conv = messages({{"system", "S"}, {"user", "U"}, {"assistant", "A"}, {"user", "V"}});
+    ChatTemplateInputs in;
+    in.addGenerationPrompt = true;
+    in.specialTokens = {{"bos_token", "<s>"}, {"eos_token", "</s>"}};
+    in.render.limits.maxSteps = 200'000;
+    int parsed = 0, refused = 0;
+    const QStringList files = QDir(test::sharedPath("templates")).entryList({"*.jinja"}, QDir::Files, QDir::Name);
+    QVERIFY(files.size() >= 10);
+    for (const QString &file : files) {
+        const std::string text = toStd(readAll(test::sharedPath("templates/" + file)));
+        for (size_t cut = 0; cut < text.size(); cut += 11) {
+            auto t = ChatTemplate::parse(text.substr(0, cut));
+            if (!t) {
+                ++refused;
+                QVERIFY2(t.message().rfind("chat template:", 0) == 0, t.message().c_str());
+                continue;
+            }
+            ++parsed;
+            auto out = t->apply(conv, in);
+            if (!out)
+                QVERIFY2(out.message().rfind("chat template:", 0) == 0, out.message().c_str());
+        }
+    }
+    QVERIFY(parsed > 0 && refused > 0);
 }
 
 void TestChatTemplate::cliRendersCases_data()
