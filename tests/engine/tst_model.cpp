@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -98,6 +99,30 @@ private slots:
         QCOMPARE(logits.size(), size_t(16));
         for (float v : logits)
             QVERIFY(std::isfinite(v));
+    }
+
+    void loadProgressAndCancel()
+    {
+        const std::string path = writeModel(test::buildTinyModel({}));
+        std::vector<float> seen;
+        LoadOptions options;
+        options.progress = [&](float p) {
+            seen.push_back(p);
+            return true;
+        };
+        auto m = Model::load(path, options);
+        QVERIFY2(m, m.message().c_str());
+        QVERIFY(seen.size() >= 2);
+        QCOMPARE(seen.front(), 0.0f);
+        QCOMPARE(seen.back(), 1.0f);
+        QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+
+        int calls = 0;
+        options.progress = [&](float) { return ++calls < 2; };
+        auto cancelled = Model::load(path, options);
+        QVERIFY(!cancelled);
+        QVERIFY2(QString::fromStdString(cancelled.message()).contains(QLatin1String("cancelled")),
+                 cancelled.message().c_str());
     }
 
     void refusals_data()

@@ -92,6 +92,9 @@ struct ChatFormat {
 
 // Renders a conversation with the model's chat template (or the fallback
 // format it picks). The returned text is tokenized with parseSpecial = true.
+// A BOS the template writes at the start is left out when the vocabulary
+// adds BOS itself, so tokenize(text, addSpecial = true, parseSpecial = true)
+// gives exactly one.
 Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage> &messages,
                                bool addGenerationPrompt, ChatFormat *formatUsed = nullptr);
 

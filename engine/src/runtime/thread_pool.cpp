@@ -1,5 +1,10 @@
 #include "runtime/thread_pool.h"
 
+#include <fstream>
+#include <set>
+#include <string>
+#include <utility>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define BURROW_PAUSE() _mm_pause()
@@ -32,8 +37,25 @@ ThreadPool::~ThreadPool()
 
 int ThreadPool::defaultThreadCount()
 {
-    const unsigned n = std::thread::hardware_concurrency();
-    return n == 0 ? 1 : static_cast<int>(n);
+    // Physical cores: distinct (package, core) pairs in sysfs (Linux); the
+    // hardware threads elsewhere. A second hyper-thread on a core adds little
+    // to memory-bound matrix work and costs a wake-up per operation.
+    static const int count = [] {
+        std::set<std::pair<long, long>> cores;
+        for (unsigned cpu = 0; cpu < 4096; ++cpu) {
+            const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+            std::ifstream package(dir + "physical_package_id"), core(dir + "core_id");
+            long p = 0, c = 0;
+            if (!(package >> p) || !(core >> c))
+                break;
+            cores.insert({p, c});
+        }
+        const unsigned hw = std::thread::hardware_concurrency();
+        if (!cores.empty() && (hw == 0 || cores.size() <= hw))
+            return static_cast<int>(cores.size());
+        return hw == 0 ? 1 : static_cast<int>(hw);
+    }();
+    return count;
 }
 
 void ThreadPool::dispatch(Task task, void *ctx)

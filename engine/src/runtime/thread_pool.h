@@ -60,7 +60,7 @@ public:
         *end = *begin + per + (ith < extra ? 1 : 0);
     }
 
-    // Number of threads to use when `threads` <= 0: the hardware threads.
+    // Number of threads to use when `threads` <= 0: the physical cores.
     static int defaultThreadCount();
 
 private:
