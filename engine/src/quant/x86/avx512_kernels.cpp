@@ -37,19 +37,21 @@ inline __m256i nibbles32(const uint8_t *p)
 }
 
 // --- float types ---
+//
+// One 16-lane accumulator over the whole row, then one horizontal reduction:
+// the order of the reference engine's x86 float matrix multiply (llamafile's
+// tinyBLAS with AVX-512), so float models round as there. BF16 pairs are
+// added odd element first, then even, exactly as vdpbf16ps accumulates.
 
 void vecDotF32(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const float *>(vx);
     const auto *y = static_cast<const float *>(vy);
-    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    __m512 acc = _mm512_setzero_ps();
     int64_t i = 0;
-    for (; i + 64 <= n; i += 64)
-        for (int k = 0; k < 4; ++k)
-            acc[k] = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16 * k), _mm512_loadu_ps(y + i + 16 * k), acc[k]);
     for (; i + 16 <= n; i += 16)
-        acc[0] = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), acc[0]);
-    float sum = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+        acc = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), acc);
+    float sum = _mm512_reduce_add_ps(acc);
     for (; i < n; ++i)
         sum += x[i] * y[i];
     *s = sum;
@@ -61,36 +63,33 @@ void vecDotF16(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const fp16_t *>(vx);
     const auto *y = static_cast<const fp16_t *>(vy);
-    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    __m512 acc = _mm512_setzero_ps();
     int64_t i = 0;
-    for (; i + 64 <= n; i += 64)
-        for (int k = 0; k < 4; ++k)
-            acc[k] = _mm512_fmadd_ps(loadHalf16(x + i + 16 * k), loadHalf16(y + i + 16 * k), acc[k]);
     for (; i + 16 <= n; i += 16)
-        acc[0] = _mm512_fmadd_ps(loadHalf16(x + i), loadHalf16(y + i), acc[0]);
-    float sum = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+        acc = _mm512_fmadd_ps(loadHalf16(x + i), loadHalf16(y + i), acc);
+    float sum = _mm512_reduce_add_ps(acc);
     for (; i < n; ++i)
         sum += halfToFloat(x[i]) * halfToFloat(y[i]);
     *s = sum;
-}
-
-inline __m512 loadBf16x16(const bf16_t *p)
-{
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(loadu256(p)), 16));
 }
 
 void vecDotBF16(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const bf16_t *>(vx);
     const auto *y = static_cast<const bf16_t *>(vy);
-    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    const __m512i highHalf = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+    __m512 acc = _mm512_setzero_ps();
     int64_t i = 0;
-    for (; i + 64 <= n; i += 64)
-        for (int k = 0; k < 4; ++k)
-            acc[k] = _mm512_fmadd_ps(loadBf16x16(x + i + 16 * k), loadBf16x16(y + i + 16 * k), acc[k]);
-    for (; i + 16 <= n; i += 16)
-        acc[0] = _mm512_fmadd_ps(loadBf16x16(x + i), loadBf16x16(y + i), acc[0]);
-    float sum = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+    for (; i + 32 <= n; i += 32) {
+        const __m512i a = _mm512_loadu_si512(x + i), b = _mm512_loadu_si512(y + i);
+        const __m512 aOdd = _mm512_castsi512_ps(_mm512_and_si512(a, highHalf));
+        const __m512 bOdd = _mm512_castsi512_ps(_mm512_and_si512(b, highHalf));
+        const __m512 aEven = _mm512_castsi512_ps(_mm512_slli_epi32(a, 16));
+        const __m512 bEven = _mm512_castsi512_ps(_mm512_slli_epi32(b, 16));
+        acc = _mm512_fmadd_ps(aOdd, bOdd, acc);   // products of two bf16 are exact in f32
+        acc = _mm512_fmadd_ps(aEven, bEven, acc);
+    }
+    float sum = _mm512_reduce_add_ps(acc);
     for (; i < n; ++i)
         sum += bf16ToFp32(x[i]) * bf16ToFp32(y[i]);
     *s = sum;
