@@ -211,8 +211,8 @@ void TestJinja::render_data()
     QTest::newRow("int") << "{{ '42'|int }} {{ '4.7'|int }} {{ 4.7|int }} {{ 'x'|int }} {{ 'x'|int(7) }} {{ true|int }}" << ""
                          << "42 4 4 0 7 1";
     QTest::newRow("float") << "{{ '2.5'|float }} {{ 3|float }} {{ 'x'|float }}" << "" << "2.5 3.0 0.0";
-    QTest::newRow("abs round") << "{{ -3|abs }} {{ -2.5|abs }} {{ 2.567|round(2) }} {{ 2.5|round }} {{ 2.1|round(0, 'ceil') }} {{ 2.9|round(method='floor') }}"
-                               << "" << "3 2.5 2.57 2.0 3.0 2.0";
+    QTest::newRow("abs round") << "{{ -3|abs }} {{ -2.5|abs }} {{ 2.567|round(2) }} {{ 2.5|round }} {{ 2.1|round(0, 'ceil') }} {{ 2.9|round(method='floor') }} {{ 2.675|round(2) }} {{ 3|round }} {{ 1234|round(-2) }}"
+                               << "" << "3 2.5 2.57 2.0 3.0 2.0 2.67 3 1200";
     QTest::newRow("map") << "{{ users|map(attribute='name')|list }} {{ ['a', 'b']|map('upper')|join }} {{ users|map(attribute='age', default=0)|list }}"
                          << R"({"users": [{"name": "x", "age": 3}, {"name": "y"}]})" << "['x', 'y'] AB [3, 0]";
     QTest::newRow("select reject") << "{{ range(6)|select('odd')|list }} {{ range(6)|reject('odd')|list }} {{ [0, 1, '', 'a']|select|list }}"
@@ -243,7 +243,8 @@ void TestJinja::render_data()
     QTest::newRow("strip methods") << "[{{ ' a '.strip() }}][{{ ' a '.lstrip() }}][{{ ' a '.rstrip() }}][{{ 'xax'.strip('x') }}]" << ""
                                    << "[a][a ][ a][a]";
     QTest::newRow("split") << "{{ 'a b  c'.split() }} {{ 'a,b,,c'.split(',') }} {{ 'a,b,c'.split(',', 1) }} {{ '<t>x</think>y'.split('</think>')[-1] }}"
-                           << "" << "['a', 'b', 'c'] ['a', 'b', '', 'c'] ['a', 'b,c'] y";
+                              " {{ '  a  b  '.split(None, 1) }} {{ '  a  b  '.rsplit(None, 1) }} {{ 'a,b,c'.rsplit(',', 1) }} {{ ''.split() }} {{ ''.split(',') }}"
+                           << "" << "['a', 'b', 'c'] ['a', 'b', '', 'c'] ['a', 'b,c'] y ['a', 'b  '] ['  a', 'b'] ['a,b', 'c'] [] ['']";
     QTest::newRow("startswith endswith") << "{{ 'hello'.startswith('he') }} {{ 'hello'.endswith('lo') }} {{ 'hello'.startswith(('x', 'h')) }} {{ 'h'.endswith('oh') }}"
                                          << "" << "True True True False";
     QTest::newRow("case methods") << "{{ 'ab'.upper() }} {{ 'AB'.lower() }} {{ 'hello world'.title() }} {{ 'they\\'re'.title() }} {{ 'aB'.capitalize() }}"
@@ -259,8 +260,8 @@ void TestJinja::render_data()
     QTest::newRow("range") << "{{ range(3)|list }} {{ range(1, 7, 2)|list }} {{ range(3, 0, -1)|list }} {{ range(0)|list }}" << ""
                            << "[0, 1, 2] [1, 3, 5] [3, 2, 1] []";
     QTest::newRow("dict global") << "{{ dict(a=1, b=2) }}" << "" << "{'a': 1, 'b': 2}";
-    QTest::newRow("strftime_now") << "{{ strftime_now('%d %b %Y') }}|{{ strftime_now('%Y-%m-%d %A %B') }}" << ""
-                                  << "26 Jul 2024|2024-07-26 Friday July";
+    QTest::newRow("strftime_now") << "{{ strftime_now('%d %b %Y') }}|{{ strftime_now('%Y-%m-%d %A %B') }}|{{ strftime_now('%-m/%-d %H:%M %p %%') }}" << ""
+                                  << "26 Jul 2024|2024-07-26 Friday July|7/26 12:00 PM %";
 }
 
 void TestJinja::render()

@@ -143,21 +143,15 @@ Result<Value> split(const std::string &s, const Value &sepV, int64_t maxsplit, b
             words.emplace_back(i, j);
             i = j;
         }
-        if (maxsplit >= 0 && int64_t(words.size()) > maxsplit + 1) {
+        if (maxsplit >= 0 && int64_t(words.size()) > maxsplit) {
             if (!fromRight) {
-                // the last part runs from the start of word maxsplit to the end (right-stripped)
-                size_t end = cps.size();
-                while (end > 0 && isPySpace(cps[end - 1]))
-                    --end;
-                words[size_t(maxsplit)].second = end;
+                // The remainder runs from word maxsplit to the very end (trailing whitespace kept).
+                words[size_t(maxsplit)].second = cps.size();
                 words.resize(size_t(maxsplit) + 1);
             } else {
-                const size_t keep = size_t(maxsplit) + 1;
-                size_t begin = 0;
-                while (begin < cps.size() && isPySpace(cps[begin]))
-                    ++begin;
-                const size_t firstKept = words.size() - keep + 1;
-                std::vector<std::pair<size_t, size_t>> w{{begin, words[firstKept - 1].second}};
+                // The remainder runs from the very start (leading whitespace kept).
+                const size_t firstKept = words.size() - size_t(maxsplit);
+                std::vector<std::pair<size_t, size_t>> w{{0, words[firstKept - 1].second}};
                 w.insert(w.end(), words.begin() + long(firstKept), words.end());
                 words = std::move(w);
             }
@@ -528,14 +522,32 @@ Result<Value> fRound(Interpreter &, const Value &v, CallArgs &a)
     const Value precisionV = arg(a, 0, "precision", Value(int64_t(0)));
     const std::string method = toStr(arg(a, 1, "method", Value("common")));
     const int64_t precision = precisionV.isInt() ? std::clamp<int64_t>(precisionV.asInt(), -300, 300) : 0;
+    if (method != "common" && method != "ceil" && method != "floor")
+        return typeError("method must be 'common', 'ceil' or 'floor'");
+    if (method == "common") {
+        // Python round(): an int stays an int; a float rounds its exact
+        // decimal value half to even (what printf does with the binary value).
+        if ((v.isInt() || v.isBool()) && precision >= 0)
+            return Value(v.asInt());
+        const double x = v.asFloat();
+        if (v.isInt() || v.isBool()) {   // round(1234, -2) == 1200, still an int
+            const double scale = std::pow(10.0, double(-precision));
+            const double r = std::nearbyint(x / scale) * scale;
+            return std::fabs(r) < 9.2e18 ? Value(int64_t(r)) : Value(r);
+        }
+        if (!std::isfinite(x))
+            return Value(x);
+        if (precision >= 0) {
+            char buf[512];
+            std::snprintf(buf, sizeof buf, "%.*f", int(std::min<int64_t>(precision, 300)), x);
+            return Value(std::strtod(buf, nullptr));
+        }
+        const double scale = std::pow(10.0, double(-precision));
+        return Value(std::nearbyint(x / scale) * scale);
+    }
     const double scale = std::pow(10.0, double(precision));
     const double x = v.asFloat() * scale;
-    double r;
-    if (method == "common") r = std::nearbyint(x);   // Python round(): half to even
-    else if (method == "ceil") r = std::ceil(x);
-    else if (method == "floor") r = std::floor(x);
-    else return typeError("method must be 'common', 'ceil' or 'floor'");
-    return Value(r / scale);
+    return Value((method == "ceil" ? std::ceil(x) : std::floor(x)) / scale);
 }
 
 // select/reject/selectattr/rejectattr share this.
@@ -1185,8 +1197,13 @@ std::string formatTime(const std::string &fmt, const std::tm &t)
             out += fmt[i];
             continue;
         }
-        const char c = fmt[++i];
+        char c = fmt[++i];
+        // glibc's '-' flag: no padding (%-d -> "6").
+        const bool noPad = c == '-' && i + 1 < fmt.size();
+        if (noPad)
+            c = fmt[++i];
         const int mon = std::clamp(t.tm_mon, 0, 11), wday = std::clamp(t.tm_wday, 0, 6);
+        const size_t before = out.size();
         switch (c) {
         case 'd': std::snprintf(buf, sizeof buf, "%02d", t.tm_mday); out += buf; break;
         case 'e': std::snprintf(buf, sizeof buf, "%2d", t.tm_mday); out += buf; break;
@@ -1205,7 +1222,12 @@ std::string formatTime(const std::string &fmt, const std::tm &t)
         case 'j': std::snprintf(buf, sizeof buf, "%03d", t.tm_yday + 1); out += buf; break;
         case 'F': std::snprintf(buf, sizeof buf, "%d-%02d-%02d", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday); out += buf; break;
         case '%': out += '%'; break;
-        default: out += '%'; out += c;
+        default: out += '%'; if (noPad) out += '-'; out += c;
+        }
+        if (noPad && std::string_view("dmHIMSjey").find(c) != std::string_view::npos) {
+            size_t p = before;
+            while (p + 1 < out.size() && (out[p] == '0' || out[p] == ' '))
+                out.erase(p, 1);
         }
     }
     return out;
