@@ -310,6 +310,7 @@ void ConversationStore::close()
 bool ConversationStore::fail(const QString &what, const QString &detail)
 {
     const QString message = detail.isEmpty() ? what : what + QStringLiteral(": ") + detail;
+    m_lastError = message;
     qCWarning(lcApp).noquote() << message;
     emit errorOccurred(message);
     return false;
@@ -404,6 +405,15 @@ QString ConversationStore::moveAside(const QString &path)
 }
 
 bool ConversationStore::open()
+{
+    m_lastError.clear();
+    const bool ok = openImpl();
+    if (!ok && m_problem.isEmpty())  // every reason not to open reaches the user
+        setProblem(tr("Your conversations could not be opened: %1").arg(m_lastError), QString());
+    return ok;
+}
+
+bool ConversationStore::openImpl()
 {
     close();
     m_interruptedOnOpen = 0;

@@ -215,6 +215,7 @@ signals:
     void messagesRemoved(qint64 conversationId, qint64 fromMessageId);
 
 private:
+    bool openImpl();
     QSqlDatabase db() const;
     bool openConnection(const QString &path);
     void closeConnection();
@@ -241,6 +242,7 @@ private:
     QString m_problem;
     QString m_movedAside;
     QString m_backupPath;
+    QString m_lastError;
     int m_interruptedOnOpen = 0;
 };
 

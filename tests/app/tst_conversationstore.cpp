@@ -1,5 +1,6 @@
 // ConversationStore: conversations, messages, search, settings round trip,
 // migration from older schemas, damaged files, and a SIGKILL mid-reply.
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -733,6 +734,20 @@ private slots:
         openStore(again);
         QVERIFY(again.problem().isEmpty());
         QCOMPARE(again.conversations().size(), 1);
+    }
+
+    void unusableFolderIsReported()
+    {
+        // The database path is a folder: nothing can be opened, and the user is told.
+        QVERIFY(QDir().mkpath(dbPath()));
+        ConversationStore store;
+        store.setDatabasePath(dbPath());
+        QSignalSpy problem(&store, &ConversationStore::problemChanged);
+        QVERIFY(!store.open());
+        QVERIFY(!store.isReady());
+        QVERIFY(problem.count() >= 1);
+        QVERIFY2(store.problem().contains(QStringLiteral("could not be opened")), qPrintable(store.problem()));
+        QVERIFY(QFileInfo(dbPath()).isDir());  // left alone
     }
 
     void inMemoryStore()
