@@ -69,6 +69,8 @@ void TestJinja::render_data()
     QTest::newRow("only one trailing newline dropped") << "x\n\n" << "" << "x\n";
     QTest::newRow("crlf normalized") << "a\r\nb\rc" << "" << "a\nb\nc";
     QTest::newRow("raw") << "{% raw %}{{ x }}{% endraw %}" << "" << "{{ x }}";
+    QTest::newRow("raw whitespace") << "A\n  {% raw %}\n{{ x }}\n  {% endraw %}\nB" << "" << "A\n\n{{ x }}\nB";
+    QTest::newRow("raw minus") << "A  {%- raw -%}  {{ x }}  {%- endraw -%}  B" << "" << "A{{ x }}B";
 
     // --- whitespace control, trim_blocks, lstrip_blocks ---------------------------------
     QTest::newRow("trim_blocks") << "{% if true %}\nyes\n{% endif %}\nend" << "" << "yes\nend";

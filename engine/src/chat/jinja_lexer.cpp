@@ -161,7 +161,11 @@ private:
     {
         size_t q = m_src.find("%}", p);
         const char beginSign = m_src[q - 1] == '-' || m_src[q - 1] == '+' ? m_src[q - 1] : 0;
-        size_t bodyStart = afterClose(q + 2, beginSign, true);
+        // As in Jinja: only '-' strips after `{% raw %}`; trim_blocks does not apply.
+        size_t bodyStart = q + 2;
+        if (beginSign == '-')
+            while (bodyStart < m_src.size() && isSpace(m_src[bodyStart]))
+                ++bodyStart;
         // Find {% endraw %} (with optional whitespace control).
         size_t search = bodyStart;
         while (true) {
@@ -183,9 +187,18 @@ private:
                     endSign = m_src[r++];
                 if (m_src.compare(r, 2, "%}") == 0) {
                     size_t textEnd = tag;
-                    if (sign == '-')
+                    if (sign == '-') {
                         while (textEnd > bodyStart && isSpace(m_src[textEnd - 1]))
                             --textEnd;
+                    } else if (sign != '+' && m_opt.lstripBlocks) {
+                        size_t lineStart = tag;
+                        while (lineStart > bodyStart && (m_src[lineStart - 1] == ' ' || m_src[lineStart - 1] == '\t'))
+                            --lineStart;
+                        const bool atLineStart = lineStart > bodyStart ? m_src[lineStart - 1] == '\n'
+                                                                       : bodyStart > 0 && m_src[bodyStart - 1] == '\n';
+                        if (atLineStart)
+                            textEnd = lineStart;
+                    }
                     emitText(bodyStart, textEnd);
                     pos = afterClose(r + 2, endSign, true);
                     return {};
