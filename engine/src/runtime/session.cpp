@@ -199,6 +199,10 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
     }
     for (Token t : prompt)
         chain.value()->accept(t);
+    // Reserved up front so the loop does not grow them token by token.
+    const size_t expected = options.maxTokens >= 0 ? static_cast<size_t>(options.maxTokens) : m_cache->capacity();
+    r.tokens.reserve(std::min<size_t>(expected, 1u << 16));
+    r.text.reserve(std::min<size_t>(expected * 8, 1u << 20));
 
     std::unique_ptr<TokenTextStream> stream = m_model->newTextStream();
     StopStringFilter stops(options.stopStrings);
