@@ -45,6 +45,7 @@ private slots:
     void errors();
     void limits_data();
     void limits();
+    void nesting();
     void templateOptions();
     void json_data();
     void json();
@@ -361,15 +362,18 @@ void TestJinja::limits()
     QFETCH(QString, source);
     QFETCH(QString, expected);
     RenderOptions options;
-    options.limits.maxSteps = 2'000'000;
+    options.limits.maxSteps = 300'000;
     options.limits.maxOutputBytes = size_t(4) << 20;
     options.limits.maxCallDepth = 100;
     auto out = renderWith(source, {}, options);
     QVERIFY2(!out.isOk(), "expected the limit to stop the template");
     QVERIFY2(out.message().find(expected.toStdString()) != std::string::npos, out.message().c_str());
     QVERIFY2(out.message().rfind("template:1:", 0) == 0, out.message().c_str());   // with a position
+}
 
-    // Deeply nested expressions are refused by the parser, not by a crash.
+void TestJinja::nesting()
+{
+    // Deeply nested expressions and blocks are refused by the parser, not by a crash.
     const QString deep = "{{ " + QString("(").repeated(5000) + "1" + QString(")").repeated(5000) + " }}";
     auto parsed = Template::parse(deep.toStdString());
     QVERIFY(!parsed.isOk());
@@ -377,6 +381,18 @@ void TestJinja::limits()
     const QString deepIf = QString("{% if true %}").repeated(5000);
     parsed = Template::parse(deepIf.toStdString());
     QVERIFY(!parsed.isOk());
+    QVERIFY2(parsed.message().find("nesting deeper than") != std::string::npos, parsed.message().c_str());
+    // Nesting within the limit is fine.
+    const QString ok = "{{ " + QString("(").repeated(50) + "1" + QString(")").repeated(50) + " }}";
+    auto fine = Template::parse(ok.toStdString());
+    QVERIFY2(fine.isOk(), fine.message().c_str());
+    // A long single-line template keeps exact columns (and lexes in linear time).
+    const QString longLine = QString("{{ 'x' }}").repeated(20000) + "{{ 1 + none }}";
+    auto t = Template::parse(longLine.toStdString());
+    QVERIFY(t.isOk());
+    auto r = t->render({});
+    QVERIFY(!r.isOk());
+    QCOMPARE(QString::fromStdString(r.message()), QStringLiteral("template:1:180006: unsupported operand type(s) for +: 'int' and 'NoneType'"));
 }
 
 void TestJinja::templateOptions()

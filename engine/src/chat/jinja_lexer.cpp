@@ -84,6 +84,9 @@ private:
         return std::string::npos;
     }
 
+    // Line and column (code points) of `offset`. Offsets mostly grow, so the
+    // column is counted on from the previous query on the same line: O(1)
+    // amortized, not O(line length) per token.
     void position(size_t offset, int &line, int &column) const
     {
         size_t lo = 0, hi = m_lineStarts.size();
@@ -95,7 +98,17 @@ private:
                 hi = mid;
         }
         line = int(lo + 1);
-        column = int(utf8Length(std::string_view(m_src).substr(m_lineStarts[lo], offset - m_lineStarts[lo])) + 1);
+        size_t from = m_lineStarts[lo];
+        size_t col = 1;
+        if (m_lastLine == lo && m_lastOffset <= offset) {
+            from = m_lastOffset;
+            col = m_lastColumn;
+        }
+        col += utf8Length(std::string_view(m_src).substr(from, offset - from));
+        m_lastLine = lo;
+        m_lastOffset = offset;
+        m_lastColumn = col;
+        column = int(col);
     }
 
     Status fail(size_t offset, const std::string &what) const
@@ -404,6 +417,7 @@ private:
     const std::string &m_name;
     std::vector<size_t> m_lineStarts;
     std::vector<Token> m_tokens;
+    mutable size_t m_lastLine = SIZE_MAX, m_lastOffset = 0, m_lastColumn = 1;   // position() cache
 };
 
 std::string normalizeNewlines(std::string_view source, bool keepTrailingNewline)
