@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QLocale>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -902,6 +903,53 @@ int ConversationStore::removeMessagesFrom(qint64 conversationId, qint64 messageI
     const int removed = q.numRowsAffected();
     emit messagesRemoved(conversationId, messageId);
     return removed;
+}
+
+QString ConversationStore::replyDetails(qint64 messageId) const
+{
+    const MessageRecord m = message(messageId);
+    if (m.id < 0 || m.role != QLatin1String("assistant"))
+        return QString();
+    const QLocale locale;
+    QStringList lines;
+    if (!m.model.isEmpty())
+        lines << tr("Model: %1").arg(m.model);
+    QStringList counts;
+    if (m.promptTokens >= 0)
+        counts << tr("prompt: %1 tokens").arg(m.promptTokens);
+    if (m.generatedTokens >= 0)
+        counts << tr("reply: %1 tokens").arg(m.generatedTokens);
+    if (m.tokensPerSecond >= 0)
+        counts << tr("%1 tokens/s").arg(locale.toString(m.tokensPerSecond, 'f', 1));
+    if (!counts.isEmpty())
+        lines << counts.join(QStringLiteral(" · "));
+    switch (m.state) {
+    case Interrupted: lines << tr("Interrupted: Burrow stopped while this reply was being written."); break;
+    case Stopped: lines << tr("Stopped before the end."); break;
+    case Error: lines << tr("Failed: %1").arg(m.error); break;
+    case Streaming: lines << tr("Being written…"); break;
+    default: break;
+    }
+    const QJsonObject &s = m.settings;
+    QStringList used;
+    auto number = [&](const char *key, const QString &label) {
+        if (s.contains(QLatin1String(key)))
+            used << label.arg(locale.toString(s.value(QLatin1String(key)).toDouble(), 'g', 6));
+    };
+    number("temperature", tr("temperature %1"));
+    number("topP", tr("top-p %1"));
+    number("topK", tr("top-k %1"));
+    number("minP", tr("min-p %1"));
+    number("repeatPenalty", tr("repeat penalty %1"));
+    number("contextSize", tr("context %1"));
+    if (s.contains(QLatin1String("randomSeed")))
+        used << (s.value(QLatin1String("randomSeed")).toBool()
+                     ? tr("random seed")
+                     : tr("seed %1").arg(qint64(s.value(QLatin1String("seed")).toDouble())));
+    if (!used.isEmpty())
+        lines << tr("Settings: %1").arg(used.join(QStringLiteral(", ")));
+    lines << tr("Written %1").arg(locale.toString(m.updated.toLocalTime(), QLocale::ShortFormat));
+    return lines.join(QLatin1Char('\n'));
 }
 
 MessageRecord ConversationStore::message(qint64 messageId) const

@@ -174,6 +174,10 @@ public:
     /// (regenerate, edit and resend). Returns how many (-1 on failure).
     Q_INVOKABLE int removeMessagesFrom(qint64 conversationId, qint64 messageId);
 
+    /// What produced a reply, for its hover/details view: model, token
+    /// counts, speed, state and the sampling settings used ("" for none).
+    Q_INVOKABLE QString replyDetails(qint64 messageId) const;
+
     MessageRecord message(qint64 messageId) const;
     /// In the order they were written.
     QVector<MessageRecord> messages(qint64 conversationId) const;

@@ -420,6 +420,27 @@ private slots:
         QVERIFY(!store.editMessage(streaming, QStringLiteral("x")));  // a streaming reply is written by the engine
     }
 
+    void replyDetails()
+    {
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        ConversationStore store;
+        openStore(store);
+        const qint64 id = store.createConversation();
+        const qint64 user = store.appendMessage(id, QStringLiteral("user"), QStringLiteral("hi"));
+        QCOMPARE(store.replyDetails(user), QString());  // only replies have details
+        const QJsonObject used{{QStringLiteral("temperature"), 0.7}, {QStringLiteral("topK"), 40},
+                               {QStringLiteral("randomSeed"), false}, {QStringLiteral("seed"), 42}};
+        const qint64 reply = store.beginReply(id, QStringLiteral("tiny.gguf"), used);
+        store.finishReply(reply, QStringLiteral("hello"), ConversationStore::Stopped, 12, 1, 56.5);
+        const QString details = store.replyDetails(reply);
+        for (const QString &part : {QStringLiteral("Model: tiny.gguf"), QStringLiteral("prompt: 12 tokens"),
+                                    QStringLiteral("reply: 1 tokens"), QStringLiteral("56.5 tokens/s"),
+                                    QStringLiteral("Stopped"), QStringLiteral("temperature 0.7"),
+                                    QStringLiteral("top-k 40"), QStringLiteral("seed 42")})
+            QVERIFY2(details.contains(part), qPrintable(part + QStringLiteral(" in: ") + details));
+        QVERIFY(!details.contains(QStringLiteral("random seed")));
+    }
+
     void settingsRoundTrip()
     {
         const QJsonObject settings{
