@@ -66,6 +66,9 @@ ChatController::ChatController(QObject *parent)
     connect(m_worker, &EngineWorker::generationFinished, this, &ChatController::onGenerationFinished,
             Qt::QueuedConnection);
     connect(m_messages, &MessageModel::countChanged, this, &ChatController::canRegenerateChanged);
+    m_flushTimer.setSingleShot(true);
+    m_flushTimer.setInterval(FlushIntervalMs);
+    connect(&m_flushTimer, &QTimer::timeout, this, &ChatController::flushStreamedText);
     m_thread.start();
 }
 
@@ -302,6 +305,8 @@ void ChatController::startReply()
     const int row = m_messages->append(reply);
 
     m_planTokens = 0;
+    m_streamBuffer.clear();
+    m_streamPieces = 0;
     m_promptProgress = -1;
     m_tokensPerSecond = 0;
     setGenerating(request.id, row);
@@ -368,6 +373,7 @@ void ChatController::clearConversation()
     if (isGenerating()) {
         m_worker->cancelUpTo(m_activeRequest);
         setGenerating(0, -1);   // its late signals are ignored
+        m_streamBuffer.clear();
     }
     m_messages->clear();
     m_contextUsed = 0;
@@ -404,10 +410,22 @@ void ChatController::onTextReady(quint64 id, const QString &text, int pieces, do
 {
     if (id != m_activeRequest)
         return;
-    m_messages->appendText(m_streamRow, text);
-    m_promptProgress = -1;
+    m_streamBuffer += text;
+    m_streamPieces = pieces;
     m_tokensPerSecond = pieces > 1 && elapsedMs > 0 ? (pieces - 1) * 1000.0 / elapsedMs : 0;
-    m_contextUsed = qMin(m_planTokens + pieces, qMax(m_contextSize, m_planTokens + pieces));
+    if (!m_flushTimer.isActive())
+        m_flushTimer.start();
+}
+
+void ChatController::flushStreamedText()
+{
+    m_flushTimer.stop();
+    if (m_streamRow < 0 || m_streamBuffer.isEmpty())
+        return;
+    m_messages->appendText(m_streamRow, m_streamBuffer);
+    m_streamBuffer.clear();
+    m_promptProgress = -1;
+    m_contextUsed = m_planTokens + m_streamPieces;
     Q_EMIT statsChanged();
 }
 
@@ -415,6 +433,7 @@ void ChatController::onGenerationFinished(quint64 id, const GenerationOutcome &o
 {
     if (id != m_activeRequest)
         return;
+    flushStreamedText();
     const int row = m_streamRow;
     switch (outcome.stop) {
     case GenerationOutcome::Stop::Cancelled:

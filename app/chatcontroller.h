@@ -16,6 +16,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QThread>
+#include <QTimer>
 #include <QUrl>
 #include <QtQml/qqmlregistration.h>
 
@@ -87,6 +88,8 @@ public:
 
     // Sends a user message and starts the reply; false when it cannot now.
     Q_INVOKABLE bool send(const QString &text);
+    static constexpr int FlushIntervalMs = 16;
+
     // Stops the running reply; its text so far stays, marked stopped.
     Q_INVOKABLE void stop();
     Q_INVOKABLE bool regenerate();
@@ -124,6 +127,8 @@ private:
     void onPromptProgress(quint64 id, int done, int total);
     void onTextReady(quint64 id, const QString &text, int pieces, double elapsedMs);
     void onGenerationFinished(quint64 id, const GenerationOutcome &outcome);
+    // Moves the streamed text received since the last flush into the model.
+    void flushStreamedText();
 
     MessageModel *m_messages;
     ChatSettings *m_settings;
@@ -145,6 +150,9 @@ private:
     quint64 m_activeRequest = 0;   // the reply streaming now, 0 when none
     int m_streamRow = -1;
     int m_planTokens = 0;
+    QString m_streamBuffer;        // pieces not yet in the model
+    int m_streamPieces = 0;
+    QTimer m_flushTimer;           // 16 ms, single shot: at most ~60 view updates a second
     double m_promptProgress = -1;
     double m_tokensPerSecond = 0;
     QString m_lastReplyStats;

@@ -147,7 +147,11 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     const burrow::Model &model = *m_model;
     const burrow::ModelInfo &info = model.info();
     const int contextSize = int(m_session->contextSize());
+#if BURROW_HAVE_CHAT
     const bool useTemplate = info.hasChatTemplate;
+#else
+    const bool useTemplate = false;   // this build has no chat templates: plain text
+#endif
     const std::string bosText = info.bosId >= 0 ? model.tokenBytes(info.bosId) : std::string();
 
     // Builds the prompt from turns [first, end). Template models: the chat
@@ -156,6 +160,7 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     auto build = [&](int first, BuiltPrompt *out, QString *buildError) -> bool {
         out->tokens.clear();
         out->keep = 0;
+#if BURROW_HAVE_CHAT
         if (useTemplate) {
             std::vector<burrow::ChatMessage> messages;
             if (!request.systemPrompt.isEmpty())
@@ -183,6 +188,7 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
             }
             return true;
         }
+#endif
         std::string text;
         if (!request.systemPrompt.isEmpty()) {
             text = toStd(request.systemPrompt);

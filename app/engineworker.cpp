@@ -29,7 +29,7 @@ void EngineWorker::loadModel(quint64 id, const QString &path, int contextSize)
     sinceEmit.start();
     Q_EMIT loadProgress(id, 0.0);
     auto progress = [&](double p) {
-        if (sinceEmit.elapsed() >= FlushIntervalMs || p >= 1.0) {
+        if (sinceEmit.elapsed() >= ProgressIntervalMs || p >= 1.0) {
             Q_EMIT loadProgress(id, p);
             sinceEmit.restart();
         }
@@ -54,31 +54,25 @@ void EngineWorker::generate(const GenerationRequest &request)
         Q_EMIT generationFinished(id, outcome);
         return;
     }
-    QString pending;
     int pieces = 0;
     QElapsedTimer clock;
     clock.start();
-    qint64 lastEmit = -FlushIntervalMs;
-    qint64 lastProgress = -FlushIntervalMs;
+    qint64 lastProgress = -ProgressIntervalMs;
     qint64 firstPieceNs = 0;
-    // Milliseconds since the first piece: the streaming rate excludes the prompt.
-    auto streamingMs = [&] { return double(clock.nsecsElapsed() - firstPieceNs) / 1e6; };
 
     auto onText = [&](const QString &piece) {
-        pending += piece;
+        // A stop requested while the engine computed this piece drops it.
+        if (isCancelled(id))
+            return false;
         if (++pieces == 1)
             firstPieceNs = clock.nsecsElapsed();
-        const qint64 now = clock.elapsed();
-        if (now - lastEmit >= FlushIntervalMs) {
-            Q_EMIT textReady(id, pending, pieces, streamingMs());
-            pending.clear();
-            lastEmit = now;
-        }
-        return !isCancelled(id);
+        // Milliseconds since the first piece: the streaming rate excludes the prompt.
+        Q_EMIT textReady(id, piece, pieces, double(clock.nsecsElapsed() - firstPieceNs) / 1e6);
+        return true;
     };
     auto onProgress = [&](int done, int total) {
         const qint64 now = clock.elapsed();
-        if (now - lastProgress >= FlushIntervalMs || done >= total) {
+        if (now - lastProgress >= ProgressIntervalMs || done >= total) {
             Q_EMIT promptProgress(id, done, total);
             lastProgress = now;
         }
@@ -88,7 +82,5 @@ void EngineWorker::generate(const GenerationRequest &request)
         clock.restart();
     };
     const GenerationOutcome outcome = m_backend->generate(request, onText, onProgress, onPlan);
-    if (!pending.isEmpty())
-        Q_EMIT textReady(id, pending, pieces, streamingMs());
     Q_EMIT generationFinished(id, outcome);
 }

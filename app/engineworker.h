@@ -1,11 +1,12 @@
 // EngineWorker: owns the ChatBackend (model, KV cache, sampler) and runs it
 // on the engine thread. The GUI thread talks to it only through queued
-// invocations of its slots and queued signals back; cancel() is the one
+// invocations of its slots and queued signals back; cancelUpTo() is the one
 // thread-safe call (an atomic, no lock is shared with the token loop).
 //
-// Streamed text is coalesced here: a piece is held until ~16 ms passed since
-// the last emission, so the GUI sees at most ~60 updates a second however
-// fast the model runs; the rest is flushed when the reply ends.
+// Each streamed piece is one queued textReady signal (cheap: a short string);
+// ChatController coalesces them with a 16 ms timer, so the view updates at
+// most ~60 times a second however fast the model runs, and a piece is never
+// held back waiting for the next one.
 #pragma once
 
 #include <atomic>
@@ -26,8 +27,8 @@ public:
     // token (or one progress step) and reports Stop::Cancelled / a cancelled load.
     void cancelUpTo(quint64 id);
 
-    // Minimum time between two textReady emissions of one reply.
-    static constexpr int FlushIntervalMs = 16;
+    // Minimum time between two progress emissions (loading, prompt).
+    static constexpr int ProgressIntervalMs = 16;
 
 public Q_SLOTS:
     void loadModel(quint64 id, const QString &path, int contextSize);

@@ -51,10 +51,14 @@ Pane {
 
                 Keys.onPressed: (event) => {
                     if (event.key === Qt.Key_Return || event.key === Qt.Key_Enter) {
-                        if (event.modifiers & Qt.ShiftModifier)
-                            return   // TextArea inserts the new line
                         event.accepted = true
-                        root.send()
+                        if (event.modifiers & Qt.ShiftModifier) {
+                            // A plain "\n" (TextArea's own would be a line separator, U+2028).
+                            input.remove(input.selectionStart, input.selectionEnd)
+                            input.insert(input.cursorPosition, "\n")
+                        } else {
+                            root.send()
+                        }
                     } else if (event.key === Qt.Key_Escape && root.generating) {
                         event.accepted = true
                         root.stopRequested()

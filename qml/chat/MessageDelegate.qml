@@ -121,14 +121,21 @@ Item {
                     opacity: 0.6
                 }
 
-                Repeater {
-                    model: root.editing ? [] : root.blocks
-                    delegate: Loader {
-                        required property var modelData
-                        Layout.fillWidth: true
-                        sourceComponent: modelData.kind === "code" ? codeComponent : textComponent
-                        property string blockText: modelData.text
-                        property string blockLanguage: modelData.language
+                // The blocks sit in a Column (not directly in the layout): the
+                // Repeater replaces them as a streaming reply grows.
+                Column {
+                    Layout.fillWidth: true
+                    visible: !root.editing
+                    spacing: 6
+                    Repeater {
+                        model: root.blocks
+                        delegate: Loader {
+                            required property var modelData
+                            property string blockText: modelData.text
+                            property string blockLanguage: modelData.language
+                            width: parent ? parent.width : 0
+                            sourceComponent: modelData.kind === "code" ? codeComponent : textComponent
+                        }
                     }
                 }
 
@@ -175,6 +182,7 @@ Item {
     Component {
         id: textComponent
         TextEdit {
+            width: parent ? parent.width : 0
             text: parent ? parent.blockText : ""
             textFormat: TextEdit.MarkdownText
             readOnly: true
@@ -195,6 +203,7 @@ Item {
     Component {
         id: codeComponent
         CodeBlock {
+            width: parent ? parent.width : 0
             code: parent ? parent.blockText : ""
             language: parent ? parent.blockLanguage : ""
             onCopyRequested: (text) => root.chat.copyToClipboard(text)

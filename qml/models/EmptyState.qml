@@ -41,17 +41,22 @@ Item {
             text: qsTr("Recent models")
             font.bold: true
         }
-        Repeater {
-            model: root.recentPaths
-            delegate: Button {
-                required property string modelData
-                Layout.fillWidth: true
-                flat: true
-                text: modelData.substring(modelData.lastIndexOf("/") + 1)
-                ToolTip.visible: hovered
-                ToolTip.text: modelData
-                Accessible.name: qsTr("Open recent model %1").arg(text)
-                onClicked: root.recentRequested(modelData)
+        // A Column, not the layout itself, holds the Repeater: its items come
+        // and go with the list.
+        Column {
+            Layout.fillWidth: true
+            Repeater {
+                model: root.recentPaths
+                delegate: Button {
+                    required property string modelData
+                    width: parent ? parent.width : 0
+                    flat: true
+                    text: modelData.substring(modelData.lastIndexOf("/") + 1)
+                    ToolTip.visible: hovered
+                    ToolTip.text: modelData
+                    Accessible.name: qsTr("Open recent model %1").arg(text)
+                    onClicked: root.recentRequested(modelData)
+                }
             }
         }
     }

@@ -5,8 +5,11 @@
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QTest>
+#include <QtQml/qqmlextensionplugin.h>
 
 #include "appinfo.h"
+
+Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 
 class TestMainWindow : public QObject {
     Q_OBJECT

@@ -1,0 +1,88 @@
+// Helpers for the app tests: the Burrow window on the real QML, files
+// dropped on it as a user would, and waiting for the engine thread.
+#pragma once
+
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMimeData>
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QSignalSpy>
+#include <QTest>
+#include <QtQml/qqmlextensionplugin.h>
+
+#include "../engine/test_support.h"
+#include "appinfo.h"
+#include "chatcontroller.h"
+
+namespace burrow::test {
+
+// The main window, loaded from the Burrow module like main.cpp does.
+struct AppWindow {
+    QQmlApplicationEngine engine;
+    QQuickWindow *window = nullptr;
+    ChatController *chat = nullptr;
+
+    bool open()
+    {
+        engine.load(AppInfo::mainQmlUrl());
+        if (engine.rootObjects().size() != 1)
+            return false;
+        window = qobject_cast<QQuickWindow *>(engine.rootObjects().first());
+        if (!window)
+            return false;
+        chat = window->property("chat").value<ChatController *>();
+        if (!chat || !QTest::qWaitForWindowExposed(window))
+            return false;
+        window->requestActivate();
+        return QTest::qWaitForWindowActive(window);
+    }
+
+    template <typename T = QQuickItem>
+    T *find(const QString &objectName) const
+    {
+        return window->findChild<T *>(objectName);
+    }
+};
+
+// Drags `path` over the window and drops it, through the window's event
+// delivery (the DropArea in Main.qml handles it). Returns the overlay's text
+// while the drag hovered.
+inline QString dropFile(QQuickWindow *window, const QString &path)
+{
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    const QPoint pos(window->width() / 2, window->height() / 2);
+    QDragEnterEvent enter(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(window, &enter);
+    QDragMoveEvent move(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(window, &move);
+    QString overlayText;
+    if (auto *label = window->findChild<QQuickItem *>(QStringLiteral("dropOverlayText")))
+        overlayText = label->property("text").toString();
+    QDropEvent drop(QPointF(pos), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(window, &drop);
+    return overlayText;
+}
+
+// Clicks an item in the window at its centre.
+inline void clickItem(QQuickWindow *window, QQuickItem *item)
+{
+    const QPointF centre = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
+    QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+}
+
+// The reference continuation for a model and prompt in ../shared.
+inline QJsonObject referenceGeneration(const QString &name)
+{
+    QFile file(sharedPath(QStringLiteral("reference/generation/%1.json").arg(name)));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+} // namespace burrow::test

@@ -1,0 +1,113 @@
+// FakeBackend: a ChatBackend whose timing the test controls exactly. Each
+// reply streams `pieces` one at a time; when `gated`, every piece waits for
+// the test to release() one step, so a test can stop or switch models at a
+// known point. Loads succeed for files whose name contains "good".
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include <QFileInfo>
+#include <QSemaphore>
+#include <QStringList>
+
+#include "chatbackend.h"
+
+struct FakeControl {
+    QStringList pieces{QStringLiteral("Once"), QStringLiteral(" upon"), QStringLiteral(" a"),
+                       QStringLiteral(" time"), QStringLiteral(".")};
+    bool gated = true;
+    QSemaphore steps;                       // one per piece when gated
+    std::atomic<bool> abort{false};         // set at test end: unblock everything
+    std::atomic<int> generateCalls{0};
+    std::atomic<int> loads{0};
+    QList<GenerationRequest> requests;      // written on the engine thread; read after it reports
+
+    void release(int n = 1) { steps.release(n); }
+};
+
+inline ModelCard fakeCard(const QString &path)
+{
+    ModelCard card;
+    card.path = path;
+    card.name = QFileInfo(path).completeBaseName();
+    card.architecture = QStringLiteral("fake");
+    card.quantization = QStringLiteral("F32");
+    card.parameterCount = 1000;
+    card.trainedContext = 256;
+    card.contextSize = 256;
+    card.fileSize = 10;
+    card.weightBytes = 10;
+    return card;
+}
+
+class FakeBackend final : public ChatBackend {
+public:
+    explicit FakeBackend(std::shared_ptr<FakeControl> control) : m_control(std::move(control)) {}
+
+    bool load(const QString &path, int, const LoadProgress &progress, QString *error) override
+    {
+        ++m_control->loads;
+        if (!QFileInfo(path).fileName().contains(QLatin1String("good"))) {
+            *error = QStringLiteral("fake refusal");
+            return false;
+        }
+        if (progress && !progress(0.5))
+            return false;
+        m_card = fakeCard(path);
+        return true;
+    }
+    bool hasModel() const override { return m_card.isValid(); }
+    ModelCard loadedModel() const override { return m_card; }
+
+    GenerationOutcome generate(const GenerationRequest &request, const TextSink &onText,
+                               const PromptProgress &onPromptProgress, const PlanSink &onPlan) override
+    {
+        ++m_control->generateCalls;
+        m_control->requests.append(request);
+        PromptPlan plan;
+        plan.firstRow = request.turns.isEmpty() ? -1 : request.turns.first().row;
+        plan.promptTokens = int(request.turns.size()) * 4;
+        plan.contextSize = 256;
+        onPlan(plan);
+        onPromptProgress(plan.promptTokens, plan.promptTokens);
+        GenerationOutcome outcome;
+        outcome.contextSize = 256;
+        for (const QString &piece : m_control->pieces) {
+            if (m_control->gated) {
+                while (!m_control->steps.tryAcquire(1, 10)) {
+                    if (m_control->abort) {
+                        outcome.stop = GenerationOutcome::Stop::Cancelled;
+                        return outcome;
+                    }
+                }
+            }
+            ++outcome.generatedTokens;
+            if (!onText(piece)) {
+                outcome.stop = GenerationOutcome::Stop::Cancelled;
+                return outcome;
+            }
+        }
+        outcome.generateMs = 10;
+        outcome.contextUsed = plan.promptTokens + outcome.generatedTokens;
+        return outcome;
+    }
+
+    static ModelCard inspect(const QString &path, QString *error)
+    {
+        if (QFileInfo(path).fileName().contains(QLatin1String("corrupt"))) {
+            *error = QStringLiteral("fake header error");
+            return {};
+        }
+        return fakeCard(path);
+    }
+
+private:
+    std::shared_ptr<FakeControl> m_control;
+    ModelCard m_card;
+};
+
+inline BackendFactory fakeFactory(const std::shared_ptr<FakeControl> &control)
+{
+    return {[control] { return std::unique_ptr<ChatBackend>(new FakeBackend(control)); }, &FakeBackend::inspect};
+}

@@ -1,0 +1,239 @@
+// The chat window on the real QML and the real engine with stories260K:
+// drop to load, a streamed greedy reply equal to the reference
+// continuation, refused files, stopping, and switching models mid-reply.
+#include <QJsonArray>
+#include <QTemporaryDir>
+
+#include "apptestsupport.h"
+
+Q_IMPORT_QML_PLUGIN(BurrowPlugin)
+
+using namespace burrow::test;
+
+namespace {
+const QString storiesModel = QStringLiteral("models/stories260K.gguf");
+const QString otherModel = QStringLiteral("models/synthetic/llama-f32.gguf");
+}
+
+class TestChatWindow : public QObject {
+    Q_OBJECT
+
+private:
+    // Drops `path` on the window, accepts the model card with its Load
+    // button and waits for the load to end. Returns whether it loaded.
+    bool dropAndLoad(AppWindow &app, const QString &path)
+    {
+        QSignalSpy finished(app.chat, &ChatController::loadFinished);
+        dropFile(app.window, path);
+        if (!QTest::qWaitFor([&] { return app.chat->pendingCard().isValid() || !finished.isEmpty(); }, 10000))
+            return false;
+        if (!finished.isEmpty())
+            return false;
+        auto *load = app.find(QStringLiteral("cardLoad"));
+        if (!load)
+            return false;
+        QTest::qWaitFor([&] { return load->isVisible() && load->width() > 0; }, 2000);
+        clickItem(app.window, load);
+        // The click may already have delivered the result.
+        if (finished.isEmpty() && !finished.wait(30000))
+            return false;
+        return finished.first().first().toBool();
+    }
+
+    // Types `text` into the composer and presses Enter; returns the reply.
+    QString sendAndWait(AppWindow &app, const QString &text)
+    {
+        auto *input = app.find(QStringLiteral("composerInput"));
+        if (!input)
+            return QStringLiteral("<no composer>");
+        auto *dialog = app.find<QObject>(QStringLiteral("modelCardDialog"));
+        QTest::qWaitFor([&] { return !dialog || !dialog->property("visible").toBool(); }, 5000);
+        input->forceActiveFocus();
+        input->setProperty("text", text);
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        const int rows = app.chat->messages()->rowCount();
+        QTest::keyClick(app.window, Qt::Key_Return);
+        if (app.chat->messages()->rowCount() != rows + 2)
+            return QStringLiteral("<not sent: focus on %1>").arg(app.window->activeFocusItem()
+                ? app.window->activeFocusItem()->objectName() + QLatin1Char('/') + QString::fromLatin1(app.window->activeFocusItem()->metaObject()->className())
+                : QStringLiteral("nothing"));
+        if (finished.isEmpty() && !finished.wait(60000))
+            return QStringLiteral("<no reply>");
+        const int row = finished.first().first().toInt();
+        return app.chat->messages()->message(row).text;
+    }
+
+    // Greedy settings that reproduce the reference continuation.
+    void useReferenceSettings(ChatController *chat, const QJsonObject &reference)
+    {
+        chat->settings()->setTemperature(0.0);
+        chat->settings()->setMaxTokens(int(reference.value(QStringLiteral("greedy_tokens")).toArray().size()));
+        chat->settings()->setContextSize(512);
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        ChatController::resetBackendFactory();
+    }
+
+    void dropLoadsModelAndStreamsReferenceContinuation()
+    {
+        BURROW_REQUIRE_SHARED(storiesModel);
+        const QJsonObject reference = referenceGeneration(QStringLiteral("stories260K.0"));
+        QVERIFY2(!reference.isEmpty(), "reference/generation/stories260K.0.json is missing or unreadable");
+        AppWindow app;
+        QVERIFY(app.open());
+
+        const QString overlay = dropFile(app.window, sharedPath(storiesModel));
+        QCOMPARE(overlay, QStringLiteral("Drop to open this model"));
+        QVERIFY(QTest::qWaitFor([&] { return app.chat->pendingCard().isValid(); }, 10000));
+        const ModelCard card = app.chat->pendingCard();
+        QCOMPARE(card.architecture, QStringLiteral("llama"));
+        QVERIFY(card.parameterCount > 0);
+        QVERIFY(card.trainedContext > 0);
+        QCOMPARE(card.fileSize, quint64(QFileInfo(sharedPath(storiesModel)).size()));
+        QVERIFY(card.memoryBytes() > card.weightBytes);
+        app.chat->dismissPending();
+
+        useReferenceSettings(app.chat, reference);
+        QVERIFY(dropAndLoad(app, sharedPath(storiesModel)));
+        QVERIFY(app.chat->hasModel());
+        QCOMPARE(app.chat->recentModels()->paths().value(0), QFileInfo(sharedPath(storiesModel)).absoluteFilePath());
+
+        // Every update the view gets is a growing prefix of the final text.
+        QStringList seen;
+        connect(app.chat->messages(), &MessageModel::dataChanged, this, [&](const QModelIndex &i) {
+            if (app.chat->messages()->message(i.row()).author == MessageModel::Author::Assistant)
+                seen.append(app.chat->messages()->message(i.row()).text);
+        });
+        const QString prompt = reference.value(QStringLiteral("prompt")).toString();
+        const QString reply = sendAndWait(app, prompt);
+        QCOMPARE(reply, reference.value(QStringLiteral("greedy_text")).toString());
+        for (const QString &partial : std::as_const(seen))
+            QVERIFY2(reply.startsWith(partial), qPrintable(partial));
+        QCOMPARE(app.chat->messages()->rowCount(), 2);
+        QCOMPARE(app.chat->messages()->message(0).text, prompt);
+        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Complete);
+        QVERIFY(app.chat->contextUsed() > 0);
+        QVERIFY(app.chat->contextUsed() <= app.chat->contextSize());
+        QVERIFY(!app.chat->lastReplyStats().isEmpty());
+        auto *composer = app.find(QStringLiteral("composerInput"));
+        QCOMPARE(composer->property("text").toString(), QString());
+
+        // Regenerate at temperature 0 writes the same reply again.
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        QTest::keyClick(app.window, Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(!finished.isEmpty() || finished.wait(60000));
+        QCOMPARE(app.chat->messages()->rowCount(), 2);
+        QCOMPARE(app.chat->messages()->message(1).text, reference.value(QStringLiteral("greedy_text")).toString());
+    }
+
+    void refusedFilesKeepTheLoadedModel_data()
+    {
+        QTest::addColumn<QString>("fileName");
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<bool>("refusedWhileDragging");
+        QTest::newRow("text file") << QStringLiteral("notes.txt") << QByteArray("just some notes\n") << true;
+        QTest::newRow("not GGUF, .gguf name") << QStringLiteral("fake.gguf") << QByteArray("this is not a model") << false;
+        QTest::newRow("corrupt GGUF") << QStringLiteral("truncated.gguf") << QByteArray() << false;
+    }
+
+    void refusedFilesKeepTheLoadedModel()
+    {
+        BURROW_REQUIRE_SHARED(storiesModel);
+        QFETCH(QString, fileName);
+        QFETCH(QByteArray, content);
+        QFETCH(bool, refusedWhileDragging);
+        const QJsonObject reference = referenceGeneration(QStringLiteral("stories260K.0"));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(fileName);
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            if (content.isEmpty()) {
+                // The real model cut short inside its tensor data.
+                QFile model(sharedPath(storiesModel));
+                QVERIFY(model.open(QIODevice::ReadOnly));
+                content = model.read(model.size() / 3);
+            }
+            file.write(content);
+        }
+
+        AppWindow app;
+        QVERIFY(app.open());
+        useReferenceSettings(app.chat, reference);
+        QVERIFY(dropAndLoad(app, sharedPath(storiesModel)));
+        const ModelCard loaded = app.chat->model();
+
+        QSignalSpy banner(app.chat, &ChatController::bannerChanged);
+        const QString overlay = dropFile(app.window, path);
+        QCOMPARE(overlay != QStringLiteral("Drop to open this model"), refusedWhileDragging);
+        QVERIFY(QTest::qWaitFor([&] { return !app.chat->banner().isEmpty(); }, 30000));
+        QVERIFY(QTest::qWaitFor([&] { return !app.chat->isInspecting() && !app.chat->isLoading(); }, 30000));
+        QVERIFY2(app.chat->banner().contains(fileName), qPrintable(app.chat->banner()));
+        auto *bannerItem = app.find(QStringLiteral("banner"));
+        QVERIFY(bannerItem && bannerItem->isVisible());
+        QCOMPARE(app.find(QStringLiteral("bannerText"))->property("text").toString(), app.chat->banner());
+        QVERIFY(!app.chat->pendingCard().isValid());
+        QCOMPARE(app.chat->model().path, loaded.path);
+
+        // The loaded model still answers.
+        QCOMPARE(sendAndWait(app, reference.value(QStringLiteral("prompt")).toString()),
+                 reference.value(QStringLiteral("greedy_text")).toString());
+    }
+
+    void stopBeforeTheFirstToken()
+    {
+        BURROW_REQUIRE_SHARED(storiesModel);
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->settings()->setContextSize(512);
+        app.chat->settings()->setMaxTokens(2000);
+        QVERIFY(dropAndLoad(app, sharedPath(storiesModel)));
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        QVERIFY(app.chat->send(QStringLiteral("Once upon a time")));
+        QVERIFY(app.chat->isGenerating());
+        // Esc reaches the window shortcut: the reply stops at its first token at the latest.
+        QTest::keyClick(app.window, Qt::Key_Escape);
+        QVERIFY(!finished.isEmpty() || finished.wait(30000));
+        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Stopped);
+        QVERIFY(!app.chat->isGenerating());
+        auto *state = app.find(QStringLiteral("messageList"));
+        QVERIFY(state);
+    }
+
+    void switchModelsWhileAReplyStreams()
+    {
+        BURROW_REQUIRE_SHARED(storiesModel);
+        BURROW_REQUIRE_SHARED(otherModel);
+        const QJsonObject reference = referenceGeneration(QStringLiteral("stories260K.0"));
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->settings()->setContextSize(512);
+        QVERIFY(dropAndLoad(app, sharedPath(otherModel)));
+        QCOMPARE(app.chat->model().name.isEmpty(), false);
+
+        // A long reply (no length limit), then the other model is dropped.
+        app.chat->settings()->setTemperature(0.8);
+        app.chat->settings()->setMaxTokens(2000);
+        QSignalSpy replies(app.chat, &ChatController::replyFinished);
+        QVERIFY(app.chat->send(QStringLiteral("Once upon a time")));
+        QVERIFY(dropAndLoad(app, sharedPath(storiesModel)));
+        QCOMPARE(replies.size(), 1);   // the reply ended before the new model was in place
+        const auto &reply = app.chat->messages()->message(1);
+        QVERIFY2(reply.state == MessageModel::State::Stopped || reply.state == MessageModel::State::Complete,
+                 qPrintable(QString::number(int(reply.state))));
+        QCOMPARE(app.chat->model().path, QFileInfo(sharedPath(storiesModel)).absoluteFilePath());
+
+        // The new model answers as the reference says.
+        app.chat->clearConversation();
+        useReferenceSettings(app.chat, reference);
+        QCOMPARE(sendAndWait(app, reference.value(QStringLiteral("prompt")).toString()),
+                 reference.value(QStringLiteral("greedy_text")).toString());
+    }
+};
+
+QTEST_MAIN(TestChatWindow)
+#include "tst_chatwindow.moc"
