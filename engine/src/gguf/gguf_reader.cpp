@@ -591,6 +591,9 @@ Result<std::unique_ptr<GgufFile>> GgufFile::parseUnchecked(std::unique_ptr<Mappe
         return p.fail(8, "tensor count " + std::to_string(nTensors) + " cannot fit in the "
                              + std::to_string(p.remaining()) + " bytes that remain, expected 0.."
                              + std::to_string(p.remaining() / kMinTensor));
+    if (nTensors > std::numeric_limits<int32_t>::max())
+        return p.fail(8, "tensor count " + std::to_string(nTensors) + " is too large, expected at most "
+                             + std::to_string(std::numeric_limits<int32_t>::max()));
     if (nKv < 0 || static_cast<uint64_t>(nKv) > p.remaining() / kMinKv)
         return p.fail(16, "metadata count " + std::to_string(nKv) + " cannot fit in the "
                               + std::to_string(p.remaining()) + " bytes that remain, expected 0.."
