@@ -223,6 +223,20 @@ static bool collect_then_cancel(const char *piece, size_t length, void *user_dat
     return true;
 }
 
+typedef struct {
+    int calls;
+    float last;
+    int cancel_at;       /* > 0: return false on this call */
+} progress_log;
+
+static bool on_progress(float progress, void *user_data)
+{
+    progress_log *log = user_data;
+    ++log->calls;
+    log->last = progress;
+    return !(log->cancel_at > 0 && log->calls >= log->cancel_at);
+}
+
 /* ---- tests -------------------------------------------------------------- */
 
 static void test_defaults(void)
@@ -295,8 +309,17 @@ static void test_model(const char *model_path, const char *json)
         return;
     }
 
-    burrow_model *model = burrow_model_load(model_path, NULL, NULL);
+    /* A progress callback that returns false cancels the load. */
+    progress_log cancelled = {0, -1.0f, 1};
+    CHECK(burrow_model_load(model_path, on_progress, &cancelled) == NULL, "a cancelled load returned a model");
+    CHECK(cancelled.calls == 1, "progress called %d times after cancelling", cancelled.calls);
+    CHECK(strlen(burrow_last_error()) > 0, "no error text for a cancelled load");
+
+    progress_log progress = {0, -1.0f, 0};
+    burrow_model *model = burrow_model_load(model_path, on_progress, &progress);
     CHECK(model != NULL, "load failed: %s", burrow_last_error());
+    CHECK(progress.calls >= 1 && progress.last >= 0.0f && progress.last <= 1.0f,
+          "progress: %d calls, last %g", progress.calls, progress.last);
     if (!model) {
         free(expected_text);
         free(prompt_text);
@@ -382,6 +405,34 @@ static void test_model(const char *model_path, const char *json)
     CHECK(result.stop_reason == BURROW_STOP_REASON_MAX_TOKENS || result.stop_reason == BURROW_STOP_REASON_END_OF_GENERATION,
           "stop reason %d", (int)result.stop_reason);
     printf("generated: %s\n", out->text);
+
+    /* Same seed, same settings -> same text; another seed -> (here) another text. */
+    {
+        burrow_sampling_params seeded = burrow_sampling_default();
+        seeded.temperature = 1.0f;
+        seeded.top_k = 0;
+        seeded.top_p = 1.0f;
+        seeded.min_p = 0.0f;
+        seeded.seed = 1234;
+        burrow_generate_params long_run = burrow_generate_default();
+        long_run.max_tokens = 48;
+        collector *first = calloc(1, sizeof *first);
+        collector *second = calloc(1, sizeof *second);
+        collector *other = calloc(1, sizeof *other);
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &seeded, &long_run, collect, first, NULL) == 0,
+              "seeded generate failed: %s", burrow_last_error());
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &seeded, &long_run, collect, second, NULL) == 0,
+              "seeded generate failed: %s", burrow_last_error());
+        CHECK(first->length > 0 && strcmp(first->text, second->text) == 0,
+              "seed 1234 gave\n  '%s'\nthen\n  '%s'", first->text, second->text);
+        seeded.seed = 98765;
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &seeded, &long_run, collect, other, NULL) == 0,
+              "seeded generate failed: %s", burrow_last_error());
+        CHECK(strcmp(first->text, other->text) != 0, "seeds 1234 and 98765 gave the same 48 tokens: '%s'", other->text);
+        free(first);
+        free(second);
+        free(other);
+    }
 
     /* The callback stops generation by returning false. */
     memset(out, 0, sizeof *out);
