@@ -1,0 +1,160 @@
+#include "model/quant_mix.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+namespace burrow::model {
+
+namespace {
+
+using T = GgmlType;
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+bool endsWith(std::string_view s, std::string_view tail)
+{
+    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+int64_t blockOf(GgmlType t)
+{
+    const GgmlTypeInfo *info = ggmlTypeInfo(t);
+    return info ? info->blockSize : 1;
+}
+
+// The layer of "blk.N.<rest>", or -1 (as the reference's sscanf("blk.%d.")).
+int layerOf(const std::string &name)
+{
+    int layer = -1;
+    if (std::sscanf(name.c_str(), "blk.%d.", &layer) != 1)
+        return -1;
+    return layer;
+}
+
+} // namespace
+
+const std::vector<QuantFileType> &quantFileTypes()
+{
+    static const std::vector<QuantFileType> types = {
+        {"F32", 0, T::GGML_TYPE_F32, "32-bit float (no quantization)"},
+        {"F16", 1, T::GGML_TYPE_F16, "16-bit half float"},
+        {"BF16", 32, T::GGML_TYPE_BF16, "16-bit bfloat"},
+        {"Q8_0", 7, T::GGML_TYPE_Q8_0, "8.5 bits per weight, every matrix Q8_0"},
+        {"Q6_K", 18, T::GGML_TYPE_Q6_K, "6.56 bits per weight"},
+        {"Q5_K_M", 17, T::GGML_TYPE_Q5_K, "Q5_K, attn_v/ffn_down Q6_K on some layers"},
+        {"Q5_K_S", 16, T::GGML_TYPE_Q5_K, "Q5_K"},
+        {"Q5_1", 9, T::GGML_TYPE_Q5_1, "6 bits per weight"},
+        {"Q5_0", 8, T::GGML_TYPE_Q5_0, "5.5 bits per weight"},
+        {"Q4_K_M", 15, T::GGML_TYPE_Q4_K, "Q4_K, attn_v/ffn_down Q6_K on some layers"},
+        {"Q4_K_S", 14, T::GGML_TYPE_Q4_K, "Q4_K, first attn_v/ffn_down Q5_K"},
+        {"Q4_1", 3, T::GGML_TYPE_Q4_1, "5 bits per weight"},
+        {"Q4_0", 2, T::GGML_TYPE_Q4_0, "4.5 bits per weight"},
+    };
+    return types;
+}
+
+const QuantFileType *findQuantFileType(std::string_view name)
+{
+    for (const QuantFileType &ft : quantFileTypes()) {
+        const std::string_view n = ft.name;
+        if (n.size() != name.size())
+            continue;
+        bool same = true;
+        for (size_t i = 0; i < n.size() && same; ++i)
+            same = std::toupper(static_cast<unsigned char>(n[i])) == std::toupper(static_cast<unsigned char>(name[i]));
+        if (same)
+            return &ft;
+    }
+    return nullptr;
+}
+
+std::string quantFileTypeNames()
+{
+    std::string out;
+    for (const QuantFileType &ft : quantFileTypes())
+        out += (out.empty() ? "" : ", ") + std::string(ft.name);
+    return out;
+}
+
+QuantMix::QuantMix(const QuantFileType &fileType, int nLayer, int nAttentionV, bool hasOutput)
+    : m_ft(fileType), m_nLayer(nLayer), m_nAttentionV(nAttentionV), m_hasOutput(hasOutput)
+{
+}
+
+bool QuantMix::isQuantizable(std::string_view name, uint32_t nDims)
+{
+    return endsWith(name, "weight") && nDims >= 2 && !contains(name, "_norm.weight") &&
+           !contains(name, "ffn_gate_inp.weight") && name != "position_embd.weight" &&
+           name != "token_types.weight" && !contains(name, "attn_rel_b.weight");
+}
+
+bool QuantMix::useMoreBits(int layer, int nLayer)
+{
+    return layer < nLayer / 8 || layer >= 7 * nLayer / 8 || (layer - nLayer / 8) % 3 == 2;
+}
+
+Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0)
+{
+    const GgmlType base = m_ft.baseType;
+    const bool quantized = base != T::GGML_TYPE_F32 && base != T::GGML_TYPE_F16 && base != T::GGML_TYPE_BF16;
+    if (!quantized)
+        return base;   // the reference applies no mix to float file types
+
+    const std::string_view ft = m_ft.name;
+    const bool kM = ft == "Q4_K_M" || ft == "Q5_K_M";
+    GgmlType t = base;
+    if (name == "output.weight" || (!m_hasOutput && name == "token_embd.weight")) {
+        if (ne0 % blockOf(base) != 0)
+            t = T::GGML_TYPE_Q8_0;
+        else if (base != T::GGML_TYPE_Q8_0)
+            t = T::GGML_TYPE_Q6_K;
+    } else if (name == "token_embd.weight") {
+        // the base type (the reference bumps it only for IQ/TQ file types)
+    } else if (contains(name, "attn_v.weight")) {
+        if (kM && useMoreBits(m_iAttentionV, m_nAttentionV))
+            t = T::GGML_TYPE_Q6_K;
+        else if (ft == "Q4_K_S" && m_iAttentionV < 4)
+            t = T::GGML_TYPE_Q5_K;
+        ++m_iAttentionV;
+    } else if (contains(name, "ffn_down")) {
+        const int layer = m_iFfnDown;
+        if (kM && useMoreBits(layer, m_nLayer))
+            t = T::GGML_TYPE_Q6_K;
+        else if (ft == "Q4_K_S" && layer < m_nLayer / 8)
+            t = T::GGML_TYPE_Q5_K;
+        ++m_iFfnDown;
+    } else if (contains(name, "attn_qkv.weight")) {
+        if (ft == "Q4_K_M")
+            t = T::GGML_TYPE_Q5_K;
+        else if (ft == "Q5_K_M")
+            t = T::GGML_TYPE_Q6_K;
+    }
+
+    if (ne0 % blockOf(t) != 0) {
+        switch (t) {
+        case T::GGML_TYPE_Q4_K: t = T::GGML_TYPE_Q5_0; break;
+        case T::GGML_TYPE_Q5_K: t = T::GGML_TYPE_Q5_1; break;
+        case T::GGML_TYPE_Q6_K: t = T::GGML_TYPE_Q8_0; break;
+        default:
+            return Status::error("tensor '" + std::string(name) + "' has rows of " + std::to_string(ne0) +
+                                 " elements, not a multiple of " + std::to_string(blockOf(t)) +
+                                 " as type " + ggmlTypeName(t) + " needs");
+        }
+        if (ne0 % blockOf(t) != 0)
+            t = T::GGML_TYPE_F16;
+    }
+    return t;
+}
+
+void QuantMix::sortTensorNames(std::vector<std::string> &names)
+{
+    std::sort(names.begin(), names.end(), [](const std::string &a, const std::string &b) {
+        const int la = layerOf(a), lb = layerOf(b);
+        if (la != lb)
+            return la < lb;
+        return a < b;
+    });
+}
+
+} // namespace burrow::model

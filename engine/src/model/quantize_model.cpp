@@ -1,0 +1,288 @@
+#include "model/quantize_model.h"
+
+#include "common/checked.h"
+#include "gguf/gguf_reader.h"
+#include "gguf/gguf_writer.h"
+#include "quant/quant_traits.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace burrow::model {
+
+namespace {
+
+using gguf::ValueType;
+
+constexpr uint32_t kQuantizationVersion = 2;   // the reference's GGML_QNT_VERSION
+
+size_t scalarSize(ValueType t)
+{
+    switch (t) {
+    case ValueType::VALUE_TYPE_U8: case ValueType::VALUE_TYPE_I8: case ValueType::VALUE_TYPE_BOOL: return 1;
+    case ValueType::VALUE_TYPE_U16: case ValueType::VALUE_TYPE_I16: return 2;
+    case ValueType::VALUE_TYPE_U32: case ValueType::VALUE_TYPE_I32: case ValueType::VALUE_TYPE_F32: return 4;
+    case ValueType::VALUE_TYPE_U64: case ValueType::VALUE_TYPE_I64: case ValueType::VALUE_TYPE_F64: return 8;
+    default: return 0;
+    }
+}
+
+// Bytes of a value's encoding after its type id (the reader validated them).
+uint64_t payloadSize(const gguf::Value &v)
+{
+    if (v.type == ValueType::VALUE_TYPE_STRING)
+        return 8 + v.str.size();
+    if (v.type != ValueType::VALUE_TYPE_ARRAY)
+        return scalarSize(v.type);
+    uint64_t n = 4 + 8;
+    if (v.arrayType == ValueType::VALUE_TYPE_STRING) {
+        for (std::string_view s : v.arrayStrings)
+            n += 8 + s.size();
+        return n;
+    }
+    return n + v.arrayCount * scalarSize(v.arrayType);
+}
+
+struct PlannedTensor {
+    const gguf::TensorInfo *in = nullptr;
+    GgmlType to = GgmlType::GGML_TYPE_F32;
+    bool convert = false;
+    uint64_t bytesOut = 0;
+};
+
+// Converts rows [r0, r1) of `in` to `to` into `out` (the whole output tensor).
+void convertRows(const gguf::TensorInfo &in, const quant::TypeTraits *src, const quant::TypeTraits *dst,
+                 size_t inRowBytes, size_t outRowBytes, int64_t r0, int64_t r1, uint8_t *out)
+{
+    const int64_t ne0 = in.ne[0];
+    constexpr int64_t kChunkRows = 16;
+    std::vector<float> f32(static_cast<size_t>(ne0 * kChunkRows));
+    for (int64_t r = r0; r < r1; r += kChunkRows) {
+        const int64_t rows = std::min(kChunkRows, r1 - r);
+        for (int64_t k = 0; k < rows; ++k) {
+            const uint8_t *row = in.data + static_cast<size_t>(r + k) * inRowBytes;
+            float *dstRow = f32.data() + k * ne0;
+            if (in.type == GgmlType::GGML_TYPE_F32)
+                std::memcpy(dstRow, row, static_cast<size_t>(ne0) * sizeof(float));
+            else
+                src->dequantize(row, dstRow, ne0);
+        }
+        for (int64_t k = 0; k < rows; ++k)
+            dst->quantize(f32.data() + k * ne0, out + static_cast<size_t>(r + k) * outRowBytes, ne0);
+    }
+}
+
+class PartFile {
+public:
+    explicit PartFile(std::string path) : m_path(std::move(path)) {}
+    ~PartFile()
+    {
+        if (m_file)
+            std::fclose(m_file);
+        if (!m_done)
+            std::remove(m_path.c_str());
+    }
+    Status open()
+    {
+        m_file = std::fopen(m_path.c_str(), "wb");
+        if (!m_file)
+            return Status::error(m_path + ": cannot create: " + std::strerror(errno));
+        return {};
+    }
+    Status write(const void *data, size_t n)
+    {
+        if (n && std::fwrite(data, 1, n, m_file) != n)
+            return Status::error(m_path + ": cannot write " + std::to_string(n) + " bytes: " + std::strerror(errno));
+        return {};
+    }
+    Status finish(const std::string &finalPath)
+    {
+        const bool closed = std::fclose(m_file) == 0;
+        m_file = nullptr;
+        if (!closed)
+            return Status::error(m_path + ": cannot finish writing: " + std::strerror(errno));
+        if (std::rename(m_path.c_str(), finalPath.c_str()) != 0)
+            return Status::error("cannot rename " + m_path + " to " + finalPath + ": " + std::strerror(errno));
+        m_done = true;
+        return {};
+    }
+
+private:
+    std::string m_path;
+    std::FILE *m_file = nullptr;
+    bool m_done = false;
+};
+
+} // namespace
+
+Result<QuantizeSummary> quantizeModelFile(const std::string &inPath, const std::string &outPath,
+                                          const QuantFileType &fileType, const QuantizeOptions &options)
+{
+    auto opened = gguf::GgufFile::open(inPath);
+    if (!opened)
+        return opened.status();
+    const gguf::GgufFile &f = *opened.value();
+
+    std::string arch;
+    if (Status s = f.getString("general.architecture", arch); !s)
+        return s.withContext(inPath);
+    uint32_t nLayer = 0;
+    if (Status s = f.getU32(arch + ".block_count", nLayer); !s)
+        return s.withContext(inPath);
+    if (nLayer > 1u << 20)
+        return Status::error(inPath + ": " + arch + ".block_count is " + std::to_string(nLayer) +
+                             ", expected at most 1048576");
+
+    // Output order and the mix's counts.
+    std::unordered_map<std::string, const gguf::TensorInfo *> byName;
+    std::vector<std::string> names;
+    int nAttentionV = 0;
+    bool hasOutput = false;
+    for (const gguf::TensorInfo &t : f.tensors()) {
+        std::string name(t.name);
+        if (name.find("attn_v.weight") != std::string::npos || name.find("attn_qkv.weight") != std::string::npos ||
+            name.find("attn_kv_b.weight") != std::string::npos)
+            ++nAttentionV;
+        if (name == "output.weight")
+            hasOutput = true;
+        byName.emplace(name, &t);
+        names.push_back(std::move(name));
+    }
+    QuantMix::sortTensorNames(names);
+
+    QuantMix mix(fileType, static_cast<int>(nLayer), nAttentionV, hasOutput);
+    std::vector<PlannedTensor> plan;
+    plan.reserve(names.size());
+    for (const std::string &name : names) {
+        PlannedTensor p;
+        p.in = byName.at(name);
+        p.to = p.in->type;
+        if (QuantMix::isQuantizable(name, p.in->nDims)) {
+            auto t = mix.tensorType(name, p.in->ne[0]);
+            if (!t)
+                return t.status().withContext(inPath);
+            p.to = t.value();
+        }
+        if (p.in->nElements == 0)
+            p.to = p.in->type;   // nothing to convert
+        p.convert = p.to != p.in->type;
+        if (!p.convert) {
+            p.bytesOut = p.in->nBytes;
+        } else {
+            const quant::TypeTraits *src = quant::typeTraits(p.in->type);
+            const quant::TypeTraits *dst = quant::typeTraits(p.to);
+            if (p.in->type != GgmlType::GGML_TYPE_F32 && (!src || !src->dequantize))
+                return Status::error(inPath + ": tensor '" + name + "' has type " + ggmlTypeName(p.in->type) +
+                                     ", which cannot be converted (no dequantizer)");
+            if (!dst || !dst->quantize)
+                return Status::error("no quantizer for type " + ggmlTypeName(p.to) + " (tensor '" + name +
+                                     "' of file type " + fileType.name + ")");
+            size_t rowBytes = 0;
+            uint64_t total = 0;
+            if (!ggmlRowBytes(p.to, p.in->ne[0], &rowBytes) ||
+                !checkedMul<uint64_t>(rowBytes, static_cast<uint64_t>(p.in->nElements / p.in->ne[0]), &total))
+                return Status::error(inPath + ": tensor '" + name + "': size as " + ggmlTypeName(p.to) +
+                                     " overflows");
+            p.bytesOut = total;
+        }
+        plan.push_back(p);
+    }
+
+    // Header: metadata, tensor infos with their offsets, padding.
+    gguf::GgufWriter writer;   // version 3, as the reference writes
+    writer.setAlignment(f.alignment(), false);
+    for (const gguf::KeyValue &kv : f.metadata()) {
+        if (kv.key == "general.quantization_version" || kv.key == "general.file_type" || kv.key == "split.no" ||
+            kv.key == "split.count" || kv.key == "split.tensors.count")
+            continue;
+        const uint64_t start = kv.offset + 8 + kv.key.size() + 4;
+        const uint64_t size = payloadSize(kv.value);
+        if (start > f.fileSize() || size > f.fileSize() - start)
+            return Status::error(inPath + ": metadata key '" + std::string(kv.key) + "' runs past the file");
+        const uint8_t *p = f.fileData() + start;
+        writer.addRaw(std::string(kv.key), static_cast<uint32_t>(kv.value.type), std::vector<uint8_t>(p, p + size));
+    }
+    writer.addU32("general.quantization_version", kQuantizationVersion);
+    writer.addU32("general.file_type", fileType.id);
+
+    const uint64_t align = f.alignment();
+    uint64_t cursor = 0;
+    for (const PlannedTensor &p : plan) {
+        gguf::GgufWriter::RawTensor t;
+        t.name = std::string(p.in->name);
+        t.typeId = static_cast<uint32_t>(p.to);
+        t.dims.assign(p.in->ne, p.in->ne + p.in->nDims);
+        t.offset = cursor;
+        writer.addTensorRaw(std::move(t));
+        uint64_t next = 0;
+        if (!checkedAdd<uint64_t>(cursor, p.bytesOut, &next) || !checkedAlignUp<uint64_t>(next, align, &cursor))
+            return Status::error(outPath + ": the output would be larger than 2^64 bytes");
+    }
+    const std::vector<uint8_t> header = writer.bytes();
+
+    PartFile out(outPath + ".part");
+    if (Status s = out.open(); !s)
+        return s;
+    if (Status s = out.write(header.data(), header.size()); !s)
+        return s;
+
+    int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+    threads = std::max(1, std::min(threads, 256));
+    QuantizeSummary summary;
+    summary.tensors = static_cast<int>(plan.size());
+    std::vector<uint8_t> buffer;
+    const std::vector<uint8_t> zeros(align, 0);
+    for (size_t k = 0; k < plan.size(); ++k) {
+        const PlannedTensor &p = plan[k];
+        const uint8_t *data = p.in->data;
+        if (p.convert) {
+            const int64_t rows = p.in->nElements / p.in->ne[0];
+            size_t inRowBytes = 0, outRowBytes = 0;
+            if (!ggmlRowBytes(p.in->type, p.in->ne[0], &inRowBytes) || !ggmlRowBytes(p.to, p.in->ne[0], &outRowBytes))
+                return Status::error(inPath + ": tensor '" + std::string(p.in->name) + "': bad row size");
+            buffer.assign(static_cast<size_t>(p.bytesOut), 0);
+            const quant::TypeTraits *src = quant::typeTraits(p.in->type);
+            const quant::TypeTraits *dst = quant::typeTraits(p.to);
+            // Rows are independent (no importance matrix): the split does not change the bytes.
+            const int64_t nt = std::min<int64_t>(threads, std::max<int64_t>(1, rows / 16));
+            std::vector<std::thread> workers;
+            for (int64_t t = 1; t < nt; ++t)
+                workers.emplace_back(convertRows, std::cref(*p.in), src, dst, inRowBytes, outRowBytes,
+                                     rows * t / nt, rows * (t + 1) / nt, buffer.data());
+            convertRows(*p.in, src, dst, inRowBytes, outRowBytes, 0, rows / nt, buffer.data());
+            for (std::thread &w : workers)
+                w.join();
+            data = buffer.data();
+            ++summary.converted;
+        }
+        if (Status s = out.write(data, static_cast<size_t>(p.bytesOut)); !s)
+            return s;
+        const uint64_t pad = (align - p.bytesOut % align) % align;
+        if (Status s = out.write(zeros.data(), static_cast<size_t>(pad)); !s)
+            return s;
+        summary.bytesIn += p.in->nBytes;
+        summary.bytesOut += p.bytesOut;
+        if (options.onTensor) {
+            QuantizedTensorReport r;
+            r.index = static_cast<int>(k);
+            r.count = summary.tensors;
+            r.name = std::string(p.in->name);
+            r.from = p.in->type;
+            r.to = p.to;
+            r.converted = p.convert;
+            r.bytesIn = p.in->nBytes;
+            r.bytesOut = p.bytesOut;
+            options.onTensor(r);
+        }
+    }
+    if (Status s = out.finish(outPath); !s)
+        return s;
+    return summary;
+}
+
+} // namespace burrow::model
