@@ -239,6 +239,7 @@ void ChatController::onModelLoaded(quint64 id, const ModelCard &card)
     // Loads run in order on the engine thread, so the last one reported is
     // the model in use, even if a newer load is still pending.
     m_model = card;
+    m_settings->setTrainedContext(card.trainedContext);   // the settings panel checks the context size against it
     m_contextSize = card.contextSize;
     m_contextUsed = 0;
     m_messages->setMemoryStart(-1);

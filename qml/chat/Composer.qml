@@ -35,6 +35,11 @@ Pane {
         ScrollView {
             Layout.fillWidth: true
             Layout.preferredHeight: Math.min(Math.max(input.implicitHeight, 40), 180)
+            background: Rectangle {
+                color: palette.base
+                radius: 4
+                border.color: input.activeFocus ? palette.highlight : palette.mid
+            }
 
             TextArea {
                 id: input

@@ -184,6 +184,33 @@ private Q_SLOTS:
                  reference.value(QStringLiteral("greedy_text")).toString());
     }
 
+    void oldestTurnsLeaveTheContextFirst()
+    {
+        BURROW_REQUIRE_SHARED(storiesModel);
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->settings()->setContextSize(64);
+        app.chat->settings()->setTemperature(0.0);
+        app.chat->settings()->setMaxTokens(8);
+        QVERIFY(dropAndLoad(app, sharedPath(storiesModel)));
+        QCOMPARE(app.chat->contextSize(), 64);
+        const QString line = QStringLiteral("Once upon a time there was a little dog named Max who liked to run.");
+        for (int turn = 0; turn < 4; ++turn)
+            QVERIFY(!sendAndWait(app, line).startsWith(QLatin1Char('<')));
+        MessageModel *messages = app.chat->messages();
+        QCOMPARE(messages->rowCount(), 8);
+        // The prompt kept the newest exchanges only; the view marks where they start.
+        const int start = messages->memoryStart();
+        QVERIFY2(start > 0, qPrintable(QString::number(start)));
+        QCOMPARE(messages->message(start).author, MessageModel::Author::User);
+        QVERIFY(messages->data(messages->index(start), MessageModel::MemoryStartsHereRole).toBool());
+        QVERIFY(!messages->data(messages->index(0), MessageModel::InContextRole).toBool());
+        QVERIFY(messages->data(messages->index(7), MessageModel::InContextRole).toBool());
+        QVERIFY(app.chat->contextUsed() <= 64);
+        for (int row = 1; row < 8; row += 2)
+            QCOMPARE(messages->message(row).state, MessageModel::State::Complete);
+    }
+
     void stopBeforeTheFirstToken()
     {
         BURROW_REQUIRE_SHARED(storiesModel);
