@@ -17,11 +17,13 @@ struct Symbol {
     size_t length;   // 0 once merged into its left neighbour
 };
 
+// 16 bytes: the heap of a long text is large, and its memory traffic is
+// what SentencePiece tokenization costs.
 struct Bigram {
     int left;
     int right;
     float score;
-    size_t size;     // bytes of left + right when queued (staleness check)
+    uint32_t size;   // bytes of left + right when queued (staleness check; parts are < 2^30 bytes)
 };
 
 // Highest score first; equal scores: leftmost first.
@@ -80,7 +82,7 @@ void spmTokenizePart(const Vocab &vocab, std::string_view text, std::vector<int3
         const int32_t id = vocab.find(joined);
         if (id < 0)
             return;
-        queue.push({left, right, vocab.tokens[id].score, joined.size()});
+        queue.push({left, right, vocab.tokens[id].score, static_cast<uint32_t>(joined.size())});
     };
 
     for (int i = 1; i < static_cast<int>(symbols.size()); ++i)
