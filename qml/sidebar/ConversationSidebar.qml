@@ -134,6 +134,17 @@ Pane {
                 clip: true
                 model: conversations
                 keyNavigationEnabled: true
+                activeFocusOnTab: true
+                // Keyboard: arrows move, Enter opens, F2 renames, Delete deletes.
+                Keys.onReturnPressed: if (currentIndex >= 0) root.conversationSelected(conversations.idAt(currentIndex))
+                Keys.onEnterPressed: if (currentIndex >= 0) root.conversationSelected(conversations.idAt(currentIndex))
+                Keys.onDeletePressed: if (currentIndex >= 0) root.deleteConversation(conversations.idAt(currentIndex))
+                Keys.onPressed: event => {
+                    if (event.key === Qt.Key_F2 && currentIndex >= 0) {
+                        root.startRename(currentIndex)
+                        event.accepted = true
+                    }
+                }
                 Accessible.role: Accessible.List
                 Accessible.name: qsTr("Conversations")
                 ScrollBar.vertical: ScrollBar {}
@@ -168,7 +179,14 @@ Pane {
 
                     onClicked: root.conversationSelected(conversationId)
                     onDoubleClicked: editing = true
-                    onEditingChanged: if (editing) renameField.forceActiveFocus()
+                    onEditingChanged: {
+                        if (editing) {
+                            renameField.forceActiveFocus()
+                        } else if (renameField.activeFocus) {
+                            renameField.focus = false  // keys go back to the list
+                            list.forceActiveFocus()
+                        }
+                    }
 
                     contentItem: ColumnLayout {
                         spacing: 2

@@ -178,6 +178,29 @@ TestCase {
         compare(titles(t.root), ["Remove"])
     }
 
+    function test_keyboard() {
+        const t = make(["A", "B", "C"])
+        const spy = createTemporaryObject(spyComponent, testCase,
+                                          { target: t.root.sidebar, signalName: "conversationSelected" })
+        const view = list(t.root)
+        view.forceActiveFocus()
+        view.currentIndex = 0
+        keyClick(Qt.Key_Down)
+        compare(view.currentIndex, 1)
+        keyClick(Qt.Key_Return)
+        compare(spy.count, 1)
+        compare(spy.signalArguments[0][0], t.ids[1])  // rows: C, B, A
+
+        keyClick(Qt.Key_F2)
+        const field = findChild(rowItem(t.root, 1), "renameField")
+        verify(field.visible)
+        keyClick(Qt.Key_Escape)
+        verify(view.activeFocus, "the keys go back to the list")
+        keyClick(Qt.Key_Delete)
+        compare(titles(t.root), ["C", "A"])
+        verify(findChild(t.root.sidebar, "undoBar").visible)
+    }
+
     function test_generatingMark() {
         const t = make(["A", "B"])
         t.root.sidebar.generatingId = t.ids[0]
