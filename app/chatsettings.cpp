@@ -336,6 +336,10 @@ void ChatSettings::copyFrom(const ChatSettings *other)
 {
     if (!other || other == this)
         return;
+    if (!m_errors.isEmpty()) {  // reasons for refused input no longer apply
+        m_errors.clear();
+        emit errorsChanged();
+    }
     bool any = false;
     for (const FieldSpec &f : Fields) {
         const QString name = QLatin1String(f.name);
@@ -368,6 +372,10 @@ QJsonObject ChatSettings::toJson() const
 
 bool ChatSettings::fromJson(const QJsonObject &json)
 {
+    if (!m_errors.isEmpty()) {  // another chat's settings: earlier reasons no longer apply
+        m_errors.clear();
+        emit errorsChanged();
+    }
     bool allTaken = true;
     for (const FieldSpec &f : Fields) {
         const QString name = QLatin1String(f.name);

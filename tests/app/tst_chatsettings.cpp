@@ -324,7 +324,9 @@ private slots:
             {QStringLiteral("minP"), QStringLiteral("0.1")},  // text is not a stored number
             {QStringLiteral("futureSampler"), 1},         // unknown: ignored
         };
+        QVERIFY(!s.setValue(QStringLiteral("maxTokens"), 0));  // a refusal from before the load...
         QVERIFY(!s.fromJson(json));
+        QVERIFY(s.error(QStringLiteral("maxTokens")).isEmpty());  // ...is forgotten
         QCOMPARE(s.temperature(), 0.2);
         QCOMPARE(s.topP(), 0.95);
         QCOMPARE(s.minP(), 0.05);
