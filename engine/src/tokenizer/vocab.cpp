@@ -79,6 +79,31 @@ std::string toLower(std::string s)
 
 } // namespace
 
+void TokenIndex::build(const std::vector<TokenInfo> &tokens)
+{
+    size_t capacity = 16;
+    while (capacity < tokens.size() * 2)
+        capacity *= 2;
+    m_slots.assign(capacity, Slot{});
+    m_mask = capacity - 1;
+    for (size_t id = 0; id < tokens.size(); ++id) {
+        const std::string_view text = tokens[id].text;
+        const uint64_t h = std::hash<std::string_view>()(text);
+        const uint32_t tag = uint32_t(h >> 32);
+        for (size_t i = size_t(h) & m_mask;; i = (i + 1) & m_mask) {
+            Slot &slot = m_slots[i];
+            if (slot.id < 0) {
+                slot = {tag, static_cast<int32_t>(id)};
+                break;
+            }
+            if (slot.tag == tag && tokens[size_t(slot.id)].text == text) {
+                slot.id = static_cast<int32_t>(id);   // duplicate text: the last id wins
+                break;
+            }
+        }
+    }
+}
+
 void MergeTable::reserve(size_t merges)
 {
     size_t capacity = 16;
@@ -189,9 +214,7 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
             t.type = static_cast<TokenType>(raw);
         }
     }
-    v.textToId.reserve(n);
-    for (size_t i = 0; i < n; ++i)
-        v.textToId[v.tokens[i].text] = static_cast<int32_t>(i);
+    v.index.build(v.tokens);
 
     // ---- special ids ----
     const int64_t count = static_cast<int64_t>(n);
