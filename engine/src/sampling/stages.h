@@ -100,7 +100,10 @@ private:
 
 // Nucleus: keeps the smallest prefix (by probability, descending) whose
 // cumulative probability is >= p and that has at least minKeep tokens.
-// p >= 1: off. Always keeps at least the most likely token.
+// p >= 1: off. Always keeps at least the most likely token. Leaves the
+// survivors sorted. Cost on unsorted input: a softmax, then partial sorts of
+// 256, 1024, ... candidates until the nucleus is complete (O(n log m) for a
+// nucleus of m), instead of sorting everything.
 class TopP final : public Stage {
 public:
     TopP(float p, size_t minKeep) : m_p(p), m_minKeep(minKeep) {}
@@ -170,8 +173,11 @@ public:
 size_t drawDiscrete(const Candidate *data, size_t n, double *cumulative, std::mt19937 &rng);
 
 // Mirostat 2.0: softmax; drops candidates whose surprise -log2(p) exceeds mu
-// (keeping at least one); softmax again; draws; then mu -= eta * (surprise of
-// the drawn token - tau). mu starts at 2*tau; reset() restores it and reseeds.
+// (keeping at least the most likely one); softmax again; draws; then
+// mu -= eta * (surprise of the drawn token - tau). mu starts at 2*tau;
+// reset() restores it and reseeds. Unsorted input is filtered before the
+// survivors are sorted (same result as sorting first).
+
 class MirostatV2 final : public Stage {
 public:
     MirostatV2(uint32_t seed, float tau, float eta, uint32_t vocabSize);
