@@ -177,7 +177,6 @@ size_t drawDiscrete(const Candidate *data, size_t n, double *cumulative, std::mt
 // mu -= eta * (surprise of the drawn token - tau). mu starts at 2*tau;
 // reset() restores it and reseeds. Unsorted input is filtered before the
 // survivors are sorted (same result as sorting first).
-
 class MirostatV2 final : public Stage {
 public:
     MirostatV2(uint32_t seed, float tau, float eta, uint32_t vocabSize);
