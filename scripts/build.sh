@@ -19,6 +19,9 @@ case "$tree" in
     *) echo "build.sh: unknown tree '$tree' (release, debug, asan, fuzz)" >&2; exit 2 ;;
 esac
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# Paths below the checkout are hashed relative to it, so a second clone (CI's)
+# reuses what this one compiled.
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
 if [[ ! -f "$dir/build.ninja" ]]; then
     cmake -S "$root" -B "$dir" -G Ninja "${args[@]}" "$@" >/dev/null
 fi
