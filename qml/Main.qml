@@ -1,10 +1,11 @@
+import QtQml.Models
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
 import QtQuick.Layouts
 import Burrow
 
-// The chat window: drop a .gguf on it, read the card, load, chat.
+// The chat window: drop a .gguf on it, read the card, load, window.chat.
 ApplicationWindow {
     id: window
     objectName: "mainWindow"
@@ -13,7 +14,7 @@ ApplicationWindow {
     minimumWidth: 480
     minimumHeight: 360
     visible: true
-    title: chat.hasModel ? qsTr("%1 — Burrow").arg(chat.model.name) : qsTr("Burrow")
+    title: window.chat.hasModel ? qsTr("%1 — Burrow").arg(window.chat.model.name) : qsTr("Burrow")
 
     readonly property ChatController chat: ChatController {}
     readonly property alias composer: composer
@@ -21,12 +22,12 @@ ApplicationWindow {
     function openModelDialog() { fileDialog.open() }
 
     function editAndResend(row, text) {
-        if (chat.editDiscardsReplies(row)) {
+        if (window.chat.editDiscardsReplies(row)) {
             confirmEdit.row = row
             confirmEdit.text = text
             confirmEdit.open()
         } else {
-            chat.editAndResend(row, text)
+            window.chat.editAndResend(row, text)
         }
     }
 
@@ -41,14 +42,15 @@ ApplicationWindow {
             Menu {
                 id: recentMenu
                 title: qsTr("Recent models")
-                enabled: chat.recentModels.paths.length > 0
+                enabled: window.chat.recentModels.paths.length > 0
                 Instantiator {
-                    model: chat.recentModels.paths
+                    model: window.chat.recentModels.paths
                     delegate: MenuItem {
+                        id: recentItem
                         required property string modelData
                         text: modelData.substring(modelData.lastIndexOf("/") + 1)
                         Accessible.name: qsTr("Open recent model %1").arg(text)
-                        onTriggered: chat.openFile(modelData, false)
+                        onTriggered: window.chat.openFile(recentItem.modelData, false)
                     }
                     onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
                     onObjectRemoved: (index, object) => recentMenu.removeItem(object)
@@ -65,21 +67,21 @@ ApplicationWindow {
             title: qsTr("&Chat")
             MenuItem {
                 text: qsTr("&Stop reply")
-                enabled: chat.generating
+                enabled: window.chat.generating
                 Accessible.name: qsTr("Stop the reply")
-                onTriggered: chat.stop()
+                onTriggered: window.chat.stop()
             }
             MenuItem {
                 text: qsTr("&Regenerate reply")
-                enabled: chat.canRegenerate
+                enabled: window.chat.canRegenerate
                 Accessible.name: qsTr("Regenerate the last reply")
-                onTriggered: chat.regenerate()
+                onTriggered: window.chat.regenerate()
             }
             MenuItem {
                 text: qsTr("C&lear conversation")
-                enabled: chat.messages.count > 0
+                enabled: window.chat.messages.count > 0
                 Accessible.name: qsTr("Clear the conversation")
-                onTriggered: chat.clearConversation()
+                onTriggered: window.chat.clearConversation()
             }
         }
     }
@@ -90,20 +92,20 @@ ApplicationWindow {
     }
     Shortcut {
         sequences: ["Ctrl+Return", "Ctrl+Enter"]
-        onActivated: composer.send()
+        onActivated: window.composer.send()
     }
     Shortcut {
         sequence: "Esc"
-        enabled: chat.generating
-        onActivated: chat.stop()
+        enabled: window.chat.generating
+        onActivated: window.chat.stop()
     }
     Shortcut {
         sequence: "Ctrl+Shift+R"
-        onActivated: chat.regenerate()
+        onActivated: window.chat.regenerate()
     }
     Shortcut {
         sequence: "Ctrl+L"
-        onActivated: composer.focusInput()
+        onActivated: window.composer.focusInput()
     }
 
     ColumnLayout {
@@ -112,15 +114,15 @@ ApplicationWindow {
 
         Banner {
             Layout.fillWidth: true
-            visible: chat.banner !== ""
-            text: chat.banner
-            onDismissed: chat.dismissBanner()
+            visible: window.chat.banner !== ""
+            text: window.chat.banner
+            onDismissed: window.chat.dismissBanner()
         }
         LoadingBar {
             Layout.fillWidth: true
-            visible: chat.loading
-            fileName: chat.loadingFileName
-            progress: chat.loadProgress
+            visible: window.chat.loading
+            fileName: window.chat.loadingFileName
+            progress: window.chat.loadProgress
         }
         Item {
             Layout.fillWidth: true
@@ -128,21 +130,21 @@ ApplicationWindow {
 
             EmptyState {
                 anchors.fill: parent
-                visible: !chat.hasModel && chat.messages.count === 0
-                recentPaths: chat.recentModels.paths
+                visible: !window.chat.hasModel && window.chat.messages.count === 0
+                recentPaths: window.chat.recentModels.paths
                 onOpenRequested: window.openModelDialog()
-                onRecentRequested: (path) => chat.openFile(path, false)
+                onRecentRequested: (path) => window.chat.openFile(path, false)
             }
             ChatView {
                 id: chatView
                 anchors.fill: parent
-                visible: chat.hasModel || chat.messages.count > 0
+                visible: window.chat.hasModel || window.chat.messages.count > 0
                 chat: window.chat
                 onEditRequested: (row, text) => window.editAndResend(row, text)
             }
             BusyIndicator {
                 anchors.centerIn: parent
-                running: chat.inspecting
+                running: window.chat.inspecting
                 visible: running
                 Accessible.name: qsTr("Reading the model file")
             }
@@ -150,22 +152,22 @@ ApplicationWindow {
         Composer {
             id: composer
             Layout.fillWidth: true
-            hasModel: chat.hasModel
-            busy: chat.loading
-            generating: chat.generating
-            plainText: chat.hasModel && !chat.model.hasChatTemplate
-            onSendRequested: (text) => { if (chat.send(text)) composer.clear() }
-            onStopRequested: chat.stop()
+            hasModel: window.chat.hasModel
+            busy: window.chat.loading
+            generating: window.chat.generating
+            plainText: window.chat.hasModel && !window.chat.model.hasChatTemplate
+            onSendRequested: (text) => { if (window.chat.send(text)) window.composer.clear() }
+            onStopRequested: window.chat.stop()
         }
         StatusLine {
             Layout.fillWidth: true
-            modelName: chat.hasModel ? chat.model.name : ""
-            generating: chat.generating
-            promptProgress: chat.promptProgress
-            tokensPerSecond: chat.tokensPerSecond
-            lastReplyStats: chat.lastReplyStats
-            contextUsed: chat.contextUsed
-            contextSize: chat.contextSize
+            modelName: window.chat.hasModel ? window.chat.model.name : ""
+            generating: window.chat.generating
+            promptProgress: window.chat.promptProgress
+            tokensPerSecond: window.chat.tokensPerSecond
+            lastReplyStats: window.chat.lastReplyStats
+            contextUsed: window.chat.contextUsed
+            contextSize: window.chat.contextSize
         }
     }
 
@@ -174,12 +176,12 @@ ApplicationWindow {
         objectName: "dropArea"
         anchors.fill: parent
         onEntered: (drag) => {
-            dropOverlay.refusal = chat.refusalFor(drag.urls)
+            dropOverlay.refusal = window.chat.refusalFor(drag.urls)
             drag.accept(Qt.CopyAction)
         }
         onDropped: (drop) => {
             drop.accept(Qt.CopyAction)
-            chat.openUrls(drop.urls)
+            window.chat.openUrls(drop.urls)
         }
     }
     DropOverlay {
@@ -197,7 +199,7 @@ ApplicationWindow {
         id: fileDialog
         title: qsTr("Open a model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
-        onAccepted: chat.openUrls([selectedFile])
+        onAccepted: window.chat.openUrls([selectedFile])
     }
 
     Dialog {
@@ -212,6 +214,6 @@ ApplicationWindow {
         Label {
             text: qsTr("Sending the edited message replaces the messages after it.")
         }
-        onAccepted: chat.editAndResend(row, text)
+        onAccepted: window.chat.editAndResend(row, text)
     }
 }

@@ -48,6 +48,7 @@ Item {
             Repeater {
                 model: root.recentPaths
                 delegate: Button {
+                    id: recentButton
                     required property string modelData
                     width: parent ? parent.width : 0
                     flat: true
@@ -55,7 +56,7 @@ Item {
                     ToolTip.visible: hovered
                     ToolTip.text: modelData
                     Accessible.name: qsTr("Open recent model %1").arg(text)
-                    onClicked: root.recentRequested(modelData)
+                    onClicked: root.recentRequested(recentButton.modelData)
                 }
             }
         }
