@@ -353,6 +353,14 @@ void TestJinja::limits_data()
     QTest::newRow("exploding list") << "{% set ns = namespace(l=['abcdefgh']) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}"
                                     << "list exceeds the limit of 1000000 items";
     QTest::newRow("exploding list repetition") << "{{ ([1] * 1000)|length }}{{ [1, 2] * 600000 }}" << "list repetition exceeds the limit";
+    QTest::newRow("deep nesting") << "{% set ns = namespace(x=1) %}{% for i in range(5000) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x }}"
+                                  << "value nested deeper than 1000 levels";
+    QTest::newRow("deep dict nesting") << "{% set ns = namespace(x=1) %}{% for i in range(5000) %}{% set ns.x = dict(a=ns.x) %}{% endfor %}"
+                                       << "value nested deeper than 1000 levels";
+    QTest::newRow("shared sublists printed") << "{% set ns = namespace(a=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}{% endfor %}{{ ns.a == ns.a }}{{ ns.a }}"
+                                             << "output exceeded the limit";
+    QTest::newRow("shared sublists as json") << "{% set ns = namespace(a=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}{% endfor %}{{ ns.a|tojson }}"
+                                             << "tojson: result exceeds the output size limit";
     QTest::newRow("exploding join") << "{% set ns = namespace(l=['abcdefghij']) %}{% for i in range(19) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l|join }}"
                                     << "output exceeded the limit";
 }
@@ -373,6 +381,15 @@ void TestJinja::limits()
 
 void TestJinja::nesting()
 {
+    // Self-referencing namespaces print (with "...") and are freed; long
+    // namespace chains are freed without recursion.
+    auto cyclic = renderWith("{% set ns = namespace(a=1) %}{% set ns.me = ns %}{% set ns.l = [ns] %}{{ (ns|string)[:30] }}|{{ ns.me.me.me.a }}", {});
+    QVERIFY2(cyclic.isOk(), cyclic.message().c_str());
+    QCOMPARE(QString::fromStdString(*cyclic), QStringLiteral("<Namespace {'a': 1, 'me': <Nam|1"));
+    auto chain = renderWith("{% set ns = namespace(x=0) %}{% for i in range(100000) %}{% set ns.x = namespace(x=ns.x) %}{% endfor %}ok", {});
+    QVERIFY2(chain.isOk(), chain.message().c_str());
+    QCOMPARE(QString::fromStdString(*chain), QStringLiteral("ok"));
+
     // Deeply nested expressions and blocks are refused by the parser, not by a crash.
     const QString deep = "{{ " + QString("(").repeated(5000) + "1" + QString(")").repeated(5000) + " }}";
     auto parsed = Template::parse(deep.toStdString());

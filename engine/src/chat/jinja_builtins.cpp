@@ -327,9 +327,14 @@ Result<Value> fTitle(Interpreter &, const Value &v, CallArgs &) { return Value(j
 Result<Value> fCapitalize(Interpreter &, const Value &v, CallArgs &) { return Value(capitalize(toStr(v))); }
 Result<Value> fSafe(Interpreter &, const Value &v, CallArgs &) { return v.isString() ? v : Value(toStr(v)); }
 
-Result<Value> fString(Interpreter &, const Value &v, CallArgs &)
+Result<Value> fString(Interpreter &in, const Value &v, CallArgs &)
 {
-    return v.isString() ? v : Value(toStr(v));
+    if (v.isString())
+        return v;
+    std::string s = toStr(v, in.limits().maxOutputBytes);
+    if (Status st = in.checkSize(s.size()); !st)
+        return st;
+    return Value(std::move(s));
 }
 
 Result<Value> fEscape(Interpreter &, const Value &v, CallArgs &)
@@ -368,6 +373,7 @@ Result<Value> fTojson(Interpreter &in, const Value &v, CallArgs &a)
         o.keySeparator = sep.asList()[1].asString();
     }
     o.ensureAscii = truthy(arg(a, 99, "ensure_ascii", Value(false)));
+    o.maxBytes = in.limits().maxOutputBytes;
     o.sortKeys = truthy(arg(a, 99, "sort_keys", Value(false)));
     auto json = toJson(v, o);
     if (!json) return json.status();

@@ -224,10 +224,21 @@ Interpreter::Interpreter(std::string templateName, RenderOptions options)
 
 Interpreter::~Interpreter()
 {
-    // Namespaces may reference themselves (ns.x = ns): clear them to free the cycle.
-    for (auto &weak : m_namespaces)
-        if (auto ns = weak.lock())
+    clearNamespaces();
+}
+
+// Namespaces may reference themselves (ns.x = ns) or form long chains
+// (ns.x = namespace(x=ns.x) in a loop). Emptying them oldest first breaks the
+// cycles and frees the chains one link at a time instead of recursively.
+void Interpreter::clearNamespaces()
+{
+    for (auto &weak : m_namespaces) {
+        if (auto ns = weak.lock()) {
+            auto entries = std::move(ns->entries);
             ns->entries.clear();
+        }
+    }
+    m_namespaces.clear();
 }
 
 Status Interpreter::fail(const SourcePos &pos, const std::string &message) const
@@ -300,6 +311,7 @@ Result<std::string> Interpreter::render(const Body &body, const Dict &context)
         ScopeGuard guard(m_out, m_frame, &out, m_root);
         s = exec(body, flow);
     }
+    clearNamespaces();
     m_root.reset();
     if (!s)
         return s;
@@ -350,7 +362,7 @@ Status Interpreter::execStmt(const Stmt &stmt, Flow &flow)
         auto v = eval(*stmt.expr);
         if (!v)
             return v.status();
-        return positioned(stmt.pos, append(toStr(*v)));
+        return positioned(stmt.pos, append(toStr(*v, m_options.limits.maxOutputBytes)));
     }
     case StmtKind::STMT_KIND_IF:
         for (const auto &[cond, body] : stmt.branches) {
@@ -666,6 +678,8 @@ Result<Value> Interpreter::eval(const Expr &expr)
     auto v = evalInner(expr);
     if (!v)
         return positioned(expr.pos, v.status());
+    if (v->depth() > m_options.limits.maxValueDepth)
+        return fail(expr.pos, "value nested deeper than " + std::to_string(m_options.limits.maxValueDepth) + " levels");
     return v;
 }
 
@@ -869,8 +883,8 @@ Result<Value> Interpreter::evalBinary(const Expr &expr)
     if (!right)
         return right;
     if (expr.binaryOp == BinaryOp::BINARY_OP_CONCAT) {
-        std::string s = toStr(*left);
-        const std::string r = toStr(*right);
+        std::string s = toStr(*left, m_options.limits.maxOutputBytes);
+        const std::string r = toStr(*right, m_options.limits.maxOutputBytes);
         if (Status st = checkSize(s.size() + r.size()); !st)
             return st;
         return Value(s + r);

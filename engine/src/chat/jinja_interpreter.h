@@ -27,6 +27,7 @@ struct RenderLimits {
     size_t maxOutputBytes = size_t(32) << 20;
     int maxCallDepth = 100;
     size_t maxListItems = 1'000'000;   // any list built by the template (+, *, range)
+    int maxValueDepth = 1000;          // nesting of lists and dicts built or received
 };
 
 struct RenderOptions {
@@ -86,6 +87,7 @@ private:
     std::shared_ptr<Frame> m_frame;      // innermost
     std::shared_ptr<Frame> m_root;       // template-level variables
     std::vector<std::weak_ptr<Dict>> m_namespaces;
+    void clearNamespaces();
 };
 
 } // namespace burrow::jinja

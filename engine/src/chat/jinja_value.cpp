@@ -23,10 +23,16 @@ Value Value::none()
     return v;
 }
 
+static int childDepth(const Value &v) { return v.isList() || v.isDict() ? v.depth() : 0; }
+
 Value Value::list(List items)
 {
     Value v;
     v.m_kind = ValueKind::VALUE_KIND_LIST;
+    int d = 0;
+    for (const Value &item : items)
+        d = std::max(d, childDepth(item));
+    v.m_depth = d + 1;
     v.m_list = std::make_shared<const List>(std::move(items));
     return v;
 }
@@ -42,6 +48,10 @@ Value Value::dict(Dict entries)
 {
     Value v;
     v.m_kind = ValueKind::VALUE_KIND_DICT;
+    int d = 0;
+    for (const auto &[k, val] : entries.entries)
+        d = std::max({d, childDepth(k), childDepth(val)});
+    v.m_depth = d + 1;
     v.m_dict = std::make_shared<Dict>(std::move(entries));
     return v;
 }
@@ -52,6 +62,7 @@ Value Value::makeNamespace(Dict entries)
 {
     Value v = dict(std::move(entries));
     v.m_kind = ValueKind::VALUE_KIND_NAMESPACE;
+    v.m_depth = 0;   // opaque: its attributes change after creation
     return v;
 }
 
@@ -207,41 +218,79 @@ static std::string reprString(const std::string &s)
     return out;
 }
 
-std::string repr(const Value &v)
+namespace {
+
+// repr() writes into one buffer: it stops once `maxBytes` are written, and a
+// namespace already being printed prints as "<Namespace ...>" (cycles).
+struct ReprWriter {
+    std::string out;
+    size_t maxBytes;
+    std::vector<const Dict *> active;
+
+    bool full() const { return out.size() > maxBytes; }
+
+    void write(const Value &v)
+    {
+        if (full())
+            return;
+        switch (v.kind()) {
+        case ValueKind::VALUE_KIND_UNDEFINED: out += "Undefined"; return;
+        case ValueKind::VALUE_KIND_STRING: out += reprString(v.asString()); return;
+        case ValueKind::VALUE_KIND_LIST: {
+            out += v.isTuple() ? "(" : "[";
+            bool first = true;
+            for (const Value &item : v.asList()) {
+                if (full())
+                    return;
+                if (!first)
+                    out += ", ";
+                first = false;
+                write(item);
+            }
+            if (v.isTuple() && v.asList().size() == 1)
+                out += ",";
+            out += v.isTuple() ? ")" : "]";
+            return;
+        }
+        case ValueKind::VALUE_KIND_DICT:
+        case ValueKind::VALUE_KIND_NAMESPACE: {
+            const Dict *d = &v.asDict();
+            if (v.isNamespace() && std::find(active.begin(), active.end(), d) != active.end()) {
+                out += "<Namespace ...>";
+                return;
+            }
+            active.push_back(d);
+            out += v.isNamespace() ? "<Namespace {" : "{";
+            bool first = true;
+            for (const auto &[k, val] : d->entries) {
+                if (full())
+                    break;
+                if (!first)
+                    out += ", ";
+                first = false;
+                write(k);
+                out += ": ";
+                write(val);
+            }
+            out += v.isNamespace() ? "}>" : "}";
+            active.pop_back();
+            return;
+        }
+        default: out += toStr(v); return;
+        }
+    }
+};
+
+} // namespace
+
+std::string repr(const Value &v, size_t maxBytes)
 {
-    switch (v.kind()) {
-    case ValueKind::VALUE_KIND_UNDEFINED: return "Undefined";
-    case ValueKind::VALUE_KIND_STRING: return reprString(v.asString());
-    case ValueKind::VALUE_KIND_LIST: {
-        std::string out = v.isTuple() ? "(" : "[";
-        bool first = true;
-        for (const Value &item : v.asList()) {
-            if (!first)
-                out += ", ";
-            first = false;
-            out += repr(item);
-        }
-        if (v.isTuple() && v.asList().size() == 1)
-            out += ",";
-        return out + (v.isTuple() ? ")" : "]");
-    }
-    case ValueKind::VALUE_KIND_DICT:
-    case ValueKind::VALUE_KIND_NAMESPACE: {
-        std::string out = v.isNamespace() ? "<Namespace {" : "{";
-        bool first = true;
-        for (const auto &[k, val] : v.asDict().entries) {
-            if (!first)
-                out += ", ";
-            first = false;
-            out += repr(k) + ": " + repr(val);
-        }
-        return out + (v.isNamespace() ? "}>" : "}");
-    }
-    default: return toStr(v);
-    }
+    ReprWriter w{{}, maxBytes, {}};
+    w.write(v);
+    return std::move(w.out);
 }
 
-std::string toStr(const Value &v)
+std::string toStr(const Value &v, size_t maxBytes)
 {
     switch (v.kind()) {
     case ValueKind::VALUE_KIND_UNDEFINED: return "";
@@ -251,7 +300,7 @@ std::string toStr(const Value &v)
     case ValueKind::VALUE_KIND_FLOAT: return pyFloatRepr(v.asFloat());
     case ValueKind::VALUE_KIND_STRING: return v.asString();
     case ValueKind::VALUE_KIND_CALLABLE: return "<function " + v.asCallable().name + ">";
-    default: return repr(v);
+    default: return repr(v, maxBytes);
     }
 }
 
@@ -279,8 +328,19 @@ std::string objectTypeRepr(const Value &v)
     return std::string(typeName(v)) + " object";
 }
 
+static bool equalsBudget(const Value &a, const Value &b, size_t &budget);
+
 bool equals(const Value &a, const Value &b)
 {
+    size_t budget = 10'000'000;   // nodes visited; shared sub-lists could make this exponential
+    return equalsBudget(a, b, budget);
+}
+
+static bool equalsBudget(const Value &a, const Value &b, size_t &budget)
+{
+    if (budget == 0)
+        return false;
+    --budget;
     if (a.isNumber() && b.isNumber()) {
         if (a.isFloat() || b.isFloat())
             return a.asFloat() == b.asFloat();
@@ -296,8 +356,10 @@ bool equals(const Value &a, const Value &b)
         const List &x = a.asList(), &y = b.asList();
         if (x.size() != y.size() || a.isTuple() != b.isTuple())
             return false;
+        if (&x == &y)
+            return true;
         for (size_t i = 0; i < x.size(); ++i)
-            if (!equals(x[i], y[i]))
+            if (!equalsBudget(x[i], y[i], budget))
                 return false;
         return true;
     }
@@ -305,9 +367,11 @@ bool equals(const Value &a, const Value &b)
         const Dict &x = a.asDict(), &y = b.asDict();
         if (x.entries.size() != y.entries.size())
             return false;
+        if (&x == &y)
+            return true;
         for (const auto &[k, v] : x.entries) {
             const Value *other = y.find(k);
-            if (!other || !equals(v, *other))
+            if (!other || !equalsBudget(v, *other, budget))
                 return false;
         }
         return true;
@@ -389,8 +453,10 @@ static void jsonString(std::string &out, const std::string &s, bool ensureAscii)
 
 static Status jsonWrite(std::string &out, const Value &v, const JsonOptions &o, int level)
 {
-    if (level > 200)
-        return Status::error("tojson: nesting deeper than 200 levels");
+    if (level > 1000)
+        return Status::error("tojson: nesting deeper than 1000 levels");
+    if (out.size() > o.maxBytes)
+        return Status::error("tojson: result exceeds the output size limit");
     auto newline = [&](int lvl) {
         out += '\n';
         for (int i = 0; i < lvl; ++i)

@@ -71,6 +71,10 @@ public:
     bool isString() const { return m_kind == ValueKind::VALUE_KIND_STRING; }
     bool isList() const { return m_kind == ValueKind::VALUE_KIND_LIST; }   // lists and tuples
     bool isTuple() const { return m_tuple; }
+    // Nesting of lists and dicts (a scalar or a namespace is 0, [1] is 1,
+    // [[1]] is 2); the interpreter bounds it so that printing, comparing and
+    // freeing values cannot exhaust the stack.
+    int depth() const { return m_depth; }
     bool isDict() const { return m_kind == ValueKind::VALUE_KIND_DICT; }
     bool isNamespace() const { return m_kind == ValueKind::VALUE_KIND_NAMESPACE; }
     bool isMapping() const { return isDict() || isNamespace(); }
@@ -90,6 +94,7 @@ public:
 private:
     ValueKind m_kind = ValueKind::VALUE_KIND_UNDEFINED;
     bool m_tuple = false;             // LIST: Python tuple (repr only, and tuple != list)
+    int m_depth = 0;                  // LIST, DICT: see depth()
     int64_t m_int = 0;
     double m_float = 0.0;
     std::string m_string;             // STRING, or UNDEFINED's message
@@ -122,8 +127,11 @@ struct CallArgs {
 // --- Python semantics -------------------------------------------------------
 
 bool truthy(const Value &v);
-std::string toStr(const Value &v);          // str(v); Undefined -> ""
-std::string repr(const Value &v);           // repr(v)
+// str(v) and repr(v). Undefined prints as "". Output past `maxBytes` is cut
+// short (callers check the size); a namespace inside itself prints as
+// "<Namespace ...>".
+std::string toStr(const Value &v, size_t maxBytes = SIZE_MAX);
+std::string repr(const Value &v, size_t maxBytes = SIZE_MAX);
 std::string pyFloatRepr(double d);          // repr(float): "1.0", "0.1", "1e+20", "nan", "inf"
 const char *typeName(const Value &v);       // Python type name: "str", "int", "NoneType", ...
 std::string objectTypeRepr(const Value &v); // Jinja's object_type_repr: "dict object", "None", ...
@@ -140,6 +148,7 @@ struct JsonOptions {
     std::string keySeparator = ": ";
     bool sortKeys = false;
     bool ensureAscii = false;              // Hugging Face keeps non-ASCII text
+    size_t maxBytes = SIZE_MAX;            // fail once the text grows past this
 };
 // json.dumps(v, ...) as Python writes it. Fails on Undefined and callables.
 Result<std::string> toJson(const Value &v, const JsonOptions &options);
