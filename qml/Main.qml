@@ -32,6 +32,9 @@ ApplicationWindow {
     }
 
     menuBar: MenuBar {
+        delegate: MenuBarItem {
+            Accessible.name: menu ? menu.title.replace("&", "") : ""
+        }
         Menu {
             title: qsTr("&File")
             MenuItem {

@@ -1,6 +1,7 @@
 // ChatController and the chat window with a fake backend whose timing the
 // test controls: coalesced streaming, stop mid-reply, switching models while
 // a reply streams, regenerate, edit and resend, refused files.
+#include <QAccessible>
 #include <QTemporaryDir>
 
 #include "apptestsupport.h"
@@ -244,6 +245,59 @@ private Q_SLOTS:
 
         app.chat->clearConversation();
         QCOMPARE(app.chat->messages()->rowCount(), 0);
+    }
+
+    void everyControlHasAnAccessibleName()
+    {
+        m_control->gated = false;
+        AppWindow app;
+        AbortOnExit guard{m_control};
+        QVERIFY(app.open());
+        QVERIFY(load(app, QStringLiteral("good.gguf")));
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        QVERIFY(app.chat->send(QStringLiteral("Show me `code`:\n```sh\nls\n```")));
+        QVERIFY(finished.wait(5000));
+        QTest::qWait(50);
+
+        int controls = 0;
+        QStringList unnamed;
+        QList<QQuickItem *> items;
+        std::function<void(QQuickItem *)> collect = [&](QQuickItem *parent) {
+            for (QQuickItem *child : parent->childItems()) {
+                items.append(child);
+                collect(child);
+            }
+        };
+        collect(app.window->contentItem());
+        for (QQuickItem *item : std::as_const(items)) {
+            if (!item->isVisible())
+                continue;
+            const bool isControl = item->inherits("QQuickAbstractButton") || item->inherits("QQuickTextArea")
+                || item->inherits("QQuickProgressBar") || item->inherits("QQuickSpinBox");
+            if (!isControl)
+                continue;
+            ++controls;
+            QAccessibleInterface *iface = QAccessible::queryAccessibleInterface(item);
+            if (!iface || iface->text(QAccessible::Name).trimmed().isEmpty())
+                unnamed.append(QString::fromLatin1(item->metaObject()->className()) + QLatin1Char('/')
+                               + item->property("text").toString());
+        }
+        QVERIFY(controls >= 5);
+        QVERIFY2(unnamed.isEmpty(), qPrintable(unnamed.join(QStringLiteral(", "))));
+    }
+
+    void ctrlLFocusesTheComposer()
+    {
+        AppWindow app;
+        AbortOnExit guard{m_control};
+        QVERIFY(app.open());
+        auto *input = app.find(QStringLiteral("composerInput"));
+        auto *button = app.find(QStringLiteral("emptyStateOpen"));
+        QVERIFY(input && button);
+        button->forceActiveFocus();
+        QVERIFY(!input->hasActiveFocus());
+        QTest::keyClick(app.window, Qt::Key_L, Qt::ControlModifier);
+        QTRY_VERIFY(input->hasActiveFocus());
     }
 
     void composerWithoutModelSaysHowToGetOne()
