@@ -65,6 +65,7 @@ class TestModelInfo : public QObject {
 
 private slots:
     void stories();
+    void benchModel();
     void fileType_data();
     void fileType();
     void writtenModel();
@@ -115,6 +116,24 @@ void TestModelInfo::stories()
     QCOMPARE(info->weightBytes, info->parameterCount * 4);
     QVERIFY(info->weightBytes < info->fileSize);
     QVERIFY(info->weightBytes > info->fileSize * 9 / 10);
+}
+
+void TestModelInfo::benchModel()
+{
+    BURROW_REQUIRE_SHARED(QStringLiteral("models/bench/llama-155M-Q4_K_M.gguf"));
+    auto info = inspectModel(test::sharedPath(QStringLiteral("models/bench/llama-155M-Q4_K_M.gguf")).toStdString());
+    QVERIFY2(info.isOk(), info.message().c_str());
+    // README: 155M parameters, 1024 embedding, 8 layers, 16 heads, 4 KV heads, 32000 tokens, Q4_K_M.
+    QVERIFY2(info->parameterCount >= 155000000 && info->parameterCount < 156000000,
+             qPrintable(QString::number(info->parameterCount)));
+    QCOMPARE(info->fileType, std::string("Q4_K_M"));
+    QCOMPARE(info->headDim, 64u);                                 // 1024 / 16
+    QCOMPARE(info->kvBytesPerToken, uint64_t(2 * 2 * 8 * 4 * 64));
+    QCOMPARE(info->vocabSize, 32000u);
+    QVERIFY(info->tensorTypeCounts.count("Q4_K") == 1 && info->tensorTypeCounts.count("Q6_K") == 1);
+    // Q4_K is 4.5 bits per weight and Q6_K 6.5625: the mix lies between them.
+    QVERIFY(info->weightBytes > info->parameterCount * 9 / 16);
+    QVERIFY(info->weightBytes < info->parameterCount * 105 / 128);
 }
 
 void TestModelInfo::fileType_data()
