@@ -468,6 +468,9 @@ void TestChatTemplate::writtenModels()
 
 void TestChatTemplate::messageValidation()
 {
+    const ChatTemplate empty;   // never parsed: an error, not a crash
+    QVERIFY(!empty.apply(std::vector<ChatMessage>{{"user", "x"}}, {}).isOk());
+
     auto t = ChatTemplate::parse("{{ messages | length }}");
     QVERIFY(t.isOk());
     auto notList = json::parseJson(R"({"role": "user"})");

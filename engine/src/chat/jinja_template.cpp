@@ -94,6 +94,8 @@ Result<Template> Template::parse(std::string_view source, const TemplateOptions 
 
 Result<std::string> Template::render(const Dict &context, const RenderOptions &options) const
 {
+    if (!m_body)
+        return Status::error(m_name + ": the template was not parsed (default-constructed)");
     Interpreter interpreter(m_name, options);
     return interpreter.render(*m_body, context);
 }

@@ -31,6 +31,7 @@ class Template {
 public:
     static Result<Template> parse(std::string_view source, const TemplateOptions &options = {});
 
+    // A default-constructed Template renders nothing and says so.
     Result<std::string> render(const Dict &context, const RenderOptions &options = {}) const;
     const std::string &name() const { return m_name; }
 
