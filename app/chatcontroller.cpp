@@ -392,6 +392,8 @@ void ChatController::onPromptPlanned(quint64 id, const PromptPlan &plan)
 {
     if (id != m_activeRequest)
         return;
+    qCDebug(lcApp) << "prompt" << plan.promptTokens << "tokens, template" << plan.usesTemplate << "first row"
+                   << plan.firstRow << "context" << plan.contextSize;
     m_messages->setMemoryStart(plan.firstRow);
     m_planTokens = plan.promptTokens;
     m_contextSize = plan.contextSize;

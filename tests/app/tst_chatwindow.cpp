@@ -211,6 +211,29 @@ private Q_SLOTS:
             QCOMPARE(messages->message(row).state, MessageModel::State::Complete);
     }
 
+    void templateModelAnswersThroughItsChatTemplate()
+    {
+        const QString phi3 = QStringLiteral("models/synthetic/phi3-Q4_K_M.gguf");
+        BURROW_REQUIRE_SHARED(phi3);
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->settings()->setContextSize(512);
+        app.chat->settings()->setTemperature(0.0);
+        app.chat->settings()->setMaxTokens(4);
+        app.chat->settings()->setSystemPrompt(QStringLiteral("You are brief."));
+        QVERIFY(dropAndLoad(app, sharedPath(phi3)));
+        QVERIFY(app.chat->model().hasChatTemplate);
+        const QString reply = sendAndWait(app, QStringLiteral("Hello"));
+        QVERIFY2(!reply.startsWith(QLatin1Char('<')), qPrintable(reply));
+        const auto &message = app.chat->messages()->message(1);
+        QVERIFY2(message.state == MessageModel::State::Complete, qPrintable(message.error));
+        // The prompt holds the template's turn markers (<|user|> ... <|assistant|>), more
+        // than the 2 tokens of plain text (BOS, "Hello"); the KV cache holds the prompt
+        // and all but the last generated token.
+        const int promptTokens = app.chat->contextUsed() - (message.tokens - 1);
+        QVERIFY2(promptTokens > 2, qPrintable(QString::number(promptTokens)));
+    }
+
     void stopBeforeTheFirstToken()
     {
         BURROW_REQUIRE_SHARED(storiesModel);
