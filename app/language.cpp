@@ -1,0 +1,117 @@
+#include "language.h"
+
+#include "logging.h"
+
+#include <QCoreApplication>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QQmlEngine>
+#include <QSettings>
+
+namespace {
+const QString kSettingsKey = QStringLiteral("ui/language");
+}
+
+Language::Language(QObject *parent)
+    : QObject(parent)
+{
+    m_choice = QSettings().value(kSettingsKey).toString();
+}
+
+Language *Language::instance()
+{
+    static Language *language = new Language(QCoreApplication::instance());
+    return language;
+}
+
+Language *Language::create(QQmlEngine *engine, QJSEngine *)
+{
+    Language *language = instance();
+    QQmlEngine::setObjectOwnership(language, QQmlEngine::CppOwnership);
+    if (engine) {
+        language->m_engines.removeAll(nullptr);
+        language->m_engines.append(engine);
+    }
+    return language;
+}
+
+void Language::installSaved()
+{
+    instance()->apply();
+}
+
+QString Language::codeForLocale(const QString &localeName)
+{
+    const QLocale locale(localeName);
+    if (locale.language() == QLocale::Chinese) {
+        // Traditional script (Taiwan, Hong Kong, Macau) vs simplified.
+        if (locale.script() == QLocale::TraditionalHanScript
+            || locale.territory() == QLocale::Taiwan || locale.territory() == QLocale::HongKong
+            || locale.territory() == QLocale::Macau)
+            return QStringLiteral("zh_TW");
+        return QStringLiteral("zh_CN");
+    }
+    return QStringLiteral("en");
+}
+
+QStringList Language::codes()
+{
+    return {QStringLiteral("en"), QStringLiteral("zh_CN"), QStringLiteral("zh_TW")};
+}
+
+void Language::setChoice(const QString &code)
+{
+    if (code == m_choice)
+        return;
+    m_choice = code;
+    QSettings().setValue(kSettingsKey, code);
+    apply();
+    // Re-evaluates every qsTr() binding in the running UI.
+    for (const QPointer<QQmlEngine> &engine : std::as_const(m_engines)) {
+        if (engine)
+            engine->retranslate();
+    }
+}
+
+QVariantList Language::available() const
+{
+    return {
+        QVariantMap{{QStringLiteral("code"), QString()}, {QStringLiteral("name"), tr("System language")}},
+        QVariantMap{{QStringLiteral("code"), QStringLiteral("en")}, {QStringLiteral("name"), QStringLiteral("English")}},
+        QVariantMap{{QStringLiteral("code"), QStringLiteral("zh_CN")}, {QStringLiteral("name"), QStringLiteral("简体中文")}},
+        QVariantMap{{QStringLiteral("code"), QStringLiteral("zh_TW")}, {QStringLiteral("name"), QStringLiteral("繁體中文")}},
+    };
+}
+
+void Language::apply()
+{
+    // An unknown saved choice (a language since removed) follows the system.
+    const QString code = codes().contains(m_choice) ? m_choice : codeForLocale(QLocale::system().name());
+    if (m_translator)
+        QCoreApplication::removeTranslator(m_translator.get());
+    if (m_qtTranslator)
+        QCoreApplication::removeTranslator(m_qtTranslator.get());
+    m_translator.reset();
+    m_qtTranslator.reset();
+    // English is the source language, but its .qm still holds the plural
+    // forms ("%n conversation(s)"), so it is loaded too.
+    auto translator = std::make_unique<QTranslator>();
+    // qt_add_translations puts the .qm files under :/i18n.
+    if (translator->load(QStringLiteral(":/i18n/burrow_%1.qm").arg(code))) {
+        QCoreApplication::installTranslator(translator.get());
+        m_translator = std::move(translator);
+    } else {
+        qCWarning(lcApp) << "no translation for" << code;
+    }
+    if (code != QLatin1String("en")) {
+        // Qt's own strings (dialog buttons, ...) from the system's Qt translations.
+        auto qtTranslator = std::make_unique<QTranslator>();
+        if (qtTranslator->load(QLocale(code), QStringLiteral("qtbase"), QStringLiteral("_"),
+                               QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+            QCoreApplication::installTranslator(qtTranslator.get());
+            m_qtTranslator = std::move(qtTranslator);
+        }
+    }
+    m_current = code;
+    emit changed();
+}

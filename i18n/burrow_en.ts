@@ -1,0 +1,48 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en" sourcelanguage="en">
+<context>
+    <name>ArchiveService</name>
+    <message numerus="yes">
+        <source>Exporting %n conversation(s)…</source>
+        <translation>
+            <numerusform>Exporting %n conversation…</numerusform>
+            <numerusform>Exporting %n conversations…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n conversation(s).</source>
+        <translation>
+            <numerusform>Imported %n conversation.</numerusform>
+            <numerusform>Imported %n conversations.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n were already here and were skipped.</source>
+        <translation>
+            <numerusform>%n was already here and was skipped.</numerusform>
+            <numerusform>%n were already here and were skipped.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message numerus="yes">
+        <source>%n tokens at %1 tokens/s</source>
+        <translation>
+            <numerusform>%n token at %1 tokens/s</numerusform>
+            <numerusform>%n tokens at %1 tokens/s</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MessageModel</name>
+    <message numerus="yes">
+        <source>%n tokens · %1 tokens/s</source>
+        <translation>
+            <numerusform>%n token · %1 tokens/s</numerusform>
+            <numerusform>%n tokens · %1 tokens/s</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

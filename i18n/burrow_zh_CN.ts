@@ -1,0 +1,1221 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>AboutDialog</name>
+    <message>
+        <source>About Burrow</source>
+        <translation>关于 Burrow</translation>
+    </message>
+    <message>
+        <source>the window, the controls and the conversation database (Qt Quick, Qt SQL)</source>
+        <translation>窗口、控件和对话数据库（Qt Quick、Qt SQL）</translation>
+    </message>
+    <message>
+        <source>stores your conversations, through Qt SQL</source>
+        <translation>通过 Qt SQL 保存你的对话</translation>
+    </message>
+    <message>
+        <source>reads and writes archives, in the burrow-archive helper</source>
+        <translation>在 burrow-archive 辅助程序中读写归档文件</translation>
+    </message>
+    <message>
+        <source>splits text into tokens by Unicode category</source>
+        <translation>按 Unicode 字符类别将文本切分为词元</translation>
+    </message>
+    <message>
+        <source>Burrow %1</source>
+        <translation>Burrow %1</translation>
+    </message>
+    <message>
+        <source>Chat with language models that run on your own computer. Nothing you write leaves it.</source>
+        <translation>与在你自己电脑上运行的语言模型对话。你写下的任何内容都不会离开这台电脑。</translation>
+    </message>
+    <message>
+        <source>Free software under the GNU General Public License, version 3 or any later version (%1). It comes with no warranty.</source>
+        <translation>自由软件，依据 GNU 通用公共许可证第 3 版或（由你选择）任何更新版本（%1）授权。本软件不提供任何担保。</translation>
+    </message>
+    <message>
+        <source>The inference engine is Burrow&apos;s own, written from scratch for this app.</source>
+        <translation>推理引擎是 Burrow 自己的，专为本应用从零编写。</translation>
+    </message>
+    <message>
+        <source>Built with</source>
+        <translation>构建所用的库</translation>
+    </message>
+</context>
+<context>
+    <name>ArchiveService</name>
+    <message>
+        <source>Burrow&apos;s archive helper (burrow-archive) is missing, so archives cannot be opened or written. Reinstalling Burrow puts it back.</source>
+        <translation>缺少 Burrow 的归档辅助程序（burrow-archive），因此无法打开或写入归档文件。重新安装 Burrow 即可恢复。</translation>
+    </message>
+    <message>
+        <source>Another archive job is still running.</source>
+        <translation>另一个归档任务仍在进行中。</translation>
+    </message>
+    <message>
+        <source>The conversation database is not open.</source>
+        <translation>对话数据库未打开。</translation>
+    </message>
+    <message>
+        <source>Could not export: %1</source>
+        <translation>无法导出：%1</translation>
+    </message>
+    <message>
+        <source>Exporting all conversations…</source>
+        <translation>正在导出所有对话…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exporting %n conversation(s)…</source>
+        <translation>
+            <numerusform>正在导出 %n 个对话…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not import: no space for temporary files.</source>
+        <translation>无法导入：没有空间存放临时文件。</translation>
+    </message>
+    <message>
+        <source>Importing conversations…</source>
+        <translation>正在导入对话…</translation>
+    </message>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 不存在。</translation>
+    </message>
+    <message>
+        <source>Cannot create the models folder %1.</source>
+        <translation>无法创建模型文件夹 %1。</translation>
+    </message>
+    <message>
+        <source>Not enough free disk space to unpack %1: it needs at least %2 MB, %3 MB are free.</source>
+        <translation>磁盘空间不足，无法解压 %1：至少需要 %2 MB，当前可用 %3 MB。</translation>
+    </message>
+    <message>
+        <source>Cannot write into the models folder %1.</source>
+        <translation>无法写入模型文件夹 %1。</translation>
+    </message>
+    <message>
+        <source>Unpacking %1…</source>
+        <translation>正在解压 %1…</translation>
+    </message>
+    <message>
+        <source>Burrow&apos;s archive helper (burrow-archive) could not be started: %1. Reinstalling Burrow puts it back.</source>
+        <translation>无法启动 Burrow 的归档辅助程序（burrow-archive）：%1。重新安装 Burrow 即可恢复。</translation>
+    </message>
+    <message>
+        <source>Cancelled. Nothing was changed.</source>
+        <translation>已取消，未做任何更改。</translation>
+    </message>
+    <message>
+        <source>The archive helper stopped unexpectedly while reading %1; the archive may be damaged. Nothing was changed.</source>
+        <translation>归档辅助程序在读取 %1 时意外停止，该归档文件可能已损坏。未做任何更改。</translation>
+    </message>
+    <message>
+        <source>The archive helper ended without an answer (exit code %1). Nothing was changed.</source>
+        <translation>归档辅助程序未返回结果就退出了（退出码 %1）。未做任何更改。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 was not imported: %2</source>
+        <translation>%1 未导入：%2</translation>
+    </message>
+    <message>
+        <source>%1 was not unpacked: %2</source>
+        <translation>%1 未解压：%2</translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation>已导出到 %1。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n conversation(s).</source>
+        <translation>
+            <numerusform>已导入 %n 个对话。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n were already here and were skipped.</source>
+        <translation>
+            <numerusform>%n 个已存在，已跳过。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 holds no .gguf model file.</source>
+        <translation>%1 中没有 .gguf 模型文件。</translation>
+    </message>
+    <message>
+        <source>%1 is already in the models folder.</source>
+        <translation>%1 已在模型文件夹中。</translation>
+    </message>
+    <message>
+        <source>Could not move the model into %1.</source>
+        <translation>无法将模型移入 %1。</translation>
+    </message>
+    <message>
+        <source>Unpacked %1.</source>
+        <translation>已解压 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>Banner</name>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Dismiss this message</source>
+        <translation>关闭此消息</translation>
+    </message>
+</context>
+<context>
+    <name>ChatBackend</name>
+    <message>
+        <source>This build of Burrow has no inference engine yet.</source>
+        <translation>此版本的 Burrow 尚未包含推理引擎。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message>
+        <source>Only model files can be dropped here.</source>
+        <translation>只能将模型文件拖放到这里。</translation>
+    </message>
+    <message>
+        <source>Drop one model file at a time.</source>
+        <translation>一次只能拖放一个模型文件。</translation>
+    </message>
+    <message>
+        <source>Only files on this computer can be opened.</source>
+        <translation>只能打开本机上的文件。</translation>
+    </message>
+    <message>
+        <source>%1 is a folder; drop a .gguf model file.</source>
+        <translation>%1 是文件夹，请拖放 .gguf 模型文件。</translation>
+    </message>
+    <message>
+        <source>%1 is not a .gguf model file.</source>
+        <translation>%1 不是 .gguf 模型文件。</translation>
+    </message>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 不存在。</translation>
+    </message>
+    <message>
+        <source>the file could not be read</source>
+        <translation>无法读取该文件</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t use %1: %2</source>
+        <translation>Burrow 无法使用 %1：%2</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
+        <translation>Burrow 无法使用 %1：%2 仍保留已加载的 %3。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tokens at %1 tokens/s</source>
+        <translation>
+            <numerusform>%n 个词元，%1 词元/秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>prompt: %1 new, %2 reused</source>
+        <translation>提示词：新增 %1，复用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettings</name>
+    <message>
+        <source>There is no setting called &quot;%1&quot;.</source>
+        <translation>没有名为“%1”的设置。</translation>
+    </message>
+    <message>
+        <source>Enter a number.</source>
+        <translation>请输入数字。</translation>
+    </message>
+    <message>
+        <source>Enter a whole number.</source>
+        <translation>请输入整数。</translation>
+    </message>
+    <message>
+        <source>That number is far too large.</source>
+        <translation>这个数字太大了。</translation>
+    </message>
+    <message>
+        <source>Expected on or off.</source>
+        <translation>应为开启或关闭。</translation>
+    </message>
+    <message>
+        <source>Expected text.</source>
+        <translation>应为文本。</translation>
+    </message>
+    <message>
+        <source>Temperature cannot be negative (0 always picks the most likely token).</source>
+        <translation>温度不能为负数（0 表示总是选择可能性最高的词元）。</translation>
+    </message>
+    <message>
+        <source>Temperature must be at most %1.</source>
+        <translation>温度不能超过 %1。</translation>
+    </message>
+    <message>
+        <source>Top-p must be greater than 0 and at most 1 (1 turns it off).</source>
+        <translation>Top-p 必须大于 0 且不超过 1（1 表示关闭）。</translation>
+    </message>
+    <message>
+        <source>Top-k cannot be negative (0 turns it off).</source>
+        <translation>Top-k 不能为负数（0 表示关闭）。</translation>
+    </message>
+    <message>
+        <source>Top-k must be at most %1.</source>
+        <translation>Top-k 不能超过 %1。</translation>
+    </message>
+    <message>
+        <source>Min-p must be between 0 and 1 (0 turns it off).</source>
+        <translation>Min-p 必须介于 0 和 1 之间（0 表示关闭）。</translation>
+    </message>
+    <message>
+        <source>The repeat penalty must be greater than 0 (1 turns it off).</source>
+        <translation>重复惩罚必须大于 0（1 表示关闭）。</translation>
+    </message>
+    <message>
+        <source>The repeat penalty must be at most %1.</source>
+        <translation>重复惩罚不能超过 %1。</translation>
+    </message>
+    <message>
+        <source>The repeat window must be 0 or more tokens (-1: the whole context).</source>
+        <translation>重复检测范围必须为 0 个或更多词元（-1：整个上下文）。</translation>
+    </message>
+    <message>
+        <source>The repeat window must be at most %1 tokens.</source>
+        <translation>重复检测范围不能超过 %1 个词元。</translation>
+    </message>
+    <message>
+        <source>The seed must be between 0 and %1.</source>
+        <translation>种子必须介于 0 和 %1 之间。</translation>
+    </message>
+    <message>
+        <source>The reply length must be at least 1 token (-1: no limit).</source>
+        <translation>回复长度至少为 1 个词元（-1：不限制）。</translation>
+    </message>
+    <message>
+        <source>The reply length must be at most %1 tokens.</source>
+        <translation>回复长度不能超过 %1 个词元。</translation>
+    </message>
+    <message>
+        <source>The context must hold at least %1 tokens.</source>
+        <translation>上下文至少要容纳 %1 个词元。</translation>
+    </message>
+    <message>
+        <source>This model was trained for at most %1 tokens of context.</source>
+        <translation>此模型训练时的上下文最多为 %1 个词元。</translation>
+    </message>
+    <message>
+        <source>Only about %1 tokens of context fit in the free memory.</source>
+        <translation>可用内存只能容纳约 %1 个词元的上下文。</translation>
+    </message>
+    <message>
+        <source>The context can hold at most %1 tokens.</source>
+        <translation>上下文最多只能容纳 %1 个词元。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsPanel</name>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>0 always picks the most likely word; higher values give more varied replies.</source>
+        <translation>0 表示总是选择可能性最高的词；数值越高，回复越多样。</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Keep the most likely words that together reach this probability (1: off).</source>
+        <translation>保留可能性最高、累计概率达到此值的词（1：关闭）。</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Keep only this many most likely words (0: off).</source>
+        <translation>只保留这么多个可能性最高的词（0：关闭）。</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Drop words less likely than this share of the most likely one (0: off).</source>
+        <translation>舍弃可能性低于最可能词的这一比例的词（0：关闭）。</translation>
+    </message>
+    <message>
+        <source>Repeat penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <source>Above 1 makes repeating recent words less likely (1: off).</source>
+        <translation>大于 1 时，最近出现过的词更不容易重复（1：关闭）。</translation>
+    </message>
+    <message>
+        <source>Repeat window</source>
+        <translation>重复检测范围</translation>
+    </message>
+    <message>
+        <source>How many recent tokens the penalty looks at (-1: the whole context).</source>
+        <translation>重复惩罚检查最近多少个词元（-1：整个上下文）。</translation>
+    </message>
+    <message>
+        <source>Maximum reply length</source>
+        <translation>最大回复长度</translation>
+    </message>
+    <message>
+        <source>In tokens (-1: until the model stops).</source>
+        <translation>以词元计（-1：直到模型自行停止）。</translation>
+    </message>
+    <message>
+        <source>Context size</source>
+        <translation>上下文大小</translation>
+    </message>
+    <message>
+        <source>How many tokens of the conversation the model sees.</source>
+        <translation>模型能看到的对话词元数。</translation>
+    </message>
+    <message>
+        <source>trained for %1</source>
+        <translation>训练上限 %1</translation>
+    </message>
+    <message>
+        <source>about %1 fit in memory</source>
+        <translation>内存约可容纳 %1</translation>
+    </message>
+    <message>
+        <source>This model: %1.</source>
+        <translation>此模型：%1。</translation>
+    </message>
+    <message>
+        <source>Chat settings</source>
+        <translation>对话设置</translation>
+    </message>
+    <message>
+        <source>Close chat settings</source>
+        <translation>关闭对话设置</translation>
+    </message>
+    <message>
+        <source>These settings belong to this chat only. Changes apply to the next reply. A dot marks a value that differs from the defaults for new chats.</source>
+        <translation>这些设置只对当前对话有效，更改会在下一条回复时生效。圆点表示该值与新对话的默认值不同。</translation>
+    </message>
+    <message>
+        <source>Differs from the default</source>
+        <translation>与默认值不同</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>Reset %1 to the default</source>
+        <translation>将“%1”重置为默认值</translation>
+    </message>
+    <message>
+        <source>Default: %1</source>
+        <translation>默认：%1</translation>
+    </message>
+    <message>
+        <source>Random seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Reset the seed to the default</source>
+        <translation>将种子重置为默认值</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Reset the system prompt to the default</source>
+        <translation>将系统提示词重置为默认值</translation>
+    </message>
+    <message>
+        <source>Instructions the model sees before the conversation</source>
+        <translation>模型在对话开始前看到的指示</translation>
+    </message>
+    <message>
+        <source>Reset all to defaults</source>
+        <translation>全部重置为默认值</translation>
+    </message>
+    <message>
+        <source>Use for new chats</source>
+        <translation>用于新对话</translation>
+    </message>
+    <message>
+        <source>New chats will start with these settings</source>
+        <translation>新对话将使用这些设置</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Scroll the conversation</source>
+        <translation>滚动对话</translation>
+    </message>
+    <message>
+        <source>Jump to latest</source>
+        <translation>跳到最新</translation>
+    </message>
+    <message>
+        <source>Jump to the latest message</source>
+        <translation>跳到最新消息</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlock</name>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy this code</source>
+        <translation>复制这段代码</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>No model yet: drop a .gguf file on this window or press Ctrl+O to open one.</source>
+        <translation>还没有模型：将 .gguf 文件拖到此窗口，或按 Ctrl+O 打开。</translation>
+    </message>
+    <message>
+        <source>Write the beginning of a text; the model continues it. Enter sends, Shift+Enter adds a line.</source>
+        <translation>写下一段文字的开头，模型会接着往下写。按 Enter 发送，Shift+Enter 换行。</translation>
+    </message>
+    <message>
+        <source>Message the model. Enter sends, Shift+Enter adds a line.</source>
+        <translation>给模型发消息。按 Enter 发送，Shift+Enter 换行。</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回复</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationListModel</name>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationSidebar</name>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation>开始新对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>generating a reply</source>
+        <translation>正在生成回复</translation>
+    </message>
+    <message>
+        <source>New name for the chat</source>
+        <translation>对话的新名称</translation>
+    </message>
+    <message>
+        <source>Actions for %1</source>
+        <translation>“%1”的操作</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>No chat contains “%1”.</source>
+        <translation>没有对话包含“%1”。</translation>
+    </message>
+    <message>
+        <source>No chats yet.</source>
+        <translation>还没有对话。</translation>
+    </message>
+    <message>
+        <source>Chat deleted</source>
+        <translation>对话已删除</translation>
+    </message>
+    <message>
+        <source>Chat deleted.</source>
+        <translation>对话已删除。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Undo delete</source>
+        <translation>撤销删除</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationStore</name>
+    <message>
+        <source>Could not %1 in the conversation database</source>
+        <translation>对话数据库操作失败（%1）</translation>
+    </message>
+    <message>
+        <source>Could not open the conversation database %1</source>
+        <translation>无法打开对话数据库 %1</translation>
+    </message>
+    <message>
+        <source>the file is damaged: %1</source>
+        <translation>文件已损坏：%1</translation>
+    </message>
+    <message>
+        <source>it holds tables but no Burrow schema version</source>
+        <translation>其中有数据表，但没有 Burrow 的结构版本</translation>
+    </message>
+    <message>
+        <source>it was written by a newer version of Burrow (schema %1, this version reads up to %2)</source>
+        <translation>它由更新版本的 Burrow 写入（结构版本 %1，本版本最高只能读取 %2）</translation>
+    </message>
+    <message>
+        <source>the conversation tables are missing</source>
+        <translation>缺少对话数据表</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened: %1</source>
+        <translation>无法打开你的对话：%1</translation>
+    </message>
+    <message>
+        <source>Could not create the folder for conversations %1</source>
+        <translation>无法创建对话文件夹 %1</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened because %1. Nothing was changed; start the newer version of Burrow to see them.</source>
+        <translation>无法打开你的对话，因为%1。未做任何更改；请启动较新版本的 Burrow 查看这些对话。</translation>
+    </message>
+    <message>
+        <source>Could not open the conversation database</source>
+        <translation>无法打开对话数据库</translation>
+    </message>
+    <message>
+        <source>The conversation database %1 cannot be read (%2) and could not be moved aside. Nothing was deleted; close Burrow and move the file away yourself.</source>
+        <translation>无法读取对话数据库 %1（%2），也无法将其移到一旁。没有删除任何内容；请关闭 Burrow，然后自行移走该文件。</translation>
+    </message>
+    <message>
+        <source>The conversation database could not be read (%1). It was kept as %2 and a new, empty one was started.</source>
+        <translation>无法读取对话数据库（%1）。原文件已保留为 %2，并新建了一个空数据库。</translation>
+    </message>
+    <message>
+        <source>Could not switch the conversation database to WAL mode</source>
+        <translation>无法将对话数据库切换到 WAL 模式</translation>
+    </message>
+    <message>
+        <source>Could not update interrupted replies</source>
+        <translation>无法更新被中断的回复</translation>
+    </message>
+    <message>
+        <source>Could not back up the conversation database before upgrading it; nothing was changed</source>
+        <translation>升级前无法备份对话数据库；未做任何更改</translation>
+    </message>
+    <message>
+        <source>Could not upgrade the conversation database</source>
+        <translation>无法升级对话数据库</translation>
+    </message>
+    <message>
+        <source>Could not upgrade the conversation database to version %1</source>
+        <translation>无法将对话数据库升级到版本 %1</translation>
+    </message>
+    <message>
+        <source>The conversation database is not open</source>
+        <translation>对话数据库未打开</translation>
+    </message>
+    <message>
+        <source>Could not create a conversation</source>
+        <translation>无法创建对话</translation>
+    </message>
+    <message>
+        <source>there is no conversation %1</source>
+        <translation>不存在对话 %1</translation>
+    </message>
+    <message>
+        <source>Could not rename the conversation</source>
+        <translation>无法重命名对话</translation>
+    </message>
+    <message>
+        <source>Could not store the conversation&apos;s model</source>
+        <translation>无法保存对话所用的模型</translation>
+    </message>
+    <message>
+        <source>Could not store the conversation&apos;s settings</source>
+        <translation>无法保存对话的设置</translation>
+    </message>
+    <message>
+        <source>Could not delete the conversation</source>
+        <translation>无法删除对话</translation>
+    </message>
+    <message>
+        <source>Could not restore the conversation</source>
+        <translation>无法恢复对话</translation>
+    </message>
+    <message>
+        <source>Could not delete the conversation for good (only deleted conversations can be)</source>
+        <translation>无法永久删除对话（只有已删除的对话才能永久删除）</translation>
+    </message>
+    <message>
+        <source>Could not empty the deleted conversations</source>
+        <translation>无法清空已删除的对话</translation>
+    </message>
+    <message>
+        <source>Could not store the message</source>
+        <translation>无法保存消息</translation>
+    </message>
+    <message>
+        <source>unknown role &quot;%1&quot;</source>
+        <translation>未知角色“%1”</translation>
+    </message>
+    <message>
+        <source>Could not save the reply</source>
+        <translation>无法保存回复</translation>
+    </message>
+    <message>
+        <source>message %1 is not a streaming reply</source>
+        <translation>消息 %1 不是正在生成的回复</translation>
+    </message>
+    <message>
+        <source>%1 is not a final state</source>
+        <translation>%1 不是最终状态</translation>
+    </message>
+    <message>
+        <source>there is no message %1</source>
+        <translation>不存在消息 %1</translation>
+    </message>
+    <message>
+        <source>Could not save the edited message</source>
+        <translation>无法保存编辑后的消息</translation>
+    </message>
+    <message>
+        <source>message %1 does not exist or is still streaming</source>
+        <translation>消息 %1 不存在或仍在生成中</translation>
+    </message>
+    <message>
+        <source>Could not remove the messages</source>
+        <translation>无法移除这些消息</translation>
+    </message>
+    <message>
+        <source>message %1 is not in conversation %2</source>
+        <translation>消息 %1 不在对话 %2 中</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>prompt: %1 tokens</source>
+        <translation>提示词：%1 个词元</translation>
+    </message>
+    <message>
+        <source>reply: %1 tokens</source>
+        <translation>回复：%1 个词元</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+        <source>Interrupted: Burrow stopped while this reply was being written.</source>
+        <translation>已中断：生成此回复时 Burrow 停止运行了。</translation>
+    </message>
+    <message>
+        <source>Stopped before the end.</source>
+        <translation>在结束前被停止。</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Being written…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation>温度 %1</translation>
+    </message>
+    <message>
+        <source>top-p %1</source>
+        <translation>top-p %1</translation>
+    </message>
+    <message>
+        <source>top-k %1</source>
+        <translation>top-k %1</translation>
+    </message>
+    <message>
+        <source>min-p %1</source>
+        <translation>min-p %1</translation>
+    </message>
+    <message>
+        <source>repeat penalty %1</source>
+        <translation>重复惩罚 %1</translation>
+    </message>
+    <message>
+        <source>context %1</source>
+        <translation>上下文 %1</translation>
+    </message>
+    <message>
+        <source>random seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>seed %1</source>
+        <translation>种子 %1</translation>
+    </message>
+    <message>
+        <source>Settings: %1</source>
+        <translation>设置：%1</translation>
+    </message>
+    <message>
+        <source>Written %1</source>
+        <translation>写于 %1</translation>
+    </message>
+</context>
+<context>
+    <name>DropOverlay</name>
+    <message>
+        <source>Drop to open this model</source>
+        <translation>松开鼠标即可打开此模型</translation>
+    </message>
+</context>
+<context>
+    <name>EmptyState</name>
+    <message>
+        <source>Drop a .gguf model here, or open one</source>
+        <translation>将 .gguf 模型拖到这里，或打开一个模型</translation>
+    </message>
+    <message>
+        <source>Everything runs on this computer. Nothing leaves it.</source>
+        <translation>一切都在这台电脑上运行，任何数据都不会离开它。</translation>
+    </message>
+    <message>
+        <source>Open model…</source>
+        <translation>打开模型…</translation>
+    </message>
+    <message>
+        <source>Open a model file</source>
+        <translation>打开模型文件</translation>
+    </message>
+    <message>
+        <source>Recent models</source>
+        <translation>最近使用的模型</translation>
+    </message>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>打开最近使用的模型 %1</translation>
+    </message>
+</context>
+<context>
+    <name>EngineBackend</name>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>未加载模型。</translation>
+    </message>
+    <message>
+        <source>The message is too long for this model&apos;s context (%1 tokens, the context holds %2). Shorten it or choose a larger context.</source>
+        <translation>消息太长，超出了此模型的上下文（%1 个词元，上下文只能容纳 %2 个）。请缩短消息或选择更大的上下文。</translation>
+    </message>
+</context>
+<context>
+    <name>EngineWorker</name>
+    <message>
+        <source>Loading was cancelled.</source>
+        <translation>已取消加载。</translation>
+    </message>
+</context>
+<context>
+    <name>Language</name>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统</translation>
+    </message>
+</context>
+<context>
+    <name>LoadingBar</name>
+    <message>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <source>Loading progress</source>
+        <translation>加载进度</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>%1 — Burrow</source>
+        <translation>%1 — Burrow</translation>
+    </message>
+    <message>
+        <source>Burrow</source>
+        <translation>Burrow</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open model…</source>
+        <translation>打开模型(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <source>Recent models</source>
+        <translation>最近使用的模型</translation>
+    </message>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>打开最近使用的模型 %1</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Quit Burrow</source>
+        <translation>退出 Burrow</translation>
+    </message>
+    <message>
+        <source>&amp;Chat</source>
+        <translation>对话(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Stop reply</source>
+        <translation>停止回复(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回复</translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate reply</source>
+        <translation>重新生成回复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Regenerate the last reply</source>
+        <translation>重新生成最后一条回复</translation>
+    </message>
+    <message>
+        <source>C&amp;lear conversation</source>
+        <translation>清空对话(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Clear the conversation</source>
+        <translation>清空对话</translation>
+    </message>
+    <message>
+        <source>Reading the model file</source>
+        <translation>正在读取模型文件</translation>
+    </message>
+    <message>
+        <source>Open a model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Replace the replies?</source>
+        <translation>替换后面的回复？</translation>
+    </message>
+    <message>
+        <source>Sending the edited message replaces the messages after it.</source>
+        <translation>发送编辑后的消息会替换它之后的所有消息。</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message>
+        <source>The model remembers from here; older messages no longer fit its context</source>
+        <translation>模型从这里开始记得；更早的消息已超出其上下文</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>writing…</source>
+        <translation>生成中…</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy this message</source>
+        <translation>复制这条消息</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Edit and resend this message</source>
+        <translation>编辑并重新发送这条消息</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Write this reply again</source>
+        <translation>重新生成这条回复</translation>
+    </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>思考中…</translation>
+    </message>
+    <message>
+        <source>Edited message</source>
+        <translation>编辑后的消息</translation>
+    </message>
+    <message>
+        <source>Send again</source>
+        <translation>重新发送</translation>
+    </message>
+    <message>
+        <source>Send the edited message</source>
+        <translation>发送编辑后的消息</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel editing</source>
+        <translation>取消编辑</translation>
+    </message>
+</context>
+<context>
+    <name>MessageModel</name>
+    <message numerus="yes">
+        <source>%n tokens · %1 tokens/s</source>
+        <translation>
+            <numerusform>%n 个词元 · %1 词元/秒</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ModelCard</name>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+</context>
+<context>
+    <name>ModelCardDialog</name>
+    <message>
+        <source>Open %1</source>
+        <translation>打开 %1</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>Quantization</source>
+        <translation>量化</translation>
+    </message>
+    <message>
+        <source>Trained context</source>
+        <translation>训练上下文</translation>
+    </message>
+    <message>
+        <source>%L1 tokens</source>
+        <translation>%L1 个词元</translation>
+    </message>
+    <message>
+        <source>File size</source>
+        <translation>文件大小</translation>
+    </message>
+    <message>
+        <source>Chat format</source>
+        <translation>对话格式</translation>
+    </message>
+    <message>
+        <source>the model&apos;s chat template</source>
+        <translation>模型自带的对话模板</translation>
+    </message>
+    <message>
+        <source>none: the model continues your text</source>
+        <translation>无：模型会续写你的文字</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>Context size in tokens</source>
+        <translation>上下文大小（词元数）</translation>
+    </message>
+    <message>
+        <source>Memory needed</source>
+        <translation>所需内存</translation>
+    </message>
+    <message>
+        <source>%1 (weights + KV cache), %2 free</source>
+        <translation>%1（权重 + KV 缓存），可用 %2</translation>
+    </message>
+    <message>
+        <source>This needs more memory than is free now. Loading may fail or make the computer slow; a smaller context or a smaller quantization needs less.</source>
+        <translation>所需内存超过当前可用内存。加载可能失败或使电脑变慢；较小的上下文或更小的量化版本需要的内存更少。</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <source>Load anyway</source>
+        <translation>仍然加载</translation>
+    </message>
+    <message>
+        <source>Load this model</source>
+        <translation>加载此模型</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Don&apos;t load this model</source>
+        <translation>不加载此模型</translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>Reading the prompt</source>
+        <translation>正在读取提示词</translation>
+    </message>
+    <message>
+        <source>Reading the prompt… %1%</source>
+        <translation>正在读取提示词… %1%</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+        <source>Context %L1 / %L2</source>
+        <translation>上下文 %L1 / %L2</translation>
+    </message>
+    <message>
+        <source>Context used</source>
+        <translation>已用上下文</translation>
+    </message>
+    <message>
+        <source>%1 of %2 tokens</source>
+        <translation>%1 / %2 个词元</translation>
+    </message>
+</context>
+</TS>

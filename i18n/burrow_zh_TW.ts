@@ -1,0 +1,1221 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_TW" sourcelanguage="en">
+<context>
+    <name>AboutDialog</name>
+    <message>
+        <source>About Burrow</source>
+        <translation>關於 Burrow</translation>
+    </message>
+    <message>
+        <source>the window, the controls and the conversation database (Qt Quick, Qt SQL)</source>
+        <translation>視窗、控制項和對話資料庫（Qt Quick、Qt SQL）</translation>
+    </message>
+    <message>
+        <source>stores your conversations, through Qt SQL</source>
+        <translation>透過 Qt SQL 儲存你的對話</translation>
+    </message>
+    <message>
+        <source>reads and writes archives, in the burrow-archive helper</source>
+        <translation>在 burrow-archive 輔助程式中讀寫封存檔</translation>
+    </message>
+    <message>
+        <source>splits text into tokens by Unicode category</source>
+        <translation>依 Unicode 字元類別將文字切分為詞元</translation>
+    </message>
+    <message>
+        <source>Burrow %1</source>
+        <translation>Burrow %1</translation>
+    </message>
+    <message>
+        <source>Chat with language models that run on your own computer. Nothing you write leaves it.</source>
+        <translation>與在你自己電腦上執行的語言模型對話。你寫下的任何內容都不會離開這台電腦。</translation>
+    </message>
+    <message>
+        <source>Free software under the GNU General Public License, version 3 or any later version (%1). It comes with no warranty.</source>
+        <translation>自由軟體，依據 GNU 通用公共授權條款第 3 版或（由你選擇）任何更新版本（%1）授權。本軟體不提供任何擔保。</translation>
+    </message>
+    <message>
+        <source>The inference engine is Burrow&apos;s own, written from scratch for this app.</source>
+        <translation>推論引擎是 Burrow 自己的，專為本應用程式從零開始撰寫。</translation>
+    </message>
+    <message>
+        <source>Built with</source>
+        <translation>建置所用的程式庫</translation>
+    </message>
+</context>
+<context>
+    <name>ArchiveService</name>
+    <message>
+        <source>Burrow&apos;s archive helper (burrow-archive) is missing, so archives cannot be opened or written. Reinstalling Burrow puts it back.</source>
+        <translation>找不到 Burrow 的封存輔助程式（burrow-archive），因此無法開啟或寫入封存檔。重新安裝 Burrow 即可恢復。</translation>
+    </message>
+    <message>
+        <source>Another archive job is still running.</source>
+        <translation>另一個封存工作仍在進行中。</translation>
+    </message>
+    <message>
+        <source>The conversation database is not open.</source>
+        <translation>對話資料庫尚未開啟。</translation>
+    </message>
+    <message>
+        <source>Could not export: %1</source>
+        <translation>無法匯出：%1</translation>
+    </message>
+    <message>
+        <source>Exporting all conversations…</source>
+        <translation>正在匯出所有對話…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exporting %n conversation(s)…</source>
+        <translation>
+            <numerusform>正在匯出 %n 個對話…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not import: no space for temporary files.</source>
+        <translation>無法匯入：沒有空間存放暫存檔案。</translation>
+    </message>
+    <message>
+        <source>Importing conversations…</source>
+        <translation>正在匯入對話…</translation>
+    </message>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 不存在。</translation>
+    </message>
+    <message>
+        <source>Cannot create the models folder %1.</source>
+        <translation>無法建立模型資料夾 %1。</translation>
+    </message>
+    <message>
+        <source>Not enough free disk space to unpack %1: it needs at least %2 MB, %3 MB are free.</source>
+        <translation>磁碟空間不足，無法解壓縮 %1：至少需要 %2 MB，目前可用 %3 MB。</translation>
+    </message>
+    <message>
+        <source>Cannot write into the models folder %1.</source>
+        <translation>無法寫入模型資料夾 %1。</translation>
+    </message>
+    <message>
+        <source>Unpacking %1…</source>
+        <translation>正在解壓縮 %1…</translation>
+    </message>
+    <message>
+        <source>Burrow&apos;s archive helper (burrow-archive) could not be started: %1. Reinstalling Burrow puts it back.</source>
+        <translation>無法啟動 Burrow 的封存輔助程式（burrow-archive）：%1。重新安裝 Burrow 即可恢復。</translation>
+    </message>
+    <message>
+        <source>Cancelled. Nothing was changed.</source>
+        <translation>已取消，未做任何變更。</translation>
+    </message>
+    <message>
+        <source>The archive helper stopped unexpectedly while reading %1; the archive may be damaged. Nothing was changed.</source>
+        <translation>封存輔助程式在讀取 %1 時意外停止，該封存檔可能已損毀。未做任何變更。</translation>
+    </message>
+    <message>
+        <source>The archive helper ended without an answer (exit code %1). Nothing was changed.</source>
+        <translation>封存輔助程式未回傳結果就結束了（結束代碼 %1）。未做任何變更。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>無法寫入 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 was not imported: %2</source>
+        <translation>%1 未匯入：%2</translation>
+    </message>
+    <message>
+        <source>%1 was not unpacked: %2</source>
+        <translation>%1 未解壓縮：%2</translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation>已匯出至 %1。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n conversation(s).</source>
+        <translation>
+            <numerusform>已匯入 %n 個對話。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n were already here and were skipped.</source>
+        <translation>
+            <numerusform>%n 個已存在，已略過。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 holds no .gguf model file.</source>
+        <translation>%1 中沒有 .gguf 模型檔案。</translation>
+    </message>
+    <message>
+        <source>%1 is already in the models folder.</source>
+        <translation>%1 已在模型資料夾中。</translation>
+    </message>
+    <message>
+        <source>Could not move the model into %1.</source>
+        <translation>無法將模型移至 %1。</translation>
+    </message>
+    <message>
+        <source>Unpacked %1.</source>
+        <translation>已解壓縮 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>Banner</name>
+    <message>
+        <source>Dismiss</source>
+        <translation>關閉</translation>
+    </message>
+    <message>
+        <source>Dismiss this message</source>
+        <translation>關閉此訊息</translation>
+    </message>
+</context>
+<context>
+    <name>ChatBackend</name>
+    <message>
+        <source>This build of Burrow has no inference engine yet.</source>
+        <translation>此版本的 Burrow 尚未包含推論引擎。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message>
+        <source>Only model files can be dropped here.</source>
+        <translation>只能將模型檔案拖放到這裡。</translation>
+    </message>
+    <message>
+        <source>Drop one model file at a time.</source>
+        <translation>一次只能拖放一個模型檔案。</translation>
+    </message>
+    <message>
+        <source>Only files on this computer can be opened.</source>
+        <translation>只能開啟這台電腦上的檔案。</translation>
+    </message>
+    <message>
+        <source>%1 is a folder; drop a .gguf model file.</source>
+        <translation>%1 是資料夾，請拖放 .gguf 模型檔案。</translation>
+    </message>
+    <message>
+        <source>%1 is not a .gguf model file.</source>
+        <translation>%1 不是 .gguf 模型檔案。</translation>
+    </message>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 不存在。</translation>
+    </message>
+    <message>
+        <source>the file could not be read</source>
+        <translation>無法讀取該檔案</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t use %1: %2</source>
+        <translation>Burrow 無法使用 %1：%2</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
+        <translation>Burrow 無法使用 %1：%2 仍保留已載入的 %3。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tokens at %1 tokens/s</source>
+        <translation>
+            <numerusform>%n 個詞元，%1 詞元/秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>prompt: %1 new, %2 reused</source>
+        <translation>提示詞：新增 %1，沿用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettings</name>
+    <message>
+        <source>There is no setting called &quot;%1&quot;.</source>
+        <translation>沒有名為「%1」的設定。</translation>
+    </message>
+    <message>
+        <source>Enter a number.</source>
+        <translation>請輸入數字。</translation>
+    </message>
+    <message>
+        <source>Enter a whole number.</source>
+        <translation>請輸入整數。</translation>
+    </message>
+    <message>
+        <source>That number is far too large.</source>
+        <translation>這個數字太大了。</translation>
+    </message>
+    <message>
+        <source>Expected on or off.</source>
+        <translation>應為開啟或關閉。</translation>
+    </message>
+    <message>
+        <source>Expected text.</source>
+        <translation>應為文字。</translation>
+    </message>
+    <message>
+        <source>Temperature cannot be negative (0 always picks the most likely token).</source>
+        <translation>溫度不能為負數（0 表示一律選擇可能性最高的詞元）。</translation>
+    </message>
+    <message>
+        <source>Temperature must be at most %1.</source>
+        <translation>溫度不能超過 %1。</translation>
+    </message>
+    <message>
+        <source>Top-p must be greater than 0 and at most 1 (1 turns it off).</source>
+        <translation>Top-p 必須大於 0 且不超過 1（1 表示關閉）。</translation>
+    </message>
+    <message>
+        <source>Top-k cannot be negative (0 turns it off).</source>
+        <translation>Top-k 不能為負數（0 表示關閉）。</translation>
+    </message>
+    <message>
+        <source>Top-k must be at most %1.</source>
+        <translation>Top-k 不能超過 %1。</translation>
+    </message>
+    <message>
+        <source>Min-p must be between 0 and 1 (0 turns it off).</source>
+        <translation>Min-p 必須介於 0 到 1 之間（0 表示關閉）。</translation>
+    </message>
+    <message>
+        <source>The repeat penalty must be greater than 0 (1 turns it off).</source>
+        <translation>重複懲罰必須大於 0（1 表示關閉）。</translation>
+    </message>
+    <message>
+        <source>The repeat penalty must be at most %1.</source>
+        <translation>重複懲罰不能超過 %1。</translation>
+    </message>
+    <message>
+        <source>The repeat window must be 0 or more tokens (-1: the whole context).</source>
+        <translation>重複偵測範圍必須為 0 個或更多詞元（-1：整個上下文）。</translation>
+    </message>
+    <message>
+        <source>The repeat window must be at most %1 tokens.</source>
+        <translation>重複偵測範圍不能超過 %1 個詞元。</translation>
+    </message>
+    <message>
+        <source>The seed must be between 0 and %1.</source>
+        <translation>種子必須介於 0 到 %1 之間。</translation>
+    </message>
+    <message>
+        <source>The reply length must be at least 1 token (-1: no limit).</source>
+        <translation>回覆長度至少為 1 個詞元（-1：不限制）。</translation>
+    </message>
+    <message>
+        <source>The reply length must be at most %1 tokens.</source>
+        <translation>回覆長度不能超過 %1 個詞元。</translation>
+    </message>
+    <message>
+        <source>The context must hold at least %1 tokens.</source>
+        <translation>上下文至少要容納 %1 個詞元。</translation>
+    </message>
+    <message>
+        <source>This model was trained for at most %1 tokens of context.</source>
+        <translation>此模型訓練時的上下文最多為 %1 個詞元。</translation>
+    </message>
+    <message>
+        <source>Only about %1 tokens of context fit in the free memory.</source>
+        <translation>可用記憶體只能容納約 %1 個詞元的上下文。</translation>
+    </message>
+    <message>
+        <source>The context can hold at most %1 tokens.</source>
+        <translation>上下文最多只能容納 %1 個詞元。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsPanel</name>
+    <message>
+        <source>Temperature</source>
+        <translation>溫度</translation>
+    </message>
+    <message>
+        <source>0 always picks the most likely word; higher values give more varied replies.</source>
+        <translation>0 表示一律選擇可能性最高的詞；數值越高，回覆越多樣。</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Keep the most likely words that together reach this probability (1: off).</source>
+        <translation>保留可能性最高、累計機率達到此值的詞（1：關閉）。</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Keep only this many most likely words (0: off).</source>
+        <translation>只保留這麼多個可能性最高的詞（0：關閉）。</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Drop words less likely than this share of the most likely one (0: off).</source>
+        <translation>捨棄可能性低於最可能詞之此比例的詞（0：關閉）。</translation>
+    </message>
+    <message>
+        <source>Repeat penalty</source>
+        <translation>重複懲罰</translation>
+    </message>
+    <message>
+        <source>Above 1 makes repeating recent words less likely (1: off).</source>
+        <translation>大於 1 時，最近出現過的詞較不容易重複（1：關閉）。</translation>
+    </message>
+    <message>
+        <source>Repeat window</source>
+        <translation>重複偵測範圍</translation>
+    </message>
+    <message>
+        <source>How many recent tokens the penalty looks at (-1: the whole context).</source>
+        <translation>重複懲罰檢查最近多少個詞元（-1：整個上下文）。</translation>
+    </message>
+    <message>
+        <source>Maximum reply length</source>
+        <translation>最大回覆長度</translation>
+    </message>
+    <message>
+        <source>In tokens (-1: until the model stops).</source>
+        <translation>以詞元計（-1：直到模型自行停止）。</translation>
+    </message>
+    <message>
+        <source>Context size</source>
+        <translation>上下文大小</translation>
+    </message>
+    <message>
+        <source>How many tokens of the conversation the model sees.</source>
+        <translation>模型能看到的對話詞元數。</translation>
+    </message>
+    <message>
+        <source>trained for %1</source>
+        <translation>訓練上限 %1</translation>
+    </message>
+    <message>
+        <source>about %1 fit in memory</source>
+        <translation>記憶體約可容納 %1</translation>
+    </message>
+    <message>
+        <source>This model: %1.</source>
+        <translation>此模型：%1。</translation>
+    </message>
+    <message>
+        <source>Chat settings</source>
+        <translation>對話設定</translation>
+    </message>
+    <message>
+        <source>Close chat settings</source>
+        <translation>關閉對話設定</translation>
+    </message>
+    <message>
+        <source>These settings belong to this chat only. Changes apply to the next reply. A dot marks a value that differs from the defaults for new chats.</source>
+        <translation>這些設定只適用於目前的對話，變更會在下一則回覆時生效。圓點表示該值與新對話的預設值不同。</translation>
+    </message>
+    <message>
+        <source>Differs from the default</source>
+        <translation>與預設值不同</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重設</translation>
+    </message>
+    <message>
+        <source>Reset %1 to the default</source>
+        <translation>將「%1」重設為預設值</translation>
+    </message>
+    <message>
+        <source>Default: %1</source>
+        <translation>預設：%1</translation>
+    </message>
+    <message>
+        <source>Random seed</source>
+        <translation>隨機種子</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>種子</translation>
+    </message>
+    <message>
+        <source>Reset the seed to the default</source>
+        <translation>將種子重設為預設值</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系統提示詞</translation>
+    </message>
+    <message>
+        <source>Reset the system prompt to the default</source>
+        <translation>將系統提示詞重設為預設值</translation>
+    </message>
+    <message>
+        <source>Instructions the model sees before the conversation</source>
+        <translation>模型在對話開始前看到的指示</translation>
+    </message>
+    <message>
+        <source>Reset all to defaults</source>
+        <translation>全部重設為預設值</translation>
+    </message>
+    <message>
+        <source>Use for new chats</source>
+        <translation>套用至新對話</translation>
+    </message>
+    <message>
+        <source>New chats will start with these settings</source>
+        <translation>新對話將使用這些設定</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>Conversation</source>
+        <translation>對話</translation>
+    </message>
+    <message>
+        <source>Scroll the conversation</source>
+        <translation>捲動對話</translation>
+    </message>
+    <message>
+        <source>Jump to latest</source>
+        <translation>跳至最新</translation>
+    </message>
+    <message>
+        <source>Jump to the latest message</source>
+        <translation>跳至最新訊息</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlock</name>
+    <message>
+        <source>Copy</source>
+        <translation>複製</translation>
+    </message>
+    <message>
+        <source>Copy this code</source>
+        <translation>複製這段程式碼</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>程式碼</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>No model yet: drop a .gguf file on this window or press Ctrl+O to open one.</source>
+        <translation>尚未載入模型：將 .gguf 檔案拖放到此視窗，或按 Ctrl+O 開啟。</translation>
+    </message>
+    <message>
+        <source>Write the beginning of a text; the model continues it. Enter sends, Shift+Enter adds a line.</source>
+        <translation>寫下一段文字的開頭，模型會接著寫下去。按 Enter 傳送，Shift+Enter 換行。</translation>
+    </message>
+    <message>
+        <source>Message the model. Enter sends, Shift+Enter adds a line.</source>
+        <translation>傳訊息給模型。按 Enter 傳送，Shift+Enter 換行。</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>訊息</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>傳送</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回覆</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>傳送訊息</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationListModel</name>
+    <message>
+        <source>New chat</source>
+        <translation>新對話</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationSidebar</name>
+    <message>
+        <source>New chat</source>
+        <translation>新對話</translation>
+    </message>
+    <message>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation>開始新對話（Ctrl+N）</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>搜尋對話</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>對話</translation>
+    </message>
+    <message>
+        <source>generating a reply</source>
+        <translation>正在產生回覆</translation>
+    </message>
+    <message>
+        <source>New name for the chat</source>
+        <translation>對話的新名稱</translation>
+    </message>
+    <message>
+        <source>Actions for %1</source>
+        <translation>「%1」的動作</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重新命名</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>刪除</translation>
+    </message>
+    <message>
+        <source>No chat contains “%1”.</source>
+        <translation>沒有對話包含「%1」。</translation>
+    </message>
+    <message>
+        <source>No chats yet.</source>
+        <translation>還沒有對話。</translation>
+    </message>
+    <message>
+        <source>Chat deleted</source>
+        <translation>對話已刪除</translation>
+    </message>
+    <message>
+        <source>Chat deleted.</source>
+        <translation>對話已刪除。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>復原</translation>
+    </message>
+    <message>
+        <source>Undo delete</source>
+        <translation>復原刪除</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationStore</name>
+    <message>
+        <source>Could not %1 in the conversation database</source>
+        <translation>對話資料庫操作失敗（%1）</translation>
+    </message>
+    <message>
+        <source>Could not open the conversation database %1</source>
+        <translation>無法開啟對話資料庫 %1</translation>
+    </message>
+    <message>
+        <source>the file is damaged: %1</source>
+        <translation>檔案已損毀：%1</translation>
+    </message>
+    <message>
+        <source>it holds tables but no Burrow schema version</source>
+        <translation>其中有資料表，但沒有 Burrow 的結構版本</translation>
+    </message>
+    <message>
+        <source>it was written by a newer version of Burrow (schema %1, this version reads up to %2)</source>
+        <translation>它由較新版本的 Burrow 寫入（結構版本 %1，本版本最高只能讀取 %2）</translation>
+    </message>
+    <message>
+        <source>the conversation tables are missing</source>
+        <translation>缺少對話資料表</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened: %1</source>
+        <translation>無法開啟你的對話：%1</translation>
+    </message>
+    <message>
+        <source>Could not create the folder for conversations %1</source>
+        <translation>無法建立對話資料夾 %1</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened because %1. Nothing was changed; start the newer version of Burrow to see them.</source>
+        <translation>無法開啟你的對話，因為%1。未做任何變更；請啟動較新版本的 Burrow 來檢視這些對話。</translation>
+    </message>
+    <message>
+        <source>Could not open the conversation database</source>
+        <translation>無法開啟對話資料庫</translation>
+    </message>
+    <message>
+        <source>The conversation database %1 cannot be read (%2) and could not be moved aside. Nothing was deleted; close Burrow and move the file away yourself.</source>
+        <translation>無法讀取對話資料庫 %1（%2），也無法將其移到一旁。沒有刪除任何內容；請關閉 Burrow，然後自行移走該檔案。</translation>
+    </message>
+    <message>
+        <source>The conversation database could not be read (%1). It was kept as %2 and a new, empty one was started.</source>
+        <translation>無法讀取對話資料庫（%1）。原檔案已保留為 %2，並建立了一個新的空白資料庫。</translation>
+    </message>
+    <message>
+        <source>Could not switch the conversation database to WAL mode</source>
+        <translation>無法將對話資料庫切換為 WAL 模式</translation>
+    </message>
+    <message>
+        <source>Could not update interrupted replies</source>
+        <translation>無法更新被中斷的回覆</translation>
+    </message>
+    <message>
+        <source>Could not back up the conversation database before upgrading it; nothing was changed</source>
+        <translation>升級前無法備份對話資料庫；未做任何變更</translation>
+    </message>
+    <message>
+        <source>Could not upgrade the conversation database</source>
+        <translation>無法升級對話資料庫</translation>
+    </message>
+    <message>
+        <source>Could not upgrade the conversation database to version %1</source>
+        <translation>無法將對話資料庫升級至版本 %1</translation>
+    </message>
+    <message>
+        <source>The conversation database is not open</source>
+        <translation>對話資料庫尚未開啟</translation>
+    </message>
+    <message>
+        <source>Could not create a conversation</source>
+        <translation>無法建立對話</translation>
+    </message>
+    <message>
+        <source>there is no conversation %1</source>
+        <translation>不存在對話 %1</translation>
+    </message>
+    <message>
+        <source>Could not rename the conversation</source>
+        <translation>無法重新命名對話</translation>
+    </message>
+    <message>
+        <source>Could not store the conversation&apos;s model</source>
+        <translation>無法儲存對話所用的模型</translation>
+    </message>
+    <message>
+        <source>Could not store the conversation&apos;s settings</source>
+        <translation>無法儲存對話的設定</translation>
+    </message>
+    <message>
+        <source>Could not delete the conversation</source>
+        <translation>無法刪除對話</translation>
+    </message>
+    <message>
+        <source>Could not restore the conversation</source>
+        <translation>無法還原對話</translation>
+    </message>
+    <message>
+        <source>Could not delete the conversation for good (only deleted conversations can be)</source>
+        <translation>無法永久刪除對話（只有已刪除的對話才能永久刪除）</translation>
+    </message>
+    <message>
+        <source>Could not empty the deleted conversations</source>
+        <translation>無法清空已刪除的對話</translation>
+    </message>
+    <message>
+        <source>Could not store the message</source>
+        <translation>無法儲存訊息</translation>
+    </message>
+    <message>
+        <source>unknown role &quot;%1&quot;</source>
+        <translation>未知角色「%1」</translation>
+    </message>
+    <message>
+        <source>Could not save the reply</source>
+        <translation>無法儲存回覆</translation>
+    </message>
+    <message>
+        <source>message %1 is not a streaming reply</source>
+        <translation>訊息 %1 不是正在產生的回覆</translation>
+    </message>
+    <message>
+        <source>%1 is not a final state</source>
+        <translation>%1 不是最終狀態</translation>
+    </message>
+    <message>
+        <source>there is no message %1</source>
+        <translation>不存在訊息 %1</translation>
+    </message>
+    <message>
+        <source>Could not save the edited message</source>
+        <translation>無法儲存編輯後的訊息</translation>
+    </message>
+    <message>
+        <source>message %1 does not exist or is still streaming</source>
+        <translation>訊息 %1 不存在或仍在產生中</translation>
+    </message>
+    <message>
+        <source>Could not remove the messages</source>
+        <translation>無法移除這些訊息</translation>
+    </message>
+    <message>
+        <source>message %1 is not in conversation %2</source>
+        <translation>訊息 %1 不在對話 %2 中</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>prompt: %1 tokens</source>
+        <translation>提示詞：%1 個詞元</translation>
+    </message>
+    <message>
+        <source>reply: %1 tokens</source>
+        <translation>回覆：%1 個詞元</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 詞元/秒</translation>
+    </message>
+    <message>
+        <source>Interrupted: Burrow stopped while this reply was being written.</source>
+        <translation>已中斷：產生此回覆時 Burrow 停止執行了。</translation>
+    </message>
+    <message>
+        <source>Stopped before the end.</source>
+        <translation>在結束前被停止。</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失敗：%1</translation>
+    </message>
+    <message>
+        <source>Being written…</source>
+        <translation>正在產生…</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation>溫度 %1</translation>
+    </message>
+    <message>
+        <source>top-p %1</source>
+        <translation>top-p %1</translation>
+    </message>
+    <message>
+        <source>top-k %1</source>
+        <translation>top-k %1</translation>
+    </message>
+    <message>
+        <source>min-p %1</source>
+        <translation>min-p %1</translation>
+    </message>
+    <message>
+        <source>repeat penalty %1</source>
+        <translation>重複懲罰 %1</translation>
+    </message>
+    <message>
+        <source>context %1</source>
+        <translation>上下文 %1</translation>
+    </message>
+    <message>
+        <source>random seed</source>
+        <translation>隨機種子</translation>
+    </message>
+    <message>
+        <source>seed %1</source>
+        <translation>種子 %1</translation>
+    </message>
+    <message>
+        <source>Settings: %1</source>
+        <translation>設定：%1</translation>
+    </message>
+    <message>
+        <source>Written %1</source>
+        <translation>寫於 %1</translation>
+    </message>
+</context>
+<context>
+    <name>DropOverlay</name>
+    <message>
+        <source>Drop to open this model</source>
+        <translation>放開滑鼠即可開啟此模型</translation>
+    </message>
+</context>
+<context>
+    <name>EmptyState</name>
+    <message>
+        <source>Drop a .gguf model here, or open one</source>
+        <translation>將 .gguf 模型拖放到這裡，或開啟一個模型</translation>
+    </message>
+    <message>
+        <source>Everything runs on this computer. Nothing leaves it.</source>
+        <translation>一切都在這台電腦上執行，任何資料都不會離開它。</translation>
+    </message>
+    <message>
+        <source>Open model…</source>
+        <translation>開啟模型…</translation>
+    </message>
+    <message>
+        <source>Open a model file</source>
+        <translation>開啟模型檔案</translation>
+    </message>
+    <message>
+        <source>Recent models</source>
+        <translation>最近使用的模型</translation>
+    </message>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>開啟最近使用的模型 %1</translation>
+    </message>
+</context>
+<context>
+    <name>EngineBackend</name>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>尚未載入模型。</translation>
+    </message>
+    <message>
+        <source>The message is too long for this model&apos;s context (%1 tokens, the context holds %2). Shorten it or choose a larger context.</source>
+        <translation>訊息太長，超出此模型的上下文（%1 個詞元，上下文只能容納 %2 個）。請縮短訊息或選擇較大的上下文。</translation>
+    </message>
+</context>
+<context>
+    <name>EngineWorker</name>
+    <message>
+        <source>Loading was cancelled.</source>
+        <translation>已取消載入。</translation>
+    </message>
+</context>
+<context>
+    <name>Language</name>
+    <message>
+        <source>System language</source>
+        <translation>跟隨系統</translation>
+    </message>
+</context>
+<context>
+    <name>LoadingBar</name>
+    <message>
+        <source>Loading %1…</source>
+        <translation>正在載入 %1…</translation>
+    </message>
+    <message>
+        <source>Loading progress</source>
+        <translation>載入進度</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>%1 — Burrow</source>
+        <translation>%1 — Burrow</translation>
+    </message>
+    <message>
+        <source>Burrow</source>
+        <translation>Burrow</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>檔案(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open model…</source>
+        <translation>開啟模型(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open model</source>
+        <translation>開啟模型</translation>
+    </message>
+    <message>
+        <source>Recent models</source>
+        <translation>最近使用的模型</translation>
+    </message>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>開啟最近使用的模型 %1</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>結束(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Quit Burrow</source>
+        <translation>結束 Burrow</translation>
+    </message>
+    <message>
+        <source>&amp;Chat</source>
+        <translation>對話(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Stop reply</source>
+        <translation>停止回覆(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回覆</translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate reply</source>
+        <translation>重新產生回覆(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Regenerate the last reply</source>
+        <translation>重新產生最後一則回覆</translation>
+    </message>
+    <message>
+        <source>C&amp;lear conversation</source>
+        <translation>清除對話(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Clear the conversation</source>
+        <translation>清除對話</translation>
+    </message>
+    <message>
+        <source>Reading the model file</source>
+        <translation>正在讀取模型檔案</translation>
+    </message>
+    <message>
+        <source>Open a model</source>
+        <translation>開啟模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有檔案 (*)</translation>
+    </message>
+    <message>
+        <source>Replace the replies?</source>
+        <translation>取代後面的回覆？</translation>
+    </message>
+    <message>
+        <source>Sending the edited message replaces the messages after it.</source>
+        <translation>傳送編輯後的訊息會取代它之後的所有訊息。</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message>
+        <source>The model remembers from here; older messages no longer fit its context</source>
+        <translation>模型從這裡開始記得；更早的訊息已超出其上下文</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中斷</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失敗</translation>
+    </message>
+    <message>
+        <source>writing…</source>
+        <translation>產生中…</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>複製</translation>
+    </message>
+    <message>
+        <source>Copy this message</source>
+        <translation>複製這則訊息</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>編輯</translation>
+    </message>
+    <message>
+        <source>Edit and resend this message</source>
+        <translation>編輯並重新傳送這則訊息</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新產生</translation>
+    </message>
+    <message>
+        <source>Write this reply again</source>
+        <translation>重新產生這則回覆</translation>
+    </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>思考中…</translation>
+    </message>
+    <message>
+        <source>Edited message</source>
+        <translation>編輯後的訊息</translation>
+    </message>
+    <message>
+        <source>Send again</source>
+        <translation>重新傳送</translation>
+    </message>
+    <message>
+        <source>Send the edited message</source>
+        <translation>傳送編輯後的訊息</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel editing</source>
+        <translation>取消編輯</translation>
+    </message>
+</context>
+<context>
+    <name>MessageModel</name>
+    <message numerus="yes">
+        <source>%n tokens · %1 tokens/s</source>
+        <translation>
+            <numerusform>%n 個詞元 · %1 詞元/秒</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ModelCard</name>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+</context>
+<context>
+    <name>ModelCardDialog</name>
+    <message>
+        <source>Open %1</source>
+        <translation>開啟 %1</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名稱</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>檔案</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架構</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>參數量</translation>
+    </message>
+    <message>
+        <source>Quantization</source>
+        <translation>量化</translation>
+    </message>
+    <message>
+        <source>Trained context</source>
+        <translation>訓練上下文</translation>
+    </message>
+    <message>
+        <source>%L1 tokens</source>
+        <translation>%L1 個詞元</translation>
+    </message>
+    <message>
+        <source>File size</source>
+        <translation>檔案大小</translation>
+    </message>
+    <message>
+        <source>Chat format</source>
+        <translation>對話格式</translation>
+    </message>
+    <message>
+        <source>the model&apos;s chat template</source>
+        <translation>模型內建的對話範本</translation>
+    </message>
+    <message>
+        <source>none: the model continues your text</source>
+        <translation>無：模型會接續你的文字</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>Context size in tokens</source>
+        <translation>上下文大小（詞元數）</translation>
+    </message>
+    <message>
+        <source>Memory needed</source>
+        <translation>所需記憶體</translation>
+    </message>
+    <message>
+        <source>%1 (weights + KV cache), %2 free</source>
+        <translation>%1（權重 + KV 快取），可用 %2</translation>
+    </message>
+    <message>
+        <source>This needs more memory than is free now. Loading may fail or make the computer slow; a smaller context or a smaller quantization needs less.</source>
+        <translation>所需記憶體超過目前可用的記憶體。載入可能失敗或讓電腦變慢；較小的上下文或較小的量化版本所需記憶體較少。</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <translation>載入</translation>
+    </message>
+    <message>
+        <source>Load anyway</source>
+        <translation>仍要載入</translation>
+    </message>
+    <message>
+        <source>Load this model</source>
+        <translation>載入此模型</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Don&apos;t load this model</source>
+        <translation>不載入此模型</translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message>
+        <source>No model loaded</source>
+        <translation>尚未載入模型</translation>
+    </message>
+    <message>
+        <source>Reading the prompt</source>
+        <translation>正在讀取提示詞</translation>
+    </message>
+    <message>
+        <source>Reading the prompt… %1%</source>
+        <translation>正在讀取提示詞… %1%</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 詞元/秒</translation>
+    </message>
+    <message>
+        <source>Context %L1 / %L2</source>
+        <translation>上下文 %L1 / %L2</translation>
+    </message>
+    <message>
+        <source>Context used</source>
+        <translation>已用上下文</translation>
+    </message>
+    <message>
+        <source>%1 of %2 tokens</source>
+        <translation>%1 / %2 個詞元</translation>
+    </message>
+</context>
+</TS>

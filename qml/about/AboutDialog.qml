@@ -1,0 +1,92 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Burrow
+
+// Help → About Burrow: the version, the licence and the libraries Burrow is
+// built on (with the versions the running app reports).
+Dialog {
+    id: root
+    objectName: "aboutDialog"
+
+    title: qsTr("About Burrow")
+    modal: true
+    anchors.centerIn: parent
+    width: Math.min(parent ? parent.width - 48 : 520, 520)
+    standardButtons: Dialog.Close
+
+    // One row per library: name, version ("" when unknown), what Burrow uses it for.
+    readonly property var libraries: [
+        { name: "Qt", version: AboutInfo.qtVersion,
+          use: qsTr("the window, the controls and the conversation database (Qt Quick, Qt SQL)") },
+        { name: "SQLite", version: AboutInfo.sqliteVersion,
+          use: qsTr("stores your conversations, through Qt SQL") },
+        { name: "KArchive", version: "",
+          use: qsTr("reads and writes archives, in the burrow-archive helper") },
+        { name: "PCRE2", version: AboutInfo.pcre2Version,
+          use: qsTr("splits text into tokens by Unicode category") }
+    ]
+
+    contentItem: ColumnLayout {
+        spacing: 10
+
+        Label {
+            objectName: "aboutTitle"
+            text: qsTr("Burrow %1").arg(AboutInfo.version)
+            font.bold: true
+            font.pixelSize: Qt.application.font.pixelSize * 1.4
+        }
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            text: qsTr("Chat with language models that run on your own computer. Nothing you write leaves it.")
+        }
+        Label {
+            objectName: "aboutLicense"
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            text: qsTr("Free software under the GNU General Public License, version 3 or any later version (%1). It comes with no warranty.")
+                  .arg(AboutInfo.license)
+        }
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            text: qsTr("The inference engine is Burrow's own, written from scratch for this app.")
+        }
+        Label {
+            text: qsTr("Built with")
+            font.bold: true
+        }
+        GridLayout {
+            objectName: "aboutLibraries"
+            Layout.fillWidth: true
+            columns: 2
+            columnSpacing: 16
+            rowSpacing: 4
+            Repeater {
+                model: root.libraries
+                delegate: Label {
+                    required property var modelData
+                    required property int index
+                    Layout.row: index
+                    Layout.column: 0
+                    Layout.alignment: Qt.AlignTop
+                    text: modelData.version !== "" ? modelData.name + " " + modelData.version : modelData.name
+                }
+            }
+            Repeater {
+                model: root.libraries
+                delegate: Label {
+                    required property var modelData
+                    required property int index
+                    Layout.row: index
+                    Layout.column: 1
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    opacity: 0.8
+                    text: modelData.use
+                }
+            }
+        }
+    }
+}
