@@ -386,9 +386,17 @@ void TestJinja::nesting()
     auto cyclic = renderWith("{% set ns = namespace(a=1) %}{% set ns.me = ns %}{% set ns.l = [ns] %}{{ (ns|string)[:30] }}|{{ ns.me.me.me.a }}", {});
     QVERIFY2(cyclic.isOk(), cyclic.message().c_str());
     QCOMPARE(QString::fromStdString(*cyclic), QStringLiteral("<Namespace {'a': 1, 'me': <Nam|1"));
-    auto chain = renderWith("{% set ns = namespace(x=0) %}{% for i in range(100000) %}{% set ns.x = namespace(x=ns.x) %}{% endfor %}ok", {});
+    auto chain = renderWith("{% set ns = namespace(x=0) %}{% for i in range(500) %}{% set ns.x = namespace(x=ns.x) %}{% endfor %}ok", {});
     QVERIFY2(chain.isOk(), chain.message().c_str());
     QCOMPARE(QString::fromStdString(*chain), QStringLiteral("ok"));
+    // Chains are bounded like lists, whether built with namespace() or by assignment.
+    for (const char *source : {"{% set ns = namespace(x=0) %}{% for i in range(100000) %}{% set ns.x = namespace(x=ns.x) %}{% endfor %}",
+                               "{% set ns = namespace(x=0) %}{% for i in range(100000) %}{% set n = namespace() %}{% set n.x = ns.x %}{% set ns.x = n %}{% endfor %}",
+                               "{% set ns = namespace(x=0) %}{% for i in range(100000) %}{% set ns.x = [namespace(x=ns.x)] %}{% endfor %}{% set ns.x = 0 %}"}) {
+        auto deep = renderWith(source, {});
+        QVERIFY(!deep.isOk());
+        QVERIFY2(deep.message().find("value nested deeper than 1000 levels") != std::string::npos, deep.message().c_str());
+    }
 
     // Deeply nested expressions and blocks are refused by the parser, not by a crash.
     const QString deep = "{{ " + QString("(").repeated(5000) + "1" + QString(")").repeated(5000) + " }}";

@@ -3,6 +3,7 @@
 
 #include "chat/jinja_builtins.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace burrow::jinja {
@@ -232,13 +233,15 @@ Interpreter::~Interpreter()
 // cycles and frees the chains one link at a time instead of recursively.
 void Interpreter::clearNamespaces()
 {
-    for (auto &weak : m_namespaces) {
-        if (auto ns = weak.lock()) {
-            auto entries = std::move(ns->entries);
-            ns->entries.clear();
-        }
-    }
+    // Keep every namespace alive while emptying them, so no release cascades
+    // through a chain; then each is freed empty.
+    std::vector<std::shared_ptr<Dict>> alive;
+    for (auto &weak : m_namespaces)
+        if (auto ns = weak.lock())
+            alive.push_back(std::move(ns));
     m_namespaces.clear();
+    for (auto &ns : alive)
+        ns->entries.clear();
 }
 
 Status Interpreter::fail(const SourcePos &pos, const std::string &message) const
@@ -429,7 +432,12 @@ Status Interpreter::assign(const Target &target, const Value &value, const Sourc
         Value object = lookup(target.names[0]);
         if (!object.isNamespace())
             return fail(pos, "cannot assign attribute on non-namespace object");
-        object.mutableDict().set(Value(target.attribute), value);
+        Dict &ns = object.mutableDict();
+        const int depth = std::max(ns.namespaceDepth, value.depth() + 1);
+        if (depth > m_options.limits.maxValueDepth)
+            return fail(pos, "value nested deeper than " + std::to_string(m_options.limits.maxValueDepth) + " levels");
+        ns.namespaceDepth = depth;
+        ns.set(Value(target.attribute), value);
         return {};
     }
     if (!target.tuple && target.names.size() == 1) {

@@ -23,7 +23,14 @@ Value Value::none()
     return v;
 }
 
-static int childDepth(const Value &v) { return v.isList() || v.isDict() ? v.depth() : 0; }
+int Value::depth() const
+{
+    if (m_kind == ValueKind::VALUE_KIND_NAMESPACE)
+        return m_dict->namespaceDepth;
+    return m_depth;
+}
+
+static int childDepth(const Value &v) { return v.depth(); }
 
 Value Value::list(List items)
 {
@@ -62,7 +69,8 @@ Value Value::makeNamespace(Dict entries)
 {
     Value v = dict(std::move(entries));
     v.m_kind = ValueKind::VALUE_KIND_NAMESPACE;
-    v.m_depth = 0;   // opaque: its attributes change after creation
+    v.m_dict->namespaceDepth = v.m_depth;   // raised by later attribute assignments
+    v.m_depth = 0;
     return v;
 }
 

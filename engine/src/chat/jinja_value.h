@@ -74,7 +74,7 @@ public:
     // Nesting of lists and dicts (a scalar or a namespace is 0, [1] is 1,
     // [[1]] is 2); the interpreter bounds it so that printing, comparing and
     // freeing values cannot exhaust the stack.
-    int depth() const { return m_depth; }
+    int depth() const;
     bool isDict() const { return m_kind == ValueKind::VALUE_KIND_DICT; }
     bool isNamespace() const { return m_kind == ValueKind::VALUE_KIND_NAMESPACE; }
     bool isMapping() const { return isDict() || isNamespace(); }
@@ -107,6 +107,7 @@ private:
 // Lookups are linear: template dicts are small.
 struct Dict {
     std::vector<std::pair<Value, Value>> entries;
+    int namespaceDepth = 1;   // NAMESPACE: upper bound of its nesting (grows with assignments)
     const Value *find(const Value &key) const;
     const Value *findKey(std::string_view key) const;   // string key
     void set(Value key, Value value);   // replaces in place or appends
