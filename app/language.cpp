@@ -44,14 +44,25 @@ QString Language::codeForLocale(const QString &localeName)
 {
     const QLocale locale(localeName);
     if (locale.language() == QLocale::Chinese) {
-        // Traditional script (Taiwan, Hong Kong, Macau) vs simplified.
-        if (locale.script() == QLocale::TraditionalHanScript
-            || locale.territory() == QLocale::Taiwan || locale.territory() == QLocale::HongKong
-            || locale.territory() == QLocale::Macau)
+        // QLocale fills in the likely script ("zh_HK" -> Hant, "zh_SG" -> Hans);
+        // an explicit script ("zh_Hans_HK") wins over the territory.
+        if (locale.script() == QLocale::TraditionalHanScript)
+            return QStringLiteral("zh_TW");
+        if (locale.script() == QLocale::SimplifiedHanScript)
+            return QStringLiteral("zh_CN");
+        const QLocale::Territory territory = locale.territory();
+        if (territory == QLocale::Taiwan || territory == QLocale::HongKong || territory == QLocale::Macau)
             return QStringLiteral("zh_TW");
         return QStringLiteral("zh_CN");
     }
     return QStringLiteral("en");
+}
+
+QString Language::systemCode()
+{
+    // uiLanguages() honours LANGUAGE and LC_MESSAGES; name() only the number locale.
+    const QStringList languages = QLocale::system().uiLanguages();
+    return codeForLocale(languages.isEmpty() ? QLocale::system().name() : languages.first());
 }
 
 QStringList Language::codes()
@@ -86,7 +97,7 @@ QVariantList Language::available() const
 void Language::apply()
 {
     // An unknown saved choice (a language since removed) follows the system.
-    const QString code = codes().contains(m_choice) ? m_choice : codeForLocale(QLocale::system().name());
+    const QString code = codes().contains(m_choice) ? m_choice : systemCode();
     if (m_translator)
         QCoreApplication::removeTranslator(m_translator.get());
     if (m_qtTranslator)

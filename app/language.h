@@ -28,8 +28,8 @@ class Language : public QObject {
     /// The language in effect ("en", "zh_CN", "zh_TW").
     Q_PROPERTY(QString current READ current NOTIFY changed)
     /// [{code, name}] for the settings: "" (system) first, then each language in its own name.
-    /// (Changes with the language: the "System language" entry is translated.)
-    Q_PROPERTY(QVariantList available READ available NOTIFY changed)
+    /// (The "System language" name is translated when read; QML shows its own qsTr.)
+    Q_PROPERTY(QVariantList available READ available CONSTANT)
 
 public:
     static Language *instance();
@@ -42,6 +42,8 @@ public:
     /// other Chinese zh_CN; every other language English.
     static QString codeForLocale(const QString &localeName);
 
+    /// The code for the system's UI language (LANGUAGE, LC_MESSAGES, LANG).
+    static QString systemCode();
     /// The codes Burrow has translations for: "en", "zh_CN", "zh_TW".
     static QStringList codes();
 
