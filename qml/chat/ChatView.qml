@@ -44,9 +44,18 @@ Item {
             autoScrolling = false
         }
 
+        // Scrolling up (wheel, drag, flick, scroll bar) stops following;
+        // reaching the end again resumes it. Growth of the reply does not
+        // move contentY, and our own positioning is marked by autoScrolling.
+        property real lastContentY: 0
         onContentYChanged: {
-            if (!autoScrolling && (moving || dragging || flicking || scrollBar.pressed))
-                root.following = atYEnd
+            if (!autoScrolling) {
+                if (atYEnd && (moving || contentY > lastContentY))
+                    root.following = true
+                else if (contentY < lastContentY || moving)
+                    root.following = false
+            }
+            lastContentY = contentY
         }
         onMovementEnded: root.following = atYEnd
         onContentHeightChanged: if (root.following) Qt.callLater(scrollToEnd)

@@ -300,6 +300,56 @@ private Q_SLOTS:
         QTRY_VERIFY(input->hasActiveFocus());
     }
 
+    void viewFollowsTheEndUnlessScrolledUp()
+    {
+        m_control->gated = false;
+        m_control->pieces = QStringList(40, QStringLiteral("A line of a long story.\n\n"));
+        AppWindow app;
+        AbortOnExit guard{m_control};
+        QVERIFY(app.open());
+        QVERIFY(load(app, QStringLiteral("good.gguf")));
+        auto *view = app.find(QStringLiteral("chatView"));
+        auto *list = app.find(QStringLiteral("messageList"));
+        QVERIFY(view && list);
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY(app.chat->send(QStringLiteral("Go on")));
+            QVERIFY(finished.wait(5000));
+        }
+        QTRY_VERIFY(list->property("atYEnd").toBool());
+        QVERIFY(view->property("following").toBool());
+        QTest::qWait(200);   // let the delegates settle
+
+        // The user scrolls up with the wheel: the view stays there while a reply streams.
+        const QPointF centre = list->mapToScene(QPointF(list->width() / 2, list->height() / 2));
+        for (int i = 0; i < 10; ++i) {
+            QWheelEvent wheel(centre, app.window->mapToGlobal(centre), QPoint(), QPoint(0, 240), Qt::NoButton,
+                              Qt::NoModifier, Qt::NoScrollPhase, false);
+            QCoreApplication::sendEvent(app.window, &wheel);
+        }
+        QTRY_VERIFY2(!view->property("following").toBool(),
+                     qPrintable(QStringLiteral("contentY %1 height %2 contentHeight %3")
+                                    .arg(list->property("contentY").toReal())
+                                    .arg(list->height())
+                                    .arg(list->property("contentHeight").toReal())));
+        QTRY_VERIFY(!list->property("moving").toBool());
+        QTest::qWait(100);
+        const qreal scrolledTo = list->property("contentY").toReal();
+        QVERIFY(app.chat->send(QStringLiteral("More")));
+        QVERIFY(finished.wait(5000));
+        QTest::qWait(50);
+        QVERIFY2(qAbs(list->property("contentY").toReal() - scrolledTo) < 1.0,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(list->property("contentY").toReal()).arg(scrolledTo)));
+        QVERIFY(!list->property("atYEnd").toBool());
+
+        // "Jump to latest" brings it back and it follows again.
+        auto *jump = app.find(QStringLiteral("jumpToLatest"));
+        QVERIFY(jump && jump->isVisible());
+        clickItem(app.window, jump);
+        QTRY_VERIFY(list->property("atYEnd").toBool());
+        QVERIFY(view->property("following").toBool());
+    }
+
     void composerWithoutModelSaysHowToGetOne()
     {
         AppWindow app;
