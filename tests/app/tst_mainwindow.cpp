@@ -7,6 +7,7 @@
 #include <QTest>
 #include <QtQml/qqmlextensionplugin.h>
 
+#include "../engine/test_support.h"
 #include "appinfo.h"
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
@@ -26,6 +27,25 @@ private slots:
         QVERIFY2(title, "the empty state's title is missing");
         QVERIFY(title->isVisible());
         QCOMPARE(title->property("text").toString(), QStringLiteral("Drop a .gguf model here, or open one"));
+    }
+
+    // `burrow MODEL.gguf` loads the model at start (the app logs each load).
+    void commandLineModelIsLoaded()
+    {
+        BURROW_REQUIRE_SHARED(QStringLiteral("models/stories260K.gguf"));
+        QProcess app;
+        app.setProcessChannelMode(QProcess::MergedChannels);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        app.setProcessEnvironment(env);
+        app.start(QStringLiteral(BURROW_BINARY_DIR "/app/burrow"),
+                  {burrow::test::sharedPath(QStringLiteral("models/stories260K.gguf"))});
+        QVERIFY(app.waitForStarted(10000));
+        QByteArray output;
+        QTRY_VERIFY_WITH_TIMEOUT((output += app.readAll()).contains("burrow.app: loaded"), 30000);
+        QVERIFY(output.contains("stories260K.gguf"));
+        app.terminate();
+        QVERIFY(app.waitForFinished(10000));
     }
 
     void versionFlagPrintsVersion()
