@@ -3,10 +3,13 @@
 #include "logging.h"
 
 #include <QCoreApplication>
+#include <QGuiApplication>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QQmlEngine>
+#include <QSet>
 #include <QSettings>
+#include <QWindow>
 
 namespace {
 const QString kSettingsKey = QStringLiteral("ui/language");
@@ -24,14 +27,10 @@ Language *Language::instance()
     return language;
 }
 
-Language *Language::create(QQmlEngine *engine, QJSEngine *)
+Language *Language::create(QQmlEngine *, QJSEngine *)
 {
     Language *language = instance();
     QQmlEngine::setObjectOwnership(language, QQmlEngine::CppOwnership);
-    if (engine) {
-        language->m_engines.removeAll(nullptr);
-        language->m_engines.append(engine);
-    }
     return language;
 }
 
@@ -77,11 +76,15 @@ void Language::setChoice(const QString &code)
     m_choice = code;
     QSettings().setValue(kSettingsKey, code);
     apply();
-    // Re-evaluates every qsTr() binding in the running UI.
-    for (const QPointer<QQmlEngine> &engine : std::as_const(m_engines)) {
-        if (engine)
-            engine->retranslate();
+    // Re-evaluates every qsTr() binding in the running UI: the engine of
+    // each window, once.
+    QSet<QQmlEngine *> engines;
+    for (QWindow *window : QGuiApplication::topLevelWindows()) {
+        if (QQmlEngine *engine = qmlEngine(window))
+            engines.insert(engine);
     }
+    for (QQmlEngine *engine : std::as_const(engines))
+        engine->retranslate();
 }
 
 QVariantList Language::available() const

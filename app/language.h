@@ -3,9 +3,7 @@
 // compiled Qt Linguist files from i18n/, built into the app's resources.
 #pragma once
 
-#include <QList>
 #include <QObject>
-#include <QPointer>
 #include <QString>
 #include <QStringList>
 #include <QTranslator>
@@ -60,8 +58,6 @@ private:
     void apply();
     QString m_choice;
     QString m_current = QStringLiteral("en");
-    // The engines that use the singleton; each re-evaluates its qsTr() on a change.
-    QList<QPointer<QQmlEngine>> m_engines;
     std::unique_ptr<QTranslator> m_translator;
     std::unique_ptr<QTranslator> m_qtTranslator;
 };
