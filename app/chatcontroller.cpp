@@ -37,7 +37,8 @@ ChatController::ChatController(QObject *parent)
     : QObject(parent),
       m_messages(new MessageModel(this)),
       m_settings(new ChatSettings(this)),
-      m_recent(new RecentModels(this))
+      m_recent(new RecentModels(this)),
+      m_store(new ConversationStore(this))
 {
     qRegisterMetaType<GenerationOutcome>();
     qRegisterMetaType<PromptPlan>();
@@ -69,6 +70,14 @@ ChatController::ChatController(QObject *parent)
     m_flushTimer.setSingleShot(true);
     m_flushTimer.setInterval(FlushIntervalMs);
     connect(&m_flushTimer, &QTimer::timeout, this, &ChatController::flushStreamedText);
+    m_storeTimer.setInterval(StoreIntervalMs);
+    connect(&m_storeTimer, &QTimer::timeout, this, &ChatController::saveStreamingReply);
+    connect(m_settings, &ChatSettings::changed, this, &ChatController::saveSettings);
+    connect(m_store, &ConversationStore::errorOccurred, this, &ChatController::setBanner);
+    connect(m_store, &ConversationStore::conversationChanged, this, [this](qint64 id) {
+        if (id == m_conversationId)
+            Q_EMIT conversationChanged();
+    });
     m_thread.start();
 }
 
@@ -244,7 +253,11 @@ void ChatController::onModelLoaded(quint64 id, const ModelCard &card)
     m_contextUsed = 0;
     m_messages->setMemoryStart(-1);
     m_recent->add(card.path);
+    updateMemoryLimit();
+    if (persistent())
+        m_store->setModel(m_conversationId, card.path, qint64(card.fileSize));   // this chat now uses it
     Q_EMIT modelChanged();
+    updateModelMismatch();
     Q_EMIT statsChanged();
     if (id == m_loadId) {
         m_loadId = 0;
@@ -271,11 +284,21 @@ void ChatController::onLoadFailed(quint64 id, const QString &path, const QString
 
 bool ChatController::send(const QString &text)
 {
+    if (isGenerating() && persistent() && m_replyConversation != m_conversationId) {
+        setBanner(tr("Another chat is still writing its reply. Wait for it, or stop it, then send."));
+        return false;
+    }
     if (text.trimmed().isEmpty() || !hasModel() || isGenerating() || isLoading())
         return false;
     MessageModel::Message message;
     message.author = MessageModel::Author::User;
     message.text = text;
+    if (persistent()) {
+        // Stored before the reply starts: what the user typed is never lost.
+        message.id = m_store->appendMessage(m_conversationId, QStringLiteral("user"), text);
+        if (message.id < 0)
+            return false;   // the banner says why; the composer keeps the text
+    }
     m_messages->append(message);
     startReply();
     return true;
@@ -303,6 +326,19 @@ void ChatController::startReply()
     MessageModel::Message reply;
     reply.author = MessageModel::Author::Assistant;
     reply.state = MessageModel::State::Streaming;
+    m_replyText.clear();
+    m_replyStored.clear();
+    m_replyConversation = m_conversationId;
+    m_replyMessageId = -1;
+    if (persistent()) {
+        const ConversationRecord record = m_store->conversation(m_conversationId);
+        if (hasModel() && record.modelPath != m_model.path)
+            m_store->setModel(m_conversationId, m_model.path, qint64(m_model.fileSize));
+        reply.id = m_replyMessageId = m_store->beginReply(m_conversationId, QFileInfo(m_model.path).fileName(),
+                                                          m_settings->toJson());
+        m_storeTimer.start();
+        updateModelMismatch();
+    }
     const int row = m_messages->append(reply);
 
     m_planTokens = 0;
@@ -338,8 +374,11 @@ bool ChatController::regenerate()
     if (!canRegenerate())
         return false;
     const int last = m_messages->rowCount() - 1;
-    if (m_messages->message(last).author == MessageModel::Author::Assistant)
+    if (m_messages->message(last).author == MessageModel::Author::Assistant) {
+        if (persistent() && storedId(last) > 0)
+            m_store->removeMessagesFrom(m_conversationId, storedId(last));
         m_messages->removeFrom(last);
+    }
     if (m_messages->rowCount() == 0)
         return false;
     startReply();
@@ -363,6 +402,12 @@ bool ChatController::editAndResend(int row, const QString &text)
         return false;
     if (m_messages->message(row).author != MessageModel::Author::User)
         return false;
+    if (persistent()) {
+        if (storedId(row + 1) > 0)
+            m_store->removeMessagesFrom(m_conversationId, storedId(row + 1));
+        if (storedId(row) > 0)
+            m_store->editMessage(storedId(row), text);
+    }
     m_messages->removeFrom(row + 1);
     m_messages->setText(row, text);
     startReply();
@@ -371,11 +416,15 @@ bool ChatController::editAndResend(int row, const QString &text)
 
 void ChatController::clearConversation()
 {
-    if (isGenerating()) {
+    if (isGenerating() && (!persistent() || m_replyConversation == m_conversationId)) {
         m_worker->cancelUpTo(m_activeRequest);
+        m_storeTimer.stop();
+        m_replyMessageId = -1;
         setGenerating(0, -1);   // its late signals are ignored
         m_streamBuffer.clear();
     }
+    if (persistent() && m_messages->rowCount() > 0 && storedId(0) > 0)
+        m_store->removeMessagesFrom(m_conversationId, storedId(0));
     m_messages->clear();
     m_contextUsed = 0;
     m_lastReplyStats.clear();
@@ -414,6 +463,7 @@ void ChatController::onTextReady(quint64 id, const QString &text, int pieces, do
     if (id != m_activeRequest)
         return;
     m_streamBuffer += text;
+    m_replyText += text;
     m_streamPieces = pieces;
     m_tokensPerSecond = pieces > 1 && elapsedMs > 0 ? (pieces - 1) * 1000.0 / elapsedMs : 0;
     if (!m_flushTimer.isActive())
@@ -423,7 +473,11 @@ void ChatController::onTextReady(quint64 id, const QString &text, int pieces, do
 void ChatController::flushStreamedText()
 {
     m_flushTimer.stop();
-    if (m_streamRow < 0 || m_streamBuffer.isEmpty())
+    if (m_streamRow < 0) {
+        m_streamBuffer.clear();   // its chat is not shown; m_replyText has it
+        return;
+    }
+    if (m_streamBuffer.isEmpty())
         return;
     m_messages->appendText(m_streamRow, m_streamBuffer);
     m_streamBuffer.clear();
@@ -450,6 +504,17 @@ void ChatController::onGenerationFinished(quint64 id, const GenerationOutcome &o
         break;
     }
     m_messages->setStats(row, outcome.generatedTokens, outcome.tokensPerSecond());
+    m_storeTimer.stop();
+    if (m_replyMessageId > 0) {
+        const int state = outcome.stop == GenerationOutcome::Stop::Cancelled ? ConversationStore::Stopped
+                        : outcome.stop == GenerationOutcome::Stop::Error   ? ConversationStore::Error
+                                                                           : ConversationStore::Complete;
+        const int promptTokens = m_planTokens > 0 ? m_planTokens : outcome.promptTokens + outcome.reusedTokens;
+        m_store->finishReply(m_replyMessageId, m_replyText, state, promptTokens, outcome.generatedTokens,
+                             outcome.generatedTokens > 0 ? outcome.tokensPerSecond() : -1, outcome.error);
+        m_replyStored = m_replyText;
+        m_replyMessageId = -1;
+    }
     m_promptProgress = -1;
     if (outcome.generatedTokens > 0) {
         m_tokensPerSecond = outcome.tokensPerSecond();
@@ -467,4 +532,205 @@ void ChatController::onGenerationFinished(quint64 id, const GenerationOutcome &o
     Q_EMIT statsChanged();
     qCDebug(lcApp) << "reply finished" << int(outcome.stop) << outcome.generatedTokens << "tokens";
     Q_EMIT replyFinished(row);
+}
+
+// ---- persistence -------------------------------------------------------
+
+void ChatController::setDefaults(ChatSettings *defaults)
+{
+    if (m_defaults == defaults)
+        return;
+    m_defaults = defaults;
+    m_applyingSettings = true;
+    m_settings->setDefaults(defaults);
+    m_applyingSettings = false;
+    Q_EMIT defaultsChanged();
+}
+
+QString ChatController::conversationTitle() const
+{
+    return persistent() ? m_store->conversation(m_conversationId).title : QString();
+}
+
+QString ChatController::conversationModelName() const
+{
+    return QFileInfo(m_conversationModelMismatch).fileName();
+}
+
+qint64 ChatController::storedId(int row) const
+{
+    return row >= 0 && row < m_messages->rowCount() ? m_messages->message(row).id : -1;
+}
+
+bool ChatController::startPersistence(const QString &databasePath)
+{
+    if (!databasePath.isEmpty())
+        m_store->setDatabasePath(databasePath);
+    if (!m_store->isReady() && !m_store->open()) {
+        if (!m_store->problem().isEmpty())
+            setBanner(m_store->problem());
+        return false;
+    }
+    if (!m_store->problem().isEmpty())
+        setBanner(m_store->problem());   // a damaged database was moved aside
+    const QVector<ConversationRecord> list = m_store->conversations();
+    if (!list.isEmpty() && openConversation(double(list.first().id)))
+        return true;
+    return newConversation() > 0;
+}
+
+bool ChatController::openConversation(double idValue)
+{
+    if (!m_store->isReady())
+        return false;
+    const qint64 id = qint64(idValue);
+    if (id <= 0)
+        return newConversation() > 0;
+    const ConversationRecord record = m_store->conversation(id);
+    if (record.id <= 0 || record.deletedAt.isValid())
+        return false;
+    m_flushTimer.stop();
+    m_streamBuffer.clear();   // m_replyText holds the whole streaming reply
+    QList<MessageModel::Message> rows;
+    int streamRow = -1;
+    const QVector<MessageRecord> stored = m_store->messages(id);
+    for (const MessageRecord &r : stored) {
+        MessageModel::Message m;
+        m.id = r.id;
+        m.author = r.role == QLatin1String("assistant") ? MessageModel::Author::Assistant
+                 : r.role == QLatin1String("system")    ? MessageModel::Author::System
+                                                        : MessageModel::Author::User;
+        m.text = r.content;
+        m.created = r.created.toLocalTime();
+        m.error = r.error;
+        m.tokens = qMax(0, r.generatedTokens);
+        m.tokensPerSecond = qMax(0.0, r.tokensPerSecond);
+        switch (r.state) {
+        case ConversationStore::Streaming: m.state = MessageModel::State::Streaming; break;
+        case ConversationStore::Interrupted: m.state = MessageModel::State::Interrupted; break;
+        case ConversationStore::Stopped: m.state = MessageModel::State::Stopped; break;
+        case ConversationStore::Error: m.state = MessageModel::State::Failed; break;
+        default: m.state = MessageModel::State::Complete; break;
+        }
+        if (isGenerating() && r.id == m_replyMessageId) {
+            m.text = m_replyText;   // newer than the last streaming write
+            m.state = MessageModel::State::Streaming;
+            streamRow = int(rows.size());
+        }
+        rows.append(m);
+    }
+    m_conversationId = id;
+    m_messages->setMessages(rows);
+    if (isGenerating())
+        m_streamRow = streamRow;   // -1: the reply belongs to another chat
+    applyConversationSettings(record.settings);
+    m_contextUsed = 0;
+    m_lastReplyStats.clear();
+    Q_EMIT statsChanged();
+    updateModelMismatch();
+    Q_EMIT conversationChanged();
+    Q_EMIT canRegenerateChanged();
+    return true;
+}
+
+double ChatController::newConversation()
+{
+    if (!m_store->isReady())
+        return -1;
+    const QJsonObject defaults = m_defaults ? m_defaults->toJson() : ChatSettings().toJson();
+    const bool shownIsBusy = isGenerating() && m_replyConversation == m_conversationId;
+    if (persistent() && m_messages->rowCount() == 0 && !shownIsBusy) {
+        // The shown chat is still empty: it becomes the new one.
+        applyConversationSettings(defaults);
+        m_store->setSettings(m_conversationId, defaults);
+        Q_EMIT conversationChanged();
+        return double(m_conversationId);
+    }
+    const qint64 id = m_store->createConversation(QString(), m_model.path, qint64(m_model.fileSize), defaults);
+    if (id <= 0 || !openConversation(double(id)))
+        return -1;
+    return double(id);
+}
+
+void ChatController::applyConversationSettings(const QJsonObject &json)
+{
+    m_applyingSettings = true;
+    if (m_defaults)
+        m_settings->setDefaults(m_defaults);
+    if (json.isEmpty() && m_defaults)
+        m_settings->copyFrom(m_defaults);
+    else
+        m_settings->fromJson(json);
+    m_applyingSettings = false;
+}
+
+void ChatController::saveSettings()
+{
+    if (!m_applyingSettings && persistent())
+        m_store->setSettings(m_conversationId, m_settings->toJson());
+}
+
+void ChatController::saveStreamingReply()
+{
+    if (m_replyMessageId <= 0 || m_replyText == m_replyStored)
+        return;
+    if (m_store->updateReply(m_replyMessageId, m_replyText))
+        m_replyStored = m_replyText;
+}
+
+void ChatController::updateModelMismatch()
+{
+    QString mismatch;
+    if (persistent()) {
+        const ConversationRecord record = m_store->conversation(m_conversationId);
+        if (!record.modelPath.isEmpty() && record.modelPath != m_model.path && record.modelPath != m_loadingPath
+            && m_messages->rowCount() > 0)
+            mismatch = record.modelPath;
+    }
+    if (mismatch == m_conversationModelMismatch)
+        return;
+    m_conversationModelMismatch = mismatch;
+    Q_EMIT conversationModelChanged();
+}
+
+void ChatController::loadConversationModel()
+{
+    const QString path = m_conversationModelMismatch;
+    if (path.isEmpty())
+        return;
+    m_conversationModelMismatch.clear();
+    Q_EMIT conversationModelChanged();
+    openFile(path, false);
+}
+
+void ChatController::continueWithLoadedModel()
+{
+    if (m_conversationModelMismatch.isEmpty())
+        return;
+    m_conversationModelMismatch.clear();
+    Q_EMIT conversationModelChanged();
+}
+
+QString ChatController::replyDetails(double messageId) const
+{
+    return messageId > 0 && m_store->isReady() ? m_store->replyDetails(qint64(messageId)) : QString();
+}
+
+void ChatController::updateMemoryLimit()
+{
+    // The largest context whose memory estimate fits in what was free when
+    // the card was made (0: unknown). About 20 estimates.
+    int limit = 0;
+    if (m_model.availableMemory > 0 && m_model.fitsAt(ChatSettings::MinContextSize)) {
+        int lo = ChatSettings::MinContextSize, hi = ChatSettings::MaxContextSize;
+        while (lo < hi) {
+            const int mid = lo + (hi - lo + 1) / 2;
+            if (m_model.fitsAt(mid))
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        limit = lo;
+    }
+    m_settings->setMemoryContextLimit(limit);
 }

@@ -22,6 +22,7 @@
 
 #include "chatbackend.h"
 #include "chatsettings.h"
+#include "conversationstore.h"
 #include "messagemodel.h"
 #include "modelcard.h"
 #include "recentmodels.h"
@@ -49,6 +50,16 @@ class ChatController : public QObject {
     Q_PROPERTY(QString lastReplyStats READ lastReplyStats NOTIFY statsChanged)
     Q_PROPERTY(int contextUsed READ contextUsed NOTIFY statsChanged)
     Q_PROPERTY(int contextSize READ contextSize NOTIFY statsChanged)
+    // Persistence (after startPersistence()): the store, the conversation shown,
+    // the one whose reply is generating, and the defaults new chats copy.
+    Q_PROPERTY(ConversationStore *store READ store CONSTANT)
+    Q_PROPERTY(ChatSettings *defaults READ defaults WRITE setDefaults NOTIFY defaultsChanged)
+    Q_PROPERTY(double conversationId READ conversationId NOTIFY conversationChanged)
+    Q_PROPERTY(QString conversationTitle READ conversationTitle NOTIFY conversationChanged)
+    Q_PROPERTY(double generatingConversationId READ generatingConversationId NOTIFY generatingChanged)
+    // The model file the shown chat used, when it is not the loaded one ("" otherwise).
+    Q_PROPERTY(QString conversationModelPath READ conversationModelPath NOTIFY conversationModelChanged)
+    Q_PROPERTY(QString conversationModelName READ conversationModelName NOTIFY conversationModelChanged)
 
 public:
     explicit ChatController(QObject *parent = nullptr);
@@ -76,6 +87,31 @@ public:
     QString lastReplyStats() const { return m_lastReplyStats; }
     int contextUsed() const { return m_contextUsed; }
     int contextSize() const { return m_contextSize; }
+    ConversationStore *store() const { return m_store; }
+    ChatSettings *defaults() const { return m_defaults; }
+    void setDefaults(ChatSettings *defaults);
+    double conversationId() const { return double(m_conversationId); }
+    QString conversationTitle() const;
+    double generatingConversationId() const { return isGenerating() ? double(m_replyConversation) : -1; }
+    QString conversationModelPath() const { return m_conversationModelMismatch; }
+    QString conversationModelName() const;
+
+    // Opens the conversation store (`databasePath` empty: the default file),
+    // reports a moved-aside database in the banner, and opens the most recent
+    // conversation (or a new one). Without it nothing is stored (unit tests).
+    Q_INVOKABLE bool startPersistence(const QString &databasePath = QString());
+    // Shows conversation `id` (its messages and settings). A reply generating
+    // in another chat keeps going there. id <= 0: a new conversation.
+    Q_INVOKABLE bool openConversation(double id);
+    // A new, empty chat with the default settings (the shown one is reused when empty).
+    Q_INVOKABLE double newConversation();
+    // The shown chat's model prompt: load its model, or go on with the loaded one.
+    Q_INVOKABLE void loadConversationModel();
+    Q_INVOKABLE void continueWithLoadedModel();
+    // What produced a stored reply (model, settings, tokens, speed), "" when unknown.
+    Q_INVOKABLE QString replyDetails(double messageId) const;
+    // The store's interval for streaming writes (at least once a second).
+    static constexpr int StoreIntervalMs = 1000;
 
     // Why these dropped URLs cannot be opened ("" when they can): one local .gguf file.
     Q_INVOKABLE QString refusalFor(const QList<QUrl> &urls) const;
@@ -110,6 +146,9 @@ Q_SIGNALS:
     void generatingChanged();
     void canRegenerateChanged();
     void statsChanged();
+    void defaultsChanged();
+    void conversationChanged();
+    void conversationModelChanged();
     // A reply ended (complete, stopped or failed); `row` is its message.
     void replyFinished(int row);
     // A load ended; `ok` false: `banner` says why.
@@ -129,6 +168,13 @@ private:
     void onGenerationFinished(quint64 id, const GenerationOutcome &outcome);
     // Moves the streamed text received since the last flush into the model.
     void flushStreamedText();
+    bool persistent() const { return m_store->isReady() && m_conversationId > 0; }
+    void saveStreamingReply();
+    void applyConversationSettings(const QJsonObject &json);
+    void saveSettings();
+    void updateModelMismatch();
+    void updateMemoryLimit();
+    qint64 storedId(int row) const;
 
     MessageModel *m_messages;
     ChatSettings *m_settings;
@@ -158,4 +204,16 @@ private:
     QString m_lastReplyStats;
     int m_contextUsed = 0;
     int m_contextSize = 0;
+
+    ConversationStore *m_store;
+    QPointer<ChatSettings> m_defaults;
+    qint64 m_conversationId = -1;      // the chat shown (-1: none / not persistent)
+    qint64 m_replyConversation = -1;   // the chat the streaming reply belongs to
+    qint64 m_replyMessageId = -1;      // its stored message
+    QString m_replyText;               // the whole reply so far (also when its chat is not shown)
+    QString m_replyStored;             // what the store has of it
+    QTimer m_storeTimer;               // streaming writes, once a second
+    bool m_applyingSettings = false;
+    QString m_conversationModelMismatch;
+
 };

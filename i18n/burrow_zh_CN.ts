@@ -182,6 +182,10 @@
 <context>
     <name>ChatController</name>
     <message>
+        <source>Another chat is still writing its reply. Wait for it, or stop it, then send.</source>
+        <translation>另一个对话仍在生成回复。请等待它完成或停止它，然后再发送。</translation>
+    </message>
+    <message>
         <source>Only model files can be dropped here.</source>
         <translation>只能将模型文件拖放到这里。</translation>
     </message>
@@ -913,6 +917,38 @@
 <context>
     <name>Main</name>
     <message>
+        <source>Settings for new chats</source>
+        <translation>新对话的设置</translation>
+    </message>
+    <message>
+        <source>Settings new chats start with</source>
+        <translation>新对话开始时使用的设置</translation>
+    </message>
+    <message>
+        <source>Settings for &amp;new chats…</source>
+        <translation>新对话的设置(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Settings of this chat</source>
+        <translation>此对话的设置</translation>
+    </message>
+    <message>
+        <source>Chat s&amp;ettings…</source>
+        <translation>对话设置(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Start a new chat</source>
+        <translation>开始新对话</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新对话(&amp;N)</translation>
+    </message>
+    <message>
         <source>%1 — Burrow</source>
         <translation>%1 — Burrow</translation>
     </message>
@@ -1003,6 +1039,10 @@
 </context>
 <context>
     <name>MessageDelegate</name>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
     <message>
         <source>The model remembers from here; older messages no longer fit its context</source>
         <translation>模型从这里开始记得；更早的消息已超出其上下文</translation>
@@ -1216,6 +1256,49 @@
     <message>
         <source>%1 of %2 tokens</source>
         <translation>%1 / %2 个词元</translation>
+    </message>
+</context>
+<context>
+    <name>ChatHeader</name>
+    <message>
+        <source>Continue with %1</source>
+        <translation>继续使用 %1</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>加载 %1</translation>
+    </message>
+    <message>
+        <source>This chat was written with %1.</source>
+        <translation>此对话使用 %1 写成。</translation>
+    </message>
+    <message>
+        <source>This chat was written with %1; %2 is loaded.</source>
+        <translation>此对话使用 %1 写成；当前加载的是 %2。</translation>
+    </message>
+    <message>
+        <source>Sampling, reply length, context size and system prompt of this chat</source>
+        <translation>此对话的采样、回复长度、上下文大小和系统提示词</translation>
+    </message>
+    <message>
+        <source>Settings of this chat</source>
+        <translation>此对话的设置</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Show the conversations</source>
+        <translation>显示对话列表</translation>
+    </message>
+    <message>
+        <source>Hide the conversations</source>
+        <translation>隐藏对话列表</translation>
     </message>
 </context>
 </TS>

@@ -182,6 +182,10 @@
 <context>
     <name>ChatController</name>
     <message>
+        <source>Another chat is still writing its reply. Wait for it, or stop it, then send.</source>
+        <translation>另一個對話仍在產生回覆。請等待它完成或停止它，然後再傳送。</translation>
+    </message>
+    <message>
         <source>Only model files can be dropped here.</source>
         <translation>只能將模型檔案拖放到這裡。</translation>
     </message>
@@ -913,6 +917,38 @@
 <context>
     <name>Main</name>
     <message>
+        <source>Settings for new chats</source>
+        <translation>新對話的設定</translation>
+    </message>
+    <message>
+        <source>Settings new chats start with</source>
+        <translation>新對話開始時使用的設定</translation>
+    </message>
+    <message>
+        <source>Settings for &amp;new chats…</source>
+        <translation>新對話的設定(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>設定(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Settings of this chat</source>
+        <translation>此對話的設定</translation>
+    </message>
+    <message>
+        <source>Chat s&amp;ettings…</source>
+        <translation>對話設定(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Start a new chat</source>
+        <translation>開始新對話</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新對話(&amp;N)</translation>
+    </message>
+    <message>
         <source>%1 — Burrow</source>
         <translation>%1 — Burrow</translation>
     </message>
@@ -1003,6 +1039,10 @@
 </context>
 <context>
     <name>MessageDelegate</name>
+    <message>
+        <source>Details</source>
+        <translation>詳細資料</translation>
+    </message>
     <message>
         <source>The model remembers from here; older messages no longer fit its context</source>
         <translation>模型從這裡開始記得；更早的訊息已超出其上下文</translation>
@@ -1216,6 +1256,49 @@
     <message>
         <source>%1 of %2 tokens</source>
         <translation>%1 / %2 個詞元</translation>
+    </message>
+</context>
+<context>
+    <name>ChatHeader</name>
+    <message>
+        <source>Continue with %1</source>
+        <translation>繼續使用 %1</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>載入 %1</translation>
+    </message>
+    <message>
+        <source>This chat was written with %1.</source>
+        <translation>此對話使用 %1 寫成。</translation>
+    </message>
+    <message>
+        <source>This chat was written with %1; %2 is loaded.</source>
+        <translation>此對話使用 %1 寫成；目前載入的是 %2。</translation>
+    </message>
+    <message>
+        <source>Sampling, reply length, context size and system prompt of this chat</source>
+        <translation>此對話的取樣、回覆長度、上下文大小和系統提示詞</translation>
+    </message>
+    <message>
+        <source>Settings of this chat</source>
+        <translation>此對話的設定</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>設定</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新對話</translation>
+    </message>
+    <message>
+        <source>Show the conversations</source>
+        <translation>顯示對話列表</translation>
+    </message>
+    <message>
+        <source>Hide the conversations</source>
+        <translation>隱藏對話列表</translation>
     </message>
 </context>
 </TS>

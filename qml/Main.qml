@@ -16,7 +16,12 @@ ApplicationWindow {
     visible: true
     title: window.chat.hasModel ? qsTr("%1 — Burrow").arg(window.chat.model.name) : qsTr("Burrow")
 
-    readonly property ChatController chat: ChatController {}
+    readonly property ChatController chat: ChatController {
+        defaults: DefaultSettings.settings
+        // The conversation store opens and the last chat comes back.
+        Component.onCompleted: startPersistence()
+    }
+    property bool sidebarOpen: true
     readonly property alias composer: composer
 
     function openModelDialog() { fileDialog.open() }
@@ -69,6 +74,17 @@ ApplicationWindow {
         Menu {
             title: qsTr("&Chat")
             MenuItem {
+                text: qsTr("&New chat")
+                Accessible.name: qsTr("Start a new chat")
+                onTriggered: window.chat.newConversation()
+            }
+            MenuItem {
+                text: qsTr("Chat s&ettings…")
+                Accessible.name: qsTr("Settings of this chat")
+                onTriggered: chatSettingsDrawer.open()
+            }
+            MenuSeparator {}
+            MenuItem {
                 text: qsTr("&Stop reply")
                 enabled: window.chat.generating
                 Accessible.name: qsTr("Stop the reply")
@@ -85,6 +101,14 @@ ApplicationWindow {
                 enabled: window.chat.messages.count > 0
                 Accessible.name: qsTr("Clear the conversation")
                 onTriggered: window.chat.clearConversation()
+            }
+        }
+        Menu {
+            title: qsTr("&Settings")
+            MenuItem {
+                text: qsTr("Settings for &new chats…")
+                Accessible.name: qsTr("Settings new chats start with")
+                onTriggered: defaultSettingsDialog.open()
             }
         }
     }
@@ -111,8 +135,30 @@ ApplicationWindow {
         onActivated: window.composer.focusInput()
     }
 
+    Shortcut {
+        sequences: [StandardKey.New]
+        enabled: !sidebar.visible
+        onActivated: window.chat.newConversation()
+    }
+
+    ConversationSidebar {
+        id: sidebar
+        anchors.left: parent.left
+        anchors.top: parent.top
+        anchors.bottom: parent.bottom
+        width: 260
+        visible: window.sidebarOpen
+        shortcutsEnabled: visible
+        store: window.chat.store
+        currentId: window.chat.conversationId
+        generatingId: window.chat.generatingConversationId
+        onConversationSelected: (conversationId) => window.chat.openConversation(conversationId)
+        onNewConversationRequested: window.chat.newConversation()
+    }
+
     ColumnLayout {
         anchors.fill: parent
+        anchors.leftMargin: sidebar.visible ? sidebar.width : 0
         spacing: 0
 
         Banner {
@@ -120,6 +166,13 @@ ApplicationWindow {
             visible: window.chat.banner !== ""
             text: window.chat.banner
             onDismissed: window.chat.dismissBanner()
+        }
+        ChatHeader {
+            Layout.fillWidth: true
+            chat: window.chat
+            sidebarOpen: window.sidebarOpen
+            onSidebarToggled: window.sidebarOpen = !window.sidebarOpen
+            onSettingsRequested: chatSettingsDrawer.open()
         }
         LoadingBar {
             Layout.fillWidth: true
@@ -203,6 +256,38 @@ ApplicationWindow {
         title: qsTr("Open a model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: window.chat.openUrls([selectedFile])
+    }
+
+    // The shown chat's settings; changes are saved at once and apply to the next reply.
+    Drawer {
+        id: chatSettingsDrawer
+        objectName: "chatSettingsDrawer"
+        edge: Qt.RightEdge
+        width: Math.min(420, window.width * 0.9)
+        height: window.height
+        ChatSettingsPanel {
+            anchors.fill: parent
+            settings: window.chat.settings
+            defaultSettings: DefaultSettings
+            onCloseRequested: chatSettingsDrawer.close()
+        }
+    }
+
+    // The settings new chats start with (existing chats keep theirs).
+    Dialog {
+        id: defaultSettingsDialog
+        objectName: "defaultSettingsDialog"
+        title: qsTr("Settings for new chats")
+        modal: true
+        anchors.centerIn: parent
+        width: Math.min(480, window.width * 0.9)
+        height: window.height * 0.85
+        standardButtons: Dialog.Close
+        ChatSettingsPanel {
+            anchors.fill: parent
+            settings: DefaultSettings.settings
+            onCloseRequested: defaultSettingsDialog.close()
+        }
     }
 
     Dialog {

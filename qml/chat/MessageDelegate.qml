@@ -19,6 +19,7 @@ Item {
     required property bool inContext
     required property bool memoryStartsHere
     required property bool isLast
+    required property double messageId
     required property ChatController chat
 
     readonly property bool isUser: author === MessageModel.User
@@ -83,9 +84,16 @@ Item {
                     }
                     Item { Layout.fillWidth: true }
                     Label {
-                        text: root.stats
+                        objectName: "messageStats"
+                        text: root.stats !== "" || root.isUser ? root.stats
+                            : (root.messageId > 0 && root.state !== MessageModel.Streaming ? qsTr("Details") : "")
                         opacity: 0.6
                         font.pixelSize: 11
+                        // What wrote the reply (model, settings, tokens, speed), from the store.
+                        HoverHandler { id: statsHover }
+                        ToolTip.visible: statsHover.hovered && ToolTip.text !== ""
+                        ToolTip.delay: 400
+                        ToolTip.text: statsHover.hovered && !root.isUser ? root.chat.replyDetails(root.messageId) : ""
                     }
                     ToolButton {
                         text: qsTr("Copy")

@@ -18,6 +18,7 @@
 #include "../engine/test_support.h"
 #include "appinfo.h"
 #include "chatcontroller.h"
+#include "conversationstore.h"
 
 namespace burrow::test {
 
@@ -27,8 +28,15 @@ struct AppWindow {
     QQuickWindow *window = nullptr;
     ChatController *chat = nullptr;
 
-    bool open()
+    // `keepData` false: the conversation database starts empty (each test
+    // its own chats); true: the chats of an earlier window come back.
+    bool open(bool keepData = false)
     {
+        if (!keepData) {
+            const QString db = ConversationStore::defaultDatabasePath();
+            for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+                QFile::remove(db + suffix);
+        }
         engine.load(AppInfo::mainQmlUrl());
         if (engine.rootObjects().size() != 1)
             return false;

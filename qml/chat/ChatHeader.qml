@@ -1,0 +1,89 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Burrow
+
+// The chat's header: the sidebar toggle, the chat's title and the button
+// that opens its settings; under it, when the chat was written with another
+// model than the loaded one, the offer to load that model or go on.
+ColumnLayout {
+    id: root
+    objectName: "chatHeader"
+    spacing: 0
+
+    required property ChatController chat
+    property bool sidebarOpen: true
+
+    signal sidebarToggled()
+    signal settingsRequested()
+
+    RowLayout {
+        Layout.fillWidth: true
+        Layout.leftMargin: 4
+        Layout.rightMargin: 4
+        spacing: 4
+
+        ToolButton {
+            objectName: "sidebarToggle"
+            text: root.sidebarOpen ? "\u2039" : "\u2630"
+            Accessible.name: root.sidebarOpen ? qsTr("Hide the conversations") : qsTr("Show the conversations")
+            ToolTip.visible: hovered
+            ToolTip.text: Accessible.name
+            onClicked: root.sidebarToggled()
+        }
+        Label {
+            objectName: "chatTitle"
+            Layout.fillWidth: true
+            elide: Text.ElideRight
+            font.bold: true
+            text: root.chat.conversationTitle !== "" ? root.chat.conversationTitle : qsTr("New chat")
+        }
+        ToolButton {
+            objectName: "chatSettingsButton"
+            text: qsTr("Settings")
+            Accessible.name: qsTr("Settings of this chat")
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Sampling, reply length, context size and system prompt of this chat")
+            onClicked: root.settingsRequested()
+        }
+    }
+
+    Rectangle {
+        objectName: "modelPrompt"
+        Layout.fillWidth: true
+        visible: root.chat.conversationModelPath !== ""
+        implicitHeight: promptRow.implicitHeight + 16
+        color: Qt.rgba(0.2, 0.45, 0.85, 0.15)
+        border.color: Qt.rgba(0.2, 0.45, 0.85, 0.5)
+        Accessible.role: Accessible.AlertMessage
+        Accessible.name: promptText.text
+
+        RowLayout {
+            id: promptRow
+            anchors.fill: parent
+            anchors.margins: 8
+            spacing: 8
+
+            Label {
+                id: promptText
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: root.chat.hasModel
+                    ? qsTr("This chat was written with %1; %2 is loaded.").arg(root.chat.conversationModelName)
+                                                                           .arg(root.chat.model.name)
+                    : qsTr("This chat was written with %1.").arg(root.chat.conversationModelName)
+            }
+            Button {
+                objectName: "loadChatModel"
+                text: qsTr("Load %1").arg(root.chat.conversationModelName)
+                onClicked: root.chat.loadConversationModel()
+            }
+            Button {
+                objectName: "continueWithLoaded"
+                visible: root.chat.hasModel
+                text: qsTr("Continue with %1").arg(root.chat.hasModel ? root.chat.model.name : "")
+                onClicked: root.chat.continueWithLoadedModel()
+            }
+        }
+    }
+}

@@ -1,0 +1,272 @@
+// The chat window and the conversation store together: a sent message is
+// stored before its reply starts, the reply is written while it streams and
+// ends with its stats, a reply keeps going in its own chat while another is
+// shown, per-chat settings are saved, an interrupted reply shows as such,
+// and quitting and restarting with the same data folder brings it all back
+// (real window, real engine, stories260K).
+#include <QTemporaryDir>
+
+#include "apptestsupport.h"
+#include "fakebackend.h"
+
+Q_IMPORT_QML_PLUGIN(BurrowPlugin)
+
+using namespace burrow::test;
+
+namespace {
+struct AbortOnExit {
+    std::shared_ptr<FakeControl> control;
+    ~AbortOnExit() { control->abort = true; }
+};
+} // namespace
+
+class TestPersistence : public QObject {
+    Q_OBJECT
+
+    std::shared_ptr<FakeControl> m_control;
+    QTemporaryDir m_dir;
+
+    QString file(const QString &name)
+    {
+        const QString path = m_dir.filePath(name);
+        QFile f(path);
+        if (!f.exists() && f.open(QIODevice::WriteOnly))
+            f.write("GGUF");
+        return path;
+    }
+
+    static bool load(ChatController *chat, const QString &path)
+    {
+        QSignalSpy finished(chat, &ChatController::loadFinished);
+        chat->openFile(path, false);
+        return (!finished.isEmpty() || finished.wait(60000)) && finished.first().first().toBool();
+    }
+
+    static QVector<MessageRecord> stored(ChatController *chat, qint64 conversation)
+    {
+        return chat->store()->messages(conversation);
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_control = std::make_shared<FakeControl>();
+        ChatController::setBackendFactory(fakeFactory(m_control));
+    }
+
+    void cleanup()
+    {
+        m_control->abort = true;
+        ChatController::resetBackendFactory();
+    }
+
+    void replyIsStoredWhileStreamingAndEndsWithStats()
+    {
+        AppWindow app;
+        AbortOnExit guard{m_control};
+        QVERIFY(app.open());
+        ChatController *chat = app.chat;
+        QVERIFY(chat->store()->isReady());
+        const qint64 first = qint64(chat->conversationId());
+        QVERIFY(first > 0);
+        QVERIFY(load(chat, file(QStringLiteral("good.gguf"))));
+        QVERIFY(chat->settings()->setValue(QStringLiteral("temperature"), 0.25));
+        QCOMPARE(chat->store()->settings(first).value(QStringLiteral("temperature")).toDouble(), 0.25);
+
+        QSignalSpy finished(chat, &ChatController::replyFinished);
+        QVERIFY(chat->send(QStringLiteral("Tell me a story")));
+        // The user's message is stored before any token arrives; the reply is streaming.
+        QVector<MessageRecord> rows = stored(chat, first);
+        QCOMPARE(rows.size(), 2);
+        QCOMPARE(rows.at(0).role, QStringLiteral("user"));
+        QCOMPARE(rows.at(0).content, QStringLiteral("Tell me a story"));
+        QCOMPARE(rows.at(1).state, int(ConversationStore::Streaming));
+        QCOMPARE(rows.at(1).model, QStringLiteral("good.gguf"));
+        QCOMPARE(rows.at(1).settings.value(QStringLiteral("temperature")).toDouble(), 0.25);
+        QCOMPARE(chat->store()->conversation(first).title, QStringLiteral("Tell me a story"));
+        QCOMPARE(chat->store()->conversation(first).modelPath, QFileInfo(file(QStringLiteral("good.gguf"))).absoluteFilePath());
+
+        // Two pieces: the store has them within a second or so, while the reply still runs.
+        m_control->release(2);
+        QTRY_COMPARE_WITH_TIMEOUT(stored(chat, first).at(1).content, QStringLiteral("Once upon"), 5000);
+        QVERIFY(chat->isGenerating());
+        QCOMPARE(stored(chat, first).at(1).state, int(ConversationStore::Streaming));
+
+        // Another chat is shown meanwhile: the reply keeps going in its own chat,
+        // and a message in the other chat is refused while it runs.
+        const qint64 second = qint64(chat->newConversation());
+        QVERIFY(second > 0 && second != first);
+        QCOMPARE(qint64(chat->conversationId()), second);
+        QCOMPARE(qint64(chat->generatingConversationId()), first);
+        QCOMPARE(chat->messages()->rowCount(), 0);
+        QVERIFY(!chat->send(QStringLiteral("Me too")));
+        QVERIFY(!chat->banner().isEmpty());
+        QCOMPARE(stored(chat, second).size(), 0);
+        m_control->release(3);
+        QVERIFY(!finished.isEmpty() || finished.wait(10000));
+        QCOMPARE(chat->messages()->rowCount(), 0);   // the shown chat was not disturbed
+
+        rows = stored(chat, first);
+        QCOMPARE(rows.size(), 2);
+        QCOMPARE(rows.at(1).content, QStringLiteral("Once upon a time."));
+        QCOMPARE(rows.at(1).state, int(ConversationStore::Complete));
+        QCOMPARE(rows.at(1).generatedTokens, 5);
+        QVERIFY(rows.at(1).promptTokens > 0);
+        QVERIFY(rows.at(1).tokensPerSecond > 0);
+        QVERIFY(chat->replyDetails(double(rows.at(1).id)).contains(QStringLiteral("good.gguf")));
+
+        // Back in the first chat: both messages, the reply complete with its stats.
+        QVERIFY(chat->openConversation(double(first)));
+        QCOMPARE(chat->messages()->rowCount(), 2);
+        QCOMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon a time."));
+        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Complete);
+        QCOMPARE(chat->messages()->message(1).tokens, 5);
+        QCOMPARE(chat->settings()->temperature(), 0.25);
+
+        // Regenerate replaces the stored reply; edit and resend replaces the rest.
+        m_control->gated = false;
+        finished.clear();
+        QVERIFY(chat->regenerate());
+        QVERIFY(!finished.isEmpty() || finished.wait(10000));
+        QCOMPARE(stored(chat, first).size(), 2);
+        finished.clear();
+        QVERIFY(chat->editAndResend(0, QStringLiteral("Another story")));
+        QVERIFY(!finished.isEmpty() || finished.wait(10000));
+        rows = stored(chat, first);
+        QCOMPARE(rows.size(), 2);
+        QCOMPARE(rows.at(0).content, QStringLiteral("Another story"));
+        QCOMPARE(rows.at(1).state, int(ConversationStore::Complete));
+    }
+
+    void switchingBackShowsTheStreamingReply()
+    {
+        AppWindow app;
+        AbortOnExit guard{m_control};
+        QVERIFY(app.open());
+        ChatController *chat = app.chat;
+        QVERIFY(load(chat, file(QStringLiteral("good.gguf"))));
+        const qint64 first = qint64(chat->conversationId());
+        QSignalSpy finished(chat, &ChatController::replyFinished);
+        QVERIFY(chat->send(QStringLiteral("Hi")));
+        m_control->release(1);
+        QTRY_COMPARE(chat->messages()->message(1).text, QStringLiteral("Once"));
+        QVERIFY(chat->newConversation() > 0);
+        m_control->release(1);
+        QVERIFY(chat->openConversation(double(first)));
+        // The text received while the chat was not shown is there, and streaming goes on.
+        QTRY_COMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon"));
+        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Streaming);
+        m_control->release(3);
+        QVERIFY(!finished.isEmpty() || finished.wait(10000));
+        QCOMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon a time."));
+        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Complete);
+    }
+
+    void interruptedReplyShowsAsInterrupted()
+    {
+        qint64 conversation = -1;
+        {
+            // A reply that was streaming when Burrow ended (never finished).
+            ConversationStore store;
+            QFile::remove(ConversationStore::defaultDatabasePath());
+            QVERIFY(store.open());
+            conversation = store.createConversation(QStringLiteral("Crash"));
+            QVERIFY(store.appendMessage(conversation, QStringLiteral("user"), QStringLiteral("Go")) > 0);
+            const qint64 reply = store.beginReply(conversation, QStringLiteral("m.gguf"), QJsonObject());
+            QVERIFY(store.updateReply(reply, QStringLiteral("Half a")));
+        }
+        AppWindow app;
+        QVERIFY(app.open(true));
+        QCOMPARE(qint64(app.chat->conversationId()), conversation);
+        QCOMPARE(app.chat->messages()->rowCount(), 2);
+        QCOMPARE(app.chat->messages()->message(1).text, QStringLiteral("Half a"));
+        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Interrupted);
+        // The view marks it.
+        auto *list = app.find<QQuickItem>(QStringLiteral("messageList"));
+        QVERIFY(list);
+        const auto stateLabel = [&]() -> QQuickItem * {
+            QQuickItem *row = nullptr;
+            QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem *, row), Q_ARG(int, 1));
+            return row ? row->findChild<QQuickItem *>(QStringLiteral("messageState")) : nullptr;
+        };
+        QTRY_VERIFY(stateLabel() != nullptr);
+        QCOMPARE(stateLabel()->property("text").toString(), QStringLiteral("interrupted"));
+        QVERIFY(stateLabel()->isVisible());
+    }
+
+    // Quit and restart with the same data folder: the chat, its messages and
+    // its settings are back, and the chat offers to load its model again.
+    void quitAndRestartWithTheSameDataFolder()
+    {
+        const QString model = QStringLiteral("models/stories260K.gguf");
+        BURROW_REQUIRE_SHARED(model);
+        ChatController::resetBackendFactory();
+        qint64 conversation = -1;
+        QString prompt = QStringLiteral("Once upon a time");
+        QString reply;
+        {
+            auto app = std::make_unique<AppWindow>();
+            QVERIFY(app->open());
+            ChatController *chat = app->chat;
+            chat->settings()->setContextSize(512);
+            chat->settings()->setTemperature(0.0);
+            chat->settings()->setMaxTokens(8);
+            QVERIFY(load(chat, sharedPath(model)));
+            conversation = qint64(chat->conversationId());
+            QSignalSpy finished(chat, &ChatController::replyFinished);
+            QVERIFY(chat->send(prompt));
+            QVERIFY(!finished.isEmpty() || finished.wait(60000));
+            reply = chat->messages()->message(1).text;
+            QVERIFY(!reply.isEmpty());
+            chat->settings()->setSystemPrompt(QStringLiteral("Tell short stories."));
+            chat->settings()->setTopK(7);
+        }
+        auto app = std::make_unique<AppWindow>();
+        QVERIFY(app->open(true));
+        ChatController *chat = app->chat;
+        QCOMPARE(qint64(chat->conversationId()), conversation);
+        QCOMPARE(chat->messages()->rowCount(), 2);
+        QCOMPARE(chat->messages()->message(0).text, prompt);
+        QCOMPARE(chat->messages()->message(1).text, reply);
+        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Complete);
+        QVERIFY(chat->messages()->message(1).tokens > 0);
+        QCOMPARE(chat->settings()->temperature(), 0.0);
+        QCOMPARE(chat->settings()->maxTokens(), 8);
+        QCOMPARE(chat->settings()->contextSize(), 512);
+        QCOMPARE(chat->settings()->topK(), 7);
+        QCOMPARE(chat->settings()->systemPrompt(), QStringLiteral("Tell short stories."));
+        QCOMPARE(chat->conversationTitle(), prompt);
+        // The sidebar lists it; the chat offers its model (none is loaded now).
+        auto *list = app->find<QQuickItem>(QStringLiteral("conversationList"));
+        QVERIFY(list);
+        QTRY_COMPARE(list->property("count").toInt(), 1);
+        QCOMPARE(chat->conversationModelPath(), QFileInfo(sharedPath(model)).absoluteFilePath());
+        auto *prompter = app->find<QQuickItem>(QStringLiteral("modelPrompt"));
+        QVERIFY(prompter);
+        QTRY_VERIFY(prompter->isVisible());
+        // The header's Settings button opens the chat's settings panel, showing its values.
+        auto *settingsButton = app->find<QQuickItem>(QStringLiteral("chatSettingsButton"));
+        QVERIFY(settingsButton);
+        clickItem(app->window, settingsButton);
+        auto *drawer = app->find<QObject>(QStringLiteral("chatSettingsDrawer"));
+        QVERIFY(drawer);
+        QTRY_VERIFY(drawer->property("opened").toBool());
+        if (qEnvironmentVariableIsSet("BURROW_GRAB"))
+            app->window->grabWindow().save(qEnvironmentVariable("BURROW_GRAB"));
+        QMetaObject::invokeMethod(drawer, "close");
+        QTRY_VERIFY(!drawer->property("visible").toBool());
+        // Loading it from the offer: the same model answers the same again at temperature 0.
+        QSignalSpy loaded(chat, &ChatController::loadFinished);
+        chat->loadConversationModel();
+        QVERIFY(!loaded.isEmpty() || loaded.wait(60000));
+        QVERIFY(chat->hasModel());
+        QCOMPARE(chat->conversationModelPath(), QString());
+        QSignalSpy finished(chat, &ChatController::replyFinished);
+        QVERIFY(chat->regenerate());
+        QVERIFY(!finished.isEmpty() || finished.wait(60000));
+        QCOMPARE(chat->store()->messages(conversation).size(), 2);
+    }
+};
+
+QTEST_MAIN(TestPersistence)
+#include "tst_persistence.moc"
