@@ -22,6 +22,24 @@ ApplicationWindow {
         Component.onCompleted: startPersistence()
     }
     property bool sidebarOpen: true
+    // Export/import of conversations and compressed models (burrow-archive).
+    readonly property ArchiveService archives: ArchiveService {
+        onModelReady: (path) => window.chat.openFile(path, true)
+    }
+
+    function localPath(url) {
+        return decodeURIComponent(url.toString().replace(/^file:\/\//, ""))
+    }
+    function isArchive(urls) {
+        return urls.length === 1 && window.archives.isArchiveName(window.localPath(urls[0]))
+    }
+    // A drop or the file dialog: compressed models are unpacked first.
+    function openUrls(urls) {
+        if (window.isArchive(urls))
+            window.archives.importModel(window.localPath(urls[0]))
+        else
+            window.chat.openUrls(urls)
+    }
     readonly property alias composer: composer
 
     function openModelDialog() { fileDialog.open() }
@@ -63,6 +81,19 @@ ApplicationWindow {
                     onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
                     onObjectRemoved: (index, object) => recentMenu.removeItem(object)
                 }
+            }
+            MenuSeparator {}
+            MenuItem {
+                text: qsTr("&Export all conversations…")
+                enabled: !window.archives.busy
+                Accessible.name: qsTr("Export all conversations to a zip file")
+                onTriggered: exportDialog.open()
+            }
+            MenuItem {
+                text: qsTr("&Import conversations…")
+                enabled: !window.archives.busy
+                Accessible.name: qsTr("Import conversations from a Burrow export")
+                onTriggered: importDialog.open()
             }
             MenuSeparator {}
             MenuItem {
@@ -167,6 +198,10 @@ ApplicationWindow {
             text: window.chat.banner
             onDismissed: window.chat.dismissBanner()
         }
+        ArchiveBar {
+            Layout.fillWidth: true
+            service: window.archives
+        }
         ChatHeader {
             Layout.fillWidth: true
             chat: window.chat
@@ -232,12 +267,12 @@ ApplicationWindow {
         objectName: "dropArea"
         anchors.fill: parent
         onEntered: (drag) => {
-            dropOverlay.refusal = window.chat.refusalFor(drag.urls)
+            dropOverlay.refusal = window.isArchive(drag.urls) ? "" : window.chat.refusalFor(drag.urls)
             drag.accept(Qt.CopyAction)
         }
         onDropped: (drop) => {
             drop.accept(Qt.CopyAction)
-            window.chat.openUrls(drop.urls)
+            window.openUrls(drop.urls)
         }
     }
     DropOverlay {
@@ -254,8 +289,24 @@ ApplicationWindow {
     FileDialog {
         id: fileDialog
         title: qsTr("Open a model")
-        nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
-        onAccepted: window.chat.openUrls([selectedFile])
+        nameFilters: [qsTr("GGUF models (*.gguf)"),
+                      qsTr("Compressed models (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)"),
+                      qsTr("All files (*)")]
+        onAccepted: window.openUrls([selectedFile])
+    }
+    FileDialog {
+        id: exportDialog
+        title: qsTr("Export conversations")
+        fileMode: FileDialog.SaveFile
+        defaultSuffix: "zip"
+        nameFilters: [qsTr("Zip archives (*.zip)")]
+        onAccepted: window.archives.exportConversations([], window.localPath(selectedFile))
+    }
+    FileDialog {
+        id: importDialog
+        title: qsTr("Import conversations")
+        nameFilters: [qsTr("Burrow exports (*.zip)"), qsTr("All files (*)")]
+        onAccepted: window.archives.importConversations(window.localPath(selectedFile))
     }
 
     // The shown chat's settings; changes are saved at once and apply to the next reply.

@@ -105,7 +105,8 @@ private slots:
         QVERIFY(list.waitForFinished(30000));
         const QByteArray listing = list.readAllStandardOutput();
         QVERIFY(listing.contains("conversations.json"));
-        QCOMPARE(listing.count("transcripts/"), 3);   // the folder and two .md files
+        QCOMPARE(listing.count("\"name\":\"transcripts/"), 2);   // one Markdown transcript per conversation
+        QCOMPARE(listing.count(".md\""), 2);
 
         ConversationStore target;
         target.setDatabasePath(tmp.filePath(QStringLiteral("b.db")));
