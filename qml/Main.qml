@@ -24,6 +24,7 @@ ApplicationWindow {
     property bool sidebarOpen: true
     // Export/import of conversations and compressed models (burrow-archive).
     readonly property ArchiveService archives: ArchiveService {
+        store: window.chat.store
         onModelReady: (path) => window.chat.openFile(path, true)
     }
 
@@ -84,10 +85,22 @@ ApplicationWindow {
             }
             MenuSeparator {}
             MenuItem {
+                text: qsTr("E&xport this conversation…")
+                enabled: !window.archives.busy && window.chat.conversationId > 0
+                Accessible.name: qsTr("Export this conversation to a zip file")
+                onTriggered: {
+                    exportDialog.ids = [window.chat.conversationId]
+                    exportDialog.open()
+                }
+            }
+            MenuItem {
                 text: qsTr("&Export all conversations…")
                 enabled: !window.archives.busy
                 Accessible.name: qsTr("Export all conversations to a zip file")
-                onTriggered: exportDialog.open()
+                onTriggered: {
+                    exportDialog.ids = []
+                    exportDialog.open()
+                }
             }
             MenuItem {
                 text: qsTr("&Import conversations…")
@@ -296,11 +309,13 @@ ApplicationWindow {
     }
     FileDialog {
         id: exportDialog
+        // Conversation ids to export; empty: all of them.
+        property var ids: []
         title: qsTr("Export conversations")
         fileMode: FileDialog.SaveFile
         defaultSuffix: "zip"
         nameFilters: [qsTr("Zip archives (*.zip)")]
-        onAccepted: window.archives.exportConversations([], window.localPath(selectedFile))
+        onAccepted: window.archives.exportConversations(exportDialog.ids, window.localPath(selectedFile))
     }
     FileDialog {
         id: importDialog
