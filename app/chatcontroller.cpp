@@ -639,7 +639,8 @@ double ChatController::newConversation()
         return -1;
     const QJsonObject defaults = m_defaults ? m_defaults->toJson() : ChatSettings().toJson();
     const bool shownIsBusy = isGenerating() && m_replyConversation == m_conversationId;
-    if (persistent() && m_messages->rowCount() == 0 && !shownIsBusy) {
+    if (persistent() && m_messages->rowCount() == 0 && !shownIsBusy
+        && !m_store->conversation(m_conversationId).deletedAt.isValid()) {
         // The shown chat is still empty: it becomes the new one.
         applyConversationSettings(defaults);
         m_store->setSettings(m_conversationId, defaults);

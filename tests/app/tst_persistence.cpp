@@ -105,6 +105,11 @@ private Q_SLOTS:
         m_control->release(3);
         QVERIFY(!finished.isEmpty() || finished.wait(10000));
         QCOMPARE(chat->messages()->rowCount(), 0);   // the shown chat was not disturbed
+        // An empty chat is reused by New chat, a deleted one is not.
+        QCOMPARE(qint64(chat->newConversation()), second);
+        QVERIFY(chat->store()->remove(second));
+        const qint64 third = qint64(chat->newConversation());
+        QVERIFY(third > 0 && third != second);
 
         rows = stored(chat, first);
         QCOMPARE(rows.size(), 2);
@@ -192,6 +197,30 @@ private Q_SLOTS:
         QTRY_VERIFY(stateLabel() != nullptr);
         QCOMPARE(stateLabel()->property("text").toString(), QStringLiteral("interrupted"));
         QVERIFY(stateLabel()->isVisible());
+    }
+
+    // A damaged database is moved aside at start and the banner says so.
+    void damagedDatabaseIsReportedInTheBanner()
+    {
+        const QString db = ConversationStore::defaultDatabasePath();
+        QDir().mkpath(QFileInfo(db).absolutePath());
+        for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+            QFile::remove(db + suffix);
+        {
+            QFile file(db);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QByteArray(8192, 'x'));
+        }
+        AppWindow app;
+        QVERIFY(app.open(true));
+        QVERIFY(app.chat->store()->isReady());
+        QVERIFY(!app.chat->store()->movedAsidePath().isEmpty());
+        QVERIFY(QFileInfo::exists(app.chat->store()->movedAsidePath()));
+        QCOMPARE(app.chat->banner(), app.chat->store()->problem());
+        auto *banner = app.find<QQuickItem>(QStringLiteral("banner"));
+        QVERIFY(banner);
+        QTRY_VERIFY(banner->isVisible());
+        QVERIFY(app.chat->conversationId() > 0);   // a new, empty chat to write in
     }
 
     // Quit and restart with the same data folder: the chat, its messages and
