@@ -917,6 +917,50 @@
 <context>
     <name>Main</name>
     <message>
+        <source>Burrow exports (*.zip)</source>
+        <translation>Burrow 导出文件 (*.zip)</translation>
+    </message>
+    <message>
+        <source>Import conversations</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>Zip archives (*.zip)</source>
+        <translation>Zip 压缩包 (*.zip)</translation>
+    </message>
+    <message>
+        <source>Export conversations</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Compressed models (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</source>
+        <translation>压缩的模型 (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</translation>
+    </message>
+    <message>
+        <source>Import conversations from a Burrow export</source>
+        <translation>从 Burrow 导出文件导入对话</translation>
+    </message>
+    <message>
+        <source>&amp;Import conversations…</source>
+        <translation>导入对话(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Export all conversations to a zip file</source>
+        <translation>将所有对话导出为 zip 文件</translation>
+    </message>
+    <message>
+        <source>&amp;Export all conversations…</source>
+        <translation>导出所有对话(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export this conversation to a zip file</source>
+        <translation>将此对话导出为 zip 文件</translation>
+    </message>
+    <message>
+        <source>E&amp;xport this conversation…</source>
+        <translation>导出此对话(&amp;X)…</translation>
+    </message>
+    <message>
         <source>Settings for new chats</source>
         <translation>新对话的设置</translation>
     </message>
@@ -1299,6 +1343,29 @@
     <message>
         <source>Hide the conversations</source>
         <translation>隐藏对话列表</translation>
+    </message>
+</context>
+<context>
+    <name>ArchiveBar</name>
+    <message>
+        <source>Dismiss the archive message</source>
+        <translation>关闭归档消息</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Cancel the archive job</source>
+        <translation>取消归档任务</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Archive progress</source>
+        <translation>归档进度</translation>
     </message>
 </context>
 </TS>

@@ -917,6 +917,50 @@
 <context>
     <name>Main</name>
     <message>
+        <source>Burrow exports (*.zip)</source>
+        <translation>Burrow 匯出檔案 (*.zip)</translation>
+    </message>
+    <message>
+        <source>Import conversations</source>
+        <translation>匯入對話</translation>
+    </message>
+    <message>
+        <source>Zip archives (*.zip)</source>
+        <translation>Zip 壓縮檔 (*.zip)</translation>
+    </message>
+    <message>
+        <source>Export conversations</source>
+        <translation>匯出對話</translation>
+    </message>
+    <message>
+        <source>Compressed models (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</source>
+        <translation>壓縮的模型 (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</translation>
+    </message>
+    <message>
+        <source>Import conversations from a Burrow export</source>
+        <translation>從 Burrow 匯出檔案匯入對話</translation>
+    </message>
+    <message>
+        <source>&amp;Import conversations…</source>
+        <translation>匯入對話(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Export all conversations to a zip file</source>
+        <translation>將所有對話匯出為 zip 檔案</translation>
+    </message>
+    <message>
+        <source>&amp;Export all conversations…</source>
+        <translation>匯出所有對話(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export this conversation to a zip file</source>
+        <translation>將此對話匯出為 zip 檔案</translation>
+    </message>
+    <message>
+        <source>E&amp;xport this conversation…</source>
+        <translation>匯出此對話(&amp;X)…</translation>
+    </message>
+    <message>
         <source>Settings for new chats</source>
         <translation>新對話的設定</translation>
     </message>
@@ -1299,6 +1343,29 @@
     <message>
         <source>Hide the conversations</source>
         <translation>隱藏對話列表</translation>
+    </message>
+</context>
+<context>
+    <name>ArchiveBar</name>
+    <message>
+        <source>Dismiss the archive message</source>
+        <translation>關閉封存訊息</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>關閉</translation>
+    </message>
+    <message>
+        <source>Cancel the archive job</source>
+        <translation>取消封存工作</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Archive progress</source>
+        <translation>封存進度</translation>
     </message>
 </context>
 </TS>
