@@ -83,6 +83,9 @@ ChatController::ChatController(QObject *parent)
 
 ChatController::~ChatController()
 {
+    // A reply still streaming keeps all its text so far; it stays Streaming in
+    // the store and shows as interrupted at the next start.
+    saveStreamingReply();
     // Shutting down is the one time this thread waits for the engine thread:
     // everything running is cancelled first, so it returns within a token.
     m_worker->cancelUpTo(std::numeric_limits<quint64>::max());
