@@ -247,6 +247,11 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
         if (!k.value)
             continue;
         const int64_t value = *k.value;
+        // -1 written as u32 (0xFFFFFFFF) is how converters say "no such token".
+        if (!k.required && (value == -1 || value == 0xFFFFFFFFll)) {
+            k.id = -1;
+            continue;
+        }
         if (value < 0 || value >= count) {
             const std::string message = "tokenizer.ggml." + std::string(k.key) + " is " + std::to_string(value) +
                                         ", expected 0.." + std::to_string(count - 1) + " (the vocabulary has " +
