@@ -2,6 +2,7 @@
 
 #include "conversationstore.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -52,7 +53,7 @@ bool writeBytes(const QString &path, const QByteArray &bytes, QString *error)
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-        *error = QStringLiteral("cannot write %1: %2").arg(QFileInfo(path).fileName(), file.errorString());
+        *error = QCoreApplication::translate("ConversationBundle", "cannot write %1: %2").arg(QFileInfo(path).fileName(), file.errorString());
         return false;
     }
     return true;
@@ -115,14 +116,14 @@ bool writeFolder(const ConversationStore &store, const QList<qint64> &ids, const
         for (qint64 id : ids) {
             const ConversationRecord c = store.conversation(id);
             if (c.id < 0) {
-                *error = QStringLiteral("conversation %1 does not exist").arg(id);
+                *error = QCoreApplication::translate("ConversationBundle", "conversation %1 does not exist").arg(id);
                 return false;
             }
             conversations.append(c);
         }
     }
     if (!QDir().mkpath(dir + QStringLiteral("/transcripts"))) {
-        *error = QStringLiteral("cannot create %1").arg(dir);
+        *error = QCoreApplication::translate("ConversationBundle", "cannot create %1").arg(dir);
         return false;
     }
     QJsonArray list;
@@ -172,42 +173,42 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
     ImportResult result;
     QFile file(dir + QStringLiteral("/conversations.json"));
     if (!file.exists()) {
-        result.error = QStringLiteral("This is not a Burrow export: it has no conversations.json.");
+        result.error = QCoreApplication::translate("ConversationBundle", "This is not a Burrow export: it has no conversations.json.");
         return result;
     }
     if (file.size() > (qint64(512) << 20)) {
-        result.error = QStringLiteral("conversations.json is larger than 512 MiB; refusing to read it.");
+        result.error = QCoreApplication::translate("ConversationBundle", "conversations.json is larger than 512 MiB; refusing to read it.");
         return result;
     }
     if (!file.open(QIODevice::ReadOnly)) {
-        result.error = QStringLiteral("Cannot read conversations.json: %1").arg(file.errorString());
+        result.error = QCoreApplication::translate("ConversationBundle", "Cannot read conversations.json: %1").arg(file.errorString());
         return result;
     }
     QJsonParseError parseError{};
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        result.error = QStringLiteral("conversations.json is not valid JSON (%1 at byte %2).")
+        result.error = QCoreApplication::translate("ConversationBundle", "conversations.json is not valid JSON (%1 at byte %2).")
                            .arg(parseError.errorString()).arg(parseError.offset);
         return result;
     }
     const QJsonObject root = doc.object();
     if (!doc.isObject() || root.value(QStringLiteral("format")).toString() != QLatin1String(FormatName)) {
-        result.error = QStringLiteral("conversations.json is not a Burrow conversation export.");
+        result.error = QCoreApplication::translate("ConversationBundle", "conversations.json is not a Burrow conversation export.");
         return result;
     }
     const int version = root.value(QStringLiteral("version")).toInt(-1);
     if (version < 1) {
-        result.error = QStringLiteral("conversations.json has no valid format version.");
+        result.error = QCoreApplication::translate("ConversationBundle", "conversations.json has no valid format version.");
         return result;
     }
     if (version > FormatVersion) {
-        result.error = QStringLiteral("This export was made by a newer Burrow (format version %1; this one reads up to %2).")
+        result.error = QCoreApplication::translate("ConversationBundle", "This export was made by a newer Burrow (format version %1; this one reads up to %2).")
                            .arg(version).arg(FormatVersion);
         return result;
     }
     const QJsonValue listValue = root.value(QStringLiteral("conversations"));
     if (!listValue.isArray()) {
-        result.error = QStringLiteral("conversations.json has no list of conversations.");
+        result.error = QCoreApplication::translate("ConversationBundle", "conversations.json has no list of conversations.");
         return result;
     }
 
@@ -215,9 +216,9 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
     QVector<ParsedConversation> parsed;
     const QJsonArray list = listValue.toArray();
     for (int i = 0; i < list.size(); ++i) {
-        const QString where = QStringLiteral("Conversation %1").arg(i + 1);
+        const QString where = QCoreApplication::translate("ConversationBundle", "Conversation %1").arg(i + 1);
         if (!list[i].isObject()) {
-            result.error = QStringLiteral("%1 is not an object.").arg(where);
+            result.error = QCoreApplication::translate("ConversationBundle", "%1 is not an object.").arg(where);
             return result;
         }
         const QJsonObject jc = list[i].toObject();
@@ -230,7 +231,7 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
         pc.record.settings = jc.value(QStringLiteral("settings")).toObject();
         const QJsonValue messagesValue = jc.value(QStringLiteral("messages"));
         if (!messagesValue.isArray()) {
-            result.error = QStringLiteral("%1 has no list of messages.").arg(where);
+            result.error = QCoreApplication::translate("ConversationBundle", "%1 has no list of messages.").arg(where);
             return result;
         }
         const QJsonArray jms = messagesValue.toArray();
@@ -239,11 +240,11 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
             MessageRecord m;
             m.role = jm.value(QStringLiteral("role")).toString();
             if (m.role != QLatin1String("user") && m.role != QLatin1String("assistant") && m.role != QLatin1String("system")) {
-                result.error = QStringLiteral("%1, message %2: unknown role \"%3\".").arg(where).arg(k + 1).arg(m.role);
+                result.error = QCoreApplication::translate("ConversationBundle", "%1, message %2: unknown role \"%3\".").arg(where).arg(k + 1).arg(m.role);
                 return result;
             }
             if (!jm.value(QStringLiteral("content")).isString()) {
-                result.error = QStringLiteral("%1, message %2: content is not text.").arg(where).arg(k + 1);
+                result.error = QCoreApplication::translate("ConversationBundle", "%1, message %2: content is not text.").arg(where).arg(k + 1);
                 return result;
             }
             m.content = jm.value(QStringLiteral("content")).toString();
@@ -274,18 +275,18 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
         }
         const qint64 id = store.createConversation(pc.record.title, pc.record.modelPath, pc.record.modelSize, pc.record.settings);
         if (id < 0) {
-            result.error = QStringLiteral("The conversation database refused the import.");
+            result.error = QCoreApplication::translate("ConversationBundle", "The conversation database refused the import.");
             return result;
         }
         for (const MessageRecord &m : pc.messages) {
             if (m.role == QLatin1String("assistant")) {
                 const qint64 reply = store.beginReply(id, m.model, m.settings);
                 if (reply < 0 || !store.finishReply(reply, m.content, m.state, m.promptTokens, m.generatedTokens, m.tokensPerSecond)) {
-                    result.error = QStringLiteral("The conversation database refused the import.");
+                    result.error = QCoreApplication::translate("ConversationBundle", "The conversation database refused the import.");
                     return result;
                 }
             } else if (store.appendMessage(id, m.role, m.content) < 0) {
-                result.error = QStringLiteral("The conversation database refused the import.");
+                result.error = QCoreApplication::translate("ConversationBundle", "The conversation database refused the import.");
                 return result;
             }
         }

@@ -8,6 +8,7 @@
 
 #include "appinfo.h"
 #include "chatcontroller.h"
+#include "language.h"
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 
@@ -28,6 +29,9 @@ int main(int argc, char *argv[])
 
     if (QQuickStyle::name().isEmpty())
         QQuickStyle::setStyle(QStringLiteral("Fusion"));
+
+    // The saved language, or the system's (docs/translations.md).
+    Language::installSaved();
 
     QQmlApplicationEngine engine;
     QObject::connect(&engine, &QQmlApplicationEngine::objectCreationFailed, &app,

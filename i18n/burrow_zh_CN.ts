@@ -45,6 +45,29 @@
     </message>
 </context>
 <context>
+    <name>ArchiveBar</name>
+    <message>
+        <source>Dismiss the archive message</source>
+        <translation>关闭归档消息</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Cancel the archive job</source>
+        <translation>取消归档任务</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Archive progress</source>
+        <translation>归档进度</translation>
+    </message>
+</context>
+<context>
     <name>ArchiveService</name>
     <message>
         <source>Burrow&apos;s archive helper (burrow-archive) is missing, so archives cannot be opened or written. Reinstalling Burrow puts it back.</source>
@@ -230,6 +253,49 @@
     <message>
         <source>prompt: %1 new, %2 reused</source>
         <translation>提示词：新增 %1，复用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>ChatHeader</name>
+    <message>
+        <source>Continue with %1</source>
+        <translation>继续使用 %1</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>加载 %1</translation>
+    </message>
+    <message>
+        <source>This chat was written with %1.</source>
+        <translation>此对话使用 %1 写成。</translation>
+    </message>
+    <message>
+        <source>This chat was written with %1; %2 is loaded.</source>
+        <translation>此对话使用 %1 写成；当前加载的是 %2。</translation>
+    </message>
+    <message>
+        <source>Sampling, reply length, context size and system prompt of this chat</source>
+        <translation>此对话的采样、回复长度、上下文大小和系统提示词</translation>
+    </message>
+    <message>
+        <source>Settings of this chat</source>
+        <translation>此对话的设置</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Show the conversations</source>
+        <translation>显示对话列表</translation>
+    </message>
+    <message>
+        <source>Hide the conversations</source>
+        <translation>隐藏对话列表</translation>
     </message>
 </context>
 <context>
@@ -537,6 +603,77 @@
     <message>
         <source>Send the message</source>
         <translation>发送消息</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationBundle</name>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>conversation %1 does not exist</source>
+        <translation>对话 %1 不存在</translation>
+    </message>
+    <message>
+        <source>cannot create %1</source>
+        <translation>无法创建 %1</translation>
+    </message>
+    <message>
+        <source>This is not a Burrow export: it has no conversations.json.</source>
+        <translation>这不是 Burrow 导出的文件：其中没有 conversations.json。</translation>
+    </message>
+    <message>
+        <source>conversations.json is larger than 512 MiB; refusing to read it.</source>
+        <translation>conversations.json 超过 512 MiB，拒绝读取。</translation>
+    </message>
+    <message>
+        <source>Cannot read conversations.json: %1</source>
+        <translation>无法读取 conversations.json：%1</translation>
+    </message>
+    <message>
+        <source>conversations.json is not valid JSON (%1 at byte %2).</source>
+        <translation>conversations.json 不是有效的 JSON（第 %2 字节处：%1）。</translation>
+    </message>
+    <message>
+        <source>conversations.json is not a Burrow conversation export.</source>
+        <translation>conversations.json 不是 Burrow 导出的对话。</translation>
+    </message>
+    <message>
+        <source>conversations.json has no valid format version.</source>
+        <translation>conversations.json 没有有效的格式版本。</translation>
+    </message>
+    <message>
+        <source>This export was made by a newer Burrow (format version %1; this one reads up to %2).</source>
+        <translation>此导出文件由更新版本的 Burrow 生成（格式版本 %1，本版本最高只能读取 %2）。</translation>
+    </message>
+    <message>
+        <source>conversations.json has no list of conversations.</source>
+        <translation>conversations.json 中没有对话列表。</translation>
+    </message>
+    <message>
+        <source>Conversation %1</source>
+        <translation>第 %1 个对话</translation>
+    </message>
+    <message>
+        <source>%1 is not an object.</source>
+        <translation>%1不是对象。</translation>
+    </message>
+    <message>
+        <source>%1 has no list of messages.</source>
+        <translation>%1没有消息列表。</translation>
+    </message>
+    <message>
+        <source>%1, message %2: unknown role &quot;%3&quot;.</source>
+        <translation>%1，第 %2 条消息：未知角色“%3”。</translation>
+    </message>
+    <message>
+        <source>%1, message %2: content is not text.</source>
+        <translation>%1，第 %2 条消息：内容不是文本。</translation>
+    </message>
+    <message>
+        <source>The conversation database refused the import.</source>
+        <translation>对话数据库拒绝了此次导入。</translation>
     </message>
 </context>
 <context>
@@ -1080,6 +1217,26 @@
         <source>Sending the edited message replaces the messages after it.</source>
         <translation>发送编辑后的消息会替换它之后的所有消息。</translation>
     </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About Burrow</source>
+        <translation>关于 Burrow(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About Burrow</source>
+        <translation>关于 Burrow</translation>
+    </message>
 </context>
 <context>
     <name>MessageDelegate</name>
@@ -1300,72 +1457,6 @@
     <message>
         <source>%1 of %2 tokens</source>
         <translation>%1 / %2 个词元</translation>
-    </message>
-</context>
-<context>
-    <name>ChatHeader</name>
-    <message>
-        <source>Continue with %1</source>
-        <translation>继续使用 %1</translation>
-    </message>
-    <message>
-        <source>Load %1</source>
-        <translation>加载 %1</translation>
-    </message>
-    <message>
-        <source>This chat was written with %1.</source>
-        <translation>此对话使用 %1 写成。</translation>
-    </message>
-    <message>
-        <source>This chat was written with %1; %2 is loaded.</source>
-        <translation>此对话使用 %1 写成；当前加载的是 %2。</translation>
-    </message>
-    <message>
-        <source>Sampling, reply length, context size and system prompt of this chat</source>
-        <translation>此对话的采样、回复长度、上下文大小和系统提示词</translation>
-    </message>
-    <message>
-        <source>Settings of this chat</source>
-        <translation>此对话的设置</translation>
-    </message>
-    <message>
-        <source>Settings</source>
-        <translation>设置</translation>
-    </message>
-    <message>
-        <source>New chat</source>
-        <translation>新对话</translation>
-    </message>
-    <message>
-        <source>Show the conversations</source>
-        <translation>显示对话列表</translation>
-    </message>
-    <message>
-        <source>Hide the conversations</source>
-        <translation>隐藏对话列表</translation>
-    </message>
-</context>
-<context>
-    <name>ArchiveBar</name>
-    <message>
-        <source>Dismiss the archive message</source>
-        <translation>关闭归档消息</translation>
-    </message>
-    <message>
-        <source>Dismiss</source>
-        <translation>关闭</translation>
-    </message>
-    <message>
-        <source>Cancel the archive job</source>
-        <translation>取消归档任务</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Archive progress</source>
-        <translation>归档进度</translation>
     </message>
 </context>
 </TS>

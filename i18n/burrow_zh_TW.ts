@@ -45,6 +45,29 @@
     </message>
 </context>
 <context>
+    <name>ArchiveBar</name>
+    <message>
+        <source>Dismiss the archive message</source>
+        <translation>關閉封存訊息</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>關閉</translation>
+    </message>
+    <message>
+        <source>Cancel the archive job</source>
+        <translation>取消封存工作</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Archive progress</source>
+        <translation>封存進度</translation>
+    </message>
+</context>
+<context>
     <name>ArchiveService</name>
     <message>
         <source>Burrow&apos;s archive helper (burrow-archive) is missing, so archives cannot be opened or written. Reinstalling Burrow puts it back.</source>
@@ -230,6 +253,49 @@
     <message>
         <source>prompt: %1 new, %2 reused</source>
         <translation>提示詞：新增 %1，沿用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>ChatHeader</name>
+    <message>
+        <source>Continue with %1</source>
+        <translation>繼續使用 %1</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>載入 %1</translation>
+    </message>
+    <message>
+        <source>This chat was written with %1.</source>
+        <translation>此對話使用 %1 寫成。</translation>
+    </message>
+    <message>
+        <source>This chat was written with %1; %2 is loaded.</source>
+        <translation>此對話使用 %1 寫成；目前載入的是 %2。</translation>
+    </message>
+    <message>
+        <source>Sampling, reply length, context size and system prompt of this chat</source>
+        <translation>此對話的取樣、回覆長度、上下文大小和系統提示詞</translation>
+    </message>
+    <message>
+        <source>Settings of this chat</source>
+        <translation>此對話的設定</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>設定</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新對話</translation>
+    </message>
+    <message>
+        <source>Show the conversations</source>
+        <translation>顯示對話列表</translation>
+    </message>
+    <message>
+        <source>Hide the conversations</source>
+        <translation>隱藏對話列表</translation>
     </message>
 </context>
 <context>
@@ -537,6 +603,77 @@
     <message>
         <source>Send the message</source>
         <translation>傳送訊息</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationBundle</name>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>無法寫入 %1：%2</translation>
+    </message>
+    <message>
+        <source>conversation %1 does not exist</source>
+        <translation>對話 %1 不存在</translation>
+    </message>
+    <message>
+        <source>cannot create %1</source>
+        <translation>無法建立 %1</translation>
+    </message>
+    <message>
+        <source>This is not a Burrow export: it has no conversations.json.</source>
+        <translation>這不是 Burrow 匯出的檔案：其中沒有 conversations.json。</translation>
+    </message>
+    <message>
+        <source>conversations.json is larger than 512 MiB; refusing to read it.</source>
+        <translation>conversations.json 超過 512 MiB，拒絕讀取。</translation>
+    </message>
+    <message>
+        <source>Cannot read conversations.json: %1</source>
+        <translation>無法讀取 conversations.json：%1</translation>
+    </message>
+    <message>
+        <source>conversations.json is not valid JSON (%1 at byte %2).</source>
+        <translation>conversations.json 不是有效的 JSON（第 %2 位元組處：%1）。</translation>
+    </message>
+    <message>
+        <source>conversations.json is not a Burrow conversation export.</source>
+        <translation>conversations.json 不是 Burrow 匯出的對話。</translation>
+    </message>
+    <message>
+        <source>conversations.json has no valid format version.</source>
+        <translation>conversations.json 沒有有效的格式版本。</translation>
+    </message>
+    <message>
+        <source>This export was made by a newer Burrow (format version %1; this one reads up to %2).</source>
+        <translation>此匯出檔案由較新版本的 Burrow 產生（格式版本 %1，本版本最高只能讀取 %2）。</translation>
+    </message>
+    <message>
+        <source>conversations.json has no list of conversations.</source>
+        <translation>conversations.json 中沒有對話清單。</translation>
+    </message>
+    <message>
+        <source>Conversation %1</source>
+        <translation>第 %1 個對話</translation>
+    </message>
+    <message>
+        <source>%1 is not an object.</source>
+        <translation>%1不是物件。</translation>
+    </message>
+    <message>
+        <source>%1 has no list of messages.</source>
+        <translation>%1沒有訊息清單。</translation>
+    </message>
+    <message>
+        <source>%1, message %2: unknown role &quot;%3&quot;.</source>
+        <translation>%1，第 %2 則訊息：未知角色「%3」。</translation>
+    </message>
+    <message>
+        <source>%1, message %2: content is not text.</source>
+        <translation>%1，第 %2 則訊息：內容不是文字。</translation>
+    </message>
+    <message>
+        <source>The conversation database refused the import.</source>
+        <translation>對話資料庫拒絕了這次匯入。</translation>
     </message>
 </context>
 <context>
@@ -1080,6 +1217,26 @@
         <source>Sending the edited message replaces the messages after it.</source>
         <translation>傳送編輯後的訊息會取代它之後的所有訊息。</translation>
     </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>語言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>跟隨系統</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>說明(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About Burrow</source>
+        <translation>關於 Burrow(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About Burrow</source>
+        <translation>關於 Burrow</translation>
+    </message>
 </context>
 <context>
     <name>MessageDelegate</name>
@@ -1300,72 +1457,6 @@
     <message>
         <source>%1 of %2 tokens</source>
         <translation>%1 / %2 個詞元</translation>
-    </message>
-</context>
-<context>
-    <name>ChatHeader</name>
-    <message>
-        <source>Continue with %1</source>
-        <translation>繼續使用 %1</translation>
-    </message>
-    <message>
-        <source>Load %1</source>
-        <translation>載入 %1</translation>
-    </message>
-    <message>
-        <source>This chat was written with %1.</source>
-        <translation>此對話使用 %1 寫成。</translation>
-    </message>
-    <message>
-        <source>This chat was written with %1; %2 is loaded.</source>
-        <translation>此對話使用 %1 寫成；目前載入的是 %2。</translation>
-    </message>
-    <message>
-        <source>Sampling, reply length, context size and system prompt of this chat</source>
-        <translation>此對話的取樣、回覆長度、上下文大小和系統提示詞</translation>
-    </message>
-    <message>
-        <source>Settings of this chat</source>
-        <translation>此對話的設定</translation>
-    </message>
-    <message>
-        <source>Settings</source>
-        <translation>設定</translation>
-    </message>
-    <message>
-        <source>New chat</source>
-        <translation>新對話</translation>
-    </message>
-    <message>
-        <source>Show the conversations</source>
-        <translation>顯示對話列表</translation>
-    </message>
-    <message>
-        <source>Hide the conversations</source>
-        <translation>隱藏對話列表</translation>
-    </message>
-</context>
-<context>
-    <name>ArchiveBar</name>
-    <message>
-        <source>Dismiss the archive message</source>
-        <translation>關閉封存訊息</translation>
-    </message>
-    <message>
-        <source>Dismiss</source>
-        <translation>關閉</translation>
-    </message>
-    <message>
-        <source>Cancel the archive job</source>
-        <translation>取消封存工作</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Archive progress</source>
-        <translation>封存進度</translation>
     </message>
 </context>
 </TS>

@@ -154,6 +154,38 @@ ApplicationWindow {
                 Accessible.name: qsTr("Settings new chats start with")
                 onTriggered: defaultSettingsDialog.open()
             }
+            Menu {
+                id: languageMenu
+                objectName: "languageMenu"
+                title: qsTr("&Language")
+                // "" follows the system; each language is named in itself.
+                Instantiator {
+                    model: Language.available
+                    delegate: MenuItem {
+                        id: languageItem
+                        required property var modelData
+                        text: languageItem.modelData.code === "" ? qsTr("System language") : languageItem.modelData.name
+                        checkable: true
+                        checked: Language.choice === languageItem.modelData.code
+                        Accessible.name: languageItem.text
+                        onTriggered: {
+                            Language.choice = languageItem.modelData.code
+                            // A click toggles `checked`; bind it to the choice again.
+                            languageItem.checked = Qt.binding(() => Language.choice === languageItem.modelData.code)
+                        }
+                    }
+                    onObjectAdded: (index, object) => languageMenu.insertItem(index, object)
+                    onObjectRemoved: (index, object) => languageMenu.removeItem(object)
+                }
+            }
+        }
+        Menu {
+            title: qsTr("&Help")
+            MenuItem {
+                text: qsTr("&About Burrow")
+                Accessible.name: qsTr("About Burrow")
+                onTriggered: aboutDialog.open()
+            }
         }
     }
 
@@ -369,5 +401,9 @@ ApplicationWindow {
             text: qsTr("Sending the edited message replaces the messages after it.")
         }
         onAccepted: window.chat.editAndResend(row, text)
+    }
+
+    AboutDialog {
+        id: aboutDialog
     }
 }
