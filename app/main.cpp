@@ -1,6 +1,8 @@
 // Burrow's entry point: parse the command line, create the QML engine and
 // load the Burrow module's Main window. Everything else lives in burrow_app.
 #include <QCommandLineParser>
+#include <cstdio>
+#include <cstring>
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
@@ -14,6 +16,25 @@ Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 
 int main(int argc, char *argv[])
 {
+    // --version and --help need no display: answer them before the GUI
+    // starts, so they work over SSH and in scripts.
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0) {
+            std::printf("Burrow %s\n", BURROW_VERSION);
+            return 0;
+        }
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::printf("Usage: burrow [options] [model]\n"
+                        "Chat with language models that run on your own computer.\n\n"
+                        "Options:\n"
+                        "  -h, --help     Displays help on commandline options.\n"
+                        "  -v, --version  Displays version information.\n\n"
+                        "Arguments:\n"
+                        "  model          A .gguf model file to open.\n");
+            return 0;
+        }
+    }
+
     QGuiApplication app(argc, argv);
     QGuiApplication::setApplicationName(QStringLiteral("Burrow"));
     QGuiApplication::setOrganizationName(QStringLiteral("Burrow"));
