@@ -1,5 +1,6 @@
 #include "runtime/forward.h"
 
+#include "runtime/attention_kernels.h"
 #include "runtime/f16.h"
 #include "runtime/kv_cache.h"
 #include "runtime/matmul.h"
@@ -64,11 +65,11 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         f->m_up.resize(B * c.nFf * (c.fusedGateUp ? 2 : 1));
         f->m_ropeCs.resize(B * c.nRot);
         f->m_scratch.resize(scratch + 64);
-        f->m_scores.resize(nThreads * cache.capacity());
-        f->m_probs16.resize(nThreads * cache.capacity());
-        f->m_q16.resize(nThreads * c.headDimK);
-        f->m_qf.resize(nThreads * c.headDimK);
-        f->m_acc.resize(nThreads * c.headDimV);
+        const size_t slots = nThreads * static_cast<size_t>(kMaxGroupHeads);   // query heads per attention item
+        f->m_scores.resize(slots * cache.capacity());
+        f->m_probs16.resize(slots * cache.capacity());
+        f->m_q16.resize(slots * c.headDimK);
+        f->m_qf.resize(slots * c.headDimK);
     } catch (const std::bad_alloc &) {
         return Status::error("forward pass: out of memory allocating activations for a batch of " +
                              std::to_string(maxBatch) + " tokens");
@@ -209,70 +210,55 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     const bool swa = c.slidingWindow != 0 && c.swaLayers[il];
     const uint32_t capacity = m_cache.capacity();
     const float *f16 = f16Table();
-    const int64_t items = static_cast<int64_t>(n) * c.nHead;
-    const float capInv = c.attnSoftcap != 0.0f ? 1.0f / c.attnSoftcap : 0.0f;
 
+    // Work items: (token, KV head, chunk of up to kMaxGroupHeads query heads
+    // sharing that KV head), so each key/value row is converted once per chunk.
+    const int chunks = (group + kMaxGroupHeads - 1) / kMaxGroupHeads;
+    const int64_t items = static_cast<int64_t>(n) * c.nHeadKv * chunks;
+    AttentionHead base;
+    base.kStride = static_cast<size_t>(c.nEmbdKv());
+    base.vStride = static_cast<size_t>(c.nEmbdVKv());
+    base.dk = dk;
+    base.dv = dv;
+    base.scale = scale;
+    base.softcap = c.attnSoftcap;
     auto work = [&](int ith, int nth) {
-        float *scores = m_scores.data() + static_cast<size_t>(ith) * capacity;
-        uint16_t *probs = m_probs16.data() + static_cast<size_t>(ith) * capacity;
-        uint16_t *q16 = m_q16.data() + static_cast<size_t>(ith) * dk;
-        double *acc = m_acc.data() + static_cast<size_t>(ith) * dv;
-        float *qf = m_qf.data() + static_cast<size_t>(ith) * dk;
-        int64_t i0, i1;
-        ThreadPool::split(items, ith, nth, &i0, &i1);
-        for (int64_t item = i0; item < i1; ++item) {
-            const int t = static_cast<int>(item / c.nHead);
-            const int head = static_cast<int>(item % c.nHead);
-            const int kvHead = head / group;
+        const size_t slot = static_cast<size_t>(ith) * kMaxGroupHeads;
+        float *scores = m_scores.data() + slot * capacity;
+        uint16_t *probs = m_probs16.data() + slot * capacity;
+        uint16_t *q16 = m_q16.data() + slot * dk;
+        float *qf = m_qf.data() + slot * dk;
+        // Interleaved, not contiguous: with the causal mask later tokens see
+        // more keys, so contiguous halves would leave one thread with ~3/4 of
+        // a prompt's work.
+        for (int64_t item = ith; item < items; item += nth) {
+            const int t = static_cast<int>(item / (static_cast<int64_t>(c.nHeadKv) * chunks));
+            const int rest = static_cast<int>(item % (static_cast<int64_t>(c.nHeadKv) * chunks));
+            const int kvHead = rest / chunks;
+            const int head0 = kvHead * group + (rest % chunks) * kMaxGroupHeads;
+            const int nh = std::min(kMaxGroupHeads, (kvHead + 1) * group - head0);
             const uint32_t pos = pos0 + static_cast<uint32_t>(t);
+            AttentionHead ah = base;
+            ah.k = m_cache.k(il, 0) + static_cast<size_t>(kvHead) * dk;
+            ah.v = m_cache.v(il, 0) + static_cast<size_t>(kvHead) * dv;
             // Visible keys: j in [first, pos].
-            uint32_t first = 0;
-            if (swa && pos + 1 > c.slidingWindow)
-                first = pos + 1 - c.slidingWindow;
-            f32ToF16Row(m_q.data() + t * Q + static_cast<int64_t>(head) * dk, q16, dk);
-            for (int d = 0; d < dk; ++d)
-                qf[d] = f16[q16[d]];
-
-            float maxScore = -std::numeric_limits<float>::infinity();
-            for (uint32_t j = first; j <= pos; ++j) {
-                const uint16_t *kj = m_cache.k(il, j) + static_cast<size_t>(kvHead) * dk;
-                // float products summed in double, as the reference's F16 dot for short rows
-                double sd = 0.0;
+            ah.first = swa && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
+            ah.last = pos;
+            const float *qp[kMaxGroupHeads];
+            float *op[kMaxGroupHeads];
+            for (int g = 0; g < nh; ++g) {
+                // The query as halves (the reference converts it for the F16 K.Q product).
+                f32ToF16Row(m_q.data() + t * Q + static_cast<int64_t>(head0 + g) * dk, q16 + g * dk, dk);
                 for (int d = 0; d < dk; ++d)
-                    sd += static_cast<double>(f16[kj[d]] * qf[d]);
-                float s = static_cast<float>(sd);
-                if (c.attnSoftcap != 0.0f)
-                    s = std::tanh(s * capInv) * c.attnSoftcap;
-                s *= scale;
-                scores[j] = s;
-                maxScore = std::max(maxScore, s);
+                    qf[g * dk + d] = f16[q16[g * dk + d]];
+                qp[g] = qf + g * dk;
+                op[g] = m_attn.data() + t * VO + static_cast<int64_t>(head0 + g) * dv;
             }
-            double sum = 0.0;
-            for (uint32_t j = first; j <= pos; ++j) {
-                const float e = std::exp(scores[j] - maxScore);
-                scores[j] = e;
-                sum += e;
-            }
-            const float inv = static_cast<float>(1.0 / sum);
-            for (uint32_t j = first; j <= pos; ++j)
-                probs[j] = f32ToF16(scores[j] * inv);
-
-            std::fill(acc, acc + dv, 0.0);
-            for (uint32_t j = first; j <= pos; ++j) {
-                const float p = f16[probs[j]];
-                if (p == 0.0f)
-                    continue;
-                const uint16_t *vj = m_cache.v(il, j) + static_cast<size_t>(kvHead) * dv;
-                for (int d = 0; d < dv; ++d)
-                    acc[d] += static_cast<double>(p * f16[vj[d]]);
-            }
-            float *o = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
-            for (int d = 0; d < dv; ++d)
-                o[d] = static_cast<float>(acc[d]);
+            attendHeads(ah, nh, qp, op, scores, capacity, probs, capacity);
         }
     };
     const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per item, at most
-    m_pool.run(work, items * span * (dk + dv) * 2);
+    m_pool.run(work, static_cast<int64_t>(n) * c.nHead * span * (dk + dv) * 2);
 }
 
 } // namespace burrow::runtime

@@ -71,13 +71,13 @@ private:
     std::vector<float> m_up;       // [B, nFf] or [B, 2 nFf] when fused
     std::vector<float> m_ropeCs;   // [B, nRot] cos/sin per token
     std::vector<uint8_t> m_scratch;        // quantized activations for matmul
-    // Per thread: attention scores [capacity], probabilities as F16 [capacity],
-    // query as F16 [headDimK] and back as float [headDimK], accumulator [headDimV].
+    // Per thread and query head of an attention item (kMaxGroupHeads): scores
+    // [capacity], probabilities as F16 [capacity], query as F16 [headDimK] and
+    // back as float [headDimK].
     std::vector<float> m_scores;
     std::vector<uint16_t> m_probs16;
     std::vector<uint16_t> m_q16;
     std::vector<float> m_qf;
-    std::vector<double> m_acc;
 };
 
 } // namespace burrow::runtime

@@ -1,5 +1,6 @@
 #include "runtime/matmul.h"
 
+#include "runtime/gemm_q32.h"
 #include "runtime/thread_pool.h"
 #include "quant/quant_traits.h"
 
@@ -94,6 +95,8 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
             if (nTokens == 1) {
                 for (int64_t r = r0; r < r1; ++r)
                     W.traits->vecDot(K, &y[r], W.row(r), act);
+            } else if (gemmQ32Supported(W.type, K)) {
+                gemmQ32(W.type, K, W.data, W.rowBytes, r0, r1, act, actBytes, nTokens, y, N);
             } else {
                 for (int64_t t0 = 0; t0 < nTokens; t0 += kTokenChunk) {
                     const int nt = static_cast<int>(std::min<int64_t>(kTokenChunk, nTokens - t0));
