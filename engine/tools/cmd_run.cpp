@@ -1,5 +1,6 @@
 // burrow-cli run -m MODEL -p PROMPT [options]: generates text from a prompt,
 // streaming it to stdout as it is produced; timings go to stderr.
+#include "cli_args.h"
 #include "cli_command.h"
 
 #include "burrow/engine.h"
@@ -10,6 +11,8 @@
 #include <vector>
 
 namespace {
+
+using namespace burrow::cli;
 
 void printHelp(FILE *out)
 {
@@ -36,85 +39,32 @@ void printHelp(FILE *out)
                  "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
 }
 
-bool parseLong(const std::string &s, long *out)
-{
-    char *end = nullptr;
-    *out = std::strtol(s.c_str(), &end, 10);
-    return !s.empty() && end && *end == '\0';
-}
-
-bool parseFloat(const std::string &s, float *out)
-{
-    char *end = nullptr;
-    *out = std::strtof(s.c_str(), &end);
-    return !s.empty() && end && *end == '\0';
-}
-
 int runRun(const std::vector<std::string> &args)
 {
     std::string modelPath, prompt;
     bool havePrompt = false, displayPrompt = true;
-    long n = -1, threads = 0, ctx = 4096, seed = -1;
-    burrow::SamplingParams sp;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
+    GenerationOptions gen;
+    long &n = gen.n, &threads = gen.threads, &ctx = gen.ctx, &seed = gen.seed;
+    burrow::SamplingParams &sp = gen.sampling;
+    ArgReader reader("run", args);
+    while (reader.next()) {
+        const std::string &a = reader.option();
         std::string v;
-        const auto value = [&]() {
-            if (i + 1 >= args.size()) {
-                std::fprintf(stderr, "burrow-cli run: %s needs a value\n", a.c_str());
-                return false;
-            }
-            v = args[++i];
-            return true;
-        };
-        const auto integer = [&](long *out) {
-            if (!value())
-                return false;
-            if (!parseLong(v, out)) {
-                std::fprintf(stderr, "burrow-cli run: %s expects an integer, got '%s'\n", a.c_str(), v.c_str());
-                return false;
-            }
-            return true;
-        };
-        const auto real = [&](float *out) {
-            if (!value())
-                return false;
-            if (!parseFloat(v, out)) {
-                std::fprintf(stderr, "burrow-cli run: %s expects a number, got '%s'\n", a.c_str(), v.c_str());
-                return false;
-            }
-            return true;
-        };
-        long k = 0;
+        if (const int read = readGenerationOption(reader, &gen); read != 0) {
+            if (read < 0)
+                return 2;
+            continue;
+        }
         if (a == "-h" || a == "--help") {
             printHelp(stdout);
             return 0;
         } else if (a == "-m" || a == "--model") {
-            if (!value()) return 2;
+            if (!reader.value(&v)) return 2;
             modelPath = v;
         } else if (a == "-p" || a == "--prompt") {
-            if (!value()) return 2;
+            if (!reader.value(&v)) return 2;
             prompt = v;
             havePrompt = true;
-        } else if (a == "-n" || a == "--n-predict") {
-            if (!integer(&n)) return 2;
-        } else if (a == "--temp") {
-            if (!real(&sp.temperature)) return 2;
-        } else if (a == "--top-k") {
-            if (!integer(&k)) return 2;
-            sp.topK = static_cast<int32_t>(k);
-        } else if (a == "--top-p") {
-            if (!real(&sp.topP)) return 2;
-        } else if (a == "--min-p") {
-            if (!real(&sp.minP)) return 2;
-        } else if (a == "--repeat-penalty") {
-            if (!real(&sp.repeatPenalty)) return 2;
-        } else if (a == "--seed") {
-            if (!integer(&seed)) return 2;
-        } else if (a == "-t" || a == "--threads") {
-            if (!integer(&threads)) return 2;
-        } else if (a == "-c" || a == "--ctx-size") {
-            if (!integer(&ctx)) return 2;
         } else if (a == "--no-display-prompt") {
             displayPrompt = false;
         } else {
