@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,42 @@ inline int readGenerationOption(ArgReader &args, GenerationOptions *g)
     else
         return 0;
     return ok ? 1 : -1;
+}
+
+// Checks the ranges of the generation options and applies --seed; false
+// (message printed) on a usage error.
+inline bool checkGenerationOptions(const char *command, GenerationOptions *g)
+{
+    if (g->ctx < 1 || g->threads < 0 || g->n < -1 || g->seed < -1 || g->seed > 0xFFFFFFFFL) {
+        std::fprintf(stderr, "burrow-cli %s: -c must be >= 1, -t >= 0, -n >= -1 and --seed 0..4294967295\n", command);
+        return false;
+    }
+    if (g->seed >= 0)
+        g->sampling.seed = static_cast<uint32_t>(g->seed);
+    return true;
+}
+
+// Loads `path` and creates a session with the options' context and threads;
+// false (message printed) when either fails.
+inline bool openModelSession(const char *command, const std::string &path, const GenerationOptions &g,
+                             std::shared_ptr<burrow::Model> *model, std::unique_ptr<burrow::Session> *session)
+{
+    auto loaded = burrow::Model::load(path);
+    if (!loaded) {
+        std::fprintf(stderr, "burrow-cli %s: %s\n", command, loaded.message().c_str());
+        return false;
+    }
+    burrow::SessionOptions options;
+    options.contextSize = static_cast<uint32_t>(g.ctx);
+    options.threads = static_cast<int32_t>(g.threads);
+    auto created = burrow::Session::create(loaded.value(), options);
+    if (!created) {
+        std::fprintf(stderr, "burrow-cli %s: %s\n", command, created.message().c_str());
+        return false;
+    }
+    *model = std::move(loaded.value());
+    *session = std::move(created.value());
+    return true;
 }
 
 } // namespace burrow::cli

@@ -73,8 +73,6 @@ int runChat(const std::vector<std::string> &args)
 {
     std::string modelPath, system;
     GenerationOptions gen;
-    long &n = gen.n, &threads = gen.threads, &ctx = gen.ctx, &seed = gen.seed;
-    burrow::SamplingParams &sp = gen.sampling;
     ArgReader reader("chat", args);
     while (reader.next()) {
         const std::string &a = reader.option();
@@ -104,26 +102,12 @@ int runChat(const std::vector<std::string> &args)
         printHelp(stderr);
         return 2;
     }
-    if (ctx < 1 || threads < 0 || n < -1 || seed < -1 || seed > 0xFFFFFFFFL) {
-        std::fprintf(stderr, "burrow-cli chat: -c must be >= 1, -t >= 0, -n >= -1 and --seed 0..4294967295\n");
+    if (!checkGenerationOptions("chat", &gen))
         return 2;
-    }
-    if (seed >= 0)
-        sp.seed = static_cast<uint32_t>(seed);
-
-    auto model = burrow::Model::load(modelPath);
-    if (!model) {
-        std::fprintf(stderr, "burrow-cli chat: %s\n", model.message().c_str());
+    std::shared_ptr<burrow::Model> model;
+    std::unique_ptr<burrow::Session> session;
+    if (!openModelSession("chat", modelPath, gen, &model, &session))
         return 1;
-    }
-    burrow::SessionOptions so;
-    so.contextSize = static_cast<uint32_t>(ctx);
-    so.threads = static_cast<int32_t>(threads);
-    auto session = burrow::Session::create(model.value(), so);
-    if (!session) {
-        std::fprintf(stderr, "burrow-cli chat: %s\n", session.message().c_str());
-        return 1;
-    }
 
     std::vector<burrow::ChatMessage> conversation;
     if (!system.empty())
@@ -131,13 +115,13 @@ int runChat(const std::vector<std::string> &args)
     // Name the format up front (a render of the system prompt alone, or of nothing).
     {
         burrow::ChatFormat format;
-        auto probe = burrow::renderChat(*model.value(), conversation, false, &format);
+        auto probe = burrow::renderChat(*model, conversation, false, &format);
         if (!probe) {
             std::fprintf(stderr, "burrow-cli chat: %s\n", probe.message().c_str());
             return 1;
         }
         std::fprintf(stderr, "burrow-cli chat: %s, chat format: %s, context %u tokens. /reset forgets, /exit quits.\n",
-                     model.value()->info().name.c_str(), format.name.c_str(), session.value()->contextSize());
+                     model->info().name.c_str(), format.name.c_str(), session->contextSize());
     }
 
     std::string input;
@@ -146,7 +130,7 @@ int runChat(const std::vector<std::string> &args)
             break;
         if (input == "/reset") {
             conversation.resize(system.empty() ? 0 : 1);
-            session.value()->reset();
+            session->reset();
             std::fprintf(stderr, "(conversation forgotten)\n");
             continue;
         }
@@ -154,20 +138,20 @@ int runChat(const std::vector<std::string> &args)
             continue;
         conversation.push_back({"user", input});
         burrow::ChatFormat format;
-        auto prompt = burrow::renderChat(*model.value(), conversation, true, &format);
+        auto prompt = burrow::renderChat(*model, conversation, true, &format);
         if (!prompt) {
             std::fprintf(stderr, "burrow-cli chat: %s\n", prompt.message().c_str());
             conversation.pop_back();
             continue;
         }
-        const std::vector<burrow::Token> tokens = model.value()->tokenize(prompt.value(), true, true);
+        const std::vector<burrow::Token> tokens = model->tokenize(prompt.value(), true, true);
         burrow::GenerateOptions go;
-        go.maxTokens = static_cast<int32_t>(n);
+        go.maxTokens = static_cast<int32_t>(gen.n);
         go.stopStrings = format.stopStrings;
         go.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
         burrow::GenerateResult result;
-        const burrow::Status s = session.value()->generate(
-            tokens, sp, go,
+        const burrow::Status s = session->generate(
+            tokens, gen.sampling, go,
             [](std::string_view piece) {
                 std::fwrite(piece.data(), 1, piece.size(), stdout);
                 std::fflush(stdout);

@@ -44,8 +44,6 @@ int runRun(const std::vector<std::string> &args)
     std::string modelPath, prompt;
     bool havePrompt = false, displayPrompt = true;
     GenerationOptions gen;
-    long &n = gen.n, &threads = gen.threads, &ctx = gen.ctx, &seed = gen.seed;
-    burrow::SamplingParams &sp = gen.sampling;
     ArgReader reader("run", args);
     while (reader.next()) {
         const std::string &a = reader.option();
@@ -78,36 +76,22 @@ int runRun(const std::vector<std::string> &args)
         printHelp(stderr);
         return 2;
     }
-    if (ctx < 1 || threads < 0 || n < -1 || seed < -1 || seed > 0xFFFFFFFFL) {
-        std::fprintf(stderr, "burrow-cli run: -c must be >= 1, -t >= 0, -n >= -1 and --seed 0..4294967295\n");
+    if (!checkGenerationOptions("run", &gen))
         return 2;
-    }
-    if (seed >= 0)
-        sp.seed = static_cast<uint32_t>(seed);
-
-    auto model = burrow::Model::load(modelPath);
-    if (!model) {
-        std::fprintf(stderr, "burrow-cli run: %s\n", model.message().c_str());
+    std::shared_ptr<burrow::Model> model;
+    std::unique_ptr<burrow::Session> session;
+    if (!openModelSession("run", modelPath, gen, &model, &session))
         return 1;
-    }
-    burrow::SessionOptions so;
-    so.contextSize = static_cast<uint32_t>(ctx);
-    so.threads = static_cast<int32_t>(threads);
-    auto session = burrow::Session::create(model.value(), so);
-    if (!session) {
-        std::fprintf(stderr, "burrow-cli run: %s\n", session.message().c_str());
-        return 1;
-    }
-    const std::vector<burrow::Token> tokens = model.value()->tokenize(prompt, true, true);
+    const std::vector<burrow::Token> tokens = model->tokenize(prompt, true, true);
     if (displayPrompt) {
         std::fwrite(prompt.data(), 1, prompt.size(), stdout);
         std::fflush(stdout);
     }
     burrow::GenerateOptions go;
-    go.maxTokens = static_cast<int32_t>(n);
+    go.maxTokens = static_cast<int32_t>(gen.n);
     burrow::GenerateResult result;
-    const burrow::Status s = session.value()->generate(
-        tokens, sp, go,
+    const burrow::Status s = session->generate(
+        tokens, gen.sampling, go,
         [](std::string_view piece) {
             std::fwrite(piece.data(), 1, piece.size(), stdout);
             std::fflush(stdout);
