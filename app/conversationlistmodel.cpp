@@ -4,6 +4,8 @@
 #include <QLocale>
 #include <QSet>
 
+#include <algorithm>
+
 ConversationListModel::ConversationListModel(QObject *parent)
     : QAbstractListModel(parent)
 {
@@ -39,6 +41,7 @@ QVariant ConversationListModel::data(const QModelIndex &index, int role) const
     case SnippetHtmlRole: return r.snippetHtml;
     case MatchedMessageIdRole: return r.matchedMessageId;
     case GeneratingRole: return m_generatingId >= 0 && r.id == m_generatingId;
+    case SelectedRole: return r.id == m_currentId || m_extraSelected.contains(r.id);
     }
     return QVariant();
 }
@@ -58,6 +61,7 @@ QHash<int, QByteArray> ConversationListModel::roleNames() const
         {SnippetHtmlRole, "snippetHtml"},
         {MatchedMessageIdRole, "matchedMessageId"},
         {GeneratingRole, "generating"},
+        {SelectedRole, "selected"},
     };
 }
 
@@ -86,8 +90,108 @@ void ConversationListModel::setSearchText(const QString &text)
     if (text == m_searchText)
         return;
     m_searchText = text;
+    // Another filter lists other chats: the selection starts again from the current one.
+    const QList<qint64> before = selection();
+    m_extraSelected.clear();
+    m_anchorId = -1;
+    notifySelection(before);
     emit searchTextChanged();
     refresh();
+}
+
+void ConversationListModel::setCurrentId(qint64 id)
+{
+    if (id == m_currentId)
+        return;
+    const QList<qint64> before = selection();
+    m_currentId = id;
+    m_extraSelected.clear();
+    m_anchorId = -1;
+    emit currentIdChanged();
+    notifySelection(before);
+}
+
+QList<qint64> ConversationListModel::selection() const
+{
+    QList<qint64> out;
+    for (const Row &r : m_rows)
+        if (r.id == m_currentId || m_extraSelected.contains(r.id))
+            out.append(r.id);
+    return out;
+}
+
+QVariantList ConversationListModel::selectedIdList() const
+{
+    QVariantList out;
+    for (qint64 id : selection())
+        out.append(id);
+    return out;
+}
+
+bool ConversationListModel::isSelected(qint64 conversationId) const
+{
+    return indexOf(conversationId) >= 0 && (conversationId == m_currentId || m_extraSelected.contains(conversationId));
+}
+
+bool ConversationListModel::toggle(qint64 conversationId)
+{
+    if (indexOf(conversationId) < 0 || conversationId == m_currentId)
+        return false;
+    const QList<qint64> before = selection();
+    if (!m_extraSelected.remove(conversationId))
+        m_extraSelected.insert(conversationId);
+    m_anchorId = conversationId;
+    notifySelection(before);
+    return true;
+}
+
+bool ConversationListModel::selectRange(qint64 conversationId)
+{
+    const int to = indexOf(conversationId);
+    if (to < 0)
+        return false;
+    int from = indexOf(m_anchorId >= 0 ? m_anchorId : m_currentId);
+    if (from < 0)
+        from = to;
+    const QList<qint64> before = selection();
+    m_extraSelected.clear();
+    for (int row = std::min(from, to); row <= std::max(from, to); ++row)
+        if (m_rows.at(row).id != m_currentId)
+            m_extraSelected.insert(m_rows.at(row).id);
+    notifySelection(before);
+    return true;
+}
+
+void ConversationListModel::selectAll()
+{
+    const QList<qint64> before = selection();
+    for (const Row &r : m_rows)
+        if (r.id != m_currentId)
+            m_extraSelected.insert(r.id);
+    notifySelection(before);
+}
+
+void ConversationListModel::clearSelection()
+{
+    const QList<qint64> before = selection();
+    m_extraSelected.clear();
+    m_anchorId = -1;
+    notifySelection(before);
+}
+
+void ConversationListModel::notifySelection(const QList<qint64> &before)
+{
+    const QList<qint64> after = selection();
+    if (after == before)
+        return;
+    const QSet<qint64> was(before.begin(), before.end());
+    const QSet<qint64> now(after.begin(), after.end());
+    for (int i = 0; i < m_rows.size(); ++i) {
+        const qint64 id = m_rows.at(i).id;
+        if (was.contains(id) != now.contains(id))
+            emit dataChanged(index(i), index(i), {SelectedRole});
+    }
+    emit selectionChanged();
 }
 
 void ConversationListModel::setGeneratingId(qint64 id)
@@ -157,9 +261,19 @@ void ConversationListModel::refresh()
 void ConversationListModel::sync(const QVector<Row> &fresh)
 {
     const int countBefore = int(m_rows.size());
+    const QList<qint64> selectedBefore = selection();
     QSet<qint64> freshIds;
     for (const Row &r : fresh)
         freshIds.insert(r.id);
+    // Chats that are no longer listed leave the selection.
+    for (auto it = m_extraSelected.begin(); it != m_extraSelected.end();) {
+        if (freshIds.contains(*it))
+            ++it;
+        else
+            it = m_extraSelected.erase(it);
+    }
+    if (m_anchorId >= 0 && !freshIds.contains(m_anchorId))
+        m_anchorId = -1;
     for (int i = int(m_rows.size()) - 1; i >= 0; --i) {
         if (!freshIds.contains(m_rows.at(i).id)) {
             beginRemoveRows(QModelIndex(), i, i);
@@ -199,6 +313,7 @@ void ConversationListModel::sync(const QVector<Row> &fresh)
     }
     if (countBefore != m_rows.size())
         emit countChanged();
+    notifySelection(selectedBefore);
 }
 
 void ConversationListModel::scheduleMidnight()

@@ -4,6 +4,8 @@
 #include <QAbstractListModel>
 #include <QDateTime>
 #include <QPointer>
+#include <QSet>
+#include <QVariantList>
 #include <QTimer>
 #include <QVector>
 #include <QtQml/qqmlregistration.h>
@@ -19,6 +21,14 @@
  * name for the rest of the last week, then the date (all localized). With
  * `searchText` set, only conversations matching it (titles and message
  * text, full-text) are listed, each with a snippet of the match.
+ *
+ * Selection (for exporting several chats): the `selected` role and
+ * selectedIds. The current conversation (the one shown) is always part of
+ * it; toggle() adds or removes others (Ctrl+click), selectRange() selects
+ * the rows from the anchor to a conversation (Shift+click), selectAll()
+ * every listed one. Only listed conversations are selected: rows that go
+ * away leave the selection, a new search text or a new current conversation
+ * resets it to the current one alone.
  */
 class ConversationListModel : public QAbstractListModel {
     Q_OBJECT
@@ -28,6 +38,9 @@ class ConversationListModel : public QAbstractListModel {
     Q_PROPERTY(qint64 generatingId READ generatingId WRITE setGeneratingId NOTIFY generatingIdChanged)
     Q_PROPERTY(QDateTime now READ now WRITE setNow NOTIFY nowChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
+    Q_PROPERTY(qint64 currentId READ currentId WRITE setCurrentId NOTIFY currentIdChanged)
+    Q_PROPERTY(QVariantList selectedIds READ selectedIdList NOTIFY selectionChanged)
+    Q_PROPERTY(int selectionCount READ selectionCount NOTIFY selectionChanged)
 
 public:
     enum Roles {
@@ -43,6 +56,7 @@ public:
         SnippetHtmlRole,      // search mode: the same, matches in <b>
         MatchedMessageIdRole, // search mode: the matching message (-1: the title)
         GeneratingRole,       // this chat's reply is being generated
+        SelectedRole,         // part of the selection (the current conversation always is)
     };
     Q_ENUM(Roles)
 
@@ -62,6 +76,25 @@ public:
     QDateTime now() const { return m_now; }
     void setNow(const QDateTime &now);
     int count() const { return int(m_rows.size()); }
+    /// The conversation shown in the chat (-1: none); changing it resets the selection to it.
+    qint64 currentId() const { return m_currentId; }
+    void setCurrentId(qint64 id);
+
+    /// The selected conversations in row order (the current one included when listed).
+    QList<qint64> selection() const;
+    QVariantList selectedIdList() const;
+    int selectionCount() const { return int(selection().size()); }
+    Q_INVOKABLE bool isSelected(qint64 conversationId) const;
+    /// Ctrl+click: adds or removes a listed conversation and makes it the
+    /// anchor for ranges. The current conversation stays selected (false).
+    Q_INVOKABLE bool toggle(qint64 conversationId);
+    /// Shift+click: selects the rows from the anchor (the last toggled or the
+    /// current conversation) to `conversationId`, replacing the earlier extra selection.
+    Q_INVOKABLE bool selectRange(qint64 conversationId);
+    /// Ctrl+A: every listed conversation.
+    Q_INVOKABLE void selectAll();
+    /// Back to the current conversation alone.
+    Q_INVOKABLE void clearSelection();
 
     /// Row of a conversation, -1 when it is not listed.
     Q_INVOKABLE int indexOf(qint64 conversationId) const;
@@ -78,6 +111,8 @@ signals:
     void generatingIdChanged();
     void nowChanged();
     void countChanged();
+    void currentIdChanged();
+    void selectionChanged();
 
 private:
     struct Row {
@@ -94,6 +129,13 @@ private:
     QVector<Row> load() const;
     void sync(const QVector<Row> &fresh);
     void scheduleMidnight();
+    // After a selection change: dataChanged(SelectedRole) for rows whose state
+    // changed and selectionChanged() when selection() differs from `before`.
+    void notifySelection(const QList<qint64> &before);
+
+    QSet<qint64> m_extraSelected;   // selected besides the current conversation (all listed)
+    qint64 m_anchorId = -1;         // where Shift ranges start (-1: the current conversation)
+    qint64 m_currentId = -1;
 
     QPointer<ConversationStore> m_store;
     QString m_searchText;

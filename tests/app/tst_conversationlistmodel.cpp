@@ -55,7 +55,7 @@ private slots:
     {
         const QHash<int, QByteArray> names = m_model->roleNames();
         for (const char *name : {"conversationId", "title", "displayTitle", "updated", "section", "snippet",
-                                 "snippetHtml", "modelName", "generating"})
+                                 "snippetHtml", "modelName", "generating", "selected"})
             QVERIFY2(names.values().contains(name), name);
     }
 
@@ -226,6 +226,124 @@ private slots:
         m_model->setSearchText(QString());
         QCOMPARE(m_model->count(), 2);
         QCOMPARE(at(0, ConversationListModel::SnippetRole).toString(), QString());
+    }
+
+    // Selection: the steps run on five chats listed Echo, Delta, Charlie,
+    // Bravo, Alpha (newest first), each with a message "about <name>".
+    // Steps: "current X" (the chat shown; "current -" none), "toggle X"
+    // (Ctrl+click), "range X" (Shift+click), "all" (Ctrl+A), "clear",
+    // "remove X" (deleted in the store), "search TEXT" ("search" alone: none).
+    void selection_data()
+    {
+        QTest::addColumn<QStringList>("steps");
+        QTest::addColumn<QStringList>("expected");   // selected, in row order
+        const auto steps = [](const char *text) { return QString::fromLatin1(text).split(QLatin1Char(';')); };
+        const auto names = [](const char *text) {
+            return QString::fromLatin1(text).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        };
+        QTest::newRow("nothing shown") << steps("current -") << names("");
+        QTest::newRow("the current chat") << steps("current Charlie") << names("Charlie");
+        QTest::newRow("toggle adds") << steps("current Charlie;toggle Alpha") << names("Charlie Alpha");
+        QTest::newRow("toggle twice removes") << steps("current Charlie;toggle Alpha;toggle Alpha") << names("Charlie");
+        QTest::newRow("current cannot be toggled off") << steps("current Charlie;toggle Charlie") << names("Charlie");
+        QTest::newRow("toggle without current") << steps("current -;toggle Bravo;toggle Echo") << names("Echo Bravo");
+        QTest::newRow("range down from current") << steps("current Charlie;range Alpha") << names("Charlie Bravo Alpha");
+        QTest::newRow("range up from current") << steps("current Charlie;range Echo") << names("Echo Delta Charlie");
+        QTest::newRow("range from last toggled") << steps("current Alpha;toggle Echo;range Charlie")
+                                                 << names("Echo Delta Charlie Alpha");
+        QTest::newRow("range replaces range") << steps("current Charlie;range Alpha;range Delta") << names("Delta Charlie");
+        QTest::newRow("range keeps anchor") << steps("current Alpha;toggle Delta;range Echo;range Bravo")
+                                            << names("Delta Charlie Bravo Alpha");
+        QTest::newRow("range without current") << steps("current -;range Charlie") << names("Charlie");
+        QTest::newRow("select all") << steps("current Charlie;all") << names("Echo Delta Charlie Bravo Alpha");
+        QTest::newRow("clear keeps current") << steps("current Charlie;all;clear") << names("Charlie");
+        QTest::newRow("new current resets") << steps("current Charlie;all;current Bravo") << names("Bravo");
+        QTest::newRow("removed chat leaves") << steps("current Charlie;toggle Alpha;toggle Echo;remove Alpha")
+                                             << names("Echo Charlie");
+        QTest::newRow("removed anchor") << steps("current Charlie;toggle Alpha;remove Alpha;range Delta")
+                                        << names("Delta Charlie");
+        QTest::newRow("removed current") << steps("current Charlie;toggle Alpha;remove Charlie") << names("Alpha");
+        QTest::newRow("search hides current") << steps("current Charlie;toggle Alpha;search delta") << names("");
+        QTest::newRow("search resets") << steps("current Charlie;toggle Alpha;search about") << names("Charlie");
+        QTest::newRow("select in results") << steps("current Charlie;search delta;toggle Delta") << names("Delta");
+        QTest::newRow("unlisted not toggled") << steps("current Charlie;search delta;toggle Alpha;range Bravo") << names("");
+        QTest::newRow("search cleared resets") << steps("current Charlie;search delta;toggle Delta;search")
+                                               << names("Charlie");
+        QTest::newRow("all in results") << steps("current Charlie;search alpha;all;search") << names("Charlie");
+    }
+    void selection()
+    {
+        QFETCH(QStringList, steps);
+        QFETCH(QStringList, expected);
+        QHash<QString, qint64> byName;
+        QHash<qint64, QString> nameOf;
+        for (const char *name : {"Alpha", "Bravo", "Charlie", "Delta", "Echo"}) {
+            const QString title = QString::fromLatin1(name);
+            m_clock = m_clock.addSecs(60);
+            const qint64 id = m_store->createConversation(title);
+            QVERIFY(m_store->appendMessage(id, QStringLiteral("user"), QStringLiteral("about ") + title.toLower()) > 0);
+            byName.insert(title, id);
+            nameOf.insert(id, title);
+        }
+        m_model->setStore(m_store);
+        QCOMPARE(m_model->count(), 5);
+        QSignalSpy changed(m_model, &ConversationListModel::selectionChanged);
+
+        for (const QString &step : steps) {
+            const QString verb = step.section(QLatin1Char(' '), 0, 0);
+            const QString arg = step.section(QLatin1Char(' '), 1);
+            if (verb == QLatin1String("current"))
+                m_model->setCurrentId(byName.value(arg, -1));
+            else if (verb == QLatin1String("toggle"))
+                m_model->toggle(byName.value(arg));
+            else if (verb == QLatin1String("range"))
+                m_model->selectRange(byName.value(arg));
+            else if (verb == QLatin1String("all"))
+                m_model->selectAll();
+            else if (verb == QLatin1String("clear"))
+                m_model->clearSelection();
+            else if (verb == QLatin1String("remove"))
+                QVERIFY(m_store->remove(byName.value(arg)));
+            else if (verb == QLatin1String("search"))
+                m_model->setSearchText(arg);
+            else
+                QFAIL(qPrintable(QStringLiteral("unknown step ") + step));
+        }
+
+        QStringList got;
+        for (qint64 id : m_model->selection())
+            got << nameOf.value(id);
+        QCOMPARE(got, expected);
+        QCOMPARE(m_model->selectionCount(), expected.size());
+        QCOMPARE(m_model->selectedIdList().size(), expected.size());
+        // The role agrees with the list, row by row.
+        for (int row = 0; row < m_model->rowCount(); ++row) {
+            const QString name = at(row, ConversationListModel::TitleRole).toString();
+            QCOMPARE(at(row, ConversationListModel::SelectedRole).toBool(), expected.contains(name));
+            QCOMPARE(m_model->isSelected(byName.value(name)), expected.contains(name));
+        }
+        if (expected.size() > 1)
+            QVERIFY(changed.count() > 0);
+    }
+
+    // A change of the selection reaches views as dataChanged on the rows concerned.
+    void selectionSignalsRows()
+    {
+        const qint64 a = m_store->createConversation(QStringLiteral("A"));
+        m_clock = m_clock.addSecs(60);
+        const qint64 b = m_store->createConversation(QStringLiteral("B"));
+        m_model->setStore(m_store);
+        m_model->setCurrentId(a);
+        QSignalSpy rows(m_model, &QAbstractItemModel::dataChanged);
+        QSignalSpy changed(m_model, &ConversationListModel::selectionChanged);
+        QVERIFY(m_model->toggle(b));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(rows.count(), 1);
+        QCOMPARE(rows.first().at(0).toModelIndex().row(), 0);   // B is the newest
+        QCOMPARE(rows.first().at(2).value<QList<int>>(), QList<int>{ConversationListModel::SelectedRole});
+        QVERIFY(!m_model->toggle(a));   // the current one stays
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(m_model->selectedIdList(), (QVariantList{b, a}));
     }
 
     void storeGoesAway()
