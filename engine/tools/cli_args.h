@@ -1,10 +1,13 @@
 // Reading burrow-cli options: one option at a time, its value as text or a
-// number (errors printed as "burrow-cli COMMAND: ..."), and the generation
-// options that `run` and `chat` share.
+// number (errors printed as "burrow-cli COMMAND: ..."), the generation
+// options that `run` and `chat` share, and the --chat-format check that
+// `chat` and `template` share.
 #pragma once
 
 #include "burrow/engine.h"
+#include "chat/chat_format.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -141,6 +144,34 @@ inline bool openModelSession(const char *command, const std::string &path, const
     *model = std::move(loaded.value());
     *session = std::move(created.value());
     return true;
+}
+
+// The names --chat-format accepts, for messages: "auto, chatml, llama2, ...".
+inline std::string chatFormatNamesText()
+{
+    std::string out;
+    for (const std::string &n : burrow::chatFormatNames())
+        out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+// --chat-format NAME: "auto" or a built-in format (case-insensitive; llama-3,
+// phi-3, ... too), as burrow::RenderOptions::chatFormat accepts. False, with a
+// message listing the names, when it is none of them (checked before the model
+// is loaded).
+inline bool checkChatFormatName(const char *command, const std::string &name)
+{
+    std::string lowered = name;
+    for (char &c : lowered)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lowered == "auto")
+        return true;
+    const auto kind = burrow::chat::chatFormatFromName(name);
+    if (kind && *kind != burrow::chat::ChatFormatKind::CHAT_FORMAT_KIND_MODEL)
+        return true;
+    std::fprintf(stderr, "burrow-cli %s: unknown chat format '%s' (expected one of: %s)\n", command, name.c_str(),
+                 chatFormatNamesText().c_str());
+    return false;
 }
 
 } // namespace burrow::cli

@@ -1,5 +1,6 @@
-// burrow-cli chat -m MODEL [--system TEXT] [sampling options]: an interactive
-// terminal chat with the model's chat template (or its fallback format). The
+// burrow-cli chat -m MODEL [--system TEXT] [--chat-format NAME] [sampling
+// options]: an interactive terminal chat with the model's chat template (or
+// its fallback format, or the format --chat-format names). The
 // whole conversation is rendered each turn and the session reuses the KV cache
 // for the part it has already seen, so only the new turn is computed. Replies
 // stream to stdout; prompts and notices go to stderr.
@@ -21,10 +22,12 @@ using namespace burrow::cli;
 void printHelp(FILE *out)
 {
     std::fprintf(out,
-                 "usage: burrow-cli chat -m MODEL [--system TEXT] [-n N] [--temp T] [--top-k K] [--top-p P]\n"
-                 "                       [--min-p P] [--repeat-penalty R] [--seed S] [-t THREADS] [-c CTX]\n\n"
+                 "usage: burrow-cli chat -m MODEL [--system TEXT] [--chat-format NAME] [-n N] [--temp T]\n"
+                 "                       [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S]\n"
+                 "                       [-t THREADS] [-c CTX]\n\n"
                  "Chats with MODEL in the terminal, using the model's chat template (or the\n"
-                 "fallback format chosen for it). Type a message and press Enter; end a line\n"
+                 "fallback format chosen for it, or the format --chat-format names). It says\n"
+                 "which format it uses. Type a message and press Enter; end a line\n"
                  "with \\ to continue the message on the next line. Replies stream to stdout.\n\n"
                  "commands:\n"
                  "  /reset                  forget the conversation (the system prompt stays)\n"
@@ -32,6 +35,8 @@ void printHelp(FILE *out)
                  "options:\n"
                  "  -m, --model MODEL       the .gguf file\n"
                  "  --system TEXT           a system prompt\n"
+                 "  --chat-format NAME      auto (default: the model's template, or a format picked\n"
+                 "                          for it), chatml, llama2, llama3, gemma, phi3, mistral, zephyr\n"
                  "  -n, --n-predict N       at most N tokens per reply (default -1: until the turn ends)\n"
                  "  --temp T                temperature (default 0.8; 0 = greedy)\n"
                  "  --top-k K               top-k (default 40; 0 = off)\n"
@@ -71,7 +76,7 @@ bool readMessage(std::string &out)
 
 int runChat(const std::vector<std::string> &args)
 {
-    std::string modelPath, system;
+    std::string modelPath, system, chatFormat = "auto";
     GenerationOptions gen;
     ArgReader reader("chat", args);
     while (reader.next()) {
@@ -91,6 +96,10 @@ int runChat(const std::vector<std::string> &args)
         } else if (a == "--system") {
             if (!reader.value(&v)) return 2;
             system = v;
+        } else if (a == "--chat-format") {
+            if (!reader.value(&v)) return 2;
+            if (!checkChatFormatName("chat", v)) return 2;
+            chatFormat = v;
         } else {
             std::fprintf(stderr, "burrow-cli chat: unknown option '%s'\n", a.c_str());
             printHelp(stderr);
@@ -114,8 +123,10 @@ int runChat(const std::vector<std::string> &args)
         conversation.push_back({"system", system});
     // Name the format up front (a render of the system prompt alone, or of nothing).
     {
+        burrow::RenderOptions probeOptions;
+        probeOptions.chatFormat = chatFormat;
         burrow::ChatFormat format;
-        auto probe = burrow::renderChat(*model, conversation, false, &format);
+        auto probe = burrow::renderChat(*model, conversation, probeOptions, &format);
         if (!probe) {
             std::fprintf(stderr, "burrow-cli chat: %s\n", probe.message().c_str());
             return 1;
@@ -137,8 +148,11 @@ int runChat(const std::vector<std::string> &args)
         if (input.empty())
             continue;
         conversation.push_back({"user", input});
+        burrow::RenderOptions renderOptions;
+        renderOptions.addGenerationPrompt = true;
+        renderOptions.chatFormat = chatFormat;
         burrow::ChatFormat format;
-        auto prompt = burrow::renderChat(*model, conversation, true, &format);
+        auto prompt = burrow::renderChat(*model, conversation, renderOptions, &format);
         if (!prompt) {
             std::fprintf(stderr, "burrow-cli chat: %s\n", prompt.message().c_str());
             conversation.pop_back();

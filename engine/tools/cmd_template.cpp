@@ -1,5 +1,6 @@
 // burrow-cli template: renders a conversation with a chat template (a model's
 // own, a template file, or a built-in format) and prints it exactly.
+#include "cli_args.h"
 #include "cli_command.h"
 
 #include "chat/chat_format.h"
@@ -7,6 +8,7 @@
 #include "chat/chat_template.h"
 #include "common/json.h"
 
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -16,7 +18,7 @@
 namespace {
 
 const char *const kUsage =
-    "usage: burrow-cli template (-m MODEL | --template FILE | --format NAME) --messages FILE.json\n"
+    "usage: burrow-cli template (-m MODEL | --template FILE | --chat-format NAME) --messages FILE.json\n"
     "                           [--add-generation-prompt] [--bos TEXT] [--eos TEXT]\n"
     "                           [--context FILE.json] [--now UNIX_SECONDS] [--show-format]\n"
     "\n"
@@ -26,8 +28,9 @@ const char *const kUsage =
     "  -m, --model MODEL          use the GGUF model's template and special tokens\n"
     "                             (a known format when it has none or it does not parse)\n"
     "  --template FILE            a Jinja template file\n"
-    "  --format NAME              a built-in format: chatml, llama2, llama3, gemma, phi3,\n"
-    "                             mistral, zephyr (with -m: instead of the model's template)\n"
+    "  --chat-format NAME         a built-in format: chatml, llama2, llama3, gemma, phi3,\n"
+    "                             mistral, zephyr (with -m: instead of the model's template),\n"
+    "                             or auto (with -m: the model's own choice); --format is the same\n"
     "  --messages FILE.json       a JSON list of {\"role\": ..., \"content\": ...}\n"
     "  --add-generation-prompt    end with the header of an assistant turn\n"
     "  --bos TEXT, --eos TEXT     bos_token / eos_token (override the model's)\n"
@@ -78,7 +81,7 @@ int runTemplate(const std::vector<std::string> &args)
             if (!value(modelPath)) return 2;
         } else if (a == "--template") {
             if (!value(templatePath)) return 2;
-        } else if (a == "--format") {
+        } else if (a == "--format" || a == "--chat-format") {
             if (!value(formatName)) return 2;
         } else if (a == "--messages") {
             if (!value(messagesPath)) return 2;
@@ -118,12 +121,23 @@ int runTemplate(const std::vector<std::string> &args)
         return 2;
     }
     std::optional<burrow::chat::ChatFormatKind> forced;
+    bool autoFormat = false;   // --chat-format auto: the model's own choice
     if (!formatName.empty()) {
-        forced = burrow::chat::chatFormatFromName(formatName);
-        if (!forced) {
-            std::fprintf(stderr, "burrow-cli template: unknown format '%s' (chatml, llama2, llama3, gemma, phi3, mistral, zephyr)\n",
-                         formatName.c_str());
+        std::string lowered = formatName;
+        for (char &c : lowered)
+            c = char(std::tolower(static_cast<unsigned char>(c)));
+        autoFormat = lowered == "auto";
+        if (autoFormat && modelPath.empty()) {
+            std::fprintf(stderr, "burrow-cli template: --chat-format auto needs -m MODEL\n%s", kUsage);
             return 2;
+        }
+        if (!autoFormat) {
+            forced = burrow::chat::chatFormatFromName(formatName);
+            if (!forced || (*forced == burrow::chat::ChatFormatKind::CHAT_FORMAT_KIND_MODEL && modelPath.empty())) {
+                std::fprintf(stderr, "burrow-cli template: unknown chat format '%s' (expected one of: %s)\n",
+                             formatName.c_str(), burrow::cli::chatFormatNamesText().c_str());
+                return 2;
+            }
         }
     }
 

@@ -88,15 +88,41 @@ struct ChatMessage {
 struct ChatFormat {
     std::string name;              // "template" for the model's own, else "chatml", "llama3", ...
     std::vector<std::string> stopStrings;  // texts that end an assistant turn
+    std::string reason;            // why this format, for a human ("the model has no chat template; ...")
+};
+
+// The names RenderOptions::chatFormat accepts, in a stable order: "auto" (the
+// model's own template; when it has none or it does not parse, a known format
+// picked from its vocabulary and architecture), then the built-in formats
+// "chatml", "llama2", "llama3", "gemma", "phi3", "mistral", "zephyr".
+std::vector<std::string> chatFormatNames();
+
+struct RenderOptions {
+    bool addGenerationPrompt = false;   // end with the header of an assistant turn
+    // One of chatFormatNames(), case-insensitive ("" means "auto"; "llama-3",
+    // "phi-3", ... are accepted too). A built-in format replaces the model's
+    // template; the stop strings are then that format's end-of-turn markers
+    // plus the texts of the vocabulary's EOS and EOT tokens.
+    std::string chatFormat = "auto";
 };
 
 // Renders a conversation with the model's chat template (or the fallback
-// format it picks). The returned text is tokenized with parseSpecial = true.
-// A BOS the template writes at the start is left out when the vocabulary
-// adds BOS itself, so tokenize(text, addSpecial = true, parseSpecial = true)
-// gives exactly one.
+// format it picks, or the format `options.chatFormat` forces). The returned
+// text is tokenized with parseSpecial = true. A BOS the template writes at the
+// start is left out when the vocabulary adds BOS itself, so
+// tokenize(text, addSpecial = true, parseSpecial = true) gives exactly one.
+// Errors: an unknown format name (the message lists the valid ones), a
+// template error. Cost: "auto" reuses the format parsed once per model; a
+// forced format is parsed on its first use and kept.
+Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage> &messages,
+                               const RenderOptions &options, ChatFormat *formatUsed = nullptr);
+// The same with the model's own choice ("auto").
 Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage> &messages,
                                bool addGenerationPrompt, ChatFormat *formatUsed = nullptr);
+
+// The format renderChat() uses for `chatFormat` (a name as in RenderOptions),
+// without rendering: e.g. to show which format "auto" picks for a model.
+Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatFormat = "auto");
 
 struct SamplingParams {
     float temperature = 0.8f;        // <= 0: greedy

@@ -1,6 +1,7 @@
 // burrow::renderChat(): the model's chat template (or the fallback format the
-// chat layer picks) applied to a conversation. The format is chosen once per
-// model (ModelImpl::chatState) and reused.
+// chat layer picks, or a format the caller forces by name) applied to a
+// conversation. The format is chosen once per model (ModelImpl::chatState)
+// and reused; each forced format is parsed once per model and kept.
 //
 // Contract: the returned text is meant to be tokenized with addSpecial = true
 // and parseSpecial = true. When the template writes the BOS text at the start
@@ -11,6 +12,9 @@
 
 #include "chat/chat_gguf.h"
 #include "tokenizer/tokenizer.h"
+
+#include <cctype>
+#include <optional>
 
 namespace burrow::runtime {
 
@@ -26,6 +30,22 @@ Result<std::shared_ptr<const ChatState>> makeChatState(const gguf::GgufFile &fil
         return choice.status();
     state->choice = std::move(choice.value());
     return std::shared_ptr<const ChatState>(std::move(state));
+}
+
+Result<std::shared_ptr<const chat::ChatFormatChoice>> ChatState::forcedChoice(chat::ChatFormatKind kind) const
+{
+    std::lock_guard<std::mutex> lock(m_forcedMutex);
+    auto it = m_forced.find(kind);
+    if (it != m_forced.end())
+        return it->second;
+    chat::ChatFormatInputs inputs = facts.formatInputs();
+    inputs.forced = kind;
+    auto made = chat::chooseChatFormat(inputs);
+    if (!made)
+        return made.status();
+    auto shared = std::make_shared<const chat::ChatFormatChoice>(std::move(made.value()));
+    m_forced.emplace(kind, shared);
+    return shared;
 }
 
 Result<std::shared_ptr<const ChatState>> ModelImpl::chatState() const
@@ -46,25 +66,113 @@ Result<std::shared_ptr<const ChatState>> ModelImpl::chatState() const
 
 namespace burrow {
 
+namespace {
+
+// The names chatFormatNames() lists, joined for an error message.
+std::string namesList()
+{
+    std::string out;
+    for (const std::string &n : chatFormatNames())
+        out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+// The model's chat state and the choice `name` asks for ("auto" or "": the
+// model's own choice; else a built-in format by name).
+struct ResolvedFormat {
+    std::shared_ptr<const runtime::ChatState> state;
+    std::shared_ptr<const chat::ChatFormatChoice> forced;   // null for "auto"
+    const chat::ChatFormatChoice &choice() const { return forced ? *forced : state->choice; }
+};
+
+Result<ResolvedFormat> resolveFormat(const runtime::ModelImpl &impl, const std::string &name)
+{
+    std::string lowered = name;
+    for (char &c : lowered)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    std::optional<chat::ChatFormatKind> kind;
+    if (!lowered.empty() && lowered != "auto") {
+        kind = chat::chatFormatFromName(name);
+        if (!kind || *kind == chat::ChatFormatKind::CHAT_FORMAT_KIND_MODEL)
+            return Status::error("unknown chat format '" + name + "' (expected one of: " + namesList() + ")");
+    }
+    auto state = impl.chatState();
+    if (!state)
+        return state.status().withContext(impl.info().path + ": chat template");
+    ResolvedFormat out;
+    out.state = std::move(state.value());
+    if (kind) {
+        auto forced = out.state->forcedChoice(*kind);
+        if (!forced)
+            return forced.status().withContext(impl.info().path + ": chat format " + name);
+        out.forced = std::move(forced.value());
+    }
+    return out;
+}
+
+const runtime::ModelImpl *implOf(const Model &model)
+{
+    return dynamic_cast<const runtime::ModelImpl *>(&model);
+}
+
+ChatFormat describe(const chat::ChatFormatChoice &choice)
+{
+    ChatFormat f;
+    f.name = choice.kind == chat::ChatFormatKind::CHAT_FORMAT_KIND_MODEL ? "template" : choice.name;
+    f.stopStrings = choice.stopStrings;
+    f.reason = choice.reason;
+    return f;
+}
+
+} // namespace
+
+std::vector<std::string> chatFormatNames()
+{
+    std::vector<std::string> out{"auto"};
+    for (chat::ChatFormatKind kind : chat::builtinChatFormats())
+        out.emplace_back(chat::chatFormatName(kind));
+    return out;
+}
+
+Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatFormat)
+{
+    const runtime::ModelImpl *impl = implOf(model);
+    if (!impl)
+        return Status::error("chatFormatFor: the model was not loaded with Model::load");
+    auto resolved = resolveFormat(*impl, chatFormat);
+    if (!resolved)
+        return resolved.status();
+    return describe(resolved->choice());
+}
+
 Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage> &messages, bool addGenerationPrompt,
                                ChatFormat *formatUsed)
 {
-    const auto *impl = dynamic_cast<const runtime::ModelImpl *>(&model);
+    RenderOptions options;
+    options.addGenerationPrompt = addGenerationPrompt;
+    return renderChat(model, messages, options, formatUsed);
+}
+
+Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage> &messages,
+                               const RenderOptions &options, ChatFormat *formatUsed)
+{
+    const runtime::ModelImpl *impl = implOf(model);
     if (!impl)
         return Status::error("renderChat: the model was not loaded with Model::load");
-    auto state = impl->chatState();
-    if (!state)
-        return state.status().withContext(impl->info().path + ": chat template");
-    const runtime::ChatState &chat = *state.value();
+    auto resolved = resolveFormat(*impl, options.chatFormat);
+    if (!resolved)
+        return resolved.status();
+    const runtime::ChatState &chat = *resolved->state;
+    const chat::ChatFormatChoice &choice = resolved->choice();
 
     std::vector<chat::ChatMessage> converted;
     converted.reserve(messages.size());
     for (const ChatMessage &m : messages)
         converted.push_back({m.role, m.content});
     chat::ChatTemplateInputs inputs;
-    inputs.addGenerationPrompt = addGenerationPrompt;
+    inputs.addGenerationPrompt = options.addGenerationPrompt;
     inputs.specialTokens = chat.facts.specialTokens;
-    auto rendered = chat.choice.chatTemplate.apply(converted, inputs);
+    auto rendered = choice.chatTemplate.apply(converted, inputs);
     if (!rendered)
         return rendered.status().withContext(impl->info().path);
 
@@ -75,11 +183,8 @@ Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage
         if (!bosText.empty() && text.compare(0, bosText.size(), bosText) == 0)
             text.erase(0, bosText.size());
     }
-    if (formatUsed) {
-        formatUsed->name = chat.choice.kind == chat::ChatFormatKind::CHAT_FORMAT_KIND_MODEL ? "template"
-                                                                                           : chat.choice.name;
-        formatUsed->stopStrings = chat.choice.stopStrings;
-    }
+    if (formatUsed)
+        *formatUsed = describe(choice);
     return text;
 }
 
