@@ -17,7 +17,7 @@
 #include <vector>
 
 namespace burrow::gguf { class GgufFile; }
-namespace burrow::quant { struct TypeTraits; }
+namespace burrow::quant { struct TypeTraits; struct PackedMatrix; }
 
 namespace burrow::model {
 
@@ -31,6 +31,7 @@ struct TensorView {
     int64_t ne0 = 0;                           // row length (input size)
     int64_t ne1 = 1;                           // rows (output size)
     size_t rowBytes = 0;
+    const quant::PackedMatrix *packed = nullptr;   // 16-row interleaved copy (runtime/weight_packing.h) or null
 
     explicit operator bool() const { return data != nullptr; }
     const uint8_t *row(int64_t r) const { return data + static_cast<size_t>(r) * rowBytes; }

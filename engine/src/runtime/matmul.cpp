@@ -2,6 +2,7 @@
 
 #include "runtime/gemm_q32.h"
 #include "runtime/thread_pool.h"
+#include "quant/packed.h"
 #include "quant/quant_traits.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@ namespace {
 // Rows per work block: a block of weight rows stays in cache while the
 // tokens pass over it.
 constexpr int64_t kRowBlock = 16;
+static_assert(kRowBlock == quant::kPackRows, "a work block is one packed group");
 // Tokens per multi-column vecDot call (the activation chunk stays in L2).
 constexpr int kTokenChunk = 64;
 
@@ -30,13 +32,22 @@ size_t activationRowBytes(const model::TensorView &W)
     return bytes;
 }
 
+// The packed kernels' side arrays start 64-aligned after the activation rows.
+size_t sideOffset(size_t actBytes, int64_t nTokens)
+{
+    return (actBytes * static_cast<size_t>(nTokens) + 63) & ~size_t{63};
+}
+
 } // namespace
 
 size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens)
 {
     if (activationIsF32(W))
         return 0;
-    return activationRowBytes(W) * static_cast<size_t>(nTokens);
+    const size_t act = activationRowBytes(W) * static_cast<size_t>(nTokens);
+    if (!W.packed)
+        return act;
+    return sideOffset(activationRowBytes(W), nTokens) + quant::packedSideBytes(W.type, W.ne0, nTokens);
 }
 
 void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float *x, int64_t nTokens,
@@ -55,10 +66,20 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
         return;
     }
 
-    // Activations -> the dot partner, once.
+    // Activations -> the dot partner, once (and the packed kernels' block
+    // scales and sums when a job has packed weights).
     const bool f32 = activationIsF32(W0);
     const size_t actBytes = activationRowBytes(W0);
     const uint8_t *act = f32 ? reinterpret_cast<const uint8_t *>(x) : scratch;
+    const bool packedPath = quant::packedKernelsActive();
+    const model::TensorView *packedW = nullptr;   // a packed job (they share the partner)
+    for (int j = 0; j < nJobs; ++j)
+        if (packedPath && jobs[j].W->packed)
+            packedW = jobs[j].W;
+    quant::PackedActivation packedAct;
+    if (packedW)
+        packedAct = quant::packedActivation(packedW->type, K, act, actBytes, nTokens,
+                                            scratch + sideOffset(actBytes, nTokens));
     if (!f32) {
         const quant::TypeTraits *partner = quant::typeTraits(W0.traits->vecDotType);
         const quant::QuantizeRowFn quantize = partner->quantizeActivation ? partner->quantizeActivation
@@ -66,8 +87,11 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
         pool.run([&](int ith, int nth) {
             int64_t t0, t1;
             ThreadPool::split(nTokens, ith, nth, &t0, &t1);
-            for (int64_t t = t0; t < t1; ++t)
+            for (int64_t t = t0; t < t1; ++t) {
                 quantize(x + t * K, scratch + t * actBytes, K);
+                if (packedW)
+                    quant::preparePackedRow(packedW->type, K, packedAct, t);
+            }
         }, nTokens > 1 ? nTokens * K * 4 : 0);
     }
 
@@ -92,6 +116,19 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
             float *y = jobs[j].y;
             const float *bias = jobs[j].bias;
             const int64_t r0 = (b - firstBlock[j]) * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
+            if (packedW && W.packed) {
+                // This job's run of groups in [b, b1) at once (16 rows per block).
+                const int64_t jobEnd = j + 1 < nJobs ? firstBlock[j + 1] : nBlocks;
+                const int64_t bEnd = std::min(b1, jobEnd);
+                const int64_t g0 = b - firstBlock[j], g1 = bEnd - firstBlock[j];
+                quant::packedMatmul(*W.packed, g0, g1, packedAct, nTokens, y, static_cast<size_t>(N));
+                if (bias)
+                    for (int64_t t = 0; t < nTokens; ++t)
+                        for (int64_t r = g0 * kRowBlock; r < std::min(N, g1 * kRowBlock); ++r)
+                            y[t * N + r] += bias[r];
+                b = bEnd - 1;
+                continue;
+            }
             if (nTokens == 1) {
                 for (int64_t r = r0; r < r1; ++r)
                     W.traits->vecDot(K, &y[r], W.row(r), act);

@@ -2,6 +2,7 @@
 #include "runtime/model_impl.h"
 
 #include "common/log.h"
+#include "runtime/weight_packing.h"
 
 #include <algorithm>
 
@@ -60,10 +61,21 @@ Result<std::shared_ptr<ModelImpl>> ModelImpl::load(const std::string &path, cons
             acc ^= t.data[off];
         sink = sink ^ acc;
         done += t.nBytes;
-        if (!progress(0.05f + 0.95f * static_cast<float>(std::min(done, total)) / static_cast<float>(total)))
+        if (!progress(0.05f + 0.55f * static_cast<float>(std::min(done, total)) / static_cast<float>(total)))
             return cancelled();
     }
     (void)sink;
+
+    // The matrices in the layout of the CPU path's packed kernels (if any).
+    bool stopped = false;
+    const Status packed = packWeights(m->m_weights, m->m_packed, [&](float p) {
+        stopped = !progress(0.6f + 0.4f * p);
+        return !stopped;
+    });
+    if (stopped)
+        return cancelled();
+    if (!packed)
+        return packed.withContext(path);
     return m;
 }
 

@@ -7,9 +7,11 @@
 #include "gguf/gguf_reader.h"
 #include "model/model_config.h"
 #include "model/weights.h"
+#include "quant/packed.h"
 
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace burrow::tokenizer { class Tokenizer; }
 
@@ -58,6 +60,7 @@ private:
     std::unique_ptr<gguf::GgufFile> m_file;
     model::ModelConfig m_config;
     model::Weights m_weights;
+    std::vector<std::unique_ptr<quant::PackedMatrix>> m_packed;   // packed copies the weights point to
     ModelInfo m_info;
     std::unique_ptr<tokenizer::Tokenizer> m_tokenizer;
     mutable std::once_flag m_chatOnce;

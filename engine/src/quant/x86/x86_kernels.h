@@ -9,11 +9,21 @@
 
 #include "quant/quant_traits.h"
 
+namespace burrow::quant {
+struct PackedMatrix;
+struct PackedActivation;
+}
+
 namespace burrow::quant::x86 {
 
 // AVX2 + FMA + F16C.
 void fillAvx2(TypeTraits *rows);
 // AVX-512 F/BW/VL + VNNI (called after fillAvx2).
 void fillAvx512(TypeTraits *rows);
+
+// Packed-group matrix multiply (quant/packed.h: packedMatmul's contract) on
+// AVX-512 F/BW/VL + VNNI.
+void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
+                        int64_t nTokens, float *y, size_t ldy);
 
 } // namespace burrow::quant::x86

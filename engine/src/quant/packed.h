@@ -1,0 +1,101 @@
+// Weight matrices repacked for integer matrix kernels: rows in groups of 16,
+// each 4-byte run of a row's quantized weights placed beside the same run of
+// the 15 other rows, so one 512-bit VNNI vpdpbusd multiplies 4 weights of 16
+// rows by 4 activations broadcast to every lane. A group of 16 rows is one
+// register of outputs; the activations are read once per group instead of
+// once per row, and the per-block float work (scales, conversion) is done
+// for 16 rows per instruction.
+//
+// Packed once at model load (packMatrix), for Q8_0, Q4_0, Q4_K and Q6_K
+// weights (the weights of the common GGUF files); the original rows stay
+// mapped and every other kernel keeps reading them. Weights become unsigned
+// bytes (Q8_0: w + 128; Q4_0 / Q4_K: the 4-bit code; Q6_K: the 6-bit code)
+// and the offset times the activations' block sums is taken back out, so the
+// integer sums are exact; results equal the per-row vecDot kernels up to
+// float summation order.
+//
+// Layout of one group (groupBytes), rows r = 0..15 (rows past N are zero):
+//   Q8_0  [nb][8 runs][16 rows][4 bytes] codes w + 128, then [nb][16] f16 d
+//   Q4_0  [nb][4 runs][16 rows][4 bytes] qs bytes 4i..4i+3 (low nibbles:
+//         elements 4i.., high: 16 + 4i..), then [nb][16] f16 d
+//   Q4_K  per super-block: [16] f16 d, [16] f16 dmin, [8 subs][16] u8 scale,
+//         [4 sub pairs][16 rows][2] u8 min, [32 runs][16 rows][4] qs bytes
+//         (run c: qs bytes 4c..4c+3; low nibbles: sub-block 2(c/8),
+//         high: 2(c/8) + 1)
+//   Q6_K  per super-block: [16 subs][16] i8 scale, [16] f16 d, 32 bytes
+//         padding, then for half h < 2, run g < 8: [16][4] ql bytes
+//         64h + 4g.., [16][4] ql bytes 64h + 32 + 4g.., [16][4] qh bytes 32h + 4g..
+//
+// Activations: Q8_0 rows (with a side array of block scales and sums, see
+// PackedActivation) for Q8_0/Q4_0; Q8_K rows for Q4_K/Q6_K.
+#pragma once
+
+#include "common/ggml_types.h"
+#include "burrow/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace burrow::quant {
+
+inline constexpr int kPackRows = 16;
+
+struct PackedMatrix {
+    GgmlType type = GgmlType::GGML_TYPE_F32;   // the original weight type
+    int64_t K = 0;             // row length (elements)
+    int64_t N = 0;             // rows
+    int64_t groups = 0;        // ceil(N / 16)
+    int64_t blocks = 0;        // blocks (Q8_0/Q4_0) or super-blocks (Q4_K/Q6_K) per row
+    size_t groupBytes = 0;     // a multiple of 64
+    std::unique_ptr<uint8_t[], void (*)(uint8_t *)> data{nullptr, nullptr};   // 64-aligned
+
+    const uint8_t *group(int64_t g) const { return data.get() + static_cast<size_t>(g) * groupBytes; }
+    size_t bytes() const { return static_cast<size_t>(groups) * groupBytes; }
+};
+
+// True when `type` has a packed layout and rows of K elements can be packed.
+bool packSupported(GgmlType type, int64_t K);
+
+// Packs N rows of K elements (rowBytes apart from `rows`). Errors: an
+// unsupported type or shape, out of memory.
+Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K,
+                                                 int64_t N);
+
+// The activations of a packed multiply: nTokens rows of the dot partner
+// (Q8_0 for Q8_0/Q4_0, Q8_K for Q4_K/Q6_K), `stride` bytes apart. For the
+// Q8_0 partner, `scale` and `sum` hold each block's d as float and the sum
+// of its 32 codes ([nTokens][K/32] each; preparePackedRow fills them).
+struct PackedActivation {
+    const uint8_t *rows = nullptr;
+    size_t stride = 0;
+    float *scale = nullptr;
+    int32_t *sum = nullptr;
+};
+
+// Bytes of side arrays (scale + sum) for nTokens rows of K elements of a
+// matrix of `type` (0 for the Q8_K partner).
+size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens);
+// The activation view over `rows`, with its side arrays in `side`
+// (packedSideBytes bytes, 4-aligned). Fill them with preparePackedRow.
+PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows, size_t stride, int64_t nTokens,
+                                  void *side);
+// Fills the side arrays of token t (no-op for the Q8_K partner). Rows may be
+// prepared from several threads, each its own t.
+void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t);
+
+// y[t * ldy + r] = row r . activation t, for the rows of groups [g0, g1)
+// (r < N) and t < nTokens, with the active CPU path's kernel (AVX-512 VNNI)
+// or the scalar twin. Cost: 16 * (g1 - g0) * nTokens * K multiply-adds.
+void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
+                  float *y, size_t ldy);
+
+// The scalar twin (same integer sums and the same float operations in the
+// same order as the SIMD kernel, so results are bit-identical).
+void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
+                        int64_t nTokens, float *y, size_t ldy);
+
+// True when the active CPU path has a packed kernel (packing is worth it).
+bool packedKernelsActive();
+
+} // namespace burrow::quant

@@ -1,0 +1,186 @@
+// Packed 16-row weight groups (quant/packed.h): the packed scalar twin
+// against the trait table's per-row vecDot on random rows, and the AVX-512
+// kernel against the scalar twin (bit for bit) when the CPU has it. Shapes:
+// row counts that do and do not fill a group, one and several super-blocks,
+// token counts around the 4-token tile, a group range inside the matrix.
+#include "quant/cpu_features.h"
+#include "quant/packed.h"
+#include "quant/quant_traits.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace burrow;
+
+namespace {
+
+// Normalized RMS difference allowed against vecDot: every block product is
+// an exact integer in both; only the order of the float sums differs.
+constexpr double kPackedTolerance = 2e-6;
+
+struct Problem {
+    std::vector<uint8_t> weights, acts, side;
+    size_t rowBytes = 0, actBytes = 0;
+};
+
+Problem makeProblem(GgmlType type, int K, int rows, int tokens, unsigned seed)
+{
+    const quant::TypeTraits *tr = quant::typeTraits(type);
+    const quant::TypeTraits *partner = quant::typeTraits(tr->vecDotType);
+    Problem p;
+    p.rowBytes = static_cast<size_t>(K / tr->blockSize) * tr->typeSize;
+    p.actBytes = static_cast<size_t>(K / partner->blockSize) * partner->typeSize;
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> f(static_cast<size_t>(K));
+    p.weights.resize(p.rowBytes * static_cast<size_t>(rows));
+    for (int r = 0; r < rows; ++r) {
+        // Rows of different magnitude, so per-block scales differ.
+        const float scale = 0.01f + 0.2f * static_cast<float>(r % 7);
+        for (float &v : f)
+            v = nd(rng) * scale;
+        tr->quantize(f.data(), p.weights.data() + static_cast<size_t>(r) * p.rowBytes, K);
+    }
+    p.acts.resize(p.actBytes * static_cast<size_t>(tokens));
+    const quant::QuantizeRowFn q = partner->quantizeActivation ? partner->quantizeActivation : partner->quantize;
+    for (int t = 0; t < tokens; ++t) {
+        for (float &v : f)
+            v = nd(rng);
+        q(f.data(), p.acts.data() + static_cast<size_t>(t) * p.actBytes, K);
+    }
+    p.side.resize(quant::packedSideBytes(type, K, tokens) + 8);
+    return p;
+}
+
+const char *typeName(GgmlType t) { return quant::typeTraits(t)->name; }
+
+} // namespace
+
+class TestPacked : public QObject {
+    Q_OBJECT
+
+private slots:
+    void cleanup() { quant::setCpuPath(quant::bestCpuPath()); }
+    void matchesVecDot_data();
+    void matchesVecDot();
+    void refusesUnsupported_data();
+    void refusesUnsupported();
+};
+
+void TestPacked::matchesVecDot_data()
+{
+    QTest::addColumn<int>("type");
+    QTest::addColumn<int>("K");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("g0");
+    QTest::addColumn<int>("tokens");
+    for (GgmlType t : {GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q4_0}) {
+        QTest::addRow("%s 1024x16 t1", typeName(t)) << static_cast<int>(t) << 1024 << 16 << 0 << 1;
+        QTest::addRow("%s 1024x64 t4", typeName(t)) << static_cast<int>(t) << 1024 << 64 << 0 << 4;
+        QTest::addRow("%s 96x7 t5 (one partial group)", typeName(t)) << static_cast<int>(t) << 96 << 7 << 0 << 5;
+        QTest::addRow("%s 32x37 groups 1..3 t9", typeName(t)) << static_cast<int>(t) << 32 << 37 << 1 << 9;
+        QTest::addRow("%s 2816x20 t3", typeName(t)) << static_cast<int>(t) << 2816 << 20 << 0 << 3;
+    }
+    for (GgmlType t : {GgmlType::GGML_TYPE_Q4_K, GgmlType::GGML_TYPE_Q6_K}) {
+        QTest::addRow("%s 256x16 t1", typeName(t)) << static_cast<int>(t) << 256 << 16 << 0 << 1;
+        QTest::addRow("%s 1024x48 t4", typeName(t)) << static_cast<int>(t) << 1024 << 48 << 0 << 4;
+        QTest::addRow("%s 512x5 t6 (one partial group)", typeName(t)) << static_cast<int>(t) << 512 << 5 << 0 << 6;
+        QTest::addRow("%s 256x50 groups 2..4 t2", typeName(t)) << static_cast<int>(t) << 256 << 50 << 2 << 2;
+        QTest::addRow("%s 2816x17 t7", typeName(t)) << static_cast<int>(t) << 2816 << 17 << 0 << 7;
+    }
+}
+
+void TestPacked::matchesVecDot()
+{
+    QFETCH(int, type);
+    QFETCH(int, K);
+    QFETCH(int, rows);
+    QFETCH(int, g0);
+    QFETCH(int, tokens);
+    const auto t = static_cast<GgmlType>(type);
+    Problem p = makeProblem(t, K, rows, tokens, static_cast<unsigned>(K * 31 + rows * 7 + tokens));
+    QVERIFY(quant::packSupported(t, K));
+    auto packed = quant::packMatrix(t, p.weights.data(), p.rowBytes, K, rows);
+    QVERIFY2(packed, packed ? "" : packed.status().message().c_str());
+    const quant::PackedMatrix &W = **packed;
+    QCOMPARE(W.groups, static_cast<int64_t>((rows + 15) / 16));
+    QCOMPARE(W.groupBytes % 64, size_t{0});
+
+    quant::PackedActivation act = quant::packedActivation(t, K, p.acts.data(), p.actBytes, tokens, p.side.data());
+    for (int tok = 0; tok < tokens; ++tok)
+        quant::preparePackedRow(t, K, act, tok);
+
+    // Expected: the scalar path's vecDot per (row, token).
+    QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
+    const quant::TypeTraits *tr = quant::typeTraits(t);
+    const int r0 = g0 * 16;
+    const size_t ldy = static_cast<size_t>(rows);
+    std::vector<float> expected(ldy * static_cast<size_t>(tokens), 0.0f);
+    for (int tok = 0; tok < tokens; ++tok)
+        for (int r = r0; r < rows; ++r)
+            tr->vecDot(K, &expected[static_cast<size_t>(tok) * ldy + static_cast<size_t>(r)],
+                       p.weights.data() + static_cast<size_t>(r) * p.rowBytes,
+                       p.acts.data() + static_cast<size_t>(tok) * p.actBytes);
+
+    const float sentinel = -12345.0f;
+    std::vector<float> scalar(expected.size(), sentinel);
+    quant::packedMatmulScalar(W, g0, W.groups, act, tokens, scalar.data(), ldy);
+    double err = 0.0, ref = 0.0;
+    for (int tok = 0; tok < tokens; ++tok)
+        for (int r = 0; r < rows; ++r) {
+            const size_t i = static_cast<size_t>(tok) * ldy + static_cast<size_t>(r);
+            if (r < r0) {
+                QCOMPARE(scalar[i], sentinel);   // rows outside [g0, g1) untouched
+                continue;
+            }
+            err += (scalar[i] - expected[i]) * static_cast<double>(scalar[i] - expected[i]);
+            ref += expected[i] * static_cast<double>(expected[i]);
+        }
+    QVERIFY(ref > 0.0);
+    const double nrmse = std::sqrt(err / ref);
+    QVERIFY2(nrmse <= kPackedTolerance, qPrintable(QStringLiteral("normalized RMS error %1").arg(nrmse)));
+
+    // packedMatmul on the scalar path is the twin; on AVX-512 the kernel is
+    // bit-identical to it.
+    std::vector<float> viaPath(expected.size(), sentinel);
+    quant::packedMatmul(W, g0, W.groups, act, tokens, viaPath.data(), ldy);
+    QCOMPARE(std::memcmp(viaPath.data(), scalar.data(), viaPath.size() * sizeof(float)), 0);
+    if (!quant::setCpuPath(quant::CpuPath::CPU_PATH_AVX512))
+        QSKIP("this CPU has no AVX-512 VNNI: the packed SIMD kernel is not exercised");
+    QVERIFY(quant::packedKernelsActive());
+    std::vector<float> simd(expected.size(), sentinel);
+    quant::packedMatmul(W, g0, W.groups, act, tokens, simd.data(), ldy);
+    for (size_t i = 0; i < simd.size(); ++i)
+        if (std::memcmp(&simd[i], &scalar[i], sizeof(float)) != 0)
+            QFAIL(qPrintable(QStringLiteral("element %1: AVX-512 %2, scalar twin %3").arg(i).arg(simd[i]).arg(scalar[i])));
+}
+
+void TestPacked::refusesUnsupported_data()
+{
+    QTest::addColumn<int>("type");
+    QTest::addColumn<int>("K");
+    QTest::addRow("Q5_K has no packed layout") << static_cast<int>(GgmlType::GGML_TYPE_Q5_K) << 256;
+    QTest::addRow("F32 has no packed layout") << static_cast<int>(GgmlType::GGML_TYPE_F32) << 256;
+    QTest::addRow("Q4_K row not a whole super-block") << static_cast<int>(GgmlType::GGML_TYPE_Q4_K) << 288;
+    QTest::addRow("Q8_0 row not a whole block") << static_cast<int>(GgmlType::GGML_TYPE_Q8_0) << 40;
+    QTest::addRow("empty row") << static_cast<int>(GgmlType::GGML_TYPE_Q4_0) << 0;
+}
+
+void TestPacked::refusesUnsupported()
+{
+    QFETCH(int, type);
+    QFETCH(int, K);
+    const auto t = static_cast<GgmlType>(type);
+    QVERIFY(!quant::packSupported(t, K));
+    std::vector<uint8_t> bytes(4096, 0);
+    auto packed = quant::packMatrix(t, bytes.data(), 64, K, 4);
+    QVERIFY(!packed);
+    QVERIFY(packed.status().message().find("cannot be packed") != std::string::npos);
+}
+
+QTEST_MAIN(TestPacked)
+#include "tst_packed.moc"
