@@ -32,6 +32,10 @@ struct GenerationSettings {
     qint64 seed = -1;                // < 0: random
     int maxTokens = -1;              // -1: until the model ends its turn
     int contextSize = 4096;          // clamped to the trained context
+    // The chat format: "auto" (the model's own template; a model without one
+    // gets the conversation as plain text) or a built-in format that replaces
+    // it ("chatml", "llama3", ...; burrow::chatFormatNames()).
+    QString chatFormat = QStringLiteral("auto");
 };
 
 struct GenerationRequest {
@@ -47,6 +51,7 @@ struct PromptPlan {
     int promptTokens = 0;            // tokens of the whole prompt
     int contextSize = 0;
     bool usesTemplate = false;       // false: plain text continuation
+    QString chatFormat;              // the format used: "template" (the model's own), "chatml", ...; "" for plain text
 };
 
 struct GenerationOutcome {

@@ -252,6 +252,10 @@ void ChatController::onModelLoaded(quint64 id, const ModelCard &card)
     // the model in use, even if a newer load is still pending.
     m_model = card;
     m_settings->setTrainedContext(card.trainedContext);   // the settings panel checks the context size against it
+    // The settings panel says which format "Automatic" gives this model.
+    m_settings->setAutomaticChatFormat(!card.chatFormat.isEmpty() ? card.chatFormat
+                                       : card.hasChatTemplate     ? QStringLiteral("template")
+                                                                  : QStringLiteral("plain"));
     m_contextSize = card.contextSize;
     m_contextUsed = 0;
     m_messages->setMemoryStart(-1);

@@ -6,9 +6,12 @@
 
 #include <cmath>
 
+#include "burrow/engine.h"
+
 namespace {
 
-enum class Kind { Real, Integer, Boolean, Text };
+// Choice: text from a fixed list (chatFormat), compared in lower case.
+enum class Kind { Real, Integer, Boolean, Text, Choice };
 
 struct FieldSpec {
     const char *name;
@@ -20,7 +23,7 @@ constexpr FieldSpec Fields[] = {
     {"temperature", Kind::Real},   {"topP", Kind::Real},         {"topK", Kind::Integer},
     {"minP", Kind::Real},          {"repeatPenalty", Kind::Real}, {"repeatLastN", Kind::Integer},
     {"randomSeed", Kind::Boolean}, {"seed", Kind::Integer},       {"maxTokens", Kind::Integer},
-    {"contextSize", Kind::Integer}, {"systemPrompt", Kind::Text},
+    {"contextSize", Kind::Integer}, {"systemPrompt", Kind::Text}, {"chatFormat", Kind::Choice},
 };
 
 const FieldSpec *spec(const QString &field)
@@ -54,6 +57,18 @@ QStringList ChatSettings::fieldNames()
     return names;
 }
 
+QStringList ChatSettings::chatFormats()
+{
+    QStringList names;
+#if BURROW_HAVE_CHAT
+    for (const std::string &name : burrow::chatFormatNames())
+        names << QString::fromStdString(name);
+#endif
+    if (!names.contains(QLatin1String("auto")))
+        names.prepend(QStringLiteral("auto"));
+    return names;
+}
+
 QVariant ChatSettings::builtInDefault(const QString &field)
 {
     // The sampler values follow the engine's SamplingParams defaults (a
@@ -71,6 +86,7 @@ QVariant ChatSettings::builtInDefault(const QString &field)
         {QStringLiteral("maxTokens"), -1},
         {QStringLiteral("contextSize"), 4096},
         {QStringLiteral("systemPrompt"), QString()},
+        {QStringLiteral("chatFormat"), QStringLiteral("auto")},
     };
     return defaults.value(field);
 }
@@ -139,6 +155,13 @@ bool ChatSettings::convert(const QString &field, const QVariant &in, QVariant *o
         }
         *out = in.toString();
         return true;
+    case Kind::Choice:
+        if (in.typeId() != QMetaType::QString) {
+            *why = tr("Expected the name of a chat format.");
+            return false;
+        }
+        *out = in.toString().trimmed().toLower();
+        return true;
     }
     return false;
 }
@@ -194,6 +217,10 @@ QString ChatSettings::validate(const QString &field, const QVariant &value) cons
             return tr("Only about %1 tokens of context fit in the free memory.").arg(m_memoryContextLimit);
         if (n > MaxContextSize)
             return tr("The context can hold at most %1 tokens.").arg(MaxContextSize);
+    } else if (field == QLatin1String("chatFormat")) {
+        const QStringList known = chatFormats();
+        if (!known.contains(v.toString()))
+            return tr("There is no chat format called \"%1\" (known: %2).").arg(value.toString(), known.join(QStringLiteral(", ")));
     }
     return QString();
 }
@@ -270,6 +297,14 @@ void ChatSettings::setMemoryContextLimit(int tokens)
     emit errorsChanged();
 }
 
+void ChatSettings::setAutomaticChatFormat(const QString &format)
+{
+    if (format == m_automaticChatFormat)
+        return;
+    m_automaticChatFormat = format;
+    emit limitsChanged();
+}
+
 void ChatSettings::setDefaults(ChatSettings *defaults)
 {
     if (defaults == m_defaults || defaults == this)
@@ -299,6 +334,7 @@ bool ChatSettings::isDefault(const QString &field) const
     case Kind::Integer: return mine.toLongLong() == theirs.toLongLong();
     case Kind::Boolean: return mine.toBool() == theirs.toBool();
     case Kind::Text: return mine.toString() == theirs.toString();
+    case Kind::Choice: return mine.toString().toLower() == theirs.toString().toLower();
     }
     return true;
 }
@@ -364,7 +400,8 @@ QJsonObject ChatSettings::toJson() const
         case Kind::Real: o.insert(name, v.toDouble()); break;
         case Kind::Integer: o.insert(name, v.toLongLong()); break;
         case Kind::Boolean: o.insert(name, v.toBool()); break;
-        case Kind::Text: o.insert(name, v.toString()); break;
+        case Kind::Text:
+        case Kind::Choice: o.insert(name, v.toString()); break;
         }
     }
     return o;
@@ -389,7 +426,7 @@ bool ChatSettings::fromJson(const QJsonObject &json)
         }
         QVariant v = json.value(name).toVariant();
         // JSON strings are not typed input: a number stored as text is refused.
-        if (f.kind != Kind::Text && v.typeId() == QMetaType::QString)
+        if (f.kind != Kind::Text && f.kind != Kind::Choice && v.typeId() == QMetaType::QString)
             v = QVariant();
         if (!setValue(name, v)) {
             allTaken = false;
@@ -420,6 +457,7 @@ GenerationSettings ChatSettings::values() const
     g.seed = randomSeed() ? -1 : seed();
     g.maxTokens = maxTokens();
     g.contextSize = contextSize();
+    g.chatFormat = chatFormat();
     return g;
 }
 
@@ -437,6 +475,7 @@ void ChatSettings::setValues(const GenerationSettings &values, const QString &sy
     setValue(QStringLiteral("maxTokens"), values.maxTokens);
     setValue(QStringLiteral("contextSize"), values.contextSize);
     setValue(QStringLiteral("systemPrompt"), systemPrompt);
+    setValue(QStringLiteral("chatFormat"), values.chatFormat);
 }
 
 burrow::SamplingParams ChatSettings::toSamplingParams() const

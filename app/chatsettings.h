@@ -1,5 +1,6 @@
 // One conversation's generation settings: sampling, reply length, context
-// size and system prompt, with validation and the link to the defaults.
+// size, system prompt and chat format, with validation and the link to the
+// defaults.
 #pragma once
 
 #include <QJsonObject>
@@ -19,13 +20,19 @@
  *
  * Fields (names as used by value()/setValue(), JSON and QML):
  * temperature, topP, topK, minP, repeatPenalty, repeatLastN, randomSeed,
- * seed, maxTokens, contextSize, systemPrompt.
+ * seed, maxTokens, contextSize, systemPrompt, chatFormat.
+ *
+ * chatFormat is "auto" (the model's own chat template; a model without one
+ * gets the conversation as plain text) or a built-in format that replaces the
+ * template (chatFormats lists them all: "auto", "chatml", "llama2", "llama3",
+ * "gemma", "phi3", "mistral", "zephyr"). Names are taken in any case and
+ * stored in lower case; any other name is refused.
  *
  * Every write goes through validation: an invalid value is refused (the
  * field keeps its value) and error(field) holds the reason for the panel to
  * show next to the field; a valid write clears it. The context-size limits
- * (trainedContext, memoryContextLimit) are set by the app from the loaded
- * model; when they change the current context size is checked again and
+ * (trainedContext, memoryContextLimit) and automaticChatFormat are set by
+ * the app from the loaded model; when they change the current context size is checked again and
  * `valid` turns false while it is too large (the value is kept so the user
  * sees what the chat asked for).
  *
@@ -47,9 +54,12 @@ class ChatSettings : public QObject {
     Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY changed)
     Q_PROPERTY(int contextSize READ contextSize WRITE setContextSize NOTIFY changed)
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
+    Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY changed)
+    Q_PROPERTY(QStringList chatFormats READ chatFormats CONSTANT)
 
     Q_PROPERTY(int trainedContext READ trainedContext WRITE setTrainedContext NOTIFY limitsChanged)
     Q_PROPERTY(int memoryContextLimit READ memoryContextLimit WRITE setMemoryContextLimit NOTIFY limitsChanged)
+    Q_PROPERTY(QString automaticChatFormat READ automaticChatFormat WRITE setAutomaticChatFormat NOTIFY limitsChanged)
     Q_PROPERTY(ChatSettings *defaults READ defaults WRITE setDefaults NOTIFY defaultsChanged)
 
     Q_PROPERTY(QVariantMap errors READ errors NOTIFY errorsChanged)
@@ -67,6 +77,9 @@ public:
     static constexpr int MinContextSize = 64;
     static constexpr int MaxContextSize = 1 << 20;
     static constexpr qint64 MaxSeed = 0xFFFFFFFELL;  // 0xFFFFFFFF means "random" to the engine
+    /// The values chatFormat takes: "auto", then the engine's built-in formats
+    /// (burrow::chatFormatNames(); only "auto" in a build without chat templates).
+    static QStringList chatFormats();
 
     double temperature() const { return m_values.value(QStringLiteral("temperature")).toDouble(); }
     double topP() const { return m_values.value(QStringLiteral("topP")).toDouble(); }
@@ -79,6 +92,7 @@ public:
     int maxTokens() const { return m_values.value(QStringLiteral("maxTokens")).toInt(); }
     int contextSize() const { return m_values.value(QStringLiteral("contextSize")).toInt(); }
     QString systemPrompt() const { return m_values.value(QStringLiteral("systemPrompt")).toString(); }
+    QString chatFormat() const { return m_values.value(QStringLiteral("chatFormat")).toString(); }
 
     void setTemperature(double v) { setValue(QStringLiteral("temperature"), v); }
     void setTopP(double v) { setValue(QStringLiteral("topP"), v); }
@@ -91,6 +105,7 @@ public:
     void setMaxTokens(int v) { setValue(QStringLiteral("maxTokens"), v); }
     void setContextSize(int v) { setValue(QStringLiteral("contextSize"), v); }
     void setSystemPrompt(const QString &v) { setValue(QStringLiteral("systemPrompt"), v); }
+    void setChatFormat(const QString &v) { setValue(QStringLiteral("chatFormat"), v); }
 
     /// The model's trained context in tokens (0: unknown, no limit).
     int trainedContext() const { return m_trainedContext; }
@@ -98,6 +113,11 @@ public:
     /// The largest context the free memory holds for the loaded model (0: unknown).
     int memoryContextLimit() const { return m_memoryContextLimit; }
     void setMemoryContextLimit(int tokens);
+    /// The format "auto" uses for the loaded model: "template" (its own), a
+    /// built-in name (its template does not parse), "plain" (no template: plain
+    /// text), or "" when no model is loaded (not known). Not stored.
+    QString automaticChatFormat() const { return m_automaticChatFormat; }
+    void setAutomaticChatFormat(const QString &format);
 
     ChatSettings *defaults() const { return m_defaults; }
     void setDefaults(ChatSettings *defaults);
@@ -156,5 +176,6 @@ private:
     QVariantMap m_errors;
     int m_trainedContext = 0;
     int m_memoryContextLimit = 0;
+    QString m_automaticChatFormat;
     QPointer<ChatSettings> m_defaults;
 };

@@ -946,6 +946,9 @@ QString ConversationStore::replyDetails(qint64 messageId) const
         used << (s.value(QLatin1String("randomSeed")).toBool()
                      ? tr("random seed")
                      : tr("seed %1").arg(qint64(s.value(QLatin1String("seed")).toDouble())));
+    const QString chatFormat = s.value(QLatin1String("chatFormat")).toString();
+    if (!chatFormat.isEmpty() && chatFormat != QLatin1String("auto"))
+        used << tr("chat format %1").arg(chatFormat);
     if (!used.isEmpty())
         lines << tr("Settings: %1").arg(used.join(QStringLiteral(", ")));
     lines << tr("Written %1").arg(locale.toString(m.updated.toLocalTime(), QLocale::ShortFormat));

@@ -107,7 +107,15 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     m_card = cardFromInfo(m_model->info());
     m_card.path = path;
     m_card.contextSize = int(m_session->contextSize());
-    qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize();
+#if BURROW_HAVE_CHAT
+    if (m_card.hasChatTemplate) {   // which format "auto" renders with (the template, or its fallback)
+        auto format = burrow::chatFormatFor(*m_model, "auto");
+        if (format)
+            m_card.chatFormat = fromStd(format->name);
+    }
+#endif
+    qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format"
+                  << (m_card.chatFormat.isEmpty() ? QStringLiteral("plain text") : m_card.chatFormat);
     return true;
 }
 
@@ -147,11 +155,18 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     const burrow::Model &model = *m_model;
     const burrow::ModelInfo &info = model.info();
     const int contextSize = int(m_session->contextSize());
+    // "auto": the model's template when it has one, else plain text; a
+    // format the user chose is used whether or not the model has a template.
+    const QString chatFormat = request.settings.chatFormat.trimmed();
+    const bool forcedFormat = !chatFormat.isEmpty() && chatFormat.compare(QLatin1String("auto"), Qt::CaseInsensitive) != 0;
 #if BURROW_HAVE_CHAT
-    const bool useTemplate = info.hasChatTemplate;
+    const bool useTemplate = info.hasChatTemplate || forcedFormat;
 #else
     const bool useTemplate = false;   // this build has no chat templates: plain text
+    if (forcedFormat)
+        return fail(tr("This build of Burrow has no chat templates, so the chat format \"%1\" cannot be used.").arg(chatFormat));
 #endif
+    QString formatUsed;
     const std::string bosText = info.bosId >= 0 ? model.tokenBytes(info.bosId) : std::string();
 
     // Builds the prompt from turns [first, end). Template models: the chat
@@ -171,18 +186,23 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
                                  : turn.author == ChatTurn::Author::Assistant ? "assistant" : "system";
                 messages.push_back({role, toStd(turn.text)});
             }
+            burrow::RenderOptions renderOptions;
+            renderOptions.addGenerationPrompt = true;
+            renderOptions.chatFormat = forcedFormat ? toStd(chatFormat) : std::string("auto");
             burrow::ChatFormat format;
-            auto rendered = burrow::renderChat(model, messages, true, &format);
+            auto rendered = burrow::renderChat(model, messages, renderOptions, &format);
             if (!rendered) {
                 *buildError = fromStd(rendered.message());
                 return false;
             }
+            formatUsed = fromStd(format.name);
             const bool hasBos = !bosText.empty() && rendered->rfind(bosText, 0) == 0;
             out->tokens = model.tokenize(*rendered, !hasBos, true);
             out->stopStrings = format.stopStrings;
             if (!request.systemPrompt.isEmpty()) {
                 std::vector<burrow::ChatMessage> systemOnly{messages.front()};
-                auto sys = burrow::renderChat(model, systemOnly, false);
+                renderOptions.addGenerationPrompt = false;
+                auto sys = burrow::renderChat(model, systemOnly, renderOptions);
                 if (sys)
                     out->keep = int(model.tokenize(*sys, !hasBos, true).size());
             }
@@ -236,6 +256,7 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     plan.promptTokens = int(prompt.tokens.size());
     plan.contextSize = contextSize;
     plan.usesTemplate = useTemplate;
+    plan.chatFormat = formatUsed;
     if (onPlan)
         onPlan(plan);
 

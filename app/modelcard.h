@@ -28,6 +28,7 @@ class ModelCard {
     Q_PROPERTY(QString availableMemoryText READ availableMemoryText)
     Q_PROPERTY(bool fitsInMemory READ fitsInMemory)
     Q_PROPERTY(bool hasChatTemplate MEMBER hasChatTemplate)
+    Q_PROPERTY(QString chatFormat MEMBER chatFormat)
 
 public:
     QString path;
@@ -42,6 +43,10 @@ public:
     quint64 kvBytesPerToken = 0;
     quint64 availableMemory = 0;    // MemAvailable when the card was made (0: unknown)
     bool hasChatTemplate = false;
+    // The chat format "auto" uses for the loaded model: "template" (its own),
+    // a built-in name when its template does not parse ("chatml", ...), or ""
+    // when the model has no template (plain text) or is not loaded.
+    QString chatFormat;
 
     bool isValid() const { return !path.isEmpty(); }
     QString fileName() const;

@@ -392,6 +392,14 @@
         <source>The context can hold at most %1 tokens.</source>
         <translation>上下文最多只能容纳 %1 个词元。</translation>
     </message>
+    <message>
+        <source>Expected the name of a chat format.</source>
+        <translation>应为对话格式的名称。</translation>
+    </message>
+    <message>
+        <source>There is no chat format called &quot;%1&quot; (known: %2).</source>
+        <translation>没有名为“%1”的对话格式（可选：%2）。</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsPanel</name>
@@ -534,6 +542,34 @@
     <message>
         <source>New chats will start with these settings</source>
         <translation>新对话将使用这些设置</translation>
+    </message>
+    <message>
+        <source>Automatic (from the model)</source>
+        <translation>自动（由模型决定）</translation>
+    </message>
+    <message>
+        <source>Automatic uses the model&apos;s own chat template (plain text for a model without one). Choose a format if replies ramble or never stop.</source>
+        <translation>“自动”使用模型自带的对话模板（没有模板的模型使用纯文本）。如果回复语无伦次或停不下来，请选择一种格式。</translation>
+    </message>
+    <message>
+        <source>This model has no chat template: Automatic gives it the conversation as plain text.</source>
+        <translation>此模型没有对话模板：“自动”会以纯文本形式把对话交给它。</translation>
+    </message>
+    <message>
+        <source>Automatic uses this model&apos;s own chat template.</source>
+        <translation>“自动”使用此模型自带的对话模板。</translation>
+    </message>
+    <message>
+        <source>Automatic uses the %1 format for this model (its own template cannot be used).</source>
+        <translation>“自动”为此模型使用 %1 格式（其自带的模板无法使用）。</translation>
+    </message>
+    <message>
+        <source>Chat format</source>
+        <translation>对话格式</translation>
+    </message>
+    <message>
+        <source>Reset the chat format to the default</source>
+        <translation>将对话格式重置为默认值</translation>
     </message>
 </context>
 <context>
@@ -752,6 +788,10 @@
     <message>
         <source>Undo delete</source>
         <translation>撤销删除</translation>
+    </message>
+    <message>
+        <source>Export selected conversations (%1)…</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -976,6 +1016,10 @@
         <source>Written %1</source>
         <translation>写于 %1</translation>
     </message>
+    <message>
+        <source>chat format %1</source>
+        <translation>对话格式 %1</translation>
+    </message>
 </context>
 <context>
     <name>DropOverlay</name>
@@ -1020,6 +1064,10 @@
     <message>
         <source>The message is too long for this model&apos;s context (%1 tokens, the context holds %2). Shorten it or choose a larger context.</source>
         <translation>消息太长，超出了此模型的上下文（%1 个词元，上下文只能容纳 %2 个）。请缩短消息或选择更大的上下文。</translation>
+    </message>
+    <message>
+        <source>This build of Burrow has no chat templates, so the chat format &quot;%1&quot; cannot be used.</source>
+        <translation>此版本的 Burrow 不支持对话模板，因此无法使用对话格式“%1”。</translation>
     </message>
 </context>
 <context>
@@ -1236,6 +1284,14 @@
     <message>
         <source>About Burrow</source>
         <translation>关于 Burrow</translation>
+    </message>
+    <message>
+        <source>Export se&amp;lected conversations (%1)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the %1 selected conversations to a zip file</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -392,6 +392,14 @@
         <source>The context can hold at most %1 tokens.</source>
         <translation>上下文最多只能容納 %1 個詞元。</translation>
     </message>
+    <message>
+        <source>Expected the name of a chat format.</source>
+        <translation>應為對話格式的名稱。</translation>
+    </message>
+    <message>
+        <source>There is no chat format called &quot;%1&quot; (known: %2).</source>
+        <translation>沒有名為「%1」的對話格式（可選：%2）。</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsPanel</name>
@@ -534,6 +542,34 @@
     <message>
         <source>New chats will start with these settings</source>
         <translation>新對話將使用這些設定</translation>
+    </message>
+    <message>
+        <source>Automatic (from the model)</source>
+        <translation>自動（由模型決定）</translation>
+    </message>
+    <message>
+        <source>Automatic uses the model&apos;s own chat template (plain text for a model without one). Choose a format if replies ramble or never stop.</source>
+        <translation>「自動」使用模型內建的對話範本（沒有範本的模型使用純文字）。如果回覆語無倫次或停不下來，請選擇一種格式。</translation>
+    </message>
+    <message>
+        <source>This model has no chat template: Automatic gives it the conversation as plain text.</source>
+        <translation>此模型沒有對話範本：「自動」會以純文字形式將對話交給它。</translation>
+    </message>
+    <message>
+        <source>Automatic uses this model&apos;s own chat template.</source>
+        <translation>「自動」使用此模型內建的對話範本。</translation>
+    </message>
+    <message>
+        <source>Automatic uses the %1 format for this model (its own template cannot be used).</source>
+        <translation>「自動」為此模型使用 %1 格式（其內建的範本無法使用）。</translation>
+    </message>
+    <message>
+        <source>Chat format</source>
+        <translation>對話格式</translation>
+    </message>
+    <message>
+        <source>Reset the chat format to the default</source>
+        <translation>將對話格式重設為預設值</translation>
     </message>
 </context>
 <context>
@@ -752,6 +788,10 @@
     <message>
         <source>Undo delete</source>
         <translation>復原刪除</translation>
+    </message>
+    <message>
+        <source>Export selected conversations (%1)…</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -976,6 +1016,10 @@
         <source>Written %1</source>
         <translation>寫於 %1</translation>
     </message>
+    <message>
+        <source>chat format %1</source>
+        <translation>對話格式 %1</translation>
+    </message>
 </context>
 <context>
     <name>DropOverlay</name>
@@ -1020,6 +1064,10 @@
     <message>
         <source>The message is too long for this model&apos;s context (%1 tokens, the context holds %2). Shorten it or choose a larger context.</source>
         <translation>訊息太長，超出此模型的上下文（%1 個詞元，上下文只能容納 %2 個）。請縮短訊息或選擇較大的上下文。</translation>
+    </message>
+    <message>
+        <source>This build of Burrow has no chat templates, so the chat format &quot;%1&quot; cannot be used.</source>
+        <translation>此版本的 Burrow 不支援對話範本，因此無法使用對話格式「%1」。</translation>
     </message>
 </context>
 <context>
@@ -1236,6 +1284,14 @@
     <message>
         <source>About Burrow</source>
         <translation>關於 Burrow</translation>
+    </message>
+    <message>
+        <source>Export se&amp;lected conversations (%1)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the %1 selected conversations to a zip file</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

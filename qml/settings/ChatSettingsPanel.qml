@@ -38,6 +38,39 @@ Pane {
           hint: qsTr("How many tokens of the conversation the model sees.") },
     ]
 
+    // The chat format choices: "auto", then the built-in formats (their
+    // names are the families' own, not translated).
+    readonly property var formatLabels: ({
+        chatml: "ChatML", llama2: "Llama 2", llama3: "Llama 3", gemma: "Gemma",
+        phi3: "Phi-3", mistral: "Mistral", zephyr: "Zephyr"
+    })
+    function formatLabel(name) {
+        if (name === "auto")
+            return qsTr("Automatic (from the model)")
+        return formatLabels[name] !== undefined ? formatLabels[name] : name
+    }
+    readonly property var formatChoices: (settings ? settings.chatFormats : ["auto"]).map(
+        name => ({ value: name, text: formatLabel(name) }))
+    function formatIndex() {
+        if (!settings)
+            return 0
+        const index = formatChoices.findIndex(choice => choice.value === settings.chatFormat)
+        return index >= 0 ? index : 0
+    }
+    // What "Automatic" does for the loaded model (settings.automaticChatFormat).
+    function automaticFormatHint() {
+        const picked = settings ? settings.automaticChatFormat : ""
+        if (picked === "")
+            return qsTr("Automatic uses the model's own chat template (plain text for a model without one). "
+                        + "Choose a format if replies ramble or never stop.")
+        if (picked === "plain")
+            return qsTr("This model has no chat template: Automatic gives it the conversation as plain text.")
+        if (picked === "template")
+            return qsTr("Automatic uses this model's own chat template.")
+        return qsTr("Automatic uses the %1 format for this model (its own template cannot be used).")
+                   .arg(formatLabel(picked))
+    }
+
     function contextHint() {
         if (!settings)
             return ""
@@ -274,6 +307,79 @@ Pane {
                         root.settings.systemPrompt = text
                         text = Qt.binding(() => root.settings ? root.settings.systemPrompt : "")
                     }
+                }
+            }
+
+            // Chat format: the model's own template, or a known format instead.
+            ColumnLayout {
+                id: formatRow
+                Layout.fillWidth: true
+                spacing: 2
+                readonly property bool changed: root.settings !== null
+                                                && root.settings.changedFields.indexOf("chatFormat") >= 0
+                readonly property string error: root.settings && root.settings.errors["chatFormat"]
+                                                ? root.settings.errors["chatFormat"] : ""
+                RowLayout {
+                    Layout.fillWidth: true
+                    Label {
+                        objectName: "changed_chatFormat"
+                        text: "●"
+                        color: root.palette.highlight
+                        visible: formatRow.changed
+                        Accessible.name: qsTr("Differs from the default")
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        text: qsTr("Chat format")
+                        font.bold: formatRow.changed
+                    }
+                    ComboBox {
+                        id: formatBox
+                        objectName: "field_chatFormat"
+                        Layout.preferredWidth: 220
+                        model: root.formatChoices
+                        textRole: "text"
+                        valueRole: "value"
+                        currentIndex: root.formatIndex()
+                        enabled: root.settings !== null
+                        Accessible.name: qsTr("Chat format")
+                        Accessible.description: formatRow.error !== "" ? formatRow.error : root.automaticFormatHint()
+                        onActivated: index => {
+                            if (root.settings)
+                                root.settings.setValue("chatFormat", root.formatChoices[index].value)
+                            currentIndex = Qt.binding(() => root.formatIndex())
+                        }
+                    }
+                    Button {
+                        objectName: "reset_chatFormat"
+                        text: qsTr("Reset")
+                        flat: true
+                        visible: formatRow.changed || formatRow.error !== ""
+                        Accessible.name: qsTr("Reset the chat format to the default")
+                        onClicked: {
+                            root.settings.resetField("chatFormat")
+                            formatBox.currentIndex = Qt.binding(() => root.formatIndex())
+                        }
+                    }
+                }
+                Label {
+                    objectName: "error_chatFormat"
+                    Layout.fillWidth: true
+                    visible: formatRow.error !== ""
+                    text: formatRow.error
+                    color: "#c62828"
+                    wrapMode: Text.Wrap
+                    Accessible.role: Accessible.AlertMessage
+                    Accessible.name: formatRow.error
+                }
+                Label {
+                    objectName: "hint_chatFormat"
+                    Layout.fillWidth: true
+                    visible: formatRow.error === ""
+                    text: root.automaticFormatHint()
+                    wrapMode: Text.Wrap
+                    opacity: 0.6
+                    font.pixelSize: 11
                 }
             }
 

@@ -28,7 +28,9 @@ private slots:
         QCOMPARE(s.maxTokens(), -1);
         QCOMPARE(s.contextSize(), 4096);
         QCOMPARE(s.systemPrompt(), QString());
-        QCOMPARE(ChatSettings::fieldNames().size(), 11);
+        QCOMPARE(s.chatFormat(), QStringLiteral("auto"));
+        QCOMPARE(s.values().chatFormat, QStringLiteral("auto"));
+        QCOMPARE(ChatSettings::fieldNames().size(), 12);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }
@@ -130,6 +132,16 @@ private slots:
         ok("system prompt", sp, QStringLiteral("You are a pirate. 🏴‍☠️"));
         ok("system prompt empty", sp, QString());
 
+        const QString cf = QStringLiteral("chatFormat");
+        ok("chat format auto", cf, QStringLiteral("auto"));
+        for (const char *name : {"chatml", "llama2", "llama3", "gemma", "phi3", "mistral", "zephyr"})
+            QTest::addRow("chat format %s", name) << cf << QVariant(QString::fromLatin1(name)) << true << QString();
+        bad("chat format unknown", cf, QStringLiteral("vicuna"), QStringLiteral("no chat format called \"vicuna\""));
+        bad("chat format empty", cf, QString(), QStringLiteral("no chat format called"));
+        bad("chat format engine-internal name", cf, QStringLiteral("model"), QStringLiteral("no chat format called"));
+        bad("chat format number", cf, 3, QStringLiteral("name of a chat format"));
+        bad("chat format bool", cf, true, QStringLiteral("name of a chat format"));
+
         bad("unknown field", QStringLiteral("typicalP"), 0.5, QStringLiteral("no setting called"));
     }
     void validation()
@@ -139,6 +151,8 @@ private slots:
         QFETCH(bool, accepted);
         QFETCH(QString, reason);
 
+        if (field == QLatin1String("chatFormat") && accepted && !ChatSettings::chatFormats().contains(value.toString()))
+            QSKIP("this build has no chat templates: only \"auto\" is a chat format");
         ChatSettings s;
         const QVariant before = s.value(field);
         QSignalSpy changed(&s, &ChatSettings::changed);
@@ -175,6 +189,38 @@ private slots:
         s.setTopP(-3);
         QCOMPARE(s.topP(), 0.5);
         QVERIFY(!s.error(QStringLiteral("topP")).isEmpty());
+    }
+
+    // The choices are the engine's names; any case is taken and stored in lower case.
+    void chatFormatChoices()
+    {
+        QStringList engineNames;
+        for (const std::string &name : burrow::chatFormatNames())
+            engineNames << QString::fromStdString(name);
+        const QStringList choices = ChatSettings::chatFormats();
+        QCOMPARE(choices.first(), QStringLiteral("auto"));
+        if (choices.size() == 1)
+            QSKIP("this build has no chat templates: only \"auto\"");
+        QCOMPARE(choices, engineNames);
+        ChatSettings s;
+        QVERIFY(s.setValue(QStringLiteral("chatFormat"), QStringLiteral(" ChatML ")));
+        QCOMPARE(s.chatFormat(), QStringLiteral("chatml"));
+        QVERIFY(s.changedFields().contains(QStringLiteral("chatFormat")));
+        QCOMPARE(s.values().chatFormat, QStringLiteral("chatml"));
+        s.setChatFormat(QStringLiteral("nonsense"));   // the QML property path validates too
+        QCOMPARE(s.chatFormat(), QStringLiteral("chatml"));
+        QVERIFY(!s.error(QStringLiteral("chatFormat")).isEmpty());
+        s.resetField(QStringLiteral("chatFormat"));
+        QCOMPARE(s.chatFormat(), QStringLiteral("auto"));
+        QVERIFY(s.error(QStringLiteral("chatFormat")).isEmpty());
+
+        // What "auto" picks for the loaded model is shown, not stored.
+        QSignalSpy limits(&s, &ChatSettings::limitsChanged);
+        s.setAutomaticChatFormat(QStringLiteral("template"));
+        QCOMPARE(s.automaticChatFormat(), QStringLiteral("template"));
+        QCOMPARE(limits.count(), 1);
+        QVERIFY(!s.toJson().contains(QStringLiteral("automaticChatFormat")));
+        QVERIFY(s.changedFields().isEmpty());
     }
 
     void commaDecimalInUserLocale()
@@ -302,6 +348,9 @@ private slots:
         a.setMaxTokens(300);
         a.setContextSize(16384);
         a.setSystemPrompt(QStringLiteral("Line one\n\"two\" — 三"));
+        const bool haveFormats = ChatSettings::chatFormats().contains(QLatin1String("gemma"));
+        if (haveFormats)
+            a.setChatFormat(QStringLiteral("gemma"));
         const QJsonObject json = a.toJson();
         QCOMPARE(json.value(QStringLiteral("version")).toInt(), 1);
         QCOMPARE(json.value(QStringLiteral("seed")).toDouble(), 4294967294.0);
@@ -311,7 +360,9 @@ private slots:
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(b.value(f) == a.value(f), qPrintable(f));
         QCOMPARE(b.toJson(), json);
-        QCOMPARE(b.changedFields().size(), 11);
+        QCOMPARE(b.changedFields().size(), haveFormats ? 12 : 11);
+        if (haveFormats)
+            QCOMPARE(json.value(QStringLiteral("chatFormat")).toString(), QStringLiteral("gemma"));
     }
 
     void fromJsonIsForgiving()
@@ -323,6 +374,7 @@ private slots:
             {QStringLiteral("topP"), 7.0},                // invalid: refused, default kept
             {QStringLiteral("minP"), QStringLiteral("0.1")},  // text is not a stored number
             {QStringLiteral("futureSampler"), 1},         // unknown: ignored
+            {QStringLiteral("chatFormat"), QStringLiteral("vicuna")},  // unknown format: refused, default kept
         };
         QVERIFY(!s.setValue(QStringLiteral("maxTokens"), 0));  // a refusal from before the load...
         QVERIFY(!s.fromJson(json));
@@ -332,6 +384,13 @@ private slots:
         QCOMPARE(s.minP(), 0.05);
         QCOMPARE(s.topK(), 40);  // missing: the default
         QVERIFY(!s.error(QStringLiteral("topP")).isEmpty());
+        QCOMPARE(s.chatFormat(), QStringLiteral("auto"));
+        QVERIFY(s.error(QStringLiteral("chatFormat")).contains(QStringLiteral("vicuna")));
+        // A settings JSON from before the chat format existed: "auto".
+        ChatSettings old;
+        old.setDefaults(nullptr);
+        QVERIFY(old.fromJson(QJsonObject{{QStringLiteral("version"), 1}, {QStringLiteral("temperature"), 0.5}}));
+        QCOMPARE(old.chatFormat(), QStringLiteral("auto"));
         QVERIFY(s.isValid());
 
         // A context too large for the loaded model is kept and flagged.
@@ -379,6 +438,13 @@ private slots:
         QVERIFY(!t.randomSeed());
         QCOMPARE(t.systemPrompt(), QStringLiteral("sys"));
         QCOMPARE(t.temperature(), 0.25);
+        QCOMPARE(t.chatFormat(), QStringLiteral("auto"));
+        if (ChatSettings::chatFormats().contains(QLatin1String("llama3"))) {
+            g.chatFormat = QStringLiteral("llama3");
+            t.setValues(g, QStringLiteral("sys"));
+            QCOMPARE(t.chatFormat(), QStringLiteral("llama3"));
+            QCOMPARE(t.values().chatFormat, QStringLiteral("llama3"));
+        }
     }
 
     // What the app does across a quit and restart: the chat's settings go
@@ -394,6 +460,9 @@ private slots:
         original.setSeed(123456789);
         original.setContextSize(2048);
         original.setSystemPrompt(QStringLiteral("Réponds brièvement."));
+        const bool haveFormats = ChatSettings::chatFormats().contains(QLatin1String("phi3"));
+        if (haveFormats)
+            original.setChatFormat(QStringLiteral("phi3"));
         qint64 id = -1;
         {
             ConversationStore store;
@@ -411,6 +480,38 @@ private slots:
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(restored.value(f) == original.value(f), qPrintable(f));
         QCOMPARE(restored.toSamplingParams().seed, 123456789u);
+        if (haveFormats)
+            QCOMPARE(restored.chatFormat(), QStringLiteral("phi3"));
+    }
+
+    // A chat format chosen for new chats survives a restart, is copied into a
+    // new chat, and "restore built-in" brings back "auto".
+    void defaultChatFormatPersistsAndIsCopied()
+    {
+        if (!ChatSettings::chatFormats().contains(QLatin1String("mistral")))
+            QSKIP("this build has no chat templates");
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("burrow.ini"));
+        {
+            DefaultSettings d(file);
+            QVERIFY(d.settings()->setValue(QStringLiteral("chatFormat"), QStringLiteral("Mistral")));
+        }
+        DefaultSettings d(file);
+        QCOMPARE(d.settings()->chatFormat(), QStringLiteral("mistral"));
+        ChatSettings chat;
+        chat.setDefaults(d.settings());
+        chat.copyFrom(d.settings());
+        QCOMPARE(chat.chatFormat(), QStringLiteral("mistral"));
+        QVERIFY(chat.changedFields().isEmpty());
+        chat.setChatFormat(QStringLiteral("auto"));
+        QCOMPARE(chat.changedFields(), QStringList{QStringLiteral("chatFormat")});
+        QCOMPARE(chat.defaultValue(QStringLiteral("chatFormat")).toString(), QStringLiteral("mistral"));
+        chat.resetAll();
+        QCOMPARE(chat.chatFormat(), QStringLiteral("mistral"));
+        d.restoreBuiltIn();
+        QCOMPARE(d.settings()->chatFormat(), QStringLiteral("auto"));
+        DefaultSettings again(file);
+        QCOMPARE(again.settings()->chatFormat(), QStringLiteral("auto"));
     }
 
     void defaultsPersist()

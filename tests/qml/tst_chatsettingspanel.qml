@@ -170,6 +170,52 @@ TestCase {
         compare(area.text, "")
     }
 
+    // The chat format combo: "Automatic" first, then the known formats; a
+    // choice reaches the settings, is marked and can be reset; the hint says
+    // what "Automatic" does for the loaded model.
+    function test_chatFormat() {
+        const root = make()
+        const combo = child(root, "field_chatFormat")
+        const hint = child(root, "hint_chatFormat")
+        compare(combo.count, root.settings.chatFormats.length)
+        compare(combo.currentIndex, 0)
+        compare(combo.displayText, "Automatic (from the model)")
+        compare(combo.Accessible.name, "Chat format")
+        verify(!child(root, "changed_chatFormat").visible)
+        verify(hint.text.indexOf("own chat template") >= 0, hint.text)
+        root.settings.automaticChatFormat = "plain"
+        verify(hint.text.indexOf("plain text") >= 0, hint.text)
+        root.settings.automaticChatFormat = "template"
+        verify(hint.text.indexOf("this model's own chat template") >= 0, hint.text)
+        root.settings.automaticChatFormat = "chatml"
+        verify(hint.text.indexOf("ChatML") >= 0, hint.text)
+        if (root.settings.chatFormats.length < 2)
+            skip("this build has no chat templates")
+
+        combo.forceActiveFocus()
+        keyClick(Qt.Key_Down)   // the next choice: the first built-in format
+        compare(root.settings.chatFormat, root.settings.chatFormats[1])
+        compare(combo.displayText, "ChatML")
+        verify(child(root, "changed_chatFormat").visible)
+        const reset = child(root, "reset_chatFormat")
+        verify(reset.visible)
+
+        // Set elsewhere (another chat's settings): the combo follows.
+        root.settings.chatFormat = "phi3"
+        compare(combo.displayText, "Phi-3")
+        mouseClick(reset)
+        compare(root.settings.chatFormat, "auto")
+        compare(combo.currentIndex, 0)
+        verify(!reset.visible)
+
+        // Against the chat's defaults.
+        root.defaults.chatFormat = "gemma"
+        verify(child(root, "changed_chatFormat").visible)
+        mouseClick(child(root, "resetAll"))
+        compare(root.settings.chatFormat, "gemma")
+        compare(combo.displayText, "Gemma")
+    }
+
     function test_resetAll() {
         const root = make()
         root.settings.topK = 3
