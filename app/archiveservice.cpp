@@ -85,6 +85,22 @@ bool ArchiveService::isArchiveName(const QString &path)
     return false;
 }
 
+bool ArchiveService::isArchiveFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return isArchiveName(path);
+    const QByteArray head = file.read(8);
+    for (const QByteArray &magic : {QByteArray("PK\x03\x04", 4), QByteArray("PK\x05\x06", 4),   // zip (empty: end record)
+                                    QByteArray("\x1f\x8b", 2),                                     // gzip
+                                    QByteArray("\xfd" "7zXZ\x00", 6),                               // xz
+                                    QByteArray("\x28\xb5\x2f\xfd", 4)}) {                          // zstd frame
+        if (head.startsWith(magic))
+            return true;
+    }
+    return false;
+}
+
 void ArchiveService::setProgress(double value)
 {
     if (qFuzzyCompare(m_progress + 2, value + 2))

@@ -51,6 +51,11 @@ public:
     /// True for names Burrow treats as a compressed model or archive
     /// (.zip, .tar.gz, .tgz, .tar.xz, .tar.zst, .gguf.gz, .gguf.xz, .gguf.zst).
     Q_INVOKABLE static bool isArchiveName(const QString &path);
+    /// True when `path` holds a zip, gzip, xz or zstd stream, told by its
+    /// first bytes (what burrow-archive reads); a GGUF file or any other
+    /// content is not an archive, whatever its name. Falls back to
+    /// isArchiveName() when the file cannot be read. Reads at most 8 bytes.
+    Q_INVOKABLE static bool isArchiveFile(const QString &path);
 
     /// Exports the conversations `ids` (all when empty) to `outFile` (.zip).
     Q_INVOKABLE bool exportConversations(const QVariantList &ids, const QString &outFile);

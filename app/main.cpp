@@ -1,6 +1,7 @@
 // Burrow's entry point: parse the command line, create the QML engine and
 // load the Burrow module's Main window. Everything else lives in burrow_app.
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <cstdio>
 #include <cstring>
 #include <QGuiApplication>
@@ -30,7 +31,9 @@ int main(int argc, char *argv[])
                         "  -h, --help     Displays help on commandline options.\n"
                         "  -v, --version  Displays version information.\n\n"
                         "Arguments:\n"
-                        "  model          A .gguf model file to open.\n");
+                        "  model          A model to open: a .gguf file, or one compressed\n"
+                        "                 (.zip, .tar.gz, .tar.xz, .tar.zst, .gguf.gz, .gguf.xz,\n"
+                        "                 .gguf.zst), which is unpacked into the models folder first.\n");
             return 0;
         }
     }
@@ -45,7 +48,7 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral("Chat with language models that run on your own computer."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A .gguf model file to open."), QStringLiteral("[model]"));
+    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A model to open: a .gguf file, or a compressed one (unpacked first)."), QStringLiteral("[model]"));
     parser.process(app);
 
     if (QQuickStyle::name().isEmpty())
@@ -61,12 +64,17 @@ int main(int argc, char *argv[])
     if (engine.rootObjects().isEmpty())
         return 1;
 
-    // `burrow MODEL.gguf`: open it as a drop would, without asking unless memory is short.
+    // `burrow MODEL`: open it as a drop would (Main.qml openPath(): a
+    // compressed model is unpacked into the models folder first), without
+    // asking unless memory is short.
     const QStringList models = parser.positionalArguments();
     if (!models.isEmpty()) {
-        auto *chat = engine.rootObjects().first()->property("chat").value<ChatController *>();
-        if (chat)
-            chat->openFile(models.first(), false);
+        const QString path = QFileInfo(models.first()).absoluteFilePath();
+        QObject *window = engine.rootObjects().first();
+        if (!QMetaObject::invokeMethod(window, "openPath", Q_ARG(QVariant, path))) {
+            if (auto *chat = window->property("chat").value<ChatController *>())
+                chat->openFile(path, false);
+        }
     }
     return app.exec();
 }

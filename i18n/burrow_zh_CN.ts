@@ -791,7 +791,7 @@
     </message>
     <message>
         <source>Export selected conversations (%1)…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出所选的 %1 个对话…</translation>
     </message>
 </context>
 <context>
@@ -1287,11 +1287,11 @@
     </message>
     <message>
         <source>Export se&amp;lected conversations (%1)…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出所选的 %1 个对话(&amp;L)…</translation>
     </message>
     <message>
         <source>Export the %1 selected conversations to a zip file</source>
-        <translation type="unfinished"></translation>
+        <translation>将所选的 %1 个对话导出为 zip 文件</translation>
     </message>
 </context>
 <context>

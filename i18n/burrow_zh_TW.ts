@@ -791,7 +791,7 @@
     </message>
     <message>
         <source>Export selected conversations (%1)…</source>
-        <translation type="unfinished"></translation>
+        <translation>匯出所選的 %1 個對話…</translation>
     </message>
 </context>
 <context>
@@ -1287,11 +1287,11 @@
     </message>
     <message>
         <source>Export se&amp;lected conversations (%1)…</source>
-        <translation type="unfinished"></translation>
+        <translation>匯出所選的 %1 個對話(&amp;L)…</translation>
     </message>
     <message>
         <source>Export the %1 selected conversations to a zip file</source>
-        <translation type="unfinished"></translation>
+        <translation>將所選的 %1 個對話匯出為 zip 檔案</translation>
     </message>
 </context>
 <context>

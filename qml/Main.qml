@@ -25,21 +25,41 @@ ApplicationWindow {
     // Export/import of conversations and compressed models (burrow-archive).
     readonly property ArchiveService archives: ArchiveService {
         store: window.chat.store
-        onModelReady: (path) => window.chat.openFile(path, true)
+        onModelReady: (path) => window.chat.openFile(path, window.unpackedConfirm)
     }
+    // Whether a model unpacked from an archive shows its card first (drops
+    // and the file dialog) or loads at once (the command line).
+    property bool unpackedConfirm: true
 
     function localPath(url) {
         return decodeURIComponent(url.toString().replace(/^file:\/\//, ""))
     }
+    // One compressed model (told by its content, or by its name when it cannot be read).
     function isArchive(urls) {
-        return urls.length === 1 && window.archives.isArchiveName(window.localPath(urls[0]))
+        return urls.length === 1 && window.archives.isArchiveFile(window.localPath(urls[0]))
     }
     // A drop or the file dialog: compressed models are unpacked first.
     function openUrls(urls) {
         if (window.isArchive(urls))
-            window.archives.importModel(window.localPath(urls[0]))
+            window.unpackArchive(window.localPath(urls[0]), true)
         else
             window.chat.openUrls(urls)
+    }
+    // `burrow PATH`: the same way as a drop, but without the card unless memory is short.
+    function openPath(path) {
+        if (window.archives.isArchiveFile(path))
+            window.unpackArchive(path, false)
+        else
+            window.chat.openFile(path, false)
+    }
+    function unpackArchive(path, confirm) {
+        window.unpackedConfirm = confirm
+        window.archives.importModel(path)
+    }
+    // Asks where to write the conversations `ids` (all when empty).
+    function exportConversations(ids) {
+        exportDialog.ids = ids
+        exportDialog.open()
     }
     readonly property alias composer: composer
 
@@ -88,19 +108,23 @@ ApplicationWindow {
                 text: qsTr("E&xport this conversation…")
                 enabled: !window.archives.busy && window.chat.conversationId > 0
                 Accessible.name: qsTr("Export this conversation to a zip file")
-                onTriggered: {
-                    exportDialog.ids = [window.chat.conversationId]
-                    exportDialog.open()
-                }
+                onTriggered: window.exportConversations([window.chat.conversationId])
+            }
+            MenuItem {
+                objectName: "exportSelectedMenuItem"
+                // Shown while several chats are selected in the sidebar.
+                visible: sidebar.selectionCount > 1
+                height: visible ? implicitHeight : 0
+                text: qsTr("Export se&lected conversations (%1)…").arg(sidebar.selectionCount)
+                enabled: !window.archives.busy
+                Accessible.name: qsTr("Export the %1 selected conversations to a zip file").arg(sidebar.selectionCount)
+                onTriggered: window.exportConversations(sidebar.selectedIds)
             }
             MenuItem {
                 text: qsTr("&Export all conversations…")
                 enabled: !window.archives.busy
                 Accessible.name: qsTr("Export all conversations to a zip file")
-                onTriggered: {
-                    exportDialog.ids = []
-                    exportDialog.open()
-                }
+                onTriggered: window.exportConversations([])
             }
             MenuItem {
                 text: qsTr("&Import conversations…")
@@ -230,6 +254,7 @@ ApplicationWindow {
         generatingId: window.chat.generatingConversationId
         onConversationSelected: (conversationId) => window.chat.openConversation(conversationId)
         onNewConversationRequested: window.chat.newConversation()
+        onExportRequested: (ids) => window.exportConversations(ids)
     }
 
     ColumnLayout {
@@ -341,6 +366,7 @@ ApplicationWindow {
     }
     FileDialog {
         id: exportDialog
+        objectName: "exportDialog"
         // Conversation ids to export; empty: all of them.
         property var ids: []
         title: qsTr("Export conversations")

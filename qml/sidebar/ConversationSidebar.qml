@@ -4,8 +4,10 @@ import QtQuick.Layouts
 import Burrow
 
 // The list of conversations: newest first, grouped by day, with search,
-// new (Ctrl+N), rename and delete with Undo. The app decides what "new" and
-// "select" do (conversationSelected / newConversationRequested).
+// new (Ctrl+N), rename and delete with Undo, and a selection of several
+// chats (Ctrl+click, Shift+click, Ctrl+A) to export. The app decides what
+// "new", "select" and "export" do (conversationSelected /
+// newConversationRequested / exportRequested).
 Pane {
     id: root
     objectName: "conversationSidebar"
@@ -25,6 +27,17 @@ Pane {
 
     signal conversationSelected(double conversationId)
     signal newConversationRequested()
+    // Export the conversations `ids` (the selection, in list order).
+    signal exportRequested(var ids)
+
+    // The selected conversations (the current one included) and how many.
+    readonly property var selectedIds: conversations.selectedIds
+    readonly property int selectionCount: conversations.selectionCount
+
+    function exportSelection() {
+        if (conversations.selectionCount > 0)
+            root.exportRequested(conversations.selectedIds)
+    }
 
     function newConversation() {
         searchField.text = ""
@@ -63,6 +76,7 @@ Pane {
         id: conversations
         store: root.store
         searchText: searchField.text
+        currentId: root.currentId
     }
 
     Shortcut {
@@ -135,13 +149,26 @@ Pane {
                 model: conversations
                 keyNavigationEnabled: true
                 activeFocusOnTab: true
-                // Keyboard: arrows move, Enter opens, F2 renames, Delete deletes.
+                // Keyboard: arrows move, Enter opens, F2 renames, Delete deletes;
+                // Ctrl+Space adds/removes the row, Shift+arrows select a range,
+                // Ctrl+A selects all, Escape keeps only the current chat selected.
                 Keys.onReturnPressed: if (currentIndex >= 0) root.conversationSelected(conversations.idAt(currentIndex))
                 Keys.onEnterPressed: if (currentIndex >= 0) root.conversationSelected(conversations.idAt(currentIndex))
                 Keys.onDeletePressed: if (currentIndex >= 0) root.deleteConversation(conversations.idAt(currentIndex))
                 Keys.onPressed: event => {
                     if (event.key === Qt.Key_F2 && currentIndex >= 0) {
                         root.startRename(currentIndex)
+                        event.accepted = true
+                    } else if (event.matches(StandardKey.SelectAll)) {
+                        conversations.selectAll()
+                        event.accepted = true
+                    } else if ((event.key === Qt.Key_Up || event.key === Qt.Key_Down)
+                               && (event.modifiers & Qt.ShiftModifier) && count > 0) {
+                        currentIndex = Math.max(0, Math.min(count - 1, currentIndex + (event.key === Qt.Key_Up ? -1 : 1)))
+                        conversations.selectRange(conversations.idAt(currentIndex))
+                        event.accepted = true
+                    } else if (event.key === Qt.Key_Escape && conversations.selectionCount > 1) {
+                        conversations.clearSelection()
                         event.accepted = true
                     }
                 }
@@ -170,14 +197,30 @@ Pane {
                     required property string snippet
                     required property string snippetHtml
                     required property bool generating
+                    required property bool selected
                     property bool editing: false
+                    readonly property bool current: conversationId === root.currentId
 
                     objectName: "conversation_" + index
                     width: ListView.view.width
-                    highlighted: conversationId === root.currentId
+                    highlighted: selected
+                    font.bold: current && root.selectionCount > 1
                     Accessible.name: displayTitle + (generating ? ", " + qsTr("generating a reply") : "")
+                    Accessible.selectable: true
+                    Accessible.selected: selected
 
-                    onClicked: root.conversationSelected(conversationId)
+                    // The list's current row has the keyboard focus: Space opens
+                    // the chat (a button's click), Ctrl+Space adds or removes it.
+                    Keys.onPressed: event => {
+                        if (event.key === Qt.Key_Space && (event.modifiers & Qt.ControlModifier)) {
+                            conversations.toggle(item.conversationId)
+                            event.accepted = true
+                        }
+                    }
+                    onClicked: {
+                        list.currentIndex = index
+                        root.conversationSelected(conversationId)
+                    }
                     onDoubleClicked: editing = true
                     onEditingChanged: {
                         if (editing) {
@@ -185,6 +228,31 @@ Pane {
                         } else if (renameField.activeFocus) {
                             renameField.focus = false  // keys go back to the list
                             list.forceActiveFocus()
+                        }
+                    }
+
+                    // Ctrl+click adds or removes the chat, Shift+click selects up to
+                    // it; right-click opens the actions. A plain left press goes
+                    // through to the delegate (open, double-click renames).
+                    MouseArea {
+                        objectName: "selectionArea"
+                        anchors.fill: parent
+                        z: 1
+                        enabled: !item.editing
+                        acceptedButtons: Qt.LeftButton | Qt.RightButton
+                        onPressed: mouse => {
+                            mouse.accepted = mouse.button === Qt.RightButton
+                                             || (mouse.modifiers & (Qt.ControlModifier | Qt.ShiftModifier)) !== 0
+                        }
+                        onClicked: mouse => {
+                            list.currentIndex = item.index
+                            list.forceActiveFocus()   // Escape, Ctrl+A and Shift+arrows go on from here
+                            if (mouse.button === Qt.RightButton)
+                                menu.popup()
+                            else if (mouse.modifiers & Qt.ShiftModifier)
+                                conversations.selectRange(item.conversationId)
+                            else
+                                conversations.toggle(item.conversationId)
                         }
                     }
 
@@ -247,10 +315,18 @@ Pane {
 
                     Menu {
                         id: menu
+                        objectName: "conversationMenu"
                         MenuItem {
                             objectName: "renameAction"
                             text: qsTr("Rename")
                             onTriggered: item.editing = true
+                        }
+                        MenuItem {
+                            objectName: "exportSelectionAction"
+                            visible: root.selectionCount > 1
+                            height: visible ? implicitHeight : 0
+                            text: qsTr("Export selected conversations (%1)…").arg(root.selectionCount)
+                            onTriggered: root.exportSelection()
                         }
                         MenuItem {
                             objectName: "deleteAction"

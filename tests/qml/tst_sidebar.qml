@@ -4,7 +4,8 @@ import QtTest
 import Burrow
 
 // The conversation sidebar on a throw-away (in-memory) store: order and day
-// sections, selection, new chat, search, rename, delete with Undo.
+// sections, selection (one chat, and several with Ctrl/Shift+click and the
+// keyboard, exported together), new chat, search, rename, delete with Undo.
 TestCase {
     id: testCase
     name: "ConversationSidebar"
@@ -199,6 +200,105 @@ TestCase {
         keyClick(Qt.Key_Delete)
         compare(titles(t.root), ["C", "A"])
         verify(findChild(t.root.sidebar, "undoBar").visible)
+    }
+
+    function test_multiSelectionByMouse() {
+        const t = make(["A", "B", "C", "D"])   // rows: D, C, B, A
+        const sidebar = t.root.sidebar
+        sidebar.currentId = t.ids[3]           // D is shown
+        compare(sidebar.selectionCount, 1)
+        verify(rowItem(t.root, 0).highlighted)
+        const opened = createTemporaryObject(spyComponent, testCase,
+                                             { target: sidebar, signalName: "conversationSelected" })
+
+        // Ctrl+click adds a chat without opening it; again removes it.
+        mouseClick(rowItem(t.root, 2), 20, 10, Qt.LeftButton, Qt.ControlModifier)
+        compare(sidebar.selectedIds, [t.ids[3], t.ids[1]])
+        verify(rowItem(t.root, 2).highlighted)
+        verify(rowItem(t.root, 2).Accessible.selected)
+        verify(!rowItem(t.root, 1).highlighted)
+        compare(opened.count, 0)
+        mouseClick(rowItem(t.root, 2), 20, 10, Qt.LeftButton, Qt.ControlModifier)
+        compare(sidebar.selectedIds, [t.ids[3]])
+
+        // Shift+click: from the last Ctrl+clicked chat (B) down to A, plus the current one.
+        mouseClick(rowItem(t.root, 3), 20, 10, Qt.LeftButton, Qt.ShiftModifier)
+        compare(sidebar.selectedIds, [t.ids[3], t.ids[1], t.ids[0]])
+        verify(!rowItem(t.root, 1).highlighted)
+        // Escape keeps the current chat; Shift+click then ranges from it.
+        keyClick(Qt.Key_Escape)
+        compare(sidebar.selectedIds, [t.ids[3]])
+        mouseClick(rowItem(t.root, 3), 20, 10, Qt.LeftButton, Qt.ShiftModifier)
+        compare(sidebar.selectionCount, 4)
+        for (let row = 0; row < 4; ++row)
+            verify(rowItem(t.root, row).highlighted, "row " + row)
+        compare(opened.count, 0)
+
+        // The context menu (right-click) offers to export exactly those.
+        const exported = createTemporaryObject(spyComponent, testCase,
+                                               { target: sidebar, signalName: "exportRequested" })
+        mouseClick(rowItem(t.root, 1), 20, 10, Qt.RightButton)
+        const action = findChild(rowItem(t.root, 1), "exportSelectionAction")
+        tryVerify(() => action.visible)
+        compare(action.text, "Export selected conversations (4)…")
+        compare(sidebar.selectionCount, 4)   // right-click does not change the selection
+        const menu = findChild(rowItem(t.root, 1), "conversationMenu")
+        tryVerify(() => menu.opened)
+        wait(Qt.styleHints.mouseDoubleClickInterval + 50)   // a separate click, not a double-click
+        mouseClick(action)
+        compare(exported.count, 1)
+        compare(exported.signalArguments[0][0], [t.ids[3], t.ids[2], t.ids[1], t.ids[0]])
+
+        // A plain click opens one chat; the app makes it current and the selection is that chat.
+        mouseClick(rowItem(t.root, 1))
+        compare(opened.count, 1)
+        compare(opened.signalArguments[0][0], t.ids[2])
+        sidebar.currentId = t.ids[2]
+        compare(sidebar.selectedIds, [t.ids[2]])
+        mouseClick(rowItem(t.root, 1), 20, 10, Qt.RightButton)
+        tryVerify(() => findChild(rowItem(t.root, 1), "deleteAction").visible)
+        verify(!findChild(rowItem(t.root, 1), "exportSelectionAction").visible)
+        keyClick(Qt.Key_Escape)
+    }
+
+    function test_multiSelectionByKeyboard() {
+        const t = make(["A", "B", "C"])        // rows: C, B, A
+        const sidebar = t.root.sidebar
+        sidebar.currentId = t.ids[2]
+        const view = list(t.root)
+        view.forceActiveFocus()
+        view.currentIndex = 0
+        keyClick(Qt.Key_A, Qt.ControlModifier)
+        compare(sidebar.selectionCount, 3)
+        keyClick(Qt.Key_Escape)
+        compare(sidebar.selectedIds, [t.ids[2]])
+        keyClick(Qt.Key_Down, Qt.ShiftModifier)
+        keyClick(Qt.Key_Down, Qt.ShiftModifier)
+        compare(view.currentIndex, 2)
+        compare(sidebar.selectionCount, 3)
+        keyClick(Qt.Key_Space, Qt.ControlModifier)   // A out again
+        compare(sidebar.selectedIds, [t.ids[2], t.ids[1]])
+    }
+
+    function test_selectionAfterDeleteAndSearch() {
+        const t = make(["A", "B", "C"])        // rows: C, B, A
+        const sidebar = t.root.sidebar
+        sidebar.currentId = t.ids[2]
+        sidebar.model.toggle(t.ids[0])
+        sidebar.model.toggle(t.ids[1])
+        compare(sidebar.selectionCount, 3)
+        // One chat deleted (with Undo, as before): it leaves the selection.
+        sidebar.deleteConversation(t.ids[1])
+        compare(titles(t.root), ["C", "A"])
+        verify(findChild(t.root.sidebar, "undoBar").visible)
+        compare(sidebar.selectedIds, [t.ids[2], t.ids[0]])
+        mouseClick(findChild(t.root.sidebar, "undoButton"))
+        compare(titles(t.root), ["C", "B", "A"])
+        compare(sidebar.selectedIds, [t.ids[2], t.ids[0]])   // B is back, not selected again
+        // Searching starts the selection again from the current chat.
+        const field = findChild(sidebar, "searchField")
+        field.text = "about"
+        compare(sidebar.selectedIds, [t.ids[2]])
     }
 
     function test_generatingMark() {
