@@ -24,6 +24,17 @@ constexpr size_t kRun = 64;            // one 4-byte run of 16 rows
 constexpr size_t kQ4KSuper = 2368;
 constexpr size_t kQ6KSuper = 3392;
 constexpr int64_t kTokenChunk = 128;   // activation rows kept in L2 while the groups pass
+// Generation (one token) streams every weight once: each run loaded also
+// prefetches the line this far ahead (groups lie back to back, so the stream
+// continues into the next group).
+constexpr size_t kPrefetchAhead = 2048;
+
+template <int NT>
+inline void prefetchAhead(const uint8_t *p)
+{
+    if constexpr (NT == 1)
+        _mm_prefetch(reinterpret_cast<const char *>(p + kPrefetchAhead), _MM_HINT_T0);
+}
 
 inline __m512i load512(const uint8_t *p) { return _mm512_loadu_si512(p); }
 inline __m512i bcast32(const void *p)
@@ -69,6 +80,7 @@ void q32Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             sA[j] = sB[j] = _mm512_setzero_si512();
         if constexpr (Four) {
             for (size_t c = 0; c < runs; ++c) {
+                prefetchAhead<NT>(q + c * kRun);
                 const __m512i w = load512(q + c * kRun);
                 const __m512i lo = _mm512_and_si512(w, low4);
                 const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), low4);
@@ -79,6 +91,8 @@ void q32Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             }
         } else {
             for (size_t c = 0; c < runs; c += 2) {
+                prefetchAhead<NT>(q + c * kRun);
+                prefetchAhead<NT>(q + (c + 1) * kRun);
                 const __m512i w0 = load512(q + c * kRun), w1 = load512(q + (c + 1) * kRun);
                 for (int j = 0; j < NT; ++j) {
                     sA[j] = _mm512_dpbusd_epi32(sA[j], w0, bcast32(a[j] + ab + 4 * c));
@@ -118,6 +132,7 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             for (int j = 0; j < NT; ++j)
                 sLo[j] = sHi[j] = _mm512_setzero_si512();
             for (int r = 0; r < 8; ++r) {
+                prefetchAhead<NT>(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i w = load512(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i lo = _mm512_and_si512(w, low4);
                 const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), low4);
@@ -179,6 +194,9 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
                         S[j][k] = _mm512_setzero_si512();
                 for (int r = 4 * quarter; r < 4 * quarter + 4; ++r) {
                     const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + r) * 3 * kRun;
+                    prefetchAhead<NT>(run);
+                    prefetchAhead<NT>(run + kRun);
+                    prefetchAhead<NT>(run + 2 * kRun);
                     const __m512i la = load512(run), lb = load512(run + kRun), qh = load512(run + 2 * kRun);
                     const __m512i v[4] = {
                         _mm512_or_si512(_mm512_and_si512(la, low4), _mm512_and_si512(_mm512_slli_epi16(qh, 4), bits45)),
