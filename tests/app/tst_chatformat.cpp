@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 
 #include "apptestsupport.h"
+#include "chatsettings.h"
+#include "conversationbundle.h"
 #include "enginebackend.h"
 #include "fakebackend.h"
 
@@ -207,6 +209,40 @@ private Q_SLOTS:
         QCOMPARE(settings->chatFormat(), QStringLiteral("gemma"));
         QCOMPARE(app.chat->store()->settings(qint64(chatId)).value(QStringLiteral("chatFormat")).toString(),
                  QStringLiteral("gemma"));
+    }
+
+    // Export and import carry the chat's format (the bundle keeps the whole
+    // settings object), and the imported chat's settings read it back.
+    void exportImportCarriesTheFormat()
+    {
+        if (!ChatSettings::chatFormats().contains(QLatin1String("llama3")))
+            QSKIP("this build has no chat templates");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        ChatSettings settings;
+        QVERIFY(settings.setValue(QStringLiteral("chatFormat"), QStringLiteral("llama3")));
+        ConversationStore from;
+        from.setDatabasePath(dir.filePath(QStringLiteral("a.db")));
+        QVERIFY(from.open());
+        const qint64 id = from.createConversation(QStringLiteral("formatted"), QStringLiteral("/m/x.gguf"), 1, settings.toJson());
+        QVERIFY(id > 0);
+        QVERIFY(from.appendMessage(id, QStringLiteral("user"), QStringLiteral("Hi")) > 0);
+        QString error;
+        const QString bundle = dir.filePath(QStringLiteral("bundle"));
+        QVERIFY(QDir().mkpath(bundle));
+        QVERIFY2(ConversationBundle::writeFolder(from, {id}, bundle, &error), qPrintable(error));
+
+        ConversationStore to;
+        to.setDatabasePath(dir.filePath(QStringLiteral("b.db")));
+        QVERIFY(to.open());
+        const ConversationBundle::ImportResult result = ConversationBundle::importFolder(to, bundle);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QCOMPARE(result.added, 1);
+        const auto imported = to.conversations();
+        QCOMPARE(imported.size(), 1);
+        ChatSettings back;
+        QVERIFY(back.fromJson(to.settings(imported.first().id)));
+        QCOMPARE(back.chatFormat(), QStringLiteral("llama3"));
     }
 };
 
