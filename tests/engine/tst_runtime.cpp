@@ -5,6 +5,7 @@
 // positions, and the errors (prompt longer than the context, KV cache too
 // large, token outside the vocabulary).
 #include "burrow/engine.h"
+#include "quant/cpu_features.h"
 #include "runtime/f16.h"
 #include "runtime/kv_cache.h"
 #include "runtime/ops.h"
@@ -19,6 +20,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <limits>
 
 using namespace burrow;
 
@@ -207,6 +209,42 @@ private slots:
         runtime::swiglu(g, u, o, 2);
         QVERIFY(std::fabs(o[0] - 3.0 / (1.0 + std::exp(-1.0))) < 1e-6);
         QVERIFY(std::fabs(o[1] - 0.5 * -2.0 / (1.0 + std::exp(2.0))) < 1e-6);
+    }
+
+    // swiglu on every CPU path against the double-precision formula, over a
+    // row long enough for the 16-lane loop plus a tail, including the
+    // saturating ends of e^-g.
+    void swigluPaths_data()
+    {
+        QTest::addColumn<int>("path");
+        for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2,
+                                 quant::CpuPath::CPU_PATH_AVX512})
+            QTest::newRow(quant::cpuPathName(p)) << static_cast<int>(p);
+    }
+
+    void swigluPaths()
+    {
+        QFETCH(int, path);
+        if (!quant::setCpuPath(static_cast<quant::CpuPath>(path)))
+            QSKIP("this CPU lacks the path");
+        std::vector<float> g, u;
+        for (float v : {0.0f, -0.0f, 1e-6f, -1e-6f, 0.5f, -0.5f, 1.0f, -2.0f, 10.0f, -10.0f, 80.0f, -80.0f,
+                        88.0f, -88.0f, 89.0f, -89.0f, 104.0f, -104.0f, 1000.0f, -1000.0f})
+            g.push_back(v);
+        for (int i = 0; i < 300; ++i)
+            g.push_back(-20.0f + 0.1337f * static_cast<float>(i));
+        for (size_t i = 0; i < g.size(); ++i)
+            u.push_back(i % 3 == 0 ? 1.0f : -0.75f + 0.01f * static_cast<float>(i % 50));
+        std::vector<float> out(g.size());
+        runtime::swiglu(g.data(), u.data(), out.data(), static_cast<int64_t>(g.size()));
+        quant::setCpuPath(quant::bestCpuPath());
+        for (size_t i = 0; i < g.size(); ++i) {
+            const double x = g[i];
+            const double exact = x / (1.0 + std::exp(-x)) * u[i];
+            const double tol = 4 * std::numeric_limits<float>::epsilon() * std::max(1e-30, std::fabs(exact));
+            QVERIFY2(std::isfinite(out[i]) && std::fabs(out[i] - exact) <= tol,
+                     qPrintable(QStringLiteral("g %1: got %2, expected %3").arg(x).arg(out[i]).arg(exact)));
+        }
     }
 
     void threadPool()

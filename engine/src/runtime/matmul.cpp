@@ -6,6 +6,7 @@
 #include "quant/quant_traits.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace burrow::runtime {
 
@@ -103,10 +104,19 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
         nBlocks += (jobs[j].W->ne1 + kRowBlock - 1) / kRowBlock;
         work += jobs[j].W->ne1 * K * nTokens;
     }
-    pool.run([&](int ith, int nth) {
-        int64_t b0, b1;
-        ThreadPool::split(nBlocks, ith, nth, &b0, &b1);
-        float tmp[kTokenChunk];
+    // Threads take chunks of blocks from a shared counter (about 4 per
+    // thread): a thread slowed by the memory system or the OS does less,
+    // instead of everyone waiting for it. Which thread computes a block never
+    // changes its result.
+    std::atomic<int64_t> nextBlock{0};
+    const int64_t chunk = std::max<int64_t>(1, nBlocks / (4 * pool.size()));
+    pool.run([&](int, int) {
+      float tmp[kTokenChunk];
+      for (;;) {
+        const int64_t b0 = nextBlock.fetch_add(chunk, std::memory_order_relaxed);
+        if (b0 >= nBlocks)
+            break;
+        const int64_t b1 = std::min(nBlocks, b0 + chunk);
         for (int64_t b = b0; b < b1; ++b) {
             int j = 0;
             while (j + 1 < nJobs && b >= firstBlock[j + 1])
@@ -150,6 +160,7 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
                     for (int64_t r = r0; r < r1; ++r)
                         y[t * N + r] += bias[r];
         }
+      }
     }, work);
 }
 

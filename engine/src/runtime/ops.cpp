@@ -1,9 +1,14 @@
 #include "runtime/ops.h"
 
 #include "runtime/f16.h"
+#include "quant/cpu_features.h"
 
 #include <cmath>
 #include <vector>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#endif
 
 namespace burrow::runtime {
 
@@ -62,12 +67,62 @@ void softcap(float *x, int64_t n, float c)
         x[i] = std::tanh(x[i] * inv) * c;
 }
 
-void swiglu(const float *gate, const float *up, float *out, int64_t n)
+namespace {
+
+void swigluScalar(const float *gate, const float *up, float *out, int64_t n)
 {
     for (int64_t i = 0; i < n; ++i) {
         const float g = gate[i];
         out[i] = g / (1.0f + std::exp(-g)) * up[i];
     }
+}
+
+#if defined(__x86_64__) || defined(_M_X64)
+#define BURROW_OPS_AVX512 __attribute__((target("avx512f,avx2,fma")))
+
+// e^x for 16 lanes: x = n ln2 + r with |r| <= ln2 / 2, e^r by the Cephes
+// expf polynomial (about 1 ulp, as libm's expf on this range), 2^n by
+// vscalefps (saturates to 0 and +inf like expf).
+BURROW_OPS_AVX512 inline __m512 exp512(__m512 x)
+{
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(p, n);
+}
+
+BURROW_OPS_AVX512 void swigluAvx512(const float *gate, const float *up, float *out, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 g = _mm512_loadu_ps(gate + i);
+        const __m512 e = exp512(_mm512_sub_ps(_mm512_setzero_ps(), g));
+        const __m512 silu = _mm512_div_ps(g, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+        _mm512_storeu_ps(out + i, _mm512_mul_ps(silu, _mm512_loadu_ps(up + i)));
+    }
+    swigluScalar(gate + i, up + i, out + i, n - i);
+}
+#endif
+
+} // namespace
+
+void swiglu(const float *gate, const float *up, float *out, int64_t n)
+{
+#if defined(__x86_64__) || defined(_M_X64)
+    if (quant::activeCpuPath() == quant::CpuPath::CPU_PATH_AVX512) {
+        swigluAvx512(gate, up, out, n);
+        return;
+    }
+#endif
+    swigluScalar(gate, up, out, n);
 }
 
 namespace {
