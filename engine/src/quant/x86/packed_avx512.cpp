@@ -1,7 +1,7 @@
 // AVX-512 VNNI kernels for packed weight groups (layout: quant/packed.h).
 // One register holds 16 rows x 4 weights; the activations' 4-byte runs are
 // broadcast to every lane (vpdpbusd's embedded broadcast), so a dot product
-// step serves 16 rows. Tiles of up to 4 tokens share each unpacked weight
+// step serves 16 rows. Tiles of up to 4 (K-quants) or 8 tokens share each unpacked weight
 // register (prompt processing); one token is the generation case.
 //
 // Every integer sum is exact, and the float steps are those of the scalar
@@ -229,9 +229,15 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
 
 using TileFn = void (*)(const PackedMatrix &, const uint8_t *, const PackedActivation &, int64_t, float *, size_t, int);
 
-template <template <int> class K>
+// Tile kernels by token count 1..8; the K-quants stop at 4 (their per-token
+// sub-block sums need more registers), the 32-element types go to 8 (fewer
+// passes over the weights from L2 per token).
+template <template <int> class K, int Max>
 struct Tiles {
-    static constexpr TileFn fns[4] = {K<1>::run, K<2>::run, K<3>::run, K<4>::run};
+    static constexpr TileFn fns[8] = {K<1>::run, K<2>::run, K<3>::run, K<4>::run,
+                                      K<Max >= 5 ? 5 : 4>::run, K<Max >= 6 ? 6 : 4>::run,
+                                      K<Max >= 7 ? 7 : 4>::run, K<Max >= 8 ? 8 : 4>::run};
+    static constexpr int64_t max = Max;
 };
 template <int NT> struct Q8_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q32Tile<false, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q32Tile<true, NT>(W, g, a, t, y, l, r); } };
@@ -244,11 +250,12 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
                         float *y, size_t ldy)
 {
     const TileFn *fns = nullptr;
+    int64_t maxTile = 4;
     switch (W.type) {
-    case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T>::fns; break;
-    case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T>::fns; break;
-    case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT>::fns; break;
-    case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT>::fns; break;
+    case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 8>::fns; maxTile = 8; break;
+    case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T, 8>::fns; maxTile = 8; break;
+    case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT, 4>::fns; break;
+    case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 4>::fns; break;
     default: return;
     }
     for (int64_t c0 = 0; c0 < nTokens; c0 += kTokenChunk) {
@@ -256,8 +263,8 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
         for (int64_t g = g0; g < g1; ++g) {
             const int rows = static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows));
             float *yg = y + static_cast<size_t>(g) * kPackRows;
-            for (int64_t t = c0; t < c1; t += 4)
-                fns[std::min<int64_t>(4, c1 - t) - 1](W, W.group(g), act, t, yg, ldy, rows);
+            for (int64_t t = c0; t < c1; t += maxTile)
+                fns[std::min<int64_t>(maxTile, c1 - t) - 1](W, W.group(g), act, t, yg, ldy, rows);
         }
     }
 }
