@@ -324,11 +324,25 @@ void ArchiveService::handleResult(const QJsonObject &result)
         ggufs.append(it.next());
     ggufs.sort();
     if (ggufs.isEmpty()) {
+        // A single compressed file under another name ("download.bin"):
+        // the helper names it after the archive; a GGUF header tells the model.
+        QDirIterator all(out, QDir::Files, QDirIterator::Subdirectories);
+        while (all.hasNext()) {
+            QFile file(all.next());
+            if (file.open(QIODevice::ReadOnly) && file.read(4) == "GGUF")
+                ggufs.append(file.fileName());
+        }
+        ggufs.sort();
+    }
+    if (ggufs.isEmpty()) {
         finish(false, tr("%1 holds no .gguf model file.").arg(name));
         return;
     }
     const QString source = ggufs.first();
-    QString target = QDir(m_modelsFolder).filePath(QFileInfo(source).fileName());
+    QString fileName = QFileInfo(source).fileName();
+    if (!fileName.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive))
+        fileName += QLatin1String(".gguf");
+    QString target = QDir(m_modelsFolder).filePath(fileName);
     if (QFileInfo::exists(target)) {
         if (QFileInfo(target).size() == QFileInfo(source).size()) {
             // Same model unpacked before: use the one that is there.
@@ -337,7 +351,7 @@ void ArchiveService::handleResult(const QJsonObject &result)
             emit modelReady(ready);
             return;
         }
-        const QString base = QFileInfo(source).completeBaseName();
+        const QString base = QFileInfo(fileName).completeBaseName();
         for (int n = 2;; ++n) {
             target = QDir(m_modelsFolder).filePath(QStringLiteral("%1 (%2).gguf").arg(base).arg(n));
             if (!QFileInfo::exists(target))

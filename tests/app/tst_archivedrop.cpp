@@ -1,11 +1,13 @@
 // Compressed models dropped on the real window: unpacked by burrow-archive
 // into the models folder, then shown on the model card and loaded like any
 // dropped .gguf; a hostile archive is refused with its reason and the loaded
-// model stays.
+// model stays. `burrow ARCHIVE` on the command line takes the same path
+// (told by content, not name), then loads the model without asking.
 #include "apptestsupport.h"
 #include "archiveservice.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QProcess>
 #include <QStandardPaths>
 
@@ -22,6 +24,16 @@ QString compressTo(const QString &source, const QString &tool, const QString &ou
     p.setStandardOutputFile(out);
     p.start(tool, {QStringLiteral("-c")});
     return p.waitForFinished(60000) && p.exitCode() == 0 ? out : QString();
+}
+
+// Every .gguf under `dir`.
+QStringList modelsUnder(const QString &dir)
+{
+    QStringList found;
+    QDirIterator it(dir, {QStringLiteral("*.gguf")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        found << it.next();
+    return found;
 }
 
 } // namespace
@@ -62,6 +74,74 @@ private slots:
         QCOMPARE(QFileInfo(app.chat->pendingCard().path).canonicalFilePath(), QFileInfo(unpacked).canonicalFilePath());
         app.chat->loadPending();
         QTRY_VERIFY_WITH_TIMEOUT(app.chat->hasModel(), 30000);
+    }
+
+    // `burrow PATH`: how PATH is made, its name, and whether Burrow unpacks it
+    // (else the file itself is loaded).
+    void commandLineCompressedModel_data()
+    {
+        QTest::addColumn<QString>("kind");   // zstd | zip | plain
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("unpackedAs");   // in the models folder; empty: not unpacked
+        QTest::newRow("gguf.zst") << "zstd" << "stories260K.gguf.zst" << "stories260K.gguf";
+        QTest::newRow("zip") << "zip" << "model.zip" << "stories260K.gguf";
+        QTest::newRow("zstd named .bin") << "zstd" << "download.bin" << "download.gguf";
+        QTest::newRow("plain gguf named .zst") << "plain" << "stories260K.gguf.zst" << "";
+    }
+    void commandLineCompressedModel()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, name);
+        QFETCH(QString, unpackedAs);
+        BURROW_REQUIRE_SHARED(QStringLiteral("models/stories260K.gguf"));
+        const QString model = sharedPath(QStringLiteral("models/stories260K.gguf"));
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(name);
+        if (kind == QLatin1String("zstd")) {
+            QVERIFY(!compressTo(model, QStringLiteral("zstd"), path).isEmpty());
+        } else if (kind == QLatin1String("zip")) {
+            QVERIFY(QDir(tmp.path()).mkdir(QStringLiteral("src")));
+            QVERIFY(QFile::copy(model, tmp.filePath(QStringLiteral("src/stories260K.gguf"))));
+            QProcess zip;
+            zip.start(QStringLiteral(BURROW_BINARY_DIR "/app/burrow-archive"),
+                      {QStringLiteral("create"), QStringLiteral("--format"), QStringLiteral("zip"), path,
+                       tmp.filePath(QStringLiteral("src"))});
+            QVERIFY(zip.waitForFinished(60000));
+            QCOMPARE(zip.exitCode(), 0);
+        } else {
+            QVERIFY(QFile::copy(model, path));
+        }
+
+        // Its own data folder: the models folder starts empty.
+        const QString data = tmp.filePath(QStringLiteral("data"));
+        QProcess app;
+        app.setProcessChannelMode(QProcess::MergedChannels);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_DATA_HOME"), data);
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp.filePath(QStringLiteral("config")));
+        app.setProcessEnvironment(env);
+        app.start(QStringLiteral(BURROW_BINARY_DIR "/app/burrow"), {path});
+        QVERIFY(app.waitForStarted(10000));
+        QByteArray output;
+        QTRY_VERIFY2_WITH_TIMEOUT((output += app.readAll()).contains("burrow.app: loaded"), output.constData(), 60000);
+        app.terminate();
+        QVERIFY(app.waitForFinished(10000));
+
+        const QStringList inModels = modelsUnder(data);
+        if (!unpackedAs.isEmpty()) {
+            QVERIFY2(output.contains("burrow-archive"), output.constData());
+            QCOMPARE(inModels.size(), 1);
+            QVERIFY2(inModels.first().endsWith(QStringLiteral("/models/") + unpackedAs), qPrintable(inModels.first()));
+            QCOMPARE(QFileInfo(inModels.first()).size(), QFileInfo(model).size());
+            QVERIFY2(output.contains("loaded \"" + inModels.first().toUtf8() + '"'), output.constData());
+        } else {
+            QVERIFY2(!output.contains("burrow-archive"), output.constData());
+            QVERIFY(inModels.isEmpty());
+            QVERIFY2(output.contains("loaded \"" + QFileInfo(path).absoluteFilePath().toUtf8() + '"'), output.constData());
+        }
+        // Straight in: no model card waiting for a click.
+        QVERIFY2(!output.contains("card"), output.constData());
     }
 
     void hostileArchiveIsRefusedInWords()
