@@ -340,8 +340,14 @@ void ArchiveService::handleResult(const QJsonObject &result)
     }
     const QString source = ggufs.first();
     QString fileName = QFileInfo(source).fileName();
-    if (!fileName.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive))
+    if (!fileName.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive)) {
+        // "download.bin.unpacked" (the helper's name for a lone stream) -> "download.gguf".
+        if (fileName.endsWith(QLatin1String(".unpacked")))
+            fileName.chop(int(qstrlen(".unpacked")));
+        if (!QFileInfo(fileName).suffix().isEmpty())
+            fileName = QFileInfo(fileName).completeBaseName();
         fileName += QLatin1String(".gguf");
+    }
     QString target = QDir(m_modelsFolder).filePath(fileName);
     if (QFileInfo::exists(target)) {
         if (QFileInfo(target).size() == QFileInfo(source).size()) {

@@ -326,6 +326,35 @@ private slots:
         QFETCH(bool, archive);
         QCOMPARE(ArchiveService::isArchiveName(name), archive);
     }
+
+    // Drops and `burrow PATH` tell a compressed model by its first bytes.
+    void archiveFiles_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("content");   // null: the file does not exist
+        QTest::addColumn<bool>("archive");
+        QTest::newRow("zip named .txt") << "notes.txt" << QByteArray("PK\x03\x04\x14\x00", 6) << true;
+        QTest::newRow("empty zip") << "e.zip" << QByteArray("PK\x05\x06\x00\x00", 6) << true;
+        QTest::newRow("gzip without suffix") << "model" << QByteArray("\x1f\x8b\x08\x00", 4) << true;
+        QTest::newRow("xz") << "m.bin" << QByteArray("\xfd" "7zXZ\x00\x00", 8) << true;
+        QTest::newRow("zstd") << "m.dat" << QByteArray("\x28\xb5\x2f\xfd\x00", 5) << true;
+        QTest::newRow("gguf named .zip") << "model.zip" << QByteArray("GGUF\x03\x00\x00\x00", 8) << false;
+        QTest::newRow("empty file named .tar.gz") << "m.tar.gz" << QByteArray("") << false;
+        QTest::newRow("text named .gguf.xz") << "m.gguf.xz" << QByteArray("hello") << false;
+        QTest::newRow("missing .zip: by name") << "gone.zip" << QByteArray() << true;
+        QTest::newRow("missing .gguf: by name") << "gone.gguf" << QByteArray() << false;
+    }
+    void archiveFiles()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, content);
+        QFETCH(bool, archive);
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(name);
+        if (!content.isNull())
+            QVERIFY(writeFile(path, content));
+        QCOMPARE(ArchiveService::isArchiveFile(path), archive);
+    }
 };
 
 QTEST_MAIN(TestArchiveService)
