@@ -36,6 +36,16 @@
     </message>
 </context>
 <context>
+    <name>ConversationSidebar</name>
+    <message numerus="yes">
+        <source>%n chat(s) deleted.</source>
+        <translation>
+            <numerusform>%n chat deleted.</numerusform>
+            <numerusform>%n chats deleted.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MessageModel</name>
     <message numerus="yes">
         <source>%n tokens · %1 tokens/s</source>

@@ -774,10 +774,6 @@
         <translation>还没有对话。</translation>
     </message>
     <message>
-        <source>Chat deleted</source>
-        <translation>对话已删除</translation>
-    </message>
-    <message>
         <source>Chat deleted.</source>
         <translation>对话已删除。</translation>
     </message>
@@ -792,6 +788,16 @@
     <message>
         <source>Export selected conversations (%1)…</source>
         <translation>导出所选的 %1 个对话…</translation>
+    </message>
+    <message>
+        <source>Delete selected conversations (%1)</source>
+        <translation>删除所选的 %1 个对话</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chat(s) deleted.</source>
+        <translation>
+            <numerusform>已删除 %n 个对话。</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -774,10 +774,6 @@
         <translation>還沒有對話。</translation>
     </message>
     <message>
-        <source>Chat deleted</source>
-        <translation>對話已刪除</translation>
-    </message>
-    <message>
         <source>Chat deleted.</source>
         <translation>對話已刪除。</translation>
     </message>
@@ -792,6 +788,16 @@
     <message>
         <source>Export selected conversations (%1)…</source>
         <translation>匯出所選的 %1 個對話…</translation>
+    </message>
+    <message>
+        <source>Delete selected conversations (%1)</source>
+        <translation>刪除所選的 %1 個對話</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chat(s) deleted.</source>
+        <translation>
+            <numerusform>已刪除 %n 個對話。</numerusform>
+        </translation>
     </message>
 </context>
 <context>

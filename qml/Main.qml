@@ -58,7 +58,7 @@ ApplicationWindow {
     }
     // Asks where to write the conversations `ids` (all when empty).
     function exportConversations(ids) {
-        exportDialog.ids = ids
+        exportDialog.ids = Array.from(ids)   // a copy: the selection may change while the dialog is open
         exportDialog.open()
     }
     readonly property alias composer: composer

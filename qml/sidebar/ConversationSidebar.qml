@@ -21,8 +21,10 @@ Pane {
     property bool shortcutsEnabled: true
     readonly property alias model: conversations
     readonly property alias searchText: searchField.text
-    // The conversation last deleted, while Undo is offered (-1: none).
-    property double pendingUndoId: -1
+    // The conversations last deleted (one Delete), while Undo is offered.
+    property var pendingUndoIds: []
+    // The last of them (-1: none).
+    readonly property double pendingUndoId: pendingUndoIds.length > 0 ? pendingUndoIds[pendingUndoIds.length - 1] : -1
     property int undoSeconds: 8
 
     signal conversationSelected(double conversationId)
@@ -36,7 +38,7 @@ Pane {
 
     function exportSelection() {
         if (conversations.selectionCount > 0)
-            root.exportRequested(conversations.selectedIds)
+            root.exportRequested(Array.from(conversations.selectedIds))
     }
 
     function newConversation() {
@@ -45,25 +47,57 @@ Pane {
     }
 
     function deleteConversation(conversationId) {
-        const row = conversations.indexOf(conversationId)
-        if (!root.store.remove(conversationId))
-            return
-        root.pendingUndoId = conversationId
-        undoTimer.restart()
-        if (conversationId === root.currentId) {
-            const next = conversations.idAt(Math.min(row, conversations.count - 1))
-            root.conversationSelected(next)
+        root.deleteConversations([conversationId])
+    }
+
+    // Deletes the conversations `ids` at once; one Undo brings them all back.
+    // When the shown chat is among them, the one now in its row is shown.
+    function deleteConversations(list) {
+        const ids = Array.from(list)   // a copy: the selection changes as chats go
+        // The chat to show if the current one goes: the next row that stays, else the one before.
+        const currentRow = conversations.indexOf(root.currentId)
+        let next = -1
+        for (let row = currentRow; currentRow >= 0 && row < conversations.count && next < 0; ++row)
+            next = ids.indexOf(conversations.idAt(row)) < 0 ? conversations.idAt(row) : -1
+        for (let row = currentRow - 1; row >= 0 && next < 0; --row)
+            next = ids.indexOf(conversations.idAt(row)) < 0 ? conversations.idAt(row) : -1
+        const removed = []
+        for (const id of ids) {
+            if (root.store.remove(id))
+                removed.push(id)
         }
+        if (removed.length === 0)
+            return
+        root.pendingUndoIds = removed
+        undoTimer.restart()
+        if (removed.indexOf(root.currentId) >= 0)
+            root.conversationSelected(next)
+    }
+
+    // Delete key / menu: the selection when the row is part of a selection of
+    // several, else that row alone.
+    function deleteRow(row) {
+        const id = conversations.idAt(row)
+        if (conversations.selectionCount > 1 && conversations.isSelected(id))
+            root.deleteConversations(conversations.selectedIds)
+        else if (id >= 0)
+            root.deleteConversation(id)
     }
 
     function undoDelete() {
-        if (root.pendingUndoId < 0)
+        if (root.pendingUndoIds.length === 0)
             return
-        const id = root.pendingUndoId
-        root.pendingUndoId = -1
+        const ids = root.pendingUndoIds
+        const shown = ids.indexOf(root.currentId) >= 0 ? root.currentId : ids[ids.length - 1]
+        root.pendingUndoIds = []
         undoTimer.stop()
-        if (root.store.undoRemove(id))
-            root.conversationSelected(id)
+        let restored = false
+        for (const id of ids) {
+            if (root.store.undoRemove(id))
+                restored = true
+        }
+        if (restored)
+            root.conversationSelected(shown)
     }
 
     function startRename(row) {
@@ -95,7 +129,7 @@ Pane {
     Timer {
         id: undoTimer
         interval: root.undoSeconds * 1000
-        onTriggered: root.pendingUndoId = -1
+        onTriggered: root.pendingUndoIds = []
     }
 
     ColumnLayout {
@@ -154,7 +188,7 @@ Pane {
                 // Ctrl+A selects all, Escape keeps only the current chat selected.
                 Keys.onReturnPressed: if (currentIndex >= 0) root.conversationSelected(conversations.idAt(currentIndex))
                 Keys.onEnterPressed: if (currentIndex >= 0) root.conversationSelected(conversations.idAt(currentIndex))
-                Keys.onDeletePressed: if (currentIndex >= 0) root.deleteConversation(conversations.idAt(currentIndex))
+                Keys.onDeletePressed: if (currentIndex >= 0) root.deleteRow(currentIndex)
                 Keys.onPressed: event => {
                     if (event.key === Qt.Key_F2 && currentIndex >= 0) {
                         root.startRename(currentIndex)
@@ -333,6 +367,13 @@ Pane {
                             text: qsTr("Delete")
                             onTriggered: root.deleteConversation(item.conversationId)
                         }
+                        MenuItem {
+                            objectName: "deleteSelectionAction"
+                            visible: root.selectionCount > 1 && item.selected
+                            height: visible ? implicitHeight : 0
+                            text: qsTr("Delete selected conversations (%1)").arg(root.selectionCount)
+                            onTriggered: root.deleteConversations(conversations.selectedIds)
+                        }
                     }
                 }
 
@@ -359,14 +400,17 @@ Pane {
             visible: root.pendingUndoId >= 0
             color: Qt.rgba(0.5, 0.5, 0.5, 0.15)
             Accessible.role: Accessible.AlertMessage
-            Accessible.name: qsTr("Chat deleted")
+            Accessible.name: undoLabel.text
             RowLayout {
                 id: undoRow
                 anchors.fill: parent
                 anchors.margins: 4
                 Label {
+                    id: undoLabel
+                    objectName: "undoLabel"
                     Layout.fillWidth: true
-                    text: qsTr("Chat deleted.")
+                    text: root.pendingUndoIds.length > 1 ? qsTr("%n chat(s) deleted.", "", root.pendingUndoIds.length)
+                                                         : qsTr("Chat deleted.")
                 }
                 Button {
                     objectName: "undoButton"

@@ -301,6 +301,40 @@ TestCase {
         compare(sidebar.selectedIds, [t.ids[2]])
     }
 
+    function test_deleteSelectionAndUndo() {
+        const t = make(["A", "B", "C", "D"])   // rows: D, C, B, A
+        const sidebar = t.root.sidebar
+        sidebar.currentId = t.ids[2]           // C shown, B added
+        sidebar.model.toggle(t.ids[1])
+        const opened = createTemporaryObject(spyComponent, testCase,
+                                             { target: sidebar, signalName: "conversationSelected" })
+        const view = list(t.root)
+        view.forceActiveFocus()
+        view.currentIndex = 1
+        keyClick(Qt.Key_Delete)
+        compare(titles(t.root), ["D", "A"])
+        verify(findChild(sidebar, "undoBar").visible)
+        verify(findChild(sidebar, "undoLabel").text.indexOf("2") >= 0, findChild(sidebar, "undoLabel").text)
+        compare(opened.count, 1)
+        compare(opened.signalArguments[0][0], t.ids[0])   // the next row that stays: A
+
+        mouseClick(findChild(sidebar, "undoButton"))
+        compare(titles(t.root), ["D", "C", "B", "A"])
+        compare(opened.count, 2)
+        compare(opened.signalArguments[1][0], t.ids[2])   // C is shown again
+        verify(!findChild(sidebar, "undoBar").visible)
+
+        // Delete on a row outside the selection deletes that row alone.
+        sidebar.model.toggle(t.ids[1])
+        compare(sidebar.selectionCount, 2)
+        view.forceActiveFocus()
+        view.currentIndex = 0
+        keyClick(Qt.Key_Delete)
+        compare(titles(t.root), ["C", "B", "A"])
+        compare(findChild(sidebar, "undoLabel").text, "Chat deleted.")
+        compare(sidebar.selectionCount, 2)
+    }
+
     function test_generatingMark() {
         const t = make(["A", "B"])
         t.root.sidebar.generatingId = t.ids[0]
