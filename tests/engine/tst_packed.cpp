@@ -1,6 +1,6 @@
 // Packed 16-row weight groups (quant/packed.h): the packed scalar twin
 // against the trait table's per-row vecDot on random rows, and the AVX-512
-// kernel against the scalar twin (bit for bit) when the CPU has it. Shapes:
+// and AVX2 kernels against the scalar twin (bit for bit) when the CPU has them. Shapes:
 // row counts that do and do not fill a group, one and several super-blocks,
 // token counts around the 4-token tile, a group range inside the matrix.
 #include "quant/cpu_features.h"
@@ -144,19 +144,26 @@ void TestPacked::matchesVecDot()
     const double nrmse = std::sqrt(err / ref);
     QVERIFY2(nrmse <= kPackedTolerance, qPrintable(QStringLiteral("normalized RMS error %1").arg(nrmse)));
 
-    // packedMatmul on the scalar path is the twin; on AVX-512 the kernel is
-    // bit-identical to it.
-    std::vector<float> viaPath(expected.size(), sentinel);
-    quant::packedMatmul(W, g0, W.groups, act, tokens, viaPath.data(), ldy);
-    QCOMPARE(std::memcmp(viaPath.data(), scalar.data(), viaPath.size() * sizeof(float)), 0);
-    if (!quant::setCpuPath(quant::CpuPath::CPU_PATH_AVX512))
-        QSKIP("this CPU has no AVX-512 VNNI: the packed SIMD kernel is not exercised");
-    QVERIFY(quant::packedKernelsActive());
-    std::vector<float> simd(expected.size(), sentinel);
-    quant::packedMatmul(W, g0, W.groups, act, tokens, simd.data(), ldy);
-    for (size_t i = 0; i < simd.size(); ++i)
-        if (std::memcmp(&simd[i], &scalar[i], sizeof(float)) != 0)
-            QFAIL(qPrintable(QStringLiteral("element %1: AVX-512 %2, scalar twin %3").arg(i).arg(simd[i]).arg(scalar[i])));
+    // packedMatmul on the scalar path is the twin; the AVX2 (Q4_0, Q4_K,
+    // Q6_K) and AVX-512 kernels are bit-identical to it.
+    int checkedSimd = 0;
+    for (quant::CpuPath path : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2,
+                                quant::CpuPath::CPU_PATH_AVX512}) {
+        if (!quant::setCpuPath(path))
+            continue;
+        const bool simd = quant::packedKernelsActive(t);
+        QCOMPARE(simd, path == quant::CpuPath::CPU_PATH_AVX512 ||
+                           (path == quant::CpuPath::CPU_PATH_AVX2 && t != GgmlType::GGML_TYPE_Q8_0));
+        checkedSimd += simd ? 1 : 0;
+        std::vector<float> got(expected.size(), sentinel);
+        quant::packedMatmul(W, g0, W.groups, act, tokens, got.data(), ldy);
+        for (size_t i = 0; i < got.size(); ++i)
+            if (std::memcmp(&got[i], &scalar[i], sizeof(float)) != 0)
+                QFAIL(qPrintable(QStringLiteral("%1 path, element %2: %3, scalar twin %4")
+                                     .arg(quant::cpuPathName(path)).arg(i).arg(got[i]).arg(scalar[i])));
+    }
+    if (checkedSimd == 0)
+        QSKIP("this CPU has neither AVX2 nor AVX-512 VNNI: only the scalar twin was checked");
 }
 
 void TestPacked::refusesUnsupported_data()

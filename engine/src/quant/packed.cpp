@@ -327,11 +327,16 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     }
 }
 
-bool packedKernelsActive()
+bool packedKernelsActive(GgmlType type)
 {
 #if defined(BURROW_QUANT_X86)
-    return activeCpuPath() == CpuPath::CPU_PATH_AVX512;
+    switch (activeCpuPath()) {
+    case CpuPath::CPU_PATH_AVX512: return groupBytesFor(type, 1) != 0;
+    case CpuPath::CPU_PATH_AVX2: return x86::packedAvx2Supports(type);
+    default: return false;
+    }
 #else
+    (void)type;
     return false;
 #endif
 }
@@ -340,8 +345,11 @@ void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedAct
                   float *y, size_t ldy)
 {
 #if defined(BURROW_QUANT_X86)
-    if (packedKernelsActive()) {
-        x86::packedMatmulAvx512(W, g0, g1, act, nTokens, y, ldy);
+    if (packedKernelsActive(W.type)) {
+        if (activeCpuPath() == CpuPath::CPU_PATH_AVX512)
+            x86::packedMatmulAvx512(W, g0, g1, act, nTokens, y, ldy);
+        else
+            x86::packedMatmulAvx2(W, g0, g1, act, nTokens, y, ldy);
         return;
     }
 #endif

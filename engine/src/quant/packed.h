@@ -85,8 +85,8 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
 void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t);
 
 // y[t * ldy + r] = row r . activation t, for the rows of groups [g0, g1)
-// (r < N) and t < nTokens, with the active CPU path's kernel (AVX-512 VNNI)
-// or the scalar twin. Cost: 16 * (g1 - g0) * nTokens * K multiply-adds.
+// (r < N) and t < nTokens, with the active CPU path's kernel (AVX-512 VNNI:
+// all four types; AVX2: Q4_0, Q4_K, Q6_K) or else the scalar twin. Cost: 16 * (g1 - g0) * nTokens * K multiply-adds.
 void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
                   float *y, size_t ldy);
 
@@ -95,7 +95,8 @@ void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedAct
 void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                         int64_t nTokens, float *y, size_t ldy);
 
-// True when the active CPU path has a packed kernel (packing is worth it).
-bool packedKernelsActive();
+// True when the active CPU path has a packed kernel for `type` (packing is
+// worth it): AVX-512 VNNI for all four types, AVX2 for Q4_0, Q4_K and Q6_K.
+bool packedKernelsActive(GgmlType type);
 
 } // namespace burrow::quant

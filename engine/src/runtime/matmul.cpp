@@ -72,10 +72,9 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
     const bool f32 = activationIsF32(W0);
     const size_t actBytes = activationRowBytes(W0);
     const uint8_t *act = f32 ? reinterpret_cast<const uint8_t *>(x) : scratch;
-    const bool packedPath = quant::packedKernelsActive();
     const model::TensorView *packedW = nullptr;   // a packed job (they share the partner)
     for (int j = 0; j < nJobs; ++j)
-        if (packedPath && jobs[j].W->packed)
+        if (jobs[j].W->packed && quant::packedKernelsActive(jobs[j].W->type))
             packedW = jobs[j].W;
     quant::PackedActivation packedAct;
     if (packedW)
@@ -126,7 +125,7 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
             float *y = jobs[j].y;
             const float *bias = jobs[j].bias;
             const int64_t r0 = (b - firstBlock[j]) * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
-            if (packedW && W.packed) {
+            if (packedW && W.packed && quant::packedKernelsActive(W.type)) {
                 // This job's run of groups in [b, b1) at once (16 rows per block).
                 const int64_t jobEnd = j + 1 < nJobs ? firstBlock[j + 1] : nBlocks;
                 const int64_t bEnd = std::min(b1, jobEnd);

@@ -12,7 +12,7 @@ namespace {
 bool packingEnabled()
 {
     const char *env = std::getenv("BURROW_PACK");
-    return quant::packedKernelsActive() && !(env && std::strcmp(env, "0") == 0);
+    return !(env && std::strcmp(env, "0") == 0);
 }
 
 // Drops the resident pages wholly inside [p, p + n) of the read-only file
@@ -45,7 +45,7 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
     const bool tied = weights.output.data == weights.tokenEmbd.data;
     for (size_t i = 0; i < todo.size(); ++i) {
         model::TensorView &t = *todo[i];
-        if (!quant::packSupported(t.type, t.ne0))
+        if (!quant::packSupported(t.type, t.ne0) || !quant::packedKernelsActive(t.type))
             continue;
         auto packed = quant::packMatrix(t.type, t.data, t.rowBytes, t.ne0, t.ne1);
         if (!packed)

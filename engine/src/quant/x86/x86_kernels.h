@@ -25,5 +25,10 @@ void fillAvx512(TypeTraits *rows);
 // AVX-512 F/BW/VL + VNNI.
 void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                         int64_t nTokens, float *y, size_t ldy);
+// The same on AVX2 + FMA + F16C, for the types packedAvx2Supports (4- and
+// 6-bit codes: Q4_0, Q4_K, Q6_K).
+bool packedAvx2Supports(GgmlType type);
+void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
+                      int64_t nTokens, float *y, size_t ldy);
 
 } // namespace burrow::quant::x86
