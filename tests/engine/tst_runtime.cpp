@@ -211,6 +211,48 @@ private slots:
         QVERIFY(std::fabs(o[1] - 0.5 * -2.0 / (1.0 + std::exp(2.0))) < 1e-6);
     }
 
+    // rmsNorm on every CPU path against the double-precision formula: rows of
+    // 1024 (the 16-lane loop only), 1000 (with a tail) and 7 (tail only),
+    // also in place (y == x, as the post-norms call it).
+    void rmsNormPaths_data()
+    {
+        QTest::addColumn<int>("path");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<bool>("inPlace");
+        for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2,
+                                 quant::CpuPath::CPU_PATH_AVX512})
+            for (int n : {1024, 1000, 7})
+                for (bool inPlace : {false, true})
+                    QTest::addRow("%s n=%d%s", quant::cpuPathName(p), n, inPlace ? " in place" : "")
+                        << static_cast<int>(p) << n << inPlace;
+    }
+
+    void rmsNormPaths()
+    {
+        QFETCH(int, path);
+        QFETCH(int, n);
+        QFETCH(bool, inPlace);
+        if (!quant::setCpuPath(static_cast<quant::CpuPath>(path)))
+            QSKIP("this CPU lacks the path");
+        std::vector<float> x(static_cast<size_t>(n)), w(static_cast<size_t>(n)), y(static_cast<size_t>(n));
+        double sum = 0.0;
+        for (int i = 0; i < n; ++i) {
+            x[static_cast<size_t>(i)] = std::sin(0.37f * static_cast<float>(i)) * (1.0f + static_cast<float>(i % 13));
+            w[static_cast<size_t>(i)] = 0.5f + 0.01f * static_cast<float>(i % 97);
+            sum += static_cast<double>(x[static_cast<size_t>(i)]) * x[static_cast<size_t>(i)];
+        }
+        const std::vector<float> x0 = x;
+        float *out = inPlace ? x.data() : y.data();
+        runtime::rmsNorm(x.data(), w.data(), out, n, 1e-5f);
+        quant::setCpuPath(quant::bestCpuPath());
+        const double inv = 1.0 / std::sqrt(sum / n + 1e-5);
+        for (int i = 0; i < n; ++i) {
+            const double exact = x0[static_cast<size_t>(i)] * inv * w[static_cast<size_t>(i)];
+            QVERIFY2(std::fabs(out[i] - exact) <= 3e-7 * std::max(1.0, std::fabs(exact)),
+                     qPrintable(QStringLiteral("element %1: %2, expected %3").arg(i).arg(out[i]).arg(exact)));
+        }
+    }
+
     // swiglu on every CPU path against the double-precision formula, over a
     // row long enough for the 16-lane loop plus a tail, including the
     // saturating ends of e^-g.

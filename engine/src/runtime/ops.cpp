@@ -12,7 +12,9 @@
 
 namespace burrow::runtime {
 
-void rmsNorm(const float *x, const float *w, float *y, int64_t n, float eps)
+namespace {
+
+void rmsNormScalar(const float *x, const float *w, float *y, int64_t n, float eps)
 {
     double sum = 0.0;
     for (int64_t i = 0; i < n; ++i)
@@ -21,6 +23,46 @@ void rmsNorm(const float *x, const float *w, float *y, int64_t n, float eps)
     const float scale = 1.0f / std::sqrt(mean + eps);
     for (int64_t i = 0; i < n; ++i)
         y[i] = (x[i] * scale) * w[i];
+}
+
+#if defined(__x86_64__) || defined(_M_X64)
+// The same sums in 8 double lanes (float products widened exactly), then the
+// same float steps 16 lanes at a time.
+__attribute__((target("avx512f,avx2,fma"))) void rmsNormAvx512(const float *x, const float *w, float *y, int64_t n,
+                                                                 float eps)
+{
+    __m512d acc0 = _mm512_setzero_pd(), acc1 = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 v = _mm512_loadu_ps(x + i);
+        const __m512 sq = _mm512_mul_ps(v, v);
+        acc0 = _mm512_add_pd(acc0, _mm512_cvtps_pd(_mm512_castps512_ps256(sq)));
+        acc1 = _mm512_add_pd(acc1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(sq), 1))));
+    }
+    double sum = _mm512_reduce_add_pd(_mm512_add_pd(acc0, acc1));
+    for (int64_t k = i; k < n; ++k)
+        sum += static_cast<double>(x[k] * x[k]);
+    const float mean = static_cast<float>(sum / static_cast<double>(n));
+    const float scale = 1.0f / std::sqrt(mean + eps);
+    const __m512 s = _mm512_set1_ps(scale);
+    for (i = 0; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), s), _mm512_loadu_ps(w + i)));
+    for (; i < n; ++i)
+        y[i] = (x[i] * scale) * w[i];
+}
+#endif
+
+} // namespace
+
+void rmsNorm(const float *x, const float *w, float *y, int64_t n, float eps)
+{
+#if defined(__x86_64__) || defined(_M_X64)
+    if (quant::activeCpuPath() == quant::CpuPath::CPU_PATH_AVX512) {
+        rmsNormAvx512(x, w, y, n, eps);
+        return;
+    }
+#endif
+    rmsNormScalar(x, w, y, n, eps);
 }
 
 void ropeCache(float pos, int nRot, float freqBase, float freqScale, const float *factors, float *cs)
