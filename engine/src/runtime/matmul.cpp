@@ -103,63 +103,68 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
         nBlocks += (jobs[j].W->ne1 + kRowBlock - 1) / kRowBlock;
         work += jobs[j].W->ne1 * K * nTokens;
     }
-    // Threads take chunks of blocks from a shared counter (about 4 per
-    // thread): a thread slowed by the memory system or the OS does less,
-    // instead of everyone waiting for it. Which thread computes a block never
-    // changes its result.
+    // Threads take chunks of blocks from a shared counter, each chunk a
+    // share of what is left (guided scheduling: large contiguous runs first,
+    // single groups at the end): a thread slowed by the memory system or the
+    // OS does less, and the last chunks are small, so nobody waits long for
+    // the slowest. Which thread computes a block never changes its result.
     std::atomic<int64_t> nextBlock{0};
-    const int64_t chunk = std::max<int64_t>(1, nBlocks / (4 * pool.size()));
+    const int64_t divisor = 2 * pool.size();
     pool.run([&](int, int) {
-      float tmp[kTokenChunk];
-      for (;;) {
-        const int64_t b0 = nextBlock.fetch_add(chunk, std::memory_order_relaxed);
-        if (b0 >= nBlocks)
-            break;
-        const int64_t b1 = std::min(nBlocks, b0 + chunk);
-        for (int64_t b = b0; b < b1; ++b) {
-            int j = 0;
-            while (j + 1 < nJobs && b >= firstBlock[j + 1])
-                ++j;
-            const model::TensorView &W = *jobs[j].W;
-            const int64_t N = W.ne1;
-            float *y = jobs[j].y;
-            const float *bias = jobs[j].bias;
-            const int64_t r0 = (b - firstBlock[j]) * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
-            if (packedW && W.packed && quant::packedKernelsActive(W.type)) {
-                // This job's run of groups in [b, b1) at once (16 rows per block).
-                const int64_t jobEnd = j + 1 < nJobs ? firstBlock[j + 1] : nBlocks;
-                const int64_t bEnd = std::min(b1, jobEnd);
-                const int64_t g0 = b - firstBlock[j], g1 = bEnd - firstBlock[j];
-                quant::packedMatmul(*W.packed, g0, g1, packedAct, nTokens, y, static_cast<size_t>(N));
-                if (bias)
-                    for (int64_t t = 0; t < nTokens; ++t)
-                        for (int64_t r = g0 * kRowBlock; r < std::min(N, g1 * kRowBlock); ++r)
-                            y[t * N + r] += bias[r];
-                b = bEnd - 1;
-                continue;
-            }
-            if (nTokens == 1) {
-                for (int64_t r = r0; r < r1; ++r)
-                    W.traits->vecDot(K, &y[r], W.row(r), act);
-            } else if (gemmQ32Supported(W.type, K)) {
-                gemmQ32(W.type, K, W.data, W.rowBytes, r0, r1, act, actBytes, nTokens, y, N);
-            } else {
-                for (int64_t t0 = 0; t0 < nTokens; t0 += kTokenChunk) {
-                    const int nt = static_cast<int>(std::min<int64_t>(kTokenChunk, nTokens - t0));
-                    const uint8_t *a = act + static_cast<size_t>(t0) * actBytes;
-                    for (int64_t r = r0; r < r1; ++r) {
-                        W.traits->vecDotMulti(K, tmp, W.row(r), a, actBytes, nt);
-                        for (int t = 0; t < nt; ++t)
-                            y[(t0 + t) * N + r] = tmp[t];
+        float tmp[kTokenChunk];
+        int64_t b0 = nextBlock.load(std::memory_order_relaxed);
+        for (;;) {
+            if (b0 >= nBlocks)
+                break;
+            const int64_t take = std::max<int64_t>(1, (nBlocks - b0) / divisor);
+            if (!nextBlock.compare_exchange_weak(b0, b0 + take, std::memory_order_relaxed))
+                continue;   // b0 now holds the current counter
+            const int64_t b1 = std::min(nBlocks, b0 + take);
+            for (int64_t b = b0; b < b1; ++b) {
+                int j = 0;
+                while (j + 1 < nJobs && b >= firstBlock[j + 1])
+                    ++j;
+                const model::TensorView &W = *jobs[j].W;
+                const int64_t N = W.ne1;
+                float *y = jobs[j].y;
+                const float *bias = jobs[j].bias;
+                const int64_t r0 = (b - firstBlock[j]) * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
+                if (packedW && W.packed && quant::packedKernelsActive(W.type)) {
+                    // This job's run of groups in [b, b1) at once (16 rows per block).
+                    const int64_t jobEnd = j + 1 < nJobs ? firstBlock[j + 1] : nBlocks;
+                    const int64_t bEnd = std::min(b1, jobEnd);
+                    const int64_t g0 = b - firstBlock[j], g1 = bEnd - firstBlock[j];
+                    quant::packedMatmul(*W.packed, g0, g1, packedAct, nTokens, y, static_cast<size_t>(N));
+                    if (bias)
+                        for (int64_t t = 0; t < nTokens; ++t)
+                            for (int64_t r = g0 * kRowBlock; r < std::min(N, g1 * kRowBlock); ++r)
+                                y[t * N + r] += bias[r];
+                    b = bEnd - 1;
+                    continue;
+                }
+                if (nTokens == 1) {
+                    for (int64_t r = r0; r < r1; ++r)
+                        W.traits->vecDot(K, &y[r], W.row(r), act);
+                } else if (gemmQ32Supported(W.type, K)) {
+                    gemmQ32(W.type, K, W.data, W.rowBytes, r0, r1, act, actBytes, nTokens, y, N);
+                } else {
+                    for (int64_t t0 = 0; t0 < nTokens; t0 += kTokenChunk) {
+                        const int nt = static_cast<int>(std::min<int64_t>(kTokenChunk, nTokens - t0));
+                        const uint8_t *a = act + static_cast<size_t>(t0) * actBytes;
+                        for (int64_t r = r0; r < r1; ++r) {
+                            W.traits->vecDotMulti(K, tmp, W.row(r), a, actBytes, nt);
+                            for (int t = 0; t < nt; ++t)
+                                y[(t0 + t) * N + r] = tmp[t];
+                        }
                     }
                 }
+                if (bias)
+                    for (int64_t t = 0; t < nTokens; ++t)
+                        for (int64_t r = r0; r < r1; ++r)
+                            y[t * N + r] += bias[r];
             }
-            if (bias)
-                for (int64_t t = 0; t < nTokens; ++t)
-                    for (int64_t r = r0; r < r1; ++r)
-                        y[t * N + r] += bias[r];
+            b0 = nextBlock.load(std::memory_order_relaxed);
         }
-      }
     }, work);
 }
 
