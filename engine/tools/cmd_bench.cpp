@@ -16,7 +16,9 @@
 // (10^9 bytes/s). With -m as well, it prints the
 // generation bound per model: bytes of weights read per generated token
 // (every tensor except the embedding table, of which one row is read; all of
-// it when the output is tied to it) / bandwidth, and tg as a fraction of it.
+// it when the output is tied to it) / bandwidth, and tg as a fraction of it;
+// that bandwidth is measured on a buffer of exactly those bytes, right after
+// the model's tests (on a shared machine it moves from minute to minute).
 #include "cli_command.h"
 
 #include "burrow/engine.h"
@@ -193,12 +195,16 @@ __attribute__((noinline)) uint64_t sumSlice(const uint64_t *p, size_t n)
 
 #if defined(__x86_64__)
 // The same sum with 256-bit loads (4 independent accumulators), so the read
-// rate is limited by the memory system rather than by instructions.
+// rate is limited by the memory system rather than by instructions, and a
+// software prefetch 2 KiB ahead as the matrix kernels issue (the hardware
+// prefetchers stop at every 4 KiB page).
 __attribute__((target("avx2"), noinline)) uint64_t sumSliceAvx2(const uint64_t *p, size_t n)
 {
     __m256i a = _mm256_setzero_si256(), b = a, c = a, d = a;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
+        _mm_prefetch(reinterpret_cast<const char *>(p + i) + 2048, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char *>(p + i) + 2048 + 64, _MM_HINT_T0);
         a = _mm256_add_epi64(a, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i)));
         b = _mm256_add_epi64(b, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i + 4)));
         c = _mm256_add_epi64(c, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i + 8)));
@@ -210,9 +216,34 @@ __attribute__((target("avx2"), noinline)) uint64_t sumSliceAvx2(const uint64_t *
 }
 #endif
 
+#if defined(__x86_64__)
+// 512-bit loads where the CPU has them (as the AVX-512 matrix kernels read).
+__attribute__((target("avx512f"), noinline)) uint64_t sumSliceAvx512(const uint64_t *p, size_t n)
+{
+    __m512i a = _mm512_setzero_si512(), b = a, c = a, d = a;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const char *line = reinterpret_cast<const char *>(p + i);
+        _mm_prefetch(line + 2048, _MM_HINT_T0);
+        _mm_prefetch(line + 2048 + 64, _MM_HINT_T0);
+        _mm_prefetch(line + 2048 + 128, _MM_HINT_T0);
+        _mm_prefetch(line + 2048 + 192, _MM_HINT_T0);
+        a = _mm512_add_epi64(a, _mm512_loadu_si512(p + i));
+        b = _mm512_add_epi64(b, _mm512_loadu_si512(p + i + 8));
+        c = _mm512_add_epi64(c, _mm512_loadu_si512(p + i + 16));
+        d = _mm512_add_epi64(d, _mm512_loadu_si512(p + i + 24));
+    }
+    return static_cast<uint64_t>(_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(a, b), _mm512_add_epi64(c, d)))) +
+           sumSlice(p + i, n - i);
+}
+#endif
+
 uint64_t sumFast(const uint64_t *p, size_t n)
 {
 #if defined(__x86_64__)
+    static const bool avx512 = __builtin_cpu_supports("avx512f");
+    if (avx512)
+        return sumSliceAvx512(p, n);
     static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2)
         return sumSliceAvx2(p, n);
@@ -446,6 +477,7 @@ int runBench(const std::vector<std::string> &args)
 
     std::vector<TestResult> results;
     std::vector<std::pair<std::string, uint64_t>> bytesPerToken;   // model path -> bytes
+    std::vector<std::pair<std::string, Bandwidth>> modelBandwidths; // model path -> read of bytesPerToken
     for (const std::string &path : models) {
         auto model = burrow::Model::load(path);
         if (!model) {
@@ -517,6 +549,14 @@ int runBench(const std::vector<std::string> &args)
                 results.push_back(std::move(r));
             }
         }
+        // The bound of this model's generation: a read of as many bytes as a
+        // token reads, measured right after its tests (this machine's
+        // bandwidth moves with the host's load, so a figure from another
+        // minute says little).
+        if (memory && !gens.empty())
+            for (long t : threadList)
+                modelBandwidths.emplace_back(path, measureBandwidth(static_cast<int>(t), perToken.value(),
+                                                                    static_cast<int>(reps)));
     }
 
     if (json) {
@@ -586,13 +626,13 @@ int runBench(const std::vector<std::string> &args)
                         r.info.fileType.c_str(), path, r.threads, r.name().c_str(), st.mean, st.stddev);
         }
     }
-    if (!bandwidths.empty()) {
+    if (!modelBandwidths.empty()) {
         bool header = false;
         for (const TestResult &r : results) {
             if (r.nGen == 0)
                 continue;
-            for (const Bandwidth &b : bandwidths) {
-                if (b.threads != r.threads)
+            for (const auto &[bwPath, b] : modelBandwidths) {
+                if (b.threads != r.threads || bwPath != r.modelPath)
                     continue;
                 uint64_t perToken = 0;
                 for (const auto &[p, bytes] : bytesPerToken)
@@ -602,7 +642,8 @@ int runBench(const std::vector<std::string> &args)
                 const double bound = gbps * 1e9 / static_cast<double>(perToken);
                 const double tg = stats(r.tokensPerSecond()).mean;
                 if (!header) {
-                    std::printf("\n| model | type | threads | weights read per token | bandwidth | bound t/s | %s | of bound |\n"
+                    std::printf("\nbound: a streaming read of the bytes a token reads, right after the model's tests\n\n"
+                                "| model | type | threads | weights read per token | bandwidth | bound t/s | %s | of bound |\n"
                                 "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                                 r.name().c_str());
                     header = true;
