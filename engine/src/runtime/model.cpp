@@ -76,6 +76,8 @@ Result<std::shared_ptr<ModelImpl>> ModelImpl::load(const std::string &path, cons
         return cancelled();
     if (!packed)
         return packed.withContext(path);
+    if (!progress(1.0f))   // (also when nothing was packed)
+        return cancelled();
     return m;
 }
 
