@@ -4,6 +4,7 @@
 #include "quant/cpu_features.h"
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -50,6 +51,31 @@ __attribute__((target("avx512f,avx2,fma"))) void rmsNormAvx512(const float *x, c
     for (; i < n; ++i)
         y[i] = (x[i] * scale) * w[i];
 }
+
+// The same with 4 double lanes and 8 float lanes.
+__attribute__((target("avx2,fma"))) void rmsNormAvx2(const float *x, const float *w, float *y, int64_t n, float eps)
+{
+    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 sq = _mm256_mul_ps(v, v);
+        acc0 = _mm256_add_pd(acc0, _mm256_cvtps_pd(_mm256_castps256_ps128(sq)));
+        acc1 = _mm256_add_pd(acc1, _mm256_cvtps_pd(_mm256_extractf128_ps(sq, 1)));
+    }
+    alignas(32) double lanes[4];
+    _mm256_store_pd(lanes, _mm256_add_pd(acc0, acc1));
+    double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    for (int64_t k = i; k < n; ++k)
+        sum += static_cast<double>(x[k] * x[k]);
+    const float mean = static_cast<float>(sum / static_cast<double>(n));
+    const float scale = 1.0f / std::sqrt(mean + eps);
+    const __m256 s = _mm256_set1_ps(scale);
+    for (i = 0; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i), s), _mm256_loadu_ps(w + i)));
+    for (; i < n; ++i)
+        y[i] = (x[i] * scale) * w[i];
+}
 #endif
 
 } // namespace
@@ -57,9 +83,10 @@ __attribute__((target("avx512f,avx2,fma"))) void rmsNormAvx512(const float *x, c
 void rmsNorm(const float *x, const float *w, float *y, int64_t n, float eps)
 {
 #if defined(__x86_64__) || defined(_M_X64)
-    if (quant::activeCpuPath() == quant::CpuPath::CPU_PATH_AVX512) {
-        rmsNormAvx512(x, w, y, n, eps);
-        return;
+    switch (quant::activeCpuPath()) {
+    case quant::CpuPath::CPU_PATH_AVX512: rmsNormAvx512(x, w, y, n, eps); return;
+    case quant::CpuPath::CPU_PATH_AVX2: rmsNormAvx2(x, w, y, n, eps); return;
+    default: break;
     }
 #endif
     rmsNormScalar(x, w, y, n, eps);
@@ -152,6 +179,52 @@ BURROW_OPS_AVX512 void swigluAvx512(const float *gate, const float *up, float *o
     }
     swigluScalar(gate + i, up + i, out + i, n - i);
 }
+
+#define BURROW_OPS_AVX2 __attribute__((target("avx2,fma")))
+
+// 2^e for integer lanes e in [-126, 127], built in the exponent bits.
+BURROW_OPS_AVX2 inline __m256 pow2i(__m256i e)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e, _mm256_set1_epi32(127)), 23));
+}
+
+// e^x for 8 lanes: the same reduction and polynomial; 2^n built in the
+// exponent bits, with x clamped to where that is a normal float and the
+// ends set as expf gives them (0 below -87.3, +inf above 88.7).
+BURROW_OPS_AVX2 inline __m256 exp256(__m256 x)
+{
+    const __m256 hi = _mm256_set1_ps(88.7228391f), lo = _mm256_set1_ps(-87.3365448f);
+    const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), xc);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    // p * 2^n as two factors 2^(n/2) 2^(n - n/2), so n = 128 (x near the top) stays normal.
+    const __m256i ni = _mm256_cvtps_epi32(n);
+    const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
+    __m256 v = _mm256_mul_ps(_mm256_mul_ps(p, pow2i(n1)), pow2i(n2));
+    v = _mm256_blendv_ps(v, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
+    return _mm256_blendv_ps(v, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
+}
+
+BURROW_OPS_AVX2 void swigluAvx2(const float *gate, const float *up, float *out, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 g = _mm256_loadu_ps(gate + i);
+        const __m256 e = exp256(_mm256_sub_ps(_mm256_setzero_ps(), g));
+        const __m256 silu = _mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(silu, _mm256_loadu_ps(up + i)));
+    }
+    swigluScalar(gate + i, up + i, out + i, n - i);
+}
 #endif
 
 } // namespace
@@ -159,9 +232,10 @@ BURROW_OPS_AVX512 void swigluAvx512(const float *gate, const float *up, float *o
 void swiglu(const float *gate, const float *up, float *out, int64_t n)
 {
 #if defined(__x86_64__) || defined(_M_X64)
-    if (quant::activeCpuPath() == quant::CpuPath::CPU_PATH_AVX512) {
-        swigluAvx512(gate, up, out, n);
-        return;
+    switch (quant::activeCpuPath()) {
+    case quant::CpuPath::CPU_PATH_AVX512: swigluAvx512(gate, up, out, n); return;
+    case quant::CpuPath::CPU_PATH_AVX2: swigluAvx2(gate, up, out, n); return;
+    default: break;
     }
 #endif
     swigluScalar(gate, up, out, n);

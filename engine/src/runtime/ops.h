@@ -23,7 +23,7 @@ void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type
 // x[i] = c * tanh(x[i] / c)
 void softcap(float *x, int64_t n, float c);
 
-// Gated activations: out[i] = act(gate[i]) * up[i]. swiglu on the AVX-512
+// Gated activations: out[i] = act(gate[i]) * up[i]. swiglu on the AVX-512 and AVX2
 // path computes e^-g with a polynomial (within 2 ulp of expf; tests compare).
 void swiglu(const float *gate, const float *up, float *out, int64_t n);
 void geglu(const float *gate, const float *up, float *out, int64_t n);   // tanh GELU through an F16 table
