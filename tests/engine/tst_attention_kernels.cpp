@@ -78,6 +78,8 @@ class TestAttentionKernels : public QObject {
 
 private slots:
     void cleanup() { quant::setCpuPath(quant::bestCpuPath()); }
+    void blockMatchesScalar_data();
+    void blockMatchesScalar();
     void matchesScalar_data();
     void matchesScalar();
     void groupMatchesScalar_data();
@@ -221,6 +223,79 @@ void TestAttentionKernels::oneKeyIsItsValue()
     QCOMPARE(probs[5], f32ToF16(1.0f));
     for (int d = 0; d < 72; ++d)
         QCOMPARE(out[static_cast<size_t>(d)], f16ToF32(x.h.v[5 * x.h.vStride + static_cast<size_t>(d)]));
+}
+
+// attendBlock (several query tokens x heads per KV head, AVX-512) against the
+// scalar kernel per query: each query with its own causal end and window
+// start, as consecutive prompt tokens have.
+void TestAttentionKernels::blockMatchesScalar_data()
+{
+    QTest::addColumn<int>("headSize");
+    QTest::addColumn<int>("queries");
+    QTest::addColumn<uint32_t>("keys");
+    QTest::addColumn<uint32_t>("window");   // 0: none
+    QTest::newRow("64, 16 queries, 300 keys") << 64 << 16 << 300u << 0u;
+    QTest::newRow("64, 16 queries, 5 keys") << 64 << 16 << 5u << 0u;
+    QTest::newRow("64, 7 queries, 40 keys") << 64 << 7 << 40u << 0u;
+    QTest::newRow("64, 1 query, 1 key") << 64 << 1 << 1u << 0u;
+    QTest::newRow("64, 16 queries, window 24") << 64 << 16 << 200u << 24u;
+    QTest::newRow("128, 16 queries, 129 keys") << 128 << 16 << 129u << 0u;
+    QTest::newRow("128, 3 queries, 64 keys") << 128 << 3 << 64u << 0u;
+}
+
+void TestAttentionKernels::blockMatchesScalar()
+{
+    QFETCH(int, headSize);
+    QFETCH(int, queries);
+    QFETCH(uint32_t, keys);
+    QFETCH(uint32_t, window);
+    if (!quant::setCpuPath(quant::CpuPath::CPU_PATH_AVX512))
+        QSKIP("this CPU has no AVX-512: attendBlock has no kernel here (the forward pass uses attendHeads)");
+    const Head base = makeHead(headSize, headSize, keys, 0, 1.0f, 0.0f, static_cast<uint32_t>(headSize * 7 + keys));
+    std::mt19937 rng(5);
+    std::normal_distribution<float> nd(0.0f, 2.0f);
+    AttentionBlock b;
+    b.k = base.h.k;
+    b.kStride = base.h.kStride;
+    b.v = base.h.v;
+    b.vStride = base.h.vStride;
+    b.d = headSize;
+    b.scale = base.h.scale;
+    b.nq = queries;
+    std::vector<std::vector<float>> qs(16), got(16), want(16);
+    std::vector<float> scores(keys + 1);
+    std::vector<uint16_t> probs(keys + 1);
+    for (int i = 0; i < queries; ++i) {
+        qs[i].resize(static_cast<size_t>(headSize));
+        for (float &e : qs[i])
+            e = f16ToF32(f32ToF16(nd(rng)));
+        // Query i is token keys - 1 - (i / 4) of the block (4 heads per token).
+        const uint32_t last = keys - 1 - std::min<uint32_t>(keys - 1, static_cast<uint32_t>(i / 4));
+        const uint32_t first = window && last + 1 > window ? last + 1 - window : 0;
+        b.q[i] = qs[i].data();
+        got[i].assign(static_cast<size_t>(headSize), -7.0f);
+        b.out[i] = got[i].data();
+        b.first[i] = first;
+        b.last[i] = last;
+        AttentionHead h = base.h;
+        h.first = first;
+        h.last = last;
+        want[i].resize(static_cast<size_t>(headSize));
+        attendHeadScalar(h, qs[i].data(), scores.data(), probs.data(), want[i].data());
+    }
+    std::vector<float> scratch(32 * (static_cast<size_t>(keys) + 1) + 16);
+    QVERIFY(attendBlock(b, scratch.data()));
+    for (int i = 0; i < queries; ++i) {
+        const double err = normalizedRms(got[i], want[i]);
+        QVERIFY2(err <= kAttentionTolerance,
+                 qPrintable(QStringLiteral("query %1: normalized RMS %2 > %3").arg(i).arg(err).arg(kAttentionTolerance)));
+    }
+    // No kernel for other head sizes or on other paths: nothing is computed.
+    AttentionBlock other = b;
+    other.d = 80;
+    QVERIFY(!attendBlock(other, scratch.data()));
+    QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
+    QVERIFY(!attendBlock(b, scratch.data()));
 }
 
 QTEST_MAIN(TestAttentionKernels)

@@ -366,6 +366,64 @@ private slots:
         QCOMPARE(stepwise, fresh);
     }
 
+    // Head size 64 with 4 query heads per KV head: prompts take the blocked
+    // attention kernel (16 queries per pass on AVX-512), tokens one by one
+    // the per-token kernel, the scalar path its own. All three agree up to
+    // float summation order, for several block boundaries.
+    void blockedAttentionMatchesPerToken_data()
+    {
+        QTest::addColumn<int>("promptLength");
+        QTest::newRow("one block (3 tokens)") << 3;
+        QTest::newRow("4 tokens: one full block") << 4;
+        QTest::newRow("37 tokens: blocks and a tail") << 37;
+    }
+    void blockedAttentionMatchesPerToken()
+    {
+        QFETCH(int, promptLength);
+        test::TinySpec spec;
+        spec.nEmbd = 256;
+        spec.nHead = 4;
+        spec.nHeadKv = 1;
+        spec.nFf = 128;
+        spec.nCtx = 128;
+        spec.withVocab = true;
+        const auto bytes = test::buildTinyModel(spec);
+        const QString path = m_dir.filePath(QStringLiteral("head64.gguf"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        f.close();
+        auto loaded = Model::load(path.toStdString());
+        QVERIFY2(loaded, loaded.message().c_str());
+        auto m = loaded.value();
+        std::vector<Token> prompt{1};
+        for (int i = 1; i < promptLength; ++i)
+            prompt.push_back(Token(3 + (i * 5) % 13));
+
+        std::vector<float> batch, stepwise, scalar;
+        auto a = session(m, 64, 2);
+        QVERIFY(a->evaluate(prompt, &batch));
+        auto t = session(m, 64, 2);
+        for (size_t n = 1; n <= prompt.size(); ++n)
+            QVERIFY(t->evaluate(std::vector<Token>(prompt.begin(), prompt.begin() + long(n)), &stepwise));
+        QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
+        auto sc = session(m, 64, 2);
+        const bool ok = bool(sc->evaluate(prompt, &scalar));
+        quant::setCpuPath(quant::bestCpuPath());
+        QVERIFY(ok);
+        const auto nrmse = [](const std::vector<float> &x, const std::vector<float> &ref) {
+            double e = 0, n = 0;
+            for (size_t i = 0; i < x.size(); ++i) {
+                e += (double(x[i]) - ref[i]) * (double(x[i]) - ref[i]);
+                n += double(ref[i]) * ref[i];
+            }
+            return std::sqrt(e / std::max(n, 1e-30));
+        };
+        QCOMPARE(batch.size(), scalar.size());
+        QVERIFY2(nrmse(batch, stepwise) < 1e-4, qPrintable(QString::number(nrmse(batch, stepwise))));
+        QVERIFY2(nrmse(batch, scalar) < 1e-4, qPrintable(QString::number(nrmse(batch, scalar))));
+    }
+
     // A context shift drops cells and re-rotates the keys of the later ones.
     // Layer 0's keys and values depend only on the token and its position,
     // so after a shift they must equal those computed afresh at the new

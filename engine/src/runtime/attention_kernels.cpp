@@ -285,6 +285,118 @@ BURROW_AVX512 bool attendGroupAvx512Dispatch(const AttentionHead &h, int nHeads,
     return false;
 }
 
+
+// ---- blocked queries (AVX-512) ----
+
+// Lane i of the result = the sum of the 16 lanes of a[i] (16 dot products
+// finished at once: pairwise swaps of halves, quarters, ...).
+BURROW_AVX512 inline __m512 transposeSum16(__m512 a[16])
+{
+    // Step 1: 256-bit halves: pairs (i, i+8).
+    for (int i = 0; i < 8; ++i) {
+        const __m512 lo = _mm512_shuffle_f32x4(a[i], a[i + 8], 0x44);   // a_i.lo256 | a_{i+8}.lo256
+        const __m512 hi = _mm512_shuffle_f32x4(a[i], a[i + 8], 0xEE);
+        a[i] = _mm512_add_ps(lo, hi);   // lanes 0-7: a_i partial, 8-15: a_{i+8} partial
+    }
+    // Step 2: 128-bit quarters: pairs (i, i+4).
+    for (int i = 0; i < 4; ++i) {
+        const __m512 lo = _mm512_shuffle_f32x4(a[i], a[i + 4], 0x88);   // q0,q2 of a_i | q0,q2 of a_{i+4}
+        const __m512 hi = _mm512_shuffle_f32x4(a[i], a[i + 4], 0xDD);
+        a[i] = _mm512_add_ps(lo, hi);
+    }
+    // Step 3: 64-bit pairs within 128-bit lanes: (i, i+2).
+    for (int i = 0; i < 2; ++i) {
+        const __m512 lo = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a[i]), _mm512_castps_pd(a[i + 2])));
+        const __m512 hi = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a[i]), _mm512_castps_pd(a[i + 2])));
+        a[i] = _mm512_add_ps(lo, hi);
+    }
+    // Step 4: 32-bit: (0, 1).
+    const __m512 lo = _mm512_shuffle_ps(a[0], a[1], 0x88);
+    const __m512 hi = _mm512_shuffle_ps(a[0], a[1], 0xDD);
+    // Lanes now hold sums 0 2 1 3 8 10 9 11 4 6 5 7 12 14 13 15: put them in order.
+    const __m512i order = _mm512_setr_epi32(0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15);
+    return _mm512_permutexvar_ps(order, _mm512_add_ps(lo, hi));
+}
+
+template <int C>
+BURROW_AVX512 void attendBlockAvx512(const AttentionBlock &b, float *scratch)
+{
+    const int nq = b.nq;
+    // Lanes past nq run on a zero query and write to a dummy row, so every
+    // loop below has 16 lanes known at compile time (accumulators stay in
+    // registers); their scores are masked, so their probabilities are 0.
+    alignas(64) float zeros[16 * C] = {};
+    alignas(64) float dummy[16 * C];
+    const float *q[16];
+    float *out[16];
+    for (int i = 0; i < 16; ++i) {
+        q[i] = i < nq ? b.q[i] : zeros;
+        out[i] = i < nq ? b.out[i] : dummy;
+    }
+    uint32_t lo = b.first[0], hi = b.last[0];
+    alignas(64) float firstF[16], lastF[16];
+    for (int i = 0; i < 16; ++i) {
+        const int src = i < nq ? i : 0;
+        lo = std::min(lo, b.first[src]);
+        hi = std::max(hi, b.last[src]);
+        firstF[i] = static_cast<float>(b.first[src]);   // positions < 2^24: exact
+        lastF[i] = static_cast<float>(b.last[src]);
+    }
+    const __m512 vFirst = _mm512_load_ps(firstF), vLast = _mm512_load_ps(lastF);
+    const __mmask16 live = static_cast<__mmask16>((1u << nq) - 1u);
+    const __m512 minusInf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+    const __m512 scale = _mm512_set1_ps(b.scale);
+    float *S = scratch;                        // [key][16] scores, then exponentials
+    float *P = scratch + 16 * (size_t(hi) + 1);   // [key][16] probabilities (as halves)
+
+    // Scores, key-major; masked (query cannot see the key) lanes are -inf.
+    __m512 vmax = minusInf;
+    for (uint32_t j = lo; j <= hi; ++j) {
+        const uint16_t *kj = b.k + j * b.kStride;
+        __m512 kc[C];
+        for (int c = 0; c < C; ++c)
+            kc[c] = loadHalves16(kj + 16 * c);
+        __m512 acc[16];
+        for (int i = 0; i < 16; ++i) {
+            acc[i] = _mm512_mul_ps(kc[0], _mm512_loadu_ps(q[i]));
+            for (int c = 1; c < C; ++c)
+                acc[i] = _mm512_fmadd_ps(kc[c], _mm512_loadu_ps(q[i] + 16 * c), acc[i]);
+        }
+        const __m512 jf = _mm512_set1_ps(static_cast<float>(j));
+        const __mmask16 visible = _mm512_cmp_ps_mask(vFirst, jf, _CMP_LE_OQ) & _mm512_cmp_ps_mask(jf, vLast, _CMP_LE_OQ) & live;
+        const __m512 s = _mm512_mask_mov_ps(minusInf, visible, _mm512_mul_ps(transposeSum16(acc), scale));
+        _mm512_storeu_ps(S + 16 * size_t(j), s);
+        vmax = _mm512_max_ps(vmax, s);
+    }
+    // Softmax per lane over the keys (every live query sees at least its own key).
+    vmax = _mm512_mask_mov_ps(_mm512_setzero_ps(), live, vmax);
+    __m512 vsum = _mm512_setzero_ps();
+    for (uint32_t j = lo; j <= hi; ++j) {
+        const __m512 e = exp512(_mm512_sub_ps(_mm512_loadu_ps(S + 16 * size_t(j)), vmax));   // -inf -> 0
+        _mm512_storeu_ps(S + 16 * size_t(j), e);
+        vsum = _mm512_add_ps(vsum, e);
+    }
+    const __m512 vinv = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), live, vsum));
+    for (uint32_t j = lo; j <= hi; ++j) {
+        const __m256i h16 = _mm512_cvtps_ph(_mm512_mul_ps(_mm512_loadu_ps(S + 16 * size_t(j)), vinv), _MM_FROUND_TO_NEAREST_INT);
+        _mm512_storeu_ps(P + 16 * size_t(j), _mm512_cvtph_ps(h16));   // the half the reference keeps
+    }
+    // out_i = sum_j p_ij V_j, one 16-wide chunk of V at a time for all queries.
+    for (int c = 0; c < C; ++c) {
+        __m512 o[16];
+        for (int i = 0; i < 16; ++i)
+            o[i] = _mm512_setzero_ps();
+        for (uint32_t j = lo; j <= hi; ++j) {
+            const __m512 vc = loadHalves16(b.v + j * b.vStride + 16 * c);
+            const float *pj = P + 16 * size_t(j);
+            for (int i = 0; i < 16; ++i)
+                o[i] = _mm512_fmadd_ps(_mm512_set1_ps(pj[i]), vc, o[i]);
+        }
+        for (int i = 0; i < 16; ++i)
+            _mm512_storeu_ps(out[i] + 16 * c, o[i]);
+    }
+}
+
 // ---- AVX2 ----
 
 BURROW_AVX2 inline __m256 exp256(__m256 x)
@@ -411,6 +523,33 @@ void attendHead(const AttentionHead &h, const float *q, float *scores, uint16_t 
     }
 #endif
     attendHeadScalar(h, q, scores, probs, out);
+}
+
+bool attendBlockAvailable(int d)
+{
+#ifdef BURROW_ATTENTION_X86
+    return (d == 64 || d == 128) && quant::activeCpuPath() == quant::CpuPath::CPU_PATH_AVX512;
+#else
+    (void)d;
+    return false;
+#endif
+}
+
+bool attendBlock(const AttentionBlock &b, float *scratch)
+{
+    if (b.nq < 1 || b.nq > kAttentionBlockQueries || (b.d != 64 && b.d != 128))
+        return false;
+#ifdef BURROW_ATTENTION_X86
+    if (quant::activeCpuPath() == quant::CpuPath::CPU_PATH_AVX512) {
+        if (b.d == 64)
+            attendBlockAvx512<4>(b, scratch);
+        else
+            attendBlockAvx512<8>(b, scratch);
+        return true;
+    }
+#endif
+    (void)scratch;
+    return false;
 }
 
 void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, float *const *out, float *scores,

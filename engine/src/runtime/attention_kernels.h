@@ -51,6 +51,33 @@ inline constexpr int kMaxGroupHeads = 4;
 void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, float *const *out, float *scores,
                  size_t scoresStride, uint16_t *probs, size_t probsStride);
 
+// Several query vectors at once against one KV head (prompt processing:
+// consecutive tokens x the heads that share the KV head): nq <= 16 queries,
+// query i sees keys [first[i], last[i]] (inclusive). Each key and value row
+// is converted once for all queries, and the 16 query lanes are computed side
+// by side (scores key-major: one vector per key), so no per-key horizontal
+// sums. dk == dv == 64 or 128 and no softcap; the AVX-512 path only.
+// scratch: 32 * (max last + 1) floats. Returns false (nothing computed) when
+// no kernel applies; the caller then runs attendHeads per token. Results equal
+// attendHead's per query up to float summation order.
+struct AttentionBlock {
+    const uint16_t *k = nullptr;
+    size_t kStride = 0;
+    const uint16_t *v = nullptr;
+    size_t vStride = 0;
+    int d = 0;                   // dk == dv
+    float scale = 1.0f;
+    int nq = 0;
+    const float *q[16] = {};     // d floats each, exact halves
+    float *out[16] = {};         // d floats each
+    uint32_t first[16] = {};
+    uint32_t last[16] = {};
+};
+inline constexpr int kAttentionBlockQueries = 16;
+bool attendBlock(const AttentionBlock &b, float *scratch);
+// True when attendBlock has a kernel for head size d on the active path.
+bool attendBlockAvailable(int d);
+
 // The scalar kernel, whatever the active path (tests compare against it).
 void attendHeadScalar(const AttentionHead &h, const float *q, float *scores, uint16_t *probs, float *out);
 

@@ -70,6 +70,11 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         f->m_probs16.resize(slots * cache.capacity());
         f->m_q16.resize(slots * c.headDimK);
         f->m_qf.resize(slots * c.headDimK);
+        if (maxBatch > 1 && c.headDimK == c.headDimV && (c.headDimK == 64 || c.headDimK == 128) &&
+            c.nHead / c.nHeadKv <= static_cast<uint32_t>(kAttentionBlockQueries)) {
+            f->m_blockQ.resize(nThreads * kAttentionBlockQueries * c.headDimK);
+            f->m_blockScratch.resize(nThreads * (32 * static_cast<size_t>(cache.capacity()) + 16));
+        }
     } catch (const std::bad_alloc &) {
         return Status::error("forward pass: out of memory allocating activations for a batch of " +
                              std::to_string(maxBatch) + " tokens");
@@ -210,6 +215,53 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     const bool swa = c.slidingWindow != 0 && c.swaLayers[il];
     const uint32_t capacity = m_cache.capacity();
     const float *f16 = f16Table();
+
+    // Prompts: blocks of consecutive tokens x the query heads of one KV head
+    // (up to 16 queries) per work item, each key and value row converted once
+    // for all of them (attendBlock).
+    if (n > 1 && !m_blockQ.empty() && c.attnSoftcap == 0.0f && attendBlockAvailable(dk)) {
+        const int tokensPerBlock = kAttentionBlockQueries / group;
+        const int64_t blocks = (n + tokensPerBlock - 1) / tokensPerBlock;
+        const int64_t items = blocks * c.nHeadKv;
+        auto work = [&](int ith, int nth) {
+            float *qBuf = m_blockQ.data() + static_cast<size_t>(ith) * kAttentionBlockQueries * dk;
+            float *scratch = m_blockScratch.data() + static_cast<size_t>(ith) * (32 * static_cast<size_t>(capacity) + 16);
+            uint16_t *q16 = m_q16.data() + static_cast<size_t>(ith) * kMaxGroupHeads * dk;
+            // Interleaved: later blocks see more keys (see below).
+            for (int64_t item = ith; item < items; item += nth) {
+                const int blk = static_cast<int>(item / c.nHeadKv), kvHead = static_cast<int>(item % c.nHeadKv);
+                const int t0 = blk * tokensPerBlock, t1 = std::min(n, t0 + tokensPerBlock);
+                AttentionBlock b;
+                b.k = m_cache.k(il, 0) + static_cast<size_t>(kvHead) * dk;
+                b.kStride = static_cast<size_t>(c.nEmbdKv());
+                b.v = m_cache.v(il, 0) + static_cast<size_t>(kvHead) * dv;
+                b.vStride = static_cast<size_t>(c.nEmbdVKv());
+                b.d = dk;
+                b.scale = scale;
+                for (int t = t0; t < t1; ++t) {
+                    const uint32_t pos = pos0 + static_cast<uint32_t>(t);
+                    const uint32_t first = swa && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
+                    for (int g = 0; g < group; ++g) {
+                        const int head = kvHead * group + g;
+                        float *qf = qBuf + static_cast<size_t>(b.nq) * dk;
+                        // The query as halves (the reference converts it for the F16 K.Q product).
+                        f32ToF16Row(m_q.data() + t * Q + static_cast<int64_t>(head) * dk, q16, dk);
+                        for (int d = 0; d < dk; ++d)
+                            qf[d] = f16[q16[d]];
+                        b.q[b.nq] = qf;
+                        b.out[b.nq] = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
+                        b.first[b.nq] = first;
+                        b.last[b.nq] = pos;
+                        ++b.nq;
+                    }
+                }
+                attendBlock(b, scratch);
+            }
+        };
+        const int64_t span = static_cast<int64_t>(pos0) + n;
+        m_pool.run(work, static_cast<int64_t>(n) * c.nHead * span * (dk + dv) * 2);
+        return;
+    }
 
     // Work items: (token, KV head, chunk of up to kMaxGroupHeads query heads
     // sharing that KV head), so each key/value row is converted once per chunk.

@@ -78,6 +78,10 @@ private:
     std::vector<uint16_t> m_probs16;
     std::vector<uint16_t> m_q16;
     std::vector<float> m_qf;
+    // Prompt attention in blocks of queries (attendBlock): per thread 16
+    // queries and 32 floats per cached position; empty when not used.
+    std::vector<float> m_blockQ;
+    std::vector<float> m_blockScratch;
 };
 
 } // namespace burrow::runtime
