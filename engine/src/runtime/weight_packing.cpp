@@ -1,6 +1,11 @@
 #include "runtime/weight_packing.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <system_error>
+#include <thread>
 #include <cstring>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -43,20 +48,63 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
     if (weights.output)
         todo.push_back(&weights.output);
     const bool tied = weights.output.data == weights.tokenEmbd.data;
-    for (size_t i = 0; i < todo.size(); ++i) {
-        model::TensorView &t = *todo[i];
-        if (!quant::packSupported(t.type, t.ne0) || !quant::packedKernelsActive(t.type))
-            continue;
-        auto packed = quant::packMatrix(t.type, t.data, t.rowBytes, t.ne0, t.ne1);
-        if (!packed)
-            return packed.status().withContext(std::string(t.name));
-        t.packed = packed.value().get();
-        store.push_back(std::move(packed.value()));
-        if (!(tied && &t == &weights.output))
-            releasePages(t.data, t.rowBytes * static_cast<size_t>(t.ne1));
-        if (progress && !progress(static_cast<float>(i + 1) / static_cast<float>(todo.size())))
-            return Status::error("loading cancelled");
+    std::erase_if(todo, [](const model::TensorView *t) {
+        return !quant::packSupported(t->type, t->ne0) || !quant::packedKernelsActive(t->type);
+    });
+    if (todo.empty())
+        return Status::ok();
+
+    // Matrices are packed by a few threads at once (each takes the next one);
+    // this thread reports progress and passes on a cancel.
+    std::vector<Result<std::unique_ptr<quant::PackedMatrix>>> packed;
+    packed.reserve(todo.size());
+    for (size_t i = 0; i < todo.size(); ++i)
+        packed.emplace_back(Status::error("not packed"));
+    std::atomic<size_t> next{0}, done{0};
+    std::atomic<bool> stop{false};
+    const auto worker = [&] {
+        for (size_t i; !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < todo.size();) {
+            const model::TensorView &t = *todo[i];
+            packed[i] = quant::packMatrix(t.type, t.data, t.rowBytes, t.ne0, t.ne1);
+            if (packed[i] && !(tied && &t == &weights.output))
+                releasePages(t.data, t.rowBytes * static_cast<size_t>(t.ne1));
+            done.fetch_add(1, std::memory_order_release);
+        }
+    };
+    const unsigned hw = std::thread::hardware_concurrency();
+    const size_t nThreads = std::min<size_t>({todo.size(), hw == 0 ? 1 : hw, 8});
+    std::vector<std::thread> threads;
+    try {
+        for (size_t i = 0; i < nThreads; ++i)
+            threads.emplace_back(worker);
+    } catch (const std::system_error &) {
+        // No more threads: those started (at least this one, below) do the work.
     }
+    bool cancelled = false;
+    if (threads.empty()) {
+        worker();
+    } else {
+        for (size_t d; (d = done.load(std::memory_order_acquire)) < todo.size();) {
+            if (progress && !progress(static_cast<float>(d) / static_cast<float>(todo.size()))) {
+                stop.store(true);
+                cancelled = true;
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        for (std::thread &th : threads)
+            th.join();
+    }
+    if (cancelled)
+        return Status::error("loading cancelled");
+    for (size_t i = 0; i < todo.size(); ++i) {
+        if (!packed[i])
+            return packed[i].status().withContext(std::string(todo[i]->name));
+        todo[i]->packed = packed[i].value().get();
+        store.push_back(std::move(packed[i].value()));
+    }
+    if (progress && !progress(1.0f))
+        return Status::error("loading cancelled");
     return Status::ok();
 }
 

@@ -5,7 +5,8 @@
 // matrices are handed back to the kernel (madvise), so resident memory does
 // not double. Off when BURROW_PACK=0 is set in the environment.
 //
-// Cost: one pass over the packed weights at load; the packed copy is about
+// Cost: one pass over the packed weights at load, on up to 8 threads (one
+// matrix each at a time); the packed copy is about
 // the size of the original (Q4_K: +2.8 %, Q6_K: +1 %).
 #pragma once
 
