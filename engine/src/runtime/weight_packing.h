@@ -1,13 +1,14 @@
 // Repacks a model's matrices into the 16-row interleaved layout of
-// quant/packed.h when the CPU path has packed kernels (AVX-512 VNNI), and
+// quant/packed.h when the CPU path has packed kernels for their type
+// (quant::packedKernelsActive: AVX-512 VNNI, or AVX2 for 4/6-bit codes), and
 // points each TensorView at its packed copy. The original rows stay mapped
 // (embedding lookups and other CPU paths read them); the pages of packed
 // matrices are handed back to the kernel (madvise), so resident memory does
 // not double. Off when BURROW_PACK=0 is set in the environment.
 //
 // Cost: one pass over the packed weights at load, on up to 8 threads (one
-// matrix each at a time); the packed copy is about
-// the size of the original (Q4_K: +2.8 %, Q6_K: +1 %).
+// matrix each at a time); the packed copy is about the size of the original
+// (Q4_K: +2.8 %, Q6_K: +1 %).
 #pragma once
 
 #include "burrow/status.h"
