@@ -6,6 +6,7 @@
 // Also `burrow-cli chat --chat-format` and `burrow-cli template --chat-format`.
 #include "burrow/engine.h"
 #include "runtime/model_impl.h"
+#include "cli_process.h"
 #include "test_support.h"
 #include "tokenizer/tokenizer.h"
 
@@ -20,7 +21,6 @@ using namespace burrow;
 
 namespace {
 
-const QString kCli = QStringLiteral(BURROW_BINARY_DIR "/engine/tools/burrow-cli");
 
 // Loaded once per file for the whole run.
 std::shared_ptr<Model> loadShared(const QString &relative)
@@ -55,27 +55,8 @@ bool addsBos(const Model &m)
     return !tokens.empty() && tokens.front() == m.info().bosId;
 }
 
-struct ProcessResult {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-ProcessResult runCli(const QStringList &args, const QByteArray &input = {})
-{
-    QProcess p;
-    p.start(kCli, args);
-    if (p.waitForStarted(60000)) {
-        p.write(input);
-        p.closeWriteChannel();
-    }
-    ProcessResult r;
-    if (!p.waitForFinished(60000))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using test::ProcessResult;
+using test::runCli;
 
 const QStringList kModels = {
     QStringLiteral("models/stories260K.gguf"),            // no template, Llama 2 vocabulary

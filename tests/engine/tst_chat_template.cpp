@@ -8,6 +8,7 @@
 #include "chat/chat_template.h"
 #include "common/json.h"
 #include "gguf/gguf_writer.h"
+#include "cli_process.h"
 #include "test_support.h"
 
 #include <QDir>
@@ -22,7 +23,6 @@ using namespace burrow::chat;
 
 namespace {
 
-const QString kCli = QStringLiteral(BURROW_BINARY_DIR "/engine/tools/burrow-cli");
 constexpr std::time_t kJul26 = 1721995200;   // 2024-07-26 12:00 UTC: "26 Jul 2024" in every time zone
 
 QByteArray readAll(const QString &path)
@@ -82,27 +82,8 @@ VocabLookup vocabOf(QStringList tokens)
     return [tokens](std::string_view t) { return tokens.contains(QString::fromUtf8(t.data(), qsizetype(t.size()))); };
 }
 
-struct ProcessResult {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-ProcessResult runCli(const QStringList &args, const QByteArray &input = {})
-{
-    QProcess p;
-    p.start(kCli, args);
-    if (p.waitForStarted(60000)) {
-        p.write(input);
-        p.closeWriteChannel();
-    }
-    ProcessResult r;
-    if (!p.waitForFinished(60000))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using test::ProcessResult;
+using test::runCli;
 
 } // namespace
 

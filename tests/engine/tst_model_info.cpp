@@ -3,6 +3,7 @@
 // (every key documented in docs/cli.md).
 #include "burrow/engine.h"
 #include "gguf/gguf_writer.h"
+#include "cli_process.h"
 #include "test_support.h"
 
 #include <QFile>
@@ -18,7 +19,7 @@ using namespace burrow::gguf;
 
 namespace {
 
-const QString kCli = QStringLiteral(BURROW_BINARY_DIR "/engine/tools/burrow-cli");
+const QString &kCli = test::cliPath();
 
 // A llama-like header: 3 layers, embedding 64, 4 heads, 2 KV heads, 6 tokens.
 GgufWriter smallModel()
@@ -40,23 +41,8 @@ GgufWriter smallModel()
     return w;
 }
 
-struct ProcessResult {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-ProcessResult runCli(const QStringList &args)
-{
-    QProcess p;
-    p.start(kCli, args);
-    ProcessResult r;
-    if (!p.waitForFinished(60000))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using test::ProcessResult;
+using test::runCli;
 
 } // namespace
 

@@ -53,22 +53,28 @@ class TestRuntime : public QObject {
     QTemporaryDir m_dir;
     std::shared_ptr<Model> m_tiny;
 
-    std::shared_ptr<Model> tinyModel()
+    // Writes the generated model of `spec` into the test's folder and loads it
+    // (null on failure).
+    std::shared_ptr<Model> loadTiny(const test::TinySpec &spec, const QString &name)
     {
-        if (m_tiny)
-            return m_tiny;
-        test::TinySpec spec;
-        spec.nCtx = 256;
         const auto bytes = test::buildTinyModel(spec);
-        const QString path = m_dir.filePath(QStringLiteral("tiny.gguf"));
+        const QString path = m_dir.filePath(name);
         QFile f(path);
         if (!f.open(QIODevice::WriteOnly))
             return nullptr;
         f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
         f.close();
         auto m = Model::load(path.toStdString());
-        if (m)
-            m_tiny = m.value();
+        return m ? m.value() : nullptr;
+    }
+
+    std::shared_ptr<Model> tinyModel()
+    {
+        if (m_tiny)
+            return m_tiny;
+        test::TinySpec spec;
+        spec.nCtx = 256;
+        m_tiny = loadTiny(spec, QStringLiteral("tiny.gguf"));
         return m_tiny;
     }
 
@@ -387,15 +393,8 @@ private slots:
         spec.nFf = 128;
         spec.nCtx = 128;
         spec.withVocab = true;
-        const auto bytes = test::buildTinyModel(spec);
-        const QString path = m_dir.filePath(QStringLiteral("head64.gguf"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
-        f.close();
-        auto loaded = Model::load(path.toStdString());
-        QVERIFY2(loaded, loaded.message().c_str());
-        auto m = loaded.value();
+        auto m = loadTiny(spec, QStringLiteral("head64.gguf"));
+        QVERIFY(m);
         std::vector<Token> prompt{1};
         for (int i = 1; i < promptLength; ++i)
             prompt.push_back(Token(3 + (i * 5) % 13));
