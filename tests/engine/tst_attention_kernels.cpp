@@ -230,27 +230,34 @@ void TestAttentionKernels::oneKeyIsItsValue()
 // start, as consecutive prompt tokens have.
 void TestAttentionKernels::blockMatchesScalar_data()
 {
+    QTest::addColumn<int>("path");
     QTest::addColumn<int>("headSize");
     QTest::addColumn<int>("queries");
     QTest::addColumn<uint32_t>("keys");
     QTest::addColumn<uint32_t>("window");   // 0: none
-    QTest::newRow("64, 16 queries, 300 keys") << 64 << 16 << 300u << 0u;
-    QTest::newRow("64, 16 queries, 5 keys") << 64 << 16 << 5u << 0u;
-    QTest::newRow("64, 7 queries, 40 keys") << 64 << 7 << 40u << 0u;
-    QTest::newRow("64, 1 query, 1 key") << 64 << 1 << 1u << 0u;
-    QTest::newRow("64, 16 queries, window 24") << 64 << 16 << 200u << 24u;
-    QTest::newRow("128, 16 queries, 129 keys") << 128 << 16 << 129u << 0u;
-    QTest::newRow("128, 3 queries, 64 keys") << 128 << 3 << 64u << 0u;
+    for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512}) {
+        const char *n = quant::cpuPathName(p);
+        const int full = p == quant::CpuPath::CPU_PATH_AVX512 ? 16 : 8;
+        QTest::addRow("%s: 64, %d queries, 300 keys", n, full) << int(p) << 64 << full << 300u << 0u;
+        QTest::addRow("%s: 64, %d queries, 5 keys", n, full) << int(p) << 64 << full << 5u << 0u;
+        QTest::addRow("%s: 64, 7 queries, 40 keys", n) << int(p) << 64 << 7 << 40u << 0u;
+        QTest::addRow("%s: 64, 1 query, 1 key", n) << int(p) << 64 << 1 << 1u << 0u;
+        QTest::addRow("%s: 64, %d queries, window 24", n, full) << int(p) << 64 << full << 200u << 24u;
+        QTest::addRow("%s: 128, %d queries, 129 keys", n, full) << int(p) << 128 << full << 129u << 0u;
+        QTest::addRow("%s: 128, 3 queries, 64 keys", n) << int(p) << 128 << 3 << 64u << 0u;
+    }
 }
 
 void TestAttentionKernels::blockMatchesScalar()
 {
+    QFETCH(int, path);
     QFETCH(int, headSize);
     QFETCH(int, queries);
     QFETCH(uint32_t, keys);
     QFETCH(uint32_t, window);
-    if (!quant::setCpuPath(quant::CpuPath::CPU_PATH_AVX512))
-        QSKIP("this CPU has no AVX-512: attendBlock has no kernel here (the forward pass uses attendHeads)");
+    if (!quant::setCpuPath(static_cast<quant::CpuPath>(path)))
+        QSKIP("this CPU lacks the path");
+    QCOMPARE(attendBlockQueries(headSize), path == int(quant::CpuPath::CPU_PATH_AVX512) ? 16 : 8);
     const Head base = makeHead(headSize, headSize, keys, 0, 1.0f, 0.0f, static_cast<uint32_t>(headSize * 7 + keys));
     std::mt19937 rng(5);
     std::normal_distribution<float> nd(0.0f, 2.0f);
@@ -290,11 +297,16 @@ void TestAttentionKernels::blockMatchesScalar()
         QVERIFY2(err <= kAttentionTolerance,
                  qPrintable(QStringLiteral("query %1: normalized RMS %2 > %3").arg(i).arg(err).arg(kAttentionTolerance)));
     }
-    // No kernel for other head sizes or on other paths: nothing is computed.
+    // Refused, nothing computed: more queries than the path takes, another
+    // head size, the scalar path.
+    AttentionBlock tooMany = b;
+    tooMany.nq = attendBlockQueries(headSize) + 1;
+    QVERIFY(!attendBlock(tooMany, scratch.data()));
     AttentionBlock other = b;
     other.d = 80;
     QVERIFY(!attendBlock(other, scratch.data()));
     QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
+    QCOMPARE(attendBlockQueries(headSize), 0);
     QVERIFY(!attendBlock(b, scratch.data()));
 }
 

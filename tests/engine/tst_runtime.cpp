@@ -53,6 +53,16 @@ class TestRuntime : public QObject {
     QTemporaryDir m_dir;
     std::shared_ptr<Model> m_tiny;
 
+    static double nrmseOf(const std::vector<float> &x, const std::vector<float> &ref)
+    {
+        double e = 0, n = 0;
+        for (size_t i = 0; i < x.size() && i < ref.size(); ++i) {
+            e += (double(x[i]) - ref[i]) * (double(x[i]) - ref[i]);
+            n += double(ref[i]) * ref[i];
+        }
+        return std::sqrt(e / std::max(n, 1e-30));
+    }
+
     // Writes the generated model of `spec` into the test's folder and loads it
     // (null on failure).
     std::shared_ptr<Model> loadTiny(const test::TinySpec &spec, const QString &name)
@@ -373,8 +383,8 @@ private slots:
     }
 
     // Head size 64 with 4 query heads per KV head: prompts take the blocked
-    // attention kernel (16 queries per pass on AVX-512), tokens one by one
-    // the per-token kernel, the scalar path its own. All three agree up to
+    // attention kernel (16 queries per pass on AVX-512, 8 on AVX2), tokens one
+    // by one the per-token kernel, the scalar path its own. All agree up to
     // float summation order, for several block boundaries.
     void blockedAttentionMatchesPerToken_data()
     {
@@ -399,7 +409,7 @@ private slots:
         for (int i = 1; i < promptLength; ++i)
             prompt.push_back(Token(3 + (i * 5) % 13));
 
-        std::vector<float> batch, stepwise, scalar;
+        std::vector<float> batch, stepwise, scalar, avx2;
         auto a = session(m, 64, 2);
         QVERIFY(a->evaluate(prompt, &batch));
         auto t = session(m, 64, 2);
@@ -407,20 +417,22 @@ private slots:
             QVERIFY(t->evaluate(std::vector<Token>(prompt.begin(), prompt.begin() + long(n)), &stepwise));
         QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
         auto sc = session(m, 64, 2);
-        const bool ok = bool(sc->evaluate(prompt, &scalar));
+        bool ok = bool(sc->evaluate(prompt, &scalar));
+        if (ok && quant::setCpuPath(quant::CpuPath::CPU_PATH_AVX2)) {   // the 8-query blocks
+            auto s2 = session(m, 64, 2);
+            ok = bool(s2->evaluate(prompt, &avx2));
+        }
         quant::setCpuPath(quant::bestCpuPath());
         QVERIFY(ok);
-        const auto nrmse = [](const std::vector<float> &x, const std::vector<float> &ref) {
-            double e = 0, n = 0;
-            for (size_t i = 0; i < x.size(); ++i) {
-                e += (double(x[i]) - ref[i]) * (double(x[i]) - ref[i]);
-                n += double(ref[i]) * ref[i];
-            }
-            return std::sqrt(e / std::max(n, 1e-30));
-        };
+        // The AVX2 path keeps 8 float lanes where the scalar one sums in
+        // double; on this random model its per-token kernel is already ~5e-4
+        // from the scalar logits at 37 tokens (probabilities rounding to the
+        // neighbouring F16), so its bound is the parity tests' for float models.
+        if (!avx2.empty())
+            QVERIFY2(nrmseOf(avx2, scalar) < 5e-3, qPrintable(QString::number(nrmseOf(avx2, scalar))));
         QCOMPARE(batch.size(), scalar.size());
-        QVERIFY2(nrmse(batch, stepwise) < 1e-4, qPrintable(QString::number(nrmse(batch, stepwise))));
-        QVERIFY2(nrmse(batch, scalar) < 1e-4, qPrintable(QString::number(nrmse(batch, scalar))));
+        QVERIFY2(nrmseOf(batch, stepwise) < 1e-4, qPrintable(QString::number(nrmseOf(batch, stepwise))));
+        QVERIFY2(nrmseOf(batch, scalar) < 1e-4, qPrintable(QString::number(nrmseOf(batch, scalar))));
     }
 
     // A context shift drops cells and re-rotates the keys of the later ones.

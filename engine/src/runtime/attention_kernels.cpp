@@ -504,6 +504,95 @@ BURROW_AVX2 void attendHeadAvx2(const AttentionHead &h, const float *q, float *s
     }
 }
 
+
+// ---- blocked queries (AVX2: 8 query lanes) ----
+
+// Lane i = the sum of the 8 lanes of a[i].
+BURROW_AVX2 inline __m256 transposeSum8(__m256 a[8])
+{
+    for (int i = 0; i < 4; ++i)   // 128-bit halves: pairs (i, i+4)
+        a[i] = _mm256_add_ps(_mm256_permute2f128_ps(a[i], a[i + 4], 0x20), _mm256_permute2f128_ps(a[i], a[i + 4], 0x31));
+    for (int i = 0; i < 2; ++i) {   // 64-bit pairs: (i, i+2)
+        const __m256 lo = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(a[i]), _mm256_castps_pd(a[i + 2])));
+        const __m256 hi = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(a[i]), _mm256_castps_pd(a[i + 2])));
+        a[i] = _mm256_add_ps(lo, hi);
+    }
+    const __m256 sum = _mm256_add_ps(_mm256_shuffle_ps(a[0], a[1], 0x88), _mm256_shuffle_ps(a[0], a[1], 0xDD));
+    // Lanes hold sums 0 2 1 3 4 6 5 7: put them in order.
+    return _mm256_permutevar8x32_ps(sum, _mm256_setr_epi32(0, 2, 1, 3, 4, 6, 5, 7));
+}
+
+template <int C>
+BURROW_AVX2 void attendBlockAvx2(const AttentionBlock &b, float *scratch)
+{
+    const int nq = b.nq;
+    alignas(32) float zeros[8 * C] = {};
+    alignas(32) float dummy[8 * C];
+    const float *q[8];
+    float *out[8];
+    alignas(32) float firstF[8], lastF[8], liveF[8];
+    uint32_t lo = b.first[0], hi = b.last[0];
+    for (int i = 0; i < 8; ++i) {
+        const int src = i < nq ? i : 0;
+        q[i] = i < nq ? b.q[i] : zeros;
+        out[i] = i < nq ? b.out[i] : dummy;
+        lo = std::min(lo, b.first[src]);
+        hi = std::max(hi, b.last[src]);
+        firstF[i] = static_cast<float>(b.first[src]);
+        lastF[i] = static_cast<float>(b.last[src]);
+        liveF[i] = i < nq ? 1.0f : 0.0f;
+    }
+    const __m256 vFirst = _mm256_load_ps(firstF), vLast = _mm256_load_ps(lastF);
+    const __m256 live = _mm256_cmp_ps(_mm256_load_ps(liveF), _mm256_setzero_ps(), _CMP_NEQ_OQ);
+    const __m256 minusInf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    const __m256 scale = _mm256_set1_ps(b.scale);
+    float *S = scratch;
+    float *P = scratch + 8 * (size_t(hi) + 1);
+
+    __m256 vmax = minusInf;
+    for (uint32_t j = lo; j <= hi; ++j) {
+        const uint16_t *kj = b.k + j * b.kStride;
+        __m256 acc[8];
+        for (int i = 0; i < 8; ++i)
+            acc[i] = _mm256_setzero_ps();
+        for (int c = 0; c < C; ++c) {
+            const __m256 kc = loadHalves8(kj + 8 * c);
+            for (int i = 0; i < 8; ++i)
+                acc[i] = _mm256_fmadd_ps(kc, _mm256_loadu_ps(q[i] + 8 * c), acc[i]);
+        }
+        const __m256 jf = _mm256_set1_ps(static_cast<float>(j));
+        const __m256 visible = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(vFirst, jf, _CMP_LE_OQ), _mm256_cmp_ps(jf, vLast, _CMP_LE_OQ)), live);
+        const __m256 sc = _mm256_blendv_ps(minusInf, _mm256_mul_ps(transposeSum8(acc), scale), visible);
+        _mm256_storeu_ps(S + 8 * size_t(j), sc);
+        vmax = _mm256_max_ps(vmax, sc);
+    }
+    vmax = _mm256_blendv_ps(_mm256_setzero_ps(), vmax, live);
+    __m256 vsum = _mm256_setzero_ps();
+    for (uint32_t j = lo; j <= hi; ++j) {
+        const __m256 e = exp256(_mm256_sub_ps(_mm256_loadu_ps(S + 8 * size_t(j)), vmax));   // -inf -> 0
+        _mm256_storeu_ps(S + 8 * size_t(j), e);
+        vsum = _mm256_add_ps(vsum, e);
+    }
+    const __m256 vinv = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_blendv_ps(_mm256_set1_ps(1.0f), vsum, live));
+    for (uint32_t j = lo; j <= hi; ++j) {
+        const __m128i h8 = _mm256_cvtps_ph(_mm256_mul_ps(_mm256_loadu_ps(S + 8 * size_t(j)), vinv), _MM_FROUND_TO_NEAREST_INT);
+        _mm256_storeu_ps(P + 8 * size_t(j), _mm256_cvtph_ps(h8));
+    }
+    for (int c = 0; c < C; ++c) {
+        __m256 o[8];
+        for (int i = 0; i < 8; ++i)
+            o[i] = _mm256_setzero_ps();
+        for (uint32_t j = lo; j <= hi; ++j) {
+            const __m256 vc = loadHalves8(b.v + j * b.vStride + 8 * c);
+            const float *pj = P + 8 * size_t(j);
+            for (int i = 0; i < 8; ++i)
+                o[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(pj + i), vc, o[i]);
+        }
+        for (int i = 0; i < 8; ++i)
+            _mm256_storeu_ps(out[i] + 8 * c, o[i]);
+    }
+}
+
 } // namespace
 
 #endif // BURROW_ATTENTION_X86
@@ -525,31 +614,42 @@ void attendHead(const AttentionHead &h, const float *q, float *scores, uint16_t 
     attendHeadScalar(h, q, scores, probs, out);
 }
 
-bool attendBlockAvailable(int d)
+int attendBlockQueries(int d)
 {
+    if (d != 64 && d != 128)
+        return 0;
 #ifdef BURROW_ATTENTION_X86
-    return (d == 64 || d == 128) && quant::activeCpuPath() == quant::CpuPath::CPU_PATH_AVX512;
-#else
-    (void)d;
-    return false;
+    switch (quant::activeCpuPath()) {
+    case quant::CpuPath::CPU_PATH_AVX512: return 16;
+    case quant::CpuPath::CPU_PATH_AVX2: return 8;
+    default: break;
+    }
 #endif
+    return 0;
 }
 
 bool attendBlock(const AttentionBlock &b, float *scratch)
 {
-    if (b.nq < 1 || b.nq > kAttentionBlockQueries || (b.d != 64 && b.d != 128))
+    const int most = attendBlockQueries(b.d);
+    if (b.nq < 1 || b.nq > most)
         return false;
 #ifdef BURROW_ATTENTION_X86
-    if (quant::activeCpuPath() == quant::CpuPath::CPU_PATH_AVX512) {
+    if (most == 16) {
         if (b.d == 64)
             attendBlockAvx512<4>(b, scratch);
         else
             attendBlockAvx512<8>(b, scratch);
-        return true;
+    } else {
+        if (b.d == 64)
+            attendBlockAvx2<8>(b, scratch);
+        else
+            attendBlockAvx2<16>(b, scratch);
     }
-#endif
+    return true;
+#else
     (void)scratch;
     return false;
+#endif
 }
 
 void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, float *const *out, float *scores,

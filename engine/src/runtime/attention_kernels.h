@@ -52,11 +52,12 @@ void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, floa
                  size_t scoresStride, uint16_t *probs, size_t probsStride);
 
 // Several query vectors at once against one KV head (prompt processing:
-// consecutive tokens x the heads that share the KV head): nq <= 16 queries,
+// consecutive tokens x the heads that share the KV head): nq <= 16 (AVX-512)
+// or 8 (AVX2) queries,
 // query i sees keys [first[i], last[i]] (inclusive). Each key and value row
 // is converted once for all queries, and the 16 query lanes are computed side
 // by side (scores key-major: one vector per key), so no per-key horizontal
-// sums. dk == dv == 64 or 128 and no softcap; the AVX-512 path only.
+// sums. dk == dv == 64 or 128 and no softcap; AVX-512 and AVX2 paths.
 // scratch: 32 * (max last + 1) floats. Returns false (nothing computed) when
 // no kernel applies; the caller then runs attendHeads per token. Results equal
 // attendHead's per query up to float summation order.
@@ -75,8 +76,9 @@ struct AttentionBlock {
 };
 inline constexpr int kAttentionBlockQueries = 16;
 bool attendBlock(const AttentionBlock &b, float *scratch);
-// True when attendBlock has a kernel for head size d on the active path.
-bool attendBlockAvailable(int d);
+// The most queries attendBlock takes for head size d on the active path
+// (16 on AVX-512, 8 on AVX2), 0 when it has no kernel.
+int attendBlockQueries(int d);
 
 // The scalar kernel, whatever the active path (tests compare against it).
 void attendHeadScalar(const AttentionHead &h, const float *q, float *scores, uint16_t *probs, float *out);

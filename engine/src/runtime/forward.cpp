@@ -217,10 +217,11 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     const float *f16 = f16Table();
 
     // Prompts: blocks of consecutive tokens x the query heads of one KV head
-    // (up to 16 queries) per work item, each key and value row converted once
+    // (up to 16 queries on AVX-512, 8 on AVX2) per work item, each key and value row converted once
     // for all of them (attendBlock).
-    if (n > 1 && !m_blockQ.empty() && c.attnSoftcap == 0.0f && attendBlockAvailable(dk)) {
-        const int tokensPerBlock = kAttentionBlockQueries / group;
+    const int blockQueries = attendBlockQueries(dk);
+    if (n > 1 && !m_blockQ.empty() && c.attnSoftcap == 0.0f && group <= blockQueries) {
+        const int tokensPerBlock = blockQueries / group;
         const int64_t blocks = (n + tokensPerBlock - 1) / tokensPerBlock;
         const int64_t items = blocks * c.nHeadKv;
         auto work = [&](int ith, int nth) {
