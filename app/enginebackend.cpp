@@ -107,11 +107,16 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     m_card = cardFromInfo(m_model->info());
     m_card.path = path;
     m_card.contextSize = int(m_session->contextSize());
+    m_autoChat = m_card.hasChatTemplate;
 #if BURROW_HAVE_CHAT
-    if (m_card.hasChatTemplate) {   // which format "auto" renders with (the template, or its fallback)
-        auto format = burrow::chatFormatFor(*m_model, "auto");
-        if (format)
-            m_card.chatFormat = fromStd(format->name);
+    // Which format "auto" renders with: the template (or its fallback when it
+    // does not parse); without a template, the format the vocabulary's chat
+    // tokens show (an instruct model converted without its template), else
+    // none: a base model continues plain text.
+    if (auto format = burrow::chatFormatFor(*m_model, "auto");
+        format && (m_card.hasChatTemplate || format->fromVocabulary)) {
+        m_card.chatFormat = fromStd(format->name);
+        m_autoChat = true;
     }
 #endif
     qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format"
@@ -155,12 +160,13 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     const burrow::Model &model = *m_model;
     const burrow::ModelInfo &info = model.info();
     const int contextSize = int(m_session->contextSize());
-    // "auto": the model's template when it has one, else plain text; a
-    // format the user chose is used whether or not the model has a template.
+    // "auto": the model's template when it has one, else the format its
+    // vocabulary's chat tokens show, else plain text; a format the user chose
+    // is used whether or not the model has a template.
     const QString chatFormat = request.settings.chatFormat.trimmed();
     const bool forcedFormat = !chatFormat.isEmpty() && chatFormat.compare(QLatin1String("auto"), Qt::CaseInsensitive) != 0;
 #if BURROW_HAVE_CHAT
-    const bool useTemplate = info.hasChatTemplate || forcedFormat;
+    const bool useTemplate = m_autoChat || forcedFormat;
 #else
     const bool useTemplate = false;   // this build has no chat templates: plain text
     if (forcedFormat)

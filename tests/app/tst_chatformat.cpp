@@ -13,6 +13,9 @@
 #include "fakebackend.h"
 
 #include "burrow/engine.h"
+#include "../engine/tiny_model.h"
+
+#include <QFile>
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 
@@ -159,6 +162,45 @@ private Q_SLOTS:
             QVERIFY(plan.usesTemplate);
             QCOMPARE(plan.chatFormat, used);
         }
+    }
+
+    // A model without a template but with ChatML tokens in its vocabulary (an
+    // instruct model converted without its template): "auto" renders ChatML
+    // and the card says so; the same model without those tokens is a base
+    // model and "auto" stays plain text.
+    void backendAutomaticFromVocabulary_data()
+    {
+        QTest::addColumn<bool>("chatTokens");
+        QTest::newRow("ChatML tokens") << true;
+        QTest::newRow("no chat tokens") << false;
+    }
+
+    void backendAutomaticFromVocabulary()
+    {
+        QFETCH(bool, chatTokens);
+        burrow::test::TinySpec spec;
+        spec.nCtx = 256;
+        if (chatTokens)
+            spec.controlTokens = {"<|im_start|>", "<|im_end|>"};
+        const auto bytes = burrow::test::buildTinyModel(spec);
+        const QString path = m_dir.filePath(chatTokens ? QStringLiteral("chatml.gguf") : QStringLiteral("base.gguf"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        f.close();
+
+        EngineBackend backend;
+        QString error;
+        QVERIFY2(backend.load(path, 256, {}, &error), qPrintable(error));
+        QVERIFY(!backend.loadedModel().hasChatTemplate);
+        QCOMPARE(backend.loadedModel().chatFormat, chatTokens ? QStringLiteral("chatml") : QString());
+        PromptPlan plan;
+        const GenerationOutcome outcome = backend.generate(
+            request(QStringLiteral("auto")), [](const QString &) { return true; }, [](int, int) {},
+            [&](const PromptPlan &p) { plan = p; });
+        QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
+        QCOMPARE(plan.usesTemplate, chatTokens);
+        QCOMPARE(plan.chatFormat, chatTokens ? QStringLiteral("chatml") : QString());
     }
 
     // The controller: the chat's format goes with each request and is

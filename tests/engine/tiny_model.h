@@ -20,6 +20,7 @@ struct TinySpec {
     std::string arch = "llama";
     uint32_t nEmbd = 32, nLayer = 2, nHead = 4, nHeadKv = 2, nFf = 64, nCtx = 64;
     bool withVocab = true;                               // 16-token SPM vocabulary
+    std::vector<std::string> controlTokens;              // appended to it as control tokens
     bool tiedOutput = false;
     std::set<std::string> dropTensors;                   // names left out
     std::set<std::string> dropKeys;                      // metadata keys left out
@@ -55,14 +56,18 @@ inline std::vector<uint8_t> buildTinyModel(const TinySpec &s)
     if (key(p + "rope.freq_base")) w.addF32(p + "rope.freq_base", 10000.0f);
     if (s.extraKeys)
         s.extraKeys(w);
-    const uint32_t nVocab = static_cast<uint32_t>(tinyVocab().size());
+    std::vector<std::string> vocab = tinyVocab();
+    vocab.insert(vocab.end(), s.controlTokens.begin(), s.controlTokens.end());
+    const uint32_t nVocab = static_cast<uint32_t>(vocab.size());
     if (s.withVocab) {
         w.addString("tokenizer.ggml.model", "llama");
-        w.addStringArray("tokenizer.ggml.tokens", tinyVocab());
+        w.addStringArray("tokenizer.ggml.tokens", vocab);
         std::vector<float> scores(nVocab, 0.0f);
         std::vector<int32_t> types(nVocab, 1);
         types[0] = 2;
         types[1] = types[2] = 3;
+        for (size_t i = tinyVocab().size(); i < vocab.size(); ++i)
+            types[i] = 3;   // control
         w.addArray("tokenizer.ggml.scores", ValueType::VALUE_TYPE_F32, scores);
         w.addArray("tokenizer.ggml.token_type", ValueType::VALUE_TYPE_I32, types);
         w.addU32("tokenizer.ggml.bos_token_id", 1);

@@ -8,8 +8,10 @@
 #include "runtime/model_impl.h"
 #include "cli_process.h"
 #include "test_support.h"
+#include "tiny_model.h"
 #include "tokenizer/tokenizer.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -207,6 +209,53 @@ private slots:
         QVERIFY2(described, described.message().c_str());
         QCOMPARE(described->name, autoFormat.toStdString());
         QVERIFY(!described->reason.empty());
+    }
+
+    // A model without a template: "auto" names the format its vocabulary's
+    // chat tokens belong to, and says it came from the vocabulary; a
+    // vocabulary without such tokens gives a guess by architecture, not
+    // marked as from the vocabulary (an app may treat it as a base model).
+    void fallbackFromVocabulary_data()
+    {
+        QTest::addColumn<QStringList>("controlTokens");
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<bool>("fromVocabulary");
+        QTest::newRow("ChatML tokens") << QStringList{"<|im_start|>", "<|im_end|>"} << "chatml" << true;
+        QTest::newRow("Llama 3 tokens") << QStringList{"<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"} << "llama3" << true;
+        QTest::newRow("[INST] tokens") << QStringList{"[INST]", "[/INST]"} << "mistral" << true;
+        QTest::newRow("no chat tokens (llama architecture)") << QStringList{} << "llama2" << false;
+    }
+
+    void fallbackFromVocabulary()
+    {
+        QFETCH(QStringList, controlTokens);
+        QFETCH(QString, expected);
+        QFETCH(bool, fromVocabulary);
+        test::TinySpec spec;
+        for (const QString &t : controlTokens)
+            spec.controlTokens.push_back(t.toStdString());
+        const auto bytes = test::buildTinyModel(spec);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("tiny.gguf"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        f.close();
+        auto m = Model::load(path.toStdString());
+        QVERIFY2(m, m.message().c_str());
+        QVERIFY(!m.value()->info().hasChatTemplate);
+        auto described = chatFormatFor(*m.value(), "auto");
+        QVERIFY2(described, described.message().c_str());
+        QCOMPARE(QString::fromStdString(described->name), expected);
+        QCOMPARE(described->fromVocabulary, fromVocabulary);
+        ChatFormat used;
+        auto rendered = renderChat(*m.value(), kConversation, true, &used);
+        QVERIFY2(rendered, rendered.message().c_str());
+        QCOMPARE(used.fromVocabulary, fromVocabulary);
+        // A chosen format is the user's, never "from the vocabulary".
+        auto chosen = chatFormatFor(*m.value(), "zephyr");
+        QVERIFY(chosen);
+        QVERIFY(!chosen->fromVocabulary);
     }
 
     // Aliases of the built-in names.

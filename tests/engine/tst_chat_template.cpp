@@ -268,18 +268,19 @@ void TestChatTemplate::detectFallback_data()
     QTest::addColumn<QString>("architecture");
     QTest::addColumn<QStringList>("vocab");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("chatml tokens on llama") << "llama" << QStringList{"<s>", "</s>", "<|im_start|>", "<|im_end|>"} << "chatml";
-    QTest::newRow("llama3 tokens") << "llama" << QStringList{"<|begin_of_text|>", "<|start_header_id|>", "<|eot_id|>"} << "llama3";
-    QTest::newRow("gemma tokens") << "gemma2" << QStringList{"<bos>", "<start_of_turn>", "<end_of_turn>"} << "gemma";
-    QTest::newRow("phi3 tokens") << "phi3" << QStringList{"<s>", "<|assistant|>", "<|end|>"} << "phi3";
-    QTest::newRow("mistral tokens") << "llama" << QStringList{"<s>", "</s>", "[INST]", "[/INST]"} << "mistral";
-    QTest::newRow("gemma by architecture") << "gemma2" << QStringList{"<s>", "</s>"} << "gemma";
-    QTest::newRow("gemma3 by architecture") << "gemma3" << QStringList{} << "gemma";
-    QTest::newRow("phi3 by architecture") << "phi3" << QStringList{"<s>"} << "phi3";
-    QTest::newRow("qwen2 by architecture") << "qwen2" << QStringList{"<s>", "</s>"} << "chatml";
-    QTest::newRow("llama 2 vocabulary") << "llama" << QStringList{"<unk>", "<s>", "</s>"} << "llama2";
-    QTest::newRow("unknown") << "falcon" << QStringList{"<|endoftext|>"} << "chatml";
-    QTest::newRow("no vocabulary") << "" << QStringList{} << "chatml";
+    QTest::addColumn<bool>("byVocabulary");
+    QTest::newRow("chatml tokens on llama") << "llama" << QStringList{"<s>", "</s>", "<|im_start|>", "<|im_end|>"} << "chatml" << true;
+    QTest::newRow("llama3 tokens") << "llama" << QStringList{"<|begin_of_text|>", "<|start_header_id|>", "<|eot_id|>"} << "llama3" << true;
+    QTest::newRow("gemma tokens") << "gemma2" << QStringList{"<bos>", "<start_of_turn>", "<end_of_turn>"} << "gemma" << true;
+    QTest::newRow("phi3 tokens") << "phi3" << QStringList{"<s>", "<|assistant|>", "<|end|>"} << "phi3" << true;
+    QTest::newRow("mistral tokens") << "llama" << QStringList{"<s>", "</s>", "[INST]", "[/INST]"} << "mistral" << true;
+    QTest::newRow("gemma by architecture") << "gemma2" << QStringList{"<s>", "</s>"} << "gemma" << false;
+    QTest::newRow("gemma3 by architecture") << "gemma3" << QStringList{} << "gemma" << false;
+    QTest::newRow("phi3 by architecture") << "phi3" << QStringList{"<s>"} << "phi3" << false;
+    QTest::newRow("qwen2 by architecture") << "qwen2" << QStringList{"<s>", "</s>"} << "chatml" << false;
+    QTest::newRow("llama 2 vocabulary") << "llama" << QStringList{"<unk>", "<s>", "</s>"} << "llama2" << false;
+    QTest::newRow("unknown") << "falcon" << QStringList{"<|endoftext|>"} << "chatml" << false;
+    QTest::newRow("no vocabulary") << "" << QStringList{} << "chatml" << false;
 }
 
 void TestChatTemplate::detectFallback()
@@ -287,10 +288,13 @@ void TestChatTemplate::detectFallback()
     QFETCH(QString, architecture);
     QFETCH(QStringList, vocab);
     QFETCH(QString, expected);
+    QFETCH(bool, byVocabulary);
     std::string why;
-    const auto kind = detectFallbackFormat(architecture.toStdString(), vocabOf(vocab), &why);
+    bool fromVocab = !byVocabulary;
+    const auto kind = detectFallbackFormat(architecture.toStdString(), vocabOf(vocab), &why, &fromVocab);
     QCOMPARE(QString(chatFormatName(kind)), expected);
     QVERIFY(!why.empty());
+    QCOMPARE(fromVocab, byVocabulary);
 }
 
 void TestChatTemplate::chooseFormat()

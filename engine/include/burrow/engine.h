@@ -89,6 +89,11 @@ struct ChatFormat {
     std::string name;              // "template" for the model's own, else "chatml", "llama3", ...
     std::vector<std::string> stopStrings;  // texts that end an assistant turn
     std::string reason;            // why this format, for a human ("the model has no chat template; ...")
+    // A fallback (no usable template) recognised by the vocabulary's chat
+    // tokens (<|im_start|>, <|eot_id|>, [INST], ...), not guessed from the
+    // architecture: the model was evidently tuned for chat. An app may treat
+    // a model without a template and without such tokens as a base model.
+    bool fromVocabulary = false;
 };
 
 // The names RenderOptions::chatFormat accepts, in a stable order: "auto" (the

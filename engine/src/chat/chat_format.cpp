@@ -155,9 +155,12 @@ std::vector<ChatFormatKind> builtinChatFormats()
     return out;
 }
 
-ChatFormatKind detectFallbackFormat(const std::string &architecture, const VocabLookup &vocabHas, std::string *why)
+ChatFormatKind detectFallbackFormat(const std::string &architecture, const VocabLookup &vocabHas, std::string *why,
+                                    bool *byVocabulary)
 {
     auto has = [&](std::string_view t) { return vocabHas && vocabHas(t); };
+    if (byVocabulary)
+        *byVocabulary = true;   // until the vocabulary's markers run out
     auto say = [&](std::string text) {
         if (why)
             *why = std::move(text);
@@ -182,6 +185,8 @@ ChatFormatKind detectFallbackFormat(const std::string &architecture, const Vocab
         say("the vocabulary has [INST] and [/INST]");
         return ChatFormatKind::CHAT_FORMAT_KIND_MISTRAL;
     }
+    if (byVocabulary)
+        *byVocabulary = false;
     const std::string arch = lower(architecture);
     if (arch.rfind("gemma", 0) == 0) {
         say("architecture " + architecture);
@@ -244,12 +249,12 @@ Result<ChatFormatChoice> chooseChatFormat(const ChatFormatInputs &inputs)
             reason = "the model's own template";
         } else {
             std::string why;
-            kind = detectFallbackFormat(inputs.architecture, inputs.vocabHas, &why);
+            kind = detectFallbackFormat(inputs.architecture, inputs.vocabHas, &why, &choice.byVocabulary);
             reason = "the model's template does not parse (" + t.message() + "); fallback chosen because " + why;
         }
     } else {
         std::string why;
-        kind = detectFallbackFormat(inputs.architecture, inputs.vocabHas, &why);
+        kind = detectFallbackFormat(inputs.architecture, inputs.vocabHas, &why, &choice.byVocabulary);
         reason = "the model has no chat template; fallback chosen because " + why;
     }
     choice.kind = *kind;

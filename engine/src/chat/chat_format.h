@@ -61,13 +61,17 @@ struct ChatFormatChoice {
     ChatFormatKind kind = ChatFormatKind::CHAT_FORMAT_KIND_CHATML;
     std::string name;             // chatFormatName(kind)
     std::string reason;           // human-readable: why this format
+    bool byVocabulary = false;    // a fallback recognised by the vocabulary's chat tokens
     ChatTemplate chatTemplate;    // ready to render
     std::vector<std::string> stopStrings;
 };
 
 // The fallback format for a model by its vocabulary and architecture (never MODEL).
-// `why` receives a short explanation ("vocabulary has <|im_start|>").
-ChatFormatKind detectFallbackFormat(const std::string &architecture, const VocabLookup &vocabHas, std::string *why = nullptr);
+// `why` receives a short explanation ("vocabulary has <|im_start|>");
+// `byVocabulary` whether the vocabulary's chat tokens decided it (false when
+// it is a guess by architecture, or the ChatML default).
+ChatFormatKind detectFallbackFormat(const std::string &architecture, const VocabLookup &vocabHas, std::string *why = nullptr,
+                                    bool *byVocabulary = nullptr);
 
 // The texts that end an assistant turn for this template text: markers from
 // <|im_end|>, <|eot_id|>, <|eom_id|>, <end_of_turn>, <|end|>,

@@ -121,6 +121,7 @@ ChatFormat describe(const chat::ChatFormatChoice &choice)
     f.name = choice.kind == chat::ChatFormatKind::CHAT_FORMAT_KIND_MODEL ? "template" : choice.name;
     f.stopStrings = choice.stopStrings;
     f.reason = choice.reason;
+    f.fromVocabulary = choice.byVocabulary;
     return f;
 }
 
