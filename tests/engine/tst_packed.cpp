@@ -1,6 +1,7 @@
 // Packed 16-row weight groups (quant/packed.h): the packed scalar twin
 // against the trait table's per-row vecDot on random rows, and the AVX-512
-// and AVX2 kernels against the scalar twin (bit for bit) when the CPU has them. Shapes:
+// AVX2 and AVX-VNNI kernels against the scalar twin (bit for bit) when the
+// CPU has them. Shapes:
 // row counts that do and do not fill a group, one and several super-blocks,
 // token counts around the 4-token tile, a group range inside the matrix.
 #include "quant/cpu_features.h"
@@ -64,7 +65,11 @@ class TestPacked : public QObject {
     Q_OBJECT
 
 private slots:
-    void cleanup() { quant::setCpuPath(quant::bestCpuPath()); }
+    void cleanup()
+    {
+        quant::setCpuPath(quant::bestCpuPath());
+        quant::setPackedAvxVnni(true);
+    }
     void matchesVecDot_data();
     void matchesVecDot();
     void refusesUnsupported_data();
@@ -145,22 +150,35 @@ void TestPacked::matchesVecDot()
     QVERIFY2(nrmse <= kPackedTolerance, qPrintable(QStringLiteral("normalized RMS error %1").arg(nrmse)));
 
     // packedMatmul on the scalar path is the twin; the AVX2 (Q4_0, Q4_K,
-    // Q6_K) and AVX-512 kernels are bit-identical to it.
+    // Q6_K), AVX-VNNI (all four) and AVX-512 (all four) kernels are
+    // bit-identical to it.
+    struct Variant {
+        quant::CpuPath path;
+        bool vnni;
+        const char *name;
+    };
     int checkedSimd = 0;
-    for (quant::CpuPath path : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2,
-                                quant::CpuPath::CPU_PATH_AVX512}) {
-        if (!quant::setCpuPath(path))
+    for (const Variant v : {Variant{quant::CpuPath::CPU_PATH_SCALAR, false, "scalar"},
+                            Variant{quant::CpuPath::CPU_PATH_AVX2, false, "avx2"},
+                            Variant{quant::CpuPath::CPU_PATH_AVX2, true, "avx2 + avx-vnni"},
+                            Variant{quant::CpuPath::CPU_PATH_AVX512, true, "avx512"}}) {
+        if (!quant::setCpuPath(v.path))
             continue;
+        if (v.vnni && v.path == quant::CpuPath::CPU_PATH_AVX2 && !quant::cpuFeatures().avxvnni)
+            continue;
+        quant::setPackedAvxVnni(v.vnni);
         const bool simd = quant::packedKernelsActive(t);
-        QCOMPARE(simd, path == quant::CpuPath::CPU_PATH_AVX512 ||
-                           (path == quant::CpuPath::CPU_PATH_AVX2 && t != GgmlType::GGML_TYPE_Q8_0));
+        const bool expectSimd = v.path == quant::CpuPath::CPU_PATH_AVX512 ||
+                                (v.path == quant::CpuPath::CPU_PATH_AVX2 && (v.vnni || t != GgmlType::GGML_TYPE_Q8_0));
+        QCOMPARE(simd, expectSimd);
         checkedSimd += simd ? 1 : 0;
         std::vector<float> got(expected.size(), sentinel);
         quant::packedMatmul(W, g0, W.groups, act, tokens, got.data(), ldy);
+        quant::setPackedAvxVnni(true);
         for (size_t i = 0; i < got.size(); ++i)
             if (std::memcmp(&got[i], &scalar[i], sizeof(float)) != 0)
-                QFAIL(qPrintable(QStringLiteral("%1 path, element %2: %3, scalar twin %4")
-                                     .arg(quant::cpuPathName(path)).arg(i).arg(got[i]).arg(scalar[i])));
+                QFAIL(qPrintable(QStringLiteral("%1, element %2: %3, scalar twin %4")
+                                     .arg(QString::fromLatin1(v.name)).arg(i).arg(got[i]).arg(scalar[i])));
     }
     if (checkedSimd == 0)
         QSKIP("this CPU has neither AVX2 nor AVX-512 VNNI: only the scalar twin was checked");

@@ -5,6 +5,7 @@
 #include "quant/x86/x86_kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -327,12 +328,26 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     }
 }
 
+namespace {
+std::atomic<bool> g_avxVnniAllowed{true};
+
+bool useAvxVnni()
+{
+    return g_avxVnniAllowed.load(std::memory_order_relaxed) && cpuFeatures().avxvnni;
+}
+} // namespace
+
+void setPackedAvxVnni(bool allowed)
+{
+    g_avxVnniAllowed.store(allowed, std::memory_order_relaxed);
+}
+
 bool packedKernelsActive(GgmlType type)
 {
 #if defined(BURROW_QUANT_X86)
     switch (activeCpuPath()) {
     case CpuPath::CPU_PATH_AVX512: return groupBytesFor(type, 1) != 0;
-    case CpuPath::CPU_PATH_AVX2: return x86::packedAvx2Supports(type);
+    case CpuPath::CPU_PATH_AVX2: return useAvxVnni() ? groupBytesFor(type, 1) != 0 : x86::packedAvx2Supports(type);
     default: return false;
     }
 #else
@@ -348,6 +363,8 @@ void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedAct
     if (packedKernelsActive(W.type)) {
         if (activeCpuPath() == CpuPath::CPU_PATH_AVX512)
             x86::packedMatmulAvx512(W, g0, g1, act, nTokens, y, ldy);
+        else if (useAvxVnni())
+            x86::packedMatmulAvxVnni(W, g0, g1, act, nTokens, y, ldy);
         else
             x86::packedMatmulAvx2(W, g0, g1, act, nTokens, y, ldy);
         return;

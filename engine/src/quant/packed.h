@@ -86,7 +86,8 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
 
 // y[t * ldy + r] = row r . activation t, for the rows of groups [g0, g1)
 // (r < N) and t < nTokens, with the active CPU path's kernel (AVX-512 VNNI:
-// all four types; AVX2: Q4_0, Q4_K, Q6_K) or else the scalar twin. Cost: 16 * (g1 - g0) * nTokens * K multiply-adds.
+// all four types; AVX2 with AVX-VNNI: all four; plain AVX2: Q4_0, Q4_K,
+// Q6_K) or else the scalar twin. Cost: 16 * (g1 - g0) * nTokens * K multiply-adds.
 void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
                   float *y, size_t ldy);
 
@@ -96,7 +97,13 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
                         int64_t nTokens, float *y, size_t ldy);
 
 // True when the active CPU path has a packed kernel for `type` (packing is
-// worth it): AVX-512 VNNI for all four types, AVX2 for Q4_0, Q4_K and Q6_K.
+// worth it): AVX-512 VNNI and AVX-VNNI for all four types, AVX2 without
+// VNNI for Q4_0, Q4_K and Q6_K.
 bool packedKernelsActive(GgmlType type);
+
+// Whether the AVX2 path may use the CPU's AVX-VNNI (default: yes, where the
+// CPU has it). Tests turn it off to run the plain AVX2 kernels too; not
+// thread-safe against a running multiply (like setCpuPath).
+void setPackedAvxVnni(bool allowed);
 
 } // namespace burrow::quant

@@ -30,5 +30,9 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
 bool packedAvx2Supports(GgmlType type);
 void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                       int64_t nTokens, float *y, size_t ldy);
+// The same with AVX-VNNI (256-bit vpdpbusd; needs the CPU's avx_vnni flag):
+// all four types.
+void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
+                         int64_t nTokens, float *y, size_t ldy);
 
 } // namespace burrow::quant::x86
