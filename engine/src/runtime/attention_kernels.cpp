@@ -1,5 +1,7 @@
 #include "runtime/attention_kernels.h"
 
+#include "runtime/vec_exp.h"
+
 #include "runtime/f16.h"
 #include "quant/cpu_features.h"
 
@@ -71,28 +73,6 @@ namespace {
 #define BURROW_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
 #define BURROW_AVX2 __attribute__((target("avx2,fma,f16c")))
 
-// exp(x) for x <= 0 (softmax after subtracting the max): x = n ln2 + r,
-// |r| <= ln2/2, e^r by its degree-6 Taylor polynomial, times 2^n (scalef);
-// inputs below -87.3 give 0.
-BURROW_AVX512 inline __m512 exp512(__m512 x)
-{
-    const __m512 lo = _mm512_set1_ps(-87.33f);
-    const __mmask16 tiny = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
-    x = _mm512_max_ps(x, lo);
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187045e-06f), r);
-    __m512 p = _mm512_set1_ps(1.0f / 720.0f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    return _mm512_maskz_mov_ps(static_cast<__mmask16>(~tiny), _mm512_scalef_ps(p, n));
-}
-
 BURROW_AVX512 inline __m512 loadHalves16(const uint16_t *p)
 {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
@@ -112,13 +92,13 @@ BURROW_AVX512 void softmaxAvx512(const AttentionHead &h, float *scores, float ma
     __m512 vsum = _mm512_setzero_ps();
     uint32_t j = h.first;
     for (; j + 16 <= h.last + 1; j += 16) {
-        const __m512 e = exp512(_mm512_sub_ps(_mm512_loadu_ps(scores + j), vmax));
+        const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_loadu_ps(scores + j), vmax));
         _mm512_storeu_ps(scores + j, e);
         vsum = _mm512_add_ps(vsum, e);
     }
     if (j <= h.last) {
         const __mmask16 m = static_cast<__mmask16>((1u << (h.last + 1 - j)) - 1u);
-        const __m512 e = exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, scores + j), vmax));
+        const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, scores + j), vmax));
         _mm512_mask_storeu_ps(scores + j, m, e);
         vsum = _mm512_add_ps(vsum, _mm512_maskz_mov_ps(m, e));
     }
@@ -372,7 +352,7 @@ BURROW_AVX512 void attendBlockAvx512(const AttentionBlock &b, float *scratch)
     vmax = _mm512_mask_mov_ps(_mm512_setzero_ps(), live, vmax);
     __m512 vsum = _mm512_setzero_ps();
     for (uint32_t j = lo; j <= hi; ++j) {
-        const __m512 e = exp512(_mm512_sub_ps(_mm512_loadu_ps(S + 16 * size_t(j)), vmax));   // -inf -> 0
+        const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_loadu_ps(S + 16 * size_t(j)), vmax));   // -inf -> 0
         _mm512_storeu_ps(S + 16 * size_t(j), e);
         vsum = _mm512_add_ps(vsum, e);
     }
@@ -398,27 +378,6 @@ BURROW_AVX512 void attendBlockAvx512(const AttentionBlock &b, float *scratch)
 }
 
 // ---- AVX2 ----
-
-BURROW_AVX2 inline __m256 exp256(__m256 x)
-{
-    const __m256 lo = _mm256_set1_ps(-87.33f);
-    const __m256 tiny = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
-    x = _mm256_max_ps(x, lo);
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606765330187045e-06f), r);
-    __m256 p = _mm256_set1_ps(1.0f / 720.0f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    // 2^n for n in [-126, 0]: the exponent field.
-    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
-}
 
 BURROW_AVX2 inline __m256 loadHalves8(const uint16_t *p)
 {
@@ -464,7 +423,7 @@ BURROW_AVX2 void attendHeadAvx2(const AttentionHead &h, const float *q, float *s
     float tail = 0.0f;
     uint32_t j = h.first;
     for (; j + 8 <= h.last + 1; j += 8) {
-        const __m256 e = exp256(_mm256_sub_ps(_mm256_loadu_ps(scores + j), vmax));
+        const __m256 e = simd::exp256(_mm256_sub_ps(_mm256_loadu_ps(scores + j), vmax));
         _mm256_storeu_ps(scores + j, e);
         vsum = _mm256_add_ps(vsum, e);
     }
@@ -569,7 +528,7 @@ BURROW_AVX2 void attendBlockAvx2(const AttentionBlock &b, float *scratch)
     vmax = _mm256_blendv_ps(_mm256_setzero_ps(), vmax, live);
     __m256 vsum = _mm256_setzero_ps();
     for (uint32_t j = lo; j <= hi; ++j) {
-        const __m256 e = exp256(_mm256_sub_ps(_mm256_loadu_ps(S + 8 * size_t(j)), vmax));   // -inf -> 0
+        const __m256 e = simd::exp256(_mm256_sub_ps(_mm256_loadu_ps(S + 8 * size_t(j)), vmax));   // -inf -> 0
         _mm256_storeu_ps(S + 8 * size_t(j), e);
         vsum = _mm256_add_ps(vsum, e);
     }

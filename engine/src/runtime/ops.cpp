@@ -1,6 +1,7 @@
 #include "runtime/ops.h"
 
 #include "runtime/f16.h"
+#include "runtime/vec_exp.h"
 #include "quant/cpu_features.h"
 
 #include <cmath>
@@ -9,6 +10,9 @@
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
+// GCC 12 warns inside its own AVX-512 headers about deliberately undefined lanes.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace burrow::runtime {
@@ -149,31 +153,12 @@ void swigluScalar(const float *gate, const float *up, float *out, int64_t n)
 #if defined(__x86_64__) || defined(_M_X64)
 #define BURROW_OPS_AVX512 __attribute__((target("avx512f,avx2,fma")))
 
-// e^x for 16 lanes: x = n ln2 + r with |r| <= ln2 / 2, e^r by the Cephes
-// expf polynomial (about 1 ulp, as libm's expf on this range), 2^n by
-// vscalefps (saturates to 0 and +inf like expf).
-BURROW_OPS_AVX512 inline __m512 exp512(__m512 x)
-{
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    return _mm512_scalef_ps(p, n);
-}
-
 BURROW_OPS_AVX512 void swigluAvx512(const float *gate, const float *up, float *out, int64_t n)
 {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m512 g = _mm512_loadu_ps(gate + i);
-        const __m512 e = exp512(_mm512_sub_ps(_mm512_setzero_ps(), g));
+        const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_setzero_ps(), g));
         const __m512 silu = _mm512_div_ps(g, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
         _mm512_storeu_ps(out + i, _mm512_mul_ps(silu, _mm512_loadu_ps(up + i)));
     }
@@ -182,44 +167,12 @@ BURROW_OPS_AVX512 void swigluAvx512(const float *gate, const float *up, float *o
 
 #define BURROW_OPS_AVX2 __attribute__((target("avx2,fma")))
 
-// 2^e for integer lanes e in [-126, 127], built in the exponent bits.
-BURROW_OPS_AVX2 inline __m256 pow2i(__m256i e)
-{
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e, _mm256_set1_epi32(127)), 23));
-}
-
-// e^x for 8 lanes: the same reduction and polynomial; 2^n built in the
-// exponent bits, with x clamped to where that is a normal float and the
-// ends set as expf gives them (0 below -87.3, +inf above 88.7).
-BURROW_OPS_AVX2 inline __m256 exp256(__m256 x)
-{
-    const __m256 hi = _mm256_set1_ps(88.7228391f), lo = _mm256_set1_ps(-87.3365448f);
-    const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), xc);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    // p * 2^n as two factors 2^(n/2) 2^(n - n/2), so n = 128 (x near the top) stays normal.
-    const __m256i ni = _mm256_cvtps_epi32(n);
-    const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
-    __m256 v = _mm256_mul_ps(_mm256_mul_ps(p, pow2i(n1)), pow2i(n2));
-    v = _mm256_blendv_ps(v, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
-    return _mm256_blendv_ps(v, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
-}
-
 BURROW_OPS_AVX2 void swigluAvx2(const float *gate, const float *up, float *out, int64_t n)
 {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 g = _mm256_loadu_ps(gate + i);
-        const __m256 e = exp256(_mm256_sub_ps(_mm256_setzero_ps(), g));
+        const __m256 e = simd::exp256(_mm256_sub_ps(_mm256_setzero_ps(), g));
         const __m256 silu = _mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
         _mm256_storeu_ps(out + i, _mm256_mul_ps(silu, _mm256_loadu_ps(up + i)));
     }
