@@ -107,7 +107,6 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     m_card = cardFromInfo(m_model->info());
     m_card.path = path;
     m_card.contextSize = int(m_session->contextSize());
-    m_autoChat = m_card.hasChatTemplate;
 #if BURROW_HAVE_CHAT
     // Which format "auto" renders with: the template (or its fallback when it
     // does not parse); without a template, the format the vocabulary's chat
@@ -116,7 +115,6 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     if (auto format = burrow::chatFormatFor(*m_model, "auto");
         format && (m_card.hasChatTemplate || format->fromVocabulary)) {
         m_card.chatFormat = fromStd(format->name);
-        m_autoChat = true;
     }
 #endif
     qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format"
@@ -166,7 +164,8 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     const QString chatFormat = request.settings.chatFormat.trimmed();
     const bool forcedFormat = !chatFormat.isEmpty() && chatFormat.compare(QLatin1String("auto"), Qt::CaseInsensitive) != 0;
 #if BURROW_HAVE_CHAT
-    const bool useTemplate = m_autoChat || forcedFormat;
+    // (The card names a format for "auto" exactly when it renders one.)
+    const bool useTemplate = info.hasChatTemplate || !m_card.chatFormat.isEmpty() || forcedFormat;
 #else
     const bool useTemplate = false;   // this build has no chat templates: plain text
     if (forcedFormat)

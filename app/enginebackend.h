@@ -32,8 +32,4 @@ private:
     std::unique_ptr<burrow::Session> m_session;
     int m_requestedContext = 0;      // what the session was created for (before clamping)
     ModelCard m_card;
-    // "Automatic" renders a chat format: the model has a template, or none
-    // but chat tokens in its vocabulary. Otherwise it is a base model and
-    // Automatic continues the conversation as plain text.
-    bool m_autoChat = false;
 };
