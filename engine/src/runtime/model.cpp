@@ -5,6 +5,7 @@
 #include "runtime/weight_packing.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace burrow {
 
@@ -50,32 +51,46 @@ Result<std::shared_ptr<ModelImpl>> ModelImpl::load(const std::string &path, cons
     if (!progress(0.05f))
         return cancelled();
 
-    // Touch every page of the weights once (reads the file into the page
-    // cache with progress, instead of stalling the first prompt).
-    const uint64_t total = std::max<uint64_t>(m->m_weights.bytes, 1);
-    uint64_t done = 0;
-    volatile uint8_t sink = 0;
-    for (const gguf::TensorInfo &t : m->m_file->tensors()) {
-        uint8_t acc = 0;
-        for (uint64_t off = 0; off < t.nBytes; off += 4096)
-            acc ^= t.data[off];
-        sink = sink ^ acc;
-        done += t.nBytes;
-        if (!progress(0.05f + 0.55f * static_cast<float>(std::min(done, total)) / static_cast<float>(total)))
-            return cancelled();
-    }
-    (void)sink;
-
-    // The matrices in the layout of the CPU path's packed kernels (if any).
+    // The matrices in the layout of the CPU path's packed kernels (if any):
+    // packing reads them from the file once and releases their pages.
     bool stopped = false;
     const Status packed = packWeights(m->m_weights, m->m_packed, [&](float p) {
-        stopped = !progress(0.6f + 0.4f * p);
+        stopped = !progress(0.05f + 0.55f * p);
         return !stopped;
     });
     if (stopped)
         return cancelled();
     if (!packed)
         return packed.withContext(path);
+
+    // Touch every page of the other tensors once (reads the file into the
+    // page cache with progress, instead of stalling the first prompt).
+    std::unordered_set<const uint8_t *> packedData;
+    const auto notePacked = [&](const model::TensorView &t) {
+        if (t.packed && t.data != m->m_weights.tokenEmbd.data)   // a tied output's rows are still read
+            packedData.insert(t.data);
+    };
+    for (const model::LayerWeights &L : m->m_weights.layers)
+        for (const model::TensorView *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown})
+            notePacked(*t);
+    notePacked(m->m_weights.output);
+    uint64_t total = 1, done = 0;
+    for (const gguf::TensorInfo &t : m->m_file->tensors())
+        if (!packedData.count(t.data))
+            total += t.nBytes;
+    volatile uint8_t sink = 0;
+    for (const gguf::TensorInfo &t : m->m_file->tensors()) {
+        if (packedData.count(t.data))
+            continue;
+        uint8_t acc = 0;
+        for (uint64_t off = 0; off < t.nBytes; off += 4096)
+            acc ^= t.data[off];
+        sink = sink ^ acc;
+        done += t.nBytes;
+        if (!progress(0.6f + 0.4f * static_cast<float>(std::min(done, total)) / static_cast<float>(total)))
+            return cancelled();
+    }
+    (void)sink;
     if (!progress(1.0f))   // (also when nothing was packed)
         return cancelled();
     return m;
