@@ -47,6 +47,10 @@ constexpr std::array<GgmlTypeInfo, GGML_TYPE_ID_LIMIT> kTypes = {{
     /* 36 */ {nullptr, 0, 0},
     /* 37 */ {nullptr, 0, 0},
     /* 38 */ {nullptr, 0, 0},
+    /* 39 */ {"MXFP4", 32, 17},   // E8M0 scale byte + 16 bytes of 4-bit E2M1 codes
+    /* 40 */ {"NVFP4", 64, 36},   // 4 UE4M3 scales (one per 16 values) + 32 bytes of codes
+    /* 41 */ {"Q1_0", 128, 18},   // F16 scale + 128 sign bits
+    /* 42 */ {"Q2_0", 64, 18},    // F16 scale + 64 2-bit codes
 }};
 
 } // namespace

@@ -42,9 +42,13 @@ enum class GgmlType : uint32_t {
     GGML_TYPE_BF16    = 30,
     GGML_TYPE_TQ1_0   = 34,
     GGML_TYPE_TQ2_0   = 35,
+    GGML_TYPE_MXFP4   = 39,
+    GGML_TYPE_NVFP4   = 40,
+    GGML_TYPE_Q1_0    = 41,
+    GGML_TYPE_Q2_0    = 42,
 };
 
-inline constexpr uint32_t GGML_TYPE_ID_LIMIT = 39; // ids are < this (ggml's GGML_TYPE_COUNT)
+inline constexpr uint32_t GGML_TYPE_ID_LIMIT = 43; // ids are < this (ggml's GGML_TYPE_COUNT, August 2026)
 
 struct GgmlTypeInfo {
     const char *name;     // "Q4_K"; nullptr for ids that were removed from ggml
