@@ -60,10 +60,8 @@ QStringList ChatSettings::fieldNames()
 QStringList ChatSettings::chatFormats()
 {
     QStringList names;
-#if BURROW_HAVE_CHAT
     for (const std::string &name : burrow::chatFormatNames())
         names << QString::fromStdString(name);
-#endif
     if (!names.contains(QLatin1String("auto")))
         names.prepend(QStringLiteral("auto"));
     return names;

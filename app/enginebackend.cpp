@@ -107,7 +107,6 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     m_card = cardFromInfo(m_model->info());
     m_card.path = path;
     m_card.contextSize = int(m_session->contextSize());
-#if BURROW_HAVE_CHAT
     // Which format "auto" renders with: the template (or its fallback when it
     // does not parse); without a template, the format the vocabulary's chat
     // tokens show (an instruct model converted without its template), else
@@ -116,7 +115,6 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
         format && (m_card.hasChatTemplate || format->fromVocabulary)) {
         m_card.chatFormat = fromStd(format->name);
     }
-#endif
     qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format"
                   << (m_card.chatFormat.isEmpty() ? QStringLiteral("plain text") : m_card.chatFormat);
     return true;
@@ -163,14 +161,8 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     // is used whether or not the model has a template.
     const QString chatFormat = request.settings.chatFormat.trimmed();
     const bool forcedFormat = !chatFormat.isEmpty() && chatFormat.compare(QLatin1String("auto"), Qt::CaseInsensitive) != 0;
-#if BURROW_HAVE_CHAT
     // (The card names a format for "auto" exactly when it renders one.)
     const bool useTemplate = info.hasChatTemplate || !m_card.chatFormat.isEmpty() || forcedFormat;
-#else
-    const bool useTemplate = false;   // this build has no chat templates: plain text
-    if (forcedFormat)
-        return fail(tr("This build of Burrow has no chat templates, so the chat format \"%1\" cannot be used.").arg(chatFormat));
-#endif
     QString formatUsed;
     const std::string bosText = info.bosId >= 0 ? model.tokenBytes(info.bosId) : std::string();
 
@@ -180,7 +172,6 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     auto build = [&](int first, BuiltPrompt *out, QString *buildError) -> bool {
         out->tokens.clear();
         out->keep = 0;
-#if BURROW_HAVE_CHAT
         if (useTemplate) {
             std::vector<burrow::ChatMessage> messages;
             if (!request.systemPrompt.isEmpty())
@@ -213,7 +204,6 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
             }
             return true;
         }
-#endif
         std::string text;
         if (!request.systemPrompt.isEmpty()) {
             text = toStd(request.systemPrompt);

@@ -3,7 +3,7 @@
 // data byte is touched, and inspectGguf() derives the model facts. A crash,
 // sanitizer report, leak or timeout here is a reader bug.
 #include "gguf/gguf_reader.h"
-#include "gguf/model_info.h"
+#include "api/model_info.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (f.tensor(t.name) != &t)
             __builtin_trap();
     }
-    auto info = inspectGguf(f);
+    auto info = burrow::api::inspectGguf(f);
     if (info)
         sink = sink + static_cast<uint8_t>(info->vocabSize);
     (void)sink;

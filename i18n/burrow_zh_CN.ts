@@ -196,13 +196,6 @@
     </message>
 </context>
 <context>
-    <name>ChatBackend</name>
-    <message>
-        <source>This build of Burrow has no inference engine yet.</source>
-        <translation>此版本的 Burrow 尚未包含推理引擎。</translation>
-    </message>
-</context>
-<context>
     <name>ChatController</name>
     <message>
         <source>Another chat is still writing its reply. Wait for it, or stop it, then send.</source>
@@ -1070,10 +1063,6 @@
     <message>
         <source>The message is too long for this model&apos;s context (%1 tokens, the context holds %2). Shorten it or choose a larger context.</source>
         <translation>消息太长，超出了此模型的上下文（%1 个词元，上下文只能容纳 %2 个）。请缩短消息或选择更大的上下文。</translation>
-    </message>
-    <message>
-        <source>This build of Burrow has no chat templates, so the chat format &quot;%1&quot; cannot be used.</source>
-        <translation>此版本的 Burrow 不支持对话模板，因此无法使用对话格式“%1”。</translation>
     </message>
 </context>
 <context>

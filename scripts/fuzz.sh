@@ -5,7 +5,7 @@
 # Seed corpus, rebuilt every run in build/fuzz/fuzz-work/seeds:
 #   - valid and corrupt files written by gguf_seed_corpus;
 #   - the first 4 KiB and 64 KiB of every .gguf in ../shared (when present);
-#   - the kept crash inputs in tests/engine/data/gguf-crashes/.
+#   - the kept crash inputs in tests/engine/gguf/data/gguf-crashes/.
 # The corpus the fuzzer grows is kept in build/fuzz/fuzz-work/corpus between
 # runs. A crash exits non-zero and leaves its input in build/fuzz/crashes/.
 set -euo pipefail
@@ -37,8 +37,8 @@ if [[ -d "$shared" ]]; then
         head -c 65536 "$file" >"$seeds/shared-$name-64k.gguf"
     done < <(find "$shared" -name '*.gguf' -type f -print0)
 fi
-if [[ -d "$root/tests/engine/data/gguf-crashes" ]]; then
-    find "$root/tests/engine/data/gguf-crashes" -type f -name "*.gguf" -exec cp {} "$seeds/" \;
+if [[ -d "$root/tests/engine/gguf/data/gguf-crashes" ]]; then
+    find "$root/tests/engine/gguf/data/gguf-crashes" -type f -name "*.gguf" -exec cp {} "$seeds/" \;
 fi
 echo "fuzz.sh: $(ls "$seeds" | wc -l) seed files; fuzzing for $seconds s"
 

@@ -1,10 +1,10 @@
 #include "runtime/forward.h"
 
-#include "runtime/attention_kernels.h"
-#include "runtime/f16.h"
+#include "ops/attention_kernels.h"
+#include "ops/f16.h"
 #include "runtime/kv_cache.h"
 #include "runtime/matmul.h"
-#include "runtime/ops.h"
+#include "ops/ops.h"
 #include "runtime/thread_pool.h"
 
 #include <algorithm>
@@ -13,6 +13,8 @@
 #include <new>
 
 namespace burrow::runtime {
+
+using namespace burrow::ops;   // the kernels (ops/)
 
 namespace {
 

@@ -1,7 +1,7 @@
 #include "runtime/kv_cache.h"
 
-#include "runtime/f16.h"
-#include "runtime/ops.h"
+#include "ops/f16.h"
+#include "ops/ops.h"
 #include "runtime/thread_pool.h"
 #include "common/checked.h"
 
@@ -11,6 +11,8 @@
 #include <vector>
 
 namespace burrow::runtime {
+
+using namespace burrow::ops;   // the kernels (ops/)
 
 KvCache::KvCache(const model::ModelConfig &config, uint32_t capacity)
     : m_config(config), m_capacity(capacity), m_kRow(config.nEmbdKv()), m_vRow(config.nEmbdVKv())

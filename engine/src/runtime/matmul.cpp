@@ -1,6 +1,6 @@
 #include "runtime/matmul.h"
 
-#include "runtime/gemm_q32.h"
+#include "ops/gemm_q32.h"
 #include "runtime/thread_pool.h"
 #include "quant/packed.h"
 #include "quant/quant_traits.h"
@@ -9,6 +9,8 @@
 #include <atomic>
 
 namespace burrow::runtime {
+
+using namespace burrow::ops;   // the kernels (ops/)
 
 namespace {
 

@@ -1,0 +1,86 @@
+// The inner loop of attention for one (token, head): scores against the
+// cached keys, softmax, and the probability-weighted sum of the cached
+// values, with kernels for the CPU path the trait table uses
+// (quant::activeCpuPath(): scalar, AVX2 + F16C + FMA, AVX-512).
+//
+//   s_j = dot(K_j, q)                      (keys and q as halves, products in float)
+//   s_j = softcap ? c * tanh(s_j / c) : s_j;  s_j *= scale
+//   p_j = f16(exp(s_j - max s) / sum_j exp(s_j - max s))
+//   out[d] = sum_j p_j * V_j[d]
+// for j in [first, last]. The scalar kernel sums the dot products, the
+// exponentials and the output in double (the reference engine's order for
+// short rows); the SIMD kernels keep float lanes (16 or 8 wide) and a
+// polynomial exp (relative error < 3e-7), so their results differ from the
+// scalar ones by float rounding only.
+//
+// Shapes: K_j = k + j * kStride halves (dk of them), V_j = v + j * vStride
+// (dv of them); q: dk floats that are exact halves; scores: last + 1 floats
+// and probs: last + 1 halves of scratch (indices [first, last] are used);
+// out: dv floats. Cost: (last - first + 1) * (dk + dv) multiply-adds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace burrow::ops {
+
+struct AttentionHead {
+    const uint16_t *k = nullptr;
+    size_t kStride = 0;
+    const uint16_t *v = nullptr;
+    size_t vStride = 0;
+    int dk = 0;
+    int dv = 0;
+    uint32_t first = 0;
+    uint32_t last = 0;          // inclusive
+    float scale = 1.0f;
+    float softcap = 0.0f;       // 0: none
+};
+
+// Computes out (dv floats) for one head; scores/probs are scratch (see above).
+void attendHead(const AttentionHead &h, const float *q, float *scores, uint16_t *probs, float *out);
+
+// Heads that share one KV head (grouped-query attention): the same keys,
+// values and range for nHeads (1..kMaxGroupHeads) queries q[g] (dk floats),
+// outputs out[g] (dv floats). scores/probs: nHeads rows of scratch,
+// scoresStride/probsStride elements apart. On the AVX-512 path, head sizes 64
+// (2-4 heads) and 128 (2 heads) have a kernel that converts each key and
+// value row once for all heads; otherwise each head runs attendHead. Results
+// equal attendHead's up to float summation order.
+inline constexpr int kMaxGroupHeads = 4;
+void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, float *const *out, float *scores,
+                 size_t scoresStride, uint16_t *probs, size_t probsStride);
+
+// Several query vectors at once against one KV head (prompt processing:
+// consecutive tokens x the heads that share the KV head): nq <= 16 (AVX-512)
+// or 8 (AVX2) queries,
+// query i sees keys [first[i], last[i]] (inclusive). Each key and value row
+// is converted once for all queries, and the 16 query lanes are computed side
+// by side (scores key-major: one vector per key), so no per-key horizontal
+// sums. dk == dv == 64 or 128 and no softcap; AVX-512 and AVX2 paths.
+// scratch: 32 * (max last + 1) floats. Returns false (nothing computed) when
+// no kernel applies; the caller then runs attendHeads per token. Results equal
+// attendHead's per query up to float summation order.
+struct AttentionBlock {
+    const uint16_t *k = nullptr;
+    size_t kStride = 0;
+    const uint16_t *v = nullptr;
+    size_t vStride = 0;
+    int d = 0;                   // dk == dv
+    float scale = 1.0f;
+    int nq = 0;
+    const float *q[16] = {};     // d floats each, exact halves
+    float *out[16] = {};         // d floats each
+    uint32_t first[16] = {};
+    uint32_t last[16] = {};
+};
+inline constexpr int kAttentionBlockQueries = 16;
+bool attendBlock(const AttentionBlock &b, float *scratch);
+// The most queries attendBlock takes for head size d on the active path
+// (16 on AVX-512, 8 on AVX2), 0 when it has no kernel.
+int attendBlockQueries(int d);
+
+// The scalar kernel, whatever the active path (tests compare against it).
+void attendHeadScalar(const AttentionHead &h, const float *q, float *scores, uint16_t *probs, float *out);
+
+} // namespace burrow::ops

@@ -1,0 +1,32 @@
+// The element-wise and per-row operations of the forward pass, in F32, with
+// the reference engine's order of operations (so rounding matches closely).
+#pragma once
+
+#include "model/model_config.h"
+
+#include <cstdint>
+
+namespace burrow::ops {
+
+// y[i] = x[i] / sqrt(mean(x^2) + eps) * w[i]  (squares in float, summed in double). y may equal x.
+void rmsNorm(const float *x, const float *w, float *y, int64_t n, float eps);
+
+// RoPE tables for one position: cs[2i] = cos(theta_i), cs[2i+1] = sin(theta_i)
+// for i < nRot/2, theta_i = pos * freqScale * base^(-2i/nRot) / factors[i].
+// theta is advanced by repeated multiplication, as the reference does.
+// cs has nRot floats; factors may be null.
+void ropeCache(float pos, int nRot, float freqBase, float freqScale, const float *factors, float *cs);
+
+// Rotates the first nRot elements of each of nHeads heads (headDim apart) in place.
+void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type, const float *cs);
+
+// x[i] = c * tanh(x[i] / c)
+void softcap(float *x, int64_t n, float c);
+
+// Gated activations: out[i] = act(gate[i]) * up[i]. swiglu on the AVX-512 and AVX2
+// path computes e^-g with a polynomial (within 2 ulp of expf; tests compare).
+void swiglu(const float *gate, const float *up, float *out, int64_t n);
+void geglu(const float *gate, const float *up, float *out, int64_t n);   // tanh GELU through an F16 table
+float geluTanh(float x);                                                 // the table lookup, exposed for tests
+
+} // namespace burrow::ops
