@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,10 +47,31 @@ struct ModelInfo {
     std::string chatTemplate;        // tokenizer.chat_template ("" when absent)
     std::map<std::string, int> tensorTypeCounts;  // "Q4_K" -> 120
     uint64_t weightBytes = 0;        // bytes of tensor data
-    uint64_t kvBytesPerToken = 0;    // F16 K+V over all layers for one position
 
-    // Memory for the KV cache at `nCtx` positions (F16 K and V).
-    uint64_t kvCacheBytes(uint32_t nCtx) const { return kvBytesPerToken * nCtx; }
+    // Mixture of experts (0 for a dense model).
+    uint32_t expertCount = 0;        // experts per MoE layer ({arch}.expert_count)
+    uint32_t expertUsedCount = 0;    // experts each token runs ({arch}.expert_used_count)
+    // Parameters one token reads: all of them for a dense model; for a MoE
+    // model the shared tensors plus expertUsedCount of expertCount experts.
+    uint64_t activeParameterCount = 0;
+
+    // Sliding-window attention (0 / 0 when the model has none).
+    uint32_t slidingWindow = 0;      // positions a sliding layer sees (its KV cache holds no more)
+    uint32_t slidingLayerCount = 0;  // layers that use the window
+
+    // KV cache (F16 K and V) for one position: of the full-attention layers,
+    // and of the sliding-window layers (which keep at most slidingWindow
+    // positions, however long the context).
+    uint64_t kvBytesPerToken = 0;
+    uint64_t kvBytesPerTokenSliding = 0;
+
+    // Memory for the KV cache at `nCtx` positions (F16 K and V), sliding
+    // layers bounded by their window.
+    uint64_t kvCacheBytes(uint32_t nCtx) const
+    {
+        const uint32_t windowed = slidingWindow != 0 && slidingWindow < nCtx ? slidingWindow : nCtx;
+        return kvBytesPerToken * nCtx + kvBytesPerTokenSliding * windowed;
+    }
 };
 
 // Reads and validates the header only (cheap: no weights are touched).
@@ -80,8 +102,31 @@ public:
 };
 
 struct ChatMessage {
-    std::string role;     // "system", "user", "assistant"
+    std::string role;     // "system", "user", "assistant", "tool", ...
     std::string content;
+    // The model's reasoning behind an assistant turn ("" when none). Templates
+    // see it as both `reasoning_content` (Qwen3, DeepSeek) and `thinking`
+    // (gpt-oss), unless extraJson sets those names itself.
+    std::string reasoning;
+    // Every other field the message carries, as one JSON object text ("" for
+    // none): {"tool_calls": [...], "name": "get_weather"}. The template sees
+    // each field as written; a field named here wins over the ones above.
+    std::string extraJson;
+};
+
+// How a model's replies mark their reasoning (decided by its chat format).
+enum class ReasoningSyntax {
+    REASONING_SYNTAX_NONE,          // the whole reply is the answer
+    REASONING_SYNTAX_THINK_TAGS,    // "<think>" reasoning "</think>" before the answer (Qwen3, DeepSeek R1)
+    REASONING_SYNTAX_HARMONY,       // gpt-oss channels: "analysis" is reasoning, "final" the answer
+};
+
+// What the generation loop needs to split a reply into reasoning and answer.
+struct ReasoningOptions {
+    ReasoningSyntax syntax = ReasoningSyntax::REASONING_SYNTAX_NONE;
+    // The prompt already opened the reasoning block (a generation prompt
+    // that ends in "<think>\n"): the reply starts as reasoning.
+    bool startsInReasoning = false;
 };
 
 // The chat format a model uses: its own Jinja template, or a known fallback.
@@ -94,6 +139,16 @@ struct ChatFormat {
     // architecture: the model was evidently tuned for chat. An app may treat
     // a model without a template and without such tokens as a base model.
     bool fromVocabulary = false;
+    // The whole conversation as plain text for the model to continue (no
+    // chat format): what a base model gets under buildChatPrompt's
+    // plainTextForBaseModels. name is then "plain".
+    bool plainText = false;
+    // How replies in this format mark reasoning.
+    ReasoningSyntax reasoning = ReasoningSyntax::REASONING_SYNTAX_NONE;
+    // The template reads these variables, so a user setting for them has an
+    // effect (a settings panel shows the switch only then).
+    bool readsEnableThinking = false;     // Qwen3's enable_thinking
+    bool readsReasoningEffort = false;    // gpt-oss's reasoning_effort ("low", "medium", "high")
 };
 
 // The names RenderOptions::chatFormat accepts, in a stable order: "auto" (the
@@ -109,6 +164,14 @@ struct RenderOptions {
     // template; the stop strings are then that format's end-of-turn markers
     // plus the texts of the vocabulary's EOS and EOT tokens.
     std::string chatFormat = "auto";
+    // Template variables beyond messages / add_generation_prompt / bos_token
+    // / eos_token, as one JSON object text ("" for none), e.g.
+    // {"enable_thinking": false, "reasoning_effort": "high"}.
+    std::string kwargsJson;
+    // Typed shortcuts for the two variables a chat app sets; applied on top
+    // of kwargsJson when set.
+    std::optional<bool> enableThinking;
+    std::string reasoningEffort;          // "" = the template's default
 };
 
 // Renders a conversation with the model's chat template (or the fallback
@@ -128,6 +191,54 @@ Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage
 // The format renderChat() uses for `chatFormat` (a name as in RenderOptions),
 // without rendering: e.g. to show which format "auto" picks for a model.
 Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatFormat = "auto");
+// The same, as buildChatPrompt() decides it: with plainTextForBaseModels,
+// "auto" on a model with neither a chat template nor chat tokens in its
+// vocabulary (a base model) gives the plain-text format. This is the one
+// answer to "which format, and why" that a user interface shows.
+Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatFormat, bool plainTextForBaseModels);
+
+// ---- prompt building --------------------------------------------------------
+
+enum class Truncation {
+    // Keep the system messages at the start and the newest turns; drop whole
+    // exchanges from the oldest (the kept part starts with a user message).
+    TRUNCATION_DROP_OLDEST,
+    // Refuse (an error naming the sizes) when the conversation does not fit.
+    TRUNCATION_REFUSE,
+};
+
+struct PromptOptions {
+    // Format and template variables (addGenerationPrompt is always on: the
+    // reply continues after the prompt).
+    RenderOptions render;
+    // "auto" on a base model renders plain text (see chatFormatFor).
+    bool plainTextForBaseModels = false;
+    // Most tokens the prompt may have: the context minus the room kept for
+    // the reply. 0: no limit.
+    uint32_t budget = 0;
+    Truncation truncation = Truncation::TRUNCATION_DROP_OLDEST;
+};
+
+struct ChatPrompt {
+    std::vector<Token> tokens;       // ready for Session::generate (BOS as the vocabulary wants)
+    int32_t keepTokens = 0;          // leading tokens of the system prompt (GenerateOptions::nKeep)
+    // messages[firstMessage..] are in the prompt, with the leading system
+    // messages; the non-system messages before firstMessage were left out.
+    size_t firstMessage = 0;
+    size_t droppedMessages = 0;
+    ChatFormat format;               // what rendered it and why; its stopStrings end the reply
+    ReasoningOptions reasoning;      // for GenerateOptions::reasoning
+};
+
+// Renders `messages` (oldest first; the reply continues after the last) in
+// the chosen format, tokenizes, and fits the result into options.budget.
+// Cost: the template is rendered once for the whole conversation; when it
+// does not fit, the cut is found from per-message token counts and the kept
+// part is rendered once more. Errors: an unknown format, a template error,
+// a conversation that does not fit (TRUNCATION_REFUSE, or when even the
+// system prompt and the last message exceed the budget).
+Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMessage> &messages,
+                                   const PromptOptions &options);
 
 struct SamplingParams {
     float temperature = 0.8f;        // <= 0: greedy
@@ -145,16 +256,42 @@ struct SamplingParams {
     uint32_t seed = 0xFFFFFFFFu;     // 0xFFFFFFFF: random
 };
 
+// Cancels one request: cancel() from any thread; the request holding the
+// token stops at its next check (between the layers of a prompt chunk and
+// between generated tokens) with STOP_REASON_CANCELLED. A cancelled token
+// stays cancelled, and each request has its own, so a cancel never leaks
+// into a later request; a request given an already cancelled token stops
+// before evaluating anything.
+class CancelToken {
+public:
+    void cancel() noexcept { m_cancelled.store(true, std::memory_order_release); }
+    bool isCancelled() const noexcept { return m_cancelled.load(std::memory_order_acquire); }
+
+private:
+    std::atomic<bool> m_cancelled{false};
+};
+
 enum class ContextOverflow {
     CONTEXT_OVERFLOW_STOP,           // stop generating when the context is full
     CONTEXT_OVERFLOW_SHIFT,          // keep nKeep tokens, drop half of the rest, go on
 };
 
+// Receives UTF-8-complete pieces of text; return false to stop.
+using TextCallback = std::function<bool(std::string_view piece)>;
+
 struct GenerateOptions {
-    int32_t maxTokens = -1;          // -1: until end of generation or the context is full
+    int32_t maxTokens = -1;          // -1: until end of generation or the context is full (reasoning counts)
     std::vector<std::string> stopStrings;
     ContextOverflow overflow = ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
     int32_t nKeep = 0;               // tokens kept at the start on a shift (BOS is always kept)
+    // This request's cancel token (null: only Session::cancel() stops it).
+    std::shared_ptr<const CancelToken> cancel;
+    // Splits the reply into reasoning and answer: the answer goes to the
+    // text callback and GenerateResult::text, the reasoning (without its
+    // markers) to onReasoning (may be null) and GenerateResult::reasoning.
+    // Stop strings apply to the answer only.
+    ReasoningOptions reasoning;
+    TextCallback onReasoning;
 };
 
 enum class StopReason {
@@ -167,6 +304,8 @@ enum class StopReason {
 
 struct Timings {
     int32_t promptTokens = 0;        // tokens actually computed for the prompt (after prefix reuse)
+    int32_t reasoningTokens = 0;     // generated tokens that were reasoning (included in generatedTokens)
+    double reasoningMs = 0;          // time from the first generated token to the end of the reasoning
     int32_t reusedTokens = 0;        // prompt tokens taken from the KV cache
     double promptMs = 0;
     int32_t generatedTokens = 0;
@@ -178,7 +317,8 @@ struct Timings {
 struct GenerateResult {
     StopReason stopReason = StopReason::STOP_REASON_END_OF_GENERATION;
     std::vector<Token> tokens;       // generated tokens
-    std::string text;                // the text the callback received, concatenated
+    std::string text;                // the answer: the text the callback received, concatenated
+    std::string reasoning;           // the reasoning, without its markers ("" when none)
     Timings timings;
 };
 
@@ -187,8 +327,6 @@ struct SessionOptions {
     int32_t threads = 0;             // 0: all physical cores
 };
 
-// Receives UTF-8-complete pieces of text; return false to stop.
-using TextCallback = std::function<bool(std::string_view piece)>;
 // Prompt progress: tokens done, tokens total.
 using ProgressCallback = std::function<void(int32_t done, int32_t total)>;
 
@@ -209,7 +347,10 @@ public:
     // Logits for the next token after evaluating `prompt` (with prefix reuse).
     virtual Status evaluate(const std::vector<Token> &prompt, std::vector<float> *logits) = 0;
 
-    // Thread-safe: the running generate() returns within one token.
+    // Thread-safe: the generate() or evaluate() running now stops at its next
+    // check (see CancelToken); no effect on later calls. Prefer a
+    // CancelToken per request (GenerateOptions::cancel), which also covers a
+    // request that has not started yet.
     virtual void cancel() = 0;
     // Forget the KV cache.
     virtual void reset() = 0;
