@@ -53,8 +53,7 @@ public:
                                      ", expected F32 for a 1-D tensor");
         } else if (!quant::isSupportedWeightType(t->type) || !quant::typeTraits(t->type)) {
             return Status::error("tensor '" + name + "' has type " + ggmlTypeName(t->type) +
-                                 ", which Burrow cannot compute with (supported: F32, F16, BF16, Q4_0, Q4_1, "
-                                 "Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS)");
+                                 ", which Burrow cannot compute with (supported: " + quant::supportedWeightTypesText() + ")");
         }
         view.name = t->name;
         view.data = t->data;
