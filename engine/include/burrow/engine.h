@@ -336,6 +336,13 @@ struct GenerateResult {
 struct SessionOptions {
     uint32_t contextSize = 4096;     // clamped to the model's trained context
     int32_t threads = 0;             // 0: all physical cores
+    // Attention computed as the reference engine does with flash attention
+    // (its default since 2025: an online softmax with an F16 accumulator for
+    // generation and short prompts, F32 tiles for long prompts), or as it does
+    // without (F16 probabilities). Both within float rounding of exact
+    // attention; the choice decides which of the reference's rounding Burrow
+    // reproduces (its `-fa on|off`).
+    bool flashAttention = true;
 };
 
 // Prompt progress: tokens done, tokens total.

@@ -61,12 +61,12 @@ Result<std::unique_ptr<SessionImpl>> SessionImpl::create(std::shared_ptr<const M
     s->m_model = std::move(model);
     const int threads = options.threads > 0 ? options.threads : ThreadPool::defaultThreadCount();
     s->m_pool = std::make_unique<ThreadPool>(threads);
-    auto cache = KvCache::create(c, nCtx);
+    auto cache = KvCache::create(c, nCtx, std::min<uint32_t>(kMaxBatch, nCtx));
     if (!cache)
         return cache.status().withContext(s->m_model->info().path);
     s->m_cache = std::move(cache.value());
     auto forward = Forward::create(c, s->m_model->weights(), *s->m_cache, *s->m_pool,
-                                   static_cast<int>(std::min<uint32_t>(kMaxBatch, nCtx)));
+                                   static_cast<int>(std::min<uint32_t>(kMaxBatch, nCtx)), options.flashAttention);
     if (!forward)
         return forward.status();
     s->m_forward = std::move(forward.value());
@@ -118,6 +118,8 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
     while (keep < m_tokens.size() && keep < prompt.size() && m_tokens[keep] == prompt[keep])
         ++keep;
     keep = std::min(keep, prompt.size() - 1);
+    // (A sliding-window layer may no longer hold the keys that position `keep` needs.)
+    keep = m_cache->reusableLength(0, static_cast<uint32_t>(keep));
     m_cache->setSize(static_cast<uint32_t>(keep));
     m_tokens.resize(keep);
 

@@ -47,6 +47,9 @@ struct AttentionHead {
     float scale = 1.0f;
     float softcap = 0.0f;       // 0: none
     float sink = kNoSink;       // the head's sink logit; kNoSink: none
+    // Paged cache: key/value of position j in cell blocks[j / 16] * 16 + j % 16
+    // (flash_attention.h kvCell); null: cell j.
+    const int32_t *blocks = nullptr;
 };
 
 // Computes out (dv floats) for one head; scores/probs are scratch (see above).
@@ -90,6 +93,7 @@ struct AttentionBlock {
     uint32_t last[kAttentionBlockQueries] = {};
     float sink[kAttentionBlockQueries] = {kNoSink, kNoSink, kNoSink, kNoSink, kNoSink, kNoSink, kNoSink, kNoSink,
                                           kNoSink, kNoSink, kNoSink, kNoSink, kNoSink, kNoSink, kNoSink, kNoSink};
+    const int32_t *blocks = nullptr;   // block table (as AttentionHead::blocks) or null
 };
 static_assert(kAttentionBlockQueries == 16, "AttentionBlock::sink lists one kNoSink per query");
 bool attendBlock(const AttentionBlock &b, float *scratch);

@@ -25,16 +25,20 @@ Kernels build(CpuPath path)
     k.f32ToF16Row = generic::f32ToF16Row;
     k.attendHead = generic::attendHead;
     k.attendHeads = generic::attendHeads;
+    k.attendOnline = generic::attendOnline;
+    k.attendTiled = generic::attendTiled;
     if (!quant::cpuPathSupported(path))
         return k;
 #ifdef BURROW_OPS_X86
     if (path == CpuPath::CPU_PATH_AVX2 || path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx2Elementwise(k);
         x86::fillAvx2Attention(k);
+        x86::fillAvx2Flash(k);
     }
     if (path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx512Elementwise(k);
         x86::fillAvx512Attention(k);
+        x86::fillAvx512Flash(k);
         x86::fillAvx512Gemm(k);
     }
 #endif

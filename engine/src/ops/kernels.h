@@ -11,6 +11,7 @@
 
 #include "common/ggml_types.h"
 #include "ops/attention_kernels.h"
+#include "ops/flash_attention.h"
 #include "quant/cpu_features.h"
 
 #include <cstddef>
@@ -36,6 +37,11 @@ struct Kernels {
     // Null, and attendBlockQueries 0, when the path has no blocked kernel.
     void (*attendBlock)(const AttentionBlock &b, float *scratch) = nullptr;
     int attendBlockQueries = 0;
+
+    // flash_attention.h
+    void (*attendOnline)(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                         float *const *out, const float *sinks) = nullptr;
+    void (*attendTiled)(const KvView &kv, const TileQuery *queries, int nq, float *scratch) = nullptr;
 
     // gemm_q32.h; null when the path has no kernel.
     void (*gemmQ32)(GgmlType type, int64_t K, const uint8_t *w, size_t wRowBytes, int64_t r0, int64_t r1,

@@ -2,6 +2,7 @@
 #include "ops/generic/generic_kernels.h"
 
 #include "ops/f16.h"
+#include "ops/flash_attention.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,7 @@ void attendHead(const AttentionHead &h, const float *q, float *scores, uint16_t 
     const float capInv = h.softcap != 0.0f ? 1.0f / h.softcap : 0.0f;
     float maxScore = -std::numeric_limits<float>::infinity();
     for (uint32_t j = h.first; j <= h.last; ++j) {
-        const uint16_t *kj = h.k + j * h.kStride;
+        const uint16_t *kj = h.k + kvCell(h.blocks, j) * h.kStride;
         // float products summed in double, as the reference's F16 dot for short rows
         double sd = 0.0;
         for (int d = 0; d < h.dk; ++d)
@@ -52,7 +53,7 @@ void attendHead(const AttentionHead &h, const float *q, float *scores, uint16_t 
             const float p = f16[probs[j]];
             if (p == 0.0f)
                 continue;
-            const uint16_t *vj = h.v + j * h.vStride + d0;
+            const uint16_t *vj = h.v + kvCell(h.blocks, j) * h.vStride + d0;
             for (int d = 0; d < nd; ++d)
                 acc[d] += static_cast<double>(p * f16[vj[d]]);
         }

@@ -7,6 +7,7 @@
 
 #include "model/model_config.h"
 #include "ops/attention_kernels.h"
+#include "ops/flash_attention.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,5 +30,10 @@ void attendHead(const AttentionHead &h, const float *q, float *scores, uint16_t 
 // attendHead per head (sinks: as attention_kernels.h).
 void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, float *const *out, float *scores,
                  size_t scoresStride, uint16_t *probs, size_t probsStride, const float *sinks);
+
+// --- flash_attention.cpp ---
+void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                  float *const *out, const float *sinks);
+void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
 
 } // namespace burrow::ops::generic

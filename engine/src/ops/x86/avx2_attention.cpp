@@ -6,6 +6,7 @@
 #include "ops/x86/x86_kernels.h"
 
 #include "ops/f16.h"
+#include "ops/flash_attention.h"
 #include "ops/x86/vec_exp.h"
 
 #include <immintrin.h>
@@ -46,7 +47,7 @@ void attendHeadAvx2(const AttentionHead &h, const float *q, float *scores, uint1
     const int dkFull = dk & ~7, dvFull = dv & ~7;
     float maxScore = -__builtin_inff();
     for (uint32_t j = h.first; j <= h.last; ++j) {
-        const uint16_t *kj = h.k + j * h.kStride;
+        const uint16_t *kj = h.k + kvCell(h.blocks, j) * h.kStride;
         __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
         int d = 0;
         for (; d + 16 <= dkFull; d += 16) {
@@ -96,7 +97,7 @@ void attendHeadAvx2(const AttentionHead &h, const float *q, float *scores, uint1
         const int blocks = minOf(4, (dvFull - d0) / 8);
         __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
         for (uint32_t jj = h.first; jj <= h.last; ++jj) {
-            const uint16_t *vj = h.v + jj * h.vStride + d0;
+            const uint16_t *vj = h.v + kvCell(h.blocks, jj) * h.vStride + d0;
             const __m256 p = _mm256_set1_ps(f16[probs[jj]]);
             a0 = _mm256_fmadd_ps(p, loadHalves8(vj), a0);
             if (blocks > 1) a1 = _mm256_fmadd_ps(p, loadHalves8(vj + 8), a1);
@@ -111,7 +112,7 @@ void attendHeadAvx2(const AttentionHead &h, const float *q, float *scores, uint1
     for (int d = dvFull; d < dv; ++d) {
         float a = 0.0f;
         for (uint32_t jj = h.first; jj <= h.last; ++jj)
-            a = __builtin_fmaf(f16[probs[jj]], f16[h.v[jj * h.vStride + d]], a);
+            a = __builtin_fmaf(f16[probs[jj]], f16[h.v[kvCell(h.blocks, jj) * h.vStride + d]], a);
         out[d] = a;
     }
 }
@@ -166,7 +167,7 @@ void attendBlockAvx2(const AttentionBlock &b, float *scratch)
 
     __m256 vmax = minusInf;
     for (uint32_t j = lo; j <= hi; ++j) {
-        const uint16_t *kj = b.k + j * b.kStride;
+        const uint16_t *kj = b.k + kvCell(b.blocks, j) * b.kStride;
         __m256 acc[8];
         for (int i = 0; i < 8; ++i)
             acc[i] = _mm256_setzero_ps();
@@ -208,7 +209,7 @@ void attendBlockAvx2(const AttentionBlock &b, float *scratch)
         for (int i = 0; i < 8; ++i)
             o[i] = _mm256_setzero_ps();
         for (uint32_t j = lo; j <= hi; ++j) {
-            const __m256 vc = loadHalves8(b.v + j * b.vStride + 8 * c);
+            const __m256 vc = loadHalves8(b.v + kvCell(b.blocks, j) * b.vStride + 8 * c);
             const float *pj = P + 8 * size_t(j);
             for (int i = 0; i < 8; ++i)
                 o[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(pj + i), vc, o[i]);

@@ -5,6 +5,7 @@
 #include "ops/x86/x86_kernels.h"
 
 #include "ops/f16.h"
+#include "ops/flash_attention.h"
 #include "ops/x86/vec_exp.h"
 
 #include <immintrin.h>
@@ -73,7 +74,7 @@ void attendHeadAvx512(const AttentionHead &h, const float *q, float *scores, uin
     const int dkFull = dk & ~15, dvFull = dv & ~15;
     float maxScore = -__builtin_inff();
     for (uint32_t j = h.first; j <= h.last; ++j) {
-        const uint16_t *kj = h.k + j * h.kStride;
+        const uint16_t *kj = h.k + kvCell(h.blocks, j) * h.kStride;
         __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
         int d = 0;
         for (; d + 32 <= dkFull; d += 32) {
@@ -103,7 +104,7 @@ void attendHeadAvx512(const AttentionHead &h, const float *q, float *scores, uin
         const int blocks = minOf(4, (dvFull - d0) / 16);
         __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
         for (uint32_t jj = h.first; jj <= h.last; ++jj) {
-            const uint16_t *vj = h.v + jj * h.vStride + d0;
+            const uint16_t *vj = h.v + kvCell(h.blocks, jj) * h.vStride + d0;
             const __m512 p = _mm512_set1_ps(_cvtsh_ss(probs[jj]));
             a0 = _mm512_fmadd_ps(p, loadHalves16(vj), a0);
             if (blocks > 1) a1 = _mm512_fmadd_ps(p, loadHalves16(vj + 16), a1);
@@ -119,7 +120,7 @@ void attendHeadAvx512(const AttentionHead &h, const float *q, float *scores, uin
         const int nd = dv - dvFull;
         __m512 a = _mm512_setzero_ps();
         for (uint32_t jj = h.first; jj <= h.last; ++jj)
-            a = _mm512_fmadd_ps(_mm512_set1_ps(_cvtsh_ss(probs[jj])), loadHalvesMasked(h.v + jj * h.vStride + dvFull, nd), a);
+            a = _mm512_fmadd_ps(_mm512_set1_ps(_cvtsh_ss(probs[jj])), loadHalvesMasked(h.v + kvCell(h.blocks, jj) * h.vStride + dvFull, nd), a);
         _mm512_mask_storeu_ps(out + dvFull, static_cast<__mmask16>((1u << nd) - 1u), a);
     }
 }
@@ -150,7 +151,7 @@ void attendGroupAvx512(const AttentionHead &h, const float *const *q, float *con
     for (int g = 0; g < G; ++g)
         maxScore[g] = -__builtin_inff();
     for (uint32_t j = h.first; j <= h.last; ++j) {
-        const uint16_t *kj = h.k + j * h.kStride;
+        const uint16_t *kj = h.k + kvCell(h.blocks, j) * h.kStride;
         __m512 kc[C];
         for (int c = 0; c < C; ++c)
             kc[c] = loadHalves16(kj + 16 * c);
@@ -188,7 +189,7 @@ void attendGroupAvx512(const AttentionHead &h, const float *const *q, float *con
         for (int c = 0; c < C; ++c)
             a[g][c] = _mm512_setzero_ps();
     for (uint32_t j = h.first; j <= h.last; ++j) {
-        const uint16_t *vj = h.v + j * h.vStride;
+        const uint16_t *vj = h.v + kvCell(h.blocks, j) * h.vStride;
         __m512 vc[C];
         for (int c = 0; c < C; ++c)
             vc[c] = loadHalves16(vj + 16 * c);
@@ -295,7 +296,7 @@ void attendBlockAvx512(const AttentionBlock &b, float *scratch)
     // Scores, key-major; masked (query cannot see the key) lanes are -inf.
     __m512 vmax = minusInf;
     for (uint32_t j = lo; j <= hi; ++j) {
-        const uint16_t *kj = b.k + j * b.kStride;
+        const uint16_t *kj = b.k + kvCell(b.blocks, j) * b.kStride;
         __m512 kc[C];
         for (int c = 0; c < C; ++c)
             kc[c] = loadHalves16(kj + 16 * c);
@@ -340,7 +341,7 @@ void attendBlockAvx512(const AttentionBlock &b, float *scratch)
         for (int i = 0; i < 16; ++i)
             o[i] = _mm512_setzero_ps();
         for (uint32_t j = lo; j <= hi; ++j) {
-            const __m512 vc = loadHalves16(b.v + j * b.vStride + 16 * c);
+            const __m512 vc = loadHalves16(b.v + kvCell(b.blocks, j) * b.vStride + 16 * c);
             const float *pj = P + 16 * size_t(j);
             for (int i = 0; i < 16; ++i)
                 o[i] = _mm512_fmadd_ps(_mm512_set1_ps(pj[i]), vc, o[i]);

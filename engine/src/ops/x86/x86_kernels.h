@@ -19,5 +19,7 @@ void fillAvx2Attention(Kernels &k);       // attendHead, attendHeads, attendBloc
 void fillAvx512Elementwise(Kernels &k);   // rmsNorm, swiglu, swigluOai
 void fillAvx512Attention(Kernels &k);     // attendHead, attendHeads (grouped), attendBlock (16 queries)
 void fillAvx512Gemm(Kernels &k);          // gemmQ32
+void fillAvx2Flash(Kernels &k);           // attendOnline, attendTiled (head sizes multiple of 8)
+void fillAvx512Flash(Kernels &k);         // attendOnline, attendTiled
 
 } // namespace burrow::ops::x86
