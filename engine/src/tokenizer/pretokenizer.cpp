@@ -26,6 +26,11 @@ constexpr const char *RE_LLAMA3 =
 // Qwen 2: as Llama 3 with single digits.
 constexpr const char *RE_QWEN2 =
     R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+// Qwen 3.5: Qwen 2 with [\p{L}\p{M}]+ words and [^\s\p{L}\p{M}\p{N}]+ symbols.
+constexpr const char *RE_QWEN35 =
+    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr const char *RE_GPT4O =
+    R"([^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 constexpr const char *RE_PORO = R"( ?[^(\s|.,!?…。，、।۔،)]+)";
 
 struct RegexSet {
@@ -71,9 +76,21 @@ const std::vector<RegexSet> &regexSets()
           R"(\s+$)",
           "[一-龥ࠀ-一가-퟿]+",
           R"(\p{N}+)"}},
+        // The reference runs this set's third expression on text whose
+        // characters are collapsed to their category, and its table of ASCII
+        // symbols (\p{S}) lacks '~': for it, '~' is neither punctuation nor
+        // symbol. Hence the explicit '~' / (?!~) below.
         {"deepseek-v3",
          {R"(\p{N}{1,3})", "[一-龥぀-ゟ゠-ヿ]+",
-          "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"}},
+          "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|(?:~|[^\r\n\\p{L}\\p{P}\\p{S}])?[\\p{L}\\p{M}]+| ?(?:(?!~)[\\p{P}\\p{S}])+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"}},
+        // Qwen 3.5: as Qwen 2 with combining marks part of words and never of
+        // the symbol runs.
+        {"qwen35", {RE_QWEN35}},
+        // o200k (gpt-oss, Phi-4-mini, Llama 4), as the reference adapted it:
+        // the case classes become look-aheads, so every letter that is not
+        // ASCII counts as both cases, and the original's \p{M} is gone
+        // (combining marks split words).
+        {"gpt4o", {RE_GPT4O}},
         {"poro", {RE_PORO}},
         {"viking", {RE_PORO, R"(\p{N})"}},
         {"tekken",
@@ -129,6 +146,16 @@ constexpr PreEntry PRE_TABLE[] = {
     {"exaone", "starcoder", false, false, true, false},
     {"minerva-7b", "starcoder", false, false, true, false},
     {"qwen2", "qwen2", false, false, false, false},
+    {"kormo", "qwen2", false, false, false, false},
+    {"qwen35", "qwen35", false, false, false, false},
+    {"gpt-4o", "gpt4o", false, false, false, false},
+    {"llama4", "gpt4o", false, false, false, false},
+    {"kanana2", "gpt4o", false, false, false, false},
+    {"glm4", "llama3", false, false, true, true},
+    {"exaone4", "gpt2", false, false, true, false},
+    {"falcon-h1", "llama3", true, true, true, false},
+    {"pixtral", "llama3", true, true, true, false},
+    {"lfm2", "llama3", true, true, true, false},
     {"deepseek-r1-qwen", "qwen2", false, false, false, false},
     {"stablelm2", "qwen2", false, false, true, false},
     {"megrez", "qwen2", false, false, true, false},

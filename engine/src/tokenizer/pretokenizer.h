@@ -2,7 +2,7 @@
 // cut text into words before merging, chosen by `tokenizer.ggml.pre`.
 //
 // Contract: the regex sets are those of the reference engine (llama.cpp,
-// src/llama-vocab.cpp at commit c392e50), applied the way it applies them:
+// src/llama-vocab.cpp of August 2026), applied the way it applies them:
 // every expression refines the pieces the previous one produced; a match
 // becomes a piece and so does every stretch between matches. Unicode
 // categories (\p{L}, \p{N}, \p{P}, \s) come from PCRE2 (UTF + UCP mode).

@@ -4,9 +4,11 @@
 //
 // Contract:
 // - Exactness: tokenize(text, false, false) gives the ids the reference engine
-//   (llama.cpp at c392e50) gives, which are those of Hugging Face
-//   tokenizers for the vocabularies in ../shared/tokenizer (tested on all
-//   their vectors).
+//   (llama.cpp of August 2026) gives: those of Hugging Face tokenizers for
+//   the vocabularies in ../shared/tokenizer, and the reference's own where it
+//   differs on purpose (../shared/tokenizer-2026: no NFC normalisation for
+//   Qwen3, combining marks split o200k words, no '~' among DeepSeek V3's
+//   symbols). Tested on all their vectors.
 // - Loading checks every array's type and length, every merge and every id
 //   (see vocab.h); a bad vocabulary is refused with a message, never a crash.
 // - Any byte string can be tokenized: invalid UTF-8 is not an error (SPM
@@ -91,8 +93,10 @@ public:
     bool addSpacePrefix() const;
 
     // End of generation: EOS, EOT, EOM, fill-in-the-middle pad/repo/file-sep
-    // and the tokens spelled <|eot_id|>, <|im_end|>, <|end|>, <end_of_turn>,
-    // <|endoftext|>, <|eom_id|>, <EOT>. Sorted ids.
+    // and the tokens spelled <|eot_id|>, <|im_end|>, <|end|>, <|return|>,
+    // <|call|>, <end_of_turn>, <|endoftext|>, <|eom_id|>, <EOT>, <eos>, </s>,
+    // ... (the reference's list, see vocab.cpp), except <|end|> in a harmony
+    // vocabulary (it has <|return|> and <|call|>). Sorted ids.
     bool isEndOfGeneration(int32_t id) const;
     const std::vector<int32_t> &endOfGenerationIds() const;
 

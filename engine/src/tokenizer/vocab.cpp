@@ -77,6 +77,15 @@ std::string toLower(std::string s)
     return s;
 }
 
+// Token texts that end the generation wherever they are in a vocabulary (the
+// reference's list, src/llama-vocab.cpp of August 2026); they are forced to
+// CONTROL.
+constexpr const char *END_OF_GENERATION_TEXTS[] = {
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+    "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>", "[e~["};
+
 } // namespace
 
 void TokenIndex::build(const std::vector<TokenInfo> &tokens)
@@ -347,18 +356,35 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
             }
         }
     };
-    detect(v.eot, {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>",
-                   "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>"},
-           "end of turn");
+    // The harmony vocabulary (gpt-oss) and solar-open end a message with
+    // <|end|> and the reply with <|return|> / <|call|> (<|flush|> /
+    // <|calls|>): there <|end|> ends a channel, not the generation.
+    auto exists = [&](const char *text) { return v.find(text) >= 0; };
+    const bool endIsChannelEnd = exists("<|end|>") && ((exists("<|return|>") && (exists("<|call|>") || exists("<|calls|>"))) ||
+                                                       ((exists("<|call|>") || exists("<|calls|>")) && exists("<|flush|>")));
+    // The reference takes the first match in its hash map's order; Burrow
+    // takes them in this order (and never the channel end above).
+    if (endIsChannelEnd)
+        detect(v.eot, {"<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>", "_<EOT>",
+                       "[EOT]", "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>", "<end_of_utterance>"},
+               "end of turn");
+    else
+        detect(v.eot, {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+                       "_<EOT>", "[EOT]", "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
+                       "<end_of_utterance>"},
+               "end of turn");
     detect(v.eom, {"<|eom_id|>"}, "end of message");
-    detect(v.fimPre, {"<|fim_prefix|>", "<fim-prefix>", "<\xef\xbd\x9c" "fim\xe2\x96\x81" "begin\xef\xbd\x9c>", "<PRE>"},
+    detect(v.fimPre, {"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<\xef\xbd\x9c" "fim\xe2\x96\x81" "begin\xef\xbd\x9c>", "<PRE>",
+                      "\xe2\x96\x81<PRE>", "<|code_prefix|>", "<|prefix|>"},
            "fill-in-the-middle");
-    detect(v.fimSuf, {"<|fim_suffix|>", "<fim-suffix>", "<\xef\xbd\x9c" "fim\xe2\x96\x81" "hole\xef\xbd\x9c>", "<SUF>"},
+    detect(v.fimSuf, {"<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<\xef\xbd\x9c" "fim\xe2\x96\x81" "hole\xef\xbd\x9c>", "<SUF>",
+                      "\xe2\x96\x81<SUF>", "<|code_suffix|>", "<|suffix|>"},
            "fill-in-the-middle");
-    detect(v.fimMid, {"<|fim_middle|>", "<fim-middle>", "<\xef\xbd\x9c" "fim\xe2\x96\x81" "end\xef\xbd\x9c>", "<MID>"},
+    detect(v.fimMid, {"<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<\xef\xbd\x9c" "fim\xe2\x96\x81" "end\xef\xbd\x9c>", "<MID>",
+                      "\xe2\x96\x81<MID>", "<|code_middle|>", "<|middle|>"},
            "fill-in-the-middle");
-    detect(v.fimPad, {"<|fim_pad|>", "<fim-pad>", "<PAD>"}, "fill-in-the-middle");
-    detect(v.fimRep, {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>"}, "fill-in-the-middle");
+    detect(v.fimPad, {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"}, "fill-in-the-middle");
+    detect(v.fimRep, {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"}, "fill-in-the-middle");
     detect(v.fimSep, {"<|file_sep|>"}, "fill-in-the-middle");
 
     // ---- end of generation ----
@@ -366,7 +392,7 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
     for (const int32_t id : {v.fimPad, v.fimRep, v.fimSep})
         if (id >= 0)
             eog.push_back(id);
-    for (const char *text : {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>", "<EOT>"}) {
+    for (const char *text : END_OF_GENERATION_TEXTS) {
         const int32_t id = v.find(text);
         if (id >= 0) {
             eog.push_back(id);
@@ -376,6 +402,23 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
     for (const int32_t id : {v.eos, v.eot, v.eom})
         if (id >= 0)
             eog.push_back(id);
+    // The harmony markup is rendered as text (USER_DEFINED), so that the
+    // reasoning splitter sees the channel headers in the output; the
+    // channel end <|end|> too, and it does not end the generation.
+    for (const char *text : {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"})
+        if (const int32_t id = v.find(text); id >= 0)
+            v.tokens[id].type = TokenType::TOKEN_TYPE_USER_DEFINED;
+    if (endIsChannelEnd) {
+        const int32_t end = v.find("<|end|>");
+        eog.erase(std::remove(eog.begin(), eog.end(), end), eog.end());
+        v.tokens[end].type = TokenType::TOKEN_TYPE_USER_DEFINED;
+    }
+    // Gemma 4 (and paddleocr): </s> is not an end of generation where
+    // <|tool_response> exists.
+    if (const int32_t s = v.find("</s>"); s >= 0 && v.find("<|tool_response>") >= 0) {
+        eog.erase(std::remove(eog.begin(), eog.end(), s), eog.end());
+        v.tokens[s].type = TokenType::TOKEN_TYPE_NORMAL;
+    }
     std::sort(eog.begin(), eog.end());
     eog.erase(std::unique(eog.begin(), eog.end()), eog.end());
     v.endOfGeneration = std::move(eog);

@@ -4,9 +4,13 @@
 // Contract: buildVocab() either returns a vocabulary whose every id, array and
 // merge has been checked, or a Status naming the key/index and what was
 // expected. After that, lookups cannot fail or read out of bounds.
-// Behaviour follows the reference engine (llama.cpp src/llama-vocab.cpp at
-// c392e50): defaults per model type, end-of-generation detection by token
-// text (such tokens are forced to CONTROL), per-model strip attributes.
+// Behaviour follows the reference engine (llama.cpp src/llama-vocab.cpp of
+// August 2026): defaults per model type, end-of-generation detection by token
+// text (such tokens are forced to CONTROL), the harmony exceptions (gpt-oss:
+// <|channel|>, <|message|>, <|start|>, <|constrain|> are USER_DEFINED so that
+// they are rendered; where <|return|> and <|call|> exist, <|end|> ends a
+// channel, not the generation, and is USER_DEFINED too), per-model strip
+// attributes.
 // Where the reference only warns about a broken file, Burrow refuses it:
 // scores/token_type arrays whose length is not the token count, token types
 // outside 0..6, merges without a separator or naming unknown tokens, SPM

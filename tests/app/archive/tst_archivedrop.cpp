@@ -4,7 +4,7 @@
 // model stays. `burrow ARCHIVE` on the command line takes the same path
 // (told by content, not name), then loads the model without asking.
 #include "apptestsupport.h"
-#include "archiveservice.h"
+#include "archive/archiveservice.h"
 
 #include <QDir>
 #include <QDirIterator>

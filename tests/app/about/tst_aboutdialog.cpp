@@ -9,7 +9,7 @@
 #include <QTest>
 #include <QtQml/qqmlextensionplugin.h>
 
-#include "aboutinfo.h"
+#include "about/aboutinfo.h"
 #include "apptestsupport.h"
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)

@@ -20,12 +20,12 @@
 #include <QUrl>
 #include <QtQml/qqmlregistration.h>
 
-#include "chatbackend.h"
-#include "chatsettings.h"
-#include "conversationstore.h"
+#include "backend/chatbackend.h"
+#include "settings/chatsettings.h"
+#include "storage/conversationstore.h"
 #include "messagemodel.h"
-#include "modelcard.h"
-#include "recentmodels.h"
+#include "models/modelcard.h"
+#include "models/recentmodels.h"
 
 class EngineWorker;
 

@@ -1,9 +1,9 @@
 // ArchiveService: conversation bundles through the real burrow-archive,
 // compressed model import, and the errors a user can meet (missing or crashing
 // helper, invalid bundles, cancel).
-#include "archiveservice.h"
-#include "conversationbundle.h"
-#include "conversationstore.h"
+#include "archive/archiveservice.h"
+#include "archive/conversationbundle.h"
+#include "storage/conversationstore.h"
 
 #include <QCryptographicHash>
 #include <QDir>

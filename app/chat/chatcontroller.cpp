@@ -8,8 +8,8 @@
 #include <QLocale>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "engineworker.h"
-#include "logging.h"
+#include "backend/engineworker.h"
+#include "common/logging.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include "markdownblocks.h"
-#include "messagemodel.h"
+#include "chat/markdownblocks.h"
+#include "chat/messagemodel.h"
 
 Q_DECLARE_METATYPE(QList<MarkdownBlock>)
 

@@ -1,6 +1,6 @@
 #include "conversationbundle.h"
 
-#include "conversationstore.h"
+#include "storage/conversationstore.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

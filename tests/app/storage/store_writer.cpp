@@ -8,7 +8,7 @@
 
 #include <cstdio>
 
-#include "conversationstore.h"
+#include "storage/conversationstore.h"
 
 // The reply's text after `n` updates; the test checks the stored text is one
 // of these.

@@ -13,7 +13,7 @@
 #include <QtQml/qqmlregistration.h>
 
 #include "burrow/engine.h"
-#include "chatbackend.h"
+#include "backend/chatbackend.h"
 
 /**
  * @brief The settings of one chat (or, with no `defaults`, the defaults for new chats).

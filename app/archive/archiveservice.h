@@ -14,7 +14,7 @@
 #include <memory>
 #include <QtQml/qqmlregistration.h>
 
-#include "conversationstore.h"
+#include "storage/conversationstore.h"
 
 /**
  * @brief Export/import of conversations and import of compressed models, through burrow-archive.

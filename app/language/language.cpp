@@ -1,6 +1,6 @@
 #include "language.h"
 
-#include "logging.h"
+#include "common/logging.h"
 
 #include <QCoreApplication>
 #include <QGuiApplication>

@@ -11,7 +11,7 @@
 #include <QStandardPaths>
 #include <QUuid>
 
-#include "logging.h"
+#include "common/logging.h"
 
 
 namespace {

@@ -10,7 +10,7 @@
 #include <QVector>
 #include <QtQml/qqmlregistration.h>
 
-#include "conversationstore.h"
+#include "storage/conversationstore.h"
 
 /**
  * @brief Conversations of a ConversationStore for the sidebar, newest (last updated) first.

@@ -1,8 +1,8 @@
 #include "archiveservice.h"
 
 #include "conversationbundle.h"
-#include "conversationstore.h"
-#include "logging.h"
+#include "storage/conversationstore.h"
+#include "common/logging.h"
 
 #include <QCoreApplication>
 #include <QDir>

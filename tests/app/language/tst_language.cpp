@@ -8,7 +8,7 @@
 #include <QTranslator>
 
 #include "apptestsupport.h"
-#include "language.h"
+#include "language/language.h"
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 

@@ -5,9 +5,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "chatsettings.h"
-#include "conversationstore.h"
-#include "defaultsettings.h"
+#include "settings/chatsettings.h"
+#include "storage/conversationstore.h"
+#include "settings/defaultsettings.h"
 
 class TestChatSettings : public QObject {
     Q_OBJECT

@@ -11,7 +11,7 @@
 #include <QMetaType>
 #include <QString>
 
-#include "modelcard.h"
+#include "models/modelcard.h"
 
 // One message of the conversation as the prompt builder sees it.
 struct ChatTurn {

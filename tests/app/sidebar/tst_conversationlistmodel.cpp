@@ -5,8 +5,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "conversationlistmodel.h"
-#include "conversationstore.h"
+#include "sidebar/conversationlistmodel.h"
+#include "storage/conversationstore.h"
 
 class TestConversationListModel : public QObject {
     Q_OBJECT

@@ -3,7 +3,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 
-#include "logging.h"
+#include "common/logging.h"
 
 EngineWorker::EngineWorker(std::unique_ptr<ChatBackend> backend, QObject *parent)
     : QObject(parent), m_backend(std::move(backend))

@@ -14,7 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "conversationstore.h"
+#include "storage/conversationstore.h"
 
 namespace {
 

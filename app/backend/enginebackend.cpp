@@ -4,8 +4,8 @@
 #include <QFileInfo>
 
 #include "burrow/engine.h"
-#include "logging.h"
-#include "systemmemory.h"
+#include "common/logging.h"
+#include "models/systemmemory.h"
 
 namespace {
 

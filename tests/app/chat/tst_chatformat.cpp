@@ -7,13 +7,13 @@
 #include <QTemporaryDir>
 
 #include "apptestsupport.h"
-#include "chatsettings.h"
-#include "conversationbundle.h"
-#include "enginebackend.h"
+#include "settings/chatsettings.h"
+#include "archive/conversationbundle.h"
+#include "backend/enginebackend.h"
 #include "fakebackend.h"
 
 #include "burrow/engine.h"
-#include "../engine/tiny_model.h"
+#include "tiny_model.h"
 
 #include <QFile>
 

@@ -3,7 +3,7 @@
 // conversations (2)…" offered, the selection exported through ArchiveService,
 // and the bundle's conversations.json holds exactly those two.
 #include "apptestsupport.h"
-#include "archiveservice.h"
+#include "archive/archiveservice.h"
 
 #include <QDir>
 #include <QJsonArray>
