@@ -60,17 +60,28 @@ struct ModelInfo {
     uint32_t slidingLayerCount = 0;  // layers that use the window
 
     // KV cache (F16 K and V) for one position: of the full-attention layers,
-    // and of the sliding-window layers (which keep at most slidingWindow
-    // positions, however long the context).
+    // and of the sliding-window layers (which keep at most
+    // slidingWindow + kSlidingCacheSlack positions, however long the context).
     uint64_t kvBytesPerToken = 0;
     uint64_t kvBytesPerTokenSliding = 0;
+    // A sliding layer's cache holds its window plus one prompt chunk (the
+    // keys a chunk of new tokens writes before the oldest leave the window).
+    static constexpr uint32_t kSlidingCacheSlack = 512;
 
     // Memory for the KV cache at `nCtx` positions (F16 K and V), sliding
-    // layers bounded by their window.
+    // layers bounded by their window. Saturates at UINT64_MAX (a hostile
+    // header may claim more than 2^64 bytes).
     uint64_t kvCacheBytes(uint32_t nCtx) const
     {
-        const uint32_t windowed = slidingWindow != 0 && slidingWindow < nCtx ? slidingWindow : nCtx;
-        return kvBytesPerToken * nCtx + kvBytesPerTokenSliding * windowed;
+        uint64_t windowed = nCtx;
+        if (slidingWindow != 0 && uint64_t{slidingWindow} + kSlidingCacheSlack < nCtx)
+            windowed = uint64_t{slidingWindow} + kSlidingCacheSlack;
+        uint64_t full = 0, sliding = 0, sum = 0;
+        if (__builtin_mul_overflow(kvBytesPerToken, uint64_t{nCtx}, &full) ||
+            __builtin_mul_overflow(kvBytesPerTokenSliding, windowed, &sliding) ||
+            __builtin_add_overflow(full, sliding, &sum))
+            return UINT64_MAX;
+        return sum;
     }
 };
 

@@ -40,13 +40,9 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
 {
     if (!packingEnabled())
         return Status::ok();
-    std::vector<model::TensorView *> todo;
-    for (model::LayerWeights &L : weights.layers)
-        for (model::TensorView *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown})
-            if (*t)
-                todo.push_back(t);
-    if (weights.output)
-        todo.push_back(&weights.output);
+    // Every matrix a multiply reads (experts one by one: a token reads only
+    // its experts' packed rows).
+    std::vector<model::TensorView *> todo = model::weightMatrices(weights);
     const bool tied = weights.output.data == weights.tokenEmbd.data;
     std::erase_if(todo, [](const model::TensorView *t) {
         return !quant::packSupported(t->type, t->ne0) || !quant::packedKernelsActive(t->type);
