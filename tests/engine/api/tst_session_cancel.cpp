@@ -177,7 +177,7 @@ private slots:
         QVERIFY(m);
         const auto impl = std::dynamic_pointer_cast<const api::ModelImpl>(m);
         QVERIFY(impl);
-        auto cache = runtime::KvCache::create(impl->config(), 256);
+        auto cache = runtime::KvCache::create(impl->config(), 256, 64);
         QVERIFY(cache);
         runtime::ThreadPool pool(2);
         auto forward = runtime::Forward::create(impl->config(), impl->weights(), *cache.value(), pool, 64);
