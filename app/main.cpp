@@ -9,9 +9,9 @@
 #include <QQuickStyle>
 #include <QtQml/qqmlextensionplugin.h>
 
-#include "appinfo.h"
-#include "chatcontroller.h"
-#include "language.h"
+#include "common/appinfo.h"
+#include "chat/chatcontroller.h"
+#include "language/language.h"
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 

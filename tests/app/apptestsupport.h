@@ -15,10 +15,10 @@
 #include <QTest>
 #include <QtQml/qqmlextensionplugin.h>
 
-#include "../engine/test_support.h"
-#include "appinfo.h"
-#include "chatcontroller.h"
-#include "conversationstore.h"
+#include "test_support.h"
+#include "common/appinfo.h"
+#include "chat/chatcontroller.h"
+#include "storage/conversationstore.h"
 
 namespace burrow::test {
 

@@ -11,7 +11,7 @@
 #include <QSemaphore>
 #include <QStringList>
 
-#include "chatbackend.h"
+#include "backend/chatbackend.h"
 
 struct FakeControl {
     QStringList pieces{QStringLiteral("Once"), QStringLiteral(" upon"), QStringLiteral(" a"),

@@ -7,8 +7,8 @@
 #include <QTest>
 #include <QtQml/qqmlextensionplugin.h>
 
-#include "../engine/test_support.h"
-#include "appinfo.h"
+#include "test_support.h"
+#include "common/appinfo.h"
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 

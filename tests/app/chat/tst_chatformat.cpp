@@ -1,0 +1,292 @@
+// The per-chat "Chat format" setting end to end: the engine backend renders
+// the prompt with the chosen format (stories260K has no template, so
+// "auto" gives it plain text and a chosen format gives that format's
+// published markup), says which format "auto" uses for a loaded model, and
+// refuses an unknown name; the controller sends the chat's format with each
+// request, records it with the reply and tells the settings what "auto" picks.
+#include <QTemporaryDir>
+
+#include "apptestsupport.h"
+#include "settings/chatsettings.h"
+#include "archive/conversationbundle.h"
+#include "backend/enginebackend.h"
+#include "fakebackend.h"
+
+#include "burrow/engine.h"
+#include "tiny_model.h"
+
+#include <QFile>
+
+Q_IMPORT_QML_PLUGIN(BurrowPlugin)
+
+using namespace burrow::test;
+
+namespace {
+
+const QString kStories = QStringLiteral("models/stories260K.gguf");
+const QString kPhi3 = QStringLiteral("models/synthetic/phi3-Q4_K_M.gguf");
+
+struct AbortOnExit {
+    std::shared_ptr<FakeControl> control;
+    ~AbortOnExit() { control->abort = true; }
+};
+
+} // namespace
+
+class TestChatFormat : public QObject {
+    Q_OBJECT
+
+    std::shared_ptr<FakeControl> m_control;
+    QTemporaryDir m_dir;
+
+    GenerationRequest request(const QString &chatFormat) const
+    {
+        GenerationRequest r;
+        r.id = 1;
+        r.systemPrompt = QStringLiteral("Be brief.");
+        ChatTurn turn;
+        turn.text = QStringLiteral("Hi");
+        turn.row = 0;
+        r.turns = {turn};
+        r.settings.temperature = 0;
+        r.settings.maxTokens = 2;
+        r.settings.contextSize = 256;
+        r.settings.chatFormat = chatFormat;
+        return r;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_control = std::make_shared<FakeControl>();
+        m_control->gated = false;
+    }
+
+    void cleanup() { ChatController::resetBackendFactory(); }
+
+    // The prompt the backend builds for [system "Be brief.", user "Hi"]: its
+    // token count equals the count of the format's published markup (or of
+    // the plain text for "auto"), tokenized as the backend does.
+    void backendRendersWithTheChosenFormat_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<QString>("expectedFormat");   // PromptPlan::chatFormat
+        QTest::addColumn<QString>("expectedText");     // without the BOS the vocabulary adds
+        QTest::addColumn<bool>("usesTemplate");
+        QTest::newRow("auto: plain text") << "auto" << "" << "Be brief.\nHi" << false;
+        QTest::newRow("chatml") << "chatml" << "chatml"
+                                << "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+                                   "<|im_start|>assistant\n"
+                                << true;
+        QTest::newRow("llama2") << "llama2" << "llama2" << "[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST]" << true;
+        QTest::newRow("llama3") << "llama3" << "llama3"
+                                << "<|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+                                   "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+                                   "<|start_header_id|>assistant<|end_header_id|>\n\n"
+                                << true;
+        QTest::newRow("gemma") << "gemma" << "gemma"
+                               << "<start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\n" << true;
+        QTest::newRow("zephyr") << "zephyr" << "zephyr" << "<|system|>\nBe brief.</s>\n<|user|>\nHi</s>\n<|assistant|>\n"
+                                << true;
+        QTest::newRow("any case") << "Phi3" << "phi3" << "<|system|>\nBe brief.<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\n"
+                                  << true;
+    }
+
+    void backendRendersWithTheChosenFormat()
+    {
+        QFETCH(QString, format);
+        QFETCH(QString, expectedFormat);
+        QFETCH(QString, expectedText);
+        QFETCH(bool, usesTemplate);
+        BURROW_REQUIRE_SHARED(kStories);
+        const QString path = sharedPath(kStories);
+        auto model = burrow::Model::load(path.toStdString());
+        QVERIFY2(model, model.message().c_str());
+        const bool plain = !usesTemplate;
+        const size_t expectedTokens =
+            model.value()->tokenize(expectedText.toStdString(), true, /*parseSpecial=*/!plain).size();
+
+        EngineBackend backend;
+        QString error;
+        QVERIFY2(backend.load(path, 256, {}, &error), qPrintable(error));
+        QVERIFY(!backend.loadedModel().hasChatTemplate);
+        QCOMPARE(backend.loadedModel().chatFormat, QString());   // no template: "auto" is plain text
+        PromptPlan plan;
+        bool planned = false;
+        const GenerationOutcome outcome = backend.generate(
+            request(format), [](const QString &) { return true; }, [](int, int) {},
+            [&](const PromptPlan &p) {
+                plan = p;
+                planned = true;
+            });
+        QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
+        QVERIFY(planned);
+        QCOMPARE(plan.usesTemplate, usesTemplate);
+        QCOMPARE(plan.chatFormat, expectedFormat);
+        QCOMPARE(plan.promptTokens, int(expectedTokens));
+        QVERIFY(outcome.generatedTokens >= 1 && outcome.generatedTokens <= 2);
+    }
+
+    void backendRefusesAnUnknownFormat()
+    {
+        BURROW_REQUIRE_SHARED(kStories);
+        EngineBackend backend;
+        QString error;
+        QVERIFY2(backend.load(sharedPath(kStories), 256, {}, &error), qPrintable(error));
+        bool planned = false;
+        const GenerationOutcome outcome = backend.generate(
+            request(QStringLiteral("vicuna")), [](const QString &) { return true; }, [](int, int) {},
+            [&](const PromptPlan &) { planned = true; });
+        QCOMPARE(outcome.stop, GenerationOutcome::Stop::Error);
+        QVERIFY2(outcome.error.contains(QStringLiteral("unknown chat format 'vicuna'")), qPrintable(outcome.error));
+        QVERIFY2(outcome.error.contains(QStringLiteral("chatml")), qPrintable(outcome.error));
+        QVERIFY(!planned);
+    }
+
+    // A model with its own template: "auto" names it, a chosen format replaces it.
+    void backendWithATemplateModel()
+    {
+        BURROW_REQUIRE_SHARED(kPhi3);
+        EngineBackend backend;
+        QString error;
+        QVERIFY2(backend.load(sharedPath(kPhi3), 256, {}, &error), qPrintable(error));
+        QVERIFY(backend.loadedModel().hasChatTemplate);
+        QCOMPARE(backend.loadedModel().chatFormat, QStringLiteral("template"));
+        for (const auto &[format, used] : {std::pair<QString, QString>{QStringLiteral("auto"), QStringLiteral("template")},
+                                           {QStringLiteral("chatml"), QStringLiteral("chatml")}}) {
+            PromptPlan plan;
+            const GenerationOutcome outcome = backend.generate(
+                request(format), [](const QString &) { return true; }, [](int, int) {},
+                [&](const PromptPlan &p) { plan = p; });
+            QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
+            QVERIFY(plan.usesTemplate);
+            QCOMPARE(plan.chatFormat, used);
+        }
+    }
+
+    // A model without a template but with ChatML tokens in its vocabulary (an
+    // instruct model converted without its template): "auto" renders ChatML
+    // and the card says so; the same model without those tokens is a base
+    // model and "auto" stays plain text.
+    void backendAutomaticFromVocabulary_data()
+    {
+        QTest::addColumn<bool>("chatTokens");
+        QTest::newRow("ChatML tokens") << true;
+        QTest::newRow("no chat tokens") << false;
+    }
+
+    void backendAutomaticFromVocabulary()
+    {
+        QFETCH(bool, chatTokens);
+        burrow::test::TinySpec spec;
+        spec.nCtx = 256;
+        if (chatTokens)
+            spec.controlTokens = {"<|im_start|>", "<|im_end|>"};
+        const auto bytes = burrow::test::buildTinyModel(spec);
+        const QString path = m_dir.filePath(chatTokens ? QStringLiteral("chatml.gguf") : QStringLiteral("base.gguf"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        f.close();
+
+        EngineBackend backend;
+        QString error;
+        QVERIFY2(backend.load(path, 256, {}, &error), qPrintable(error));
+        QVERIFY(!backend.loadedModel().hasChatTemplate);
+        QCOMPARE(backend.loadedModel().chatFormat, chatTokens ? QStringLiteral("chatml") : QString());
+        PromptPlan plan;
+        const GenerationOutcome outcome = backend.generate(
+            request(QStringLiteral("auto")), [](const QString &) { return true; }, [](int, int) {},
+            [&](const PromptPlan &p) { plan = p; });
+        QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
+        QCOMPARE(plan.usesTemplate, chatTokens);
+        QCOMPARE(plan.chatFormat, chatTokens ? QStringLiteral("chatml") : QString());
+    }
+
+    // The controller: the chat's format goes with each request and is
+    // recorded with the reply; what "auto" uses for the loaded model reaches
+    // the settings (the fake model has no template: plain text).
+    void controllerSendsTheChatsFormat()
+    {
+        ChatController::setBackendFactory(fakeFactory(m_control));
+        AppWindow app;
+        AbortOnExit guard{m_control};
+        QVERIFY(app.open());
+        ChatSettings *settings = app.chat->settings();
+        QCOMPARE(settings->automaticChatFormat(), QString());   // no model yet
+        const QString model = m_dir.filePath(QStringLiteral("good.gguf"));
+        {
+            QFile f(model);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("GGUF");
+        }
+        QSignalSpy loaded(app.chat, &ChatController::loadFinished);
+        app.chat->openFile(model, false);
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(settings->automaticChatFormat(), QStringLiteral("plain"));
+
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        QVERIFY(app.chat->send(QStringLiteral("first")));
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(m_control->requests.last().settings.chatFormat, QStringLiteral("auto"));
+        const qint64 firstReply = app.chat->messages()->message(1).id;
+        QVERIFY(!app.chat->replyDetails(double(firstReply)).contains(QStringLiteral("chat format")));
+
+        if (!ChatSettings::chatFormats().contains(QLatin1String("gemma")))
+            QSKIP("this build has no chat templates");
+        QVERIFY(settings->setValue(QStringLiteral("chatFormat"), QStringLiteral("gemma")));
+        QVERIFY(app.chat->send(QStringLiteral("second")));
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(m_control->requests.last().settings.chatFormat, QStringLiteral("gemma"));
+        const qint64 secondReply = app.chat->messages()->message(3).id;
+        QVERIFY2(app.chat->replyDetails(double(secondReply)).contains(QStringLiteral("chat format gemma")),
+                 qPrintable(app.chat->replyDetails(double(secondReply))));
+
+        // Stored with the chat: a new chat starts from the defaults ("auto"),
+        // going back to this one brings "gemma" back.
+        const double chatId = app.chat->conversationId();
+        QVERIFY(app.chat->newConversation() > 0);
+        QCOMPARE(settings->chatFormat(), QStringLiteral("auto"));
+        QVERIFY(app.chat->openConversation(chatId));
+        QCOMPARE(settings->chatFormat(), QStringLiteral("gemma"));
+        QCOMPARE(app.chat->store()->settings(qint64(chatId)).value(QStringLiteral("chatFormat")).toString(),
+                 QStringLiteral("gemma"));
+    }
+
+    // Export and import carry the chat's format (the bundle keeps the whole
+    // settings object), and the imported chat's settings read it back.
+    void exportImportCarriesTheFormat()
+    {
+        if (!ChatSettings::chatFormats().contains(QLatin1String("llama3")))
+            QSKIP("this build has no chat templates");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        ChatSettings settings;
+        QVERIFY(settings.setValue(QStringLiteral("chatFormat"), QStringLiteral("llama3")));
+        ConversationStore from;
+        from.setDatabasePath(dir.filePath(QStringLiteral("a.db")));
+        QVERIFY(from.open());
+        const qint64 id = from.createConversation(QStringLiteral("formatted"), QStringLiteral("/m/x.gguf"), 1, settings.toJson());
+        QVERIFY(id > 0);
+        QVERIFY(from.appendMessage(id, QStringLiteral("user"), QStringLiteral("Hi")) > 0);
+        QString error;
+        const QString bundle = dir.filePath(QStringLiteral("bundle"));
+        QVERIFY(QDir().mkpath(bundle));
+        QVERIFY2(ConversationBundle::writeFolder(from, {id}, bundle, &error), qPrintable(error));
+
+        ConversationStore to;
+        to.setDatabasePath(dir.filePath(QStringLiteral("b.db")));
+        QVERIFY(to.open());
+        const ConversationBundle::ImportResult result = ConversationBundle::importFolder(to, bundle);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QCOMPARE(result.added, 1);
+        const auto imported = to.conversations();
+        QCOMPARE(imported.size(), 1);
+        ChatSettings back;
+        QVERIFY(back.fromJson(to.settings(imported.first().id)));
+        QCOMPARE(back.chatFormat(), QStringLiteral("llama3"));
+    }
+};
+
+QTEST_MAIN(TestChatFormat)
+#include "tst_chatformat.moc"
