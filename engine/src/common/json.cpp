@@ -9,6 +9,13 @@
 
 namespace burrow::json {
 
+JsonValue::JsonValue() = default;
+JsonValue::~JsonValue() = default;
+JsonValue::JsonValue(const JsonValue &) = default;
+JsonValue::JsonValue(JsonValue &&) noexcept = default;
+JsonValue &JsonValue::operator=(const JsonValue &) = default;
+JsonValue &JsonValue::operator=(JsonValue &&) noexcept = default;
+
 const JsonValue *JsonValue::find(std::string_view key) const
 {
     if (type != JsonType::JSON_TYPE_OBJECT)

@@ -24,6 +24,16 @@ enum class JsonType { JSON_TYPE_NULL, JSON_TYPE_BOOL, JSON_TYPE_INT, JSON_TYPE_D
                       JSON_TYPE_STRING, JSON_TYPE_ARRAY, JSON_TYPE_OBJECT };
 
 struct JsonValue {
+    // Declared here, defined in json.cpp: clang with libstdc++ 12 cannot
+    // instantiate the implicit ones of a type that holds a vector of pairs of
+    // itself (the fuzz tree is built with clang).
+    JsonValue();
+    ~JsonValue();
+    JsonValue(const JsonValue &);
+    JsonValue(JsonValue &&) noexcept;
+    JsonValue &operator=(const JsonValue &);
+    JsonValue &operator=(JsonValue &&) noexcept;
+
     JsonType type = JsonType::JSON_TYPE_NULL;
     bool boolean = false;
     int64_t integer = 0;        // JSON_TYPE_INT: a number without fraction/exponent that fits int64
