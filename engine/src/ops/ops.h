@@ -34,7 +34,11 @@ void swiglu(const float *gate, const float *up, float *out, int64_t n);
 // (the reference's order). e^x by expf on the scalar path, by the polynomial
 // of swiglu on the SIMD paths.
 void swigluOai(const float *gate, const float *up, float *out, int64_t n);
-void geglu(const float *gate, const float *up, float *out, int64_t n);   // tanh GELU through an F16 table
-float geluTanh(float x);                                                 // the table lookup, exposed for tests
+// gemma's tanh GELU as the reference's CPU code evaluates it: the gate
+// rounded to half looks up gelu(half) rounded to half (the table is built in
+// float with tanhf, 1 + 0.044715 x^2 as one fma), |gate| >= 10 bypasses the
+// table: out = +0 for gate <= -10, gate * up for gate >= 10.
+void geglu(const float *gate, const float *up, float *out, int64_t n);
+float geluTanh(float x);   // the activation alone (0 for x <= -10, x for x >= 10), exposed for tests
 
 } // namespace burrow::ops

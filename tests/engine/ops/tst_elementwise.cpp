@@ -3,7 +3,10 @@
 // clamped SwiGLU on values worked out here from the reference's formula
 // (g = min(gate, 7), u = clamp(up, -7, 7), g / (1 + e^(-1.702 g)) * (u + 1)),
 // bit for bit on the scalar path and within the polynomial exp's error on
-// the SIMD paths, whose kernels are also compared with the scalar twin.
+// the SIMD paths, whose kernels are also compared with the scalar twin; and
+// gemma's table GELU against the reference's table formula evaluated here for
+// every half (float steps, tanhf, 1 + 0.044715 x^2 fused, rounded to half),
+// with its |x| >= 10 bypass.
 #include "ops/kernels.h"
 #include "ops/ops.h"
 #include "quant/cpu_features.h"
@@ -14,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -69,6 +73,32 @@ void oaiInputs(std::vector<float> *g, std::vector<float> *u)
 }
 
 bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// IEEE half decoding and round-to-nearest-even encoding, written from the format.
+double halfValue(uint16_t h)
+{
+    const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    const double v = exp == 0 ? std::ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : std::ldexp(1024 + mant, exp - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+double roundToHalf(double v)
+{
+    const double a = std::fabs(v);
+    if (a >= 65520.0)
+        return std::copysign(INFINITY, v);
+    int e = 0;
+    std::frexp(a, &e);                                    // a in [2^(e-1), 2^e)
+    const double step = a < std::ldexp(1.0, -14) ? std::ldexp(1.0, -24) : std::ldexp(1.0, e - 11);
+    return std::copysign(std::nearbyint(a / step) * step, v);   // ties to even
+}
+
+// The reference table's formula for one input, in float, as its x86 build runs it.
+float geluTableFormula(float x)
+{
+    const float inner = std::fma(0.044715f * x, x, 1.0f);
+    return 0.5f * x * (1.0f + std::tanh(0.79788456080286535587989211986876f * x * inner));
+}
 
 } // namespace
 
@@ -163,6 +193,70 @@ private slots:
             QVERIFY2(std::fabs(out[i] - scalar[i]) <= kPolyExpUlps * eps * std::fabs(scalar[i]) + 1e-37,
                      qPrintable(QStringLiteral("g %1 u %2: %3, scalar %4").arg(g[i]).arg(u[i]).arg(out[i]).arg(scalar[i])));
         }
+    }
+
+    // Every half in (-10, 10): the looked-up value is the formula's result
+    // rounded to half; inputs that are not halves use their nearest half.
+    void geluEveryHalf()
+    {
+        int checked = 0;
+        for (uint32_t h = 0; h < 0x10000; ++h) {
+            const double x = halfValue(static_cast<uint16_t>(h));
+            if (!(std::fabs(x) < 10.0))
+                continue;
+            const float xf = static_cast<float>(x);
+            const double want = roundToHalf(geluTableFormula(xf));
+            const float got = ops::geluTanh(xf);
+            if (static_cast<double>(got) != want)
+                QFAIL(qPrintable(QStringLiteral("half 0x%1 (%2): %3, expected %4").arg(h, 4, 16, QLatin1Char('0'))
+                                     .arg(x).arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
+            ++checked;
+        }
+        QCOMPARE(checked, 2 * (18 * 1024 + 256));   // exponents up to [4, 8), and [8, 10)
+    }
+
+    void geluPoints_data()
+    {
+        QTest::addColumn<float>("x");
+        QTest::addColumn<double>("expected");
+        // the one entry where fusing 1 + 0.044715 x^2 matters: x = -1.9990234375 (0xbfff)
+        QTest::newRow("0xbfff fused") << -1.9990234375f << -0x1.74cp-5;
+        // not a half: 1 + 2^-11 is a tie between 1 and 1 + 2^-10, rounds to even (1)
+        QTest::newRow("tie to even") << 1.00048828125f << roundToHalf(geluTableFormula(1.0f));
+        QTest::newRow("above the tie") << 1.00049f << roundToHalf(geluTableFormula(1.0009765625f));
+        QTest::newRow("zero") << 0.0f << 0.0;
+        QTest::newRow("9.99 in the table") << 9.99f << roundToHalf(geluTableFormula(9.9921875f));
+        QTest::newRow("10 passes through") << 10.0f << 10.0;
+        QTest::newRow("123.5 passes through") << 123.5f << 123.5;
+        QTest::newRow("-9.99 in the table") << -9.99f << roundToHalf(geluTableFormula(-9.9921875f));
+        QTest::newRow("-10 is zero") << -10.0f << 0.0;
+        QTest::newRow("-1e30 is zero") << -1e30f << 0.0;
+    }
+    void geluPoints()
+    {
+        QFETCH(float, x);
+        QFETCH(double, expected);
+        QCOMPARE(static_cast<double>(ops::geluTanh(x)), expected);
+        // and never far from the exact tanh GELU
+        const double exact = 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * double(x) * x * x)));
+        QVERIFY(std::fabs(ops::geluTanh(x) - exact) <= 2e-3 * std::max(1.0, std::fabs(exact)));
+    }
+
+    // geglu = table GELU of the gate times up, with the reference's bypass:
+    // gate <= -10 gives exactly +0 whatever up is (not 0 * up), gate >= 10 gate * up.
+    void gegluBypass()
+    {
+        const float gate[] = {-10.0f, -10.0f, -50.0f, -1e30f, 10.0f, 20.0f, 0.5f, -1.9990234375f};
+        const float up[] = {-3.0f, INFINITY, -0.0f, NAN, -2.0f, 0.25f, 3.0f, -4.0f};
+        const int n = static_cast<int>(std::size(gate));
+        float out[std::size(gate)];
+        ops::geglu(gate, up, out, n);
+        for (int i = 0; i < 4; ++i)
+            QVERIFY2(out[i] == 0.0f && !std::signbit(out[i]), qPrintable(QString::number(i)));
+        QCOMPARE(out[4], -20.0f);
+        QCOMPARE(out[5], 5.0f);
+        QCOMPARE(static_cast<double>(out[6]), static_cast<double>(static_cast<float>(roundToHalf(geluTableFormula(0.5f))) * 3.0f));
+        QCOMPARE(static_cast<double>(out[7]), static_cast<double>(static_cast<float>(-0x1.74cp-5) * -4.0f));
     }
 };
 
