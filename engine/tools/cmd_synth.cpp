@@ -8,6 +8,7 @@
 #include "model/synthetic_model.h"
 
 #include <chrono>
+#include <ctime>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -25,7 +26,7 @@ void printHelp(FILE *out)
 {
     std::fprintf(out,
                  "usage: burrow-cli synth [--preset NAME] [--arch ARCH] [shape options] [--type TYPE]\n"
-                 "                        [--seed N] [-t THREADS] [-q] -o FILE.gguf\n\n"
+                 "                        [--seed N] [-t THREADS] [-q] (-o FILE.gguf | --dry-run)\n\n"
                  "Writes a model with random weights (N(0, 0.02); norms around 1) of the given\n"
                  "architecture and shape, with an SPM vocabulary and the tensor types of a real\n"
                  "TYPE download (the reference's per-tensor mix). For tests and benchmarks:\n"
@@ -52,7 +53,9 @@ void printHelp(FILE *out)
                  "  --type TYPE          file type (default F32): %s\n"
                  "  --seed N             random seed, 0..2^64-1 (default 1); same seed, same file\n"
                  "  --name TEXT          general.name (default synthetic-ARCH)\n"
-                 "  -o, --output FILE    where to write (required)\n"
+                 "  -o, --output FILE    where to write (required unless --dry-run)\n"
+                 "  --dry-run            write nothing; print the file's size in bytes, tensor and\n"
+                 "                       parameter counts (\"file_size N\" lines)\n"
                  "  -t, --threads N      threads (default: all hardware threads)\n"
                  "  -q, --quiet          no line per tensor\n"
                  "  -h, --help           show this help\n\n"
@@ -131,7 +134,7 @@ int runSynth(const std::vector<std::string> &args)
         spec.shape = preset->shape;
     }
 
-    bool quiet = false;
+    bool quiet = false, dryRun = false;
     long threads = 0;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
@@ -144,6 +147,10 @@ int runSynth(const std::vector<std::string> &args)
         std::string v;
         if (a == "-q" || a == "--quiet") {
             quiet = true;
+            continue;
+        }
+        if (a == "--dry-run") {
+            dryRun = true;
             continue;
         }
         if (a == "--tied" || a == "--untied") {
@@ -199,10 +206,22 @@ int runSynth(const std::vector<std::string> &args)
     }
     if (spec.arch.empty())
         return usage("%s", "give --arch ARCH or --preset NAME (see --help)");
-    if (output.empty())
-        return usage("%s", "give the output file with -o FILE.gguf");
+    if (output.empty() && !dryRun)
+        return usage("%s", "give the output file with -o FILE.gguf (or --dry-run)");
     if (const burrow::Status s = burrow::model::checkSyntheticSpec(spec); !s)
         return usage("%s", s.message());
+    if (dryRun) {
+        auto planned = burrow::model::planSyntheticModel(spec);
+        if (!planned) {
+            std::fprintf(stderr, "burrow-cli synth: %s\n", planned.message().c_str());
+            return 1;
+        }
+        std::printf("file_size %" PRIu64 "\ntensors %d\nparameters %" PRIu64 "\n", planned->fileBytes,
+                    planned->tensors, planned->parameters);
+        for (const auto &[type, count] : planned->tensorTypes)
+            std::printf("type %s %d\n", type.c_str(), count);
+        return 0;
+    }
     spec.threads = static_cast<int>(threads);
     if (!quiet) {
         spec.onTensor = [](const burrow::model::SyntheticTensorReport &r) {
@@ -217,12 +236,14 @@ int runSynth(const std::vector<std::string> &args)
     }
 
     const auto start = std::chrono::steady_clock::now();
+    const std::clock_t cpuStart = std::clock();
     auto written = burrow::model::writeSyntheticModel(spec, output);
     if (!written) {
         std::fprintf(stderr, "burrow-cli synth: %s\n", written.message().c_str());
         return 1;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpuSeconds = static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC;   // all threads
     const auto &s = written.value();
     // The facts as burrow-cli info reads them back.
     auto info = burrow::inspectModel(output);
@@ -230,9 +251,10 @@ int runSynth(const std::vector<std::string> &args)
         std::fprintf(stderr, "burrow-cli synth: the file written does not read back: %s\n", info.message().c_str());
         return 1;
     }
-    std::printf("%s: %s %s, %d tensors, %" PRIu64 " parameters (%" PRIu64 " active), %.2f MiB, %.1f s\n",
+    std::printf("%s: %s %s, %d tensors, %" PRIu64 " parameters (%" PRIu64 " active), %.2f MiB, %.1f s (%.1f s CPU)\n",
                 output.c_str(), spec.arch.c_str(), info->fileType.c_str(), s.tensors, info->parameterCount,
-                info->activeParameterCount, static_cast<double>(s.fileBytes) / (1024.0 * 1024.0), seconds);
+                info->activeParameterCount, static_cast<double>(s.fileBytes) / (1024.0 * 1024.0), seconds,
+                cpuSeconds);
     return 0;
 }
 

@@ -381,7 +381,12 @@ std::vector<SyntheticTensor> syntheticTensors(const SyntheticSpec &spec)
     return t;
 }
 
-Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const std::string &path)
+namespace {
+
+// Everything but the data: the types, the metadata and the tensor infos in
+// `out`, the plan in file order, the summary.
+Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vector<Planned> &plan,
+               SyntheticSummary &summary)
 {
     if (Status s = checkSyntheticSpec(spec); !s)
         return s;
@@ -403,7 +408,7 @@ Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const st
     mm.nExpert = static_cast<int>(s.nExpert);
     mm.nGqa = static_cast<int>(s.nHead / s.nHeadKv);
     QuantMix mix(ft, mm);
-    std::vector<Planned> plan;
+    plan.clear();
     plan.reserve(ordered.size());
     for (const SyntheticTensor &t : ordered) {
         Planned p{t, GgmlType::GGML_TYPE_F32};
@@ -428,7 +433,6 @@ Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const st
     }
 
     // Metadata.
-    gguf::GgufStreamWriter out;
     gguf::GgufWriter &w = out.metadata();
     std::map<std::string, uint32_t> overrides = spec.u32Keys;
     const auto u32 = [&](const std::string &key, uint32_t value) {
@@ -496,10 +500,10 @@ Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const st
         w.addU32(key, value);
 
     // Tensor infos, then data.
-    SyntheticSummary summary;
+    summary = {};
     for (const Planned &pl : plan) {
         if (Status st = out.declareTensor(pl.tensor.name, pl.type, pl.tensor.dims); !st)
-            return st.withContext(path);
+            return st;
         uint64_t n = 1;
         for (int64_t d : pl.tensor.dims)
             n *= static_cast<uint64_t>(d);   // bounded by checkSyntheticSpec
@@ -508,6 +512,28 @@ Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const st
     }
     summary.tensors = static_cast<int>(plan.size());
     summary.fileBytes = out.fileBytes();
+    return {};
+}
+
+} // namespace
+
+Result<SyntheticSummary> planSyntheticModel(const SyntheticSpec &spec)
+{
+    gguf::GgufStreamWriter out;
+    std::vector<Planned> plan;
+    SyntheticSummary summary;
+    if (Status s = prepare(spec, out, plan, summary); !s)
+        return s;
+    return summary;
+}
+
+Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const std::string &path)
+{
+    gguf::GgufStreamWriter out;
+    std::vector<Planned> plan;
+    SyntheticSummary summary;
+    if (Status s = prepare(spec, out, plan, summary); !s)
+        return s;
     if (Status st = out.begin(path); !st)
         return st;
 

@@ -114,6 +114,10 @@ Status checkSyntheticSpec(const SyntheticSpec &spec);
 // lastTensors moved to the end). The spec must pass checkSyntheticSpec.
 std::vector<SyntheticTensor> syntheticTensors(const SyntheticSpec &spec);
 
+// What writeSyntheticModel would write (tensor count, parameters, types,
+// the file's exact size), without writing anything.
+Result<SyntheticSummary> planSyntheticModel(const SyntheticSpec &spec);
+
 // Checks the spec, then writes the model to `path` (via path.part).
 Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const std::string &path);
 

@@ -142,6 +142,36 @@ private slots:
         QVERIFY(files[0] != files[2]);
     }
 
+    // --dry-run writes nothing and gives the size the file will have.
+    void dryRun()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = dir.filePath(QStringLiteral("m.gguf"));
+        const QStringList args = {QStringLiteral("synth"), QStringLiteral("--preset"), QStringLiteral("gpt-oss-tiny"),
+                                  QStringLiteral("--type"), QStringLiteral("Q4_K_M")};
+        const ProcessResult plan = runCli(args + QStringList{QStringLiteral("--dry-run")});
+        QVERIFY2(plan.exitCode == 0, plan.err.constData());
+        QVERIFY(!QFile::exists(out));
+        qint64 size = -1;
+        int tensors = -1, typed = 0;
+        for (const QByteArray &line : plan.out.split('\n')) {
+            const QList<QByteArray> f = line.split(' ');
+            if (f.size() == 2 && f[0] == "file_size")
+                size = f[1].toLongLong();
+            else if (f.size() == 2 && f[0] == "tensors")
+                tensors = f[1].toInt();
+            else if (f.size() == 3 && f[0] == "type")
+                typed += f[2].toInt();
+        }
+        const ProcessResult r = runCli(args + QStringList{QStringLiteral("-q"), QStringLiteral("-o"), out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QFileInfo(out).size(), size);
+        const QJsonObject info = infoJson(out);
+        QCOMPARE(info.value(QLatin1String("tensor_count")).toInt(), tensors);
+        QCOMPARE(typed, tensors);
+    }
+
     void help()
     {
         const ProcessResult r = runCli({QStringLiteral("synth"), QStringLiteral("--help")});
