@@ -285,8 +285,8 @@ struct Planned {
     GgmlType type = GgmlType::GGML_TYPE_F32;
 };
 
-// Rows [r0, r1) of tensor `t` (index `k` in the file), generated and
-// quantized into `out` (the chunk's first row at out).
+// Rows [r0, r1) of the planned tensor, generated and quantized into `out`,
+// which holds the chunk that starts at row chunkStart.
 void generateRows(const SyntheticSpec &spec, const Planned &p, const quant::TypeTraits *traits, size_t rowBytes,
                   int64_t r0, int64_t r1, int64_t chunkStart, uint8_t *out)
 {

@@ -84,7 +84,9 @@ struct SyntheticSpec {
     // For tests that need broken files (the checks of checkSyntheticSpec
     // still apply to the shape; these bypass the architecture's rules):
     std::set<std::string> dropTensors;            // tensors left out
-    std::map<std::string, uint32_t> u32Keys;      // u32 metadata written instead of (or besides) the standard value
+    // u32 metadata: a key the generator writes as u32 gets this value instead;
+    // any other key is added after the standard ones.
+    std::map<std::string, uint32_t> u32Keys;
     std::vector<std::string> lastTensors;         // moved to the end of the file, in this order
 
     std::function<void(const SyntheticTensorReport &)> onTensor;   // after each tensor is written
