@@ -6,6 +6,7 @@
 #include "cli_command.h"
 
 #include "burrow/engine.h"
+#include "common/json.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -34,24 +35,7 @@ void printHelp(FILE *out)
                  "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
 }
 
-std::string jsonString(const std::string &s)
-{
-    std::string out = "\"";
-    for (size_t i = 0; i < s.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
+using burrow::json::jsonString;
 
 // Replaces every byte that is not part of a well-formed UTF-8 sequence by U+FFFD.
 std::string validUtf8(const std::string &s)

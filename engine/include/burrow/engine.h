@@ -235,6 +235,8 @@ struct ChatPrompt {
     int32_t keepTokens = 0;          // leading tokens of the system prompt (GenerateOptions::nKeep)
     // messages[firstMessage..] are in the prompt, with the leading system
     // messages; the non-system messages before firstMessage were left out.
+    // With nothing left out, firstMessage is the number of leading system
+    // messages and droppedMessages is 0.
     size_t firstMessage = 0;
     size_t droppedMessages = 0;
     ChatFormat format;               // what rendered it and why; its stopStrings end the reply
@@ -245,9 +247,11 @@ struct ChatPrompt {
 // the chosen format, tokenizes, and fits the result into options.budget.
 // Cost: the template is rendered once for the whole conversation; when it
 // does not fit, the cut is found from per-message token counts and the kept
-// part is rendered once more. Errors: an unknown format, a template error,
-// a conversation that does not fit (TRUNCATION_REFUSE, or when even the
-// system prompt and the last message exceed the budget).
+// part is rendered once more (when that estimate is off, the neighbouring
+// cut is rendered too: at most 1 + the number of user messages renders).
+// Errors: an unknown format, a template error, no messages, a conversation
+// that does not fit (TRUNCATION_REFUSE, or when even the system prompt and
+// the last user message exceed the budget; the message names the sizes).
 Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMessage> &messages,
                                    const PromptOptions &options);
 
@@ -356,6 +360,7 @@ public:
                             GenerateResult *result, const ProgressCallback &onPromptProgress = {}) = 0;
 
     // Logits for the next token after evaluating `prompt` (with prefix reuse).
+    // Stopped by cancel(): Status::cancelled() (isCancelled()).
     virtual Status evaluate(const std::vector<Token> &prompt, std::vector<float> *logits) = 0;
 
     // Thread-safe: the generate() or evaluate() running now stops at its next

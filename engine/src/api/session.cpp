@@ -3,21 +3,32 @@
 //
 // Generation loop, per token:
 //   sample (sampling::Chain) -> end of generation? -> text stream (UTF-8
-//   complete) -> stop-string filter (holds back possible starts) -> callback
-//   -> max tokens? -> context full? (stop, or shift: keep nKeep (+BOS), drop
-//   half of the rest, re-rope the kept keys) -> forward one token.
+//   complete) -> reasoning splitter (when the format marks reasoning:
+//   reasoning to onReasoning, answer on) -> stop-string filter on the answer
+//   (holds back possible starts) -> callback -> max tokens? -> context full?
+//   (stop, or shift: keep nKeep (+BOS), drop half of the rest, re-rope the
+//   kept keys) -> forward one token.
 // Nothing is allocated per token: the logits, activations and sampler
-// buffers are sized at creation; text pieces are short strings.
+// buffers are sized at creation; text pieces are short strings (with a
+// reasoning syntax, the splitter's parts too).
+//
+// Cancellation: a call stops when its request's CancelToken or
+// Session::cancel() says so, checked before anything is evaluated, between
+// prompt chunks, between the layers of a chunk (Forward's cancel check) and
+// between generated tokens. A chunk stopped inside is not kept: the KV cache
+// holds the chunks completed before it, so the next call reuses them.
 #include "api/session_impl.h"
 
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
 #include "api/stop_strings.h"
+#include "chat/reasoning_split.h"
 #include "runtime/thread_pool.h"
 #include "sampling/sampler.h"
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 namespace burrow {
 
@@ -45,6 +56,106 @@ double msSince(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The reply after the text stream: reasoning apart from the answer (when
+// the request has a reasoning syntax), stop strings on the answer only, and
+// the two callbacks. A stop string or a callback that says stop ends it
+// (stopped(); the result's stop reason is set).
+class ReplyOutput {
+public:
+    ReplyOutput(const GenerateOptions &options, const TextCallback &onText, GenerateResult &result)
+        : m_onText(onText), m_onReasoning(options.onReasoning), m_r(result), m_stops(options.stopStrings)
+    {
+        if (options.reasoning.syntax != ReasoningSyntax::REASONING_SYNTAX_NONE ||
+            options.reasoning.startsInReasoning)
+            m_splitter.emplace(options.reasoning);
+    }
+
+    bool stopped() const { return m_stopped; }
+    // The text so far ends inside reasoning (for counting reasoning tokens).
+    bool inReasoning() const { return m_splitter && m_splitter->inReasoning(); }
+
+    // One token's text (UTF-8 complete).
+    void push(std::string_view text)
+    {
+        if (m_stopped || text.empty())
+            return;
+        if (!m_splitter) {
+            answer(text);
+            return;
+        }
+        for (const chat::ReplyPart &part : m_splitter->push(text)) {
+            route(part);
+            if (m_stopped)
+                return;
+        }
+    }
+
+    // The end of the reply: the stream's last bytes, then what is held.
+    void finish(std::string_view tail)
+    {
+        push(tail);
+        if (m_splitter && !m_stopped) {
+            for (const chat::ReplyPart &part : m_splitter->finish()) {
+                route(part);
+                if (m_stopped)
+                    return;
+            }
+        }
+        if (!m_stopped)
+            show(m_stops.finish());
+    }
+
+private:
+    void route(const chat::ReplyPart &part)
+    {
+        if (part.kind == chat::ReplyPartKind::REPLY_PART_KIND_REASONING)
+            reasoning(part.text);
+        else
+            answer(part.text);
+    }
+
+    void answer(std::string_view text)
+    {
+        bool matched = false;
+        show(m_stops.push(text, &matched));
+        if (matched) {
+            m_r.stopReason = StopReason::STOP_REASON_STOP_STRING;
+            m_stopped = true;
+        }
+    }
+
+    void reasoning(std::string_view text)
+    {
+        if (text.empty())
+            return;
+        m_r.reasoning += text;
+        if (m_onReasoning && !m_onReasoning(text))
+            stopByCallback();
+    }
+
+    void show(const std::string &piece)
+    {
+        if (piece.empty() || m_stopped)
+            return;
+        m_r.text += piece;
+        if (m_onText && !m_onText(piece))
+            stopByCallback();
+    }
+
+    void stopByCallback()
+    {
+        m_stopped = true;
+        m_r.stopReason = StopReason::STOP_REASON_CANCELLED;
+    }
+
+    const TextCallback &m_onText;
+    const TextCallback &m_onReasoning;
+    GenerateResult &m_r;
+    StopStringFilter m_stops;
+    std::optional<chat::ReasoningSplitter> m_splitter;
+    bool m_stopped = false;
+};
+
 } // namespace
 
 SessionImpl::SessionImpl() = default;
@@ -70,6 +181,8 @@ Result<std::unique_ptr<SessionImpl>> SessionImpl::create(std::shared_ptr<const M
     if (!forward)
         return forward.status();
     s->m_forward = std::move(forward.value());
+    SessionImpl *self = s.get();
+    s->m_forward->setCancelCheck([self] { return self->cancelRequested(); });
     s->m_logits.assign(c.nVocab, 0.0f);
     s->m_tokens.reserve(nCtx);
     return s;
@@ -86,9 +199,39 @@ void SessionImpl::reset()
     m_tokens.clear();
 }
 
+class SessionImpl::CallScope {
+public:
+    CallScope(SessionImpl &s, const CancelToken *request) : m_s(s)
+    {
+        std::lock_guard<std::mutex> lock(m_s.m_callMutex);
+        m_s.m_busy = true;
+        m_s.m_cancel.store(false, std::memory_order_release);
+        m_s.m_requestCancel = request;
+    }
+    ~CallScope()
+    {
+        std::lock_guard<std::mutex> lock(m_s.m_callMutex);
+        m_s.m_busy = false;
+        m_s.m_cancel.store(false, std::memory_order_release);
+        m_s.m_requestCancel = nullptr;
+    }
+    CallScope(const CallScope &) = delete;
+    CallScope &operator=(const CallScope &) = delete;
+
+private:
+    SessionImpl &m_s;
+};
+
 void SessionImpl::cancel()
 {
-    m_cancel.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(m_callMutex);
+    if (m_busy)
+        m_cancel.store(true, std::memory_order_release);
+}
+
+bool SessionImpl::cancelRequested() const
+{
+    return m_cancel.load(std::memory_order_acquire) || (m_requestCancel && m_requestCancel->isCancelled());
 }
 
 Status SessionImpl::checkPrompt(const std::vector<Token> &prompt) const
@@ -112,6 +255,8 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
 {
     if (Status s = checkPrompt(prompt); !s)
         return s;
+    if (cancelRequested())
+        return Status::cancelled();   // before anything is evaluated (the cache is untouched)
     // Reuse the longest common prefix; at least the last token is recomputed
     // (its logits are needed).
     size_t keep = 0;
@@ -124,16 +269,26 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
     const auto t0 = std::chrono::steady_clock::now();
     const int total = static_cast<int>(prompt.size() - keep);
     int done = 0;
+    const auto noteTimings = [&] {
+        if (timings) {
+            timings->promptTokens = done;
+            timings->reusedTokens = static_cast<int32_t>(keep);
+            timings->promptMs = msSince(t0);
+        }
+    };
     if (onProgress)
         onProgress(0, total);
     while (done < total) {
-        if (m_cancel.load(std::memory_order_acquire))
-            return Status::error("cancelled");
+        if (cancelRequested()) {
+            noteTimings();
+            return Status::cancelled();
+        }
         const int n = std::min(total - done, m_forward->maxBatch());
         const bool last = done + n == total;
         const Token *batch = prompt.data() + keep + done;
         if (Status s = m_forward->eval(batch, n, last ? m_logits.data() : nullptr); !s) {
             m_tokens.resize(m_cache->size());   // the cache holds what was computed before the failure
+            noteTimings();
             return s;
         }
         m_tokens.insert(m_tokens.end(), batch, batch + n);
@@ -141,17 +296,13 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
         if (onProgress)
             onProgress(done, total);
     }
-    if (timings) {
-        timings->promptTokens = total;
-        timings->reusedTokens = static_cast<int32_t>(keep);
-        timings->promptMs = msSince(t0);
-    }
+    noteTimings();
     return Status::ok();
 }
 
 Status SessionImpl::evaluate(const std::vector<Token> &prompt, std::vector<float> *logits)
 {
-    m_cancel.store(false, std::memory_order_release);
+    CallScope call(*this, nullptr);
     if (Status s = evalPrompt(prompt, nullptr, {}); !s)
         return s;
     if (logits)
@@ -182,7 +333,7 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
                              const GenerateOptions &options, const TextCallback &onText, GenerateResult *result,
                              const ProgressCallback &onPromptProgress)
 {
-    m_cancel.store(false, std::memory_order_release);
+    CallScope call(*this, options.cancel.get());
     GenerateResult local;
     GenerateResult &r = result ? *result : local;
     r = GenerateResult{};
@@ -191,7 +342,7 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
     if (!chain)
         return chain.status();
     if (Status s = evalPrompt(prompt, &r.timings, onPromptProgress); !s) {
-        if (s.message() == "cancelled") {
+        if (s.isCancelled()) {
             r.stopReason = StopReason::STOP_REASON_CANCELLED;
             return Status::ok();
         }
@@ -205,17 +356,7 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
     r.text.reserve(std::min<size_t>(expected * 8, 1u << 20));
 
     std::unique_ptr<TokenTextStream> stream = m_model->newTextStream();
-    StopStringFilter stops(options.stopStrings);
-    bool stopped = false;   // callback said stop, or a stop string matched
-    const auto emit = [&](const std::string &piece) {
-        if (piece.empty() || stopped)
-            return;
-        r.text += piece;
-        if (onText && !onText(piece)) {
-            stopped = true;
-            r.stopReason = StopReason::STOP_REASON_CANCELLED;
-        }
-    };
+    ReplyOutput out(options, onText, r);
 
     const auto t0 = std::chrono::steady_clock::now();
     r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
@@ -224,7 +365,7 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
             r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
             break;
         }
-        if (m_cancel.load(std::memory_order_acquire)) {
+        if (cancelRequested()) {
             r.stopReason = StopReason::STOP_REASON_CANCELLED;
             break;
         }
@@ -235,15 +376,16 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
             break;
         }
         r.tokens.push_back(token);
-        bool matched = false;
-        emit(stops.push(stream->push(token), &matched));
-        if (matched) {
-            r.stopReason = StopReason::STOP_REASON_STOP_STRING;
-            stopped = true;
-            break;
+        // A token is reasoning when the reply is inside the reasoning
+        // before or after it (so the markers count as reasoning).
+        const bool wasReasoning = out.inReasoning();
+        out.push(stream->push(token));
+        if (wasReasoning || out.inReasoning()) {
+            ++r.timings.reasoningTokens;
+            r.timings.reasoningMs = msSince(t0);
         }
-        if (stopped)
-            break;   // the callback asked to stop (reason set by emit)
+        if (out.stopped())
+            break;   // a stop string matched or a callback asked to stop (reason set)
         if (options.maxTokens >= 0 && static_cast<int32_t>(r.tokens.size()) >= options.maxTokens) {
             r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
             break;
@@ -256,19 +398,14 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
         }
         if (Status s = m_forward->eval(&token, 1, m_logits.data()); !s) {
             m_tokens.resize(m_cache->size());
-            return s;
+            if (!s.isCancelled())
+                return s;
+            r.stopReason = StopReason::STOP_REASON_CANCELLED;   // the token was shown but not evaluated
+            break;
         }
         m_tokens.push_back(token);
     }
-    if (!stopped) {
-        bool matched = false;
-        std::string tail = stops.push(stream->finish(), &matched);
-        if (matched)
-            r.stopReason = StopReason::STOP_REASON_STOP_STRING;
-        else
-            tail += stops.finish();
-        emit(tail);
-    }
+    out.finish(stream->finish());
     r.timings.generatedTokens = static_cast<int32_t>(r.tokens.size());
     r.timings.generateMs = msSince(t0);
     return Status::ok();

@@ -49,4 +49,12 @@ Result<JsonValue> parseJson(std::string_view text, const std::string &sourceName
 // Serializes compactly (no spaces), non-ASCII kept as UTF-8.
 std::string toJsonString(const JsonValue &value);
 
+// `text` as a JSON string literal, quotes included: '"' and '\\' escaped,
+// \n \r \t \b \f as such, other bytes below 0x20 as \u00XX; every other
+// byte as it is (UTF-8 passes through, and so do invalid bytes: the caller
+// decides whether to clean them). The engine's one JSON string writer
+// (toJsonString, burrow-cli info / bench / eval).
+void appendJsonString(std::string &out, std::string_view text);
+std::string jsonString(std::string_view text);
+
 } // namespace burrow::json

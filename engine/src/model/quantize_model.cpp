@@ -23,13 +23,7 @@ constexpr uint32_t kQuantizationVersion = 2;   // the reference's GGML_QNT_VERSI
 
 size_t scalarSize(ValueType t)
 {
-    switch (t) {
-    case ValueType::VALUE_TYPE_U8: case ValueType::VALUE_TYPE_I8: case ValueType::VALUE_TYPE_BOOL: return 1;
-    case ValueType::VALUE_TYPE_U16: case ValueType::VALUE_TYPE_I16: return 2;
-    case ValueType::VALUE_TYPE_U32: case ValueType::VALUE_TYPE_I32: case ValueType::VALUE_TYPE_F32: return 4;
-    case ValueType::VALUE_TYPE_U64: case ValueType::VALUE_TYPE_I64: case ValueType::VALUE_TYPE_F64: return 8;
-    default: return 0;
-    }
+    return gguf::valueTypeSize(t);
 }
 
 // Bytes of a value's encoding after its type id (the reader validated them).

@@ -142,6 +142,8 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
     });
 
     for (uint32_t il = 0; il < c.nLayer; ++il) {
+        if (m_cancelCheck && m_cancelCheck())
+            return Status::cancelled();   // cache size still pos0: this batch's keys are not kept
         const model::LayerWeights &L = m_w.layers[il];
         const model::LayerSpec &spec = c.layers[il];
         const int kind = m_rope->kindOf(il);

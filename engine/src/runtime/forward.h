@@ -38,6 +38,7 @@
 #include "burrow/status.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -55,7 +56,13 @@ public:
 
     // tokens: n ids (0 < n <= maxBatch, cache.size() + n <= capacity, each < nVocab).
     // logits: nVocab floats for the last token, or null.
+    // Returns Status::cancelled() when the cancel check says so before a
+    // layer; the cache size is then unchanged (the batch is not kept).
     Status eval(const int32_t *tokens, int n, float *logits);
+
+    // Read before every layer of eval() (null: never cancelled). Must be
+    // cheap (an atomic load); called on the thread that calls eval().
+    void setCancelCheck(std::function<bool()> check) { m_cancelCheck = std::move(check); }
 
 private:
     Forward(const model::ModelConfig &config, const model::Weights &weights, KvCache &cache, ThreadPool &pool,
@@ -69,6 +76,7 @@ private:
     KvCache &m_cache;
     ThreadPool &m_pool;
     int m_maxBatch = 0;
+    std::function<bool()> m_cancelCheck;
 
     // Activations, row-major, one row per token of the batch.
     std::vector<float> m_x;        // [B, nEmbd] residual stream

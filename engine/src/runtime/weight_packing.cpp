@@ -92,7 +92,7 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
             th.join();
     }
     if (cancelled)
-        return Status::error("loading cancelled");
+        return Status::cancelled("loading cancelled");
     for (size_t i = 0; i < todo.size(); ++i) {
         if (!packed[i])
             return packed[i].status().withContext(std::string(todo[i]->name));
@@ -100,7 +100,7 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
         store.push_back(std::move(packed[i].value()));
     }
     if (progress && !progress(1.0f))
-        return Status::error("loading cancelled");
+        return Status::cancelled("loading cancelled");
     return Status::ok();
 }
 

@@ -21,6 +21,7 @@
 #include "gguf/gguf_writer.h"
 #include "model/synthetic_model.h"
 #include "quant/quant_traits.h"
+#include "cli_process.h"
 #include "test_support.h"
 
 #include <QFile>
@@ -36,33 +37,11 @@ using namespace burrow;
 
 namespace {
 
-QString cliPath()
-{
-    return QStringLiteral(BURROW_BINARY_DIR "/engine/tools/burrow-cli");
-}
-
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = test::ProcessResult;
 
 Run runQuantize(const QStringList &args)
 {
-    QProcess p;
-    p.start(cliPath(), QStringList{QStringLiteral("quantize")} + args);
-    Run r;
-    if (!p.waitForStarted(10000))
-        return r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return test::runCli(QStringList{QStringLiteral("quantize")} + args, {}, 120000);
 }
 
 QByteArray readAll(const QString &path)
