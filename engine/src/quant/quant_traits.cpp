@@ -74,8 +74,8 @@ void fill(Table &t, CpuPath path)
     setRow<g::vecDotQ5_KQ8_K>(t, T::GGML_TYPE_Q5_K, g::dequantizeRowQ5_K, g::quantizeRowQ5_K, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotQ6_KQ8_K>(t, T::GGML_TYPE_Q6_K, g::dequantizeRowQ6_K, g::quantizeRowQ6_K, T::GGML_TYPE_Q8_K);
     setActivationRow(t, T::GGML_TYPE_Q8_K, g::dequantizeRowQ8_K, g::quantizeRowQ8_K);
-    setRow<g::vecDotIQ4_NLQ8_0>(t, T::GGML_TYPE_IQ4_NL, g::dequantizeRowIQ4_NL, nullptr, T::GGML_TYPE_Q8_0);
-    setRow<g::vecDotIQ4_XSQ8_K>(t, T::GGML_TYPE_IQ4_XS, g::dequantizeRowIQ4_XS, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ4_NLQ8_0>(t, T::GGML_TYPE_IQ4_NL, g::dequantizeRowIQ4_NL, g::quantizeRowIQ4_NL, T::GGML_TYPE_Q8_0);
+    setRow<g::vecDotIQ4_XSQ8_K>(t, T::GGML_TYPE_IQ4_XS, g::dequantizeRowIQ4_XS, g::quantizeRowIQ4_XS, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotMXFP4Q8_0>(t, T::GGML_TYPE_MXFP4, g::dequantizeRowMXFP4, g::quantizeRowMXFP4, T::GGML_TYPE_Q8_0);
 
 #ifdef BURROW_QUANT_X86

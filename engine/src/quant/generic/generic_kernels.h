@@ -44,6 +44,10 @@ void quantizeRowQ4_0(const float *src, void *dst, int64_t n);
 void quantizeRowQ4_1(const float *src, void *dst, int64_t n);
 void quantizeRowQ5_0(const float *src, void *dst, int64_t n);
 void quantizeRowQ5_1(const float *src, void *dst, int64_t n);
+// IQ4_NL / IQ4_XS as llama-quantize writes them without an importance matrix
+// (quantize_iq4_nl / quantize_iq4_xs: scale search over 15 candidates; see quantize_iq4.cpp).
+void quantizeRowIQ4_NL(const float *src, void *dst, int64_t n);
+void quantizeRowIQ4_XS(const float *src, void *dst, int64_t n);
 void quantizeRowQ8_0(const float *src, void *dst, int64_t n);
 void quantizeRowQ8_1(const float *src, void *dst, int64_t n);
 void quantizeRowQ4_K(const float *src, void *dst, int64_t n);
