@@ -7,6 +7,7 @@
 // hostile request the server still answers /health.
 #include "server/server.h"
 
+#include "http_client.h"
 #include "tiny_model.h"
 
 #include <QElapsedTimer>
@@ -24,6 +25,8 @@
 #include <thread>
 
 using namespace burrow;
+using burrow::test::Reply;
+using burrow::test::readReply;
 
 namespace {
 
@@ -150,79 +153,6 @@ private:
     std::thread m_thread;
 };
 
-struct Reply {
-    int status = 0;
-    QMap<QByteArray, QByteArray> headers;   // lower-case names
-    QByteArray body;                        // de-chunked
-    bool closed = false;                    // the server closed the connection
-};
-
-// Reads one HTTP response from `s` (Content-Length, chunked, or until close).
-bool readReply(QTcpSocket &s, Reply *r, int timeoutMs = 10000)
-{
-    QByteArray buf;
-    QElapsedTimer t;
-    t.start();
-    const auto more = [&]() {
-        if (s.bytesAvailable() == 0 && !s.waitForReadyRead(std::max(1, int(timeoutMs - t.elapsed())))) {
-            r->closed = s.state() != QAbstractSocket::ConnectedState;
-            return false;
-        }
-        buf += s.readAll();
-        return true;
-    };
-    int headerEnd;
-    while ((headerEnd = buf.indexOf("\r\n\r\n")) < 0)
-        if (!more())
-            return false;
-    const QList<QByteArray> lines = buf.left(headerEnd).split('\n');
-    const QList<QByteArray> statusLine = lines[0].trimmed().split(' ');
-    if (statusLine.size() < 2)
-        return false;
-    r->status = statusLine[1].toInt();
-    for (int i = 1; i < lines.size(); ++i) {
-        const int colon = lines[i].indexOf(':');
-        if (colon > 0)
-            r->headers[lines[i].left(colon).trimmed().toLower()] = lines[i].mid(colon + 1).trimmed();
-    }
-    buf.remove(0, headerEnd + 4);
-    if (r->status == 100) {   // 100 Continue: the real answer follows
-        r->headers.clear();
-        return readReply(s, r, timeoutMs);
-    }
-    if (r->headers.value("transfer-encoding") == "chunked") {
-        for (;;) {
-            int lineEnd;
-            while ((lineEnd = buf.indexOf("\r\n")) < 0)
-                if (!more())
-                    return false;
-            bool ok = false;
-            const int size = buf.left(lineEnd).toInt(&ok, 16);
-            if (!ok)
-                return false;
-            while (buf.size() < lineEnd + 2 + size + 2)
-                if (!more())
-                    return false;
-            r->body += buf.mid(lineEnd + 2, size);
-            buf.remove(0, lineEnd + 2 + size + 2);
-            if (size == 0)
-                return true;
-        }
-    }
-    if (r->headers.contains("content-length")) {
-        const int n = r->headers.value("content-length").toInt();
-        while (buf.size() < n)
-            if (!more())
-                return false;
-        r->body = buf.left(n);
-        return true;
-    }
-    while (more()) {
-    }
-    r->body = buf;
-    return true;
-}
-
 QJsonObject json(const QByteArray &body)
 {
     return QJsonDocument::fromJson(body).object();
@@ -266,13 +196,7 @@ class TestServerHttp : public QObject {
     QByteArray request(const QByteArray &method, const QByteArray &path, const QByteArray &body = {},
                        const QByteArray &extraHeaders = {}, const QByteArray &host = "127.0.0.1")
     {
-        QByteArray r = method + " " + path + " HTTP/1.1\r\n";
-        if (!host.isEmpty())
-            r += "Host: " + host + "\r\n";
-        r += extraHeaders;
-        if (!body.isEmpty() || method == "POST")
-            r += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
-        return r + "\r\n" + body;
+        return test::httpRequest(method, path, body, extraHeaders, host);
     }
 
     Reply exchange(const QByteArray &raw, uint16_t port = 0)
@@ -291,27 +215,6 @@ class TestServerHttp : public QObject {
     {
         const Reply r = exchange(request("GET", "/health"));
         return r.status == 200 && json(r.body)["status"].toString() == QStringLiteral("ok");
-    }
-
-    // The data: payloads of an SSE body; comments counted apart. False when
-    // a line is neither.
-    static bool sseEvents(const QByteArray &body, QList<QByteArray> *data, int *comments)
-    {
-        *comments = 0;
-        const QList<QByteArray> blocks = body.split('\n');
-        for (int i = 0; i < blocks.size(); ++i) {
-            if (blocks[i].isEmpty())
-                continue;
-            if (i + 1 >= blocks.size() || !blocks[i + 1].isEmpty())
-                return false;   // every event ends with a blank line
-            if (blocks[i].startsWith(':'))
-                ++*comments;
-            else if (blocks[i].startsWith("data: "))
-                data->push_back(blocks[i].mid(6));
-            else
-                return false;
-        }
-        return true;
     }
 
 private slots:
@@ -393,7 +296,7 @@ private slots:
         QCOMPARE(r.headers.value("transfer-encoding"), QByteArray("chunked"));
         QList<QByteArray> data;
         int comments = 0;
-        QVERIFY2(sseEvents(r.body, &data, &comments), r.body.constData());
+        QVERIFY2(test::sseEvents(r.body, &data, &comments), r.body.constData());
         QCOMPARE(data.size(), 6);   // role, "Hel", "lo", finish, usage, [DONE]
         QCOMPARE(data.last(), QByteArray("[DONE]"));
         const auto delta = [&](int i) {
@@ -415,7 +318,7 @@ private slots:
         QCOMPARE(r.status, 200);
         QList<QByteArray> data;
         int comments = 0;
-        QVERIFY(sseEvents(r.body, &data, &comments));
+        QVERIFY(test::sseEvents(r.body, &data, &comments));
         QVERIFY2(comments >= 2, r.body.constData());
         QVERIFY(r.body.indexOf(": keep-alive\n\n") < r.body.indexOf("Hel"));
         QCOMPARE(data.last(), QByteArray("[DONE]"));
@@ -431,7 +334,7 @@ private slots:
         QCOMPARE(r.status, 200);
         QList<QByteArray> data;
         int comments = 0;
-        QVERIFY(sseEvents(r.body, &data, &comments));
+        QVERIFY(test::sseEvents(r.body, &data, &comments));
         QCOMPARE(data.size(), 5);   // three pieces, finish, [DONE]
         QCOMPARE(json(data[0])["choices"].toArray().at(0).toObject().value("text").toString(), QStringLiteral("Hel"));
     }
