@@ -408,6 +408,9 @@ struct SchedulerOptions {
     // KV cache positions in all (shared by the sequences); 0: contextSize * parallel.
     uint32_t kvPositions = 0;
     int32_t batchTokens = 512;       // rows per forward pass (generating tokens + prompt chunks)
+    // Prompt rows per pass while some sequence is generating: bounds the
+    // time between its tokens while a long new prompt is evaluated.
+    int32_t prefillTokensWhileGenerating = 64;
     int32_t threads = 0;             // 0: all physical cores
     bool flashAttention = true;
     int32_t maxQueued = 64;          // waiting requests beyond which submit() refuses (busy)
