@@ -421,6 +421,7 @@ struct Request {
     SamplingParams sampling;
     GenerateOptions options;         // maxTokens, stop strings, overflow (STOP only), reasoning, cancel
     int32_t priority = 0;            // higher runs first; equal: first come, first served
+    bool ignoreEndOfGeneration = false;   // generate through end-of-generation tokens (benchmarks)
     TextCallback onText;             // answer pieces (UTF-8 complete)
     ProgressCallback onPromptProgress;
     // The end: the result (stop reason, tokens, text, reasoning, timings)

@@ -396,7 +396,7 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits)
     }
     const Token token = l.chain->sample(logits);
     l.chain->accept(token);
-    if (m_model->isEndOfGeneration(token)) {
+    if (!l.req.ignoreEndOfGeneration && m_model->isEndOfGeneration(token)) {
         r.stopReason = StopReason::STOP_REASON_END_OF_GENERATION;
         return false;
     }
