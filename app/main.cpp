@@ -1,7 +1,6 @@
 // Burrow's entry point: parse the command line, create the QML engine and
 // load the Burrow module's Main window. Everything else lives in burrow_app.
 #include <QCommandLineParser>
-#include <QFileInfo>
 #include <cstdio>
 #include <cstring>
 #include <QGuiApplication>
@@ -11,6 +10,7 @@
 
 #include "common/appinfo.h"
 #include "chat/chatcontroller.h"
+#include "models/modelloader.h"
 #include "language/language.h"
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
@@ -64,17 +64,13 @@ int main(int argc, char *argv[])
     if (engine.rootObjects().isEmpty())
         return 1;
 
-    // `burrow MODEL`: open it as a drop would (Main.qml openPath(): a
-    // compressed model is unpacked into the models folder first), without
-    // asking unless memory is short.
+    // `burrow MODEL`: opened as a drop would be (a compressed model is
+    // unpacked into the models folder first), without the card unless
+    // memory is short (ModelLoader::openPath).
     const QStringList models = parser.positionalArguments();
     if (!models.isEmpty()) {
-        const QString path = QFileInfo(models.first()).absoluteFilePath();
-        QObject *window = engine.rootObjects().first();
-        if (!QMetaObject::invokeMethod(window, "openPath", Q_ARG(QVariant, path))) {
-            if (auto *chat = window->property("chat").value<ChatController *>())
-                chat->openFile(path, false);
-        }
+        if (auto *chat = engine.rootObjects().first()->property("chat").value<ChatController *>())
+            chat->models()->openPath(models.first());
     }
     return app.exec();
 }

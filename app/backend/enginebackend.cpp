@@ -55,13 +55,108 @@ GenerationOutcome::Stop stopFrom(burrow::StopReason reason)
     return GenerationOutcome::Stop::EndOfText;
 }
 
-// The prompt for turns [first, end): the token ids and how many of them
-// belong to the system prompt (kept on a context shift).
-struct BuiltPrompt {
-    std::vector<burrow::Token> tokens;
-    int keep = 0;
-    std::vector<std::string> stopStrings;
-};
+burrow::Result<burrow::ChatFormat> formatFor(const burrow::Model &model, const std::string &name);
+
+// The engine's answer to "which format does Automatic use, and why", for the card.
+void describeFormat(const burrow::Model &model, ModelCard *card)
+{
+    auto format = formatFor(model, "auto");
+    if (!format) {
+        qCWarning(lcApp) << "no chat format:" << fromStd(format.message());
+        return;
+    }
+    card->chatFormat = format->plainText ? QStringLiteral("plain") : fromStd(format->name);
+    card->chatFormatFromVocabulary = format->fromVocabulary;
+}
+
+
+// ---- until the engine's buildChatPrompt() and chatFormatFor(..., true) land
+// (engine.h declares them; e15 implements them): the same contract, written
+// with renderChat(). Removed when they are in.
+burrow::Result<burrow::ChatFormat> formatFor(const burrow::Model &model, const std::string &name)
+{
+    auto format = burrow::chatFormatFor(model, name);
+    if (!format)
+        return format;
+    const bool automatic = name.empty() || name == "auto";
+    if (automatic && !model.info().hasChatTemplate && !format->fromVocabulary) {
+        burrow::ChatFormat plain;
+        plain.name = "plain";
+        plain.plainText = true;
+        plain.reason = "the model has neither a chat template nor chat tokens: plain text";
+        return plain;
+    }
+    return format;
+}
+
+burrow::Result<burrow::ChatPrompt> buildPrompt(const burrow::Model &model, const std::vector<burrow::ChatMessage> &messages,
+                                               const burrow::PromptOptions &options)
+{
+    auto format = formatFor(model, options.render.chatFormat);
+    if (!format)
+        return format.status();
+    const burrow::ModelInfo &info = model.info();
+    const std::string bosText = info.bosId >= 0 ? model.tokenBytes(info.bosId) : std::string();
+    size_t system = 0;
+    while (system < messages.size() && messages[system].role == "system")
+        ++system;
+    auto build = [&](size_t first, burrow::ChatPrompt *out) -> burrow::Status {
+        std::vector<burrow::ChatMessage> kept(messages.begin(), messages.begin() + system);
+        kept.insert(kept.end(), messages.begin() + first, messages.end());
+        out->firstMessage = first;
+        out->droppedMessages = first - system;
+        out->format = *format;
+        out->keepTokens = 0;
+        if (format->plainText) {
+            std::string text, systemText;
+            for (size_t i = 0; i < kept.size(); ++i) {
+                if (kept[i].role == "system") {
+                    systemText += kept[i].content + "\n";
+                    continue;
+                }
+                if (kept[i].role == "user" && i > system)
+                    text += "\n";
+                text += kept[i].content;
+            }
+            if (!systemText.empty())
+                out->keepTokens = int32_t(model.tokenize(systemText, true, false).size());
+            out->tokens = model.tokenize(systemText + text, true, false);
+            return {};
+        }
+        burrow::RenderOptions render = options.render;
+        render.addGenerationPrompt = true;
+        auto rendered = burrow::renderChat(model, kept, render);
+        if (!rendered)
+            return rendered.status();
+        const bool hasBos = !bosText.empty() && rendered->rfind(bosText, 0) == 0;
+        out->tokens = model.tokenize(*rendered, !hasBos, true);
+        if (system > 0) {
+            std::vector<burrow::ChatMessage> systemOnly(messages.begin(), messages.begin() + system);
+            render.addGenerationPrompt = false;
+            if (auto sys = burrow::renderChat(model, systemOnly, render))
+                out->keepTokens = int32_t(model.tokenize(*sys, !hasBos, true).size());
+        }
+        return {};
+    };
+    burrow::ChatPrompt prompt;
+    size_t first = system;
+    if (burrow::Status s = build(first, &prompt); !s)
+        return s;
+    while (options.budget > 0 && prompt.tokens.size() > options.budget) {
+        size_t next = first + 1;
+        while (next < messages.size() && messages[next].role != "user")
+            ++next;
+        if (next >= messages.size())
+            break;
+        first = next;
+        if (burrow::Status s = build(first, &prompt); !s)
+            return s;
+    }
+    if (options.budget > 0 && prompt.tokens.size() > options.budget)
+        return burrow::Status::error("the conversation needs " + std::to_string(prompt.tokens.size()) +
+                                     " tokens, more than the " + std::to_string(options.budget) + " it may have");
+    return prompt;
+}
 
 } // namespace
 
@@ -79,6 +174,11 @@ ModelCard EngineBackend::inspect(const QString &path, QString *error)
     ModelCard card = cardFromInfo(*info);
     card.path = path;
     return card;
+}
+
+int EngineBackend::contextSize() const
+{
+    return m_session ? int(m_session->contextSize()) : 0;
 }
 
 bool EngineBackend::load(const QString &path, int contextSize, const LoadProgress &progress, QString *error)
@@ -103,29 +203,23 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     m_session.reset();
     m_model = std::move(model);
     m_session = std::move(session).value();
-    m_requestedContext = contextSize;
     m_card = cardFromInfo(m_model->info());
     m_card.path = path;
-    m_card.contextSize = int(m_session->contextSize());
-    // Which format "auto" renders with: the template (or its fallback when it
-    // does not parse); without a template, the format the vocabulary's chat
-    // tokens show (an instruct model converted without its template), else
-    // none: a base model continues plain text.
-    if (auto format = burrow::chatFormatFor(*m_model, "auto");
-        format && (m_card.hasChatTemplate || format->fromVocabulary)) {
-        m_card.chatFormat = fromStd(format->name);
-    }
-    qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format"
-                  << (m_card.chatFormat.isEmpty() ? QStringLiteral("plain text") : m_card.chatFormat);
+    describeFormat(*m_model, &m_card);
+    qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format" << m_card.chatFormat;
     return true;
 }
 
 bool EngineBackend::ensureSession(int contextSize, QString *error)
 {
-    if (m_session && contextSize == m_requestedContext)
+    const int trained = m_card.trainedContext;
+    const int wanted = trained > 0 ? qMin(qMax(1, contextSize), trained) : qMax(1, contextSize);
+    if (m_session && int(m_session->contextSize()) == wanted)
         return true;
     burrow::SessionOptions options;
-    options.contextSize = uint32_t(qMax(1, contextSize));
+    options.contextSize = uint32_t(wanted);
+    qCInfo(lcApp) << "context" << (m_session ? int(m_session->contextSize()) : 0) << "->" << wanted
+                  << ": the KV cache is made again";
     m_session.reset();   // free the old KV cache before allocating the new one
     auto session = burrow::Session::create(m_model, options);
     if (!session) {
@@ -133,12 +227,10 @@ bool EngineBackend::ensureSession(int contextSize, QString *error)
         return false;
     }
     m_session = std::move(session).value();
-    m_requestedContext = contextSize;
-    m_card.contextSize = int(m_session->contextSize());
     return true;
 }
 
-GenerationOutcome EngineBackend::generate(const GenerationRequest &request, const TextSink &onText,
+GenerationOutcome EngineBackend::generate(const ChatRequest &request, const TextSink &onText,
                                           const PromptProgress &onPromptProgress, const PlanSink &onPlan)
 {
     GenerationOutcome outcome;
@@ -147,134 +239,61 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
         outcome.error = message;
         return outcome;
     };
+    if (request.cancel && request.cancel->isCancelled()) {
+        outcome.stop = GenerationOutcome::Stop::Cancelled;
+        return outcome;
+    }
     if (!m_model)
         return fail(tr("No model is loaded."));
     QString error;
-    if (!ensureSession(request.settings.contextSize, &error))
+    if (!ensureSession(int(request.settings.contextSize), &error))
         return fail(error);
-
-    const burrow::Model &model = *m_model;
-    const burrow::ModelInfo &info = model.info();
     const int contextSize = int(m_session->contextSize());
-    // "auto": the model's template when it has one, else the format its
-    // vocabulary's chat tokens show, else plain text; a format the user chose
-    // is used whether or not the model has a template.
-    const QString chatFormat = request.settings.chatFormat.trimmed();
-    const bool forcedFormat = !chatFormat.isEmpty() && chatFormat.compare(QLatin1String("auto"), Qt::CaseInsensitive) != 0;
-    // (The card names a format for "auto" exactly when it renders one.)
-    const bool useTemplate = info.hasChatTemplate || !m_card.chatFormat.isEmpty() || forcedFormat;
-    QString formatUsed;
-    const std::string bosText = info.bosId >= 0 ? model.tokenBytes(info.bosId) : std::string();
 
-    // Builds the prompt from turns [first, end). Template models: the chat
-    // template with the system prompt; others: the conversation as one text
-    // the model continues (what a base model like stories260K expects).
-    auto build = [&](int first, BuiltPrompt *out, QString *buildError) -> bool {
-        out->tokens.clear();
-        out->keep = 0;
-        if (useTemplate) {
-            std::vector<burrow::ChatMessage> messages;
-            if (!request.systemPrompt.isEmpty())
-                messages.push_back({"system", toStd(request.systemPrompt)});
-            for (int i = first; i < request.turns.size(); ++i) {
-                const ChatTurn &turn = request.turns.at(i);
-                const char *role = turn.author == ChatTurn::Author::User ? "user"
-                                 : turn.author == ChatTurn::Author::Assistant ? "assistant" : "system";
-                messages.push_back({role, toStd(turn.text)});
-            }
-            burrow::RenderOptions renderOptions;
-            renderOptions.addGenerationPrompt = true;
-            renderOptions.chatFormat = forcedFormat ? toStd(chatFormat) : std::string("auto");
-            burrow::ChatFormat format;
-            auto rendered = burrow::renderChat(model, messages, renderOptions, &format);
-            if (!rendered) {
-                *buildError = fromStd(rendered.message());
-                return false;
-            }
-            formatUsed = fromStd(format.name);
-            const bool hasBos = !bosText.empty() && rendered->rfind(bosText, 0) == 0;
-            out->tokens = model.tokenize(*rendered, !hasBos, true);
-            out->stopStrings = format.stopStrings;
-            if (!request.systemPrompt.isEmpty()) {
-                std::vector<burrow::ChatMessage> systemOnly{messages.front()};
-                renderOptions.addGenerationPrompt = false;
-                auto sys = burrow::renderChat(model, systemOnly, renderOptions);
-                if (sys)
-                    out->keep = int(model.tokenize(*sys, !hasBos, true).size());
-            }
-            return true;
-        }
-        std::string text;
-        if (!request.systemPrompt.isEmpty()) {
-            text = toStd(request.systemPrompt);
-            text.push_back('\n');
-        }
-        const std::vector<burrow::Token> systemTokens =
-            text.empty() ? std::vector<burrow::Token>() : model.tokenize(text, true, false);
-        out->keep = int(systemTokens.size());
-        for (int i = first; i < request.turns.size(); ++i) {
-            const ChatTurn &turn = request.turns.at(i);
-            if (turn.author == ChatTurn::Author::User && i > first)
-                text += "\n";
-            text += toStd(turn.text);
-        }
-        out->tokens = model.tokenize(text, true, false);
-        return true;
-    };
+    std::vector<burrow::ChatMessage> messages;
+    if (!request.settings.systemPrompt.empty())
+        messages.push_back({"system", request.settings.systemPrompt, {}, {}});
+    messages.insert(messages.end(), request.messages.begin(), request.messages.end());
 
-    // Leave room for the reply; drop the oldest turns (whole exchanges, so
-    // the prompt starts with a user message) until the rest fits.
+    // Leave room for the reply: its length limit, else a quarter of the
+    // context, at most half of it.
     const int wanted = request.settings.maxTokens > 0 ? request.settings.maxTokens : contextSize / 4;
     const int reserve = qBound(1, wanted, qMax(1, contextSize / 2));
-    int first = 0;
-    BuiltPrompt prompt;
-    if (!build(first, &prompt, &error))
-        return fail(error);
-    while (int(prompt.tokens.size()) > contextSize - reserve) {
-        int next = first + 1;
-        while (next < request.turns.size() && request.turns.at(next).author != ChatTurn::Author::User)
-            ++next;
-        if (next >= request.turns.size())
-            break;
-        first = next;
-        if (!build(first, &prompt, &error))
-            return fail(error);
-    }
-    if (int(prompt.tokens.size()) >= contextSize)
-        return fail(tr("The message is too long for this model's context (%1 tokens, the context holds %2). "
-                       "Shorten it or choose a larger context.")
-                        .arg(prompt.tokens.size())
-                        .arg(contextSize));
+    burrow::PromptOptions promptOptions;
+    promptOptions.render.chatFormat = request.settings.chatFormat;
+    promptOptions.plainTextForBaseModels = true;
+    promptOptions.budget = uint32_t(qMax(1, contextSize - reserve));
+    promptOptions.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
+    auto prompt = buildPrompt(*m_model, messages, promptOptions);
+    if (!prompt)
+        return fail(fromStd(prompt.message()));
 
     PromptPlan plan;
-    plan.firstRow = first < request.turns.size() ? request.turns.at(first).row : -1;
-    plan.promptTokens = int(prompt.tokens.size());
-    plan.contextSize = contextSize;
-    plan.usesTemplate = useTemplate;
-    plan.chatFormat = formatUsed;
+    // messages[firstMessage..] are in the prompt; the system message (when
+    // set) is messages[0] and has no row.
+    const size_t offset = request.settings.systemPrompt.empty() ? 0 : 1;
+    const qsizetype first = qsizetype(prompt->firstMessage >= offset ? prompt->firstMessage - offset : 0);
+    plan.firstRow = prompt->droppedMessages > 0 && first < request.rows.size() ? request.rows.at(first) : -1;
+    plan.promptTokens = int(prompt->tokens.size());
+    plan.chatFormat = prompt->format.plainText ? QStringLiteral("plain") : fromStd(prompt->format.name);
     if (onPlan)
         onPlan(plan);
 
-    burrow::SamplingParams sampling;
-    sampling.temperature = float(request.settings.temperature);
-    sampling.topK = request.settings.topK;
-    sampling.topP = float(request.settings.topP);
-    sampling.minP = float(request.settings.minP);
-    sampling.repeatPenalty = float(request.settings.repeatPenalty);
-    sampling.penaltyLastN = request.settings.repeatLastN;
-    sampling.seed = request.settings.seed < 0 ? 0xFFFFFFFFu : uint32_t(request.settings.seed);
-
     burrow::GenerateOptions options;
-    options.maxTokens = request.settings.maxTokens > 0 ? request.settings.maxTokens : -1;
-    options.stopStrings = prompt.stopStrings;
+    options.maxTokens = request.settings.maxTokens;
+    options.stopStrings = prompt->format.stopStrings;
     options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
-    options.nKeep = prompt.keep;
+    options.nKeep = prompt->keepTokens;
+    options.cancel = request.cancel;
+    options.reasoning = prompt->reasoning;
 
     burrow::GenerateResult result;
+    // generate() fills `result` as it goes: in the text callback,
+    // result.tokens holds every token generated so far.
     const burrow::Status status = m_session->generate(
-        prompt.tokens, sampling, options,
-        [&onText](std::string_view piece) {
-            return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())));
+        prompt->tokens, request.settings.sampling, options,
+        [&onText, &result](std::string_view piece) {
+            return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), int(result.tokens.size()));
         },
         &result,
         [&onPromptProgress](int32_t done, int32_t total) {
@@ -287,9 +306,13 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     outcome.promptMs = result.timings.promptMs;
     outcome.generateMs = result.timings.generateMs;
     outcome.contextUsed = int(m_session->cachedTokens().size());
-    outcome.contextSize = contextSize;
     if (!status)
         return fail(fromStd(status.message()));
     outcome.stop = stopFrom(result.stopReason);
     return outcome;
+}
+
+BackendFactory defaultBackendFactory()
+{
+    return {[] { return std::unique_ptr<ChatBackend>(new EngineBackend); }, &EngineBackend::inspect};
 }

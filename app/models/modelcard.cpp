@@ -4,6 +4,15 @@
 #include <QFileInfo>
 #include <QLocale>
 
+#include "settings/settingsfields.h"
+
+namespace {
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("ModelCard", text);
+}
+} // namespace
+
 QString ModelCard::fileName() const
 {
     return QFileInfo(path).fileName();
@@ -31,33 +40,37 @@ QString ModelCard::fileSizeText() const
     return formatBytes(fileSize);
 }
 
-int ModelCard::effectiveContext() const
+int ModelCard::contextFor(int requested) const
 {
-    if (contextSize <= 0)
+    if (requested <= 0 || (trainedContext > 0 && requested > trainedContext))
         return trainedContext;
-    if (trainedContext > 0 && contextSize > trainedContext)
-        return trainedContext;
-    return contextSize;
-}
-
-quint64 ModelCard::memoryBytes() const
-{
-    return memoryBytesAt(contextSize);
+    return requested;
 }
 
 qulonglong ModelCard::memoryBytesAt(int context) const
 {
-    if (context <= 0 || (trainedContext > 0 && context > trainedContext))
-        context = trainedContext;
-    return weightBytes + kvBytesPerToken * quint64(qMax(0, context));
-}
-
-QString ModelCard::memoryText() const
-{
-    return formatBytes(memoryBytes());
+    return weightBytes + kvBytesPerToken * quint64(qMax(0, contextFor(context)));
 }
 
 QString ModelCard::availableMemoryText() const
 {
-    return availableMemory ? formatBytes(availableMemory) : QCoreApplication::translate("ModelCard", "unknown");
+    return availableMemory ? formatBytes(availableMemory) : tr("unknown");
+}
+
+QString ModelCard::chatFormatText() const
+{
+    if (chatFormat.isEmpty()) {
+        return hasChatTemplate ? tr("its own chat template")
+                               : tr("chosen when it loads: the chat format its vocabulary shows, or plain text");
+    }
+    if (chatFormat == QLatin1String("template"))
+        return tr("its own chat template");
+    if (chatFormat == QLatin1String("plain"))
+        return tr("none: the model continues your text (it has no chat template and no chat tokens)");
+    const QString label = SettingsFields::chatFormatLabel(chatFormat);
+    if (chatFormatFromVocabulary)
+        return tr("%1, from the chat tokens in its vocabulary (it has no chat template)").arg(label);
+    if (hasChatTemplate)
+        return tr("%1 (its own chat template cannot be used)").arg(label);
+    return tr("%1, chosen from its architecture (it has no chat template)").arg(label);
 }

@@ -11,9 +11,9 @@ Dialog {
     objectName: "modelCardDialog"
 
     required property ChatController chat
-    readonly property var card: chat.pendingCard
-    readonly property int chosenContext: Math.min(chat.settings.contextSize,
-                                                  card.trainedContext > 0 ? card.trainedContext : chat.settings.contextSize)
+    readonly property var card: chat.models.pendingCard
+    // The chat's context size as a session of this model would get it.
+    readonly property int chosenContext: card.contextFor(chat.conversation.settings.contextSize)
 
     title: qsTr("Open %1").arg(card.name)
     modal: true
@@ -21,13 +21,13 @@ Dialog {
     width: Math.min(parent ? parent.width - 48 : 520, 520)
     closePolicy: Popup.CloseOnEscape
 
-    onAccepted: chat.loadPending()
-    onRejected: chat.dismissPending()
+    onAccepted: chat.models.loadPending()
+    onRejected: chat.models.dismissPending()
 
     Connections {
-        target: root.chat
+        target: root.chat.models
         function onPendingCardChanged() {
-            if (root.chat.pendingCard.valid)
+            if (root.chat.models.pendingCard.valid)
                 root.open()
             else
                 root.close()
@@ -56,8 +56,10 @@ Dialog {
             Label { text: root.card.fileSizeText }
             Label { text: qsTr("Chat format"); opacity: 0.7 }
             Label {
-                text: root.card.hasChatTemplate ? qsTr("the model's chat template")
-                                                : qsTr("none: the model continues your text")
+                objectName: "cardChatFormat"
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: root.card.chatFormatText
             }
             Label { text: qsTr("Context"); opacity: 0.7 }
             SpinBox {
@@ -68,7 +70,7 @@ Dialog {
                 editable: true
                 value: root.chosenContext
                 Accessible.name: qsTr("Context size in tokens")
-                onValueModified: root.chat.settings.contextSize = value
+                onValueModified: root.chat.conversation.settings.contextSize = value
             }
             Label { text: qsTr("Memory needed"); opacity: 0.7 }
             Label {
@@ -82,7 +84,7 @@ Dialog {
             Layout.fillWidth: true
             visible: !root.card.fitsAt(root.chosenContext)
             wrapMode: Text.Wrap
-            color: "#c0392b"
+            color: Theme.negativeText
             text: qsTr("This needs more memory than is free now. Loading may fail or make the computer slow; "
                        + "a smaller context or a smaller quantization needs less.")
         }

@@ -17,6 +17,7 @@
 
 #include "test_support.h"
 #include "common/appinfo.h"
+#include "backend/enginebridge.h"
 #include "chat/chatcontroller.h"
 #include "storage/conversationstore.h"
 

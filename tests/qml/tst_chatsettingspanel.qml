@@ -182,13 +182,15 @@ TestCase {
         compare(combo.displayText, "Automatic (from the model)")
         compare(combo.Accessible.name, "Chat format")
         verify(!child(root, "changed_chatFormat").visible)
+        // No model loaded: what Automatic does in general.
         verify(hint.text.indexOf("own chat template") >= 0, hint.text)
-        root.settings.automaticChatFormat = "plain"
         verify(hint.text.indexOf("plain text") >= 0, hint.text)
-        root.settings.automaticChatFormat = "template"
-        verify(hint.text.indexOf("this model's own chat template") >= 0, hint.text)
-        root.settings.automaticChatFormat = "chatml"
-        verify(hint.text.indexOf("ChatML") >= 0, hint.text)
+        // A model loaded: the model card's sentence (ModelCard.chatFormatText;
+        // tst_chatformat checks that it follows the engine's decision).
+        root.panel.automaticFormat = "ChatML, from the chat tokens in its vocabulary (it has no chat template)"
+        verify(hint.text.indexOf("Automatic uses ChatML, from the chat tokens") >= 0, hint.text)
+        root.panel.automaticFormat = "its own chat template"
+        verify(hint.text.indexOf("Automatic uses its own chat template") >= 0, hint.text)
         if (root.settings.chatFormats.length < 2)
             skip("this build has no chat templates")
 

@@ -56,7 +56,7 @@ private slots:
 
         AppWindow app;
         QVERIFY(app.open());
-        auto *archives = app.window->property("archives").value<ArchiveService *>();
+        auto *archives = app.chat->archives();
         QVERIFY(archives);
         QCOMPARE(archives->store(), app.chat->store());   // exports see the app's conversations
 
@@ -70,9 +70,9 @@ private slots:
         const QString unpacked = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
                                + QStringLiteral("/models/stories260K.gguf");
         QVERIFY(QFileInfo::exists(unpacked));
-        QTRY_VERIFY_WITH_TIMEOUT(app.chat->pendingCard().isValid(), 20000);
-        QCOMPARE(QFileInfo(app.chat->pendingCard().path).canonicalFilePath(), QFileInfo(unpacked).canonicalFilePath());
-        app.chat->loadPending();
+        QTRY_VERIFY_WITH_TIMEOUT(app.chat->models()->pendingCard().isValid(), 20000);
+        QCOMPARE(QFileInfo(app.chat->models()->pendingCard().path).canonicalFilePath(), QFileInfo(unpacked).canonicalFilePath());
+        app.chat->models()->loadPending();
         QTRY_VERIFY_WITH_TIMEOUT(app.chat->hasModel(), 30000);
     }
 
@@ -168,7 +168,7 @@ private slots:
 
         AppWindow app;
         QVERIFY(app.open());
-        auto *archives = app.window->property("archives").value<ArchiveService *>();
+        auto *archives = app.chat->archives();
         QSignalSpy finished(archives, &ArchiveService::finished);
         dropFile(app.window, archive);
         QVERIFY(finished.wait(60000));

@@ -10,6 +10,7 @@
 #include "settings/chatsettings.h"
 #include "archive/conversationbundle.h"
 #include "backend/enginebackend.h"
+#include "backend/enginebridge.h"
 #include "fakebackend.h"
 
 #include "burrow/engine.h"
@@ -39,19 +40,18 @@ class TestChatFormat : public QObject {
     std::shared_ptr<FakeControl> m_control;
     QTemporaryDir m_dir;
 
-    GenerationRequest request(const QString &chatFormat) const
+    ChatRequest request(const QString &chatFormat) const
     {
-        GenerationRequest r;
+        ChatRequest r;
         r.id = 1;
-        r.systemPrompt = QStringLiteral("Be brief.");
-        ChatTurn turn;
-        turn.text = QStringLiteral("Hi");
-        turn.row = 0;
-        r.turns = {turn};
-        r.settings.temperature = 0;
+        r.messages = {{"user", "Hi", {}, {}}};
+        r.rows = {0};
+        r.settings.systemPrompt = "Be brief.";
+        r.settings.sampling.temperature = 0;
         r.settings.maxTokens = 2;
         r.settings.contextSize = 256;
-        r.settings.chatFormat = chatFormat;
+        r.settings.chatFormat = chatFormat.toStdString();
+        r.cancel = std::make_shared<burrow::CancelToken>();
         return r;
     }
 
@@ -62,7 +62,7 @@ private Q_SLOTS:
         m_control->gated = false;
     }
 
-    void cleanup() { ChatController::resetBackendFactory(); }
+    void cleanup() { EngineBridge::resetBackendFactory(); }
 
     // The prompt the backend builds for [system "Be brief.", user "Hi"]: its
     // token count equals the count of the format's published markup (or of
@@ -73,7 +73,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expectedFormat");   // PromptPlan::chatFormat
         QTest::addColumn<QString>("expectedText");     // without the BOS the vocabulary adds
         QTest::addColumn<bool>("usesTemplate");
-        QTest::newRow("auto: plain text") << "auto" << "" << "Be brief.\nHi" << false;
+        QTest::newRow("auto: plain text") << "auto" << "plain" << "Be brief.\nHi" << false;
         QTest::newRow("chatml") << "chatml" << "chatml"
                                 << "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
                                    "<|im_start|>assistant\n"
@@ -110,18 +110,18 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(backend.load(path, 256, {}, &error), qPrintable(error));
         QVERIFY(!backend.loadedModel().hasChatTemplate);
-        QCOMPARE(backend.loadedModel().chatFormat, QString());   // no template: "auto" is plain text
+        QCOMPARE(backend.loadedModel().chatFormat, QStringLiteral("plain"));   // no template, no chat tokens: plain text
         PromptPlan plan;
         bool planned = false;
         const GenerationOutcome outcome = backend.generate(
-            request(format), [](const QString &) { return true; }, [](int, int) {},
+            request(format), [](const QString &, int) { return true; }, [](int, int) {},
             [&](const PromptPlan &p) {
                 plan = p;
                 planned = true;
             });
         QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
         QVERIFY(planned);
-        QCOMPARE(plan.usesTemplate, usesTemplate);
+        QCOMPARE(plan.chatFormat != QLatin1String("plain"), usesTemplate);
         QCOMPARE(plan.chatFormat, expectedFormat);
         QCOMPARE(plan.promptTokens, int(expectedTokens));
         QVERIFY(outcome.generatedTokens >= 1 && outcome.generatedTokens <= 2);
@@ -135,7 +135,7 @@ private Q_SLOTS:
         QVERIFY2(backend.load(sharedPath(kStories), 256, {}, &error), qPrintable(error));
         bool planned = false;
         const GenerationOutcome outcome = backend.generate(
-            request(QStringLiteral("vicuna")), [](const QString &) { return true; }, [](int, int) {},
+            request(QStringLiteral("vicuna")), [](const QString &, int) { return true; }, [](int, int) {},
             [&](const PromptPlan &) { planned = true; });
         QCOMPARE(outcome.stop, GenerationOutcome::Stop::Error);
         QVERIFY2(outcome.error.contains(QStringLiteral("unknown chat format 'vicuna'")), qPrintable(outcome.error));
@@ -156,10 +156,10 @@ private Q_SLOTS:
                                            {QStringLiteral("chatml"), QStringLiteral("chatml")}}) {
             PromptPlan plan;
             const GenerationOutcome outcome = backend.generate(
-                request(format), [](const QString &) { return true; }, [](int, int) {},
+                request(format), [](const QString &, int) { return true; }, [](int, int) {},
                 [&](const PromptPlan &p) { plan = p; });
             QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
-            QVERIFY(plan.usesTemplate);
+            QVERIFY(plan.chatFormat != QLatin1String("plain"));
             QCOMPARE(plan.chatFormat, used);
         }
     }
@@ -193,14 +193,14 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(backend.load(path, 256, {}, &error), qPrintable(error));
         QVERIFY(!backend.loadedModel().hasChatTemplate);
-        QCOMPARE(backend.loadedModel().chatFormat, chatTokens ? QStringLiteral("chatml") : QString());
+        QCOMPARE(backend.loadedModel().chatFormat, chatTokens ? QStringLiteral("chatml") : QStringLiteral("plain"));
         PromptPlan plan;
         const GenerationOutcome outcome = backend.generate(
-            request(QStringLiteral("auto")), [](const QString &) { return true; }, [](int, int) {},
+            request(QStringLiteral("auto")), [](const QString &, int) { return true; }, [](int, int) {},
             [&](const PromptPlan &p) { plan = p; });
         QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
-        QCOMPARE(plan.usesTemplate, chatTokens);
-        QCOMPARE(plan.chatFormat, chatTokens ? QStringLiteral("chatml") : QString());
+        QCOMPARE(plan.chatFormat != QLatin1String("plain"), chatTokens);
+        QCOMPARE(plan.chatFormat, chatTokens ? QStringLiteral("chatml") : QStringLiteral("plain"));
     }
 
     // The controller: the chat's format goes with each request and is
@@ -208,12 +208,12 @@ private Q_SLOTS:
     // the settings (the fake model has no template: plain text).
     void controllerSendsTheChatsFormat()
     {
-        ChatController::setBackendFactory(fakeFactory(m_control));
+        EngineBridge::setBackendFactory(fakeFactory(m_control));
         AppWindow app;
         AbortOnExit guard{m_control};
         QVERIFY(app.open());
         ChatSettings *settings = app.chat->settings();
-        QCOMPARE(settings->automaticChatFormat(), QString());   // no model yet
+        QVERIFY(!app.chat->models()->hasModel());   // no model yet: the engine has not said
         const QString model = m_dir.filePath(QStringLiteral("good.gguf"));
         {
             QFile f(model);
@@ -221,14 +221,14 @@ private Q_SLOTS:
             f.write("GGUF");
         }
         QSignalSpy loaded(app.chat, &ChatController::loadFinished);
-        app.chat->openFile(model, false);
+        app.chat->models()->openFile(model, false);
         QVERIFY(loaded.wait(10000));
-        QCOMPARE(settings->automaticChatFormat(), QStringLiteral("plain"));
+        QCOMPARE(app.chat->models()->model().chatFormat, QStringLiteral("plain"));
 
         QSignalSpy finished(app.chat, &ChatController::replyFinished);
         QVERIFY(app.chat->send(QStringLiteral("first")));
         QVERIFY(finished.wait(5000));
-        QCOMPARE(m_control->requests.last().settings.chatFormat, QStringLiteral("auto"));
+        QCOMPARE(m_control->requests.last().settings.chatFormat, std::string("auto"));
         const qint64 firstReply = app.chat->messages()->message(1).id;
         QVERIFY(!app.chat->replyDetails(double(firstReply)).contains(QStringLiteral("chat format")));
 
@@ -237,7 +237,7 @@ private Q_SLOTS:
         QVERIFY(settings->setValue(QStringLiteral("chatFormat"), QStringLiteral("gemma")));
         QVERIFY(app.chat->send(QStringLiteral("second")));
         QVERIFY(finished.wait(5000));
-        QCOMPARE(m_control->requests.last().settings.chatFormat, QStringLiteral("gemma"));
+        QCOMPARE(m_control->requests.last().settings.chatFormat, std::string("gemma"));
         const qint64 secondReply = app.chat->messages()->message(3).id;
         QVERIFY2(app.chat->replyDetails(double(secondReply)).contains(QStringLiteral("chat format gemma")),
                  qPrintable(app.chat->replyDetails(double(secondReply))));
@@ -268,7 +268,7 @@ private Q_SLOTS:
         QVERIFY(from.open());
         const qint64 id = from.createConversation(QStringLiteral("formatted"), QStringLiteral("/m/x.gguf"), 1, settings.toJson());
         QVERIFY(id > 0);
-        QVERIFY(from.appendMessage(id, QStringLiteral("user"), QStringLiteral("Hi")) > 0);
+        QVERIFY(from.appendMessage(id, Chat::Role::User, QStringLiteral("Hi")) > 0);
         QString error;
         const QString bundle = dir.filePath(QStringLiteral("bundle"));
         QVERIFY(QDir().mkpath(bundle));

@@ -38,7 +38,7 @@ class TestPersistence : public QObject {
     static bool load(ChatController *chat, const QString &path)
     {
         QSignalSpy finished(chat, &ChatController::loadFinished);
-        chat->openFile(path, false);
+        chat->models()->openFile(path, false);
         return (!finished.isEmpty() || finished.wait(60000)) && finished.first().first().toBool();
     }
 
@@ -51,13 +51,13 @@ private Q_SLOTS:
     void init()
     {
         m_control = std::make_shared<FakeControl>();
-        ChatController::setBackendFactory(fakeFactory(m_control));
+        EngineBridge::setBackendFactory(fakeFactory(m_control));
     }
 
     void cleanup()
     {
         m_control->abort = true;
-        ChatController::resetBackendFactory();
+        EngineBridge::resetBackendFactory();
     }
 
     void replyIsStoredWhileStreamingAndEndsWithStats()
@@ -78,9 +78,9 @@ private Q_SLOTS:
         // The user's message is stored before any token arrives; the reply is streaming.
         QVector<MessageRecord> rows = stored(chat, first);
         QCOMPARE(rows.size(), 2);
-        QCOMPARE(rows.at(0).role, QStringLiteral("user"));
+        QCOMPARE(rows.at(0).role, Chat::Role::User);
         QCOMPARE(rows.at(0).content, QStringLiteral("Tell me a story"));
-        QCOMPARE(rows.at(1).state, int(ConversationStore::Streaming));
+        QCOMPARE(rows.at(1).state, Chat::State::Streaming);
         QCOMPARE(rows.at(1).model, QStringLiteral("good.gguf"));
         QCOMPARE(rows.at(1).settings.value(QStringLiteral("temperature")).toDouble(), 0.25);
         QCOMPARE(chat->store()->conversation(first).title, QStringLiteral("Tell me a story"));
@@ -90,14 +90,14 @@ private Q_SLOTS:
         m_control->release(2);
         QTRY_COMPARE_WITH_TIMEOUT(stored(chat, first).at(1).content, QStringLiteral("Once upon"), 5000);
         QVERIFY(chat->isGenerating());
-        QCOMPARE(stored(chat, first).at(1).state, int(ConversationStore::Streaming));
+        QCOMPARE(stored(chat, first).at(1).state, Chat::State::Streaming);
 
         // Another chat is shown meanwhile: the reply keeps going in its own chat,
         // and a message in the other chat is refused while it runs.
         const qint64 second = qint64(chat->newConversation());
         QVERIFY(second > 0 && second != first);
         QCOMPARE(qint64(chat->conversationId()), second);
-        QCOMPARE(qint64(chat->generatingConversationId()), first);
+        QCOMPARE(qint64(chat->reply()->conversationIdValue()), first);
         QCOMPARE(chat->messages()->rowCount(), 0);
         QVERIFY(!chat->send(QStringLiteral("Me too")));
         QVERIFY(!chat->banner().isEmpty());
@@ -114,7 +114,7 @@ private Q_SLOTS:
         rows = stored(chat, first);
         QCOMPARE(rows.size(), 2);
         QCOMPARE(rows.at(1).content, QStringLiteral("Once upon a time."));
-        QCOMPARE(rows.at(1).state, int(ConversationStore::Complete));
+        QCOMPARE(rows.at(1).state, Chat::State::Complete);
         QCOMPARE(rows.at(1).generatedTokens, 5);
         QVERIFY(rows.at(1).promptTokens > 0);
         QVERIFY(rows.at(1).tokensPerSecond > 0);
@@ -124,7 +124,7 @@ private Q_SLOTS:
         QVERIFY(chat->openConversation(double(first)));
         QCOMPARE(chat->messages()->rowCount(), 2);
         QCOMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon a time."));
-        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Complete);
+        QCOMPARE(chat->messages()->message(1).state, Chat::State::Complete);
         QCOMPARE(chat->messages()->message(1).tokens, 5);
         QCOMPARE(chat->settings()->temperature(), 0.25);
 
@@ -140,7 +140,7 @@ private Q_SLOTS:
         rows = stored(chat, first);
         QCOMPARE(rows.size(), 2);
         QCOMPARE(rows.at(0).content, QStringLiteral("Another story"));
-        QCOMPARE(rows.at(1).state, int(ConversationStore::Complete));
+        QCOMPARE(rows.at(1).state, Chat::State::Complete);
     }
 
     void switchingBackShowsTheStreamingReply()
@@ -160,11 +160,11 @@ private Q_SLOTS:
         QVERIFY(chat->openConversation(double(first)));
         // The text received while the chat was not shown is there, and streaming goes on.
         QTRY_COMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon"));
-        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Streaming);
+        QCOMPARE(chat->messages()->message(1).state, Chat::State::Streaming);
         m_control->release(3);
         QVERIFY(!finished.isEmpty() || finished.wait(10000));
         QCOMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon a time."));
-        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Complete);
+        QCOMPARE(chat->messages()->message(1).state, Chat::State::Complete);
     }
 
     void interruptedReplyShowsAsInterrupted()
@@ -176,7 +176,7 @@ private Q_SLOTS:
             QFile::remove(ConversationStore::defaultDatabasePath());
             QVERIFY(store.open());
             conversation = store.createConversation(QStringLiteral("Crash"));
-            QVERIFY(store.appendMessage(conversation, QStringLiteral("user"), QStringLiteral("Go")) > 0);
+            QVERIFY(store.appendMessage(conversation, Chat::Role::User, QStringLiteral("Go")) > 0);
             const qint64 reply = store.beginReply(conversation, QStringLiteral("m.gguf"), QJsonObject());
             QVERIFY(store.updateReply(reply, QStringLiteral("Half a")));
         }
@@ -185,7 +185,7 @@ private Q_SLOTS:
         QCOMPARE(qint64(app.chat->conversationId()), conversation);
         QCOMPARE(app.chat->messages()->rowCount(), 2);
         QCOMPARE(app.chat->messages()->message(1).text, QStringLiteral("Half a"));
-        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Interrupted);
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Interrupted);
         // The view marks it.
         auto *list = app.find<QQuickItem>(QStringLiteral("messageList"));
         QVERIFY(list);
@@ -229,7 +229,7 @@ private Q_SLOTS:
     {
         const QString model = QStringLiteral("models/stories260K.gguf");
         BURROW_REQUIRE_SHARED(model);
-        ChatController::resetBackendFactory();
+        EngineBridge::resetBackendFactory();
         qint64 conversation = -1;
         QString prompt = QStringLiteral("Once upon a time");
         QString reply;
@@ -257,19 +257,19 @@ private Q_SLOTS:
         QCOMPARE(chat->messages()->rowCount(), 2);
         QCOMPARE(chat->messages()->message(0).text, prompt);
         QCOMPARE(chat->messages()->message(1).text, reply);
-        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Complete);
+        QCOMPARE(chat->messages()->message(1).state, Chat::State::Complete);
         QVERIFY(chat->messages()->message(1).tokens > 0);
         QCOMPARE(chat->settings()->temperature(), 0.0);
         QCOMPARE(chat->settings()->maxTokens(), 8);
         QCOMPARE(chat->settings()->contextSize(), 512);
         QCOMPARE(chat->settings()->topK(), 7);
         QCOMPARE(chat->settings()->systemPrompt(), QStringLiteral("Tell short stories."));
-        QCOMPARE(chat->conversationTitle(), prompt);
+        QCOMPARE(chat->conversation()->title(), prompt);
         // The sidebar lists it; the chat offers its model (none is loaded now).
         auto *list = app->find<QQuickItem>(QStringLiteral("conversationList"));
         QVERIFY(list);
         QTRY_COMPARE(list->property("count").toInt(), 1);
-        QCOMPARE(chat->conversationModelPath(), QFileInfo(sharedPath(model)).absoluteFilePath());
+        QCOMPARE(chat->conversation()->otherModelPath(), QFileInfo(sharedPath(model)).absoluteFilePath());
         auto *prompter = app->find<QQuickItem>(QStringLiteral("modelPrompt"));
         QVERIFY(prompter);
         QTRY_VERIFY(prompter->isVisible());
@@ -289,7 +289,7 @@ private Q_SLOTS:
         chat->loadConversationModel();
         QVERIFY(!loaded.isEmpty() || loaded.wait(60000));
         QVERIFY(chat->hasModel());
-        QCOMPARE(chat->conversationModelPath(), QString());
+        QCOMPARE(chat->conversation()->otherModelPath(), QString());
         QSignalSpy finished(chat, &ChatController::replyFinished);
         QVERIFY(chat->regenerate());
         QVERIFY(!finished.isEmpty() || finished.wait(60000));
