@@ -1,18 +1,25 @@
 // burrow-cli chat -m MODEL [--system TEXT] [--chat-format NAME] [sampling
 // options]: an interactive terminal chat with the model's chat template (or
-// its fallback format, or the format --chat-format names). The
-// whole conversation is rendered each turn and the session reuses the KV cache
-// for the part it has already seen, so only the new turn is computed. Replies
-// stream to stdout; prompts and notices go to stderr.
+// its fallback format, or the format --chat-format names). Each turn the
+// prompt is built with burrow::buildChatPrompt (the whole conversation,
+// oldest exchanges left out when it outgrows the context minus the room for
+// the reply) and the session reuses the KV cache for the part it has already
+// seen, so only the new turn is computed. Replies stream to stdout; the
+// model's reasoning (think / analysis) is shown faint on a terminal, or goes
+// to stderr when stdout is not one; prompts and notices go to stderr. Ctrl+C
+// cancels the prompt or the reply (exit status 130, see cli_interrupt.h).
 #include "cli_args.h"
 #include "cli_command.h"
+#include "cli_interrupt.h"
 
 #include "burrow/engine.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -28,7 +35,11 @@ void printHelp(FILE *out)
                  "Chats with MODEL in the terminal, using the model's chat template (or the\n"
                  "fallback format chosen for it, or the format --chat-format names). It says\n"
                  "which format it uses. Type a message and press Enter; end a line\n"
-                 "with \\ to continue the message on the next line. Replies stream to stdout.\n\n"
+                 "with \\ to continue the message on the next line. Replies stream to stdout;\n"
+                 "the model's reasoning is shown faint (to stderr when stdout is not a terminal).\n"
+                 "When the conversation outgrows the context, the oldest exchanges are left out.\n"
+                 "Ctrl+C stops the prompt or the reply: \"cancelled\" and the timings so far go\n"
+                 "to stderr and the exit status is 130 (a second Ctrl+C exits at once).\n\n"
                  "commands:\n"
                  "  /reset                  forget the conversation (the system prompt stays)\n"
                  "  /exit                   quit (so does end of input, Ctrl-D)\n\n"
@@ -37,7 +48,8 @@ void printHelp(FILE *out)
                  "  --system TEXT           a system prompt\n"
                  "  --chat-format NAME      auto (default: the model's template, or a format picked\n"
                  "                          for it), chatml, llama2, llama3, gemma, phi3, mistral, zephyr\n"
-                 "  -n, --n-predict N       at most N tokens per reply (default -1: until the turn ends)\n"
+                 "  -n, --n-predict N       at most N tokens per reply (default -1: until the turn ends;\n"
+                 "                          a quarter of the context is kept free for the reply)\n"
                  "  --temp T                temperature (default 0.8; 0 = greedy)\n"
                  "  --top-k K               top-k (default 40; 0 = off)\n"
                  "  --top-p P               top-p (default 0.95; 1 = off)\n"
@@ -47,7 +59,7 @@ void printHelp(FILE *out)
                  "  -t, --threads N         threads (default: all cores)\n"
                  "  -c, --ctx-size N        context size (default 4096, at most the model's)\n"
                  "  -h, --help              show this help\n\n"
-                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
+                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error, 130 cancelled (Ctrl+C)\n");
 }
 
 // One message from stdin: a line, continued while it ends with a backslash.
@@ -113,6 +125,7 @@ int runChat(const std::vector<std::string> &args)
     }
     if (!checkGenerationOptions("chat", &gen))
         return 2;
+    installInterruptHandler();   // Ctrl+C while loading or waiting for input ends at once
     std::shared_ptr<burrow::Model> model;
     std::unique_ptr<burrow::Session> session;
     if (!openModelSession("chat", modelPath, gen, &model, &session))
@@ -120,20 +133,23 @@ int runChat(const std::vector<std::string> &args)
 
     std::vector<burrow::ChatMessage> conversation;
     if (!system.empty())
-        conversation.push_back({"system", system});
-    // Name the format up front (a render of the system prompt alone, or of nothing).
+        conversation.push_back({"system", system, {}, {}});
+    // Name the format up front.
     {
-        burrow::RenderOptions probeOptions;
-        probeOptions.chatFormat = chatFormat;
-        burrow::ChatFormat format;
-        auto probe = burrow::renderChat(*model, conversation, probeOptions, &format);
-        if (!probe) {
-            std::fprintf(stderr, "burrow-cli chat: %s\n", probe.message().c_str());
+        auto format = burrow::chatFormatFor(*model, chatFormat, false);
+        if (!format) {
+            std::fprintf(stderr, "burrow-cli chat: %s\n", format.message().c_str());
             return 1;
         }
         std::fprintf(stderr, "burrow-cli chat: %s, chat format: %s, context %u tokens. /reset forgets, /exit quits.\n",
-                     model->info().name.c_str(), format.name.c_str(), session->contextSize());
+                     model->info().name.c_str(), format->name.c_str(), session->contextSize());
     }
+    // Room kept for the reply: -n tokens, else a quarter of the context; at
+    // most half of it.
+    const uint32_t context = session->contextSize();
+    const uint32_t wanted = gen.n > 0 ? static_cast<uint32_t>(std::min<long>(gen.n, context)) : context / 4;
+    const uint32_t reserve = std::max<uint32_t>(1, std::min(wanted, context / 2));
+    const bool reasoningToTerminal = isatty(STDOUT_FILENO) != 0;
 
     std::string input;
     while (readMessage(input)) {
@@ -147,39 +163,45 @@ int runChat(const std::vector<std::string> &args)
         }
         if (input.empty())
             continue;
-        conversation.push_back({"user", input});
-        burrow::RenderOptions renderOptions;
-        renderOptions.addGenerationPrompt = true;
-        renderOptions.chatFormat = chatFormat;
-        burrow::ChatFormat format;
-        auto prompt = burrow::renderChat(*model, conversation, renderOptions, &format);
+        conversation.push_back({"user", input, {}, {}});
+        burrow::PromptOptions promptOptions;
+        promptOptions.render.chatFormat = chatFormat;
+        promptOptions.budget = context > reserve ? context - reserve : 1;
+        auto prompt = burrow::buildChatPrompt(*model, conversation, promptOptions);
         if (!prompt) {
             std::fprintf(stderr, "burrow-cli chat: %s\n", prompt.message().c_str());
             conversation.pop_back();
             continue;
         }
-        const std::vector<burrow::Token> tokens = model->tokenize(prompt.value(), true, true);
+        if (prompt->droppedMessages > 0)
+            std::fprintf(stderr, "(%zu earlier messages left out to fit the context)\n", prompt->droppedMessages);
         burrow::GenerateOptions go;
         go.maxTokens = static_cast<int32_t>(gen.n);
-        go.stopStrings = format.stopStrings;
+        go.stopStrings = prompt->format.stopStrings;
         go.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
-        burrow::GenerateResult result;
-        const burrow::Status s = session->generate(
-            tokens, gen.sampling, go,
-            [](std::string_view piece) {
-                std::fwrite(piece.data(), 1, piece.size(), stdout);
+        go.nKeep = prompt->keepTokens;
+        go.reasoning = prompt->reasoning;
+        go.onReasoning = [reasoningToTerminal](std::string_view piece) {
+            if (reasoningToTerminal) {
+                std::fprintf(stdout, "\x1b[2m%.*s\x1b[22m", static_cast<int>(piece.size()), piece.data());
                 std::fflush(stdout);
-                return true;
-            },
-            &result);
-        std::fputc('\n', stdout);
-        std::fflush(stdout);
+            } else {
+                std::fwrite(piece.data(), 1, piece.size(), stderr);
+            }
+            return true;
+        };
+        burrow::GenerateResult result;
+        bool interrupted = false;
+        const burrow::Status s =
+            generateInterruptible(*session, prompt->tokens, gen.sampling, go, &result, &interrupted);
         if (!s) {
             std::fprintf(stderr, "burrow-cli chat: %s (/reset starts over)\n", s.message().c_str());
             conversation.pop_back();
             continue;
         }
-        conversation.push_back({"assistant", result.text});
+        if (interrupted)
+            return reportInterrupted("chat", result.timings);
+        conversation.push_back({"assistant", result.text, result.reasoning, {}});
         const burrow::Timings &t = result.timings;
         std::fprintf(stderr, "[prompt %d tokens, %d reused from the cache; reply %d tokens, %.1f tokens/s%s]\n",
                      t.promptTokens, t.reusedTokens, t.generatedTokens, t.generateTokensPerSecond(),

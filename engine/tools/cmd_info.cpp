@@ -53,10 +53,7 @@ std::string jsonString(const std::string &s)
 // than 2^64 bytes; the figure then reads as the maximum).
 uint64_t kvBytes(const burrow::ModelInfo &info, uint32_t nCtx)
 {
-    uint64_t out = 0;
-    if (__builtin_mul_overflow(info.kvBytesPerToken, static_cast<uint64_t>(nCtx), &out))
-        return UINT64_MAX;
-    return out;
+    return info.kvCacheBytes(nCtx);
 }
 
 std::string humanBytes(uint64_t bytes)
@@ -110,6 +107,11 @@ void printJson(const burrow::ModelInfo &info)
     std::printf("  \"file_type\": %s,\n", jsonString(info.fileType).c_str());
     std::printf("  \"file_size\": %" PRIu64 ",\n", info.fileSize);
     std::printf("  \"parameter_count\": %" PRIu64 ",\n", info.parameterCount);
+    std::printf("  \"active_parameter_count\": %" PRIu64 ",\n", info.activeParameterCount);
+    std::printf("  \"expert_count\": %u,\n", info.expertCount);
+    std::printf("  \"expert_used_count\": %u,\n", info.expertUsedCount);
+    std::printf("  \"sliding_window\": %u,\n", info.slidingWindow);
+    std::printf("  \"sliding_layer_count\": %u,\n", info.slidingLayerCount);
     std::printf("  \"tensor_count\": %d,\n", tensorCount);
     std::printf("  \"tensor_types\": %s,\n", types.c_str());
     std::printf("  \"context_length\": %u,\n", info.contextLength);
@@ -125,6 +127,7 @@ void printJson(const burrow::ModelInfo &info)
     std::printf("  \"has_chat_template\": %s,\n", info.hasChatTemplate ? "true" : "false");
     std::printf("  \"weight_bytes\": %" PRIu64 ",\n", info.weightBytes);
     std::printf("  \"kv_cache_bytes_per_token\": %" PRIu64 ",\n", info.kvBytesPerToken);
+    std::printf("  \"kv_cache_bytes_per_token_sliding\": %" PRIu64 ",\n", info.kvBytesPerTokenSliding);
     std::printf("  \"kv_cache_bytes_trained_context\": %" PRIu64 ",\n", kvBytes(info, info.contextLength));
     std::printf("  \"kv_cache_bytes_4096\": %" PRIu64 "\n", kvBytes(info, kInfoReferenceContext));
     std::printf("}\n");
@@ -145,6 +148,10 @@ void printText(const burrow::ModelInfo &info)
     std::printf("file type:         %s\n", info.fileType.empty() ? "unknown" : info.fileType.c_str());
     std::printf("file size:         %s (%" PRIu64 " bytes)\n", humanBytes(info.fileSize).c_str(), info.fileSize);
     std::printf("parameters:        %s (%" PRIu64 ")\n", humanCount(info.parameterCount).c_str(), info.parameterCount);
+    if (info.expertCount > 0) {
+        std::printf("experts:           %u experts, %u active\n", info.expertCount, info.expertUsedCount);
+        std::printf("active parameters: %s per token\n", humanCount(info.activeParameterCount).c_str());
+    }
     std::printf("tensors:           %d (%s)\n", tensorCount, types.empty() ? "none" : types.c_str());
     std::printf("context length:    %u\n", info.contextLength);
     std::printf("embedding length:  %u\n", info.embeddingLength);
@@ -152,6 +159,9 @@ void printText(const burrow::ModelInfo &info)
     std::printf("heads:             %u\n", info.headCount);
     std::printf("KV heads:          %u\n", info.headCountKv);
     std::printf("head dimension:    %u\n", info.headDim);
+    if (info.slidingWindow > 0)
+        std::printf("sliding window:    %u positions on %u of %u layers\n", info.slidingWindow, info.slidingLayerCount,
+                    info.blockCount);
     std::printf("vocabulary:        %s, %u tokens\n", info.vocabType.empty() ? "none" : info.vocabType.c_str(),
                 info.vocabSize);
     std::printf("BOS / EOS ids:     %s / %s\n", id(info.bosId).c_str(), id(info.eosId).c_str());

@@ -1,7 +1,9 @@
 // burrow-cli run -m MODEL -p PROMPT [options]: generates text from a prompt,
-// streaming it to stdout as it is produced; timings go to stderr.
+// streaming it to stdout as it is produced; timings go to stderr. Ctrl+C
+// cancels the prompt or the reply (exit status 130, see cli_interrupt.h).
 #include "cli_args.h"
 #include "cli_command.h"
+#include "cli_interrupt.h"
 
 #include "burrow/engine.h"
 
@@ -20,7 +22,9 @@ void printHelp(FILE *out)
                  "usage: burrow-cli run -m MODEL -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P]\n"
                  "                      [--min-p P] [--repeat-penalty R] [--seed S] [-t THREADS] [-c CTX]\n\n"
                  "Generates a continuation of PROMPT and streams it to stdout (the prompt is\n"
-                 "printed first). Timings (prompt and generation tokens/s) go to stderr.\n\n"
+                 "printed first). Timings (prompt and generation tokens/s) go to stderr.\n"
+                 "Ctrl+C stops the prompt or the reply: \"cancelled\" and the timings so far go\n"
+                 "to stderr and the exit status is 130 (a second Ctrl+C exits at once).\n\n"
                  "options:\n"
                  "  -m, --model MODEL       the .gguf file\n"
                  "  -p, --prompt TEXT       the prompt (BOS added as the vocabulary says)\n"
@@ -36,7 +40,7 @@ void printHelp(FILE *out)
                  "  -c, --ctx-size N        context size (default 4096, at most the model's)\n"
                  "  --no-display-prompt     do not print the prompt\n"
                  "  -h, --help              show this help\n\n"
-                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
+                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error, 130 cancelled (Ctrl+C)\n");
 }
 
 int runRun(const std::vector<std::string> &args)
@@ -78,6 +82,7 @@ int runRun(const std::vector<std::string> &args)
     }
     if (!checkGenerationOptions("run", &gen))
         return 2;
+    installInterruptHandler();   // Ctrl+C while loading ends at once
     std::shared_ptr<burrow::Model> model;
     std::unique_ptr<burrow::Session> session;
     if (!openModelSession("run", modelPath, gen, &model, &session))
@@ -90,24 +95,16 @@ int runRun(const std::vector<std::string> &args)
     burrow::GenerateOptions go;
     go.maxTokens = static_cast<int32_t>(gen.n);
     burrow::GenerateResult result;
-    const burrow::Status s = session->generate(
-        tokens, gen.sampling, go,
-        [](std::string_view piece) {
-            std::fwrite(piece.data(), 1, piece.size(), stdout);
-            std::fflush(stdout);
-            return true;
-        },
-        &result);
-    std::fputc('\n', stdout);
+    bool interrupted = false;
+    const burrow::Status s = generateInterruptible(*session, tokens, gen.sampling, go, &result, &interrupted);
     if (!s) {
         std::fprintf(stderr, "burrow-cli run: %s\n", s.message().c_str());
         return 1;
     }
-    const burrow::Timings &t = result.timings;
-    std::fprintf(stderr, "\nprompt:     %d tokens in %.1f ms (%.1f tokens/s)\n", t.promptTokens, t.promptMs,
-                 t.promptTokensPerSecond());
-    std::fprintf(stderr, "generation: %d tokens in %.1f ms (%.1f tokens/s)\n", t.generatedTokens, t.generateMs,
-                 t.generateTokensPerSecond());
+    if (interrupted)
+        return reportInterrupted("run", result.timings);
+    std::fputc('\n', stderr);
+    printTimings(result.timings);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <random>
@@ -119,6 +120,15 @@ inline std::vector<uint8_t> buildTinyModel(const TinySpec &s)
         add(b + "ffn_down.weight", {F, E}, false);
     }
     return w.bytes();
+}
+
+// Writes buildTinyModel(s) to `path`; false when the file cannot be written.
+inline bool writeTinyModel(const TinySpec &s, const std::string &path)
+{
+    const std::vector<uint8_t> bytes = buildTinyModel(s);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return bool(out.flush());
 }
 
 } // namespace burrow::test

@@ -4,7 +4,11 @@
  * Handles are opaque. A burrow_model is immutable after loading and may be
  * shared by any number of sessions and threads. A burrow_session (one KV
  * cache, one sampler) is used by one thread at a time; only burrow_cancel()
- * may be called on it from another thread.
+ * may be called on it from another thread. A burrow_cancel_token stops the
+ * one request it is given to, from any thread.
+ *
+ * Compatibility: structs only grow at their end; take them from their
+ * burrow_*_default() function so new fields get their defaults.
  *
  * Errors: functions that can fail return NULL or a negative value; the text of
  * the error is then burrow_last_error() on the same thread. Nothing here
@@ -28,6 +32,8 @@ extern "C" {
 typedef int32_t burrow_token;
 typedef struct burrow_model burrow_model;
 typedef struct burrow_session burrow_session;
+typedef struct burrow_cancel_token burrow_cancel_token;
+typedef struct burrow_chat_prompt burrow_chat_prompt;
 
 /* "0.1.0" */
 const char *burrow_version(void);
@@ -120,12 +126,34 @@ typedef enum burrow_context_overflow {
     BURROW_CONTEXT_OVERFLOW_SHIFT = 1,  /* keep n_keep tokens, drop half of the rest, go on */
 } burrow_context_overflow;
 
+/* Receives each UTF-8-complete piece of generated text: `piece` is
+ * NUL-terminated and `length` bytes long (without the NUL); it is valid only
+ * during the call. Return true to go on, false to stop. */
+typedef bool (*burrow_text_callback)(const char *piece, size_t length, void *user_data);
+
+/* How a model's replies mark their reasoning (see burrow_chat_prompt_reasoning). */
+typedef enum burrow_reasoning_syntax {
+    BURROW_REASONING_SYNTAX_NONE = 0,        /* the whole reply is the answer */
+    BURROW_REASONING_SYNTAX_THINK_TAGS = 1,  /* "<think>" reasoning "</think>" answer (Qwen3, DeepSeek R1) */
+    BURROW_REASONING_SYNTAX_HARMONY = 2,     /* gpt-oss channels: "analysis" reasoning, "final" answer */
+} burrow_reasoning_syntax;
+
 typedef struct burrow_generate_params {
     int32_t max_tokens;                 /* -1 (default): until end of generation or a full context */
     const char *const *stop_strings;    /* n_stop_strings NUL-terminated UTF-8 strings; may be NULL */
     size_t n_stop_strings;
     burrow_context_overflow overflow;   /* default SHIFT */
     int32_t n_keep;                     /* default 0 (BOS is always kept) */
+    /* This request's cancel token (default NULL: only burrow_cancel()). */
+    const burrow_cancel_token *cancel;
+    /* Splits the reply into reasoning and answer (default NONE: all answer).
+     * The answer goes to the text callback, the reasoning (without its
+     * markers) to reasoning_callback (default NULL: not streamed). Stop
+     * strings apply to the answer only. */
+    burrow_reasoning_syntax reasoning_syntax;
+    bool starts_in_reasoning;           /* the prompt opened the reasoning block (default false) */
+    burrow_text_callback reasoning_callback;
+    void *reasoning_user_data;
 } burrow_generate_params;
 
 burrow_generate_params burrow_generate_default(void);
@@ -145,12 +173,9 @@ typedef struct burrow_generate_result {
     int32_t reused_tokens;              /* prompt tokens taken from the KV cache */
     double prompt_ms;
     double generate_ms;
+    int32_t reasoning_tokens;           /* generated tokens that were reasoning */
+    double reasoning_ms;                /* from the first generated token to the end of the reasoning */
 } burrow_generate_result;
-
-/* Receives each UTF-8-complete piece of generated text: `piece` is
- * NUL-terminated and `length` bytes long (without the NUL); it is valid only
- * during the call. Return true to go on, false to stop. */
-typedef bool (*burrow_text_callback)(const char *piece, size_t length, void *user_data);
 
 /* Evaluates prompt[0..n_prompt) (the whole conversation so far; the prefix
  * shared with the previous call is reused from the KV cache), then samples
@@ -166,9 +191,82 @@ int burrow_generate(burrow_session *session, const burrow_token *prompt, int32_t
 int32_t burrow_evaluate(burrow_session *session, const burrow_token *prompt, int32_t n_prompt,
                         float *logits, int32_t capacity);
 
-/* Thread-safe: a running burrow_generate() on this session returns within one
- * token with BURROW_STOP_REASON_CANCELLED. */
+/* Thread-safe: a running burrow_generate() or burrow_evaluate() on this
+ * session stops at its next check (between the layers of a prompt chunk,
+ * between tokens): generate returns 0 with BURROW_STOP_REASON_CANCELLED,
+ * evaluate -1. No effect on later calls (a cancel while idle is lost; use a
+ * burrow_cancel_token to cancel a request that has not started yet). */
 void burrow_cancel(burrow_session *session);
+
+/* ---- cancel tokens ------------------------------------------------------ */
+
+/* One per request (burrow_generate_params.cancel): burrow_cancel_token_cancel()
+ * from any thread stops the request holding it at its next check (a request
+ * given an already cancelled token evaluates nothing). A cancelled token stays
+ * cancelled; make a new one for the next request. NULL on out of memory. */
+burrow_cancel_token *burrow_cancel_token_create(void);
+/* Thread-safe and async-signal-safe (may be called from a signal handler). */
+void burrow_cancel_token_cancel(burrow_cancel_token *token);
+bool burrow_cancel_token_is_cancelled(const burrow_cancel_token *token);
+/* NULL is a no-op. Not while a request that holds it runs. */
+void burrow_cancel_token_free(burrow_cancel_token *token);
+
+/* ---- prompt building ---------------------------------------------------- */
+
+typedef struct burrow_chat_message {
+    const char *role;       /* "system", "user", "assistant", "tool", ... */
+    const char *content;    /* UTF-8; NULL is "" */
+    const char *reasoning;  /* an assistant turn's reasoning; NULL or "" for none */
+} burrow_chat_message;
+
+typedef enum burrow_truncation {
+    /* Keep the leading system messages and the newest turns; drop whole
+     * exchanges from the oldest (the kept part starts with a user message). */
+    BURROW_TRUNCATION_DROP_OLDEST = 0,
+    /* Fail (the error names the sizes) when the conversation does not fit. */
+    BURROW_TRUNCATION_REFUSE = 1,
+} burrow_truncation;
+
+typedef struct burrow_prompt_params {
+    const char *chat_format;            /* "auto" (default; NULL is "auto"), or a built-in format name */
+    bool plain_text_for_base_models;    /* "auto" on a base model: plain text (default false) */
+    uint32_t budget;                    /* most tokens the prompt may have; 0 (default): no limit */
+    burrow_truncation truncation;       /* default DROP_OLDEST */
+} burrow_prompt_params;
+
+burrow_prompt_params burrow_prompt_default(void);
+
+/* Renders messages[0..n_messages) (oldest first; the reply continues after
+ * the last) in the chosen chat format, tokenizes and fits the result into
+ * params->budget (see burrow::buildChatPrompt in engine.h). `params` may be
+ * NULL for the defaults. NULL on error: an unknown format, a template error,
+ * a conversation that does not fit. Free with burrow_chat_prompt_free(). */
+burrow_chat_prompt *burrow_build_chat_prompt(const burrow_model *model, const burrow_chat_message *messages,
+                                             size_t n_messages, const burrow_prompt_params *params);
+/* NULL is a no-op. */
+void burrow_chat_prompt_free(burrow_chat_prompt *prompt);
+
+/* The prompt's tokens (valid while `prompt` lives) and their count. */
+const burrow_token *burrow_chat_prompt_tokens(const burrow_chat_prompt *prompt);
+int32_t burrow_chat_prompt_n_tokens(const burrow_chat_prompt *prompt);
+/* Leading tokens of the system prompt (for burrow_generate_params.n_keep). */
+int32_t burrow_chat_prompt_keep_tokens(const burrow_chat_prompt *prompt);
+/* messages[first..] are in the prompt, with the leading system messages;
+ * `dropped` non-system messages before it were left out (0: none). */
+size_t burrow_chat_prompt_first_message(const burrow_chat_prompt *prompt);
+size_t burrow_chat_prompt_dropped_messages(const burrow_chat_prompt *prompt);
+/* The format that rendered it ("template", "chatml", ..., "plain") and why,
+ * for a human; owned by the prompt. */
+const char *burrow_chat_prompt_format(const burrow_chat_prompt *prompt);
+const char *burrow_chat_prompt_format_reason(const burrow_chat_prompt *prompt);
+/* How the reply marks its reasoning; *starts_in_reasoning (may be NULL):
+ * the prompt ends inside an open reasoning block. */
+burrow_reasoning_syntax burrow_chat_prompt_reasoning(const burrow_chat_prompt *prompt, bool *starts_in_reasoning);
+
+/* Sets what the prompt decides in `params`: stop_strings / n_stop_strings
+ * (the format's, owned by the prompt: keep it alive while generating),
+ * n_keep, reasoning_syntax and starts_in_reasoning. Other fields stay. */
+void burrow_chat_prompt_apply(const burrow_chat_prompt *prompt, burrow_generate_params *params);
 
 #ifdef __cplusplus
 } /* extern "C" */

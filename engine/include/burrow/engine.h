@@ -60,17 +60,28 @@ struct ModelInfo {
     uint32_t slidingLayerCount = 0;  // layers that use the window
 
     // KV cache (F16 K and V) for one position: of the full-attention layers,
-    // and of the sliding-window layers (which keep at most slidingWindow
-    // positions, however long the context).
+    // and of the sliding-window layers (which keep at most
+    // slidingWindow + kSlidingCacheSlack positions, however long the context).
     uint64_t kvBytesPerToken = 0;
     uint64_t kvBytesPerTokenSliding = 0;
+    // A sliding layer's cache holds its window plus one prompt chunk (the
+    // keys a chunk of new tokens writes before the oldest leave the window).
+    static constexpr uint32_t kSlidingCacheSlack = 512;
 
     // Memory for the KV cache at `nCtx` positions (F16 K and V), sliding
-    // layers bounded by their window.
+    // layers bounded by their window. Saturates at UINT64_MAX (a hostile
+    // header may claim more than 2^64 bytes).
     uint64_t kvCacheBytes(uint32_t nCtx) const
     {
-        const uint32_t windowed = slidingWindow != 0 && slidingWindow < nCtx ? slidingWindow : nCtx;
-        return kvBytesPerToken * nCtx + kvBytesPerTokenSliding * windowed;
+        uint64_t windowed = nCtx;
+        if (slidingWindow != 0 && uint64_t{slidingWindow} + kSlidingCacheSlack < nCtx)
+            windowed = uint64_t{slidingWindow} + kSlidingCacheSlack;
+        uint64_t full = 0, sliding = 0, sum = 0;
+        if (__builtin_mul_overflow(kvBytesPerToken, uint64_t{nCtx}, &full) ||
+            __builtin_mul_overflow(kvBytesPerTokenSliding, windowed, &sliding) ||
+            __builtin_add_overflow(full, sliding, &sum))
+            return UINT64_MAX;
+        return sum;
     }
 };
 
@@ -224,6 +235,8 @@ struct ChatPrompt {
     int32_t keepTokens = 0;          // leading tokens of the system prompt (GenerateOptions::nKeep)
     // messages[firstMessage..] are in the prompt, with the leading system
     // messages; the non-system messages before firstMessage were left out.
+    // With nothing left out, firstMessage is the number of leading system
+    // messages and droppedMessages is 0.
     size_t firstMessage = 0;
     size_t droppedMessages = 0;
     ChatFormat format;               // what rendered it and why; its stopStrings end the reply
@@ -234,9 +247,11 @@ struct ChatPrompt {
 // the chosen format, tokenizes, and fits the result into options.budget.
 // Cost: the template is rendered once for the whole conversation; when it
 // does not fit, the cut is found from per-message token counts and the kept
-// part is rendered once more. Errors: an unknown format, a template error,
-// a conversation that does not fit (TRUNCATION_REFUSE, or when even the
-// system prompt and the last message exceed the budget).
+// part is rendered once more (when that estimate is off, the neighbouring
+// cut is rendered too: at most 1 + the number of user messages renders).
+// Errors: an unknown format, a template error, no messages, a conversation
+// that does not fit (TRUNCATION_REFUSE, or when even the system prompt and
+// the last user message exceed the budget; the message names the sizes).
 Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMessage> &messages,
                                    const PromptOptions &options);
 
@@ -345,6 +360,7 @@ public:
                             GenerateResult *result, const ProgressCallback &onPromptProgress = {}) = 0;
 
     // Logits for the next token after evaluating `prompt` (with prefix reuse).
+    // Stopped by cancel(): Status::cancelled() (isCancelled()).
     virtual Status evaluate(const std::vector<Token> &prompt, std::vector<float> *logits) = 0;
 
     // Thread-safe: the generate() or evaluate() running now stops at its next

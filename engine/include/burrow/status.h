@@ -5,6 +5,9 @@
 // Result<T>); the message is for a human and names what failed, where, and
 // what was expected ("stories.gguf: tensor infos: tensor 'blk.0.attn_q.weight'
 // at offset 1234: dimension 2 is 0, expected >= 1").
+//
+// A status also carries a code, so a caller tells a cancelled operation from
+// a failed one without reading the message: code() / isCancelled().
 #pragma once
 
 #include <optional>
@@ -13,24 +16,47 @@
 
 namespace burrow {
 
+enum class StatusCode {
+    STATUS_CODE_OK,
+    STATUS_CODE_ERROR,        // bad input or a missing resource; the message says which
+    STATUS_CODE_CANCELLED,    // stopped on request (a cancel token, Session::cancel, a progress callback)
+};
+
 class [[nodiscard]] Status {
 public:
     Status() = default;                         // ok
     static Status ok() { return {}; }
-    static Status error(std::string message) { Status s; s.m_error = std::move(message); return s; }
+    static Status error(std::string message) { return make(StatusCode::STATUS_CODE_ERROR, std::move(message)); }
+    // Not a failure of the input: the caller (or a user) asked to stop.
+    static Status cancelled(std::string message = "cancelled")
+    {
+        return make(StatusCode::STATUS_CODE_CANCELLED, std::move(message));
+    }
 
     bool isOk() const { return !m_error.has_value(); }
+    bool isCancelled() const { return m_code == StatusCode::STATUS_CODE_CANCELLED; }
+    StatusCode code() const { return m_code; }
     explicit operator bool() const { return isOk(); }
     // Empty when ok.
     const std::string &message() const { static const std::string empty; return m_error ? *m_error : empty; }
 
-    // Prefixes the message with context ("model.gguf: " + message); no-op when ok.
+    // Prefixes the message with context ("model.gguf: " + message); no-op
+    // when ok. The code stays.
     Status withContext(const std::string &context) const
     {
-        return isOk() ? *this : error(context + ": " + *m_error);
+        return isOk() ? *this : make(m_code, context + ": " + *m_error);
     }
 
 private:
+    static Status make(StatusCode code, std::string message)
+    {
+        Status s;
+        s.m_code = code;
+        s.m_error = std::move(message);
+        return s;
+    }
+
+    StatusCode m_code = StatusCode::STATUS_CODE_OK;
     std::optional<std::string> m_error;
 };
 
@@ -45,6 +71,7 @@ public:
     explicit operator bool() const { return isOk(); }
     const Status &status() const { return m_status; }
     const std::string &message() const { return m_status.message(); }
+    bool isCancelled() const { return m_status.isCancelled(); }
 
     T &value() & { return *m_value; }
     const T &value() const & { return *m_value; }

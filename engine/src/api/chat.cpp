@@ -125,6 +125,25 @@ ChatFormat describe(const chat::ChatFormatChoice &choice)
     return f;
 }
 
+bool isAutoFormat(const std::string &name)
+{
+    std::string lowered = name;
+    for (char &c : lowered)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return lowered.empty() || lowered == "auto";
+}
+
+// What a base model gets under plainTextForBaseModels.
+ChatFormat plainTextFormat()
+{
+    ChatFormat f;
+    f.name = "plain";
+    f.plainText = true;
+    f.reason = "the model has no chat template and no chat tokens in its vocabulary (a base model), so the "
+               "conversation is given to it as plain text to continue";
+    return f;
+}
+
 } // namespace
 
 std::vector<std::string> chatFormatNames()
@@ -137,13 +156,29 @@ std::vector<std::string> chatFormatNames()
 
 Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatFormat)
 {
+    return chatFormatFor(model, chatFormat, false);
+}
+
+// The one decision of "which format, and why": a forced name is that
+// format; "auto" is the model's template, else (none, or it does not parse)
+// the fallback chat/chat_format.h detects; with plainTextForBaseModels a
+// model with neither a template nor chat tokens gets plain text.
+
+Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatFormat, bool plainTextForBaseModels)
+{
     const api::ModelImpl *impl = implOf(model);
     if (!impl)
         return Status::error("chatFormatFor: the model was not loaded with Model::load");
     auto resolved = resolveFormat(*impl, chatFormat);
     if (!resolved)
         return resolved.status();
-    return describe(resolved->choice());
+    ChatFormat format = describe(resolved->choice());
+    // A base model: "auto", no template at all (a template that does not
+    // parse still says the model was tuned for chat) and no chat tokens.
+    if (plainTextForBaseModels && isAutoFormat(chatFormat) && resolved->state->facts.templateText.empty() &&
+        !format.fromVocabulary)
+        return plainTextFormat();
+    return format;
 }
 
 Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage> &messages, bool addGenerationPrompt,

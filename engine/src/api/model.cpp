@@ -24,7 +24,7 @@ namespace burrow::api {
 Result<std::shared_ptr<ModelImpl>> ModelImpl::load(const std::string &path, const LoadOptions &options)
 {
     const auto progress = [&](float p) { return !options.progress || options.progress(p); };
-    const auto cancelled = [&]() -> Status { return Status::error(path + ": loading was cancelled"); };
+    const auto cancelled = [&]() -> Status { return Status::cancelled(path + ": loading was cancelled"); };
     if (!progress(0.0f))
         return cancelled();
 

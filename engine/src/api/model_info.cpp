@@ -3,6 +3,7 @@
 #include "burrow/engine.h"
 
 #include "common/checked.h"
+#include "model/model_config.h"
 #include "api/model_info.h"
 
 #include <algorithm>
@@ -162,6 +163,23 @@ Result<ModelInfo> api::inspectGguf(const gguf::GgufFile &f)
         return Status::error(path + ": metadata: the KV cache size per token overflows, expected sane head counts");
     info.kvBytesPerToken = perToken;
 
+    // What only the architecture knows (which layers slide, the experts):
+    // from the model config when Burrow supports the architecture; the
+    // header facts above stand either way.
+    if (auto config = model::loadModelConfig(f)) {
+        const model::ModelConfig &c = config.value();
+        info.slidingWindow = c.slidingWindow;
+        info.slidingLayerCount = c.slidingLayerCount();
+        info.expertCount = c.nExpert;
+        info.expertUsedCount = c.nExpertUsed;
+        if (info.slidingLayerCount > 0 && info.blockCount > 0) {
+            // Each layer has the same KV heads here (per-layer arrays of equal values).
+            const uint64_t perLayer = perToken / info.blockCount;
+            info.kvBytesPerTokenSliding = perLayer * info.slidingLayerCount;
+            info.kvBytesPerToken = perToken - info.kvBytesPerTokenSliding;
+        }
+    }
+
     if (Status s = f.getOptionalString("tokenizer.ggml.model", info.vocabType); !s)
         return s;
     if (const gguf::KeyValue *tokens = f.find("tokenizer.ggml.tokens")) {
@@ -177,6 +195,7 @@ Result<ModelInfo> api::inspectGguf(const gguf::GgufFile &f)
     info.hasChatTemplate = !info.chatTemplate.empty();
 
     std::map<std::string, uint64_t> elementsByType;
+    uint64_t expertElements = 0;   // in the 3-D expert tensors (and their biases)
     for (const gguf::TensorInfo &t : f.tensors()) {
         const std::string type = ggmlTypeName(t.type);
         ++info.tensorTypeCounts[type];
@@ -184,7 +203,14 @@ Result<ModelInfo> api::inspectGguf(const gguf::GgufFile &f)
         // Sums are bounded by the file size (bytes) and by bytes * 256 / 2 (elements).
         info.parameterCount += static_cast<uint64_t>(t.nElements);
         info.weightBytes += t.nBytes;
+        if (t.name.find("_exps.") != std::string_view::npos)
+            expertElements += static_cast<uint64_t>(t.nElements);
     }
+    // A token reads expertUsedCount of expertCount experts.
+    info.activeParameterCount = info.parameterCount;
+    if (info.expertCount > 0 && info.expertUsedCount <= info.expertCount)
+        info.activeParameterCount = info.parameterCount - expertElements +
+                                    expertElements / info.expertCount * info.expertUsedCount;
 
     uint32_t ftype = 0;
     const char *ftypeName = nullptr;

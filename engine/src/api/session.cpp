@@ -8,6 +8,12 @@
 //   half of the rest, re-rope the kept keys) -> forward one token.
 // Nothing is allocated per token: the logits, activations and sampler
 // buffers are sized at creation; text pieces are short strings.
+//
+// Cancellation: a call stops when its request's CancelToken or
+// Session::cancel() says so, checked before anything is evaluated, between
+// prompt chunks, between the layers of a chunk (Forward's cancel check) and
+// between generated tokens. A chunk stopped inside is not kept: the KV cache
+// holds the chunks completed before it, so the next call reuses them.
 #include "api/session_impl.h"
 
 #include "runtime/forward.h"
@@ -70,6 +76,8 @@ Result<std::unique_ptr<SessionImpl>> SessionImpl::create(std::shared_ptr<const M
     if (!forward)
         return forward.status();
     s->m_forward = std::move(forward.value());
+    SessionImpl *self = s.get();
+    s->m_forward->setCancelCheck([self] { return self->cancelRequested(); });
     s->m_logits.assign(c.nVocab, 0.0f);
     s->m_tokens.reserve(nCtx);
     return s;
@@ -86,9 +94,39 @@ void SessionImpl::reset()
     m_tokens.clear();
 }
 
+class SessionImpl::CallScope {
+public:
+    CallScope(SessionImpl &s, const CancelToken *request) : m_s(s)
+    {
+        std::lock_guard<std::mutex> lock(m_s.m_callMutex);
+        m_s.m_busy = true;
+        m_s.m_cancel.store(false, std::memory_order_release);
+        m_s.m_requestCancel = request;
+    }
+    ~CallScope()
+    {
+        std::lock_guard<std::mutex> lock(m_s.m_callMutex);
+        m_s.m_busy = false;
+        m_s.m_cancel.store(false, std::memory_order_release);
+        m_s.m_requestCancel = nullptr;
+    }
+    CallScope(const CallScope &) = delete;
+    CallScope &operator=(const CallScope &) = delete;
+
+private:
+    SessionImpl &m_s;
+};
+
 void SessionImpl::cancel()
 {
-    m_cancel.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(m_callMutex);
+    if (m_busy)
+        m_cancel.store(true, std::memory_order_release);
+}
+
+bool SessionImpl::cancelRequested() const
+{
+    return m_cancel.load(std::memory_order_acquire) || (m_requestCancel && m_requestCancel->isCancelled());
 }
 
 Status SessionImpl::checkPrompt(const std::vector<Token> &prompt) const
@@ -112,6 +150,8 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
 {
     if (Status s = checkPrompt(prompt); !s)
         return s;
+    if (cancelRequested())
+        return Status::cancelled();   // before anything is evaluated (the cache is untouched)
     // Reuse the longest common prefix; at least the last token is recomputed
     // (its logits are needed).
     size_t keep = 0;
@@ -124,16 +164,26 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
     const auto t0 = std::chrono::steady_clock::now();
     const int total = static_cast<int>(prompt.size() - keep);
     int done = 0;
+    const auto noteTimings = [&] {
+        if (timings) {
+            timings->promptTokens = done;
+            timings->reusedTokens = static_cast<int32_t>(keep);
+            timings->promptMs = msSince(t0);
+        }
+    };
     if (onProgress)
         onProgress(0, total);
     while (done < total) {
-        if (m_cancel.load(std::memory_order_acquire))
-            return Status::error("cancelled");
+        if (cancelRequested()) {
+            noteTimings();
+            return Status::cancelled();
+        }
         const int n = std::min(total - done, m_forward->maxBatch());
         const bool last = done + n == total;
         const Token *batch = prompt.data() + keep + done;
         if (Status s = m_forward->eval(batch, n, last ? m_logits.data() : nullptr); !s) {
             m_tokens.resize(m_cache->size());   // the cache holds what was computed before the failure
+            noteTimings();
             return s;
         }
         m_tokens.insert(m_tokens.end(), batch, batch + n);
@@ -141,17 +191,13 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
         if (onProgress)
             onProgress(done, total);
     }
-    if (timings) {
-        timings->promptTokens = total;
-        timings->reusedTokens = static_cast<int32_t>(keep);
-        timings->promptMs = msSince(t0);
-    }
+    noteTimings();
     return Status::ok();
 }
 
 Status SessionImpl::evaluate(const std::vector<Token> &prompt, std::vector<float> *logits)
 {
-    m_cancel.store(false, std::memory_order_release);
+    CallScope call(*this, nullptr);
     if (Status s = evalPrompt(prompt, nullptr, {}); !s)
         return s;
     if (logits)
@@ -182,7 +228,7 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
                              const GenerateOptions &options, const TextCallback &onText, GenerateResult *result,
                              const ProgressCallback &onPromptProgress)
 {
-    m_cancel.store(false, std::memory_order_release);
+    CallScope call(*this, options.cancel.get());
     GenerateResult local;
     GenerateResult &r = result ? *result : local;
     r = GenerateResult{};
@@ -191,7 +237,7 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
     if (!chain)
         return chain.status();
     if (Status s = evalPrompt(prompt, &r.timings, onPromptProgress); !s) {
-        if (s.message() == "cancelled") {
+        if (s.isCancelled()) {
             r.stopReason = StopReason::STOP_REASON_CANCELLED;
             return Status::ok();
         }
@@ -224,7 +270,7 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
             r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
             break;
         }
-        if (m_cancel.load(std::memory_order_acquire)) {
+        if (cancelRequested()) {
             r.stopReason = StopReason::STOP_REASON_CANCELLED;
             break;
         }
@@ -256,7 +302,10 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
         }
         if (Status s = m_forward->eval(&token, 1, m_logits.data()); !s) {
             m_tokens.resize(m_cache->size());
-            return s;
+            if (!s.isCancelled())
+                return s;
+            r.stopReason = StopReason::STOP_REASON_CANCELLED;   // the token was shown but not evaluated
+            break;
         }
         m_tokens.push_back(token);
     }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace burrow::runtime {
@@ -44,9 +45,19 @@ public:
     const std::vector<float> &lastLogits() const { return m_logits; }
 
 private:
+    // The span of one generate() / evaluate(): Session::cancel() reaches the
+    // call only while it runs, and the request's token is read by every check.
+    class CallScope;
+
     SessionImpl();
     Status checkPrompt(const std::vector<Token> &prompt) const;
+    // Cancelled: the KV cache keeps the chunks completed before the cancel;
+    // timings (when given) say what was computed until then.
     Status evalPrompt(const std::vector<Token> &prompt, Timings *timings, const ProgressCallback &onProgress);
+    // The running call was cancelled (Session::cancel or its token). Read
+    // between prompt chunks, between the layers of a chunk (Forward's cancel
+    // check) and between generated tokens: one atomic load or two.
+    bool cancelRequested() const;
 
     std::shared_ptr<const ModelImpl> m_model;
     std::unique_ptr<ThreadPool> m_pool;
@@ -54,7 +65,15 @@ private:
     std::unique_ptr<Forward> m_forward;
     std::vector<Token> m_tokens;      // what the KV cache holds, position by position
     std::vector<float> m_logits;      // [nVocab] after the last evaluated token
+
+    // Session::cancel(): sets m_cancel only while a call runs (m_busy), so a
+    // cancel while idle reaches no later call. Guarded by m_callMutex.
+    std::mutex m_callMutex;
+    bool m_busy = false;
     std::atomic<bool> m_cancel{false};
+    // The running request's token (GenerateOptions::cancel), or null; set
+    // and read on the calling thread only.
+    const CancelToken *m_requestCancel = nullptr;
 };
 
 } // namespace burrow::api

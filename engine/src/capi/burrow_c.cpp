@@ -28,6 +28,15 @@ struct burrow_session {
     std::string piece;                          // NUL-terminated copy handed to the text callback
 };
 
+struct burrow_cancel_token {
+    std::shared_ptr<burrow::CancelToken> token = std::make_shared<burrow::CancelToken>();
+};
+
+struct burrow_chat_prompt {
+    burrow::ChatPrompt prompt;
+    std::vector<const char *> stopStrings;     // into prompt.format.stopStrings
+};
+
 namespace {
 
 thread_local std::string t_lastError;
@@ -85,6 +94,26 @@ burrow_stop_reason toC(burrow::StopReason reason)
     case burrow::StopReason::STOP_REASON_CONTEXT_FULL: return BURROW_STOP_REASON_CONTEXT_FULL;
     }
     return BURROW_STOP_REASON_END_OF_GENERATION;
+}
+
+burrow::ReasoningSyntax toReasoning(burrow_reasoning_syntax syntax)
+{
+    switch (syntax) {
+    case BURROW_REASONING_SYNTAX_THINK_TAGS: return burrow::ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS;
+    case BURROW_REASONING_SYNTAX_HARMONY: return burrow::ReasoningSyntax::REASONING_SYNTAX_HARMONY;
+    case BURROW_REASONING_SYNTAX_NONE: break;
+    }
+    return burrow::ReasoningSyntax::REASONING_SYNTAX_NONE;
+}
+
+burrow_reasoning_syntax toC(burrow::ReasoningSyntax syntax)
+{
+    switch (syntax) {
+    case burrow::ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS: return BURROW_REASONING_SYNTAX_THINK_TAGS;
+    case burrow::ReasoningSyntax::REASONING_SYNTAX_HARMONY: return BURROW_REASONING_SYNTAX_HARMONY;
+    case burrow::ReasoningSyntax::REASONING_SYNTAX_NONE: break;
+    }
+    return BURROW_REASONING_SYNTAX_NONE;
 }
 
 bool checkTokens(const char *function, const burrow::Model &model, const burrow_token *tokens, int32_t n)
@@ -342,6 +371,11 @@ burrow_generate_params burrow_generate_default(void)
     p.overflow = d.overflow == burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP ? BURROW_CONTEXT_OVERFLOW_STOP
                                                                              : BURROW_CONTEXT_OVERFLOW_SHIFT;
     p.n_keep = d.nKeep;
+    p.cancel = nullptr;
+    p.reasoning_syntax = BURROW_REASONING_SYNTAX_NONE;
+    p.starts_in_reasoning = false;
+    p.reasoning_callback = nullptr;
+    p.reasoning_user_data = nullptr;
     return p;
 }
 
@@ -381,6 +415,22 @@ int burrow_generate(burrow_session *session, const burrow_token *prompt, int32_t
             }
             options.stopStrings.emplace_back(p.stop_strings[i]);
         }
+        if (p.reasoning_syntax != BURROW_REASONING_SYNTAX_NONE && p.reasoning_syntax != BURROW_REASONING_SYNTAX_THINK_TAGS
+            && p.reasoning_syntax != BURROW_REASONING_SYNTAX_HARMONY) {
+            setError("burrow_generate: reasoning_syntax is " + std::to_string(static_cast<int>(p.reasoning_syntax))
+                     + ", expected a BURROW_REASONING_SYNTAX_ value");
+            return -1;
+        }
+        if (p.cancel != nullptr)
+            options.cancel = p.cancel->token;
+        options.reasoning.syntax = toReasoning(p.reasoning_syntax);
+        options.reasoning.startsInReasoning = p.starts_in_reasoning;
+        if (p.reasoning_callback != nullptr) {
+            options.onReasoning = [session, p](std::string_view piece) {
+                session->piece.assign(piece.data(), piece.size());
+                return p.reasoning_callback(session->piece.c_str(), session->piece.size(), p.reasoning_user_data);
+            };
+        }
 
         const burrow::SamplingParams samplingParams =
             sampling != nullptr ? toSampling(*sampling) : burrow::SamplingParams{};
@@ -402,6 +452,8 @@ int burrow_generate(burrow_session *session, const burrow_token *prompt, int32_t
             result->reused_tokens = generated.timings.reusedTokens;
             result->prompt_ms = generated.timings.promptMs;
             result->generate_ms = generated.timings.generateMs;
+            result->reasoning_tokens = generated.timings.reasoningTokens;
+            result->reasoning_ms = generated.timings.reasoningMs;
         }
         if (!status) {
             setError("burrow_generate: " + status.message());
@@ -445,6 +497,158 @@ void burrow_cancel(burrow_session *session)
         if (session != nullptr)
             session->session->cancel();
     });
+}
+
+// ---- cancel tokens ----------------------------------------------------------
+
+burrow_cancel_token *burrow_cancel_token_create(void)
+{
+    return guarded<burrow_cancel_token *>("burrow_cancel_token_create", nullptr,
+                                          [] { return new burrow_cancel_token; });
+}
+
+void burrow_cancel_token_cancel(burrow_cancel_token *token)
+{
+    if (token != nullptr)
+        token->token->cancel();   // one atomic store: no allocation, no lock
+}
+
+bool burrow_cancel_token_is_cancelled(const burrow_cancel_token *token)
+{
+    return token != nullptr && token->token->isCancelled();
+}
+
+void burrow_cancel_token_free(burrow_cancel_token *token)
+{
+    guardedVoid("burrow_cancel_token_free", [&] { delete token; });
+}
+
+// ---- prompt building --------------------------------------------------------
+
+burrow_prompt_params burrow_prompt_default(void)
+{
+    const burrow::PromptOptions d;
+    burrow_prompt_params p;
+    p.chat_format = "auto";
+    p.plain_text_for_base_models = d.plainTextForBaseModels;
+    p.budget = d.budget;
+    p.truncation = BURROW_TRUNCATION_DROP_OLDEST;
+    return p;
+}
+
+burrow_chat_prompt *burrow_build_chat_prompt(const burrow_model *model, const burrow_chat_message *messages,
+                                             size_t n_messages, const burrow_prompt_params *params)
+{
+    return guarded<burrow_chat_prompt *>("burrow_build_chat_prompt", nullptr, [&]() -> burrow_chat_prompt * {
+        if (model == nullptr) {
+            setError("burrow_build_chat_prompt: model is NULL");
+            return nullptr;
+        }
+        if (n_messages > 0 && messages == nullptr) {
+            setError("burrow_build_chat_prompt: messages is NULL with n_messages " + std::to_string(n_messages));
+            return nullptr;
+        }
+        const burrow_prompt_params p = params != nullptr ? *params : burrow_prompt_default();
+        burrow::PromptOptions options;
+        options.render.chatFormat = p.chat_format != nullptr ? p.chat_format : "auto";
+        options.plainTextForBaseModels = p.plain_text_for_base_models;
+        options.budget = p.budget;
+        if (p.truncation == BURROW_TRUNCATION_DROP_OLDEST)
+            options.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
+        else if (p.truncation == BURROW_TRUNCATION_REFUSE)
+            options.truncation = burrow::Truncation::TRUNCATION_REFUSE;
+        else {
+            setError("burrow_build_chat_prompt: truncation is " + std::to_string(static_cast<int>(p.truncation))
+                     + ", expected BURROW_TRUNCATION_DROP_OLDEST or _REFUSE");
+            return nullptr;
+        }
+        std::vector<burrow::ChatMessage> conversation;
+        conversation.reserve(n_messages);
+        for (size_t i = 0; i < n_messages; ++i) {
+            const burrow_chat_message &m = messages[i];
+            if (m.role == nullptr) {
+                setError("burrow_build_chat_prompt: messages[" + std::to_string(i) + "].role is NULL");
+                return nullptr;
+            }
+            burrow::ChatMessage converted;
+            converted.role = m.role;
+            converted.content = m.content != nullptr ? m.content : "";
+            converted.reasoning = m.reasoning != nullptr ? m.reasoning : "";
+            conversation.push_back(std::move(converted));
+        }
+        auto built = burrow::buildChatPrompt(*model->model, conversation, options);
+        if (!built) {
+            setError("burrow_build_chat_prompt: " + built.message());
+            return nullptr;
+        }
+        if (built->tokens.size() > static_cast<size_t>(INT32_MAX)) {
+            setError("burrow_build_chat_prompt: the prompt has more than 2^31 tokens");
+            return nullptr;
+        }
+        auto *handle = new burrow_chat_prompt;
+        handle->prompt = std::move(built).value();
+        for (const std::string &stop : handle->prompt.format.stopStrings)
+            handle->stopStrings.push_back(stop.c_str());
+        return handle;
+    });
+}
+
+void burrow_chat_prompt_free(burrow_chat_prompt *prompt)
+{
+    guardedVoid("burrow_chat_prompt_free", [&] { delete prompt; });
+}
+
+const burrow_token *burrow_chat_prompt_tokens(const burrow_chat_prompt *prompt)
+{
+    return prompt == nullptr ? nullptr : prompt->prompt.tokens.data();
+}
+
+int32_t burrow_chat_prompt_n_tokens(const burrow_chat_prompt *prompt)
+{
+    return prompt == nullptr ? -1 : static_cast<int32_t>(prompt->prompt.tokens.size());
+}
+
+int32_t burrow_chat_prompt_keep_tokens(const burrow_chat_prompt *prompt)
+{
+    return prompt == nullptr ? 0 : prompt->prompt.keepTokens;
+}
+
+size_t burrow_chat_prompt_first_message(const burrow_chat_prompt *prompt)
+{
+    return prompt == nullptr ? 0 : prompt->prompt.firstMessage;
+}
+
+size_t burrow_chat_prompt_dropped_messages(const burrow_chat_prompt *prompt)
+{
+    return prompt == nullptr ? 0 : prompt->prompt.droppedMessages;
+}
+
+const char *burrow_chat_prompt_format(const burrow_chat_prompt *prompt)
+{
+    return prompt == nullptr ? "" : prompt->prompt.format.name.c_str();
+}
+
+const char *burrow_chat_prompt_format_reason(const burrow_chat_prompt *prompt)
+{
+    return prompt == nullptr ? "" : prompt->prompt.format.reason.c_str();
+}
+
+burrow_reasoning_syntax burrow_chat_prompt_reasoning(const burrow_chat_prompt *prompt, bool *starts_in_reasoning)
+{
+    if (starts_in_reasoning != nullptr)
+        *starts_in_reasoning = prompt != nullptr && prompt->prompt.reasoning.startsInReasoning;
+    return prompt == nullptr ? BURROW_REASONING_SYNTAX_NONE : toC(prompt->prompt.reasoning.syntax);
+}
+
+void burrow_chat_prompt_apply(const burrow_chat_prompt *prompt, burrow_generate_params *params)
+{
+    if (prompt == nullptr || params == nullptr)
+        return;
+    params->stop_strings = prompt->stopStrings.empty() ? nullptr : prompt->stopStrings.data();
+    params->n_stop_strings = prompt->stopStrings.size();
+    params->n_keep = prompt->prompt.keepTokens;
+    params->reasoning_syntax = toC(prompt->prompt.reasoning.syntax);
+    params->starts_in_reasoning = prompt->prompt.reasoning.startsInReasoning;
 }
 
 } // extern "C"

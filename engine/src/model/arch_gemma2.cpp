@@ -1,7 +1,7 @@
 // gemma2: NeoX RoPE, embeddings scaled by sqrt(n_embd), GELU (tanh) gated FFN,
 // post-norms on the attention and FFN outputs before the residual adds,
 // attention softcap (scores = 50 tanh(scores/50)) and final softcap (30),
-// sliding window on the even layers, queries scaled by 1/sqrt(head_dim) after
+// sliding window on the even layers (period 2 unless the file gives one), queries scaled by 1/sqrt(head_dim) after
 // RoPE (27B: 1/sqrt(n_embd/n_head)). The output matrix is always token_embd.
 // The converter stores the norm weights as w+1, so they are used as they are.
 #include "model/architectures.h"
@@ -33,9 +33,11 @@ Status configureGemma2(const gguf::GgufFile &file, ModelConfig &config)
     config.attnSoftcap = attnCap;
     config.finalSoftcap = finalCap;
     config.slidingWindow = window;
-    config.swaLayers.resize(config.nLayer);
-    for (uint32_t il = 0; il < config.nLayer; ++il)
-        config.swaLayers[il] = window != 0 && il % 2 == 0;
+    float swaBase = config.ropeFreqBase;
+    if (Status s = file.getOptionalF32("gemma2.rope.freq_base_swa", swaBase); !s)
+        return s;
+    if (Status s = applySlidingPattern(file, config, 2, swaBase, config.ropeFreqScale); !s)
+        return s;
 
     config.queryScaleBeforeAttention = true;
     // The 27B model (46 layers) scales by n_embd/n_head, the others by the head size.

@@ -1,7 +1,8 @@
 // phi3 (Phi-3 / 3.5 mini): NeoX RoPE, fused attn_qkv, fused gate/up in ffn_up
 // (first half gate, second half up), queries scaled by 1/sqrt(head_dim) after
-// RoPE, and a sliding window on every layer when phi3.attention.sliding_window
-// is set.
+// RoPE. phi3.attention.sliding_window is ignored: the reference turns Phi's
+// sliding window off (its converters do not write the pattern correctly), and
+// Burrow computes what the reference computes.
 #include "model/architectures.h"
 
 #include "gguf/gguf_reader.h"
@@ -18,11 +19,10 @@ Status configurePhi3(const gguf::GgufFile &file, ModelConfig &config)
     config.fusedGateUp = true;
     config.queryScaleBeforeAttention = true;
     config.queryScale = 1.0f / std::sqrt(static_cast<float>(config.headDimK));
-    uint32_t window = 0;
+    uint32_t window = 0;   // read for its type check only
     if (Status s = file.getOptionalU32("phi3.attention.sliding_window", window); !s)
         return s;
-    config.slidingWindow = window;
-    config.swaLayers.assign(config.nLayer, window != 0);
+    config.slidingWindow = 0;
     return Status::ok();
 }
 

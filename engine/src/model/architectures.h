@@ -18,12 +18,28 @@ struct ArchitectureSpec {
 
 // The row for `name`, or nullptr when the architecture is not supported.
 const ArchitectureSpec *findArchitecture(std::string_view name);
-// "llama, qwen2, phi3, gemma2" for messages.
+// "llama, qwen2, phi3, gemma2, ..." for messages.
 std::string supportedArchitectureList();
 
 Status configureLlama(const gguf::GgufFile &file, ModelConfig &config);
 Status configureQwen2(const gguf::GgufFile &file, ModelConfig &config);
 Status configurePhi3(const gguf::GgufFile &file, ModelConfig &config);
 Status configureGemma2(const gguf::GgufFile &file, ModelConfig &config);
+Status configureQwen3(const gguf::GgufFile &file, ModelConfig &config);
+Status configureQwen3Moe(const gguf::GgufFile &file, ModelConfig &config);
+Status configureGemma3(const gguf::GgufFile &file, ModelConfig &config);
+Status configureGptOss(const gguf::GgufFile &file, ModelConfig &config);
+
+// Shared by the architectures with a sliding window on some layers: reads
+// {arch}.attention.sliding_window_pattern (a u32 period; a bool array is
+// ignored, as the reference's reader does) over `defaultPeriod`, and marks
+// layer il sliding iff il % period < period - 1 (period 0: every layer). The
+// sliding layers use `swaBase` / `swaScale` for RoPE.
+Status applySlidingPattern(const gguf::GgufFile &file, ModelConfig &config, uint32_t defaultPeriod, float swaBase,
+                           float swaScale);
+// Reads and checks the expert feed-forward keys of a mixture-of-experts
+// architecture (expert_count > 0 required, expert_feed_forward_length with
+// `defaultFfExp` when absent) and marks every layer as MoE.
+Status readExperts(const gguf::GgufFile &file, ModelConfig &config, uint32_t defaultFfExp);
 
 } // namespace burrow::model

@@ -9,11 +9,15 @@
 namespace burrow::model {
 namespace {
 
-constexpr std::array<ArchitectureSpec, 4> kArchitectures = {{
+constexpr std::array<ArchitectureSpec, 8> kArchitectures = {{
     {"llama", Architecture::ARCHITECTURE_LLAMA, configureLlama},
     {"qwen2", Architecture::ARCHITECTURE_QWEN2, configureQwen2},
     {"phi3", Architecture::ARCHITECTURE_PHI3, configurePhi3},
     {"gemma2", Architecture::ARCHITECTURE_GEMMA2, configureGemma2},
+    {"qwen3", Architecture::ARCHITECTURE_QWEN3, configureQwen3},
+    {"qwen3moe", Architecture::ARCHITECTURE_QWEN3MOE, configureQwen3Moe},
+    {"gemma3", Architecture::ARCHITECTURE_GEMMA3, configureGemma3},
+    {"gpt-oss", Architecture::ARCHITECTURE_GPT_OSS, configureGptOss},
 }};
 
 // Bounds that keep every size computed from them far from overflow.
@@ -90,6 +94,67 @@ float ModelConfig::attentionScale() const
     return queryScale > 0.0f ? queryScale : 1.0f / std::sqrt(static_cast<float>(headDimK));
 }
 
+uint32_t ModelConfig::slidingLayerCount() const
+{
+    uint32_t n = 0;
+    for (const LayerSpec &l : layers)
+        n += l.sliding ? 1 : 0;
+    return slidingWindow != 0 ? n : 0;
+}
+
+Status applySlidingPattern(const gguf::GgufFile &file, ModelConfig &c, uint32_t defaultPeriod, float swaBase,
+                           float swaScale)
+{
+    const std::string key = c.archName + ".attention.sliding_window_pattern";
+    uint32_t period = defaultPeriod;
+    if (const gguf::KeyValue *kv = file.find(key)) {
+        if (kv->value.type == gguf::ValueType::VALUE_TYPE_ARRAY) {
+            // The reference reads the period with a scalar-only getter, which
+            // ignores an array (Olmo 3 and EXAONE files write one bool per
+            // layer): the default period runs. An array that cannot be such
+            // a per-layer list is refused.
+            const gguf::Value &v = kv->value;
+            const bool perLayer = v.arrayType == gguf::ValueType::VALUE_TYPE_BOOL ||
+                                  v.arrayType == gguf::ValueType::VALUE_TYPE_I32 ||
+                                  v.arrayType == gguf::ValueType::VALUE_TYPE_U32;
+            if (!perLayer || v.arrayCount != c.nLayer)
+                return Status::error("metadata key '" + key + "' is an array of " + std::to_string(v.arrayCount) + " " +
+                                     gguf::valueTypeName(v.arrayType) + " values; expected a period (u32) or one bool per layer (" +
+                                     std::to_string(c.nLayer) + ")");
+        } else {
+            if (Status s = file.getU32(key, period); !s)
+                return Status::error("metadata key '" + key + "': " + s.message() + " (expected the period of the sliding-window pattern)");
+            if (period > c.nLayer)
+                return Status::error("metadata key '" + key + "' is " + std::to_string(period) +
+                                     ": a sliding-window pattern longer than the model's " + std::to_string(c.nLayer) + " layers");
+        }
+    }
+    for (uint32_t il = 0; il < c.nLayer; ++il) {
+        LayerSpec &l = c.layers[il];
+        l.sliding = period == 0 || il % period < period - 1;
+        if (l.sliding) {
+            l.ropeFreqBase = swaBase;
+            l.ropeFreqScale = swaScale;
+        }
+    }
+    return Status::ok();
+}
+
+Status readExperts(const gguf::GgufFile &file, ModelConfig &c, uint32_t defaultFfExp)
+{
+    const std::string p = c.archName + ".";
+    if (c.nExpert == 0)
+        return Status::error("missing metadata key '" + p + "expert_count' (a mixture-of-experts model needs experts)");
+    c.nFfExp = defaultFfExp;
+    if (Status s = file.getOptionalU32(p + "expert_feed_forward_length", c.nFfExp); !s)
+        return s;
+    if (Status s = checkRange(p + "expert_feed_forward_length", c.nFfExp, 1, kMaxDim); !s)
+        return s;
+    for (LayerSpec &l : c.layers)
+        l.moe = true;
+    return Status::ok();
+}
+
 Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file)
 {
     ModelConfig c;
@@ -125,14 +190,15 @@ Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file)
         return fail(Status::error("metadata key '" + p + "attention.layer_norm_rms_epsilon' is " +
                                   std::to_string(c.rmsEps) + ", expected a small positive number"));
 
-    if (Status s = getU32MaybePerLayer(file, p + "feed_forward_length", c.nLayer, true, c.nFf); !s)
+    // Optional here: a mixture-of-experts model may have no dense FFN (checked after configure).
+    if (Status s = getU32MaybePerLayer(file, p + "feed_forward_length", c.nLayer, false, c.nFf); !s)
         return fail(s);
     if (Status s = getU32MaybePerLayer(file, p + "attention.head_count", c.nLayer, true, c.nHead); !s)
         return fail(s);
     c.nHeadKv = c.nHead;
     if (Status s = getU32MaybePerLayer(file, p + "attention.head_count_kv", c.nLayer, false, c.nHeadKv); !s)
         return fail(s);
-    if (Status s = checkRange(p + "feed_forward_length", c.nFf, 1, kMaxDim); !s)
+    if (Status s = checkRange(p + "feed_forward_length", c.nFf, 0, kMaxDim); !s)
         return fail(s);
     if (Status s = checkRange(p + "attention.head_count", c.nHead, 1, kMaxHeads); !s)
         return fail(s);
@@ -165,32 +231,94 @@ Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file)
         return fail(s);
     if (!(c.ropeFreqBase > 0.0f) || !std::isfinite(c.ropeFreqBase))
         return fail(Status::error("metadata key '" + p + "rope.freq_base' must be a positive number"));
-    std::string scalingType = "none";
+    // Scaling as the reference reads it: the type defaults to linear, the
+    // factor (or the older rope.scale_linear) to none.
+    std::string scalingType = "linear";
     if (Status s = file.getOptionalString(p + "rope.scaling.type", scalingType); !s)
         return fail(s);
     float scalingFactor = 0.0f;
-    if (Status s = file.getOptionalF32(p + "rope.scaling.factor", scalingFactor); !s)
+    if (file.find(p + "rope.scaling.factor")) {
+        if (Status s = file.getF32(p + "rope.scaling.factor", scalingFactor); !s)
+            return fail(s);
+    } else if (Status s = file.getOptionalF32(p + "rope.scale_linear", scalingFactor); !s) {
         return fail(s);
-    if (scalingType == "linear") {
-        if (!(scalingFactor > 0.0f) || !std::isfinite(scalingFactor))
-            return fail(Status::error("metadata key '" + p + "rope.scaling.factor' must be > 0 for linear scaling"));
-        c.ropeFreqScale = 1.0f / scalingFactor;
-    } else if (scalingType != "none" && scalingType != "llama3") {
-        // llama3 scaling is carried by the rope_freqs tensor.
-        return fail(Status::error("RoPE scaling type '" + scalingType + "' (" + p +
-                                  "rope.scaling.type) is not supported (supported: none, linear, llama3)"));
     }
+    if (scalingFactor != 0.0f && (!(scalingFactor > 0.0f) || !std::isfinite(scalingFactor) || scalingFactor > 1e6f))
+        return fail(Status::error("metadata key '" + p + "rope.scaling.factor' is " + std::to_string(scalingFactor) +
+                                  ", expected a positive number"));
+    c.yarnOrigCtx = c.nCtxTrain;
+    if (Status s = file.getOptionalU32(p + "rope.scaling.original_context_length", c.yarnOrigCtx); !s)
+        return fail(s);
+    if (Status s = checkRange(p + "rope.scaling.original_context_length", c.yarnOrigCtx, 1, 1u << 24); !s)
+        return fail(s);
+    float attnFactorKey = 1.0f;
+    if (Status s = file.getOptionalF32(p + "rope.scaling.attn_factor", attnFactorKey); !s)
+        return fail(s);
+    if (!(attnFactorKey > 0.0f) || !std::isfinite(attnFactorKey) || attnFactorKey > 100.0f)
+        return fail(Status::error("metadata key '" + p + "rope.scaling.attn_factor' must be a positive number"));
+    if (scalingType == "none") {
+        c.ropeFreqScale = 1.0f;   // never scale
+    } else if (scalingType == "linear" || scalingType == "yarn" || scalingType == "llama3") {
+        // llama3 scaling is carried by the rope_freqs tensor.
+        c.ropeFreqScale = scalingFactor == 0.0f ? 1.0f : 1.0f / scalingFactor;
+    } else {
+        return fail(Status::error("RoPE scaling type '" + scalingType + "' (" + p +
+                                  "rope.scaling.type) is not supported (supported: none, linear, yarn, llama3)"));
+    }
+    c.ropeAttnFactor = attnFactorKey;
+    if (scalingType == "yarn") {
+        c.yarnExtFactor = 1.0f;
+        // The context's attn_factor: mscale(factor) / (1 + 0.1 ln factor),
+        // since the rope kernel multiplies the magnitude correction back in.
+        const float factor = 1.0f / c.ropeFreqScale;
+        const float mscale = factor <= 1.0f ? 1.0f : 0.1f * std::log(factor) + 1.0f;
+        c.ropeAttnFactor = mscale * (1.0f / (1.0f + 0.1f * std::log(factor))) * attnFactorKey;
+    }
+
+    // Mixture of experts (the architectures that use it check them).
+    if (Status s = file.getOptionalU32(p + "expert_count", c.nExpert); !s)
+        return fail(s);
+    if (Status s = file.getOptionalU32(p + "expert_used_count", c.nExpertUsed); !s)
+        return fail(s);
+    if (Status s = checkRange(p + "expert_count", c.nExpert, 0, 512); !s)
+        return fail(s);
+    if (c.nExpert > 0) {
+        if (Status s = checkRange(p + "expert_used_count", c.nExpertUsed, 1, c.nExpert); !s)
+            return fail(s);
+    } else if (c.nExpertUsed != 0) {
+        return fail(Status::error("metadata key '" + p + "expert_used_count' is " + std::to_string(c.nExpertUsed) +
+                                  " but the model has no experts (" + p + "expert_count is absent or 0)"));
+    }
+    if (Status s = file.getOptionalF32(p + "expert_weights_scale", c.expertWeightsScale); !s)
+        return fail(s);
+    if (!std::isfinite(c.expertWeightsScale) || c.expertWeightsScale < 0.0f || c.expertWeightsScale > 1e4f)
+        return fail(Status::error("metadata key '" + p + "expert_weights_scale' must be a finite number >= 0"));
 
     uint32_t vocab = 0;
     if (Status s = file.getOptionalU32(p + "vocab_size", vocab); !s)
         return fail(s);
     c.nVocab = vocab;
 
-    c.swaLayers.assign(c.nLayer, false);
+    // Every layer: full attention, the global RoPE, dense FFN, unless the
+    // architecture says otherwise.
+    c.layers.assign(c.nLayer, LayerSpec{false, c.ropeFreqBase, c.ropeFreqScale, false});
     if (Status s = spec->configure(file, c); !s)
         return fail(s);
-    if (c.swaLayers.size() != c.nLayer)
-        c.swaLayers.assign(c.nLayer, c.slidingWindow != 0);
+    if (c.layers.size() != c.nLayer)
+        return fail(Status::error("internal: the layer table has " + std::to_string(c.layers.size()) +
+                                  " rows for " + std::to_string(c.nLayer) + " layers"));
+    if (c.slidingWindow == 0)
+        for (LayerSpec &l : c.layers)
+            l.sliding = false;
+    for (const LayerSpec &l : c.layers) {
+        if (!(l.ropeFreqBase > 0.0f) || !std::isfinite(l.ropeFreqBase) || !(l.ropeFreqScale > 0.0f) ||
+            !std::isfinite(l.ropeFreqScale))
+            return fail(Status::error("RoPE base and scale must be positive numbers (" + p + "rope.freq_base_swa?)"));
+        if (l.moe && (c.nExpert == 0 || c.nFfExp == 0))
+            return fail(Status::error("internal: a mixture-of-experts layer without experts"));
+        if (!l.moe && c.nFf == 0)
+            return fail(Status::error("missing metadata key '" + p + "feed_forward_length'"));
+    }
     return c;
 }
 

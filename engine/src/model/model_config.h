@@ -5,8 +5,11 @@
 //
 // Contract: loadModelConfig() checks the declared type of every key it reads
 // and the consistency of the numbers (head counts divide, dimensions > 0,
-// bounded); an architecture other than llama, qwen2, phi3, gemma2 is refused
-// by name.
+// bounded); an architecture the engine does not know is refused by name.
+//
+// Per-layer differences (sliding window or not, RoPE base and scale, dense
+// or mixture-of-experts feed-forward) are rows of `layers`; a new layer kind
+// is a new field there, read by the one forward pass.
 #pragma once
 
 #include "burrow/status.h"
@@ -24,6 +27,10 @@ enum class Architecture : uint32_t {
     ARCHITECTURE_QWEN2,
     ARCHITECTURE_PHI3,
     ARCHITECTURE_GEMMA2,
+    ARCHITECTURE_QWEN3,
+    ARCHITECTURE_QWEN3MOE,
+    ARCHITECTURE_GEMMA3,
+    ARCHITECTURE_GPT_OSS,
 };
 
 // How RoPE pairs the elements of a head: NORM rotates (x[2i], x[2i+1]);
@@ -33,6 +40,24 @@ enum class RopeType : uint32_t { ROPE_TYPE_NORM, ROPE_TYPE_NEOX };
 enum class FfnActivation : uint32_t {
     FFN_ACTIVATION_SILU,        // SwiGLU: silu(gate) * up
     FFN_ACTIVATION_GELU_TANH,   // GeGLU: gelu_tanh(gate) * up
+    FFN_ACTIVATION_SWIGLU_OAI,  // gpt-oss: g = min(gate, 7), u = clamp(up, -7, 7), g * sigmoid(1.702 g) * (u + 1)
+};
+
+// How a mixture-of-experts layer turns router logits into expert weights.
+enum class ExpertGating : uint32_t {
+    // softmax over all experts, the top k by probability, their
+    // probabilities (renormalised to sum 1 when expertWeightsNorm): qwen3moe
+    EXPERT_GATING_SOFTMAX,
+    // the top k by logit, then a softmax over those k logits: gpt-oss
+    EXPERT_GATING_SOFTMAX_SELECTED,
+};
+
+// What one layer is, as data (ModelConfig::layers[il]).
+struct LayerSpec {
+    bool sliding = false;          // attention sees only the last slidingWindow positions
+    float ropeFreqBase = 10000.0f; // RoPE base and frequency scale of this layer
+    float ropeFreqScale = 1.0f;
+    bool moe = false;              // the feed-forward is a mixture of experts
 };
 
 struct ModelConfig {
@@ -55,14 +80,31 @@ struct ModelConfig {
     RopeType ropeType = RopeType::ROPE_TYPE_NORM;
     uint32_t nRot = 0;                 // {arch}.rope.dimension_count (default headDimK); rotated dims per head
     float ropeFreqBase = 10000.0f;     // {arch}.rope.freq_base
-    float ropeFreqScale = 1.0f;        // 1 / {arch}.rope.scaling.factor for linear scaling
+    float ropeFreqScale = 1.0f;        // 1 / {arch}.rope.scaling.factor (linear and YaRN scaling)
+    // YaRN (rope.scaling.type yarn, "static": at every context length).
+    // theta_i blends the interpolated and extrapolated angles by a ramp over
+    // the correction dims; cos and sin are multiplied by ropeMscale.
+    float yarnExtFactor = 0.0f;        // 0: no YaRN blend (1 for YaRN)
+    float yarnBetaFast = 32.0f;        // {arch}.rope.scaling.yarn_beta_fast
+    float yarnBetaSlow = 1.0f;         // {arch}.rope.scaling.yarn_beta_slow
+    uint32_t yarnOrigCtx = 0;          // {arch}.rope.scaling.original_context_length (default nCtxTrain)
+    // The reference's attn_factor: {arch}.rope.scaling.attn_factor (default
+    // 1), with YaRN's magnitude correction taken out again because the rope
+    // kernel multiplies it back in (see runtime/rope_tables.h).
+    float ropeAttnFactor = 1.0f;
 
     // What differs between architectures (set by the per-architecture files).
     FfnActivation ffnActivation = FfnActivation::FFN_ACTIVATION_SILU;
     bool fusedQkv = false;             // one attn_qkv [nEmbd, nEmbd + 2*nEmbdKv] instead of attn_q/k/v
     bool fusedGateUp = false;          // ffn_up [nEmbd, 2*nFf] = (gate | up), no ffn_gate
     bool qkvBiasRequired = false;      // attn_q/k/v.bias must be present (qwen2)
+    bool attnOutputBiasRequired = false; // attn_output.bias must be present (gpt-oss)
+    bool qkNorm = false;               // attn_q_norm / attn_k_norm [headDimK]: RMS norm of each head before RoPE
+    bool attnSinks = false;            // attn_sinks [nHead]: one logit per head joins the softmax (gpt-oss)
     bool postNorms = false;            // post_attention_norm and post_ffw_norm before the residual adds
+    // The FFN input norm is stored as post_attention_norm (gpt-oss), not ffn_norm.
+    bool ffnNormNamedPostAttention = false;
+    bool outputRequired = false;       // output.weight must be present (gpt-oss)
     bool outputAlwaysTied = false;     // ignore output.weight, use token_embd (gemma2)
     float embeddingScale = 0.0f;       // 0: none; else token embeddings are multiplied by it
     float attnSoftcap = 0.0f;          // 0: none; else scores = c * tanh(scores / c) before the mask
@@ -73,9 +115,19 @@ struct ModelConfig {
     float queryScale = 0.0f;
     bool queryScaleBeforeAttention = false;
     // Sliding-window attention: a query at position p sees keys at positions
-    // p - slidingWindow < k <= p on the layers where swaLayers[layer] is true.
+    // p - slidingWindow < k <= p on the layers where layers[il].sliding.
     uint32_t slidingWindow = 0;        // 0: none
-    std::vector<bool> swaLayers;       // size nLayer once loaded
+
+    // Mixture of experts (on the layers where layers[il].moe).
+    uint32_t nExpert = 0;              // {arch}.expert_count
+    uint32_t nExpertUsed = 0;          // {arch}.expert_used_count (top k)
+    uint32_t nFfExp = 0;               // {arch}.expert_feed_forward_length: rows of one expert's gate/up
+    ExpertGating expertGating = ExpertGating::EXPERT_GATING_SOFTMAX;
+    bool expertWeightsNorm = false;    // renormalise the k weights to sum 1
+    float expertWeightsScale = 0.0f;   // 0 or 1: none; else the weights are multiplied by it
+    bool expertBiases = false;         // router and expert biases (gpt-oss)
+
+    std::vector<LayerSpec> layers;     // size nLayer once loaded
 
     // Set by loadWeights().
     bool tiedOutput = false;           // no output.weight: the output matrix is token_embd
@@ -85,12 +137,14 @@ struct ModelConfig {
     uint32_t nEmbdVKv() const { return nHeadKv * headDimV; }
     uint32_t nEmbdVOut() const { return nHead * headDimV; }   // attention output before attn_output
     float attentionScale() const;
+    bool isMoe() const { return nExpert > 0; }
+    uint32_t slidingLayerCount() const;
 };
 
 // Reads and checks the hyper-parameters of `file`.
 Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file);
 
-// "llama", "qwen2", "phi3", "gemma2".
+// "llama", "qwen2", "phi3", "gemma2", "qwen3", "qwen3moe", "gemma3", "gpt-oss".
 const char *architectureName(Architecture arch);
 
 } // namespace burrow::model

@@ -28,6 +28,19 @@ constexpr std::array<TensorNameEntry, static_cast<size_t>(TensorKind::TENSOR_KIN
     {TensorKind::TENSOR_KIND_FFN_UP,           "blk.%d.ffn_up.weight",             true},
     {TensorKind::TENSOR_KIND_FFN_DOWN,         "blk.%d.ffn_down.weight",           true},
     {TensorKind::TENSOR_KIND_FFN_POST_NORM,    "blk.%d.post_ffw_norm.weight",      true},
+    {TensorKind::TENSOR_KIND_ATTN_Q_NORM,      "blk.%d.attn_q_norm.weight",        true},
+    {TensorKind::TENSOR_KIND_ATTN_K_NORM,      "blk.%d.attn_k_norm.weight",        true},
+    {TensorKind::TENSOR_KIND_ATTN_SINKS,       "blk.%d.attn_sinks.weight",         true},
+    {TensorKind::TENSOR_KIND_FFN_GATE_INP,     "blk.%d.ffn_gate_inp.weight",       true},
+    {TensorKind::TENSOR_KIND_FFN_GATE_INP_BIAS, "blk.%d.ffn_gate_inp.bias",        true},
+    {TensorKind::TENSOR_KIND_FFN_GATE_EXPS,    "blk.%d.ffn_gate_exps.weight",      true},
+    {TensorKind::TENSOR_KIND_FFN_UP_EXPS,      "blk.%d.ffn_up_exps.weight",        true},
+    {TensorKind::TENSOR_KIND_FFN_DOWN_EXPS,    "blk.%d.ffn_down_exps.weight",      true},
+    {TensorKind::TENSOR_KIND_FFN_GATE_UP_EXPS, "blk.%d.ffn_gate_up_exps.weight",   true},
+    {TensorKind::TENSOR_KIND_FFN_GATE_EXPS_BIAS, "blk.%d.ffn_gate_exps.bias",      true},
+    {TensorKind::TENSOR_KIND_FFN_UP_EXPS_BIAS, "blk.%d.ffn_up_exps.bias",          true},
+    {TensorKind::TENSOR_KIND_FFN_DOWN_EXPS_BIAS, "blk.%d.ffn_down_exps.bias",      true},
+    {TensorKind::TENSOR_KIND_FFN_GATE_UP_EXPS_BIAS, "blk.%d.ffn_gate_up_exps.bias", true},
 }};
 
 // The table is indexed by kind; keep it in enum order.

@@ -53,8 +53,8 @@ public:
                                      ", expected F32 for a 1-D tensor");
         } else if (!quant::isSupportedWeightType(t->type) || !quant::typeTraits(t->type)) {
             return Status::error("tensor '" + name + "' has type " + ggmlTypeName(t->type) +
-                                 ", which Burrow cannot compute with (supported: F32, F16, BF16, Q4_0, Q4_1, "
-                                 "Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS)");
+                                 ", which Burrow cannot compute with (supported: " +
+                                 quant::supportedWeightTypesText() + ")");
         }
         view.name = t->name;
         view.data = t->data;
@@ -67,6 +67,78 @@ public:
             return Status::error("tensor '" + name + "': row of " + std::to_string(t->ne[0]) +
                                  " elements is not a whole number of " + ggmlTypeName(t->type) + " blocks");
         view.rowBytes = rowBytes;
+        m_bytes += t->nBytes;
+        return Status::ok();
+    }
+
+    // An F32 table of ne1 rows of ne0 floats (biases per expert), 2-D.
+    Status bindTable(TensorView &view, TensorKind kind, int il, int64_t ne0, int64_t ne1, Need need)
+    {
+        const std::string name = tensorName(kind, il);
+        const gguf::TensorInfo *t = m_file.tensor(name);
+        if (!t) {
+            if (need == Need::NEED_OPTIONAL)
+                return Status::ok();
+            return Status::error("missing tensor '" + name + "' (expected shape " + shapeText(ne0, ne1) + ")");
+        }
+        if (t->nDims != 2 || t->ne[0] != ne0 || t->ne[1] != ne1)
+            return Status::error("tensor '" + name + "' has shape " + shapeOf(*t) + ", expected " + shapeText(ne0, ne1));
+        if (t->type != GgmlType::GGML_TYPE_F32)
+            return Status::error("tensor '" + name + "' has type " + ggmlTypeName(t->type) + ", expected F32");
+        view.name = t->name;
+        view.data = t->data;
+        view.type = t->type;
+        view.traits = quant::typeTraits(t->type);
+        view.ne0 = ne0;
+        view.ne1 = ne1;
+        view.rowBytes = static_cast<size_t>(ne0) * sizeof(float);
+        m_bytes += t->nBytes;
+        return Status::ok();
+    }
+
+    // A 3-D expert tensor [ne0, ne1 * parts, nExpert] as one matrix view of
+    // ne1 rows per expert and part: views[part][e] (parts 1, or 2 for a
+    // fused gate|up tensor: gate rows first). Returns whether it was present.
+    Status bindExperts(std::vector<TensorView> *const *views, int parts, TensorKind kind, int il, int64_t ne0,
+                       int64_t ne1, int64_t nExpert, Need need, bool *present = nullptr)
+    {
+        const std::string name = tensorName(kind, il);
+        const gguf::TensorInfo *t = m_file.tensor(name);
+        if (present)
+            *present = t != nullptr;
+        const std::string want = "[" + std::to_string(ne0) + ", " + std::to_string(ne1 * parts) + ", " +
+                                 std::to_string(nExpert) + "]";
+        if (!t) {
+            if (need == Need::NEED_OPTIONAL)
+                return Status::ok();
+            return Status::error("missing tensor '" + name + "' (expected shape " + want + ")");
+        }
+        if (t->nDims != 3 || t->ne[0] != ne0 || t->ne[1] != ne1 * parts || t->ne[2] != nExpert)
+            return Status::error("tensor '" + name + "' has shape " + shapeOf(*t) + ", expected " + want +
+                                 " (row length, rows, experts)");
+        if (!quant::isSupportedWeightType(t->type) || !quant::typeTraits(t->type))
+            return Status::error("tensor '" + name + "' has type " + ggmlTypeName(t->type) +
+                                 ", which Burrow cannot compute with (supported: " +
+                                 quant::supportedWeightTypesText() + ")");
+        size_t rowBytes = 0;
+        if (!ggmlRowBytes(t->type, t->ne[0], &rowBytes))
+            return Status::error("tensor '" + name + "': row of " + std::to_string(t->ne[0]) +
+                                 " elements is not a whole number of " + ggmlTypeName(t->type) + " blocks");
+        const size_t partBytes = rowBytes * static_cast<size_t>(ne1);
+        for (int part = 0; part < parts; ++part) {
+            std::vector<TensorView> &out = *views[part];
+            out.assign(static_cast<size_t>(nExpert), TensorView{});
+            for (int64_t e = 0; e < nExpert; ++e) {
+                TensorView &v = out[static_cast<size_t>(e)];
+                v.name = t->name;
+                v.data = t->data + (static_cast<size_t>(e) * parts + static_cast<size_t>(part)) * partBytes;
+                v.type = t->type;
+                v.traits = quant::typeTraits(t->type);
+                v.ne0 = ne0;
+                v.ne1 = ne1;
+                v.rowBytes = rowBytes;
+            }
+        }
         m_bytes += t->nBytes;
         return Status::ok();
     }
@@ -106,8 +178,17 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
         return fail(s);
     if (Status s = b.bind(w.outputNorm, K::TENSOR_KIND_OUTPUT_NORM, -1, E, 0, REQ); !s)
         return fail(s);
+    // Per-tensor scale factors (NVFP4 "scale2" files) multiply a matrix's
+    // outputs; Burrow does not apply them yet, so such files are refused
+    // rather than computed wrongly.
+    for (const gguf::TensorInfo &t : file.tensors()) {
+        const std::string_view n = t.name;
+        if (n.ends_with(".scale") || n.ends_with(".input_scale"))
+            return fail(Status::error("tensor '" + std::string(n) +
+                                      "' is a per-tensor scale, which Burrow does not support yet"));
+    }
     if (!c.outputAlwaysTied) {
-        if (Status s = b.bind(w.output, K::TENSOR_KIND_OUTPUT, -1, E, V, OPT); !s)
+        if (Status s = b.bind(w.output, K::TENSOR_KIND_OUTPUT, -1, E, V, c.outputRequired ? REQ : OPT); !s)
             return fail(s);
     }
     c.tiedOutput = !w.output;
@@ -135,15 +216,48 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
             if (s) s = b.bind(L.bv, K::TENSOR_KIND_ATTN_V_BIAS, il, VKV, 0, biasNeed);
         }
         if (s) s = b.bind(L.wo, K::TENSOR_KIND_ATTN_OUTPUT, il, VO, E, REQ);
-        if (s) s = b.bind(L.bo, K::TENSOR_KIND_ATTN_OUTPUT_BIAS, il, E, 0, OPT);
-        if (s) s = b.bind(L.ffnNorm, K::TENSOR_KIND_FFN_NORM, il, E, 0, REQ);
-        if (s && c.fusedGateUp) {
+        if (s) s = b.bind(L.bo, K::TENSOR_KIND_ATTN_OUTPUT_BIAS, il, E, 0, c.attnOutputBiasRequired ? REQ : OPT);
+        if (s && c.qkNorm) {
+            s = b.bind(L.attnQNorm, K::TENSOR_KIND_ATTN_Q_NORM, il, c.headDimK, 0, REQ);
+            if (s) s = b.bind(L.attnKNorm, K::TENSOR_KIND_ATTN_K_NORM, il, c.headDimK, 0, REQ);
+        }
+        if (s && c.attnSinks)
+            s = b.bind(L.attnSinks, K::TENSOR_KIND_ATTN_SINKS, il, c.nHead, 0, REQ);
+        const K ffnNormKind = c.ffnNormNamedPostAttention ? K::TENSOR_KIND_ATTN_POST_NORM : K::TENSOR_KIND_FFN_NORM;
+        if (s) s = b.bind(L.ffnNorm, ffnNormKind, il, E, 0, REQ);
+        if (s && c.layers[l].moe) {
+            const int64_t X = c.nExpert, FE = c.nFfExp;
+            const Need biasNeed = c.expertBiases ? REQ : OPT;
+            s = b.bind(L.ffnGateInp, K::TENSOR_KIND_FFN_GATE_INP, il, E, X, REQ);
+            if (s) s = b.bind(L.ffnGateInpBias, K::TENSOR_KIND_FFN_GATE_INP_BIAS, il, X, 0, biasNeed);
+            bool fused = false;
+            std::vector<TensorView> *gateUp[2] = {&L.gateExps, &L.upExps};
+            if (s) s = b.bindExperts(gateUp, 2, K::TENSOR_KIND_FFN_GATE_UP_EXPS, il, E, FE, X, OPT, &fused);
+            if (s && !fused) {
+                std::vector<TensorView> *gate[1] = {&L.gateExps}, *up[1] = {&L.upExps};
+                s = b.bindExperts(gate, 1, K::TENSOR_KIND_FFN_GATE_EXPS, il, E, FE, X, REQ);
+                if (s) s = b.bindExperts(up, 1, K::TENSOR_KIND_FFN_UP_EXPS, il, E, FE, X, REQ);
+            }
+            std::vector<TensorView> *down[1] = {&L.downExps};
+            if (s) s = b.bindExperts(down, 1, K::TENSOR_KIND_FFN_DOWN_EXPS, il, FE, E, X, REQ);
+            if (s && c.expertBiases) {
+                if (fused) {
+                    s = Status::error("tensor '" + tensorName(K::TENSOR_KIND_FFN_GATE_UP_EXPS, il) +
+                                      "': fused gate|up experts with biases are not supported");
+                } else {
+                    s = b.bindTable(L.gateExpsBias, K::TENSOR_KIND_FFN_GATE_EXPS_BIAS, il, FE, X, biasNeed);
+                    if (s) s = b.bindTable(L.upExpsBias, K::TENSOR_KIND_FFN_UP_EXPS_BIAS, il, FE, X, biasNeed);
+                    if (s) s = b.bindTable(L.downExpsBias, K::TENSOR_KIND_FFN_DOWN_EXPS_BIAS, il, E, X, biasNeed);
+                }
+            }
+        } else if (s && c.fusedGateUp) {
             s = b.bind(L.ffnUp, K::TENSOR_KIND_FFN_UP, il, E, 2 * F, REQ);
+            if (s) s = b.bind(L.ffnDown, K::TENSOR_KIND_FFN_DOWN, il, F, E, REQ);
         } else if (s) {
             s = b.bind(L.ffnGate, K::TENSOR_KIND_FFN_GATE, il, E, F, REQ);
             if (s) s = b.bind(L.ffnUp, K::TENSOR_KIND_FFN_UP, il, E, F, REQ);
+            if (s) s = b.bind(L.ffnDown, K::TENSOR_KIND_FFN_DOWN, il, F, E, REQ);
         }
-        if (s) s = b.bind(L.ffnDown, K::TENSOR_KIND_FFN_DOWN, il, F, E, REQ);
         if (s && c.postNorms) {
             s = b.bind(L.attnPostNorm, K::TENSOR_KIND_ATTN_POST_NORM, il, E, 0, REQ);
             if (s) s = b.bind(L.ffnPostNorm, K::TENSOR_KIND_FFN_POST_NORM, il, E, 0, REQ);
@@ -153,6 +267,37 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
     }
     w.bytes = b.bytes();
     return w;
+}
+
+namespace {
+
+template <typename W, typename V>
+std::vector<V *> matricesOf(W &weights)
+{
+    std::vector<V *> out;
+    for (auto &L : weights.layers) {
+        for (V *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown, &L.ffnGateInp})
+            if (*t)
+                out.push_back(t);
+        for (auto *experts : {&L.gateExps, &L.upExps, &L.downExps})
+            for (V &t : *experts)
+                out.push_back(&t);
+    }
+    if (weights.output)
+        out.push_back(&weights.output);
+    return out;
+}
+
+} // namespace
+
+std::vector<TensorView *> weightMatrices(Weights &weights)
+{
+    return matricesOf<Weights, TensorView>(weights);
+}
+
+std::vector<const TensorView *> weightMatrices(const Weights &weights)
+{
+    return matricesOf<const Weights, const TensorView>(weights);
 }
 
 } // namespace burrow::model

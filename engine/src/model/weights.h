@@ -22,7 +22,8 @@ namespace burrow::quant { struct TypeTraits; struct PackedMatrix; }
 namespace burrow::model {
 
 // A 1-D or 2-D tensor in the map. For matrices, row r (ne0 elements) is the
-// weight vector of output r: y[r] = dot(row(r), x).
+// weight vector of output r: y[r] = dot(row(r), x). One expert of a 3-D
+// expert tensor is a 2-D view like any other matrix.
 struct TensorView {
     std::string_view name;                     // empty when absent
     const uint8_t *data = nullptr;
@@ -52,6 +53,21 @@ struct LayerWeights {
     TensorView ffnUp;           // [nEmbd] -> [nFf], or [2*nFf] when fusedGateUp
     TensorView ffnDown;         // [nFf] -> [nEmbd]
     TensorView ffnPostNorm;     // [nEmbd] (postNorms)
+    TensorView attnQNorm;       // [headDimK] (qkNorm)
+    TensorView attnKNorm;       // [headDimK] (qkNorm)
+    TensorView attnSinks;       // [nHead] (attnSinks)
+
+    // Mixture of experts (LayerSpec::moe). The 3-D tensors
+    // ffn_{gate,up}_exps [nEmbd, nFfExp, nExpert] and ffn_down_exps
+    // [nFfExp, nEmbd, nExpert] (or a fused ffn_gate_up_exps [nEmbd,
+    // 2 nFfExp, nExpert], gate rows first) as one view per expert.
+    TensorView ffnGateInp;      // router [nEmbd] -> [nExpert]
+    TensorView ffnGateInpBias;  // [nExpert] (expertBiases)
+    std::vector<TensorView> gateExps, upExps, downExps;   // nExpert views each
+    // Expert biases (expertBiases): F32 tables, row e = expert e's bias.
+    TensorView gateExpsBias;    // [nFfExp] x nExpert
+    TensorView upExpsBias;      // [nFfExp] x nExpert
+    TensorView downExpsBias;    // [nEmbd] x nExpert
 };
 
 struct Weights {
@@ -65,5 +81,11 @@ struct Weights {
 
 // Finds and checks every tensor; sets config.nVocab and config.tiedOutput.
 Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &config);
+
+// Every weight matrix of the model that a matrix multiply reads (projections,
+// FFN matrices, each expert, the router, the output matrix; the output once
+// when tied), for packing and scratch sizing. Pointers into `weights`.
+std::vector<TensorView *> weightMatrices(Weights &weights);
+std::vector<const TensorView *> weightMatrices(const Weights &weights);
 
 } // namespace burrow::model

@@ -47,12 +47,18 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
     std::unique_ptr<Forward> f(new Forward(c, w, cache, pool, maxBatch));
     const size_t B = static_cast<size_t>(maxBatch);
     const size_t nThreads = static_cast<size_t>(pool.size());
+    // Scratch for the quantized activations of the largest multiply. Expert
+    // products read up to min(nExpert, B k) different inputs of B k rows in
+    // all (gate and up of different types: twice that).
+    const int64_t routed = static_cast<int64_t>(maxBatch) * std::max<uint32_t>(1, c.nExpertUsed);
+    const int64_t inputs = std::min<int64_t>(std::max<uint32_t>(1, c.nExpert), routed);
     size_t scratch = matmulScratchBytes(w.output, 1);
-    for (const model::LayerWeights &L : w.layers) {
-        for (const model::TensorView *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown})
-            if (*t)
-                scratch = std::max(scratch, matmulScratchBytes(*t, maxBatch));
-    }
+    for (const model::TensorView *t : model::weightMatrices(w))
+        scratch = std::max(scratch, matmulScratchBytes(*t, maxBatch));
+    for (const model::LayerWeights &L : w.layers)
+        for (const auto *experts : {&L.gateExps, &L.upExps, &L.downExps})
+            if (!experts->empty())
+                scratch = std::max(scratch, 2 * matmulScratchBytes((*experts)[0], routed, inputs));
     try {
         f->m_x.resize(B * c.nEmbd);
         f->m_h.resize(B * c.nEmbd);
@@ -65,7 +71,23 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         f->m_out.resize(B * c.nEmbd);
         f->m_gate.resize(B * c.nFf);
         f->m_up.resize(B * c.nFf * (c.fusedGateUp ? 2 : 1));
-        f->m_ropeCs.resize(B * c.nRot);
+        f->m_rope = std::make_unique<RopeTables>(c, w.ropeFreqs ? w.ropeFreqs.f32() : nullptr);
+        f->m_ropeCs.resize(static_cast<size_t>(f->m_rope->kindCount()) * B * c.nRot);
+        if (c.isMoe()) {
+            const size_t K = c.nExpertUsed, X = c.nExpert;
+            f->m_router.resize(B * X);
+            f->m_selExpert.resize(B * K);
+            f->m_selWeight.resize(B * K);
+            f->m_selRow.resize(B * K);
+            f->m_expertCount.resize(X);
+            f->m_expertFirst.resize(X + 1);
+            if (B > 1)
+                f->m_moeIn.resize(B * K * c.nEmbd);
+            f->m_moeGate.resize(B * K * c.nFfExp);
+            f->m_moeUp.resize(B * K * c.nFfExp);
+            f->m_moeDown.resize(B * K * c.nEmbd);
+            f->m_tasks.reserve(2 * X);
+        }
         f->m_scratch.resize(scratch + 64);
         const size_t slots = nThreads * static_cast<size_t>(kMaxGroupHeads);   // query heads per attention item
         f->m_scores.resize(slots * cache.capacity());
@@ -99,23 +121,32 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
             return Status::error("forward pass: token id " + std::to_string(tokens[t]) + " is outside the vocabulary (0.." +
                                  std::to_string(c.nVocab - 1) + ")");
 
-    const int64_t E = c.nEmbd, Q = c.nEmbdQ(), KV = c.nEmbdKv(), VKV = c.nEmbdVKv(), F = c.nFf;
+    const int64_t E = c.nEmbd, Q = c.nEmbdQ(), KV = c.nEmbdKv(), VKV = c.nEmbdVKv();
+    const int nRot = static_cast<int>(c.nRot), dk = static_cast<int>(c.headDimK);
+    const int kinds = m_rope->kindCount();
     uint8_t *scratch = m_scratch.data();
     float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
+    const auto ropeCs = [&](int kind, int t) {
+        return m_ropeCs.data() + (static_cast<size_t>(kind) * m_maxBatch + static_cast<size_t>(t)) * c.nRot;
+    };
 
-    // Embeddings [n, E] (and RoPE tables [n, nRot]).
+    // Embeddings [n, E] (and the RoPE angles of each layer kind [kinds, n, nRot]).
     forRows(m_pool, n, E, [&](int t) {
         float *xt = x + t * E;
         dequantizeRow(m_w.tokenEmbd, tokens[t], xt);
         if (c.embeddingScale != 0.0f)
             for (int64_t i = 0; i < E; ++i)
                 xt[i] *= c.embeddingScale;
-        ropeCache(static_cast<float>(pos0 + t), static_cast<int>(c.nRot), c.ropeFreqBase, c.ropeFreqScale,
-                  m_w.ropeFreqs ? m_w.ropeFreqs.f32() : nullptr, m_ropeCs.data() + static_cast<size_t>(t) * c.nRot);
+        for (int kind = 0; kind < kinds; ++kind)
+            m_rope->fill(static_cast<float>(pos0 + t), kind, ropeCs(kind, t));
     });
 
     for (uint32_t il = 0; il < c.nLayer; ++il) {
+        if (m_cancelCheck && m_cancelCheck())
+            return Status::cancelled();   // cache size still pos0: this batch's keys are not kept
         const model::LayerWeights &L = m_w.layers[il];
+        const model::LayerSpec &spec = c.layers[il];
+        const int kind = m_rope->kindOf(il);
 
         // h = rmsnorm(x) * attn_norm                                  [n, E]
         forRows(m_pool, n, E, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
@@ -137,12 +168,18 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
             matmulGroup(m_pool, jobs, 3, h, n, scratch);
         }
 
-        // RoPE, query scale, and the new keys/values into the cache (F16).
+        // Q/K head norms, RoPE, query scale, and the new keys/values into the cache (F16).
         forRows(m_pool, n, E, [&](int t) {
-            const float *cs = m_ropeCs.data() + static_cast<size_t>(t) * c.nRot;
+            const float *cs = ropeCs(kind, t);
             float *qt = m_q.data() + t * Q, *kt = m_k.data() + t * KV;
-            ropeApply(qt, static_cast<int>(c.nHead), static_cast<int>(c.headDimK), static_cast<int>(c.nRot), c.ropeType, cs);
-            ropeApply(kt, static_cast<int>(c.nHeadKv), static_cast<int>(c.headDimK), static_cast<int>(c.nRot), c.ropeType, cs);
+            if (c.qkNorm) {
+                for (uint32_t hd = 0; hd < c.nHead; ++hd)
+                    rmsNorm(qt + hd * dk, L.attnQNorm.f32(), qt + hd * dk, dk, c.rmsEps);
+                for (uint32_t hd = 0; hd < c.nHeadKv; ++hd)
+                    rmsNorm(kt + hd * dk, L.attnKNorm.f32(), kt + hd * dk, dk, c.rmsEps);
+            }
+            ropeApply(qt, static_cast<int>(c.nHead), dk, nRot, c.ropeType, cs);
+            ropeApply(kt, static_cast<int>(c.nHeadKv), dk, nRot, c.ropeType, cs);
             if (c.queryScaleBeforeAttention)
                 for (int64_t i = 0; i < Q; ++i)
                     qt[i] *= c.queryScale;
@@ -163,28 +200,10 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
             rmsNorm(xt, L.ffnNorm.f32(), h + t * E, E, c.rmsEps);     // h = ffn input
         });
 
-        // Gated FFN: gate [n, F] = act(h Wgate) * (h Wup); out = gate Wdown
-        if (c.fusedGateUp) {
-            matmul(m_pool, L.ffnUp, h, n, m_up.data(), scratch);
-            forRows(m_pool, n, E, [&](int t) {
-                const float *gu = m_up.data() + t * 2 * F;
-                if (c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_SILU)
-                    swiglu(gu, gu + F, m_gate.data() + t * F, F);
-                else
-                    geglu(gu, gu + F, m_gate.data() + t * F, F);
-            });
-        } else {
-            const MatmulJob jobs[2] = {{&L.ffnGate, m_gate.data(), nullptr}, {&L.ffnUp, m_up.data(), nullptr}};
-            matmulGroup(m_pool, jobs, 2, h, n, scratch);
-            forRows(m_pool, n, E, [&](int t) {
-                float *g = m_gate.data() + t * F;
-                if (c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_SILU)
-                    swiglu(g, m_up.data() + t * F, g, F);
-                else
-                    geglu(g, m_up.data() + t * F, g, F);
-            });
-        }
-        matmul(m_pool, L.ffnDown, m_gate.data(), n, out, scratch);
+        if (spec.moe)
+            moeFfn(L, n);                                              // out [n, E]
+        else
+            denseFfn(L, n);
         forRows(m_pool, n, E, [&](int t) {
             float *ot = out + t * E, *xt = x + t * E;
             if (c.postNorms)
@@ -205,6 +224,208 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
     return Status::ok();
 }
 
+// Gated FFN: gate [n, F] = act(h Wgate) * (h Wup); out = gate Wdown.
+void Forward::denseFfn(const model::LayerWeights &L, int n)
+{
+    const model::ModelConfig &c = m_c;
+    const int64_t E = c.nEmbd, F = c.nFf;
+    uint8_t *scratch = m_scratch.data();
+    const float *h = m_h.data();
+    if (c.fusedGateUp) {
+        matmul(m_pool, L.ffnUp, h, n, m_up.data(), scratch);
+        forRows(m_pool, n, E, [&](int t) {
+            const float *gu = m_up.data() + t * 2 * F;
+            if (c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_GELU_TANH)
+                geglu(gu, gu + F, m_gate.data() + t * F, F);
+            else
+                swiglu(gu, gu + F, m_gate.data() + t * F, F);
+        });
+    } else {
+        const MatmulJob jobs[2] = {{&L.ffnGate, m_gate.data(), nullptr}, {&L.ffnUp, m_up.data(), nullptr}};
+        matmulGroup(m_pool, jobs, 2, h, n, scratch);
+        forRows(m_pool, n, E, [&](int t) {
+            float *g = m_gate.data() + t * F;
+            if (c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_GELU_TANH)
+                geglu(g, m_up.data() + t * F, g, F);
+            else
+                swiglu(g, m_up.data() + t * F, g, F);
+        });
+    }
+    matmul(m_pool, L.ffnDown, m_gate.data(), n, m_out.data(), scratch);
+}
+
+namespace {
+
+// The k largest of v[0..nv) by value, largest first; ties go to the lower index.
+void topK(const float *v, int nv, int k, int32_t *out)
+{
+    for (int j = 0; j < k; ++j) {
+        int best = -1;
+        for (int i = 0; i < nv; ++i) {
+            bool taken = false;
+            for (int m = 0; m < j && !taken; ++m)
+                taken = out[m] == i;
+            if (!taken && (best < 0 || v[i] > v[best]))
+                best = i;
+        }
+        out[j] = best;
+    }
+}
+
+// gpt-oss's clamped SwiGLU, as the reference's swiglu_oai (alpha 1.702,
+// limit 7). out may equal gate. (Until ops/ has its SIMD twin.)
+void swigluOaiLocal(const float *gate, const float *up, float *out, int64_t n)
+{
+    constexpr float alpha = 1.702f, limit = 7.0f;
+    for (int64_t i = 0; i < n; ++i) {
+        const float x = std::min(gate[i], limit);
+        const float y = std::clamp(up[i], -limit, limit);
+        const float glu = x / (1.0f + std::exp(alpha * (-x)));
+        out[i] = glu * (y + 1.0f);
+    }
+}
+
+// In place: p = exp(p - max) / sum (the reference's soft_max: float
+// exponentials, their sum in double, then a multiply by 1/sum).
+void softmaxInPlace(float *p, int n)
+{
+    float mx = -INFINITY;
+    for (int i = 0; i < n; ++i)
+        mx = std::max(mx, p[i]);
+    double sum = 0.0;
+    for (int i = 0; i < n; ++i) {
+        p[i] = std::exp(p[i] - mx);
+        sum += p[i];
+    }
+    const float inv = static_cast<float>(1.0 / sum);
+    for (int i = 0; i < n; ++i)
+        p[i] *= inv;
+}
+
+} // namespace
+
+// Mixture of experts: route each token to k experts, run each expert once
+// over the tokens routed to it, and sum the k outputs of each token with
+// their weights (in the order of the weights, as the reference adds them).
+void Forward::moeFfn(const model::LayerWeights &L, int n)
+{
+    const model::ModelConfig &c = m_c;
+    const int X = static_cast<int>(c.nExpert), K = static_cast<int>(c.nExpertUsed);
+    const int64_t E = c.nEmbd, FE = c.nFfExp;
+    uint8_t *scratch = m_scratch.data();
+    const float *h = m_h.data();
+
+    // Router logits [n, X] and the choice of each token.
+    matmul(m_pool, L.ffnGateInp, h, n, m_router.data(), scratch, L.ffnGateInpBias ? L.ffnGateInpBias.f32() : nullptr);
+    float probs[512];
+    for (int t = 0; t < n; ++t) {
+        float *logits = m_router.data() + static_cast<size_t>(t) * X;
+        int32_t *sel = m_selExpert.data() + static_cast<size_t>(t) * K;
+        float *w = m_selWeight.data() + static_cast<size_t>(t) * K;
+        if (c.expertGating == model::ExpertGating::EXPERT_GATING_SOFTMAX) {
+            std::copy(logits, logits + X, probs);
+            softmaxInPlace(probs, X);
+            topK(probs, X, K, sel);
+            for (int j = 0; j < K; ++j)
+                w[j] = probs[sel[j]];
+        } else {
+            topK(logits, X, K, sel);
+            for (int j = 0; j < K; ++j)
+                w[j] = logits[sel[j]];
+            softmaxInPlace(w, K);
+        }
+        if (c.expertWeightsNorm) {
+            double sum = 0.0;
+            for (int j = 0; j < K; ++j)
+                sum += w[j];
+            const float div = std::max(static_cast<float>(sum), 6.103515625e-5f);
+            for (int j = 0; j < K; ++j)
+                w[j] /= div;
+        }
+        if (c.expertWeightsScale != 0.0f && c.expertWeightsScale != 1.0f)
+            for (int j = 0; j < K; ++j)
+                w[j] *= c.expertWeightsScale;
+    }
+
+    // Group (token, j) pairs by expert: rows [first[e], first[e] + count[e]).
+    std::fill(m_expertCount.begin(), m_expertCount.end(), 0);
+    for (int i = 0; i < n * K; ++i)
+        ++m_expertCount[static_cast<size_t>(m_selExpert[static_cast<size_t>(i)])];
+    m_expertFirst[0] = 0;
+    for (int e = 0; e < X; ++e)
+        m_expertFirst[static_cast<size_t>(e) + 1] = m_expertFirst[static_cast<size_t>(e)] + m_expertCount[static_cast<size_t>(e)];
+    {
+        int32_t *fill = m_expertCount.data();   // reused as the fill cursor, then restored
+        std::fill(m_expertCount.begin(), m_expertCount.end(), 0);
+        for (int i = 0; i < n * K; ++i) {
+            const int e = m_selExpert[static_cast<size_t>(i)];
+            m_selRow[static_cast<size_t>(i)] = m_expertFirst[static_cast<size_t>(e)] + fill[e]++;
+        }
+    }
+    // Inputs grouped by expert (one token: every expert reads h itself).
+    const float *in = h;
+    if (n > 1) {
+        forRows(m_pool, n, E * K, [&](int t) {
+            for (int j = 0; j < K; ++j)
+                std::copy(h + t * E, h + (t + 1) * E,
+                          m_moeIn.data() + static_cast<size_t>(m_selRow[static_cast<size_t>(t) * K + j]) * E);
+        });
+        in = m_moeIn.data();
+    }
+    const auto rowsOf = [&](int e) { return m_expertCount[static_cast<size_t>(e)]; };
+    const auto firstOf = [&](int e) { return static_cast<int64_t>(m_expertFirst[static_cast<size_t>(e)]); };
+
+    // gate, up [rows, FE] of every used expert, in one dispatch.
+    m_tasks.clear();
+    for (int e = 0; e < X; ++e) {
+        if (rowsOf(e) == 0)
+            continue;
+        const float *xe = n > 1 ? in + firstOf(e) * E : h;
+        const float *bg = L.gateExpsBias ? reinterpret_cast<const float *>(L.gateExpsBias.row(e)) : nullptr;
+        const float *bu = L.upExpsBias ? reinterpret_cast<const float *>(L.upExpsBias.row(e)) : nullptr;
+        m_tasks.push_back({&L.gateExps[static_cast<size_t>(e)], xe, rowsOf(e), m_moeGate.data() + firstOf(e) * FE, bg});
+        m_tasks.push_back({&L.upExps[static_cast<size_t>(e)], xe, rowsOf(e), m_moeUp.data() + firstOf(e) * FE, bu});
+    }
+    matmulTasks(m_pool, m_tasks.data(), static_cast<int>(m_tasks.size()), scratch);
+
+    // act(gate) * up, in place in m_moeGate                         [n k, FE]
+    forRows(m_pool, n * K, FE, [&](int r) {
+        float *g = m_moeGate.data() + static_cast<int64_t>(r) * FE;
+        const float *u = m_moeUp.data() + static_cast<int64_t>(r) * FE;
+        switch (c.ffnActivation) {
+        case model::FfnActivation::FFN_ACTIVATION_GELU_TANH: geglu(g, u, g, FE); break;
+        case model::FfnActivation::FFN_ACTIVATION_SWIGLU_OAI: swigluOaiLocal(g, u, g, FE); break;
+        case model::FfnActivation::FFN_ACTIVATION_SILU: swiglu(g, u, g, FE); break;
+        }
+    });
+
+    // down [rows, E] of every used expert, in one dispatch.
+    m_tasks.clear();
+    for (int e = 0; e < X; ++e) {
+        if (rowsOf(e) == 0)
+            continue;
+        const float *bd = L.downExpsBias ? reinterpret_cast<const float *>(L.downExpsBias.row(e)) : nullptr;
+        m_tasks.push_back({&L.downExps[static_cast<size_t>(e)], m_moeGate.data() + firstOf(e) * FE, rowsOf(e),
+                           m_moeDown.data() + firstOf(e) * E, bd});
+    }
+    matmulTasks(m_pool, m_tasks.data(), static_cast<int>(m_tasks.size()), scratch);
+
+    // out[t] = sum_j w_tj * down[row(t, j)], j in weight order   [n, E]
+    forRows(m_pool, n, E * K, [&](int t) {
+        float *ot = m_out.data() + t * E;
+        for (int j = 0; j < K; ++j) {
+            const float wj = m_selWeight[static_cast<size_t>(t) * K + j];
+            const float *d = m_moeDown.data() + static_cast<int64_t>(m_selRow[static_cast<size_t>(t) * K + j]) * E;
+            if (j == 0)
+                for (int64_t i = 0; i < E; ++i)
+                    ot[i] = d[i] * wj;
+            else
+                for (int64_t i = 0; i < E; ++i)
+                    ot[i] += d[i] * wj;
+        }
+    });
+}
+
 // Scores, softmax and the weighted sum of values for every (token, head) of
 // the batch. Reads keys and values of positions 0..pos from the cache.
 void Forward::attention(uint32_t il, int n, uint32_t pos0)
@@ -214,9 +435,10 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     const int dk = static_cast<int>(c.headDimK), dv = static_cast<int>(c.headDimV);
     const int group = static_cast<int>(c.nHead / c.nHeadKv);
     const float scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale();
-    const bool swa = c.slidingWindow != 0 && c.swaLayers[il];
+    const bool swa = c.slidingWindow != 0 && c.layers[il].sliding;
     const uint32_t capacity = m_cache.capacity();
     const float *f16 = f16Table();
+
 
     // Prompts: blocks of consecutive tokens x the query heads of one KV head
     // (up to 16 queries on AVX-512, 8 on AVX2) per work item, each key and value row converted once

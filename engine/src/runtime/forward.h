@@ -6,18 +6,26 @@
 // GEMV), appends their keys and values to the KV cache and, when asked,
 // writes the logits of the last token.
 //
-// Per layer, for each token (x: [nEmbd] residual stream):
+// Per layer il (LayerSpec c.layers[il]), for each token (x: [nEmbd] residual stream):
 //   h = rmsnorm(x) * attn_norm
 //   q, k, v = h Wq (+bq), h Wk (+bk), h Wv (+bv)        (or one fused Wqkv)
-//   rope(q), rope(k); q *= queryScale when queryScaleBeforeAttention
+//   qkNorm: each head of q and k = rmsnorm(head) * attn_q_norm / attn_k_norm
+//   rope(q), rope(k) with the layer's angles (RopeTables: base, scale, YaRN)
+//   q *= queryScale when queryScaleBeforeAttention
 //   K, V cache [pos] = f16(k), f16(v)
-//   per head: s_j = K_j . f16(q) (softcap), p = softmax(s * scale + causal/window mask),
-//             o = sum_j f16(p_j) V_j
+//   per head: s_j = K_j . f16(q) (softcap), p = softmax(s * scale + causal/window mask
+//             [+ the head's sink logit]), o = sum_j p_j V_j
 //   a = o Wo (+bo); (post-norm a); x += a
 //   h = rmsnorm(x) * ffn_norm
-//   f = (act(h Wgate) * (h Wup)) Wdown                  (or fused gate|up)
+//   dense:  f = (act(h Wgate) * (h Wup)) Wdown          (or fused gate|up)
+//   MoE:    r = h Wrouter (+b); experts e_1..e_k and weights w_1..w_k from r
+//           (ExpertGating); f = sum_j w_j * (act(h Wgate_ej (+b)) * (h Wup_ej (+b))) Wdown_ej (+b)
 //   (post-norm f); x += f
 // logits = (rmsnorm(x) * output_norm) Woutput (final softcap).
+//
+// Mixture of experts: a token reads only its k experts' matrices. A batch
+// groups its tokens by expert (each expert's rows gathered once), and all
+// experts' gate and up products run in one dispatch, then all down products.
 //
 // Memory: every buffer is allocated at construction for `maxBatch` tokens and
 // the context size; eval() does not allocate.
@@ -25,9 +33,12 @@
 
 #include "model/model_config.h"
 #include "model/weights.h"
+#include "runtime/matmul.h"
+#include "runtime/rope_tables.h"
 #include "burrow/status.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -45,18 +56,27 @@ public:
 
     // tokens: n ids (0 < n <= maxBatch, cache.size() + n <= capacity, each < nVocab).
     // logits: nVocab floats for the last token, or null.
+    // Returns Status::cancelled() when the cancel check says so before a
+    // layer; the cache size is then unchanged (the batch is not kept).
     Status eval(const int32_t *tokens, int n, float *logits);
+
+    // Read before every layer of eval() (null: never cancelled). Must be
+    // cheap (an atomic load); called on the thread that calls eval().
+    void setCancelCheck(std::function<bool()> check) { m_cancelCheck = std::move(check); }
 
 private:
     Forward(const model::ModelConfig &config, const model::Weights &weights, KvCache &cache, ThreadPool &pool,
             int maxBatch);
     void attention(uint32_t layer, int n, uint32_t pos0);
+    void denseFfn(const model::LayerWeights &L, int n);   // m_h -> m_out
+    void moeFfn(const model::LayerWeights &L, int n);     // m_h -> m_out
 
     const model::ModelConfig &m_c;
     const model::Weights &m_w;
     KvCache &m_cache;
     ThreadPool &m_pool;
     int m_maxBatch = 0;
+    std::function<bool()> m_cancelCheck;
 
     // Activations, row-major, one row per token of the batch.
     std::vector<float> m_x;        // [B, nEmbd] residual stream
@@ -69,7 +89,20 @@ private:
     std::vector<float> m_out;      // [B, nEmbd] block output before the residual add
     std::vector<float> m_gate;     // [B, nFf]
     std::vector<float> m_up;       // [B, nFf] or [B, 2 nFf] when fused
-    std::vector<float> m_ropeCs;   // [B, nRot] cos/sin per token
+    std::vector<float> m_ropeCs;   // [kinds, B, nRot] cos/sin per layer kind and token
+    std::unique_ptr<RopeTables> m_rope;
+    // Mixture of experts (empty for dense models); k = nExpertUsed.
+    std::vector<float> m_router;   // [B, nExpert] router logits
+    std::vector<int32_t> m_selExpert;   // [B, k] the chosen experts per token, in weight order
+    std::vector<float> m_selWeight;     // [B, k] their weights
+    std::vector<int32_t> m_selRow;      // [B, k] row of (token, j) in the expert-grouped buffers
+    std::vector<int32_t> m_expertCount; // [nExpert] tokens routed to each expert
+    std::vector<int32_t> m_expertFirst; // [nExpert + 1] first grouped row of each expert
+    std::vector<float> m_moeIn;    // [B k, nEmbd] inputs grouped by expert (batches of more than one token)
+    std::vector<float> m_moeGate;  // [B k, nFfExp]
+    std::vector<float> m_moeUp;    // [B k, nFfExp]
+    std::vector<float> m_moeDown;  // [B k, nEmbd]
+    std::vector<MatmulTask> m_tasks;    // [2 nExpert]
     std::vector<uint8_t> m_scratch;        // quantized activations for matmul
     // Per thread and query head of an attention item (kMaxGroupHeads): scores
     // [capacity], probabilities as F16 [capacity], query as F16 [headDimK] and

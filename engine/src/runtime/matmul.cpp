@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <vector>
 
 namespace burrow::runtime {
 
@@ -35,76 +36,144 @@ size_t activationRowBytes(const model::TensorView &W)
     return bytes;
 }
 
-// The packed kernels' side arrays start 64-aligned after the activation rows.
-size_t sideOffset(size_t actBytes, int64_t nTokens)
-{
-    return (actBytes * static_cast<size_t>(nTokens) + 63) & ~size_t{63};
-}
-
 } // namespace
 
-size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens)
+size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens, int64_t nInputs)
 {
     if (activationIsF32(W))
         return 0;
     const size_t act = activationRowBytes(W) * static_cast<size_t>(nTokens);
+    const size_t perInput = 128;   // alignment of each input block and its side arrays
     if (!W.packed)
-        return act;
-    return sideOffset(activationRowBytes(W), nTokens) + quant::packedSideBytes(W.type, W.ne0, nTokens);
+        return act + perInput * static_cast<size_t>(nInputs);
+    return act + quant::packedSideBytes(W.type, W.ne0, nTokens) + perInput * static_cast<size_t>(nInputs);
 }
 
-void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float *x, int64_t nTokens,
-                 uint8_t *scratch)
+namespace {
+
+// One quantized activation block: the dot partner of `x` for a weight type
+// (and the packed kernels' side arrays when a packed matrix reads it).
+struct InputSlot {
+    const float *x = nullptr;
+    int64_t nTokens = 0;
+    int64_t K = 0;
+    GgmlType partner = GgmlType::GGML_TYPE_F32;
+    GgmlType packedType = GgmlType::GGML_TYPE_F32;   // F32: no packed reader
+    size_t actBytes = 0;                             // bytes of one row
+    const uint8_t *act = nullptr;                    // rows (x itself for F32)
+    uint8_t *rows = nullptr;                         // where they are written (null for F32)
+    quant::PackedActivation packed;
+};
+
+bool usesPacked(const model::TensorView &W)
 {
-    if (nJobs < 1)
-        return;
-    const model::TensorView &W0 = *jobs[0].W;
-    const int64_t K = W0.ne0;
-    bool shared = true;   // one quantized activation serves every job
-    for (int j = 1; j < nJobs; ++j)
-        shared = shared && jobs[j].W->ne0 == K && jobs[j].W->traits->vecDotType == W0.traits->vecDotType;
-    if (!shared) {
-        for (int j = 0; j < nJobs; ++j)
-            matmulGroup(pool, &jobs[j], 1, x, nTokens, scratch);
-        return;
-    }
+    return W.packed && quant::packedKernelsActive(W.type);
+}
 
-    // Activations -> the dot partner, once (and the packed kernels' block
-    // scales and sums when a job has packed weights).
-    const bool f32 = activationIsF32(W0);
-    const size_t actBytes = activationRowBytes(W0);
-    const uint8_t *act = f32 ? reinterpret_cast<const uint8_t *>(x) : scratch;
-    const model::TensorView *packedW = nullptr;   // a packed job (they share the partner)
-    for (int j = 0; j < nJobs; ++j)
-        if (jobs[j].W->packed && quant::packedKernelsActive(jobs[j].W->type))
-            packedW = jobs[j].W;
-    quant::PackedActivation packedAct;
-    if (packedW)
-        packedAct = quant::packedActivation(packedW->type, K, act, actBytes, nTokens,
-                                            scratch + sideOffset(actBytes, nTokens));
-    if (!f32) {
-        const quant::TypeTraits *partner = quant::typeTraits(W0.traits->vecDotType);
-        const quant::QuantizeRowFn quantize = partner->quantizeActivation ? partner->quantizeActivation
-                                                                          : partner->quantize;
-        pool.run([&](int ith, int nth) {
-            int64_t t0, t1;
-            ThreadPool::split(nTokens, ith, nth, &t0, &t1);
-            for (int64_t t = t0; t < t1; ++t) {
-                quantize(x + t * K, scratch + t * actBytes, K);
-                if (packedW)
-                    quant::preparePackedRow(packedW->type, K, packedAct, t);
+size_t alignUp(size_t n)
+{
+    return (n + 63) & ~size_t{63};
+}
+
+} // namespace
+
+void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t *scratch)
+{
+    if (nTasks < 1)
+        return;
+    // Inputs: one slot per distinct (x, tokens, row length, partner, packed
+    // type). The bookkeeping vectors are kept per thread and only grow, so a
+    // forward pass does not allocate once they have reached their size.
+    // (References to the calling thread's vectors: the workers' lambdas below
+    // must see these, not their own thread_local instances.)
+    thread_local std::vector<InputSlot> tlsSlots;
+    thread_local std::vector<int> tlsSlotOf;
+    thread_local std::vector<int64_t> tlsFirstBlock;
+    std::vector<InputSlot> &slots = tlsSlots;
+    std::vector<int> &slotOf = tlsSlotOf;
+    std::vector<int64_t> &firstBlock = tlsFirstBlock;
+    slots.clear();
+    slotOf.assign(static_cast<size_t>(nTasks), 0);
+    size_t offset = 0;
+    for (int i = 0; i < nTasks; ++i) {
+        const model::TensorView &W = *tasks[i].W;
+        const GgmlType partner = W.traits->vecDotType;
+        const GgmlType packedType = usesPacked(W) ? W.type : GgmlType::GGML_TYPE_F32;
+        int found = -1;
+        for (size_t j = 0; j < slots.size() && found < 0; ++j) {
+            const InputSlot &sl = slots[j];
+            if (sl.x == tasks[i].x && sl.nTokens == tasks[i].nTokens && sl.K == W.ne0 && sl.partner == partner &&
+                sl.packedType == packedType)
+                found = static_cast<int>(j);
+        }
+        if (found < 0) {
+            InputSlot sl;
+            sl.x = tasks[i].x;
+            sl.nTokens = tasks[i].nTokens;
+            sl.K = W.ne0;
+            sl.partner = partner;
+            sl.packedType = packedType;
+            sl.actBytes = activationRowBytes(W);
+            if (activationIsF32(W)) {
+                sl.act = reinterpret_cast<const uint8_t *>(sl.x);
+            } else {
+                offset = alignUp(offset);
+                sl.rows = scratch + offset;
+                sl.act = sl.rows;
+                offset += sl.actBytes * static_cast<size_t>(sl.nTokens);
+                if (packedType != GgmlType::GGML_TYPE_F32) {
+                    offset = alignUp(offset);
+                    sl.packed = quant::packedActivation(packedType, sl.K, sl.act, sl.actBytes, sl.nTokens,
+                                                        scratch + offset);
+                    offset += quant::packedSideBytes(packedType, sl.K, sl.nTokens);
+                }
             }
-        }, nTokens > 1 ? nTokens * K * 4 : 0);
+            found = static_cast<int>(slots.size());
+            slots.push_back(sl);
+        }
+        slotOf[static_cast<size_t>(i)] = found;
     }
 
-    // Work: blocks of kRowBlock rows over all jobs.
-    int64_t firstBlock[4] = {0, 0, 0, 0};
-    int64_t nBlocks = 0, work = 0;
-    for (int j = 0; j < nJobs && j < 4; ++j) {
-        firstBlock[j] = nBlocks;
-        nBlocks += (jobs[j].W->ne1 + kRowBlock - 1) / kRowBlock;
-        work += jobs[j].W->ne1 * K * nTokens;
+    // Activations -> their dot partner, once per slot (rows split across threads).
+    int64_t rowsToQuantize = 0, quantWork = 0;
+    for (const InputSlot &sl : slots)
+        if (sl.rows) {
+            rowsToQuantize += sl.nTokens;
+            quantWork += sl.nTokens * sl.K;
+        }
+    if (rowsToQuantize > 0) {
+        pool.run([&](int ith, int nth) {
+            int64_t r0, r1;
+            ThreadPool::split(rowsToQuantize, ith, nth, &r0, &r1);
+            int64_t base = 0;
+            for (const InputSlot &sl : slots) {
+                if (!sl.rows)
+                    continue;
+                const int64_t lo = std::max(r0, base), hi = std::min(r1, base + sl.nTokens);
+                if (lo < hi) {
+                    const quant::TypeTraits *p = quant::typeTraits(sl.partner);
+                    const quant::QuantizeRowFn quantize = p->quantizeActivation ? p->quantizeActivation : p->quantize;
+                    for (int64_t r = lo; r < hi; ++r) {
+                        const int64_t t = r - base;
+                        quantize(sl.x + t * sl.K, sl.rows + static_cast<size_t>(t) * sl.actBytes, sl.K);
+                        if (sl.packedType != GgmlType::GGML_TYPE_F32)
+                            quant::preparePackedRow(sl.packedType, sl.K, sl.packed, t);
+                    }
+                }
+                base += sl.nTokens;
+            }
+        }, rowsToQuantize > 1 || slots.size() > 1 ? quantWork * 4 : 0);
     }
+
+    // Work: blocks of kRowBlock rows over all tasks.
+    firstBlock.assign(static_cast<size_t>(nTasks) + 1, 0);
+    int64_t work = 0;
+    for (int i = 0; i < nTasks; ++i) {
+        const model::TensorView &W = *tasks[i].W;
+        firstBlock[static_cast<size_t>(i) + 1] = firstBlock[static_cast<size_t>(i)] + (W.ne1 + kRowBlock - 1) / kRowBlock;
+        work += W.ne1 * W.ne0 * tasks[i].nTokens;
+    }
+    const int64_t nBlocks = firstBlock.back();
     // Threads take chunks of blocks from a shared counter, each chunk a
     // share of what is left (guided scheduling: large contiguous runs first,
     // single groups at the end): a thread slowed by the memory system or the
@@ -115,6 +184,7 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
     pool.run([&](int, int) {
         float tmp[kTokenChunk];
         int64_t b0 = nextBlock.load(std::memory_order_relaxed);
+        int j = 0;
         for (;;) {
             if (b0 >= nBlocks)
                 break;
@@ -123,20 +193,23 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
                 continue;   // b0 now holds the current counter
             const int64_t b1 = std::min(nBlocks, b0 + take);
             for (int64_t b = b0; b < b1; ++b) {
-                int j = 0;
-                while (j + 1 < nJobs && b >= firstBlock[j + 1])
+                while (j > 0 && b < firstBlock[static_cast<size_t>(j)])
+                    --j;
+                while (j + 1 < nTasks && b >= firstBlock[static_cast<size_t>(j) + 1])
                     ++j;
-                const model::TensorView &W = *jobs[j].W;
-                const int64_t N = W.ne1;
-                float *y = jobs[j].y;
-                const float *bias = jobs[j].bias;
-                const int64_t r0 = (b - firstBlock[j]) * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
-                if (packedW && W.packed && quant::packedKernelsActive(W.type)) {
-                    // This job's run of groups in [b, b1) at once (16 rows per block).
-                    const int64_t jobEnd = j + 1 < nJobs ? firstBlock[j + 1] : nBlocks;
+                const MatmulTask &task = tasks[j];
+                const InputSlot &sl = slots[static_cast<size_t>(slotOf[static_cast<size_t>(j)])];
+                const model::TensorView &W = *task.W;
+                const int64_t N = W.ne1, K = W.ne0, nTokens = task.nTokens;
+                float *y = task.y;
+                const float *bias = task.bias;
+                const int64_t jobEnd = firstBlock[static_cast<size_t>(j) + 1];
+                const int64_t r0 = (b - firstBlock[static_cast<size_t>(j)]) * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
+                if (sl.packedType != GgmlType::GGML_TYPE_F32) {
+                    // This task's run of groups in [b, b1) at once (16 rows per block).
                     const int64_t bEnd = std::min(b1, jobEnd);
-                    const int64_t g0 = b - firstBlock[j], g1 = bEnd - firstBlock[j];
-                    quant::packedMatmul(*W.packed, g0, g1, packedAct, nTokens, y, static_cast<size_t>(N));
+                    const int64_t g0 = b - firstBlock[static_cast<size_t>(j)], g1 = bEnd - firstBlock[static_cast<size_t>(j)];
+                    quant::packedMatmul(*W.packed, g0, g1, sl.packed, nTokens, y, static_cast<size_t>(N));
                     if (bias)
                         for (int64_t t = 0; t < nTokens; ++t)
                             for (int64_t r = g0 * kRowBlock; r < std::min(N, g1 * kRowBlock); ++r)
@@ -146,15 +219,15 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
                 }
                 if (nTokens == 1) {
                     for (int64_t r = r0; r < r1; ++r)
-                        W.traits->vecDot(K, &y[r], W.row(r), act);
+                        W.traits->vecDot(K, &y[r], W.row(r), sl.act);
                 } else if (gemmQ32Supported(W.type, K)) {
-                    gemmQ32(W.type, K, W.data, W.rowBytes, r0, r1, act, actBytes, nTokens, y, N);
+                    gemmQ32(W.type, K, W.data, W.rowBytes, r0, r1, sl.act, sl.actBytes, nTokens, y, N);
                 } else {
                     for (int64_t t0 = 0; t0 < nTokens; t0 += kTokenChunk) {
                         const int nt = static_cast<int>(std::min<int64_t>(kTokenChunk, nTokens - t0));
-                        const uint8_t *a = act + static_cast<size_t>(t0) * actBytes;
+                        const uint8_t *a = sl.act + static_cast<size_t>(t0) * sl.actBytes;
                         for (int64_t r = r0; r < r1; ++r) {
-                            W.traits->vecDotMulti(K, tmp, W.row(r), a, actBytes, nt);
+                            W.traits->vecDotMulti(K, tmp, W.row(r), a, sl.actBytes, nt);
                             for (int t = 0; t < nt; ++t)
                                 y[(t0 + t) * N + r] = tmp[t];
                         }
@@ -168,6 +241,18 @@ void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float
             b0 = nextBlock.load(std::memory_order_relaxed);
         }
     }, work);
+}
+
+void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float *x, int64_t nTokens,
+                 uint8_t *scratch)
+{
+    MatmulTask tasks[8];
+    for (int i = 0; i < nJobs; i += 8) {
+        const int n = std::min(8, nJobs - i);
+        for (int j = 0; j < n; ++j)
+            tasks[j] = {jobs[i + j].W, x, nTokens, jobs[i + j].y, jobs[i + j].bias};
+        matmulTasks(pool, tasks, n, scratch);
+    }
 }
 
 void matmul(ThreadPool &pool, const model::TensorView &W, const float *x, int64_t nTokens, float *y,

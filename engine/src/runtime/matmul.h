@@ -21,8 +21,11 @@ namespace burrow::runtime {
 
 class ThreadPool;
 
-// Bytes of scratch matmul() needs for nTokens activation rows of W.
-size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens);
+// Bytes of scratch matmul() needs for nTokens activation rows of W; with
+// nInputs > 1, an upper bound for matmulTasks() over tasks of W's row length
+// and types whose inputs are nInputs different activation blocks holding
+// nTokens rows in all.
+size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens, int64_t nInputs = 1);
 
 // y[t * W.ne1 + r] = dot(W.row(r), x[t * W.ne0 ...]) for t < nTokens, r < W.ne1.
 // scratch: at least matmulScratchBytes(W, nTokens) bytes, aligned to 64.
@@ -41,6 +44,23 @@ struct MatmulJob {
 };
 void matmulGroup(ThreadPool &pool, const MatmulJob *jobs, int nJobs, const float *x, int64_t nTokens,
                  uint8_t *scratch);
+
+// Independent multiplies in one dispatch, each with its own input (the
+// experts of a mixture-of-experts layer: every selected expert's gate and up
+// matrices over the tokens routed to it, then every down matrix): tasks with
+// the same input pointer, token count and activation format share one
+// quantized copy; the rows of all tasks are split across the threads
+// together. Results equal separate matmul() calls.
+struct MatmulTask {
+    const model::TensorView *W;
+    const float *x;           // [nTokens, W->ne0]
+    int64_t nTokens;          // >= 1
+    float *y;                 // [nTokens, W->ne1]
+    const float *bias;        // null or W->ne1 floats
+};
+// scratch: at least the sum of matmulScratchBytes(W, nTokens) over the tasks'
+// distinct inputs (matmulScratchBytes(W, total tokens, inputs) bounds it).
+void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t *scratch);
 
 // dst = row `r` of W as floats (W.ne0 of them): embedding lookup.
 void dequantizeRow(const model::TensorView &W, int64_t r, float *dst);

@@ -40,13 +40,9 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
 {
     if (!packingEnabled())
         return Status::ok();
-    std::vector<model::TensorView *> todo;
-    for (model::LayerWeights &L : weights.layers)
-        for (model::TensorView *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown})
-            if (*t)
-                todo.push_back(t);
-    if (weights.output)
-        todo.push_back(&weights.output);
+    // Every matrix a multiply reads (experts one by one: a token reads only
+    // its experts' packed rows).
+    std::vector<model::TensorView *> todo = model::weightMatrices(weights);
     const bool tied = weights.output.data == weights.tokenEmbd.data;
     std::erase_if(todo, [](const model::TensorView *t) {
         return !quant::packSupported(t->type, t->ne0) || !quant::packedKernelsActive(t->type);
@@ -96,7 +92,7 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
             th.join();
     }
     if (cancelled)
-        return Status::error("loading cancelled");
+        return Status::cancelled("loading cancelled");
     for (size_t i = 0; i < todo.size(); ++i) {
         if (!packed[i])
             return packed[i].status().withContext(std::string(todo[i]->name));
@@ -104,7 +100,7 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
         store.push_back(std::move(packed[i].value()));
     }
     if (progress && !progress(1.0f))
-        return Status::error("loading cancelled");
+        return Status::cancelled("loading cancelled");
     return Status::ok();
 }
 

@@ -59,6 +59,8 @@ private slots:
     void refusals();
     void cliJson();
     void cliText();
+    void expertsAndWindows_data();
+    void expertsAndWindows();
     void cliExitCodes_data();
     void cliExitCodes();
 
@@ -250,7 +252,9 @@ void TestModelInfo::cliJson()
                               "tensor_count", "tensor_types", "context_length", "embedding_length", "block_count",
                               "head_count", "head_count_kv", "head_dim", "vocab_type", "vocab_size",
                               "bos_token_id", "eos_token_id", "has_chat_template", "weight_bytes",
-                              "kv_cache_bytes_per_token", "kv_cache_bytes_trained_context", "kv_cache_bytes_4096"};
+                              "kv_cache_bytes_per_token", "kv_cache_bytes_trained_context", "kv_cache_bytes_4096",
+                              "active_parameter_count", "expert_count", "expert_used_count", "sliding_window",
+                              "sliding_layer_count", "kv_cache_bytes_per_token_sliding"};
     QCOMPARE(QStringList(o.keys()).size(), keys.size());
     QFile docs(QStringLiteral(BURROW_SOURCE_DIR "/docs/cli.md"));
     QVERIFY(docs.open(QIODevice::ReadOnly));
@@ -292,6 +296,57 @@ void TestModelInfo::cliJson()
     const QJsonObject b = QJsonDocument::fromJson(bare.out).object();
     QVERIFY(b.value(QStringLiteral("bos_token_id")).isNull());
     QVERIFY(b.value(QStringLiteral("eos_token_id")).isNull());
+}
+
+// The card's facts for the 2026 families, worked out from the files' shapes:
+// qwen3moe (2 layers, E 256, 8 experts of gate/up [256 x 256] and down
+// [256 x 256], 2 active), gemma3 (6 layers, window 16 on 5 of them, 2 KV
+// heads of 128), gpt-oss (4 layers, window 8 on the even ones, 8 experts of
+// which 2 active; expert biases count as experts).
+void TestModelInfo::expertsAndWindows_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<uint>("experts");
+    QTest::addColumn<uint>("used");
+    QTest::addColumn<uint>("window");
+    QTest::addColumn<uint>("slidingLayers");
+    QTest::addColumn<qulonglong>("expertElements");   // in the *_exps tensors
+    QTest::addColumn<qulonglong>("kvPerLayer");      // F16 K+V bytes per position and layer
+    // 3 matrices x 8 experts x 256 x 256 per layer, 2 layers.
+    QTest::newRow("qwen3moe") << "models/synthetic-2026/qwen3moe-Q4_K_M.gguf" << 8u << 2u << 0u << 0u
+                              << qulonglong(2ull * 3 * 8 * 256 * 256) << qulonglong(2ull * 2 * 128 * 2);
+    QTest::newRow("gemma3") << "models/synthetic-2026/gemma3-Q8_0.gguf" << 0u << 0u << 16u << 5u << qulonglong(0)
+                            << qulonglong(2ull * 2 * 128 * 2);
+}
+
+void TestModelInfo::expertsAndWindows()
+{
+    QFETCH(QString, file);
+    QFETCH(uint, experts);
+    QFETCH(uint, used);
+    QFETCH(uint, window);
+    QFETCH(uint, slidingLayers);
+    QFETCH(qulonglong, expertElements);
+    QFETCH(qulonglong, kvPerLayer);
+    BURROW_REQUIRE_SHARED(file);
+    auto info = inspectModel(test::sharedPath(file).toStdString());
+    QVERIFY2(info, info.message().c_str());
+    QCOMPARE(info->expertCount, experts);
+    QCOMPARE(info->expertUsedCount, used);
+    QCOMPARE(info->slidingWindow, window);
+    QCOMPARE(info->slidingLayerCount, slidingLayers);
+    if (experts > 0)
+        QCOMPARE(info->activeParameterCount, info->parameterCount - expertElements + expertElements / experts * used);
+    else
+        QCOMPARE(info->activeParameterCount, info->parameterCount);
+    const uint64_t layers = info->blockCount;
+    QCOMPARE(info->kvBytesPerTokenSliding, kvPerLayer * slidingLayers);
+    QCOMPARE(info->kvBytesPerToken, kvPerLayer * (layers - slidingLayers));
+    // Sliding layers hold at most window + one prompt chunk of positions.
+    const uint64_t bounded = window + ModelInfo::kSlidingCacheSlack;
+    QCOMPARE(info->kvCacheBytes(100000), kvPerLayer * ((layers - slidingLayers) * 100000 +
+                                                       slidingLayers * (window ? bounded : 100000)));
+    QCOMPARE(info->kvCacheBytes(100), kvPerLayer * layers * 100);
 }
 
 void TestModelInfo::cliText()

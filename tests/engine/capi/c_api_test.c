@@ -1,5 +1,7 @@
 /* The C API used from plain C11: error paths, then greedy generation with
- * stories260K compared with the reference engine's output.
+ * stories260K compared with the reference engine's output, cancel tokens
+ * (before the start, from another thread, the next request unaffected) and
+ * prompt building (plain text for a base model, truncation, refusal).
  *
  * usage: c_api_test MODEL.gguf REFERENCE.json
  * REFERENCE.json is ../shared/reference/generation/stories260K.0.json; the
@@ -193,19 +195,23 @@ static bool collect(const char *piece, size_t length, void *user_data)
 }
 
 /* Cancels from another thread: on its third piece the callback starts a
- * thread that calls burrow_cancel() and waits for it. */
+ * thread that calls burrow_cancel() (or cancels `token` when set) and waits
+ * for it. */
 typedef struct {
     collector base;
     burrow_session *session;
+    burrow_cancel_token *token;
 } cancelling_collector;
 
-#ifdef HAVE_C11_THREADS
-static int cancel_thread(void *arg)
+static int cancel_now(void *arg)
 {
-    burrow_cancel((burrow_session *)arg);
+    cancelling_collector *c = arg;
+    if (c->token)
+        burrow_cancel_token_cancel(c->token);
+    else
+        burrow_cancel(c->session);
     return 0;
 }
-#endif
 
 static bool collect_then_cancel(const char *piece, size_t length, void *user_data)
 {
@@ -214,10 +220,10 @@ static bool collect_then_cancel(const char *piece, size_t length, void *user_dat
     if (c->base.pieces == 3) {
 #ifdef HAVE_C11_THREADS
         thrd_t thread;
-        if (thrd_create(&thread, cancel_thread, c->session) == thrd_success)
+        if (thrd_create(&thread, cancel_now, c) == thrd_success)
             thrd_join(thread, NULL);
 #else
-        burrow_cancel(c->session);
+        cancel_now(c);
 #endif
     }
     return true;
@@ -253,6 +259,22 @@ static void test_defaults(void)
     CHECK(s.seed == 0xFFFFFFFFu, "seed %u", s.seed);
     const burrow_generate_params g = burrow_generate_default();
     CHECK(g.max_tokens == -1 && g.n_stop_strings == 0 && g.stop_strings == NULL, "generate defaults");
+    CHECK(g.cancel == NULL && g.reasoning_syntax == BURROW_REASONING_SYNTAX_NONE && !g.starts_in_reasoning
+              && g.reasoning_callback == NULL && g.reasoning_user_data == NULL,
+          "generate defaults: cancel and reasoning");
+    const burrow_prompt_params p = burrow_prompt_default();
+    CHECK(p.chat_format != NULL && strcmp(p.chat_format, "auto") == 0, "prompt default format");
+    CHECK(!p.plain_text_for_base_models && p.budget == 0 && p.truncation == BURROW_TRUNCATION_DROP_OLDEST,
+          "prompt defaults");
+    burrow_cancel_token *token = burrow_cancel_token_create();
+    CHECK(token != NULL, "no cancel token");
+    CHECK(!burrow_cancel_token_is_cancelled(token), "a new token is cancelled");
+    burrow_cancel_token_cancel(token);
+    CHECK(burrow_cancel_token_is_cancelled(token), "cancel did not stick");
+    burrow_cancel_token_free(token);
+    burrow_cancel_token_free(NULL);
+    burrow_cancel_token_cancel(NULL);
+    CHECK(!burrow_cancel_token_is_cancelled(NULL), "NULL token cancelled");
     CHECK(strlen(burrow_version()) > 0, "version is empty");
 }
 
@@ -292,6 +314,83 @@ static void test_error_paths(void)
     burrow_session_free(NULL);
     burrow_model_free(NULL);
     burrow_cancel(NULL);
+    const burrow_chat_message hello = {"user", "hello", NULL};
+    CHECK(burrow_build_chat_prompt(NULL, &hello, 1, NULL) == NULL, "prompt without a model");
+    CHECK(strstr(burrow_last_error(), "model is NULL") != NULL, "error: '%s'", burrow_last_error());
+    burrow_chat_prompt_free(NULL);
+    CHECK(burrow_chat_prompt_n_tokens(NULL) == -1 && burrow_chat_prompt_tokens(NULL) == NULL, "NULL prompt accessors");
+}
+
+/* Prompt building on a base model (stories260K: no template, no chat tokens). */
+static void test_chat_prompt(burrow_model *model)
+{
+    const burrow_chat_message conv[] = {
+        {"system", "You are brief.", NULL},
+        {"user", "Hello there", NULL},
+        {"assistant", "Hi!", NULL},
+        {"user", "Tell me a story.", NULL},
+    };
+    burrow_prompt_params pp = burrow_prompt_default();
+    pp.plain_text_for_base_models = true;
+    burrow_chat_prompt *p = burrow_build_chat_prompt(model, conv, 4, &pp);
+    CHECK(p != NULL, "build failed: %s", burrow_last_error());
+    if (!p)
+        return;
+    CHECK(strcmp(burrow_chat_prompt_format(p), "plain") == 0, "format '%s'", burrow_chat_prompt_format(p));
+    CHECK(strlen(burrow_chat_prompt_format_reason(p)) > 0, "no reason");
+    /* Plain text: the system line, then the turns with "\n" before each later user turn. */
+    const char *text = "You are brief.\nHello thereHi!\nTell me a story.";
+    burrow_token expected[256];
+    const int32_t n_expected = burrow_tokenize(model, text, strlen(text), expected, 256, true, false);
+    const int32_t n = burrow_chat_prompt_n_tokens(p);
+    CHECK(n == n_expected && memcmp(burrow_chat_prompt_tokens(p), expected, sizeof(burrow_token) * (size_t)n) == 0,
+          "plain-text tokens differ (%d vs %d)", n, n_expected);
+    const char *system_line = "You are brief.\n";
+    CHECK(burrow_chat_prompt_keep_tokens(p) == burrow_tokenize(model, system_line, strlen(system_line), NULL, 0, true, false),
+          "keep_tokens %d", burrow_chat_prompt_keep_tokens(p));
+    CHECK(burrow_chat_prompt_first_message(p) == 1 && burrow_chat_prompt_dropped_messages(p) == 0, "nothing dropped");
+    bool starts = true;
+    CHECK(burrow_chat_prompt_reasoning(p, &starts) == BURROW_REASONING_SYNTAX_NONE && !starts, "reasoning of plain text");
+    burrow_generate_params gp = burrow_generate_default();
+    gp.n_keep = -5;
+    burrow_chat_prompt_apply(p, &gp);
+    CHECK(gp.n_keep == burrow_chat_prompt_keep_tokens(p) && gp.n_stop_strings == 0, "apply");
+
+    /* One token less than the whole: the first exchange is left out. */
+    pp.budget = (uint32_t)(n - 1);
+    burrow_chat_prompt *cut = burrow_build_chat_prompt(model, conv, 4, &pp);
+    CHECK(cut != NULL, "truncating build failed: %s", burrow_last_error());
+    if (cut) {
+        CHECK(burrow_chat_prompt_first_message(cut) == 3 && burrow_chat_prompt_dropped_messages(cut) == 2,
+              "first %zu dropped %zu", burrow_chat_prompt_first_message(cut), burrow_chat_prompt_dropped_messages(cut));
+        CHECK(burrow_chat_prompt_n_tokens(cut) <= n - 1, "does not fit");
+        burrow_chat_prompt_free(cut);
+    }
+    /* Refused: the error names the sizes. */
+    pp.truncation = BURROW_TRUNCATION_REFUSE;
+    CHECK(burrow_build_chat_prompt(model, conv, 4, &pp) == NULL, "a refused prompt was built");
+    char size_text[32];
+    snprintf(size_text, sizeof size_text, "%d", n);
+    CHECK(strstr(burrow_last_error(), size_text) != NULL, "error does not name %d: '%s'", n, burrow_last_error());
+    pp.truncation = (burrow_truncation)7;
+    CHECK(burrow_build_chat_prompt(model, conv, 4, &pp) == NULL, "a bad truncation was accepted");
+    /* A forced format; an unknown one. */
+    pp = burrow_prompt_default();
+    pp.chat_format = "chatml";
+    burrow_chat_prompt *chatml = burrow_build_chat_prompt(model, conv, 4, &pp);
+    CHECK(chatml != NULL && strcmp(burrow_chat_prompt_format(chatml), "chatml") == 0, "chatml: %s", burrow_last_error());
+    if (chatml) {
+        burrow_chat_prompt_apply(chatml, &gp);
+        CHECK(gp.n_stop_strings > 0 && gp.stop_strings != NULL && strcmp(gp.stop_strings[0], "<|im_end|>") == 0,
+              "chatml stop strings");
+        burrow_chat_prompt_free(chatml);
+    }
+    pp.chat_format = "no-such-format";
+    CHECK(burrow_build_chat_prompt(model, conv, 4, &pp) == NULL, "an unknown format was accepted");
+    CHECK(strstr(burrow_last_error(), "chatml") != NULL, "error does not list the formats: '%s'", burrow_last_error());
+    const burrow_chat_message no_role = {NULL, "x", NULL};
+    CHECK(burrow_build_chat_prompt(model, &no_role, 1, NULL) == NULL, "a NULL role was accepted");
+    burrow_chat_prompt_free(p);
 }
 
 static void test_model(const char *model_path, const char *json)
@@ -490,6 +589,56 @@ static void test_model(const char *model_path, const char *json)
     CHECK(rc_long == -1, "a 600-token prompt in a %d-token context was accepted", burrow_session_context_size(session));
     CHECK(strlen(burrow_last_error()) > 0, "no error text for a too-long prompt");
     free(long_prompt);
+
+    /* A cancel token: cancelled before the start, nothing is evaluated. */
+    {
+        burrow_cancel_token *stop = burrow_cancel_token_create();
+        burrow_cancel_token_cancel(stop);
+        burrow_generate_params cancelled = burrow_generate_default();
+        cancelled.cancel = stop;
+        memset(out, 0, sizeof *out);
+        burrow_session_reset(session);
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &cancelled, collect, out, &result) == 0,
+              "generate failed: %s", burrow_last_error());
+        CHECK(result.stop_reason == BURROW_STOP_REASON_CANCELLED, "stop reason %d", (int)result.stop_reason);
+        CHECK(result.prompt_tokens == 0 && result.generated_tokens == 0 && out->pieces == 0,
+              "a cancelled token evaluated %d prompt tokens, generated %d", result.prompt_tokens, result.generated_tokens);
+        burrow_cancel_token_free(stop);
+    }
+    /* ... from another thread during the reply: stops within a token. */
+    {
+        cancelling_collector *tc = calloc(1, sizeof *tc);
+        tc->token = burrow_cancel_token_create();
+        burrow_generate_params cancelled = burrow_generate_default();
+        cancelled.cancel = tc->token;
+        cancelled.max_tokens = 200;
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &cancelled, collect_then_cancel, tc, &result) == 0,
+              "generate failed: %s", burrow_last_error());
+        CHECK(result.stop_reason == BURROW_STOP_REASON_CANCELLED, "stop reason %d", (int)result.stop_reason);
+        CHECK(tc->base.pieces <= 4, "%d pieces after cancelling at the third", tc->base.pieces);
+        burrow_cancel_token_free(tc->token);
+        free(tc);
+    }
+    /* The next request, without a token, tells the reference's story again. */
+    memset(out, 0, sizeof *out);
+    CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &options, collect, out, &result) == 0,
+          "generate failed: %s", burrow_last_error());
+    CHECK(strncmp(out->text, expected_text, strlen(expected_text)) == 0, "after a cancel: '%s'", out->text);
+    CHECK(result.reasoning_tokens == 0 && result.reasoning_ms == 0.0, "reasoning timings without reasoning");
+    /* A bad reasoning syntax is refused. */
+    {
+        burrow_generate_params bad = burrow_generate_default();
+        bad.reasoning_syntax = (burrow_reasoning_syntax)9;
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &bad, collect, out, NULL) == -1,
+              "reasoning_syntax 9 accepted");
+    }
+    {
+        burrow_model *again = burrow_model_load(model_path, NULL, NULL);   /* `model` was freed above */
+        CHECK(again != NULL, "reload failed: %s", burrow_last_error());
+        if (again)
+            test_chat_prompt(again);
+        burrow_model_free(again);
+    }
 
     burrow_cancel(session);   /* harmless when idle */
     burrow_session_free(session);

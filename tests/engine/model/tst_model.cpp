@@ -129,7 +129,7 @@ private slots:
     {
         QTest::addColumn<int>("variant");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unsupported architecture") << 0 << "architecture 'mamba' is not supported (supported: llama, qwen2, phi3, gemma2)";
+        QTest::newRow("unsupported architecture") << 0 << "architecture 'mamba' is not supported (supported: llama, qwen2, phi3, gemma2, qwen3, qwen3moe, gemma3, gpt-oss)";
         QTest::newRow("missing tensor") << 1 << "missing tensor 'blk.1.ffn_down.weight' (expected shape [64, 32])";
         QTest::newRow("wrong shape") << 2 << "tensor 'blk.0.attn_q.weight' has shape [32, 16], expected [32, 32]";
         QTest::newRow("unsupported type") << 3 << "tensor 'blk.0.ffn_up.weight' has type Q8_1, which Burrow cannot compute with";
@@ -140,7 +140,7 @@ private slots:
         QTest::newRow("qwen2 needs biases") << 8 << "missing tensor 'blk.0.attn_q.bias'";
         QTest::newRow("missing embeddings") << 9 << "missing tensor 'token_embd.weight'";
         QTest::newRow("rope dims odd") << 10 << "rope.dimension_count' is 7";
-        QTest::newRow("unknown rope scaling") << 11 << "RoPE scaling type 'yarn'";
+        QTest::newRow("unknown rope scaling") << 11 << "RoPE scaling type 'longrope'";
     }
 
     void refusals()
@@ -163,7 +163,7 @@ private slots:
         case 8: s.arch = "qwen2"; s.dropTensors = {"blk.0.attn_q.bias"}; break;
         case 9: s.dropTensors = {"token_embd.weight"}; break;
         case 10: s.extraKeys = [](gguf::GgufWriter &w) { w.addU32("llama.rope.dimension_count", 7); }; break;
-        case 11: s.extraKeys = [](gguf::GgufWriter &w) { w.addString("llama.rope.scaling.type", "yarn"); }; break;
+        case 11: s.extraKeys = [](gguf::GgufWriter &w) { w.addString("llama.rope.scaling.type", "longrope"); }; break;
         }
         const std::string path = writeModel(test::buildTinyModel(s));
         auto m = Model::load(path);
@@ -181,6 +181,9 @@ private slots:
         QTest::newRow("qwen2") << "models/synthetic/qwen2-f32.gguf";
         QTest::newRow("phi3") << "models/synthetic/phi3-Q4_K_M.gguf";
         QTest::newRow("gemma2") << "models/synthetic/gemma2-Q4_K_M.gguf";
+        QTest::newRow("qwen3") << "models/synthetic-2026/qwen3-f32.gguf";
+        QTest::newRow("qwen3moe") << "models/synthetic-2026/qwen3moe-Q4_K_M.gguf";
+        QTest::newRow("gemma3") << "models/synthetic-2026/gemma3-Q8_0.gguf";
     }
 
     void sharedArchitectures()
@@ -216,7 +219,9 @@ private slots:
             QVERIFY(w.layers[0].wqkv && !w.layers[0].wq && !w.layers[0].ffnGate);
             QCOMPARE(w.layers[0].ffnUp.ne1, int64_t(2 * c.nFf));
             QCOMPARE(c.nVocab, 32064u);
-            QCOMPARE(c.slidingWindow, 512u);
+            // The reference turns Phi's sliding window off; so does Burrow.
+            QCOMPARE(c.slidingWindow, 0u);
+            QCOMPARE(c.slidingLayerCount(), 0u);
             QVERIFY(c.queryScaleBeforeAttention);
             QCOMPARE(c.queryScale, 1.0f / std::sqrt(32.0f));
             break;
@@ -225,12 +230,63 @@ private slots:
             QCOMPARE(c.attnSoftcap, 50.0f);
             QCOMPARE(c.finalSoftcap, 30.0f);
             QCOMPARE(c.slidingWindow, 4096u);
-            QVERIFY(c.swaLayers[0] && !c.swaLayers[1] && c.swaLayers[2]);
+            QVERIFY(c.layers[0].sliding && !c.layers[1].sliding && c.layers[2].sliding);
             QCOMPARE(c.embeddingScale, 16.0f);
             QCOMPARE(c.queryScale, 1.0f / std::sqrt(32.0f));
             QVERIFY(c.postNorms && c.outputAlwaysTied && c.tiedOutput);
             QVERIFY(c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_GELU_TANH);
             QVERIFY(w.layers[25].attnPostNorm && w.layers[25].ffnPostNorm);
+            break;
+        case model::Architecture::ARCHITECTURE_QWEN3:
+            // head size x heads (4 x 128 = 512) differs from the embedding (256)
+            QCOMPARE(c.nEmbd, 256u);
+            QCOMPARE(c.nEmbdQ(), 512u);
+            QVERIFY(c.qkNorm && c.tiedOutput);
+            QVERIFY(c.ropeType == model::RopeType::ROPE_TYPE_NEOX);
+            QCOMPARE(w.layers[0].attnQNorm.ne0, int64_t(128));
+            QCOMPARE(w.layers[0].wq.ne1, int64_t(512));
+            QCOMPARE(w.layers[0].wo.ne0, int64_t(512));
+            break;
+        case model::Architecture::ARCHITECTURE_QWEN3MOE:
+            QCOMPARE(c.nExpert, 8u);
+            QCOMPARE(c.nExpertUsed, 2u);
+            QCOMPARE(c.nFfExp, 256u);
+            QVERIFY(c.layers[0].moe && c.layers[1].moe);
+            QVERIFY(c.expertGating == model::ExpertGating::EXPERT_GATING_SOFTMAX && c.expertWeightsNorm);
+            QCOMPARE(w.layers[0].gateExps.size(), size_t(8));
+            QCOMPARE(w.layers[0].downExps[7].ne0, int64_t(256));
+            QCOMPARE(w.layers[0].ffnGateInp.ne1, int64_t(8));
+            // Each expert is its own slice of the 3-D tensor.
+            QCOMPARE(size_t(w.layers[0].upExps[1].data - w.layers[0].upExps[0].data),
+                     w.layers[0].upExps[0].rowBytes * 256);
+            QVERIFY(!w.layers[0].ffnGate);
+            break;
+        case model::Architecture::ARCHITECTURE_GEMMA3:
+            QCOMPARE(c.nLayer, 6u);
+            QCOMPARE(c.slidingWindow, 16u);
+            for (uint32_t il = 0; il < 6; ++il) {
+                QCOMPARE(c.layers[il].sliding, il != 5);   // five of every six
+                QCOMPARE(c.layers[il].ropeFreqScale, il != 5 ? 1.0f : 1.0f / 8.0f);   // linear scaling on global layers
+            }
+            QVERIFY(c.layers[0].ropeFreqBase != c.layers[5].ropeFreqBase);
+            QVERIFY(c.qkNorm && c.postNorms && c.queryScaleBeforeAttention);
+            QCOMPARE(c.queryScale, 1.0f / std::sqrt(float(c.headDimK)));
+            QCOMPARE(c.embeddingScale, 16.0f);
+            break;
+        case model::Architecture::ARCHITECTURE_GPT_OSS:
+            QCOMPARE(c.nExpert, 8u);
+            QCOMPARE(c.nExpertUsed, 2u);
+            QCOMPARE(c.slidingWindow, 8u);
+            QVERIFY(c.layers[0].sliding && !c.layers[1].sliding && c.layers[2].sliding && !c.layers[3].sliding);
+            QVERIFY(c.expertGating == model::ExpertGating::EXPERT_GATING_SOFTMAX_SELECTED && !c.expertWeightsNorm);
+            QVERIFY(c.attnSinks && c.expertBiases && !c.tiedOutput);
+            QVERIFY(c.yarnExtFactor == 1.0f);
+            QVERIFY(c.ffnActivation == model::FfnActivation::FFN_ACTIVATION_SWIGLU_OAI);
+            QCOMPARE(w.layers[0].attnSinks.ne0, int64_t(c.nHead));
+            QVERIFY(w.layers[0].bo && w.layers[0].ffnGateInpBias && w.layers[0].downExpsBias);
+            QCOMPARE(w.layers[0].downExpsBias.ne1, int64_t(8));
+            // The FFN input norm is stored as post_attention_norm.
+            QCOMPARE(w.layers[0].ffnNorm.name, std::string_view("blk.0.post_attention_norm.weight"));
             break;
         }
     }

@@ -1,0 +1,72 @@
+#include "runtime/rope_tables.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace burrow::runtime {
+
+namespace {
+
+// The reference's ggml_rope_yarn_corr_dim (float, as it computes it).
+float corrDim(int nDims, uint32_t origCtx, float nRot, float base)
+{
+    return static_cast<float>(nDims) * std::log(static_cast<float>(origCtx) / (nRot * 2.0f * static_cast<float>(M_PI))) /
+           (2.0f * std::log(base));
+}
+
+} // namespace
+
+RopeTables::RopeTables(const model::ModelConfig &c, const float *factors)
+    : m_nRot(static_cast<int>(c.nRot)), m_extFactor(c.yarnExtFactor), m_mscale(c.ropeAttnFactor), m_factors(factors)
+{
+    m_layerKind.resize(c.nLayer);
+    for (uint32_t il = 0; il < c.nLayer; ++il) {
+        const model::LayerSpec &l = c.layers[il];
+        int kind = -1;
+        for (size_t k = 0; k < m_kinds.size(); ++k)
+            if (m_kinds[k].base == l.ropeFreqBase && m_kinds[k].scale == l.ropeFreqScale)
+                kind = static_cast<int>(k);
+        if (kind < 0) {
+            Kind k;
+            k.base = l.ropeFreqBase;
+            k.scale = l.ropeFreqScale;
+            if (m_extFactor != 0.0f) {
+                const float start = std::floor(corrDim(m_nRot, c.yarnOrigCtx, c.yarnBetaFast, k.base));
+                const float end = std::ceil(corrDim(m_nRot, c.yarnOrigCtx, c.yarnBetaSlow, k.base));
+                k.corrLow = std::max(0.0f, start);
+                k.corrHigh = std::min(static_cast<float>(m_nRot - 1), end);
+            }
+            kind = static_cast<int>(m_kinds.size());
+            m_kinds.push_back(k);
+        }
+        m_layerKind[il] = kind;
+    }
+    if (m_kinds.empty())
+        m_kinds.push_back(Kind{c.ropeFreqBase, c.ropeFreqScale, 0.0f, 0.0f});
+}
+
+void RopeTables::fill(float pos, int kind, float *cs, bool withMagnitude) const
+{
+    const Kind &k = m_kinds[static_cast<size_t>(kind)];
+    const float thetaScale = std::pow(k.base, -2.0f / static_cast<float>(m_nRot));
+    float mscale = withMagnitude ? m_mscale : 1.0f;
+    if (m_extFactor != 0.0f && withMagnitude)
+        mscale *= 1.0f + 0.1f * std::log(1.0f / k.scale);
+    float theta = pos;
+    for (int i0 = 0; i0 < m_nRot; i0 += 2) {
+        const float ff = m_factors ? m_factors[i0 / 2] : 1.0f;
+        const float extrap = theta / ff;
+        const float interp = k.scale * extrap;
+        float t = interp;
+        if (m_extFactor != 0.0f) {
+            const float y = static_cast<float>(i0 / 2 - k.corrLow) / std::max(0.001f, k.corrHigh - k.corrLow);
+            const float ramp = (1.0f - std::min(1.0f, std::max(0.0f, y))) * m_extFactor;
+            t = interp * (1.0f - ramp) + extrap * ramp;
+        }
+        cs[i0] = std::cos(t) * mscale;
+        cs[i0 + 1] = std::sin(t) * mscale;
+        theta *= thetaScale;
+    }
+}
+
+} // namespace burrow::runtime
