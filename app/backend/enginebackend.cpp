@@ -55,12 +55,10 @@ GenerationOutcome::Stop stopFrom(burrow::StopReason reason)
     return GenerationOutcome::Stop::EndOfText;
 }
 
-burrow::Result<burrow::ChatFormat> formatFor(const burrow::Model &model, const std::string &name);
-
 // The engine's answer to "which format does Automatic use, and why", for the card.
 void describeFormat(const burrow::Model &model, ModelCard *card)
 {
-    auto format = formatFor(model, "auto");
+    auto format = burrow::chatFormatFor(model, "auto", true);
     if (!format) {
         qCWarning(lcApp) << "no chat format:" << fromStd(format.message());
         return;
@@ -69,94 +67,6 @@ void describeFormat(const burrow::Model &model, ModelCard *card)
     card->chatFormatFromVocabulary = format->fromVocabulary;
 }
 
-
-// ---- until the engine's buildChatPrompt() and chatFormatFor(..., true) land
-// (engine.h declares them; e15 implements them): the same contract, written
-// with renderChat(). Removed when they are in.
-burrow::Result<burrow::ChatFormat> formatFor(const burrow::Model &model, const std::string &name)
-{
-    auto format = burrow::chatFormatFor(model, name);
-    if (!format)
-        return format;
-    const bool automatic = name.empty() || name == "auto";
-    if (automatic && !model.info().hasChatTemplate && !format->fromVocabulary) {
-        burrow::ChatFormat plain;
-        plain.name = "plain";
-        plain.plainText = true;
-        plain.reason = "the model has neither a chat template nor chat tokens: plain text";
-        return plain;
-    }
-    return format;
-}
-
-burrow::Result<burrow::ChatPrompt> buildPrompt(const burrow::Model &model, const std::vector<burrow::ChatMessage> &messages,
-                                               const burrow::PromptOptions &options)
-{
-    auto format = formatFor(model, options.render.chatFormat);
-    if (!format)
-        return format.status();
-    const burrow::ModelInfo &info = model.info();
-    const std::string bosText = info.bosId >= 0 ? model.tokenBytes(info.bosId) : std::string();
-    size_t system = 0;
-    while (system < messages.size() && messages[system].role == "system")
-        ++system;
-    auto build = [&](size_t first, burrow::ChatPrompt *out) -> burrow::Status {
-        std::vector<burrow::ChatMessage> kept(messages.begin(), messages.begin() + system);
-        kept.insert(kept.end(), messages.begin() + first, messages.end());
-        out->firstMessage = first;
-        out->droppedMessages = first - system;
-        out->format = *format;
-        out->keepTokens = 0;
-        if (format->plainText) {
-            std::string text, systemText;
-            for (size_t i = 0; i < kept.size(); ++i) {
-                if (kept[i].role == "system") {
-                    systemText += kept[i].content + "\n";
-                    continue;
-                }
-                if (kept[i].role == "user" && i > system)
-                    text += "\n";
-                text += kept[i].content;
-            }
-            if (!systemText.empty())
-                out->keepTokens = int32_t(model.tokenize(systemText, true, false).size());
-            out->tokens = model.tokenize(systemText + text, true, false);
-            return {};
-        }
-        burrow::RenderOptions render = options.render;
-        render.addGenerationPrompt = true;
-        auto rendered = burrow::renderChat(model, kept, render);
-        if (!rendered)
-            return rendered.status();
-        const bool hasBos = !bosText.empty() && rendered->rfind(bosText, 0) == 0;
-        out->tokens = model.tokenize(*rendered, !hasBos, true);
-        if (system > 0) {
-            std::vector<burrow::ChatMessage> systemOnly(messages.begin(), messages.begin() + system);
-            render.addGenerationPrompt = false;
-            if (auto sys = burrow::renderChat(model, systemOnly, render))
-                out->keepTokens = int32_t(model.tokenize(*sys, !hasBos, true).size());
-        }
-        return {};
-    };
-    burrow::ChatPrompt prompt;
-    size_t first = system;
-    if (burrow::Status s = build(first, &prompt); !s)
-        return s;
-    while (options.budget > 0 && prompt.tokens.size() > options.budget) {
-        size_t next = first + 1;
-        while (next < messages.size() && messages[next].role != "user")
-            ++next;
-        if (next >= messages.size())
-            break;
-        first = next;
-        if (burrow::Status s = build(first, &prompt); !s)
-            return s;
-    }
-    if (options.budget > 0 && prompt.tokens.size() > options.budget)
-        return burrow::Status::error("the conversation needs " + std::to_string(prompt.tokens.size()) +
-                                     " tokens, more than the " + std::to_string(options.budget) + " it may have");
-    return prompt;
-}
 
 } // namespace
 
@@ -173,6 +83,13 @@ ModelCard EngineBackend::inspect(const QString &path, QString *error)
     }
     ModelCard card = cardFromInfo(*info);
     card.path = path;
+    // The engine's format decision from the header, so the card shows it
+    // before the load (when the template cannot be read, the card says the
+    // format is chosen at the load).
+    if (auto format = burrow::chatFormatFor(toStd(path), "auto", true)) {
+        card.chatFormat = format->plainText ? QStringLiteral("plain") : fromStd(format->name);
+        card.chatFormatFromVocabulary = format->fromVocabulary;
+    }
     return card;
 }
 
@@ -264,9 +181,9 @@ GenerationOutcome EngineBackend::generate(const ChatRequest &request, const Text
     promptOptions.plainTextForBaseModels = true;
     promptOptions.budget = uint32_t(qMax(1, contextSize - reserve));
     promptOptions.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
-    auto prompt = buildPrompt(*m_model, messages, promptOptions);
+    auto prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
     if (!prompt)
-        return fail(fromStd(prompt.message()));
+        return fail(tr("The conversation cannot be written for this model: %1").arg(fromStd(prompt.message())));
 
     PromptPlan plan;
     // messages[firstMessage..] are in the prompt; the system message (when

@@ -13,6 +13,7 @@
 #include "replystream.h"
 #include "settings/chatsettings.h"
 #include "storage/conversationstore.h"
+#include "storage/datafolder.h"
 
 ChatController::ChatController(QObject *parent)
     : QObject(parent),
@@ -210,8 +211,14 @@ void ChatController::copyToClipboard(const QString &text) const
 
 bool ChatController::startPersistence(const QString &databasePath)
 {
-    if (!databasePath.isEmpty())
+    if (!databasePath.isEmpty()) {
         m_store->setDatabasePath(databasePath);
+    } else if (m_store->databasePath().isEmpty()) {
+        // The default place: what Burrow 0.1 kept in Burrow/Burrow/ moves once.
+        const QString moved = DataFolder::moveOldData();
+        if (!moved.isEmpty())
+            setBanner(moved);
+    }
     if (!m_store->isReady() && !m_store->open()) {
         if (!m_store->problem().isEmpty())
             setBanner(m_store->problem());

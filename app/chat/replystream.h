@@ -33,6 +33,8 @@ class ReplyStream : public QObject {
     Q_PROPERTY(double tokensPerSecond READ tokensPerSecond NOTIFY statsChanged)
     // Tokens generated so far (the engine's count).
     Q_PROPERTY(int tokens READ tokens NOTIFY statsChanged)
+    // Tokens of the whole prompt (the engine's count, known before the first token).
+    Q_PROPERTY(int promptTokens READ promptTokens NOTIFY statsChanged)
     // Positions of the context the conversation uses (prompt + reply), as the engine counts them.
     Q_PROPERTY(int contextUsed READ contextUsed NOTIFY statsChanged)
     // After a reply: "24 tokens at 510.2 tokens/s · prompt: 12 new, 30 reused".
@@ -50,6 +52,7 @@ public:
     double promptProgress() const { return m_promptProgress; }
     double tokensPerSecond() const { return m_tokensPerSecond; }
     int tokens() const { return m_tokens; }
+    int promptTokens() const { return m_promptTokens; }
     int contextUsed() const { return m_contextUsed; }
     QString lastReplyStats() const { return m_lastReplyStats; }
 

@@ -203,6 +203,87 @@ private Q_SLOTS:
         QCOMPARE(plan.chatFormat, chatTokens ? QStringLiteral("chatml") : QStringLiteral("plain"));
     }
 
+    // One answer to "which format, and why": the model card (before the load,
+    // from the header, and after it), the composer's hint and the settings
+    // panel's hint all say what the engine decides, for a model with a
+    // template, one with only chat tokens, and a base model.
+    void hintAndCardFollowTheEngine_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("template") << QStringLiteral("template");
+        QTest::newRow("chat tokens") << QStringLiteral("chat tokens");
+        QTest::newRow("base model") << QStringLiteral("base");
+    }
+
+    void hintAndCardFollowTheEngine()
+    {
+        QFETCH(QString, kind);
+        QString path;
+        if (kind == QLatin1String("template")) {
+            BURROW_REQUIRE_SHARED(kPhi3);
+            path = sharedPath(kPhi3);
+        } else {
+            burrow::test::TinySpec spec;
+            spec.nCtx = 256;
+            if (kind == QLatin1String("chat tokens"))
+                spec.controlTokens = {"<|im_start|>", "<|im_end|>"};
+            const auto bytes = burrow::test::buildTinyModel(spec);
+            path = m_dir.filePath(kind == QLatin1String("base") ? QStringLiteral("base.gguf") : QStringLiteral("chatml.gguf"));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        }
+        // The engine's decision, asked directly.
+        auto model = burrow::Model::load(path.toStdString());
+        QVERIFY2(model, model.message().c_str());
+        auto decided = burrow::chatFormatFor(*model.value(), "auto", true);
+        QVERIFY2(decided, decided.message().c_str());
+        const QString expected = decided->plainText ? QStringLiteral("plain") : QString::fromStdString(decided->name);
+        QCOMPARE(expected, kind == QLatin1String("template") ? QStringLiteral("template")
+                           : kind == QLatin1String("base")   ? QStringLiteral("plain")
+                                                             : QStringLiteral("chatml"));
+
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->settings()->setContextSize(256);
+        // The card before the load: the header's decision.
+        app.chat->models()->openUrls({QUrl::fromLocalFile(path)});
+        QTRY_VERIFY(app.chat->models()->pendingCard().isValid());
+        const ModelCard pending = app.chat->models()->pendingCard();
+        QCOMPARE(pending.chatFormat, expected);
+        QCOMPARE(pending.chatFormatFromVocabulary, decided->fromVocabulary);
+        auto *cardText = app.find(QStringLiteral("cardChatFormat"));
+        QVERIFY(cardText);
+        QTRY_COMPARE(cardText->property("text").toString(), pending.chatFormatText());
+
+        QSignalSpy loaded(app.chat, &ChatController::loadFinished);
+        app.chat->models()->loadPending();
+        QVERIFY(loaded.wait(30000));
+        QVERIFY2(loaded.first().first().toBool(), qPrintable(app.chat->banner()));
+        const ModelCard card = app.chat->models()->model();
+        QCOMPARE(card.chatFormat, expected);
+        QCOMPARE(card.chatFormatText(), pending.chatFormatText());
+        QCOMPARE(card.continuesText(), bool(decided->plainText));
+        // The composer says the model continues text exactly for plain text.
+        auto *input = app.find(QStringLiteral("composerInput"));
+        QVERIFY(input);
+        QCOMPARE(input->property("placeholderText").toString().contains(QStringLiteral("continues it")),
+                 bool(decided->plainText));
+        // The settings panel names the same format.
+        auto *drawer = app.find<QObject>(QStringLiteral("chatSettingsDrawer"));
+        QVERIFY(drawer);
+        auto *hint = drawer->findChild<QQuickItem *>(QStringLiteral("hint_chatFormat"));
+        QVERIFY(hint);
+        QVERIFY2(hint->property("text").toString().contains(card.chatFormatText()),
+                 qPrintable(hint->property("text").toString()));
+        // And the request uses it.
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        app.chat->settings()->setMaxTokens(2);
+        QVERIFY(app.chat->send(QStringLiteral("Hi")));
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Complete);
+    }
+
     // The controller: the chat's format goes with each request and is
     // recorded with the reply; what "auto" uses for the loaded model reaches
     // the settings (the fake model has no template: plain text).

@@ -1,6 +1,7 @@
 // The chat window on the real QML and the real engine with stories260K:
 // drop to load, a streamed greedy reply equal to the reference
 // continuation, refused files, stopping, and switching models mid-reply.
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QTemporaryDir>
 
@@ -252,6 +253,53 @@ private Q_SLOTS:
         QVERIFY(!app.chat->isGenerating());
         auto *state = app.find(QStringLiteral("messageList"));
         QVERIFY(state);
+    }
+
+    // Stop while a long prompt is read (~2,000 tokens on the bench model):
+    // the reply ends before the prompt is done, with nothing generated, the
+    // KV cache holds only what was computed, and the next request is not
+    // cancelled by it (each request has its own cancel token).
+    void stopDuringALongPrompt()
+    {
+        const QString bench = QStringLiteral("models/bench/llama-155M-Q4_K_M.gguf");
+        BURROW_REQUIRE_SHARED(bench);
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->settings()->setContextSize(2048);   // the bench model's training context
+        app.chat->settings()->setTemperature(0.0);
+        app.chat->settings()->setMaxTokens(4);
+        QVERIFY(dropAndLoad(app, sharedPath(bench)));
+        QString prompt;
+        for (int i = 0; i < 140; ++i)
+            prompt += QStringLiteral("The little fox ran across the field %1. ").arg(i);
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        QVERIFY(app.chat->send(prompt));
+        // The engine reports the prompt's first chunk: it is reading.
+        QTRY_VERIFY_WITH_TIMEOUT(app.chat->reply()->promptProgress() >= 0 || !finished.isEmpty(), 60000);
+        QVERIFY2(finished.isEmpty(), qPrintable(QStringLiteral("the reply ended before Stop could be pressed: ")
+                                                + app.chat->banner() + QLatin1Char('|') + app.chat->messages()->message(1).error
+                                                + QLatin1Char('|') + QString::number(int(app.chat->messages()->message(1).state))
+                                                + QLatin1Char('|') + QString::number(app.chat->reply()->promptTokens())));
+        const int promptTokens = app.chat->reply()->promptTokens();
+        QVERIFY2(promptTokens > 1500, qPrintable(QString::number(promptTokens)));
+        QElapsedTimer sinceStop;
+        sinceStop.start();
+        QTest::keyClick(app.window, Qt::Key_Escape);   // the window's Stop action
+        QVERIFY(!finished.isEmpty() || finished.wait(60000));
+        // Reported, not asserted (speed claims belong to benchmarks).
+        qInfo("Stop to the reply's end: %lld ms (prompt of %d tokens)", qint64(sinceStop.elapsed()), promptTokens);
+        const MessageModel::Message reply = app.chat->messages()->message(1);
+        QCOMPARE(reply.state, Chat::State::Stopped);
+        QCOMPARE(reply.text, QString());
+        QCOMPARE(reply.tokens, 0);
+        QVERIFY2(app.chat->reply()->contextUsed() < promptTokens,
+                 qPrintable(QStringLiteral("%1 of %2").arg(app.chat->reply()->contextUsed()).arg(promptTokens)));
+
+        // The next request runs to its end.
+        app.chat->clearConversation();
+        const QString next = sendAndWait(app, QStringLiteral("Once upon a time"));
+        QVERIFY2(!next.isEmpty() && !next.startsWith(QLatin1Char('<')), qPrintable(next));
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Complete);
     }
 
     void switchModelsWhileAReplyStreams()
