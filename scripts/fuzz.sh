@@ -1,57 +1,109 @@
 #!/usr/bin/env bash
-# Fuzzes the GGUF reader for SECONDS (default 60) with libFuzzer on one worker.
-# Usage: scripts/fuzz.sh [SECONDS]     (after scripts/build.sh fuzz)
+# Fuzzes with libFuzzer, one worker per target, one target after the other.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]     (after scripts/build.sh fuzz)
+#   SECONDS: the whole budget (default 60), split evenly among the targets.
+#   TARGET:  gguf (the GGUF reader), jinja (chat templates and the reasoning
+#            splitter), vocab (vocabulary loading and tokenizing); default all.
 #
-# Seed corpus, rebuilt every run in build/fuzz/fuzz-work/seeds:
-#   - valid and corrupt files written by gguf_seed_corpus;
-#   - the first 4 KiB and 64 KiB of every .gguf in ../shared (when present);
-#   - the kept crash inputs in tests/engine/gguf/data/gguf-crashes/.
-# The corpus the fuzzer grows is kept in build/fuzz/fuzz-work/corpus between
-# runs. A crash exits non-zero and leaves its input in build/fuzz/crashes/.
+# Seed corpora, rebuilt every run in build/fuzz/fuzz-work/<target>/seeds:
+#   gguf:  valid and corrupt files written by gguf_seed_corpus; the first
+#          4 KiB and 64 KiB of every .gguf in ../shared (when present);
+#   jinja: the built-in formats and small templates (chat_seed_corpus), and
+#          every case of ../shared/templates*/cases.json with its template;
+#   vocab: generated vocabularies for every pre-tokenizer (vocab_seed_corpus)
+#          and the ../shared/tokenizer*/ vocabularies cut down to kilobytes;
+# plus, for each, the kept crash inputs under tests/engine/<folder>/data/.
+# Nothing from ../shared is copied into the repository. The corpus each
+# fuzzer grows is kept in build/fuzz/fuzz-work/<target>/corpus between runs.
+# A crash exits non-zero and leaves its input in build/fuzz/crashes/<target>/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
+shift || true
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+    targets=(gguf jinja vocab)
+fi
 tree="$root/build/fuzz"
-fuzzer="$tree/fuzz/fuzz_gguf_reader"
-seedgen="$tree/fuzz/gguf_seed_corpus"
 if [[ ! -f "$tree/build.ninja" ]]; then
     echo "fuzz.sh: $tree is not configured; run scripts/build.sh fuzz first" >&2
     exit 2
 fi
-# Brings the two fuzz targets up to date (a no-op after scripts/build.sh fuzz).
-cmake --build "$tree" --target fuzz_gguf_reader gguf_seed_corpus >/dev/null
-
-work="$tree/fuzz-work"
-seeds="$work/seeds"
-corpus="$work/corpus"
-crashes="$tree/crashes"
-rm -rf "$seeds"
-mkdir -p "$seeds" "$corpus" "$crashes"
-
-"$seedgen" "$seeds" >/dev/null
 shared="$root/../shared"
-if [[ -d "$shared" ]]; then
-    while IFS= read -r -d '' file; do
-        name=$(basename "$file" .gguf)
-        head -c 4096 "$file" >"$seeds/shared-$name-4k.gguf"
-        head -c 65536 "$file" >"$seeds/shared-$name-64k.gguf"
-    done < <(find "$shared" -name '*.gguf' -type f -print0)
-fi
-if [[ -d "$root/tests/engine/gguf/data/gguf-crashes" ]]; then
-    find "$root/tests/engine/gguf/data/gguf-crashes" -type f -name "*.gguf" -exec cp {} "$seeds/" \;
-fi
-echo "fuzz.sh: $(ls "$seeds" | wc -l) seed files; fuzzing for $seconds s"
+per=$(( seconds / ${#targets[@]} ))
+(( per >= 1 )) || per=1
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-log="$work/fuzz.log"
-status=0
-"$fuzzer" "$corpus" "$seeds" \
-    -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1 || status=$?
-tail -n 20 "$log"
-if [[ $status -ne 0 ]]; then
-    echo "fuzz.sh: the fuzzer failed (exit $status); inputs in $crashes, full log in $log" >&2
+
+# run_target NAME FUZZER MAX_LEN KEPT_DIR KEPT_GLOB SEED_COMMAND...
+run_target() {
+    local name=$1 fuzzer=$2 maxlen=$3 kept=$4 glob=$5
+    shift 5
+    local work="$tree/fuzz-work/$name"
+    local seeds="$work/seeds" corpus="$work/corpus" crashes="$tree/crashes/$name"
+    rm -rf "$seeds"
+    mkdir -p "$seeds" "$corpus" "$crashes"
+    "$@" "$seeds" >/dev/null
+    if [[ -d "$kept" ]]; then
+        find "$kept" -type f -name "$glob" -exec cp {} "$seeds/" \;
+    fi
+    echo "fuzz.sh: $name: $(ls "$seeds" | wc -l) seed files; fuzzing for $per s"
+    local log="$work/fuzz.log" status=0
+    "$tree/fuzz/$fuzzer" "$corpus" "$seeds" \
+        -max_total_time="$per" -max_len="$maxlen" -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1 || status=$?
+    tail -n 12 "$log"
+    if [[ $status -ne 0 ]]; then
+        echo "fuzz.sh: $name: the fuzzer failed (exit $status); inputs in $crashes, full log in $log" >&2
+        return 1
+    fi
+    echo "fuzz.sh: $name: no crash in $per s"
+}
+
+gguf_seeds() {
+    local dir=$1
+    "$tree/fuzz/gguf_seed_corpus" "$dir"
+    if [[ -d "$shared" ]]; then
+        while IFS= read -r -d '' file; do
+            local name
+            name=$(basename "$file" .gguf)
+            head -c 4096 "$file" >"$dir/shared-$name-4k.gguf"
+            head -c 65536 "$file" >"$dir/shared-$name-64k.gguf"
+        done < <(find "$shared" -name '*.gguf' -type f -print0)
+    fi
+}
+
+with_shared() {
+    # Runs "$@ DIR [SHARED]": the generator, with ../shared when present.
+    local gen=$1 dir=$2
+    if [[ -d "$shared" ]]; then
+        "$gen" "$dir" "$shared"
+    else
+        "$gen" "$dir"
+    fi
+}
+jinja_seeds() { with_shared "$tree/fuzz/chat_seed_corpus" "$1"; }
+vocab_seeds() { with_shared "$tree/fuzz/vocab_seed_corpus" "$1"; }
+
+failed=0
+for target in "${targets[@]}"; do
+    case "$target" in
+        gguf)
+            cmake --build "$tree" --target fuzz_gguf_reader gguf_seed_corpus >/dev/null
+            run_target gguf fuzz_gguf_reader 65536 "$root/tests/engine/gguf/data/gguf-crashes" "*.gguf" gguf_seeds || failed=1 ;;
+        jinja)
+            cmake --build "$tree" --target fuzz_jinja chat_seed_corpus >/dev/null
+            run_target jinja fuzz_jinja 65536 "$root/tests/engine/chat/data/jinja-crashes" "*.txt" jinja_seeds || failed=1 ;;
+        vocab)
+            cmake --build "$tree" --target fuzz_vocab vocab_seed_corpus >/dev/null
+            run_target vocab fuzz_vocab 262144 "$root/tests/engine/tokenizer/data/vocab-crashes" "*.gguf" vocab_seeds || failed=1 ;;
+        *)
+            echo "fuzz.sh: unknown target '$target' (gguf, jinja, vocab)" >&2
+            exit 2 ;;
+    esac
+done
+if [[ $failed -ne 0 ]]; then
     exit 1
 fi
-echo "fuzz.sh: no crash in $seconds s"
+echo "fuzz.sh: no crash in ${targets[*]}"

@@ -76,8 +76,23 @@ struct GenerationOptions {
     long threads = 0;     // 0: all physical cores
     long ctx = 4096;
     long seed = -1;       // -1: random
+    bool flashAttention = true;   // -fa on|off
     burrow::SamplingParams sampling;
 };
+
+// "on" / "off" (also 1/0, true/false) for -fa; false when neither.
+inline bool parseOnOff(const std::string &v, bool *out)
+{
+    if (v == "on" || v == "1" || v == "true") {
+        *out = true;
+        return true;
+    }
+    if (v == "off" || v == "0" || v == "false") {
+        *out = false;
+        return true;
+    }
+    return false;
+}
 
 // 1: the current option was a generation option and was read; 0: it is not
 // one; -1: its value was bad (message printed).
@@ -105,7 +120,12 @@ inline int readGenerationOption(ArgReader &args, GenerationOptions *g)
         ok = args.integer(&g->threads);
     else if (a == "-c" || a == "--ctx-size")
         ok = args.integer(&g->ctx);
-    else
+    else if (a == "-fa" || a == "--flash-attn") {
+        std::string v;
+        ok = args.value(&v) && parseOnOff(v, &g->flashAttention);
+        if (!ok)
+            std::fprintf(stderr, "burrow-cli: %s expects on or off\n", a.c_str());
+    } else
         return 0;
     return ok ? 1 : -1;
 }
@@ -136,6 +156,7 @@ inline bool openModelSession(const char *command, const std::string &path, const
     burrow::SessionOptions options;
     options.contextSize = static_cast<uint32_t>(g.ctx);
     options.threads = static_cast<int32_t>(g.threads);
+    options.flashAttention = g.flashAttention;
     auto created = burrow::Session::create(loaded.value(), options);
     if (!created) {
         std::fprintf(stderr, "burrow-cli %s: %s\n", command, created.message().c_str());

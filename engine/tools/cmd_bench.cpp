@@ -22,6 +22,7 @@
 #include "cli_command.h"
 
 #include "burrow/engine.h"
+#include "common/json.h"
 #include "gguf/gguf_reader.h"
 #include "quant/cpu_features.h"
 #include "runtime/thread_pool.h"
@@ -111,24 +112,7 @@ Stats stats(const std::vector<double> &v)
     return s;
 }
 
-std::string jsonString(const std::string &s)
-{
-    std::string out = "\"";
-    for (char ch : s) {
-        const unsigned char c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += ch;
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += ch;
-        }
-    }
-    return out + "\"";
-}
+using burrow::json::jsonString;
 
 std::string fileName(const std::string &path)
 {

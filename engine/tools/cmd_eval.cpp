@@ -3,9 +3,11 @@
 // prompt_tokens (BOS as the vocabulary says), logits_after_prompt (every
 // vocabulary logit for the next token) and, with -n, greedy_tokens and
 // greedy_text (argmax continuation, stopped at end of generation).
+#include "cli_args.h"
 #include "cli_command.h"
 
 #include "burrow/engine.h"
+#include "common/json.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -30,28 +32,13 @@ void printHelp(FILE *out)
                  "                          greedy_tokens, greedy_text, logits_after_prompt\n"
                  "  -t, --threads N         threads (default: all cores)\n"
                  "  -c, --ctx-size N        context size (default 2048, at most the model's)\n"
+                 "  -fa, --flash-attn on|off  attention as the reference computes it with or without\n"
+                 "                          flash attention (default on, as the reference)\n"
                  "  -h, --help              show this help\n\n"
                  "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
 }
 
-std::string jsonString(const std::string &s)
-{
-    std::string out = "\"";
-    for (size_t i = 0; i < s.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
+using burrow::json::jsonString;
 
 // Replaces every byte that is not part of a well-formed UTF-8 sequence by U+FFFD.
 std::string validUtf8(const std::string &s)
@@ -91,7 +78,7 @@ bool parseInt(const std::string &s, long *out)
 int runEval(const std::vector<std::string> &args)
 {
     std::string modelPath, prompt, tokenList;
-    bool havePrompt = false, json = false;
+    bool havePrompt = false, json = false, flash = true;
     long n = 0, threads = 0, ctx = 2048;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
@@ -129,6 +116,13 @@ int runEval(const std::vector<std::string> &args)
             if (!number(&threads)) return 2;
         } else if (a == "-c" || a == "--ctx-size") {
             if (!number(&ctx)) return 2;
+        } else if (a == "-fa" || a == "--flash-attn") {
+            std::string v;
+            if (!value(&v)) return 2;
+            if (!burrow::cli::parseOnOff(v, &flash)) {
+                std::fprintf(stderr, "burrow-cli eval: %s expects on or off, got '%s'\n", a.c_str(), v.c_str());
+                return 2;
+            }
         } else if (a == "--json") {
             json = true;
         } else {
@@ -175,6 +169,7 @@ int runEval(const std::vector<std::string> &args)
     burrow::SessionOptions so;
     so.contextSize = static_cast<uint32_t>(ctx);
     so.threads = static_cast<int32_t>(threads);
+    so.flashAttention = flash;
     auto session = burrow::Session::create(model.value(), so);
     if (!session) {
         std::fprintf(stderr, "burrow-cli eval: %s\n", session.message().c_str());

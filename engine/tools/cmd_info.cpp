@@ -3,6 +3,7 @@
 #include "cli_command.h"
 
 #include "burrow/engine.h"
+#include "common/json.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -26,28 +27,7 @@ void printHelp(FILE *out)
                  "exit status: 0 ok, 1 the file was refused (message on stderr), 2 usage error\n");
 }
 
-std::string jsonString(const std::string &s)
-{
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += static_cast<char>(c); // UTF-8 passes through (invalid bytes too: names come from the file)
-            }
-        }
-    }
-    return out + "\"";
-}
+using burrow::json::jsonString;
 
 // Saturating product for memory figures (a hostile header may ask for more
 // than 2^64 bytes; the figure then reads as the maximum).

@@ -20,7 +20,8 @@ namespace {
 const char *const kUsage =
     "usage: burrow-cli template (-m MODEL | --template FILE | --chat-format NAME) --messages FILE.json\n"
     "                           [--add-generation-prompt] [--bos TEXT] [--eos TEXT]\n"
-    "                           [--context FILE.json] [--now UNIX_SECONDS] [--show-format]\n"
+    "                           [--context FILE.json] [--kwargs JSON] [--now UNIX_SECONDS]\n"
+    "                           [--strftime-now TEXT] [--show-format]\n"
     "\n"
     "Renders a conversation with a chat template and prints the text exactly (no\n"
     "newline added).\n"
@@ -31,12 +32,20 @@ const char *const kUsage =
     "  --chat-format NAME         a built-in format: chatml, llama2, llama3, gemma, phi3,\n"
     "                             mistral, zephyr (with -m: instead of the model's template),\n"
     "                             or auto (with -m: the model's own choice); --format is the same\n"
-    "  --messages FILE.json       a JSON list of {\"role\": ..., \"content\": ...}\n"
+    "  --messages FILE.json       a JSON list of {\"role\": ..., \"content\": ...}; every other\n"
+    "                             field a message carries (reasoning_content, thinking,\n"
+    "                             tool_calls, ...) reaches the template as written\n"
     "  --add-generation-prompt    end with the header of an assistant turn\n"
     "  --bos TEXT, --eos TEXT     bos_token / eos_token (override the model's)\n"
     "  --context FILE.json        extra template variables (a JSON object, e.g. tools)\n"
+    "  --kwargs JSON              template variables as a JSON object on the command line,\n"
+    "                             over --context: '{\"enable_thinking\": false}',\n"
+    "                             '{\"reasoning_effort\": \"high\"}'\n"
     "  --now UNIX_SECONDS         the time strftime_now() formats (default: now)\n"
-    "  --show-format              print the format used, why, and its stop strings on stderr\n";
+    "  --strftime-now TEXT        strftime_now() returns TEXT whatever the format (to\n"
+    "                             reproduce fixtures rendered with such a stub)\n"
+    "  --show-format              print the format used, why, its stop strings, its reasoning\n"
+    "                             syntax and the reasoning variables it reads on stderr\n";
 
 bool readFile(const std::string &path, std::string &out)
 {
@@ -57,11 +66,30 @@ std::string jsonQuoted(const std::string &s)
     return burrow::json::toJsonString(v);
 }
 
+// "; reasoning: think-tags; reads: enable_thinking" for --show-format.
+std::string reasoningText(burrow::ReasoningSyntax syntax, bool readsEnableThinking, bool readsReasoningEffort)
+{
+    const char *name = syntax == burrow::ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS ? "think-tags"
+                       : syntax == burrow::ReasoningSyntax::REASONING_SYNTAX_HARMONY  ? "harmony"
+                                                                                      : "none";
+    std::string out = std::string("; reasoning: ") + name;
+    std::string reads;
+    if (readsEnableThinking)
+        reads += "enable_thinking";
+    if (readsReasoningEffort)
+        reads += std::string(reads.empty() ? "" : ", ") + "reasoning_effort";
+    if (!reads.empty())
+        out += "; reads: " + reads;
+    return out;
+}
+
 int runTemplate(const std::vector<std::string> &args)
 {
-    std::string modelPath, templatePath, formatName, messagesPath, contextPath;
+    std::string modelPath, templatePath, formatName, messagesPath, contextPath, kwargsText;
+    bool haveKwargs = false;
     std::optional<std::string> bos, eos;
     std::optional<std::time_t> now;
+    std::optional<std::string> fixedStrftime;
     bool addGenerationPrompt = false, showFormat = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
@@ -87,6 +115,9 @@ int runTemplate(const std::vector<std::string> &args)
             if (!value(messagesPath)) return 2;
         } else if (a == "--context") {
             if (!value(contextPath)) return 2;
+        } else if (a == "--kwargs") {
+            if (!value(kwargsText)) return 2;
+            haveKwargs = true;
         } else if (a == "--bos") {
             if (!value(v)) return 2;
             bos = v;
@@ -102,6 +133,9 @@ int runTemplate(const std::vector<std::string> &args)
                 return 2;
             }
             now = std::time_t(t);
+        } else if (a == "--strftime-now") {
+            if (!value(v)) return 2;
+            fixedStrftime = v;
         } else if (a == "--add-generation-prompt") {
             addGenerationPrompt = true;
         } else if (a == "--show-format") {
@@ -155,6 +189,7 @@ int runTemplate(const std::vector<std::string> &args)
     inputs.addGenerationPrompt = addGenerationPrompt;
     if (now)
         inputs.render.clock = [t = *now] { return t; };
+    inputs.render.fixedStrftime = fixedStrftime;
     if (!contextPath.empty()) {
         std::string text;
         if (!readFile(contextPath, text)) {
@@ -171,6 +206,26 @@ int runTemplate(const std::vector<std::string> &args)
             return 1;
         }
         inputs.extraContext = std::move(*context);
+    }
+    if (haveKwargs) {
+        auto kwargs = burrow::chat::templateKwargs(kwargsText);
+        if (!kwargs) {
+            std::fprintf(stderr, "burrow-cli template: --kwargs: %s\n", kwargs.message().c_str());
+            return 1;
+        }
+        if (!inputs.extraContext.isObject())
+            inputs.extraContext = std::move(*kwargs);
+        else
+            for (auto &[k, v] : kwargs->object) {
+                bool replaced = false;
+                for (auto &[ck, cv] : inputs.extraContext.object)
+                    if (ck == k) {
+                        cv = v;
+                        replaced = true;
+                    }
+                if (!replaced)
+                    inputs.extraContext.object.emplace_back(k, std::move(v));
+            }
     }
 
     burrow::chat::ChatTemplate chatTemplate;
@@ -193,7 +248,8 @@ int runTemplate(const std::vector<std::string> &args)
         std::string stops;
         for (const auto &s : choice->stopStrings)
             stops += (stops.empty() ? "" : ", ") + jsonQuoted(s);
-        formatLine = "format: " + choice->name + " (" + choice->reason + "); stop strings: [" + stops + "]";
+        formatLine = "format: " + choice->name + " (" + choice->reason + "); stop strings: [" + stops + "]" +
+                     reasoningText(choice->reasoning, choice->readsEnableThinking, choice->readsReasoningEffort);
         if (choice->kind != burrow::chat::ChatFormatKind::CHAT_FORMAT_KIND_MODEL && !showFormat)
             std::fprintf(stderr, "burrow-cli template: %s\n", formatLine.c_str());
     } else {
@@ -216,6 +272,10 @@ int runTemplate(const std::vector<std::string> &args)
             return 1;
         }
         chatTemplate = std::move(*parsed);
+        if (!templatePath.empty())
+            formatLine += reasoningText(burrow::chat::reasoningSyntaxOf(chatTemplate.source()),
+                                        chatTemplate.readsVariable("enable_thinking"),
+                                        chatTemplate.readsVariable("reasoning_effort"));
     }
     auto setToken = [&](const std::string &name, const std::optional<std::string> &value) {
         if (!value)

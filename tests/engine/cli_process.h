@@ -1,6 +1,7 @@
 // Runs burrow-cli (the build tree's) as a process for the tests of its
 // commands: arguments, optional standard input; the exit code (-1 when it
-// crashed or did not finish in 60 s) and both outputs.
+// crashed, did not start, or did not finish in time: it is then killed) and
+// both outputs. The one process runner of the engine tests.
 #pragma once
 
 #include <QByteArray>
@@ -21,17 +22,20 @@ struct ProcessResult {
     QByteArray out, err;
 };
 
-inline ProcessResult runCli(const QStringList &args, const QByteArray &input = {})
+inline ProcessResult runCli(const QStringList &args, const QByteArray &input = {}, int timeoutMs = 60000)
 {
     QProcess p;
     p.start(cliPath(), args);
-    if (p.waitForStarted(60000)) {
-        p.write(input);
-        p.closeWriteChannel();
-    }
     ProcessResult r;
-    if (!p.waitForFinished(60000))
+    if (!p.waitForStarted(10000))
         return r;
+    p.write(input);
+    p.closeWriteChannel();
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();

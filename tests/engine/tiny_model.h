@@ -22,11 +22,13 @@ struct TinySpec {
     uint32_t nEmbd = 32, nLayer = 2, nHead = 4, nHeadKv = 2, nFf = 64, nCtx = 64;
     bool withVocab = true;                               // 16-token SPM vocabulary
     std::vector<std::string> controlTokens;              // appended to it as control tokens
+    std::vector<std::string> userTokens;                 // then these, as user-defined tokens (text shown)
     bool tiedOutput = false;
     std::set<std::string> dropTensors;                   // names left out
     std::set<std::string> dropKeys;                      // metadata keys left out
     std::map<std::string, std::vector<int64_t>> shapes;  // name -> dims override
     std::map<std::string, GgmlType> types;               // name -> type override (zero data)
+    std::map<std::string, std::vector<float>> values;    // name -> F32 values (instead of random ones)
     std::function<void(gguf::GgufWriter &)> extraKeys;   // appended after the standard keys
     uint32_t seed = 42;
 };
@@ -59,6 +61,7 @@ inline std::vector<uint8_t> buildTinyModel(const TinySpec &s)
         s.extraKeys(w);
     std::vector<std::string> vocab = tinyVocab();
     vocab.insert(vocab.end(), s.controlTokens.begin(), s.controlTokens.end());
+    vocab.insert(vocab.end(), s.userTokens.begin(), s.userTokens.end());
     const uint32_t nVocab = static_cast<uint32_t>(vocab.size());
     if (s.withVocab) {
         w.addString("tokenizer.ggml.model", "llama");
@@ -68,7 +71,7 @@ inline std::vector<uint8_t> buildTinyModel(const TinySpec &s)
         types[0] = 2;
         types[1] = types[2] = 3;
         for (size_t i = tinyVocab().size(); i < vocab.size(); ++i)
-            types[i] = 3;   // control
+            types[i] = i < tinyVocab().size() + s.controlTokens.size() ? 3 : 4;   // control, user-defined
         w.addArray("tokenizer.ggml.scores", ValueType::VALUE_TYPE_F32, scores);
         w.addArray("tokenizer.ggml.token_type", ValueType::VALUE_TYPE_I32, types);
         w.addU32("tokenizer.ggml.bos_token_id", 1);
@@ -93,6 +96,8 @@ inline std::vector<uint8_t> buildTinyModel(const TinySpec &s)
         std::vector<float> values(static_cast<size_t>(n));
         for (float &v : values)
             v = norm ? 1.0f + 0.1f * normal(rng) : normal(rng);
+        if (auto it = s.values.find(name); it != s.values.end() && it->second.size() == values.size())
+            values = it->second;
         std::vector<uint8_t> bytes(values.size() * 4);
         std::memcpy(bytes.data(), values.data(), bytes.size());
         w.addTensor(name, GgmlType::GGML_TYPE_F32, dims, std::move(bytes));
@@ -120,6 +125,30 @@ inline std::vector<uint8_t> buildTinyModel(const TinySpec &s)
         add(b + "ffn_down.weight", {F, E}, false);
     }
     return w.bytes();
+}
+
+// A model whose greedy reply is scripted: every layer weight is zero (the
+// residual stream stays the embedding), token t's embedding is the unit
+// vector t, and the output matrix gives next[t] a high logit after t (the
+// other logits are 0). Needs s.nEmbd >= the vocabulary size (16 + the extra
+// tokens); nLayer is set to 1.
+inline TinySpec scriptedSpec(const std::map<int32_t, int32_t> &next, TinySpec s = {})
+{
+    s.nLayer = 1;
+    for (const char *t : {"attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up",
+                          "ffn_down"})
+        s.types[std::string("blk.0.") + t + ".weight"] = GgmlType::GGML_TYPE_F32;   // zero data
+    const size_t E = s.nEmbd, V = tinyVocab().size() + s.controlTokens.size() + s.userTokens.size();
+    std::vector<float> embd(E * V, 0.0f), output(E * V, 0.0f);
+    for (size_t t = 0; t < V && t < E; ++t)
+        embd[t * E + t] = 1.0f;
+    for (const auto &[from, to] : next)
+        if (size_t(from) < E && size_t(to) < V)
+            output[size_t(to) * E + size_t(from)] = 8.0f;
+    s.values["token_embd.weight"] = std::move(embd);
+    s.values["output.weight"] = std::move(output);
+    s.values["output_norm.weight"] = std::vector<float>(E, 1.0f);
+    return s;
 }
 
 // Writes buildTinyModel(s) to `path`; false when the file cannot be written.

@@ -345,6 +345,13 @@ struct GenerateResult {
 struct SessionOptions {
     uint32_t contextSize = 4096;     // clamped to the model's trained context
     int32_t threads = 0;             // 0: all physical cores
+    // Attention computed as the reference engine does with flash attention
+    // (its default since 2025: an online softmax with an F16 accumulator for
+    // generation and short prompts, F32 tiles for long prompts), or as it does
+    // without (F16 probabilities). Both within float rounding of exact
+    // attention; the choice decides which of the reference's rounding Burrow
+    // reproduces (its `-fa on|off`).
+    bool flashAttention = true;
 };
 
 // Prompt progress: tokens done, tokens total.
@@ -378,6 +385,80 @@ public:
 
     virtual uint32_t contextSize() const = 0;
     virtual const std::vector<Token> &cachedTokens() const = 0;  // what the KV cache holds
+};
+
+
+// ---- many requests at once: the scheduler ---------------------------------
+//
+// A Scheduler serves many requests over one model from its own thread: each
+// step builds one batch from one token of every generating sequence plus
+// chunks of waiting prompts within a token budget (chunked prefill), runs one
+// forward pass over it (each weight read once for all its rows; attention per
+// row over its own sequence's KV blocks) and samples every sequence with its
+// own sampler, stop strings, text stream and reasoning split. The KV cache is
+// paged (blocks of 16 positions, shared between sequences whose prompts start
+// alike; freed blocks stay cached until the space is needed). When blocks run
+// out, the lowest-priority, most recently admitted sequence is preempted: its
+// blocks are freed and it is recomputed later from its cached prefix; the
+// caller sees only a delay.
+//
+// Callbacks run on the scheduler thread, one request's in order; they must
+// be quick (copy the text, signal a waiter). A callback returning false
+// cancels its request. onDone is called exactly once per accepted request
+// (also when cancelled or failed) and is the last call for it.
+
+struct SchedulerOptions {
+    uint32_t contextSize = 4096;     // positions per sequence at most (clamped to the model's trained context)
+    int32_t parallel = 4;            // sequences generating at once (more requests wait in the queue)
+    // KV cache positions in all (shared by the sequences); 0: contextSize * parallel.
+    uint32_t kvPositions = 0;
+    int32_t batchTokens = 512;       // rows per forward pass (generating tokens + prompt chunks)
+    int32_t threads = 0;             // 0: all physical cores
+    bool flashAttention = true;
+    int32_t maxQueued = 64;          // waiting requests beyond which submit() refuses (busy)
+};
+
+struct Request {
+    std::vector<Token> prompt;       // the whole conversation (a cached prefix is reused)
+    SamplingParams sampling;
+    GenerateOptions options;         // maxTokens, stop strings, overflow (STOP only), reasoning, cancel
+    int32_t priority = 0;            // higher runs first; equal: first come, first served
+    TextCallback onText;             // answer pieces (UTF-8 complete)
+    ProgressCallback onPromptProgress;
+    // The end: the result (stop reason, tokens, text, reasoning, timings)
+    // and Status::ok(), or an error (the prompt is too long, ...).
+    std::function<void(const GenerateResult &result, const Status &status)> onDone;
+};
+
+using RequestId = uint64_t;
+
+struct SchedulerStats {
+    int32_t running = 0;             // sequences holding KV blocks (generating or evaluating their prompt)
+    int32_t waiting = 0;             // queued, not started (or preempted)
+    uint32_t kvBlocksTotal = 0;      // full-attention blocks of 16 positions
+    uint32_t kvBlocksUsed = 0;       // referenced by a sequence
+    uint32_t kvBlocksCached = 0;     // free but still holding a known prefix
+    uint64_t steps = 0;              // forward passes so far
+    uint64_t preemptions = 0;
+    uint64_t reusedTokens = 0;       // prompt positions taken from cached blocks
+};
+
+class Scheduler {
+public:
+    static Result<std::shared_ptr<Scheduler>> create(std::shared_ptr<const Model> model,
+                                                     const SchedulerOptions &options = {});
+    // Cancels what is left and joins the thread (onDone is called for each).
+    virtual ~Scheduler() = default;
+
+    // Queues a request. Errors without queuing (onDone is not called): the
+    // queue is full (Status::busy(): retry later), the prompt is empty, longer
+    // than contextSize or has a token outside the vocabulary, bad sampling.
+    virtual Result<RequestId> submit(Request request) = 0;
+    // Thread-safe; the request stops within one step (STOP_REASON_CANCELLED).
+    // Unknown or finished ids are ignored.
+    virtual void cancel(RequestId id) = 0;
+    virtual SchedulerStats stats() const = 0;
+    virtual const SchedulerOptions &options() const = 0;
 };
 
 } // namespace burrow

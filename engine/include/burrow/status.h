@@ -20,6 +20,7 @@ enum class StatusCode {
     STATUS_CODE_OK,
     STATUS_CODE_ERROR,        // bad input or a missing resource; the message says which
     STATUS_CODE_CANCELLED,    // stopped on request (a cancel token, Session::cancel, a progress callback)
+    STATUS_CODE_BUSY,         // not now: a queue or pool is full; the same call may succeed later
 };
 
 class [[nodiscard]] Status {
@@ -33,7 +34,11 @@ public:
         return make(StatusCode::STATUS_CODE_CANCELLED, std::move(message));
     }
 
+    // Not a failure of the input either: try again later (Scheduler::submit with a full queue).
+    static Status busy(std::string message) { return make(StatusCode::STATUS_CODE_BUSY, std::move(message)); }
+
     bool isOk() const { return !m_error.has_value(); }
+    bool isBusy() const { return m_code == StatusCode::STATUS_CODE_BUSY; }
     bool isCancelled() const { return m_code == StatusCode::STATUS_CODE_CANCELLED; }
     StatusCode code() const { return m_code; }
     explicit operator bool() const { return isOk(); }

@@ -129,6 +129,9 @@ ChatFormat describe(const chat::ChatFormatChoice &choice)
     f.stopStrings = choice.stopStrings;
     f.reason = choice.reason;
     f.fromVocabulary = choice.byVocabulary;
+    f.reasoning = choice.reasoning;
+    f.readsEnableThinking = choice.readsEnableThinking;
+    f.readsReasoningEffort = choice.readsReasoningEffort;
     return f;
 }
 
@@ -231,10 +234,14 @@ Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage
     std::vector<chat::ChatMessage> converted;
     converted.reserve(messages.size());
     for (const ChatMessage &m : messages)
-        converted.push_back({m.role, m.content});
+        converted.push_back({m.role, m.content, m.reasoning, m.extraJson});
     chat::ChatTemplateInputs inputs;
     inputs.addGenerationPrompt = options.addGenerationPrompt;
     inputs.specialTokens = chat.facts.specialTokens;
+    auto kwargs = chat::templateKwargs(options.kwargsJson, options.enableThinking, options.reasoningEffort);
+    if (!kwargs)
+        return kwargs.status();
+    inputs.extraContext = std::move(kwargs.value());
     auto rendered = choice.chatTemplate.apply(converted, inputs);
     if (!rendered)
         return rendered.status().withContext(impl->info().path);

@@ -19,6 +19,7 @@
 // (within a few tokens of fitting) is rendered, and so on. Renders: two in
 // the common case, at most 1 + the number of user messages.
 #include "burrow/engine.h"
+#include "chat/reasoning_split.h"
 
 #include <algorithm>
 #include <optional>
@@ -34,8 +35,13 @@ bool isSystem(const ChatMessage &m)
     return m.role == "system";
 }
 
+struct Rendered {
+    std::string text;
+    std::vector<Token> tokens;
+};
+
 // Renders "the leading system messages + messages[first..]" of one
-// conversation in one format, as tokens.
+// conversation in one format: the text and its tokens.
 class PromptRenderer {
 public:
     PromptRenderer(const Model &model, const std::vector<ChatMessage> &messages, size_t nLead,
@@ -45,16 +51,22 @@ public:
         m_render.addGenerationPrompt = true;
     }
 
-    Result<std::vector<Token>> render(size_t first) const
+    Result<Rendered> render(size_t first) const
     {
-        if (m_format.plainText)
-            return m_model.tokenize(plainText(first), true, false);
+        Rendered out;
+        if (m_format.plainText) {
+            out.text = plainText(first);
+            out.tokens = m_model.tokenize(out.text, true, false);
+            return out;
+        }
         std::vector<ChatMessage> kept(m_messages.begin(), m_messages.begin() + static_cast<std::ptrdiff_t>(m_nLead));
         kept.insert(kept.end(), m_messages.begin() + static_cast<std::ptrdiff_t>(first), m_messages.end());
         auto text = renderChat(m_model, kept, m_render);
         if (!text)
             return text.status();
-        return m_model.tokenize(text.value(), true, true);
+        out.text = std::move(text.value());
+        out.tokens = m_model.tokenize(out.text, true, true);
+        return out;
     }
 
     // The tokens of the system part alone (no generation prompt); empty when
@@ -139,16 +151,15 @@ Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMes
 
     ChatPrompt out;
     out.format = format.value();
-    out.reasoning.syntax = out.format.reasoning;
     out.firstMessage = nLead;
     const uint32_t budget = options.budget;
-    const auto fits = [&](const std::vector<Token> &t) { return budget == 0 || t.size() <= budget; };
+    const auto fits = [&](const Rendered &r) { return budget == 0 || r.tokens.size() <= budget; };
 
     auto full = renderer.render(nLead);
     if (!full)
         return full.status();
     if (!fits(full.value())) {
-        const size_t fullSize = full->size();
+        const size_t fullSize = full->tokens.size();
         if (options.truncation == Truncation::TRUNCATION_REFUSE)
             return Status::error("the conversation has " + std::to_string(fullSize) +
                                  " tokens, more than the budget of " + budgetWords(budget));
@@ -186,20 +197,20 @@ Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMes
             ++c;
 
         std::optional<size_t> fitting;   // the cut index that fits, once found
-        std::vector<Token> tokens;
+        Rendered kept;
         auto first = renderer.render(cuts[c]);
         if (!first)
             return first.status();
         if (fits(first.value())) {
             fitting = c;
-            tokens = std::move(first.value());
+            kept = std::move(first.value());
             // Keep more when the estimate was pessimistic: a cut further back
             // is tried while its estimate is within a few tokens per message.
             while (*fitting > 0) {
                 const size_t back = *fitting - 1;
                 // From the exact size of this render, plus the estimated
                 // size of the messages the earlier cut would add back.
-                const double predicted = double(tokens.size()) + estimate[back] - estimate[*fitting];
+                const double predicted = double(kept.tokens.size()) + estimate[back] - estimate[*fitting];
                 const double slack = 2.0 * double(cuts[*fitting] - cuts[back]) + 2.0;
                 if (predicted - double(budget) > slack)
                     break;
@@ -209,18 +220,18 @@ Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMes
                 if (!fits(more.value()))
                     break;
                 fitting = back;
-                tokens = std::move(more.value());
+                kept = std::move(more.value());
             }
         } else {
-            size_t lastSize = first->size();
+            size_t lastSize = first->tokens.size();
             for (size_t next = c + 1; next < cuts.size(); ++next) {
                 auto later = renderer.render(cuts[next]);
                 if (!later)
                     return later.status();
-                lastSize = later->size();
+                lastSize = later->tokens.size();
                 if (fits(later.value())) {
                     fitting = next;
-                    tokens = std::move(later.value());
+                    kept = std::move(later.value());
                     break;
                 }
             }
@@ -232,10 +243,11 @@ Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMes
         }
         out.firstMessage = cuts[*fitting];
         out.droppedMessages = out.firstMessage - nLead;
-        out.tokens = std::move(tokens);
-    } else {
-        out.tokens = std::move(full.value());
+        full = std::move(kept);
     }
+    // The reply starts inside reasoning when the prompt opened the block.
+    out.reasoning = chat::reasoningOptionsFor(out.format.reasoning, full->text);
+    out.tokens = std::move(full->tokens);
     // The system part's tokens, as far as the prompt begins with them (a
     // template may fold the system prompt into the first user turn).
     out.keepTokens = static_cast<int32_t>(commonPrefix(renderer.systemTokens(), out.tokens));

@@ -3,11 +3,14 @@
 //
 // Generation loop, per token:
 //   sample (sampling::Chain) -> end of generation? -> text stream (UTF-8
-//   complete) -> stop-string filter (holds back possible starts) -> callback
-//   -> max tokens? -> context full? (stop, or shift: keep nKeep (+BOS), drop
-//   half of the rest, re-rope the kept keys) -> forward one token.
+//   complete) -> reasoning splitter (when the format marks reasoning:
+//   reasoning to onReasoning, answer on) -> stop-string filter on the answer
+//   (holds back possible starts) -> callback -> max tokens? -> context full?
+//   (stop, or shift: keep nKeep (+BOS), drop half of the rest, re-rope the
+//   kept keys) -> forward one token.
 // Nothing is allocated per token: the logits, activations and sampler
-// buffers are sized at creation; text pieces are short strings.
+// buffers are sized at creation; text pieces are short strings (with a
+// reasoning syntax, the splitter's parts too).
 //
 // Cancellation: a call stops when its request's CancelToken or
 // Session::cancel() says so, checked before anything is evaluated, between
@@ -19,11 +22,13 @@
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
 #include "api/stop_strings.h"
+#include "chat/reasoning_split.h"
 #include "runtime/thread_pool.h"
 #include "sampling/sampler.h"
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 namespace burrow {
 
@@ -51,6 +56,106 @@ double msSince(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The reply after the text stream: reasoning apart from the answer (when
+// the request has a reasoning syntax), stop strings on the answer only, and
+// the two callbacks. A stop string or a callback that says stop ends it
+// (stopped(); the result's stop reason is set).
+class ReplyOutput {
+public:
+    ReplyOutput(const GenerateOptions &options, const TextCallback &onText, GenerateResult &result)
+        : m_onText(onText), m_onReasoning(options.onReasoning), m_r(result), m_stops(options.stopStrings)
+    {
+        if (options.reasoning.syntax != ReasoningSyntax::REASONING_SYNTAX_NONE ||
+            options.reasoning.startsInReasoning)
+            m_splitter.emplace(options.reasoning);
+    }
+
+    bool stopped() const { return m_stopped; }
+    // The text so far ends inside reasoning (for counting reasoning tokens).
+    bool inReasoning() const { return m_splitter && m_splitter->inReasoning(); }
+
+    // One token's text (UTF-8 complete).
+    void push(std::string_view text)
+    {
+        if (m_stopped || text.empty())
+            return;
+        if (!m_splitter) {
+            answer(text);
+            return;
+        }
+        for (const chat::ReplyPart &part : m_splitter->push(text)) {
+            route(part);
+            if (m_stopped)
+                return;
+        }
+    }
+
+    // The end of the reply: the stream's last bytes, then what is held.
+    void finish(std::string_view tail)
+    {
+        push(tail);
+        if (m_splitter && !m_stopped) {
+            for (const chat::ReplyPart &part : m_splitter->finish()) {
+                route(part);
+                if (m_stopped)
+                    return;
+            }
+        }
+        if (!m_stopped)
+            show(m_stops.finish());
+    }
+
+private:
+    void route(const chat::ReplyPart &part)
+    {
+        if (part.kind == chat::ReplyPartKind::REPLY_PART_KIND_REASONING)
+            reasoning(part.text);
+        else
+            answer(part.text);
+    }
+
+    void answer(std::string_view text)
+    {
+        bool matched = false;
+        show(m_stops.push(text, &matched));
+        if (matched) {
+            m_r.stopReason = StopReason::STOP_REASON_STOP_STRING;
+            m_stopped = true;
+        }
+    }
+
+    void reasoning(std::string_view text)
+    {
+        if (text.empty())
+            return;
+        m_r.reasoning += text;
+        if (m_onReasoning && !m_onReasoning(text))
+            stopByCallback();
+    }
+
+    void show(const std::string &piece)
+    {
+        if (piece.empty() || m_stopped)
+            return;
+        m_r.text += piece;
+        if (m_onText && !m_onText(piece))
+            stopByCallback();
+    }
+
+    void stopByCallback()
+    {
+        m_stopped = true;
+        m_r.stopReason = StopReason::STOP_REASON_CANCELLED;
+    }
+
+    const TextCallback &m_onText;
+    const TextCallback &m_onReasoning;
+    GenerateResult &m_r;
+    StopStringFilter m_stops;
+    std::optional<chat::ReasoningSplitter> m_splitter;
+    bool m_stopped = false;
+};
+
 } // namespace
 
 SessionImpl::SessionImpl() = default;
@@ -67,12 +172,12 @@ Result<std::unique_ptr<SessionImpl>> SessionImpl::create(std::shared_ptr<const M
     s->m_model = std::move(model);
     const int threads = options.threads > 0 ? options.threads : ThreadPool::defaultThreadCount();
     s->m_pool = std::make_unique<ThreadPool>(threads);
-    auto cache = KvCache::create(c, nCtx);
+    auto cache = KvCache::create(c, nCtx, std::min<uint32_t>(kMaxBatch, nCtx));
     if (!cache)
         return cache.status().withContext(s->m_model->info().path);
     s->m_cache = std::move(cache.value());
     auto forward = Forward::create(c, s->m_model->weights(), *s->m_cache, *s->m_pool,
-                                   static_cast<int>(std::min<uint32_t>(kMaxBatch, nCtx)));
+                                   static_cast<int>(std::min<uint32_t>(kMaxBatch, nCtx)), options.flashAttention);
     if (!forward)
         return forward.status();
     s->m_forward = std::move(forward.value());
@@ -158,6 +263,8 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
     while (keep < m_tokens.size() && keep < prompt.size() && m_tokens[keep] == prompt[keep])
         ++keep;
     keep = std::min(keep, prompt.size() - 1);
+    // (A sliding-window layer may no longer hold the keys that position `keep` needs.)
+    keep = m_cache->reusableLength(0, static_cast<uint32_t>(keep));
     m_cache->setSize(static_cast<uint32_t>(keep));
     m_tokens.resize(keep);
 
@@ -251,17 +358,7 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
     r.text.reserve(std::min<size_t>(expected * 8, 1u << 20));
 
     std::unique_ptr<TokenTextStream> stream = m_model->newTextStream();
-    StopStringFilter stops(options.stopStrings);
-    bool stopped = false;   // callback said stop, or a stop string matched
-    const auto emit = [&](const std::string &piece) {
-        if (piece.empty() || stopped)
-            return;
-        r.text += piece;
-        if (onText && !onText(piece)) {
-            stopped = true;
-            r.stopReason = StopReason::STOP_REASON_CANCELLED;
-        }
-    };
+    ReplyOutput out(options, onText, r);
 
     const auto t0 = std::chrono::steady_clock::now();
     r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
@@ -281,15 +378,16 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
             break;
         }
         r.tokens.push_back(token);
-        bool matched = false;
-        emit(stops.push(stream->push(token), &matched));
-        if (matched) {
-            r.stopReason = StopReason::STOP_REASON_STOP_STRING;
-            stopped = true;
-            break;
+        // A token is reasoning when the reply is inside the reasoning
+        // before or after it (so the markers count as reasoning).
+        const bool wasReasoning = out.inReasoning();
+        out.push(stream->push(token));
+        if (wasReasoning || out.inReasoning()) {
+            ++r.timings.reasoningTokens;
+            r.timings.reasoningMs = msSince(t0);
         }
-        if (stopped)
-            break;   // the callback asked to stop (reason set by emit)
+        if (out.stopped())
+            break;   // a stop string matched or a callback asked to stop (reason set)
         if (options.maxTokens >= 0 && static_cast<int32_t>(r.tokens.size()) >= options.maxTokens) {
             r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
             break;
@@ -309,15 +407,7 @@ Status SessionImpl::generate(const std::vector<Token> &prompt, const SamplingPar
         }
         m_tokens.push_back(token);
     }
-    if (!stopped) {
-        bool matched = false;
-        std::string tail = stops.push(stream->finish(), &matched);
-        if (matched)
-            r.stopReason = StopReason::STOP_REASON_STOP_STRING;
-        else
-            tail += stops.finish();
-        emit(tail);
-    }
+    out.finish(stream->finish());
     r.timings.generatedTokens = static_cast<int32_t>(r.tokens.size());
     r.timings.generateMs = msSince(t0);
     return Status::ok();

@@ -43,6 +43,19 @@ thread_local std::string t_lastError;
 
 void setError(std::string message) { t_lastError = std::move(message); }
 
+// The value a caller stored in a C enum field, read as its bytes: a C caller
+// may store any int there, and loading an out-of-range value through the C++
+// enum type is undefined (UBSan: "not a valid value"). Compare the result with
+// the enumerators before converting.
+template <typename E>
+int rawEnum(const E &field) noexcept
+{
+    static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on our targets");
+    int value = 0;
+    std::memcpy(&value, &field, sizeof value);
+    return value;
+}
+
 // Runs `body`; on an exception records it and returns `failure`.
 template <typename T, typename Body>
 T guarded(const char *function, T failure, Body &&body) noexcept
@@ -395,12 +408,13 @@ int burrow_generate(burrow_session *session, const burrow_token *prompt, int32_t
         burrow::GenerateOptions options;
         options.maxTokens = p.max_tokens;
         options.nKeep = p.n_keep;
-        if (p.overflow == BURROW_CONTEXT_OVERFLOW_STOP)
+        const int overflow = rawEnum(p.overflow);
+        if (overflow == BURROW_CONTEXT_OVERFLOW_STOP)
             options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
-        else if (p.overflow == BURROW_CONTEXT_OVERFLOW_SHIFT)
+        else if (overflow == BURROW_CONTEXT_OVERFLOW_SHIFT)
             options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
         else {
-            setError("burrow_generate: overflow is " + std::to_string(static_cast<int>(p.overflow))
+            setError("burrow_generate: overflow is " + std::to_string(overflow)
                      + ", expected BURROW_CONTEXT_OVERFLOW_STOP or _SHIFT");
             return -1;
         }
@@ -415,9 +429,10 @@ int burrow_generate(burrow_session *session, const burrow_token *prompt, int32_t
             }
             options.stopStrings.emplace_back(p.stop_strings[i]);
         }
-        if (p.reasoning_syntax != BURROW_REASONING_SYNTAX_NONE && p.reasoning_syntax != BURROW_REASONING_SYNTAX_THINK_TAGS
-            && p.reasoning_syntax != BURROW_REASONING_SYNTAX_HARMONY) {
-            setError("burrow_generate: reasoning_syntax is " + std::to_string(static_cast<int>(p.reasoning_syntax))
+        const int syntax = rawEnum(p.reasoning_syntax);
+        if (syntax != BURROW_REASONING_SYNTAX_NONE && syntax != BURROW_REASONING_SYNTAX_THINK_TAGS
+            && syntax != BURROW_REASONING_SYNTAX_HARMONY) {
+            setError("burrow_generate: reasoning_syntax is " + std::to_string(syntax)
                      + ", expected a BURROW_REASONING_SYNTAX_ value");
             return -1;
         }
@@ -553,12 +568,13 @@ burrow_chat_prompt *burrow_build_chat_prompt(const burrow_model *model, const bu
         options.render.chatFormat = p.chat_format != nullptr ? p.chat_format : "auto";
         options.plainTextForBaseModels = p.plain_text_for_base_models;
         options.budget = p.budget;
-        if (p.truncation == BURROW_TRUNCATION_DROP_OLDEST)
+        const int truncation = rawEnum(p.truncation);
+        if (truncation == BURROW_TRUNCATION_DROP_OLDEST)
             options.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
-        else if (p.truncation == BURROW_TRUNCATION_REFUSE)
+        else if (truncation == BURROW_TRUNCATION_REFUSE)
             options.truncation = burrow::Truncation::TRUNCATION_REFUSE;
         else {
-            setError("burrow_build_chat_prompt: truncation is " + std::to_string(static_cast<int>(p.truncation))
+            setError("burrow_build_chat_prompt: truncation is " + std::to_string(truncation)
                      + ", expected BURROW_TRUNCATION_DROP_OLDEST or _REFUSE");
             return nullptr;
         }

@@ -209,18 +209,33 @@ ChatFormatKind detectFallbackFormat(const std::string &architecture, const Vocab
     return ChatFormatKind::CHAT_FORMAT_KIND_CHATML;
 }
 
+ReasoningSyntax reasoningSyntaxOf(std::string_view templateText)
+{
+    auto has = [&](std::string_view s) { return templateText.find(s) != std::string_view::npos; };
+    if (has("<|channel|>") && has("<|message|>"))
+        return ReasoningSyntax::REASONING_SYNTAX_HARMONY;
+    if (has("<think>") || has("</think>"))
+        return ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS;
+    return ReasoningSyntax::REASONING_SYNTAX_NONE;
+}
+
 std::vector<std::string> stopStringsFor(std::string_view templateText, const std::string &eosText,
                                         const std::string &eotText)
 {
+    const bool harmony = reasoningSyntaxOf(templateText) == ReasoningSyntax::REASONING_SYNTAX_HARMONY;
     std::vector<std::string> out;
     auto add = [&](std::string_view s) {
-        if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end())
+        if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end() && !(harmony && s == "<|end|>"))
             out.emplace_back(s);
     };
     for (std::string_view marker : kEndOfTurnMarkers) {
         if (templateText.find(marker) != std::string_view::npos)
             add(marker);
     }
+    if (harmony)
+        for (std::string_view marker : {"<|return|>", "<|call|>"})
+            if (templateText.find(marker) != std::string_view::npos)
+                add(marker);
     add(eosText);
     add(eotText);
     return out;
@@ -267,6 +282,11 @@ Result<ChatFormatChoice> chooseChatFormat(const ChatFormatInputs &inputs)
         choice.chatTemplate = std::move(*t);
     }
     choice.stopStrings = stopStringsFor(choice.chatTemplate.source(), inputs.eosText, inputs.eotText);
+    if (*kind == ChatFormatKind::CHAT_FORMAT_KIND_MODEL) {
+        choice.reasoning = reasoningSyntaxOf(choice.chatTemplate.source());
+        choice.readsEnableThinking = choice.chatTemplate.readsVariable("enable_thinking");
+        choice.readsReasoningEffort = choice.chatTemplate.readsVariable("reasoning_effort");
+    }
     return choice;
 }
 

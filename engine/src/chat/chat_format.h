@@ -16,6 +16,7 @@
 // "does a token with exactly this text exist".
 #pragma once
 
+#include "burrow/engine.h"
 #include "chat/chat_template.h"
 
 #include <functional>
@@ -64,7 +65,17 @@ struct ChatFormatChoice {
     bool byVocabulary = false;    // a fallback recognised by the vocabulary's chat tokens
     ChatTemplate chatTemplate;    // ready to render
     std::vector<std::string> stopStrings;
+    // The model's own template only (built-in formats: NONE / false).
+    ReasoningSyntax reasoning = ReasoningSyntax::REASONING_SYNTAX_NONE;   // reasoningSyntaxOf(its text)
+    bool readsEnableThinking = false;     // it reads `enable_thinking`
+    bool readsReasoningEffort = false;    // it reads `reasoning_effort`
 };
+
+// How replies in a template's format mark their reasoning, judged from its
+// text: HARMONY when it writes gpt-oss's channel markup ("<|channel|>" and
+// "<|message|>"), THINK_TAGS when it deals in "<think>" or "</think>"
+// (Qwen3, QwQ, DeepSeek R1 and its distills), else NONE. O(template).
+ReasoningSyntax reasoningSyntaxOf(std::string_view templateText);
 
 // The fallback format for a model by its vocabulary and architecture (never MODEL).
 // `why` receives a short explanation ("vocabulary has <|im_start|>");
@@ -76,7 +87,9 @@ ChatFormatKind detectFallbackFormat(const std::string &architecture, const Vocab
 // The texts that end an assistant turn for this template text: markers from
 // <|im_end|>, <|eot_id|>, <|eom_id|>, <end_of_turn>, <|end|>,
 // <|END_OF_TURN_TOKEN|>, <｜end▁of▁sentence｜>, <|endoftext|>, <|end_of_text|>,
-// </s> that appear in it, then eosText and eotText (empty ones skipped, no duplicates).
+// </s> that appear in it, then eosText and eotText (empty ones skipped, no
+// duplicates). A harmony template (gpt-oss) ends a reply with <|return|> or
+// <|call|>, never with <|end|>, which only ends a channel: those two replace it.
 std::vector<std::string> stopStringsFor(std::string_view templateText, const std::string &eosText,
                                         const std::string &eotText = {});
 

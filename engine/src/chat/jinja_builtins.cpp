@@ -1244,6 +1244,8 @@ Result<Value> gStrftimeNow(Interpreter &in, CallArgs &a)
     const Value fmt = arg(a, 0, "format");
     if (!fmt.isString())
         return typeError("strftime_now() needs a format string");
+    if (in.fixedStrftime())
+        return Value(*in.fixedStrftime());
     const std::time_t now = in.now();
     std::tm t{};
     localtime_r(&now, &t);

@@ -18,6 +18,7 @@
 #include <ctime>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace burrow::jinja {
@@ -34,6 +35,10 @@ struct RenderOptions {
     RenderLimits limits;
     // strftime_now() formats this instant (local time); null: the real clock.
     std::function<std::time_t()> clock;
+    // When set, strftime_now(format) returns this text whatever the format:
+    // the stub Hugging Face's fixtures were rendered with (their
+    // strftime_now() returns "26 Jul 2024" for "%Y-%m-%d" too).
+    std::optional<std::string> fixedStrftime;
 };
 
 struct Frame;
@@ -55,6 +60,7 @@ public:
     Value getAttribute(const Value &object, const std::string &name);   // Jinja getattr: attribute, then item
     Value getItem(const Value &object, const Value &key);               // Jinja getitem: item, then attribute
     std::time_t now() const;
+    const std::optional<std::string> &fixedStrftime() const { return m_options.fixedStrftime; }
     const RenderLimits &limits() const { return m_options.limits; }
     Value newNamespace(Dict entries);                  // tracked so cycles are broken after rendering
 

@@ -5,13 +5,25 @@
 #include "chat/jinja_lexer.h"
 #include "chat/jinja_parser.h"
 
+#include <algorithm>
+
 namespace burrow::jinja {
 
 namespace {
 
+// Walks the tree once: every filter and test must exist; collects the
+// variable names read.
 class NameChecker {
 public:
     explicit NameChecker(const std::string &name) : m_name(name) {}
+
+    // The names read, sorted and unique (after body()).
+    std::vector<std::string> takeNames()
+    {
+        std::sort(m_names.begin(), m_names.end());
+        m_names.erase(std::unique(m_names.begin(), m_names.end()), m_names.end());
+        return std::move(m_names);
+    }
 
     Status body(const Body &b)
     {
@@ -45,6 +57,8 @@ private:
 
     Status expr(const Expr &e)
     {
+        if (e.kind == ExprKind::EXPR_KIND_NAME)
+            m_names.push_back(e.name);
         if (e.kind == ExprKind::EXPR_KIND_FILTER && !builtins::hasFilter(e.name))
             return fail(e, "no filter named '" + e.name + "'");
         if (e.kind == ExprKind::EXPR_KIND_TEST && !builtins::hasTest(e.name))
@@ -68,6 +82,7 @@ private:
     }
 
     const std::string &m_name;
+    std::vector<std::string> m_names;
 };
 
 } // namespace
@@ -84,12 +99,19 @@ Result<Template> Template::parse(std::string_view source, const TemplateOptions 
     auto body = parseTemplate(*tokens, options.name);
     if (!body)
         return body.status();
-    if (Status s = NameChecker(options.name).body(*body); !s)
+    NameChecker checker(options.name);
+    if (Status s = checker.body(*body); !s)
         return s;
     Template t;
     t.m_name = options.name;
     t.m_body = std::make_shared<const Body>(std::move(*body));
+    t.m_names = std::make_shared<const std::vector<std::string>>(checker.takeNames());
     return t;
+}
+
+bool Template::readsName(std::string_view name) const
+{
+    return std::binary_search(m_names->begin(), m_names->end(), name);
 }
 
 Result<std::string> Template::render(const Dict &context, const RenderOptions &options) const

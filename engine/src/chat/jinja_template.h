@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace burrow::jinja {
 
@@ -35,9 +36,17 @@ public:
     Result<std::string> render(const Dict &context, const RenderOptions &options = {}) const;
     const std::string &name() const { return m_name; }
 
+    // Every variable name the template reads (a name expression anywhere:
+    // `enable_thinking`, `messages`, a loop variable, a macro, ...), sorted
+    // and unique. Found once by parse(); whether a branch using it can run
+    // is not considered.
+    const std::vector<std::string> &referencedNames() const { return *m_names; }
+    bool readsName(std::string_view name) const;
+
 private:
     std::string m_name;
     std::shared_ptr<const Body> m_body;
+    std::shared_ptr<const std::vector<std::string>> m_names = std::make_shared<const std::vector<std::string>>();
 };
 
 } // namespace burrow::jinja

@@ -1,6 +1,7 @@
 // Python semantics for Jinja values: truthiness, str/repr, equality,
 // ordering, json.dumps, slices, and the UTF-8 helpers strings need.
 #include "chat/jinja_value.h"
+#include "common/utf8.h"
 
 #include <algorithm>
 #include <charconv>
@@ -598,21 +599,7 @@ std::vector<uint32_t> utf8Decode(std::string_view s)
 
 void utf8Append(std::string &out, uint32_t cp)
 {
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | (cp >> 18));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
+    appendUtf8(out, cp);
 }
 
 std::string utf8Encode(const std::vector<uint32_t> &cps, size_t begin, size_t end)

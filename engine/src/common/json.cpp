@@ -1,12 +1,20 @@
 // JSON reader: recursive descent over a string_view with an explicit depth
 // limit. See json.h for the contract.
 #include "common/json.h"
+#include "common/utf8.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
 namespace burrow::json {
+
+JsonValue::JsonValue() = default;
+JsonValue::~JsonValue() = default;
+JsonValue::JsonValue(const JsonValue &) = default;
+JsonValue::JsonValue(JsonValue &&) noexcept = default;
+JsonValue &JsonValue::operator=(const JsonValue &) = default;
+JsonValue &JsonValue::operator=(JsonValue &&) noexcept = default;
 
 const JsonValue *JsonValue::find(std::string_view key) const
 {
@@ -33,25 +41,6 @@ const char *jsonTypeName(JsonType type)
 }
 
 namespace {
-
-void appendUtf8(std::string &out, uint32_t cp)
-{
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | (cp >> 18));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
-}
 
 class Parser {
 public:
@@ -349,10 +338,60 @@ private:
     size_t m_pos = 0;
 };
 
-void writeString(std::string &out, const std::string &s)
+void write(std::string &out, const JsonValue &v)
+{
+    switch (v.type) {
+    case JsonType::JSON_TYPE_NULL: out += "null"; break;
+    case JsonType::JSON_TYPE_BOOL: out += v.boolean ? "true" : "false"; break;
+    case JsonType::JSON_TYPE_INT: out += std::to_string(v.integer); break;
+    case JsonType::JSON_TYPE_DOUBLE: {
+        char buf[64];
+        auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v.number);
+        out.append(buf, ec == std::errc() ? ptr : buf);
+        break;
+    }
+    case JsonType::JSON_TYPE_STRING: appendJsonString(out, v.string); break;
+    case JsonType::JSON_TYPE_ARRAY:
+        out += '[';
+        for (size_t i = 0; i < v.array.size(); ++i) {
+            if (i)
+                out += ',';
+            write(out, v.array[i]);
+        }
+        out += ']';
+        break;
+    case JsonType::JSON_TYPE_OBJECT:
+        out += '{';
+        for (size_t i = 0; i < v.object.size(); ++i) {
+            if (i)
+                out += ',';
+            appendJsonString(out, v.object[i].first);
+            out += ':';
+            write(out, v.object[i].second);
+        }
+        out += '}';
+        break;
+    }
+}
+
+} // namespace
+
+Result<JsonValue> parseJson(std::string_view text, const std::string &sourceName)
+{
+    return Parser(text, sourceName).parseDocument();
+}
+
+std::string toJsonString(const JsonValue &value)
+{
+    std::string out;
+    write(out, value);
+    return out;
+}
+
+void appendJsonString(std::string &out, std::string_view text)
 {
     out += '"';
-    for (const char c : s) {
+    for (const char c : text) {
         switch (c) {
         case '"': out += "\\\""; break;
         case '\\': out += "\\\\"; break;
@@ -374,53 +413,11 @@ void writeString(std::string &out, const std::string &s)
     out += '"';
 }
 
-void write(std::string &out, const JsonValue &v)
-{
-    switch (v.type) {
-    case JsonType::JSON_TYPE_NULL: out += "null"; break;
-    case JsonType::JSON_TYPE_BOOL: out += v.boolean ? "true" : "false"; break;
-    case JsonType::JSON_TYPE_INT: out += std::to_string(v.integer); break;
-    case JsonType::JSON_TYPE_DOUBLE: {
-        char buf[64];
-        auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v.number);
-        out.append(buf, ec == std::errc() ? ptr : buf);
-        break;
-    }
-    case JsonType::JSON_TYPE_STRING: writeString(out, v.string); break;
-    case JsonType::JSON_TYPE_ARRAY:
-        out += '[';
-        for (size_t i = 0; i < v.array.size(); ++i) {
-            if (i)
-                out += ',';
-            write(out, v.array[i]);
-        }
-        out += ']';
-        break;
-    case JsonType::JSON_TYPE_OBJECT:
-        out += '{';
-        for (size_t i = 0; i < v.object.size(); ++i) {
-            if (i)
-                out += ',';
-            writeString(out, v.object[i].first);
-            out += ':';
-            write(out, v.object[i].second);
-        }
-        out += '}';
-        break;
-    }
-}
-
-} // namespace
-
-Result<JsonValue> parseJson(std::string_view text, const std::string &sourceName)
-{
-    return Parser(text, sourceName).parseDocument();
-}
-
-std::string toJsonString(const JsonValue &value)
+std::string jsonString(std::string_view text)
 {
     std::string out;
-    write(out, value);
+    out.reserve(text.size() + 2);
+    appendJsonString(out, text);
     return out;
 }
 

@@ -24,6 +24,16 @@ enum class JsonType { JSON_TYPE_NULL, JSON_TYPE_BOOL, JSON_TYPE_INT, JSON_TYPE_D
                       JSON_TYPE_STRING, JSON_TYPE_ARRAY, JSON_TYPE_OBJECT };
 
 struct JsonValue {
+    // Declared here, defined in json.cpp: clang with libstdc++ 12 cannot
+    // instantiate the implicit ones of a type that holds a vector of pairs of
+    // itself (the fuzz tree is built with clang).
+    JsonValue();
+    ~JsonValue();
+    JsonValue(const JsonValue &);
+    JsonValue(JsonValue &&) noexcept;
+    JsonValue &operator=(const JsonValue &);
+    JsonValue &operator=(JsonValue &&) noexcept;
+
     JsonType type = JsonType::JSON_TYPE_NULL;
     bool boolean = false;
     int64_t integer = 0;        // JSON_TYPE_INT: a number without fraction/exponent that fits int64
@@ -48,5 +58,13 @@ Result<JsonValue> parseJson(std::string_view text, const std::string &sourceName
 
 // Serializes compactly (no spaces), non-ASCII kept as UTF-8.
 std::string toJsonString(const JsonValue &value);
+
+// `text` as a JSON string literal, quotes included: '"' and '\\' escaped,
+// \n \r \t \b \f as such, other bytes below 0x20 as \u00XX; every other
+// byte as it is (UTF-8 passes through, and so do invalid bytes: the caller
+// decides whether to clean them). The engine's one JSON string writer
+// (toJsonString, burrow-cli info / bench / eval).
+void appendJsonString(std::string &out, std::string_view text);
+std::string jsonString(std::string_view text);
 
 } // namespace burrow::json

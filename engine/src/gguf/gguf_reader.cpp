@@ -16,12 +16,7 @@
 
 namespace burrow::gguf {
 
-namespace {
-
-constexpr uint32_t kValueTypeCount = 13;
-
-// Bytes of one scalar of `t`; 0 for string and array (variable size).
-size_t scalarSize(ValueType t)
+size_t valueTypeSize(ValueType t)
 {
     switch (t) {
     case ValueType::VALUE_TYPE_U8:
@@ -46,7 +41,7 @@ size_t scalarSize(ValueType t)
     return 0;
 }
 
-bool isInteger(ValueType t)
+bool isIntegerValueType(ValueType t)
 {
     switch (t) {
     case ValueType::VALUE_TYPE_U8:
@@ -62,6 +57,10 @@ bool isInteger(ValueType t)
         return false;
     }
 }
+
+namespace {
+
+constexpr uint32_t kValueTypeCount = 13;
 
 bool isSigned(ValueType t)
 {
@@ -189,19 +188,19 @@ constexpr KnownKey kArchKeys[] = {
 
 bool matches(Expect e, const Value &v)
 {
-    const bool num = isInteger(v.type) || v.type == ValueType::VALUE_TYPE_F32 || v.type == ValueType::VALUE_TYPE_F64;
+    const bool num = isIntegerValueType(v.type) || v.type == ValueType::VALUE_TYPE_F32 || v.type == ValueType::VALUE_TYPE_F64;
     const bool isArr = v.type == ValueType::VALUE_TYPE_ARRAY;
     const ValueType at = v.arrayType;
     switch (e) {
     case Expect::EXPECT_STRING: return v.type == ValueType::VALUE_TYPE_STRING;
-    case Expect::EXPECT_INTEGER: return isInteger(v.type);
+    case Expect::EXPECT_INTEGER: return isIntegerValueType(v.type);
     case Expect::EXPECT_NUMBER: return num;
     case Expect::EXPECT_BOOL: return v.type == ValueType::VALUE_TYPE_BOOL;
     case Expect::EXPECT_STRING_ARRAY: return isArr && at == ValueType::VALUE_TYPE_STRING;
     case Expect::EXPECT_NUMBER_ARRAY:
         return isArr && (at == ValueType::VALUE_TYPE_F32 || at == ValueType::VALUE_TYPE_F64);
-    case Expect::EXPECT_INTEGER_ARRAY: return isArr && isInteger(at);
-    case Expect::EXPECT_INTEGER_OR_INTEGER_ARRAY: return isInteger(v.type) || (isArr && isInteger(at));
+    case Expect::EXPECT_INTEGER_ARRAY: return isArr && isIntegerValueType(at);
+    case Expect::EXPECT_INTEGER_OR_INTEGER_ARRAY: return isIntegerValueType(v.type) || (isArr && isIntegerValueType(at));
     }
     return false;
 }
@@ -343,7 +342,7 @@ private:
 Status readValue(Parser &p, ValueType type, Value *v, uint64_t typeOffset)
 {
     v->type = type;
-    const size_t sz = scalarSize(type);
+    const size_t sz = valueTypeSize(type);
     if (type == ValueType::VALUE_TYPE_STRING)
         return p.string(&v->str, "string value");
     if (type == ValueType::VALUE_TYPE_ARRAY) {
@@ -363,7 +362,7 @@ Status readValue(Parser &p, ValueType type, Value *v, uint64_t typeOffset)
         if (count > GGUF_MAX_ARRAY_ELEMENTS)
             return p.fail(countAt, "array has " + std::to_string(count) + " elements, expected at most "
                                        + std::to_string(GGUF_MAX_ARRAY_ELEMENTS));
-        const size_t esz = scalarSize(v->arrayType);
+        const size_t esz = valueTypeSize(v->arrayType);
         // Every string element takes at least its 8-byte length.
         const uint64_t minElem = esz ? esz : 8;
         if (count > p.remaining() / minElem)
@@ -395,7 +394,7 @@ Status readValue(Parser &p, ValueType type, Value *v, uint64_t typeOffset)
     const uint64_t at = p.pos();
     if (Status s = p.bytes(sz, &b, "value"); !s)
         return s;
-    if (isInteger(type)) {
+    if (isIntegerValueType(type)) {
         bool neg = false;
         decodeInteger(type, b, &neg, &v->u, &v->i);
     } else if (type == ValueType::VALUE_TYPE_F32) {
@@ -828,7 +827,7 @@ Status GgufFile::getU32(std::string_view key, uint32_t &out) const
     const KeyValue *kv = find(key);
     if (!kv)
         return missing(d->path, key);
-    if (!isInteger(kv->value.type))
+    if (!isIntegerValueType(kv->value.type))
         return wrongType(d->path, *kv, "u32");
     int64_t s = 0;
     uint64_t u = 0;
@@ -844,7 +843,7 @@ Status GgufFile::getU64(std::string_view key, uint64_t &out) const
     const KeyValue *kv = find(key);
     if (!kv)
         return missing(d->path, key);
-    if (!isInteger(kv->value.type))
+    if (!isIntegerValueType(kv->value.type))
         return wrongType(d->path, *kv, "u64");
     if (isSigned(kv->value.type) && kv->value.i < 0)
         return Status::error(d->path + ": metadata: key " + quoted(key) + " at offset " + std::to_string(kv->offset)
@@ -858,7 +857,7 @@ Status GgufFile::getI64(std::string_view key, int64_t &out) const
     const KeyValue *kv = find(key);
     if (!kv)
         return missing(d->path, key);
-    if (!isInteger(kv->value.type))
+    if (!isIntegerValueType(kv->value.type))
         return wrongType(d->path, *kv, "i64");
     int64_t s = 0;
     uint64_t u = 0;
@@ -925,9 +924,9 @@ Status GgufFile::getI32Array(std::string_view key, std::vector<int32_t> &out) co
     if (!kv)
         return missing(d->path, key);
     const Value &v = kv->value;
-    if (v.type != ValueType::VALUE_TYPE_ARRAY || !isInteger(v.arrayType))
+    if (v.type != ValueType::VALUE_TYPE_ARRAY || !isIntegerValueType(v.arrayType))
         return wrongType(d->path, *kv, "array of i32");
-    const size_t esz = scalarSize(v.arrayType);
+    const size_t esz = valueTypeSize(v.arrayType);
     out.resize(static_cast<size_t>(v.arrayCount));
     for (uint64_t k = 0; k < v.arrayCount; ++k) {
         bool neg = false;

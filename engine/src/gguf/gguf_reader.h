@@ -31,6 +31,12 @@ enum class ValueType : uint32_t {
     VALUE_TYPE_F64 = 12,
 };
 const char *valueTypeName(ValueType t); // "u32", "string", "array", ...
+// Bytes of one scalar of `t` (1, 2, 4 or 8); 0 for string and array (variable
+// size) and for an unknown type. The one table of value sizes (reader,
+// writer, quantizer).
+size_t valueTypeSize(ValueType t);
+// u8..i64 (not bool, not the floats).
+bool isIntegerValueType(ValueType t);
 
 inline constexpr uint32_t GGUF_DEFAULT_ALIGNMENT = 32;
 inline constexpr uint64_t GGUF_MAX_STRING_LENGTH = 1ull << 30;

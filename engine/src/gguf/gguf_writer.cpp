@@ -25,17 +25,6 @@ void appendLE(std::vector<uint8_t> &out, T v)
     appendBytes(out, &v, sizeof v); // little-endian hosts only, as the reader
 }
 
-size_t elementSize(ValueType t)
-{
-    switch (t) {
-    case ValueType::VALUE_TYPE_U8: case ValueType::VALUE_TYPE_I8: case ValueType::VALUE_TYPE_BOOL: return 1;
-    case ValueType::VALUE_TYPE_U16: case ValueType::VALUE_TYPE_I16: return 2;
-    case ValueType::VALUE_TYPE_U32: case ValueType::VALUE_TYPE_I32: case ValueType::VALUE_TYPE_F32: return 4;
-    case ValueType::VALUE_TYPE_U64: case ValueType::VALUE_TYPE_I64: case ValueType::VALUE_TYPE_F64: return 8;
-    default: return 0;
-    }
-}
-
 void padTo(std::vector<uint8_t> &out, uint64_t alignment)
 {
     if (alignment == 0)
@@ -118,7 +107,7 @@ void GgufWriter::addScalarArray(std::string key, ValueType elemType, const void 
     std::vector<uint8_t> payload;
     appendLE(payload, static_cast<uint32_t>(elemType));
     appendLE<uint64_t>(payload, count);
-    appendBytes(payload, data, static_cast<size_t>(count * elementSize(elemType)));
+    appendBytes(payload, data, static_cast<size_t>(count * valueTypeSize(elemType)));
     m_entries.push_back({std::move(key), static_cast<uint32_t>(ValueType::VALUE_TYPE_ARRAY), std::move(payload)});
 }
 

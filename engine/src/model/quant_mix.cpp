@@ -1,5 +1,7 @@
 #include "model/quant_mix.h"
 
+#include "quant/quant_traits.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -36,21 +38,34 @@ int layerOf(const std::string &name)
 
 const std::vector<QuantFileType> &quantFileTypes()
 {
-    static const std::vector<QuantFileType> types = {
-        {"F32", 0, T::GGML_TYPE_F32, "32-bit float (no quantization)"},
-        {"F16", 1, T::GGML_TYPE_F16, "16-bit half float"},
-        {"BF16", 32, T::GGML_TYPE_BF16, "16-bit bfloat"},
-        {"Q8_0", 7, T::GGML_TYPE_Q8_0, "8.5 bits per weight, every matrix Q8_0"},
-        {"Q6_K", 18, T::GGML_TYPE_Q6_K, "6.56 bits per weight"},
-        {"Q5_K_M", 17, T::GGML_TYPE_Q5_K, "Q5_K, attn_v/ffn_down Q6_K on some layers"},
-        {"Q5_K_S", 16, T::GGML_TYPE_Q5_K, "Q5_K"},
-        {"Q5_1", 9, T::GGML_TYPE_Q5_1, "6 bits per weight"},
-        {"Q5_0", 8, T::GGML_TYPE_Q5_0, "5.5 bits per weight"},
-        {"Q4_K_M", 15, T::GGML_TYPE_Q4_K, "Q4_K, attn_v/ffn_down Q6_K on some layers"},
-        {"Q4_K_S", 14, T::GGML_TYPE_Q4_K, "Q4_K, first attn_v/ffn_down Q5_K"},
-        {"Q4_1", 3, T::GGML_TYPE_Q4_1, "5 bits per weight"},
-        {"Q4_0", 2, T::GGML_TYPE_Q4_0, "4.5 bits per weight"},
-    };
+    static const std::vector<QuantFileType> types = [] {
+        const std::vector<QuantFileType> all = {
+            {"F32", 0, T::GGML_TYPE_F32, "32-bit float (no quantization)"},
+            {"F16", 1, T::GGML_TYPE_F16, "16-bit half float"},
+            {"BF16", 32, T::GGML_TYPE_BF16, "16-bit bfloat"},
+            {"Q8_0", 7, T::GGML_TYPE_Q8_0, "8.5 bits per weight, every matrix Q8_0"},
+            {"Q6_K", 18, T::GGML_TYPE_Q6_K, "6.56 bits per weight"},
+            {"Q5_K_M", 17, T::GGML_TYPE_Q5_K, "Q5_K, attn_v/ffn_down Q6_K on some layers"},
+            {"Q5_K_S", 16, T::GGML_TYPE_Q5_K, "Q5_K"},
+            {"Q5_1", 9, T::GGML_TYPE_Q5_1, "6 bits per weight"},
+            {"Q5_0", 8, T::GGML_TYPE_Q5_0, "5.5 bits per weight"},
+            {"Q4_K_M", 15, T::GGML_TYPE_Q4_K, "Q4_K, attn_v/ffn_down Q6_K on some layers"},
+            {"Q4_K_S", 14, T::GGML_TYPE_Q4_K, "Q4_K, first attn_v/ffn_down Q5_K"},
+            {"Q4_1", 3, T::GGML_TYPE_Q4_1, "5 bits per weight"},
+            {"Q4_0", 2, T::GGML_TYPE_Q4_0, "4.5 bits per weight"},
+            {"IQ4_NL", 25, T::GGML_TYPE_IQ4_NL, "4.5 bits per weight, non-linear levels"},
+            {"IQ4_XS", 30, T::GGML_TYPE_IQ4_XS, "4.25 bits per weight, non-linear levels"},
+            {"MXFP4_MOE", 38, T::GGML_TYPE_MXFP4, "experts MXFP4 (4.25 bits per weight), the rest Q8_0"},
+        };
+        // Only the types the engine can write (a quantizer in the trait table).
+        std::vector<QuantFileType> offered;
+        for (const QuantFileType &ft : all) {
+            const quant::TypeTraits *t = quant::typeTraits(ft.baseType);
+            if (t && t->quantize)
+                offered.push_back(ft);
+        }
+        return offered;
+    }();
     return types;
 }
 
@@ -77,10 +92,7 @@ std::string quantFileTypeNames()
     return out;
 }
 
-QuantMix::QuantMix(const QuantFileType &fileType, int nLayer, int nAttentionV, bool hasOutput)
-    : m_ft(fileType), m_nLayer(nLayer), m_nAttentionV(nAttentionV), m_hasOutput(hasOutput)
-{
-}
+QuantMix::QuantMix(const QuantFileType &fileType, const QuantMixModel &model) : m_ft(fileType), m_model(model) {}
 
 bool QuantMix::isQuantizable(std::string_view name, uint32_t nDims)
 {
@@ -94,45 +106,71 @@ bool QuantMix::useMoreBits(int layer, int nLayer)
     return layer < nLayer / 8 || layer >= 7 * nLayer / 8 || (layer - nLayer / 8) % 3 == 2;
 }
 
-Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0)
+Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_t ne2)
 {
     const GgmlType base = m_ft.baseType;
     const bool quantized = base != T::GGML_TYPE_F32 && base != T::GGML_TYPE_F16 && base != T::GGML_TYPE_BF16;
     if (!quantized)
-        return base;   // the reference applies no mix to float file types
+        return base;   // the reference applies no mix (and no fallback) to float file types
 
     const std::string_view ft = m_ft.name;
     const bool kM = ft == "Q4_K_M" || ft == "Q5_K_M";
+    const bool iq4 = ft == "IQ4_NL" || ft == "IQ4_XS";
+    const bool mxfp4 = ft == "MXFP4_MOE";
+    const bool eightExperts = m_model.nExpert == 8;
+    const bool attnV = contains(name, "attn_v.weight") || contains(name, "attn_qkv.weight") ||
+                       contains(name, "attn_kv_b.weight");
     GgmlType t = base;
-    if (name == "output.weight" || (!m_hasOutput && name == "token_embd.weight")) {
-        if (ne0 % blockOf(base) != 0)
+    if (name == "output.weight" || (!m_model.hasOutput && name == "token_embd.weight")) {
+        if (mxfp4 || ne0 % blockOf(base) != 0)
             t = T::GGML_TYPE_Q8_0;
         else if (base != T::GGML_TYPE_Q8_0)
             t = T::GGML_TYPE_Q6_K;
+    } else if (mxfp4) {
+        t = ne2 > 1 ? T::GGML_TYPE_MXFP4 : T::GGML_TYPE_Q8_0;
     } else if (name == "token_embd.weight") {
-        // the base type (the reference bumps it only for IQ/TQ file types)
-    } else if (contains(name, "attn_v.weight")) {
-        if (kM && useMoreBits(m_iAttentionV, m_nAttentionV))
+        // the base type (the reference bumps it only for IQ1/IQ2/IQ3/TQ file types)
+    } else if (attnV) {
+        if (iq4 && m_model.nGqa >= 4)
+            t = T::GGML_TYPE_Q5_K;
+        else if (kM && useMoreBits(m_iAttentionV, m_model.nAttentionV))
             t = T::GGML_TYPE_Q6_K;
         else if (ft == "Q4_K_S" && m_iAttentionV < 4)
             t = T::GGML_TYPE_Q5_K;
+        if (eightExperts)
+            t = T::GGML_TYPE_Q8_0;
         ++m_iAttentionV;
+    } else if (contains(name, "attn_k.weight")) {
+        if (eightExperts)
+            t = T::GGML_TYPE_Q8_0;
+    } else if (contains(name, "attn_q.weight")) {
+        // no change for the file types offered here
+    } else if (contains(name, "attn_output.weight")) {
+        if (eightExperts && (ft == "Q4_K_S" || ft == "Q4_K_M" || iq4))
+            t = T::GGML_TYPE_Q5_K;
     } else if (contains(name, "ffn_down")) {
-        const int layer = m_iFfnDown;
-        if (kM && useMoreBits(layer, m_nLayer))
+        // With experts the layer is read from the name (the reference: experts
+        // need not be consecutive in a file); else the counter is the layer.
+        int layer = m_iFfnDown;
+        if (m_model.nExpert > 1) {
+            layer = layerOf(std::string(name));
+            if (layer < 0 || layer >= m_model.nLayer)
+                return Status::error("tensor '" + std::string(name) + "': cannot tell its layer (expected blk.N. with N < " +
+                                     std::to_string(m_model.nLayer) + ")");
+        }
+        const int n = m_model.nLayer;
+        if (kM && useMoreBits(layer, n))
             t = T::GGML_TYPE_Q6_K;
-        else if (ft == "Q4_K_S" && layer < m_nLayer / 8)
+        else if (iq4 && layer < n / 8)
+            t = T::GGML_TYPE_Q5_K;
+        else if (ft == "Q4_K_S" && layer < n / 8)
             t = T::GGML_TYPE_Q5_K;
         ++m_iFfnDown;
-    } else if (contains(name, "attn_qkv.weight")) {
-        if (ft == "Q4_K_M")
-            t = T::GGML_TYPE_Q5_K;
-        else if (ft == "Q5_K_M")
-            t = T::GGML_TYPE_Q6_K;
     }
 
     if (ne0 % blockOf(t) != 0) {
         switch (t) {
+        case T::GGML_TYPE_IQ4_XS: t = T::GGML_TYPE_IQ4_NL; break;
         case T::GGML_TYPE_Q4_K: t = T::GGML_TYPE_Q5_0; break;
         case T::GGML_TYPE_Q5_K: t = T::GGML_TYPE_Q5_1; break;
         case T::GGML_TYPE_Q6_K: t = T::GGML_TYPE_Q8_0; break;

@@ -2,7 +2,7 @@
 
 #include "common/checked.h"
 #include "gguf/gguf_reader.h"
-#include "gguf/gguf_writer.h"
+#include "gguf/gguf_stream_writer.h"
 #include "quant/quant_traits.h"
 
 #include <algorithm>
@@ -23,13 +23,7 @@ constexpr uint32_t kQuantizationVersion = 2;   // the reference's GGML_QNT_VERSI
 
 size_t scalarSize(ValueType t)
 {
-    switch (t) {
-    case ValueType::VALUE_TYPE_U8: case ValueType::VALUE_TYPE_I8: case ValueType::VALUE_TYPE_BOOL: return 1;
-    case ValueType::VALUE_TYPE_U16: case ValueType::VALUE_TYPE_I16: return 2;
-    case ValueType::VALUE_TYPE_U32: case ValueType::VALUE_TYPE_I32: case ValueType::VALUE_TYPE_F32: return 4;
-    case ValueType::VALUE_TYPE_U64: case ValueType::VALUE_TYPE_I64: case ValueType::VALUE_TYPE_F64: return 8;
-    default: return 0;
-    }
+    return gguf::valueTypeSize(t);
 }
 
 // Bytes of a value's encoding after its type id (the reader validated them).
@@ -46,6 +40,22 @@ uint64_t payloadSize(const gguf::Value &v)
         return n;
     }
     return n + v.arrayCount * scalarSize(v.arrayType);
+}
+
+// A head count as the reference's n_head(0) reads it: a u32, or the first
+// element of a per-layer array; `out` untouched when the key is absent.
+Status firstLayerCount(const gguf::GgufFile &f, const std::string &key, uint32_t &out)
+{
+    const gguf::KeyValue *kv = f.find(key);
+    if (!kv)
+        return {};
+    if (kv->value.type != ValueType::VALUE_TYPE_ARRAY)
+        return f.getU32(key, out);
+    std::vector<int32_t> values;
+    if (Status s = f.getI32Array(key, values); !s)
+        return s;
+    out = values.empty() || values[0] < 0 ? 0 : static_cast<uint32_t>(values[0]);
+    return {};
 }
 
 struct PlannedTensor {
@@ -76,47 +86,6 @@ void convertRows(const gguf::TensorInfo &in, const quant::TypeTraits *src, const
             dst->quantize(f32.data() + k * ne0, out + static_cast<size_t>(r + k) * outRowBytes, ne0);
     }
 }
-
-class PartFile {
-public:
-    explicit PartFile(std::string path) : m_path(std::move(path)) {}
-    ~PartFile()
-    {
-        if (m_file)
-            std::fclose(m_file);
-        if (!m_done)
-            std::remove(m_path.c_str());
-    }
-    Status open()
-    {
-        m_file = std::fopen(m_path.c_str(), "wb");
-        if (!m_file)
-            return Status::error(m_path + ": cannot create: " + std::strerror(errno));
-        return {};
-    }
-    Status write(const void *data, size_t n)
-    {
-        if (n && std::fwrite(data, 1, n, m_file) != n)
-            return Status::error(m_path + ": cannot write " + std::to_string(n) + " bytes: " + std::strerror(errno));
-        return {};
-    }
-    Status finish(const std::string &finalPath)
-    {
-        const bool closed = std::fclose(m_file) == 0;
-        m_file = nullptr;
-        if (!closed)
-            return Status::error(m_path + ": cannot finish writing: " + std::strerror(errno));
-        if (std::rename(m_path.c_str(), finalPath.c_str()) != 0)
-            return Status::error("cannot rename " + m_path + " to " + finalPath + ": " + std::strerror(errno));
-        m_done = true;
-        return {};
-    }
-
-private:
-    std::string m_path;
-    std::FILE *m_file = nullptr;
-    bool m_done = false;
-};
 
 } // namespace
 
@@ -155,7 +124,24 @@ Result<QuantizeSummary> quantizeModelFile(const std::string &inPath, const std::
     }
     QuantMix::sortTensorNames(names);
 
-    QuantMix mix(fileType, static_cast<int>(nLayer), nAttentionV, hasOutput);
+    QuantMixModel mixModel;
+    mixModel.nLayer = static_cast<int>(nLayer);
+    mixModel.nAttentionV = nAttentionV;
+    mixModel.hasOutput = hasOutput;
+    uint32_t nExpert = 0, nHead = 0, nHeadKv = 0;
+    if (Status s = f.getOptionalU32(arch + ".expert_count", nExpert); !s)
+        return s.withContext(inPath);
+    if (nExpert > 4096)
+        return Status::error(inPath + ": " + arch + ".expert_count is " + std::to_string(nExpert) +
+                             ", expected at most 4096");
+    mixModel.nExpert = static_cast<int>(nExpert);
+    if (Status s = firstLayerCount(f, arch + ".attention.head_count", nHead); !s)
+        return s.withContext(inPath);
+    nHeadKv = nHead;
+    if (Status s = firstLayerCount(f, arch + ".attention.head_count_kv", nHeadKv); !s)
+        return s.withContext(inPath);
+    mixModel.nGqa = nHeadKv > 0 ? static_cast<int>(std::min<uint32_t>(nHead / nHeadKv, 1u << 20)) : 0;
+    QuantMix mix(fileType, mixModel);
     std::vector<PlannedTensor> plan;
     plan.reserve(names.size());
     for (const std::string &name : names) {
@@ -163,7 +149,7 @@ Result<QuantizeSummary> quantizeModelFile(const std::string &inPath, const std::
         p.in = byName.at(name);
         p.to = p.in->type;
         if (QuantMix::isQuantizable(name, p.in->nDims)) {
-            auto t = mix.tensorType(name, p.in->ne[0]);
+            auto t = mix.tensorType(name, p.in->ne[0], p.in->nDims >= 3 ? p.in->ne[2] : 1);
             if (!t)
                 return t.status().withContext(inPath);
             p.to = t.value();
@@ -194,8 +180,8 @@ Result<QuantizeSummary> quantizeModelFile(const std::string &inPath, const std::
     }
 
     // Header: metadata, tensor infos with their offsets, padding.
-    gguf::GgufWriter writer;   // version 3, as the reference writes
-    writer.setAlignment(f.alignment(), false);
+    gguf::GgufStreamWriter out(f.alignment());   // version 3, as the reference writes
+    gguf::GgufWriter &writer = out.metadata();
     for (const gguf::KeyValue &kv : f.metadata()) {
         if (kv.key == "general.quantization_version" || kv.key == "general.file_type" || kv.key == "split.no" ||
             kv.key == "split.count" || kv.key == "split.tensors.count")
@@ -209,26 +195,15 @@ Result<QuantizeSummary> quantizeModelFile(const std::string &inPath, const std::
     }
     writer.addU32("general.quantization_version", kQuantizationVersion);
     writer.addU32("general.file_type", fileType.id);
-
-    const uint64_t align = f.alignment();
-    uint64_t cursor = 0;
     for (const PlannedTensor &p : plan) {
-        gguf::GgufWriter::RawTensor t;
-        t.name = std::string(p.in->name);
-        t.typeId = static_cast<uint32_t>(p.to);
-        t.dims.assign(p.in->ne, p.in->ne + p.in->nDims);
-        t.offset = cursor;
-        writer.addTensorRaw(std::move(t));
-        uint64_t next = 0;
-        if (!checkedAdd<uint64_t>(cursor, p.bytesOut, &next) || !checkedAlignUp<uint64_t>(next, align, &cursor))
-            return Status::error(outPath + ": the output would be larger than 2^64 bytes");
+        if (Status s = out.declareTensor(std::string(p.in->name), p.to,
+                                         std::vector<int64_t>(p.in->ne, p.in->ne + p.in->nDims));
+            !s)
+            return s.withContext(outPath);
+        if (out.tensorBytes(out.tensorCount() - 1) != p.bytesOut)
+            return Status::error(outPath + ": tensor '" + std::string(p.in->name) + "': internal size mismatch");
     }
-    const std::vector<uint8_t> header = writer.bytes();
-
-    PartFile out(outPath + ".part");
-    if (Status s = out.open(); !s)
-        return s;
-    if (Status s = out.write(header.data(), header.size()); !s)
+    if (Status s = out.begin(outPath); !s)
         return s;
 
     int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
@@ -236,7 +211,6 @@ Result<QuantizeSummary> quantizeModelFile(const std::string &inPath, const std::
     QuantizeSummary summary;
     summary.tensors = static_cast<int>(plan.size());
     std::vector<uint8_t> buffer;
-    const std::vector<uint8_t> zeros(align, 0);
     for (size_t k = 0; k < plan.size(); ++k) {
         const PlannedTensor &p = plan[k];
         const uint8_t *data = p.in->data;
@@ -260,10 +234,7 @@ Result<QuantizeSummary> quantizeModelFile(const std::string &inPath, const std::
             data = buffer.data();
             ++summary.converted;
         }
-        if (Status s = out.write(data, static_cast<size_t>(p.bytesOut)); !s)
-            return s;
-        const uint64_t pad = (align - p.bytesOut % align) % align;
-        if (Status s = out.write(zeros.data(), static_cast<size_t>(pad)); !s)
+        if (Status s = out.writeData(data, static_cast<size_t>(p.bytesOut)); !s)
             return s;
         summary.bytesIn += p.in->nBytes;
         summary.bytesOut += p.bytesOut;
@@ -280,7 +251,7 @@ Result<QuantizeSummary> quantizeModelFile(const std::string &inPath, const std::
             options.onTensor(r);
         }
     }
-    if (Status s = out.finish(outPath); !s)
+    if (Status s = out.finish(); !s)
         return s;
     return summary;
 }

@@ -10,12 +10,13 @@
 //     input's general.alignment);
 //   - a tensor that keeps its type is copied byte for byte; any other is
 //     dequantized to F32 (from F32, F16, BF16 or any type the engine reads)
-//     and quantized with the reference quantizer of its new type.
+//     and quantized with the reference quantizer of its new type, row by row
+//     (a 3-D expert tensor [ne0, ne1, experts] as ne1 * experts rows).
 // With the same quantizers as the reference, the output is byte-identical to
 // llama-quantize's for the same input and file type.
 //
 // The file is written to `outPath + ".part"` and renamed to outPath only when
-// complete; on failure the .part file is removed.
+// complete; on failure the .part file is removed (gguf/gguf_stream_writer.h).
 //
 // Memory: one output tensor at a time plus a float chunk per thread; the
 // input is memory-mapped. Cost: dominated by the quantizers (K-quants search

@@ -1,6 +1,11 @@
 // IEEE half <-> float conversion for the KV cache and the attention inputs.
 // f16ToF32 is a table lookup (256 KiB, built once); f32ToF16 rounds to
 // nearest even, as the reference's conversion does.
+//
+// The inline helpers have internal linkage (`static inline`) on purpose: the
+// SIMD translation units under x86/ are compiled with wider instruction sets,
+// and a shared inline function with external linkage could be emitted there
+// and then picked by the linker for scalar callers too.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +16,9 @@ namespace burrow::ops {
 // Table of all 65536 half values as floats.
 const float *f16Table();
 
-inline float f16ToF32(uint16_t h) { return f16Table()[h]; }
+static inline float f16ToF32(uint16_t h) { return f16Table()[h]; }
 
-inline uint16_t f32ToF16(float f)
+static inline uint16_t f32ToF16(float f)
 {
     uint32_t x;
     std::memcpy(&x, &f, 4);
@@ -45,7 +50,7 @@ inline uint16_t f32ToF16(float f)
     return static_cast<uint16_t>(sign | h);
 }
 
-// n values.
+// n values (f32ToF16Row: F16C on the SIMD paths, the same bits).
 void f32ToF16Row(const float *src, uint16_t *dst, int64_t n);
 void f16ToF32Row(const uint16_t *src, float *dst, int64_t n);
 

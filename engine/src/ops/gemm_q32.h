@@ -1,7 +1,8 @@
 // Prompt-processing matrix multiply for Q8_0 and Q4_0 weights against Q8_0
-// activations on the AVX-512 path: register tiles of 4 weight rows x 4
-// tokens, two 32-element blocks per 512-bit register, one VNNI vpdpbusd per
-// (row, token, block pair) instead of one dot call per (row, token).
+// activations on the AVX-512 path (x86/avx512_gemm_q32.cpp): register tiles
+// of 4 weight rows x 4 tokens, two 32-element blocks per 512-bit register,
+// one VNNI vpdpbusd per (row, token, block pair) instead of one dot call per
+// (row, token).
 //
 // Each product is exact in integers (unsigned weights via +128 for Q8_0 /
 // the raw nibble for Q4_0, with the offset times the activation sums taken
@@ -20,8 +21,11 @@
 
 namespace burrow::ops {
 
+// Rows of up to 512 blocks (16384 elements): the block scales are kept on the stack.
+inline constexpr int64_t kGemmQ32MaxBlocks = 512;
+
 // True when gemmQ32 has a kernel for `type` and rows of K elements on the
-// active CPU path (K % 32 == 0, K <= 16384).
+// active CPU path (K % 32 == 0, K <= 32 * kGemmQ32MaxBlocks).
 bool gemmQ32Supported(GgmlType type, int64_t K);
 
 // y[t * ldy + r] = dot(row r of W, activation row t) for r in [r0, r1) and

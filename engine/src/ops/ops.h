@@ -1,5 +1,7 @@
 // The element-wise and per-row operations of the forward pass, in F32, with
 // the reference engine's order of operations (so rounding matches closely).
+// Kernels per CPU path behind one dispatch table (kernels.h); the scalar
+// twins are in generic/.
 #pragma once
 
 #include "model/model_config.h"
@@ -23,10 +25,20 @@ void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type
 // x[i] = c * tanh(x[i] / c)
 void softcap(float *x, int64_t n, float c);
 
-// Gated activations: out[i] = act(gate[i]) * up[i]. swiglu on the AVX-512 and AVX2
-// path computes e^-g with a polynomial (within 2 ulp of expf; tests compare).
+// Gated activations: out[i] = act(gate[i]) * up[i]; out may equal gate or up.
+// swiglu on the AVX-512 and AVX2 path computes e^-g with a polynomial (within
+// 2 ulp of expf; tests compare).
 void swiglu(const float *gate, const float *up, float *out, int64_t n);
-void geglu(const float *gate, const float *up, float *out, int64_t n);   // tanh GELU through an F16 table
-float geluTanh(float x);                                                 // the table lookup, exposed for tests
+// gpt-oss's clamped SwiGLU: g = min(gate, 7), u = clamp(up, -7, 7),
+// out = g * sigmoid(1.702 g) * (u + 1), as g / (1 + e^(-1.702 g)) * (u + 1)
+// (the reference's order). e^x by expf on the scalar path, by the polynomial
+// of swiglu on the SIMD paths.
+void swigluOai(const float *gate, const float *up, float *out, int64_t n);
+// gemma's tanh GELU as the reference's CPU code evaluates it: the gate
+// rounded to half looks up gelu(half) rounded to half (the table is built in
+// float with tanhf, 1 + 0.044715 x^2 as one fma), |gate| >= 10 bypasses the
+// table: out = +0 for gate <= -10, gate * up for gate >= 10.
+void geglu(const float *gate, const float *up, float *out, int64_t n);
+float geluTanh(float x);   // the activation alone (0 for x <= -10, x for x >= 10), exposed for tests
 
 } // namespace burrow::ops

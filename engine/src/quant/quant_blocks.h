@@ -21,6 +21,7 @@ inline constexpr int QK5_1 = 32;
 inline constexpr int QK8_0 = 32;
 inline constexpr int QK8_1 = 32;
 inline constexpr int QK4_NL = 32;
+inline constexpr int QK_MXFP4 = 32;
 inline constexpr int QK_K = 256;      // super-block size of the K-quants and IQ4_XS
 inline constexpr int K_SCALE_SIZE = 12;
 
@@ -61,6 +62,9 @@ struct BlockIQ4_NL { fp16_t d; uint8_t qs[QK4_NL / 2]; };
 // 8 sub-blocks of 32: x = d * (ls - 32) * kvaluesIq4nl[q]; ls 6-bit: low 4 bits in
 // scales_l[ib/2] (nibble ib%2), high 2 bits at bit 2*ib of scales_h; nibbles per 32 as Q4_0.
 struct BlockIQ4_XS { fp16_t d; uint16_t scales_h; uint8_t scales_l[QK_K / 64]; uint8_t qs[QK_K / 2]; };
+// OCP microscaling FP4: x = e8m0ToFp32Half(e) * kValuesMxfp4[q]; e is an E8M0 exponent
+// byte, q a 4-bit E2M1 code; nibble order as Q4_0 (qs[j] low: element j, high: j + 16).
+struct BlockMXFP4 { uint8_t e; uint8_t qs[QK_MXFP4 / 2]; };
 
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ4_1) == 20);
@@ -76,10 +80,17 @@ static_assert(sizeof(BlockQ6_K) == 210);
 static_assert(sizeof(BlockQ8_K) == 292);
 static_assert(sizeof(BlockIQ4_NL) == 18);
 static_assert(sizeof(BlockIQ4_XS) == 136);
+static_assert(sizeof(BlockMXFP4) == 17);
 
 // The non-linear 4-bit codebook of IQ4_NL and IQ4_XS.
 inline constexpr int8_t kValuesIq4nl[16] = {
     -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+};
+
+// The E2M1 codes of MXFP4 as twice their value (0, 0.5, 1, 1.5, 2, 3, 4, 6 and
+// their negatives, doubled to integers); e8m0ToFp32Half halves the scale to match.
+inline constexpr int8_t kValuesMxfp4[16] = {
+    0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12,
 };
 
 static inline uint32_t floatBits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
@@ -121,6 +132,17 @@ static inline fp16_t fp32ToFp16(float f)
     // add performs the round-to-nearest-even to the half subnormal grid.
     const float v = bitsFloat(x) + 0.5f;
     return static_cast<fp16_t>(sign | (floatBits(v) - 0x3f000000u));
+}
+
+// 2^(e - 128): half the E8M0 scale 2^(e - 127), as the reference's
+// ggml_e8m0_to_fp32_half builds it: e = 0 and 1 give the subnormals 2^-128
+// and 2^-127 (bit patterns 0x00200000, 0x00400000), e >= 2 the normal float
+// with exponent field e - 1; e = 255 gives 2^127 (E8M0's NaN code is not
+// special-cased, as there).
+static inline float e8m0ToFp32Half(uint8_t e)
+{
+    const uint32_t bits = e < 2 ? 0x00200000u << e : static_cast<uint32_t>(e - 1) << 23;
+    return bitsFloat(bits);
 }
 
 static inline float bf16ToFp32(bf16_t h) { return bitsFloat(static_cast<uint32_t>(h) << 16); }

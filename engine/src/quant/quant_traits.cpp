@@ -28,6 +28,7 @@ constexpr T kWeightTypes[] = {
     T::GGML_TYPE_F32, T::GGML_TYPE_F16, T::GGML_TYPE_BF16, T::GGML_TYPE_Q4_0, T::GGML_TYPE_Q4_1,
     T::GGML_TYPE_Q5_0, T::GGML_TYPE_Q5_1, T::GGML_TYPE_Q8_0, T::GGML_TYPE_Q2_K, T::GGML_TYPE_Q3_K,
     T::GGML_TYPE_Q4_K, T::GGML_TYPE_Q5_K, T::GGML_TYPE_Q6_K, T::GGML_TYPE_IQ4_NL, T::GGML_TYPE_IQ4_XS,
+    T::GGML_TYPE_MXFP4,
 };
 
 // A row; dot may be null (activation-only formats), multi is its loop
@@ -73,8 +74,9 @@ void fill(Table &t, CpuPath path)
     setRow<g::vecDotQ5_KQ8_K>(t, T::GGML_TYPE_Q5_K, g::dequantizeRowQ5_K, g::quantizeRowQ5_K, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotQ6_KQ8_K>(t, T::GGML_TYPE_Q6_K, g::dequantizeRowQ6_K, g::quantizeRowQ6_K, T::GGML_TYPE_Q8_K);
     setActivationRow(t, T::GGML_TYPE_Q8_K, g::dequantizeRowQ8_K, g::quantizeRowQ8_K);
-    setRow<g::vecDotIQ4_NLQ8_0>(t, T::GGML_TYPE_IQ4_NL, g::dequantizeRowIQ4_NL, nullptr, T::GGML_TYPE_Q8_0);
-    setRow<g::vecDotIQ4_XSQ8_K>(t, T::GGML_TYPE_IQ4_XS, g::dequantizeRowIQ4_XS, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ4_NLQ8_0>(t, T::GGML_TYPE_IQ4_NL, g::dequantizeRowIQ4_NL, g::quantizeRowIQ4_NL, T::GGML_TYPE_Q8_0);
+    setRow<g::vecDotIQ4_XSQ8_K>(t, T::GGML_TYPE_IQ4_XS, g::dequantizeRowIQ4_XS, g::quantizeRowIQ4_XS, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotMXFP4Q8_0>(t, T::GGML_TYPE_MXFP4, g::dequantizeRowMXFP4, g::quantizeRowMXFP4, T::GGML_TYPE_Q8_0);
 
 #ifdef BURROW_QUANT_X86
     if (path == CpuPath::CPU_PATH_AVX2 || path == CpuPath::CPU_PATH_AVX512)
@@ -133,7 +135,7 @@ bool isSupportedWeightType(GgmlType type)
 
 const char *supportedWeightTypesText()
 {
-    return "F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS";
+    return "F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4";
 }
 
 Status checkWeightType(GgmlType type, std::string_view tensorName)

@@ -1,6 +1,7 @@
 #include "runtime/forward.h"
 
 #include "ops/attention_kernels.h"
+#include "ops/flash_attention.h"
 #include "ops/f16.h"
 #include "runtime/kv_cache.h"
 #include "runtime/matmul.h"
@@ -40,11 +41,15 @@ Forward::Forward(const model::ModelConfig &config, const model::Weights &weights
 }
 
 Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, const model::Weights &w,
-                                                 KvCache &cache, ThreadPool &pool, int maxBatch)
+                                                 KvCache &cache, ThreadPool &pool, int maxBatch, bool flash)
 {
     if (maxBatch < 1)
         maxBatch = 1;
+    if (c.headDimK > static_cast<uint32_t>(kMaxFlashHeadDim) || c.headDimV > static_cast<uint32_t>(kMaxFlashHeadDim))
+        return Status::error("forward pass: head size " + std::to_string(std::max(c.headDimK, c.headDimV)) +
+                             " is larger than the attention kernels' " + std::to_string(kMaxFlashHeadDim));
     std::unique_ptr<Forward> f(new Forward(c, w, cache, pool, maxBatch));
+    f->m_flash = flash;
     const size_t B = static_cast<size_t>(maxBatch);
     const size_t nThreads = static_cast<size_t>(pool.size());
     // Scratch for the quantized activations of the largest multiply. Expert
@@ -89,15 +94,19 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
             f->m_tasks.reserve(2 * X);
         }
         f->m_scratch.resize(scratch + 64);
-        const size_t slots = nThreads * static_cast<size_t>(kMaxGroupHeads);   // query heads per attention item
-        f->m_scores.resize(slots * cache.capacity());
-        f->m_probs16.resize(slots * cache.capacity());
-        f->m_q16.resize(slots * c.headDimK);
-        f->m_qf.resize(slots * c.headDimK);
-        if (maxBatch > 1 && c.headDimK == c.headDimV && (c.headDimK == 64 || c.headDimK == 128) &&
-            c.nHead / c.nHeadKv <= static_cast<uint32_t>(kAttentionBlockQueries)) {
-            f->m_blockQ.resize(nThreads * kAttentionBlockQueries * c.headDimK);
-            f->m_blockScratch.resize(nThreads * (32 * static_cast<size_t>(cache.capacity()) + 16));
+        if (flash) {
+            f->m_tileScratch.resize(nThreads * tiledScratchFloats(static_cast<int>(c.headDimK), static_cast<int>(c.headDimV)));
+        } else {
+            const size_t slots = nThreads * static_cast<size_t>(kMaxGroupHeads);   // query heads per attention item
+            f->m_scores.resize(slots * cache.capacity());
+            f->m_probs16.resize(slots * cache.capacity());
+            f->m_q16.resize(slots * c.headDimK);
+            f->m_qf.resize(slots * c.headDimK);
+            if (maxBatch > 1 && c.headDimK == c.headDimV && (c.headDimK == 64 || c.headDimK == 128) &&
+                c.nHead / c.nHeadKv <= static_cast<uint32_t>(kAttentionBlockQueries)) {
+                f->m_blockQ.resize(nThreads * kAttentionBlockQueries * c.headDimK);
+                f->m_blockScratch.resize(nThreads * (32 * static_cast<size_t>(cache.capacity()) + 16));
+            }
         }
     } catch (const std::bad_alloc &) {
         return Status::error("forward pass: out of memory allocating activations for a batch of " +
@@ -109,13 +118,15 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
 Status Forward::eval(const int32_t *tokens, int n, float *logits)
 {
     const model::ModelConfig &c = m_c;
-    const uint32_t pos0 = m_cache.size();
+    const uint32_t pos0 = m_cache.length(0);
     if (n < 1 || n > m_maxBatch)
         return Status::error("forward pass: batch of " + std::to_string(n) + " tokens, expected 1.." +
                              std::to_string(m_maxBatch));
     if (static_cast<uint64_t>(pos0) + n > m_cache.capacity())
         return Status::error("forward pass: " + std::to_string(pos0 + n) + " positions exceed the context of " +
                              std::to_string(m_cache.capacity()));
+    if (Status s = m_cache.reserve(0, pos0 + static_cast<uint32_t>(n)); !s)
+        return s;
     for (int t = 0; t < n; ++t)
         if (tokens[t] < 0 || static_cast<uint32_t>(tokens[t]) >= c.nVocab)
             return Status::error("forward pass: token id " + std::to_string(tokens[t]) + " is outside the vocabulary (0.." +
@@ -183,8 +194,8 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
             if (c.queryScaleBeforeAttention)
                 for (int64_t i = 0; i < Q; ++i)
                     qt[i] *= c.queryScale;
-            f32ToF16Row(kt, m_cache.k(il, pos0 + t), KV);
-            f32ToF16Row(m_v.data() + t * VKV, m_cache.v(il, pos0 + t), VKV);
+            f32ToF16Row(kt, m_cache.k(il, 0, pos0 + t), KV);
+            f32ToF16Row(m_v.data() + t * VKV, m_cache.v(il, 0, pos0 + t), VKV);
         });
 
         attention(il, n, pos0);                                        // m_attn [n, VO]
@@ -212,7 +223,7 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
                 xt[i] += ot[i];
         });
     }
-    m_cache.setSize(pos0 + static_cast<uint32_t>(n));
+    m_cache.commit(0, pos0 + static_cast<uint32_t>(n));
 
     if (logits) {
         const float *last = x + static_cast<int64_t>(n - 1) * E;
@@ -269,19 +280,6 @@ void topK(const float *v, int nv, int k, int32_t *out)
                 best = i;
         }
         out[j] = best;
-    }
-}
-
-// gpt-oss's clamped SwiGLU, as the reference's swiglu_oai (alpha 1.702,
-// limit 7). out may equal gate. (Until ops/ has its SIMD twin.)
-void swigluOaiLocal(const float *gate, const float *up, float *out, int64_t n)
-{
-    constexpr float alpha = 1.702f, limit = 7.0f;
-    for (int64_t i = 0; i < n; ++i) {
-        const float x = std::min(gate[i], limit);
-        const float y = std::clamp(up[i], -limit, limit);
-        const float glu = x / (1.0f + std::exp(alpha * (-x)));
-        out[i] = glu * (y + 1.0f);
     }
 }
 
@@ -394,7 +392,7 @@ void Forward::moeFfn(const model::LayerWeights &L, int n)
         const float *u = m_moeUp.data() + static_cast<int64_t>(r) * FE;
         switch (c.ffnActivation) {
         case model::FfnActivation::FFN_ACTIVATION_GELU_TANH: geglu(g, u, g, FE); break;
-        case model::FfnActivation::FFN_ACTIVATION_SWIGLU_OAI: swigluOaiLocal(g, u, g, FE); break;
+        case model::FfnActivation::FFN_ACTIVATION_SWIGLU_OAI: swigluOai(g, u, g, FE); break;
         case model::FfnActivation::FFN_ACTIVATION_SILU: swiglu(g, u, g, FE); break;
         }
     });
@@ -426,9 +424,107 @@ void Forward::moeFfn(const model::LayerWeights &L, int n)
     });
 }
 
-// Scores, softmax and the weighted sum of values for every (token, head) of
-// the batch. Reads keys and values of positions 0..pos from the cache.
+// Attention of every (token, query head) of the batch over its sequence's
+// keys, as the reference's flash attention computes it: a batch of at least
+// kTileQueries tokens in tiles of queries (attendTiled), a shorter one query
+// by query with the F16 accumulator (attendOnline). Reads the keys and values
+// of positions first..pos through the sequence's block table.
 void Forward::attention(uint32_t il, int n, uint32_t pos0)
+{
+    if (!m_flash) {
+        attentionStandard(il, n, pos0);
+        return;
+    }
+    const model::ModelConfig &c = m_c;
+    const int64_t Q = c.nEmbdQ(), VO = c.nEmbdVOut();
+    const int dk = static_cast<int>(c.headDimK), dv = static_cast<int>(c.headDimV);
+    const int group = static_cast<int>(c.nHead / c.nHeadKv);
+    const bool sliding = c.slidingWindow != 0 && c.layers[il].sliding;
+    const uint32_t held = m_cache.firstPresent(0, il);
+    const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
+    const auto firstKey = [&](uint32_t pos) {
+        const uint32_t w = sliding && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
+        return std::max(w, held);
+    };
+    KvView base;
+    base.kStride = m_cache.kStride();
+    base.vStride = m_cache.vStride();
+    base.blocks = m_cache.table(0, m_cache.groupOf(il));
+    base.dk = dk;
+    base.dv = dv;
+    base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale();
+    base.softcap = c.attnSoftcap;
+    const auto viewOf = [&](int kvHead) {
+        KvView v = base;
+        v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * dk;
+        v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * dv;
+        return v;
+    };
+    const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per query, at most
+    const int64_t work = static_cast<int64_t>(n) * c.nHead * span * (dk + dv) * 2;
+
+    if (n >= kTileQueries) {
+        // Tiles: up to kTileQueries (token, head) queries of one KV head,
+        // consecutive tokens times the heads of the group.
+        const int tokensPerTile = std::max(1, kTileQueries / group);
+        const int64_t tilesPerHead = (n + tokensPerTile - 1) / tokensPerTile;
+        const int64_t items = tilesPerHead * c.nHeadKv;
+        m_pool.run([&](int ith, int nth) {
+            float *scratch = m_tileScratch.data() + static_cast<size_t>(ith) * tiledScratchFloats(dk, dv);
+            TileQuery qs[kTileQueries];
+            // Interleaved: later tiles see more keys.
+            for (int64_t item = ith; item < items; item += nth) {
+                const int kvHead = static_cast<int>(item % c.nHeadKv);
+                const int t0 = static_cast<int>(item / c.nHeadKv) * tokensPerTile;
+                const int t1 = std::min(n, t0 + tokensPerTile);
+                const KvView kv = viewOf(kvHead);
+                int nq = 0;
+                for (int t = t0; t < t1; ++t) {
+                    const uint32_t pos = pos0 + static_cast<uint32_t>(t);
+                    for (int g = 0; g < group; ++g) {
+                        const int head = kvHead * group + g;
+                        TileQuery &tq = qs[nq++];
+                        tq.q = m_q.data() + t * Q + static_cast<int64_t>(head) * dk;
+                        tq.out = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
+                        tq.first = firstKey(pos);
+                        tq.last = pos;
+                        tq.sink = sinks ? sinks[head] : kNoSink;
+                        if (nq == kTileQueries) {
+                            attendTiled(kv, qs, nq, scratch);
+                            nq = 0;
+                        }
+                    }
+                }
+                if (nq > 0)
+                    attendTiled(kv, qs, nq, scratch);
+            }
+        }, work);
+        return;
+    }
+
+    // One query at a time: items (token, KV head, chunk of its query heads).
+    const int chunks = (group + kMaxOnlineHeads - 1) / kMaxOnlineHeads;
+    const int64_t items = static_cast<int64_t>(n) * c.nHeadKv * chunks;
+    m_pool.run([&](int ith, int nth) {
+        for (int64_t item = ith; item < items; item += nth) {
+            const int t = static_cast<int>(item / (static_cast<int64_t>(c.nHeadKv) * chunks));
+            const int rest = static_cast<int>(item % (static_cast<int64_t>(c.nHeadKv) * chunks));
+            const int kvHead = rest / chunks;
+            const int head0 = kvHead * group + (rest % chunks) * kMaxOnlineHeads;
+            const int nh = std::min(kMaxOnlineHeads, (kvHead + 1) * group - head0);
+            const uint32_t pos = pos0 + static_cast<uint32_t>(t);
+            const float *qp[kMaxOnlineHeads];
+            float *op[kMaxOnlineHeads];
+            for (int g = 0; g < nh; ++g) {
+                qp[g] = m_q.data() + t * Q + static_cast<int64_t>(head0 + g) * dk;
+                op[g] = m_attn.data() + t * VO + static_cast<int64_t>(head0 + g) * dv;
+            }
+            attendOnline(viewOf(kvHead), firstKey(pos), pos, nh, qp, op, sinks ? sinks + head0 : nullptr);
+        }
+    }, work);
+}
+
+void Forward::attentionStandard(uint32_t il, int n, uint32_t pos0)
 {
     const model::ModelConfig &c = m_c;
     const int64_t Q = c.nEmbdQ(), VO = c.nEmbdVOut();
@@ -438,6 +534,13 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     const bool swa = c.slidingWindow != 0 && c.layers[il].sliding;
     const uint32_t capacity = m_cache.capacity();
     const float *f16 = f16Table();
+    const uint32_t held = m_cache.firstPresent(0, il);
+    const int32_t *table = m_cache.table(0, m_cache.groupOf(il));
+    const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
+    const auto firstKey = [&](uint32_t pos) {
+        const uint32_t w = swa && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
+        return std::max(w, held);
+    };
 
 
     // Prompts: blocks of consecutive tokens x the query heads of one KV head
@@ -457,15 +560,16 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
                 const int blk = static_cast<int>(item / c.nHeadKv), kvHead = static_cast<int>(item % c.nHeadKv);
                 const int t0 = blk * tokensPerBlock, t1 = std::min(n, t0 + tokensPerBlock);
                 AttentionBlock b;
-                b.k = m_cache.k(il, 0) + static_cast<size_t>(kvHead) * dk;
-                b.kStride = static_cast<size_t>(c.nEmbdKv());
-                b.v = m_cache.v(il, 0) + static_cast<size_t>(kvHead) * dv;
-                b.vStride = static_cast<size_t>(c.nEmbdVKv());
+                b.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * dk;
+                b.kStride = m_cache.kStride();
+                b.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * dv;
+                b.vStride = m_cache.vStride();
+                b.blocks = table;
                 b.d = dk;
                 b.scale = scale;
                 for (int t = t0; t < t1; ++t) {
                     const uint32_t pos = pos0 + static_cast<uint32_t>(t);
-                    const uint32_t first = swa && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
+                    const uint32_t first = firstKey(pos);
                     for (int g = 0; g < group; ++g) {
                         const int head = kvHead * group + g;
                         float *qf = qBuf + static_cast<size_t>(b.nq) * dk;
@@ -477,6 +581,7 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
                         b.out[b.nq] = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
                         b.first[b.nq] = first;
                         b.last[b.nq] = pos;
+                        b.sink[b.nq] = sinks ? sinks[head] : kNoSink;
                         ++b.nq;
                     }
                 }
@@ -493,8 +598,9 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     const int chunks = (group + kMaxGroupHeads - 1) / kMaxGroupHeads;
     const int64_t items = static_cast<int64_t>(n) * c.nHeadKv * chunks;
     AttentionHead base;
-    base.kStride = static_cast<size_t>(c.nEmbdKv());
-    base.vStride = static_cast<size_t>(c.nEmbdVKv());
+    base.kStride = m_cache.kStride();
+    base.vStride = m_cache.vStride();
+    base.blocks = table;
     base.dk = dk;
     base.dv = dv;
     base.scale = scale;
@@ -516,10 +622,10 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
             const int nh = std::min(kMaxGroupHeads, (kvHead + 1) * group - head0);
             const uint32_t pos = pos0 + static_cast<uint32_t>(t);
             AttentionHead ah = base;
-            ah.k = m_cache.k(il, 0) + static_cast<size_t>(kvHead) * dk;
-            ah.v = m_cache.v(il, 0) + static_cast<size_t>(kvHead) * dv;
+            ah.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * dk;
+            ah.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * dv;
             // Visible keys: j in [first, pos].
-            ah.first = swa && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
+            ah.first = firstKey(pos);
             ah.last = pos;
             const float *qp[kMaxGroupHeads];
             float *op[kMaxGroupHeads];
@@ -531,7 +637,7 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
                 qp[g] = qf + g * dk;
                 op[g] = m_attn.data() + t * VO + static_cast<int64_t>(head0 + g) * dv;
             }
-            attendHeads(ah, nh, qp, op, scores, capacity, probs, capacity);
+            attendHeads(ah, nh, qp, op, scores, capacity, probs, capacity, sinks ? sinks + head0 : nullptr);
         }
     };
     const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per item, at most

@@ -49,8 +49,11 @@ class ThreadPool;
 
 class Forward {
 public:
+    // flash: attention as the reference computes it with flash attention
+    // (its default; ops/flash_attention.h), else as without (F16
+    // probabilities; ops/attention_kernels.h).
     static Result<std::unique_ptr<Forward>> create(const model::ModelConfig &config, const model::Weights &weights,
-                                                   KvCache &cache, ThreadPool &pool, int maxBatch);
+                                                   KvCache &cache, ThreadPool &pool, int maxBatch, bool flash = true);
 
     int maxBatch() const { return m_maxBatch; }
 
@@ -68,6 +71,7 @@ private:
     Forward(const model::ModelConfig &config, const model::Weights &weights, KvCache &cache, ThreadPool &pool,
             int maxBatch);
     void attention(uint32_t layer, int n, uint32_t pos0);
+    void attentionStandard(uint32_t layer, int n, uint32_t pos0);
     void denseFfn(const model::LayerWeights &L, int n);   // m_h -> m_out
     void moeFfn(const model::LayerWeights &L, int n);     // m_h -> m_out
 
@@ -104,15 +108,17 @@ private:
     std::vector<float> m_moeDown;  // [B k, nEmbd]
     std::vector<MatmulTask> m_tasks;    // [2 nExpert]
     std::vector<uint8_t> m_scratch;        // quantized activations for matmul
-    // Per thread and query head of an attention item (kMaxGroupHeads): scores
-    // [capacity], probabilities as F16 [capacity], query as F16 [headDimK] and
-    // back as float [headDimK].
+    bool m_flash = true;
+    // Flash attention, per thread: the scratch of a tile of prompt queries (attendTiled).
+    std::vector<float> m_tileScratch;
+    // Standard attention, per thread and query head of an attention item
+    // (kMaxGroupHeads): scores [capacity], probabilities as F16 [capacity],
+    // query as F16 [headDimK] and back as float [headDimK]; prompt blocks of
+    // queries (attendBlock): 16 queries and 32 floats per cached position.
     std::vector<float> m_scores;
     std::vector<uint16_t> m_probs16;
     std::vector<uint16_t> m_q16;
     std::vector<float> m_qf;
-    // Prompt attention in blocks of queries (attendBlock): per thread 16
-    // queries and 32 floats per cached position; empty when not used.
     std::vector<float> m_blockQ;
     std::vector<float> m_blockScratch;
 };

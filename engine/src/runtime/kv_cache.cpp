@@ -1,90 +1,338 @@
 #include "runtime/kv_cache.h"
 
+#include "common/checked.h"
 #include "ops/f16.h"
 #include "ops/ops.h"
+#include "runtime/rope_tables.h"
 #include "runtime/thread_pool.h"
-#include "common/checked.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <unistd.h>
-#include <vector>
 
 namespace burrow::runtime {
 
 using namespace burrow::ops;   // the kernels (ops/)
 
-KvCache::KvCache(const model::ModelConfig &config, uint32_t capacity)
-    : m_config(config), m_capacity(capacity), m_kRow(config.nEmbdKv()), m_vRow(config.nEmbdVKv())
+namespace {
+
+uint32_t blocksFor(uint64_t positions)
+{
+    return static_cast<uint32_t>((positions + kKvBlockSize - 1) / kKvBlockSize);
+}
+
+} // namespace
+
+KvCache::KvCache(const model::ModelConfig &config, uint32_t contextSize)
+    : m_config(config), m_contextSize(contextSize), m_kRow(config.nEmbdKv()), m_vRow(config.nEmbdVKv())
 {
 }
 
 uint64_t KvCache::bytes() const
 {
-    return static_cast<uint64_t>(m_config.nLayer) * m_capacity * (m_kRow + m_vRow) * sizeof(uint16_t);
+    uint64_t total = 0;
+    for (uint32_t l = 0; l < m_config.nLayer; ++l)
+        total += static_cast<uint64_t>(m_groupCells[static_cast<size_t>(m_layerGroup[l])]) * (m_kRow + m_vRow) *
+                 sizeof(uint16_t);
+    return total;
 }
 
-Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &config, uint32_t capacity)
+Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &config, uint32_t contextSize,
+                                                 uint32_t maxBatch, uint32_t sequences, uint32_t fullBlocks)
 {
-    if (capacity == 0)
+    if (contextSize == 0)
         return Status::error("KV cache: the context size must be at least 1");
-    uint64_t perPos = 0, elemsK = 0, elemsV = 0, total = 0;
-    const bool ok = checkedMul<uint64_t>(config.nLayer, capacity, &perPos) &&
-                    checkedMul<uint64_t>(perPos, config.nEmbdKv(), &elemsK) &&
-                    checkedMul<uint64_t>(perPos, config.nEmbdVKv(), &elemsV) &&
-                    checkedAdd<uint64_t>(elemsK, elemsV, &total) && checkedMul<uint64_t>(total, 2, &total);
-    if (!ok)
-        return Status::error("KV cache: size for " + std::to_string(capacity) + " positions overflows");
+    if (sequences == 0)
+        return Status::error("KV cache: at least one sequence");
+    std::unique_ptr<KvCache> cache(new (std::nothrow) KvCache(config, contextSize));
+    if (!cache)
+        return Status::error("KV cache: out of memory");
+    KvCache &c = *cache;
+    const uint32_t perSeqFull = blocksFor(contextSize);
+    uint64_t full = fullBlocks > 0 ? fullBlocks : static_cast<uint64_t>(perSeqFull) * sequences;
+    // A sliding layer needs window - 1 earlier positions plus a chunk of new
+    // ones, one block more for alignment; never more than the context.
+    const bool sliding = config.slidingWindow != 0 && config.slidingLayerCount() > 0;
+    uint64_t slidingBlocks = 0;
+    if (sliding) {
+        const uint32_t perSeq = std::min(perSeqFull, blocksFor(uint64_t{config.slidingWindow} + maxBatch) + 1);
+        slidingBlocks = static_cast<uint64_t>(perSeq) * sequences;
+    }
+    if (full > (1u << 26) || slidingBlocks > (1u << 26))
+        return Status::error("KV cache: " + std::to_string(contextSize) + " positions x " + std::to_string(sequences) +
+                             " sequences is too large");
+    c.m_groupCells = {static_cast<uint32_t>(full * kKvBlockSize)};
+    c.m_pools.push_back(std::make_unique<BlockPool>(static_cast<uint32_t>(full)));
+    if (sliding) {
+        c.m_groupCells.push_back(static_cast<uint32_t>(slidingBlocks * kKvBlockSize));
+        c.m_pools.push_back(std::make_unique<BlockPool>(static_cast<uint32_t>(slidingBlocks)));
+    }
+    c.m_layerGroup.resize(config.nLayer);
+    for (uint32_t l = 0; l < config.nLayer; ++l)
+        c.m_layerGroup[l] = sliding && config.layers[l].sliding ? 1 : 0;
+
+    uint64_t total = 0;
+    for (uint32_t l = 0; l < config.nLayer; ++l) {
+        uint64_t layerBytes = 0;
+        const uint64_t cells = c.m_groupCells[static_cast<size_t>(c.m_layerGroup[l])];
+        if (!checkedMul<uint64_t>(cells, (c.m_kRow + c.m_vRow) * sizeof(uint16_t), &layerBytes) ||
+            !checkedAdd<uint64_t>(total, layerBytes, &total))
+            return Status::error("KV cache: size for " + std::to_string(contextSize) + " positions overflows");
+    }
     const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && pageSize > 0) {
         const uint64_t physical = static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
         if (total > physical)
-            return Status::error("KV cache: " + std::to_string(capacity) + " positions need " +
+            return Status::error("KV cache: " + std::to_string(contextSize) + " positions need " +
                                  std::to_string(total >> 20) + " MiB, more than the " + std::to_string(physical >> 20) +
                                  " MiB of memory in this computer; use a smaller context size");
     }
-    std::unique_ptr<KvCache> cache(new (std::nothrow) KvCache(config, capacity));
-    if (!cache)
-        return Status::error("KV cache: out of memory");
-    cache->m_k.reset(new (std::nothrow) uint16_t[elemsK]);
-    cache->m_v.reset(new (std::nothrow) uint16_t[elemsV]);
-    if (!cache->m_k || !cache->m_v)
-        return Status::error("KV cache: out of memory allocating " + std::to_string(total >> 20) + " MiB for " +
-                             std::to_string(capacity) + " positions; use a smaller context size");
+    c.m_k.resize(config.nLayer);
+    c.m_v.resize(config.nLayer);
+    for (uint32_t l = 0; l < config.nLayer; ++l) {
+        const size_t cells = c.m_groupCells[static_cast<size_t>(c.m_layerGroup[l])];
+        c.m_k[l].reset(new (std::nothrow) uint16_t[cells * c.m_kRow]);
+        c.m_v[l].reset(new (std::nothrow) uint16_t[cells * c.m_vRow]);
+        if (!c.m_k[l] || !c.m_v[l])
+            return Status::error("KV cache: out of memory allocating " + std::to_string(total >> 20) + " MiB for " +
+                                 std::to_string(contextSize) + " positions; use a smaller context size");
+    }
+    c.m_seqs.resize(sequences);
+    for (Seq &s : c.m_seqs)
+        s.tables.assign(c.m_pools.size(), std::vector<int32_t>(perSeqFull, -1));
     return cache;
 }
 
-void KvCache::removeAndShift(uint32_t begin, uint32_t end, const float *ropeFactors, ThreadPool &pool)
+uint32_t KvCache::slidingFloor(uint32_t end) const
 {
-    if (end > m_size)
-        end = m_size;
+    // Position `end` sees keys end - window + 1 .. end.
+    return end + 1 > m_config.slidingWindow ? end + 1 - m_config.slidingWindow : 0;
+}
+
+Status KvCache::reserve(uint32_t seq, uint32_t end)
+{
+    Seq &s = m_seqs[seq];
+    if (end > m_contextSize)
+        return Status::error("KV cache: " + std::to_string(end) + " positions exceed the context of " +
+                             std::to_string(m_contextSize));
+    if (end <= s.length)
+        return Status::ok();
+    // Count what is missing first, so a failure changes nothing.
+    std::vector<uint32_t> need(m_pools.size(), 0);
+    const uint32_t b0 = s.length / kKvBlockSize, b1 = blocksFor(end);
+    for (size_t g = 0; g < m_pools.size(); ++g) {
+        uint32_t from = b0;
+        if (g == 1)   // the first new position needs keys back to its window's start
+            from = std::max(b0, slidingFloor(s.length) / kKvBlockSize);
+        for (uint32_t b = from; b < b1; ++b)
+            need[g] += s.tables[g][b] < 0 ? 1 : 0;
+        if (need[g] > m_pools[g]->availableCount())
+            return Status::error("KV cache: no free blocks for " + std::to_string(end - s.length) + " more positions (" +
+                                 std::to_string(m_pools[g]->availableCount()) + " of " +
+                                 std::to_string(m_pools[g]->capacity()) + " blocks free)");
+    }
+    for (size_t g = 0; g < m_pools.size(); ++g)
+        for (uint32_t b = b0; b < b1; ++b)
+            if (s.tables[g][b] < 0 && (g == 0 || (b + 1) * kKvBlockSize > slidingFloor(s.length)))
+                s.tables[g][b] = m_pools[g]->allocate();
+    return Status::ok();
+}
+
+void KvCache::commit(uint32_t seq, uint32_t end)
+{
+    Seq &s = m_seqs[seq];
+    s.length = end;
+    if (m_pools.size() > 1) {
+        // Blocks wholly below what position `end` can see are done.
+        const uint32_t floorBlock = slidingFloor(end) / kKvBlockSize;
+        std::vector<int32_t> &t = s.tables[1];
+        for (uint32_t b = 0; b < floorBlock && b < t.size(); ++b)
+            if (t[b] >= 0) {
+                m_pools[1]->release(t[b]);
+                t[b] = -1;
+            }
+    }
+}
+
+void KvCache::truncate(uint32_t seq, uint32_t n)
+{
+    Seq &s = m_seqs[seq];
+    if (n >= s.length)
+        return;
+    const uint32_t keepBlocks = blocksFor(n);
+    for (size_t g = 0; g < m_pools.size(); ++g) {
+        std::vector<int32_t> &t = s.tables[g];
+        for (uint32_t b = keepBlocks; b < t.size(); ++b)
+            if (t[b] >= 0) {
+                m_pools[g]->release(t[b]);
+                t[b] = -1;
+            }
+    }
+    s.length = n;
+}
+
+uint32_t KvCache::firstPresent(uint32_t seq, uint32_t layer) const
+{
+    const Seq &st = m_seqs[seq];
+    if (m_layerGroup[layer] == 0 || st.length == 0)
+        return 0;
+    // A sliding layer's blocks form one run (released from the bottom,
+    // truncated from the top): its first block is the lowest present one.
+    const std::vector<int32_t> &t = st.tables[1];
+    for (uint32_t b = 0; b < t.size(); ++b)
+        if (t[b] >= 0)
+            return b * kKvBlockSize;
+    return st.length;
+}
+
+uint32_t KvCache::reusableLength(uint32_t seq, uint32_t n) const
+{
+    const Seq &s = m_seqs[seq];
+    n = std::min(n, s.length);
+    if (m_pools.size() < 2 || n == 0)
+        return n;
+    // Position n (the next one computed) needs the sliding keys from its
+    // window's start on. The present blocks are one run from the lowest up
+    // to the length, so a shorter prefix needs even older keys: the prefix
+    // is whole or nothing of it can be reused.
+    uint32_t lowest = s.length;
+    for (uint32_t b = 0; b < s.tables[1].size(); ++b)
+        if (s.tables[1][b] >= 0) {
+            lowest = b * kKvBlockSize;
+            break;
+        }
+    return slidingFloor(n) >= lowest ? n : 0;
+}
+
+void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const float *ropeFactors, ThreadPool &pool)
+{
+    Seq &s = m_seqs[seq];
+    end = std::min(end, s.length);
     if (begin >= end)
         return;
-    const uint32_t nDiscard = end - begin;
-    const uint32_t nMove = m_size - end;
+    const uint32_t d = end - begin, oldLength = s.length, newLength = oldLength - d;
     const model::ModelConfig &c = m_config;
-    // Rotation by -nDiscard positions, the same for every moved cell.
-    std::vector<float> cs(c.nRot);
-    ropeCache(-static_cast<float>(nDiscard), static_cast<int>(c.nRot), c.ropeFreqBase, c.ropeFreqScale,
-              ropeFactors, cs.data());
+    // Rotation by -d positions for each kind of layer (unit magnitude).
+    const RopeTables rope(c, ropeFactors);
+    std::vector<float> cs(static_cast<size_t>(rope.kindCount()) * c.nRot);
+    for (int kind = 0; kind < rope.kindCount(); ++kind)
+        rope.fill(-static_cast<float>(d), kind, cs.data() + static_cast<size_t>(kind) * c.nRot, false);
+    const auto rerope = [&](uint32_t layer, uint16_t *kp, std::vector<float> &row) {
+        f16ToF32Row(kp, row.data(), static_cast<int64_t>(m_kRow));
+        ropeApply(row.data(), static_cast<int>(c.nHeadKv), static_cast<int>(c.headDimK), static_cast<int>(c.nRot),
+                  c.ropeType, cs.data() + static_cast<size_t>(rope.kindOf(layer)) * c.nRot);
+        f32ToF16Row(row.data(), kp, static_cast<int64_t>(m_kRow));
+    };
+
+    // Full-attention layers: every position after `end` moves down by d
+    // (ascending, so a cell is read before it is overwritten).
     pool.run([&](int ith, int nth) {
         int64_t l0, l1;
         ThreadPool::split(c.nLayer, ith, nth, &l0, &l1);
         std::vector<float> row(m_kRow);
         for (int64_t l = l0; l < l1; ++l) {
             const uint32_t layer = static_cast<uint32_t>(l);
-            std::memmove(k(layer, begin), k(layer, end), static_cast<size_t>(nMove) * m_kRow * sizeof(uint16_t));
-            std::memmove(v(layer, begin), v(layer, end), static_cast<size_t>(nMove) * m_vRow * sizeof(uint16_t));
-            for (uint32_t p = begin; p < begin + nMove; ++p) {
-                uint16_t *kp = k(layer, p);
-                f16ToF32Row(kp, row.data(), static_cast<int64_t>(m_kRow));
-                ropeApply(row.data(), static_cast<int>(c.nHeadKv), static_cast<int>(c.headDimK),
-                          static_cast<int>(c.nRot), c.ropeType, cs.data());
-                f32ToF16Row(row.data(), kp, static_cast<int64_t>(m_kRow));
+            if (m_layerGroup[layer] != 0)
+                continue;
+            for (uint32_t p = end; p < oldLength; ++p) {
+                uint16_t *dk = k(layer, seq, p - d), *dv = v(layer, seq, p - d);
+                std::memcpy(dk, k(layer, seq, p), m_kRow * sizeof(uint16_t));
+                std::memcpy(dv, v(layer, seq, p), m_vRow * sizeof(uint16_t));
+                rerope(layer, dk, row);
             }
         }
     });
-    m_size -= nDiscard;
+
+    if (m_pools.size() > 1) {
+        // Sliding layers hold only their last positions: copy out those that
+        // stay ([first present, begin), in place) and those that move
+        // ([end, oldLength) -> p - d), rebuild the table for their new
+        // positions, copy them back.
+        const uint32_t firstHeld = [&] {
+            for (uint32_t b = 0; b < s.tables[1].size(); ++b)
+                if (s.tables[1][b] >= 0)
+                    return std::max(b * kKvBlockSize, slidingFloor(oldLength - 1));
+            return oldLength;
+        }();
+        std::vector<uint32_t> from, to;   // old and new position of each copied row
+        for (uint32_t p = firstHeld; p < oldLength; ++p) {
+            if (s.tables[1][p / kKvBlockSize] < 0 || (p >= begin && p < end))
+                continue;
+            from.push_back(p);
+            to.push_back(p >= end ? p - d : p);
+        }
+        uint32_t slidingLayers = 0;
+        for (uint32_t layer = 0; layer < c.nLayer; ++layer)
+            slidingLayers += m_layerGroup[layer] == 1 ? 1 : 0;
+        std::vector<uint16_t> saved(from.size() * (m_kRow + m_vRow) * slidingLayers);
+        size_t o = 0;
+        for (uint32_t layer = 0; layer < c.nLayer; ++layer) {
+            if (m_layerGroup[layer] != 1)
+                continue;
+            for (uint32_t p : from) {
+                std::memcpy(saved.data() + o, k(layer, seq, p), m_kRow * sizeof(uint16_t));
+                o += m_kRow;
+                std::memcpy(saved.data() + o, v(layer, seq, p), m_vRow * sizeof(uint16_t));
+                o += m_vRow;
+            }
+        }
+        std::vector<int32_t> &t = s.tables[1];
+        for (int32_t &b : t)
+            if (b >= 0) {
+                m_pools[1]->release(b);
+                b = -1;
+            }
+        for (uint32_t p : to) {
+            int32_t &b = t[p / kKvBlockSize];
+            if (b < 0)
+                b = m_pools[1]->allocate();   // no more blocks than were released: never fails
+        }
+        o = 0;
+        std::vector<float> row(m_kRow);
+        for (uint32_t layer = 0; layer < c.nLayer; ++layer) {
+            if (m_layerGroup[layer] != 1)
+                continue;
+            for (size_t i = 0; i < from.size(); ++i) {
+                uint16_t *dk = k(layer, seq, to[i]);
+                std::memcpy(dk, saved.data() + o, m_kRow * sizeof(uint16_t));
+                o += m_kRow;
+                std::memcpy(v(layer, seq, to[i]), saved.data() + o, m_vRow * sizeof(uint16_t));
+                o += m_vRow;
+                if (from[i] != to[i])
+                    rerope(layer, dk, row);
+            }
+        }
+    }
+    // Full-attention blocks past the new end.
+    s.length = oldLength;
+    const uint32_t keep = blocksFor(newLength);
+    for (uint32_t b = keep; b < s.tables[0].size(); ++b)
+        if (s.tables[0][b] >= 0) {
+            m_pools[0]->release(s.tables[0][b]);
+            s.tables[0][b] = -1;
+        }
+    s.length = newLength;
+}
+
+std::string KvCache::checkInvariants() const
+{
+    for (size_t g = 0; g < m_pools.size(); ++g) {
+        if (std::string e = m_pools[g]->checkInvariants(); !e.empty())
+            return "group " + std::to_string(g) + ": " + e;
+        // Every block a table holds is referenced; references add up.
+        std::vector<int32_t> refs(m_pools[g]->capacity(), 0);
+        for (const Seq &s : m_seqs)
+            for (int32_t b : s.tables[g])
+                if (b >= 0)
+                    ++refs[static_cast<size_t>(b)];
+        for (uint32_t b = 0; b < m_pools[g]->capacity(); ++b)
+            if (refs[b] != m_pools[g]->refCount(static_cast<BlockId>(b)))
+                return "group " + std::to_string(g) + ": block " + std::to_string(b) + " has ref " +
+                       std::to_string(m_pools[g]->refCount(static_cast<BlockId>(b))) + " but " +
+                       std::to_string(refs[b]) + " table entries";
+    }
+    return {};
 }
 
 } // namespace burrow::runtime

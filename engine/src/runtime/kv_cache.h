@@ -1,16 +1,33 @@
-// KvCache: the keys and values of every layer for up to `capacity` positions,
-// stored as F16 and allocated once. Cell i holds position i: the cache is
-// always compact, positions 0..size()-1.
+// KvCache: the keys and values of every layer, F16, in cells addressed
+// through per-sequence block tables (paged: see kv_blocks.h). Allocated once.
 //
-// Layout per layer: K [capacity][nEmbdKv] and V [capacity][nEmbdVKv], halves.
+// Layer groups: the full-attention layers share one block pool (group 0),
+// the sliding-window layers another (group 1), because a sliding layer keeps
+// only the positions its window can still see: its blocks are released as a
+// sequence moves past them, so its pool holds about window + one prompt
+// chunk per sequence (ModelInfo::kSlidingCacheSlack), however long the
+// context.
 //
-// Context shift: removeAndShift(begin, end) drops cells [begin, end), moves the
-// later cells down and re-rotates their keys by -(end - begin) positions (the
-// RoPE of a key depends only on its position), so the cache equals one
-// computed at the new positions up to F16 rounding.
+// Layout per layer: K cells [cells of its group][nEmbdKv] halves and V
+// [cells][nEmbdVKv]; position j of sequence s is cell
+// table(s, group)[j / 16] * 16 + j % 16.
+//
+// Use: reserve(s, end) before a forward pass writes positions
+// [length(s), end) (blocks are allocated; an error when the pool is
+// exhausted, nothing changed), commit(s, end) after it (length = end; sliding
+// blocks the next position can no longer see are released). truncate(s, n)
+// drops positions >= n (prefix reuse); reusableLength(s, n) says how much of
+// a prefix of length n is still whole (a sliding layer may have released
+// keys that position n would need).
+//
+// Context shift: removeAndShift(s, begin, end) drops positions [begin, end),
+// moves the later ones down by end - begin and re-rotates their keys (RoPE of
+// a key depends only on its position), so the cache equals one computed at
+// the new positions up to F16 rounding.
 #pragma once
 
 #include "model/model_config.h"
+#include "runtime/kv_blocks.h"
 #include "burrow/status.h"
 
 #include <cstdint>
@@ -23,31 +40,84 @@ class ThreadPool;
 
 class KvCache {
 public:
-    // Fails with a message when the cache would not fit in memory.
-    static Result<std::unique_ptr<KvCache>> create(const model::ModelConfig &config, uint32_t capacity);
+    // contextSize positions per sequence, `sequences` sequences, prompt
+    // chunks of up to maxBatch positions. Full-attention blocks: enough for
+    // every sequence's whole context (fullBlocks > 0 sets fewer, for a shared
+    // pool); sliding blocks: window + chunk per sequence. Fails with a message
+    // when the cache would not fit in memory.
+    static Result<std::unique_ptr<KvCache>> create(const model::ModelConfig &config, uint32_t contextSize,
+                                                   uint32_t maxBatch, uint32_t sequences = 1, uint32_t fullBlocks = 0);
 
-    uint32_t capacity() const { return m_capacity; }
-    uint32_t size() const { return m_size; }
-    void setSize(uint32_t n) { m_size = n; }     // n <= capacity; drops cells >= n
+    uint32_t capacity() const { return m_contextSize; }   // positions per sequence
+    uint32_t sequenceCount() const { return static_cast<uint32_t>(m_seqs.size()); }
     uint64_t bytes() const;
 
-    uint16_t *k(uint32_t layer, uint32_t pos) { return m_k.get() + (static_cast<size_t>(layer) * m_capacity + pos) * m_kRow; }
-    uint16_t *v(uint32_t layer, uint32_t pos) { return m_v.get() + (static_cast<size_t>(layer) * m_capacity + pos) * m_vRow; }
-    const uint16_t *k(uint32_t layer, uint32_t pos) const { return m_k.get() + (static_cast<size_t>(layer) * m_capacity + pos) * m_kRow; }
-    const uint16_t *v(uint32_t layer, uint32_t pos) const { return m_v.get() + (static_cast<size_t>(layer) * m_capacity + pos) * m_vRow; }
+    // Storage of a layer: cell c's key is kCells(layer) + c * kStride().
+    int groupOf(uint32_t layer) const { return m_layerGroup[layer]; }
+    uint16_t *kCells(uint32_t layer) { return m_k[layer].get(); }
+    uint16_t *vCells(uint32_t layer) { return m_v[layer].get(); }
+    const uint16_t *kCells(uint32_t layer) const { return m_k[layer].get(); }
+    const uint16_t *vCells(uint32_t layer) const { return m_v[layer].get(); }
+    size_t kStride() const { return m_kRow; }
+    size_t vStride() const { return m_vRow; }
+    BlockPool &pool(int group) { return *m_pools[static_cast<size_t>(group)]; }
+    const BlockPool &pool(int group) const { return *m_pools[static_cast<size_t>(group)]; }
+    bool hasSlidingGroup() const { return m_pools.size() > 1; }
 
-    // Removes cells [begin, end) (begin <= end <= size()) and shifts the rest
-    // down, re-roping their keys. ropeFactors: the model's rope_freqs (or null).
-    void removeAndShift(uint32_t begin, uint32_t end, const float *ropeFactors, ThreadPool &pool);
+    // Sequences.
+    uint32_t length(uint32_t seq) const { return m_seqs[seq].length; }
+    const int32_t *table(uint32_t seq, int group) const { return m_seqs[seq].tables[static_cast<size_t>(group)].data(); }
+    size_t cell(uint32_t seq, int group, uint32_t pos) const
+    {
+        return static_cast<size_t>(m_seqs[seq].tables[static_cast<size_t>(group)][pos / kKvBlockSize]) * kKvBlockSize +
+               pos % kKvBlockSize;
+    }
+    uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos) { return kCells(layer) + cell(seq, groupOf(layer), pos) * m_kRow; }
+    uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos) { return vCells(layer) + cell(seq, groupOf(layer), pos) * m_vRow; }
+    const uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos) const { return kCells(layer) + cell(seq, groupOf(layer), pos) * m_kRow; }
+    const uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos) const { return vCells(layer) + cell(seq, groupOf(layer), pos) * m_vRow; }
+
+    Status reserve(uint32_t seq, uint32_t end);
+    void commit(uint32_t seq, uint32_t end);
+    void truncate(uint32_t seq, uint32_t n);
+    uint32_t reusableLength(uint32_t seq, uint32_t n) const;
+    // The lowest position whose key `layer` still holds for `seq` (0 for a
+    // full-attention layer): attention never reads below it.
+    uint32_t firstPresent(uint32_t seq, uint32_t layer) const;
+    void clear(uint32_t seq) { truncate(seq, 0); }
+    void removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const float *ropeFactors, ThreadPool &pool);
+
+    // Sequence 0 (a Session's one sequence).
+    uint32_t size() const { return length(0); }
+    void setSize(uint32_t n) { truncate(0, n); }   // n <= size()
+    const uint16_t *k(uint32_t layer, uint32_t pos) const { return k(layer, 0, pos); }
+    const uint16_t *v(uint32_t layer, uint32_t pos) const { return v(layer, 0, pos); }
+    void removeAndShift(uint32_t begin, uint32_t end, const float *ropeFactors, ThreadPool &pool)
+    {
+        removeAndShift(0, begin, end, ropeFactors, pool);
+    }
+
+    // "" when the block accounting is consistent (tests).
+    std::string checkInvariants() const;
 
 private:
-    KvCache(const model::ModelConfig &config, uint32_t capacity);
+    KvCache(const model::ModelConfig &config, uint32_t contextSize);
+    // The first position a sliding layer still needs when the next position is `end`.
+    uint32_t slidingFloor(uint32_t end) const;
+
+    struct Seq {
+        uint32_t length = 0;
+        std::vector<std::vector<int32_t>> tables;   // per group: block per 16 positions (-1: none)
+    };
 
     model::ModelConfig m_config;
-    uint32_t m_capacity = 0;
-    uint32_t m_size = 0;
+    uint32_t m_contextSize = 0;
     size_t m_kRow = 0, m_vRow = 0;
-    std::unique_ptr<uint16_t[]> m_k, m_v;
+    std::vector<int> m_layerGroup;                  // per layer
+    std::vector<uint32_t> m_groupCells;             // cells per group
+    std::vector<std::unique_ptr<BlockPool>> m_pools;
+    std::vector<std::unique_ptr<uint16_t[]>> m_k, m_v;   // per layer
+    std::vector<Seq> m_seqs;
 };
 
 } // namespace burrow::runtime

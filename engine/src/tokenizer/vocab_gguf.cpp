@@ -11,20 +11,7 @@ namespace {
 
 bool isIntegerType(gguf::ValueType t)
 {
-    using gguf::ValueType;
-    switch (t) {
-    case ValueType::VALUE_TYPE_U8:
-    case ValueType::VALUE_TYPE_I8:
-    case ValueType::VALUE_TYPE_U16:
-    case ValueType::VALUE_TYPE_I16:
-    case ValueType::VALUE_TYPE_U32:
-    case ValueType::VALUE_TYPE_I32:
-    case ValueType::VALUE_TYPE_U64:
-    case ValueType::VALUE_TYPE_I64:
-        return true;
-    default:
-        return false;
-    }
+    return gguf::isIntegerValueType(t);
 }
 
 bool isSignedType(gguf::ValueType t)

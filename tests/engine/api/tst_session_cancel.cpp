@@ -83,7 +83,9 @@ struct CancelRun {
 
 // generate(prompt) on `session`; another thread cancels `token` once the
 // prompt progress reaches `cancelAfterDone` tokens (0: as soon as the first
-// chunk starts), after `delayMs` more.
+// chunk starts), after `delayMs` more. However slow that thread is to run,
+// the cancel lands inside the next chunk or, at the latest, at the chunk
+// boundary after it: the progress report there waits for it.
 CancelRun cancelDuringPrompt(Session &session, const std::vector<Token> &prompt, int cancelAfterDone, int delayMs)
 {
     CancelRun run;
@@ -91,7 +93,7 @@ CancelRun cancelDuringPrompt(Session &session, const std::vector<Token> &prompt,
     GenerateOptions go;
     go.maxTokens = 4;
     go.cancel = token;
-    Latch reached;
+    Latch reached, issued;
     std::atomic<bool> signalled{false};
     Clock::time_point cancelledAt;
     std::thread canceller([&] {
@@ -100,9 +102,12 @@ CancelRun cancelDuringPrompt(Session &session, const std::vector<Token> &prompt,
             std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
         cancelledAt = Clock::now();
         token->cancel();
+        issued.open();
     });
     run.status = session.generate(prompt, greedy(), go, {}, &run.result, [&](int32_t done, int32_t) {
         ++run.progressCalls;
+        if (done > cancelAfterDone && signalled.load())
+            issued.wait();
         if (done >= cancelAfterDone && !signalled.exchange(true))
             reached.open();
     });
@@ -177,7 +182,7 @@ private slots:
         QVERIFY(m);
         const auto impl = std::dynamic_pointer_cast<const api::ModelImpl>(m);
         QVERIFY(impl);
-        auto cache = runtime::KvCache::create(impl->config(), 256);
+        auto cache = runtime::KvCache::create(impl->config(), 256, 64);
         QVERIFY(cache);
         runtime::ThreadPool pool(2);
         auto forward = runtime::Forward::create(impl->config(), impl->weights(), *cache.value(), pool, 64);
@@ -309,30 +314,36 @@ private slots:
     }
 
     // A token cancelled during generation (from another thread) stops it
-    // between tokens; the reply so far is kept.
+    // between tokens; the reply so far is kept. (A scripted model whose
+    // reply a b c a b c ... never ends by itself.)
     void cancelDuringReply()
     {
-        auto m = tiny();
-        QVERIFY(m);
-        auto s = newSession(m);
+        const std::string path = m_dir.filePath(QStringLiteral("cycle.gguf")).toStdString();
+        QVERIFY(test::writeTinyModel(test::scriptedSpec({{5, 6}, {6, 7}, {7, 5}}), path));
+        auto m = Model::load(path);
+        QVERIFY2(m, m.message().c_str());
+        auto s = newSession(m.value(), 64);
         QVERIFY(s);
         auto token = std::make_shared<CancelToken>();
         GenerateOptions go;
-        go.maxTokens = 100000;
+        go.maxTokens = 100000;   // only the cancel ends it (the context shifts when full)
         go.cancel = token;
         std::atomic<int> pieces{0};
+        std::atomic<bool> finished{false};
         GenerateResult r;
         Status st;
         std::thread worker([&] {
-            st = s->generate(tinyPrompt(20, 5), greedy(), go, [&](std::string_view) { ++pieces; return true; }, &r);
+            st = s->generate({1, 5}, greedy(), go, [&](std::string_view) { ++pieces; return true; }, &r);
+            finished = true;
         });
-        while (pieces.load() < 3)
+        while (pieces.load() < 3 && !finished.load())
             std::this_thread::yield();
         token->cancel();
         worker.join();
         QVERIFY2(st, st.message().c_str());
         QVERIFY(r.stopReason == StopReason::STOP_REASON_CANCELLED);
         QVERIFY(r.timings.generatedTokens >= 3);
+        QVERIFY(r.text.rfind("bca", 0) == 0);
     }
 
     // The bench model, 2 threads, a 2,000-token prompt: the time from cancel

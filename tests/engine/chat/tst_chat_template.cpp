@@ -1,8 +1,11 @@
-// Chat templates end to end: every case of ../shared/templates/cases.json
-// renders byte for byte (or raises the expected error), the built-in fallback
+// Chat templates end to end: every case of ../shared/templates/cases.json and
+// ../shared/templates-2026/cases.json (with their template kwargs and the
+// extra message fields: reasoning_content, thinking, ...) renders byte for
+// byte (or raises the expected error), the built-in fallback
 // formats render like the reference templates of the same family, fallback
 // detection and stop strings on the models and vocabularies in ../shared and
 // on files written here, and `burrow-cli template` as a process.
+#include "burrow/engine.h"
 #include "chat/chat_format.h"
 #include "chat/chat_gguf.h"
 #include "chat/chat_template.h"
@@ -10,13 +13,18 @@
 #include "gguf/gguf_writer.h"
 #include "cli_process.h"
 #include "test_support.h"
+#include "tiny_model.h"
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <functional>
+#include <map>
 
 using namespace burrow;
 using namespace burrow::chat;
@@ -35,14 +43,43 @@ QByteArray readAll(const QString &path)
 
 std::string toStd(const QByteArray &b) { return std::string(b.constData(), size_t(b.size())); }
 
-// cases.json, parsed once with our reader (it keeps object order).
-const json::JsonValue &cases()
+std::string str(const json::JsonValue &o, const char *key);
+
+// The folders of ../shared with a cases.json and the templates it names.
+const char *const kCaseSets[] = {"templates", "templates-2026"};
+
+// <set>/cases.json, parsed once with our reader (it keeps object order).
+const json::JsonValue &cases(const QString &set = QStringLiteral("templates"))
 {
-    static json::JsonValue doc = [] {
-        auto r = json::parseJson(toStd(readAll(test::sharedPath("templates/cases.json"))), "cases.json");
-        return r ? *r : json::JsonValue{};
-    }();
-    return doc;
+    static std::map<QString, json::JsonValue> docs;
+    auto it = docs.find(set);
+    if (it == docs.end()) {
+        auto r = json::parseJson(toStd(readAll(test::sharedPath(set + "/cases.json"))), toStd(set.toUtf8()) + "/cases.json");
+        it = docs.emplace(set, r ? *r : json::JsonValue{}).first;
+    }
+    return it->second;
+}
+
+// Rows (set, index) for every case of every set present; `keep` filters.
+void caseRows(const std::function<bool(const json::JsonValue &)> &keep = {})
+{
+    QTest::addColumn<QString>("set");
+    QTest::addColumn<int>("index");
+    for (const char *folder : kCaseSets) {
+        const QString set = QString::fromLatin1(folder);
+        const auto *list = cases(set).find("cases");
+        if (!list)
+            continue;
+        for (size_t i = 0; i < list->array.size(); ++i) {
+            const auto &c = list->array[i];
+            if (keep && !keep(c))
+                continue;
+            std::string name = toStd(set.toUtf8()) + "/" + str(c, "template") + " / " + str(c, "conversation");
+            if (const auto *kw = c.find("kwargs"); kw && kw->isObject())
+                name += " " + json::toJsonString(*kw);
+            QTest::newRow(qPrintable(QString::fromStdString(name) + QStringLiteral(" #%1").arg(i))) << set << int(i);
+        }
+    }
 }
 
 std::string str(const json::JsonValue &o, const char *key)
@@ -51,12 +88,19 @@ std::string str(const json::JsonValue &o, const char *key)
     return v && v->isString() ? v->string : std::string();
 }
 
-ChatTemplateInputs inputsFor(const json::JsonValue &c)
+ChatTemplateInputs inputsFor(const json::JsonValue &c, const QString &set = QStringLiteral("templates"))
 {
     ChatTemplateInputs in;
     in.addGenerationPrompt = c.find("add_generation_prompt") && c.find("add_generation_prompt")->boolean;
     in.specialTokens = {{"bos_token", str(c, "bos_token")}, {"eos_token", str(c, "eos_token")}};
     in.render.clock = [] { return kJul26; };
+    // The 2026 fixtures were rendered with a stub: "26 Jul 2024" whatever the
+    // format (gpt-oss asks for "%Y-%m-%d"). The first set's templates ask for
+    // "%d %b %Y", so the real formatting is checked there.
+    if (set == QStringLiteral("templates-2026"))
+        in.render.fixedStrftime = "26 Jul 2024";
+    if (const auto *kwargs = c.find("kwargs"))
+        in.extraContext = *kwargs;   // enable_thinking, reasoning_effort
     return in;
 }
 
@@ -85,6 +129,50 @@ VocabLookup vocabOf(QStringList tokens)
 using test::ProcessResult;
 using test::runCli;
 
+// A fixture message as the API's ChatMessage: reasoning from
+// reasoning_content or thinking, every other field (but role and content)
+// as extraJson.
+burrow::ChatMessage apiMessage(const json::JsonValue &m)
+{
+    burrow::ChatMessage out;
+    json::JsonValue extra;
+    extra.type = json::JsonType::JSON_TYPE_OBJECT;
+    for (const auto &[k, v] : m.object) {
+        if (k == "role" && v.isString())
+            out.role = v.string;
+        else if (k == "content" && v.isString())
+            out.content = v.string;
+        else if ((k == "reasoning_content" || k == "thinking") && v.isString() && out.reasoning.empty())
+            out.reasoning = v.string;
+        else
+            extra.object.emplace_back(k, v);
+    }
+    if (!extra.object.empty())
+        out.extraJson = json::toJsonString(extra);
+    return out;
+}
+
+// A loadable tiny model (random weights, 16-token vocabulary) whose
+// tokenizer.chat_template is `templateText`, written into `dir`.
+std::shared_ptr<Model> tinyModelWithTemplate(const QTemporaryDir &dir, const QString &name, const std::string &templateText)
+{
+    test::TinySpec spec;
+    spec.extraKeys = [templateText](gguf::GgufWriter &w) { w.addString("tokenizer.chat_template", templateText); };
+    const auto bytes = test::buildTinyModel(spec);
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return nullptr;
+    f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+    f.close();
+    auto m = Model::load(path.toStdString());
+    if (!m) {
+        qWarning("%s", m.message().c_str());
+        return nullptr;
+    }
+    return m.value();
+}
+
 } // namespace
 
 class TestChatTemplate : public QObject {
@@ -107,6 +195,13 @@ private slots:
     void sharedModels();
     void writtenModels();
     void messageValidation();
+    void messageFields();
+    void kwargsOptions();
+    void reasoningFacts_data();
+    void reasoningFacts();
+    void apiRendersMessageFields_data();
+    void apiRendersMessageFields();
+    void apiHarmonyFormat();
     void truncatedTemplates();
     void cliRendersCases_data();
     void cliRendersCases();
@@ -120,24 +215,23 @@ private:
 
 void TestChatTemplate::referenceCases_data()
 {
-    QTest::addColumn<int>("index");
-    if (!test::sharedAvailable() || !cases().find("cases"))
-        return;
-    const auto &list = cases().find("cases")->array;
-    for (size_t i = 0; i < list.size(); ++i)
-        QTest::newRow(qPrintable(QString::fromStdString(str(list[i], "template") + " / " + str(list[i], "conversation"))))
-            << int(i);
+    caseRows();
+    if (!test::sharedAvailable())
+        QTest::newRow("no-shared") << QString() << -1;
 }
 
 void TestChatTemplate::referenceCases()
 {
-    BURROW_REQUIRE_SHARED("templates/cases.json");
+    QFETCH(QString, set);
     QFETCH(int, index);
-    const auto &c = cases().find("cases")->array[size_t(index)];
-    const QString file = test::sharedPath("templates/" + QString::fromStdString(str(c, "template")));
-    auto t = ChatTemplate::parse(toStd(readAll(file)));
+    if (index < 0)
+        BURROW_REQUIRE_SHARED("templates/cases.json");
+    const auto &c = cases(set).find("cases")->array[size_t(index)];
+    const QString relative = set + "/" + QString::fromStdString(str(c, "template"));
+    BURROW_REQUIRE_SHARED(relative);   // a case may name a template the folder lacks
+    auto t = ChatTemplate::parse(toStd(readAll(test::sharedPath(relative))));
     QVERIFY2(t.isOk(), t.message().c_str());
-    auto out = t->apply(*c.find("messages"), inputsFor(c));
+    auto out = t->apply(*c.find("messages"), inputsFor(c, set));
     if (c.find("error")) {
         QVERIFY2(!out.isOk(), "expected an error");
         QVERIFY2(out.message().find(str(c, "error")) != std::string::npos, out.message().c_str());
@@ -218,7 +312,7 @@ void TestChatTemplate::builtinHandwritten()
     QVERIFY(kind);
     auto t = ChatTemplate::parse(builtinTemplateText(*kind));
     QVERIFY2(t.isOk(), t.message().c_str());
-    std::vector<ChatMessage> conv;
+    std::vector<chat::ChatMessage> conv;
     if (withSystem)
         conv.push_back({"system", "Be brief."});
     conv.push_back({"user", "Hi"});
@@ -310,7 +404,7 @@ void TestChatTemplate::chooseFormat()
     QVERIFY2(own.isOk(), own.message().c_str());
     QCOMPARE(own->kind, ChatFormatKind::CHAT_FORMAT_KIND_MODEL);
     QCOMPARE(QString::fromStdString(own->name), QStringLiteral("model"));
-    auto rendered = own->chatTemplate.apply(std::vector<ChatMessage>{{"user", "x"}}, {});
+    auto rendered = own->chatTemplate.apply(std::vector<chat::ChatMessage>{{"user", "x"}}, {});
     QVERIFY(rendered.isOk());
     QCOMPARE(QString::fromStdString(*rendered), QStringLiteral("[user]x"));
     QCOMPARE(own->stopStrings, std::vector<std::string>{"</s>"});
@@ -401,7 +495,7 @@ void TestChatTemplate::sharedModels()
     ChatTemplateInputs in;
     in.addGenerationPrompt = true;
     in.specialTokens = facts->specialTokens;
-    auto out = choice->chatTemplate.apply(std::vector<ChatMessage>{{"user", "Hello"}}, in);
+    auto out = choice->chatTemplate.apply(std::vector<chat::ChatMessage>{{"user", "Hello"}}, in);
     QVERIFY2(out.isOk(), out.message().c_str());
     QVERIFY(out->find("Hello") != std::string::npos);
     if (!facts->specialToken("bos_token").empty() && format == "llama2")
@@ -438,7 +532,7 @@ void TestChatTemplate::writtenModels()
     QCOMPARE(choice->kind, ChatFormatKind::CHAT_FORMAT_KIND_MODEL);
     ChatTemplateInputs in;
     in.specialTokens = facts->specialTokens;
-    auto out = choice->chatTemplate.apply(std::vector<ChatMessage>{{"user", "hi"}}, in);
+    auto out = choice->chatTemplate.apply(std::vector<chat::ChatMessage>{{"user", "hi"}}, in);
     QVERIFY(out.isOk());
     QCOMPARE(QString::fromStdString(*out), QStringLiteral("<B><user>hi<E>"));
 
@@ -454,7 +548,7 @@ void TestChatTemplate::writtenModels()
 void TestChatTemplate::messageValidation()
 {
     const ChatTemplate empty;   // never parsed: an error, not a crash
-    QVERIFY(!empty.apply(std::vector<ChatMessage>{{"user", "x"}}, {}).isOk());
+    QVERIFY(!empty.apply(std::vector<chat::ChatMessage>{{"user", "x"}}, {}).isOk());
 
     auto t = ChatTemplate::parse("{{ messages | length }}");
     QVERIFY(t.isOk());
@@ -476,6 +570,211 @@ void TestChatTemplate::messageValidation()
     r = t2->apply(*extra, {});
     QVERIFY2(r.isOk(), r.message().c_str());
     QCOMPARE(QString::fromStdString(*r), QStringLiteral("calc:{\"b\": 1, \"a\": [true, null]}"));
+}
+
+// The message fields the API carries: reasoning as both reasoning_content and
+// thinking, extra fields as written (they win), order kept; a bad extraJson
+// is refused naming the message.
+void TestChatTemplate::messageFields()
+{
+    std::vector<chat::ChatMessage> msgs = {
+        {"user", "Hi", "", ""},
+        {"assistant", "Hello", "I should greet.", R"({"tool_calls": [{"name": "f"}], "name": "bot"})"},
+        {"assistant", "x", "r", R"({"thinking": "other", "content": null})"},
+    };
+    auto list = messagesToJson(msgs);
+    QVERIFY2(list, list.message().c_str());
+    QCOMPARE(QString::fromStdString(json::toJsonString(*list)),
+             QStringLiteral(R"([{"role":"user","content":"Hi"},)"
+                            R"({"role":"assistant","content":"Hello","reasoning_content":"I should greet.","thinking":"I should greet.","tool_calls":[{"name":"f"}],"name":"bot"},)"
+                            R"({"role":"assistant","content":null,"reasoning_content":"r","thinking":"other"}])"));
+    auto t = ChatTemplate::parse("{% for m in messages %}{{ m.role }}|{{ m.reasoning_content is defined }}|"
+                                 "{{ m.thinking | default('-') }}|{{ m.tool_calls | default([]) | length }};{% endfor %}");
+    QVERIFY(t);
+    auto out = t->apply(msgs, {});
+    QVERIFY2(out, out.message().c_str());
+    QCOMPARE(QString::fromStdString(*out), QStringLiteral("user|False|-|0;assistant|True|I should greet.|1;assistant|True|other|0;"));
+
+    msgs[1].extraJson = "[1, 2]";
+    auto bad = messagesToJson(msgs);
+    QVERIFY(!bad);
+    QVERIFY2(bad.message().find("messages[1]") != std::string::npos && bad.message().find("object") != std::string::npos,
+             bad.message().c_str());
+    msgs[1].extraJson = "{\"a\": ";
+    bad = messagesToJson(msgs);
+    QVERIFY(!bad);
+    QVERIFY2(bad.message().find("messages[1]") != std::string::npos, bad.message().c_str());
+}
+
+// Template kwargs: a JSON object, the typed shortcuts on top, the
+// conversation's own variables refused; kwargs win over special tokens.
+void TestChatTemplate::kwargsOptions()
+{
+    auto k = templateKwargs(R"({"enable_thinking": true, "tools": [], "reasoning_effort": "low"})", false, "high");
+    QVERIFY2(k, k.message().c_str());
+    QCOMPARE(QString::fromStdString(json::toJsonString(*k)),
+             QStringLiteral(R"({"enable_thinking":false,"tools":[],"reasoning_effort":"high"})"));
+    k = templateKwargs("", std::nullopt, "");
+    QVERIFY(k);
+    QVERIFY(k->isObject() && k->object.empty());
+    k = templateKwargs("", true, "medium");
+    QVERIFY(k);
+    QCOMPARE(QString::fromStdString(json::toJsonString(*k)), QStringLiteral(R"({"enable_thinking":true,"reasoning_effort":"medium"})"));
+    for (const char *bad : {"[1]", "3", "{\"a\":", R"({"messages": []})", R"({"add_generation_prompt": true})"}) {
+        auto r = templateKwargs(bad);
+        QVERIFY2(!r, bad);
+        QVERIFY2(r.message().find("template kwargs") != std::string::npos, r.message().c_str());
+    }
+    auto t = ChatTemplate::parse("{{ bos_token }}{{ enable_thinking }}{{ add_generation_prompt }}");
+    QVERIFY(t);
+    ChatTemplateInputs in;
+    in.specialTokens = {{"bos_token", "<s>"}};
+    in.extraContext = *templateKwargs(R"({"bos_token": "<B>"})", false);
+    auto out = t->apply(std::vector<chat::ChatMessage>{{"user", "x", "", ""}}, in);
+    QVERIFY2(out, out.message().c_str());
+    QCOMPARE(QString::fromStdString(*out), QStringLiteral("<B>FalseFalse"));
+}
+
+void TestChatTemplate::reasoningFacts_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("syntax");
+    QTest::addColumn<bool>("enableThinking");
+    QTest::addColumn<bool>("reasoningEffort");
+    const int NONE = int(ReasoningSyntax::REASONING_SYNTAX_NONE);
+    const int THINK = int(ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS);
+    const int HARMONY = int(ReasoningSyntax::REASONING_SYNTAX_HARMONY);
+    QTest::newRow("qwen3") << "templates-2026/Qwen-Qwen3.jinja" << THINK << true << false;
+    QTest::newRow("gpt-oss") << "templates-2026/openai-gpt-oss.jinja" << HARMONY << false << true;
+    QTest::newRow("gemma3") << "templates-2026/google-gemma-3.jinja" << NONE << false << false;
+    QTest::newRow("deepseek-v3") << "templates-2026/deepseek-v3.jinja" << NONE << false << false;
+    QTest::newRow("llama3") << "templates-2026/meta-llama-3-8b-instruct.jinja" << NONE << false << false;
+    QTest::newRow("r1-distill-qwen") << "templates/deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja" << THINK << false << false;
+    QTest::newRow("qwen2.5") << "templates/Qwen-Qwen2.5-7B-Instruct.jinja" << NONE << false << false;
+}
+
+// What a format tells the app about reasoning: the syntax from the template
+// text, and whether it reads enable_thinking / reasoning_effort (from the
+// parsed tree); built-in fallbacks say none. Harmony's stop strings never
+// hold <|end|> (it only ends a channel).
+void TestChatTemplate::reasoningFacts()
+{
+    QFETCH(QString, file);
+    QFETCH(int, syntax);
+    QFETCH(bool, enableThinking);
+    QFETCH(bool, reasoningEffort);
+    BURROW_REQUIRE_SHARED(file);
+    ChatFormatInputs in;
+    in.templateText = toStd(readAll(test::sharedPath(file)));
+    in.eosText = "<|return|>";
+    auto choice = chooseChatFormat(in);
+    QVERIFY2(choice, choice.message().c_str());
+    QCOMPARE(choice->kind, ChatFormatKind::CHAT_FORMAT_KIND_MODEL);
+    QCOMPARE(int(choice->reasoning), syntax);
+    QCOMPARE(choice->readsEnableThinking, enableThinking);
+    QCOMPARE(choice->readsReasoningEffort, reasoningEffort);
+    QCOMPARE(int(reasoningSyntaxOf(in.templateText)), syntax);
+    const auto &stops = choice->stopStrings;
+    if (syntax == int(ReasoningSyntax::REASONING_SYNTAX_HARMONY)) {
+        QVERIFY(std::find(stops.begin(), stops.end(), "<|end|>") == stops.end());
+        QVERIFY(std::find(stops.begin(), stops.end(), "<|return|>") != stops.end());
+        QVERIFY(std::find(stops.begin(), stops.end(), "<|call|>") != stops.end());
+    }
+    // A built-in format forced on the same inputs knows nothing of reasoning.
+    in.forced = ChatFormatKind::CHAT_FORMAT_KIND_CHATML;
+    auto builtin = chooseChatFormat(in);
+    QVERIFY(builtin);
+    QCOMPARE(builtin->reasoning, ReasoningSyntax::REASONING_SYNTAX_NONE);
+    QVERIFY(!builtin->readsEnableThinking && !builtin->readsReasoningEffort);
+}
+
+void TestChatTemplate::apiRendersMessageFields_data()
+{
+    QTest::addColumn<int>("index");
+    QTest::addColumn<bool>("typed");   // enable_thinking through RenderOptions::enableThinking, else kwargsJson
+    if (!test::sharedAvailable() || !cases("templates-2026").find("cases"))
+        return;
+    const auto &list = cases("templates-2026").find("cases")->array;
+    for (size_t i = 0; i < list.size(); ++i) {
+        if (str(list[i], "template") != "Qwen-Qwen3.jinja")
+            continue;   // the others write the date or the fixture's bos/eos texts
+        const QString name = QString::fromStdString(str(list[i], "conversation")) + QStringLiteral(" #%1").arg(i);
+        QTest::newRow(qPrintable(name + " kwargsJson")) << int(i) << false;
+        QTest::newRow(qPrintable(name + " typed")) << int(i) << true;
+    }
+}
+
+// burrow::renderChat on a model carrying the Qwen3 template: the message
+// fields (reasoning, extraJson) and the kwargs reach the template, and the
+// render is the fixture's, byte for byte.
+void TestChatTemplate::apiRendersMessageFields()
+{
+    BURROW_REQUIRE_SHARED("templates-2026/Qwen-Qwen3.jinja");
+    QFETCH(int, index);
+    QFETCH(bool, typed);
+    const auto &c = cases("templates-2026").find("cases")->array[size_t(index)];
+    auto model = tinyModelWithTemplate(m_dir, QStringLiteral("qwen3-template.gguf"),
+                                       toStd(readAll(test::sharedPath("templates-2026/Qwen-Qwen3.jinja"))));
+    QVERIFY(model);
+    std::vector<burrow::ChatMessage> msgs;
+    for (const auto &m : c.find("messages")->array)
+        msgs.push_back(apiMessage(m));
+    RenderOptions options;
+    options.addGenerationPrompt = c.find("add_generation_prompt")->boolean;
+    if (const auto *kwargs = c.find("kwargs")) {
+        if (typed) {
+            if (const auto *e = kwargs->find("enable_thinking"))
+                options.enableThinking = e->boolean;
+        } else {
+            options.kwargsJson = json::toJsonString(*kwargs);
+        }
+    }
+    ChatFormat used;
+    auto out = renderChat(*model, msgs, options, &used);
+    QVERIFY2(out, out.message().c_str());
+    QCOMPARE(QString::fromStdString(*out), QString::fromStdString(str(c, "expected")));
+    QCOMPARE(used.reasoning, ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS);
+    QVERIFY(used.readsEnableThinking);
+    QVERIFY(!used.readsReasoningEffort);
+    auto described = chatFormatFor(*model, "auto");
+    QVERIFY(described);
+    QCOMPARE(described->reasoning, ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS);
+    // A bad kwargs text is refused, not ignored.
+    options.kwargsJson = "[true]";
+    QVERIFY(!renderChat(*model, msgs, options));
+}
+
+// The gpt-oss template through the API: reasoning_effort and thinking reach
+// it; the format is harmony and its stop strings spare <|end|>.
+void TestChatTemplate::apiHarmonyFormat()
+{
+    BURROW_REQUIRE_SHARED("templates-2026/openai-gpt-oss.jinja");
+    auto model = tinyModelWithTemplate(m_dir, QStringLiteral("gpt-oss-template.gguf"),
+                                       toStd(readAll(test::sharedPath("templates-2026/openai-gpt-oss.jinja"))));
+    QVERIFY(model);
+    auto format = chatFormatFor(*model, "auto");
+    QVERIFY2(format, format.message().c_str());
+    QCOMPARE(format->reasoning, ReasoningSyntax::REASONING_SYNTAX_HARMONY);
+    QVERIFY(format->readsReasoningEffort);
+    QVERIFY(!format->readsEnableThinking);
+    QVERIFY(std::find(format->stopStrings.begin(), format->stopStrings.end(), "<|end|>") == format->stopStrings.end());
+    RenderOptions options;
+    options.addGenerationPrompt = true;
+    options.reasoningEffort = "high";
+    const std::vector<burrow::ChatMessage> msgs = {
+        {"user", "What is 2+2?", "", ""},
+        {"assistant", "4.", "Simple sum.", ""},
+        {"user", "Thanks", "", ""},
+    };
+    auto out = renderChat(*model, msgs, options);
+    QVERIFY2(out, out.message().c_str());
+    QVERIFY2(out->find("Reasoning: high") != std::string::npos, out->c_str());
+    // The last turn is a user's: the earlier final is kept, its analysis dropped.
+    QVERIFY2(out->find("<|channel|>final<|message|>4.<|end|>") != std::string::npos, out->c_str());
+    QVERIFY2(out->find("Simple sum.") == std::string::npos, out->c_str());
+    const std::string prompt = "<|start|>assistant";
+    QVERIFY2(out->size() >= prompt.size() && out->compare(out->size() - prompt.size(), prompt.size(), prompt) == 0,
+             out->c_str());
 }
 
 // Every prefix (in steps) of every reference template either fails with a
@@ -511,33 +810,42 @@ void TestChatTemplate::truncatedTemplates()
 
 void TestChatTemplate::cliRendersCases_data()
 {
-    QTest::addColumn<int>("index");
-    if (!test::sharedAvailable() || !cases().find("cases"))
-        return;
-    const auto &list = cases().find("cases")->array;
-    for (size_t i = 0; i < list.size(); ++i) {
-        const std::string conv = str(list[i], "conversation");
-        if (conv == "unicode" || conv == "closed_history")   // a sample: every template, two conversations
-            QTest::newRow(qPrintable(QString::fromStdString(str(list[i], "template") + " / " + conv))) << int(i);
-    }
+    // A sample: every template with two conversations, and every case with
+    // kwargs or reasoning fields (the 2026 set).
+    caseRows([](const json::JsonValue &c) {
+        const std::string conv = str(c, "conversation");
+        return conv == "unicode" || conv == "closed_history" || c.find("kwargs");
+    });
+    if (!test::sharedAvailable())
+        QTest::newRow("no-shared") << QString() << -1;
 }
 
+// The CLI as a process: the messages file keeps every field a message carries
+// (reasoning_content, thinking), --kwargs passes the template variables.
 void TestChatTemplate::cliRendersCases()
 {
-    BURROW_REQUIRE_SHARED("templates/cases.json");
+    QFETCH(QString, set);
     QFETCH(int, index);
-    const auto &c = cases().find("cases")->array[size_t(index)];
-    const QString messagesFile = m_dir.filePath(QStringLiteral("messages-%1.json").arg(index));
+    if (index < 0)
+        BURROW_REQUIRE_SHARED("templates/cases.json");
+    const auto &c = cases(set).find("cases")->array[size_t(index)];
+    const QString relative = set + "/" + QString::fromStdString(str(c, "template"));
+    BURROW_REQUIRE_SHARED(relative);
+    const QString messagesFile = m_dir.filePath(QStringLiteral("messages-%1-%2.json").arg(set).arg(index));
     {
         QFile f(messagesFile);
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(QByteArray::fromStdString(json::toJsonString(*c.find("messages"))));
     }
-    QStringList args{"template", "--template", test::sharedPath("templates/" + QString::fromStdString(str(c, "template"))),
+    QStringList args{"template", "--template", test::sharedPath(relative),
                      "--messages", messagesFile, "--bos", QString::fromStdString(str(c, "bos_token")),
                      "--eos", QString::fromStdString(str(c, "eos_token")), "--now", QString::number(kJul26)};
     if (c.find("add_generation_prompt")->boolean)
         args << "--add-generation-prompt";
+    if (const auto *kwargs = c.find("kwargs"))
+        args << "--kwargs" << QString::fromStdString(json::toJsonString(*kwargs));
+    if (set == QStringLiteral("templates-2026"))
+        args << "--strftime-now" << QStringLiteral("26 Jul 2024");
     const ProcessResult r = runCli(args);
     if (c.find("error")) {
         QCOMPARE(r.exitCode, 1);
@@ -589,6 +897,17 @@ void TestChatTemplate::cliErrors()
     QCOMPARE(runCli({"template", "--format", "chatml", "--messages", m_dir.filePath("missing.json")}).exitCode, 1);
     QCOMPARE(runCli({"template", "-m", m_dir.filePath("missing.gguf"), "--messages", messagesFile}).exitCode, 1);
     QCOMPARE(runCli({"template", "--help"}).exitCode, 0);
+    // --kwargs: a JSON object; its variables reach the template.
+    r = runCli({"template", "--format", "chatml", "--messages", messagesFile, "--kwargs", "[1]"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("--kwargs: template kwargs: expected a JSON object"), r.err.constData());
+    QCOMPARE(runCli({"template", "--format", "chatml", "--messages", messagesFile, "--kwargs"}).exitCode, 2);
+    r = runCli({"template", "--template", writeTemplate("kw.jinja", "{{ enable_thinking }}/{{ reasoning_effort }}/{{ strftime_now('%Y') }}"),
+                "--messages", messagesFile, "--kwargs", R"({"enable_thinking": false, "reasoning_effort": "low"})",
+                "--strftime-now", "today", "--show-format"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, QByteArray("False/low/today"));
+    QVERIFY2(r.err.contains("reasoning: none; reads: enable_thinking, reasoning_effort"), r.err.constData());
 }
 
 void TestChatTemplate::cliModel()
@@ -618,6 +937,19 @@ void TestChatTemplate::cliModel()
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(r.out, QByteArray("<|im_start|>user\nHi<|im_end|>\n"));
     QVERIFY2(r.err.contains("format: chatml"), r.err.constData());
+    QVERIFY2(r.err.contains("reasoning: none"), r.err.constData());
+    // A 2026 vocabulary file with its template: what --show-format says about reasoning.
+    BURROW_REQUIRE_SHARED("tokenizer-2026/ggml-vocab-qwen3.gguf");
+    r = runCli({"template", "-m", test::sharedPath("tokenizer-2026/ggml-vocab-qwen3.gguf"), "--messages", messagesFile,
+                "--add-generation-prompt", "--kwargs", R"({"enable_thinking": false})", "--show-format"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, QByteArray("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"));
+    QVERIFY2(r.err.contains("reasoning: think-tags; reads: enable_thinking"), r.err.constData());
+    r = runCli({"template", "-m", test::sharedPath("tokenizer-2026/ggml-vocab-gpt-oss.gguf"), "--messages", messagesFile,
+                "--add-generation-prompt", "--show-format"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("reasoning: harmony; reads: reasoning_effort"), r.err.constData());
+    QVERIFY2(!r.err.contains("\"<|end|>\""), r.err.constData());   // not a stop string
 }
 
 // `burrow-cli chat`: the conversation is re-rendered each turn and the KV

@@ -47,6 +47,8 @@ private slots:
     void limits();
     void nesting();
     void templateOptions();
+    void referencedNames();
+    void fixedStrftime();
     void json_data();
     void json();
     void jsonErrors_data();
@@ -435,6 +437,45 @@ void TestJinja::templateOptions()
     auto bad = Template::parse("{{ x", o);
     QVERIFY(!bad.isOk());
     QVERIFY2(bad.message().rfind("t.jinja:1:1:", 0) == 0, bad.message().c_str());
+}
+
+// The names a template reads, found at parse time: in every kind of
+// expression and statement; assignment targets are not reads.
+void TestJinja::referencedNames()
+{
+    auto t = Template::parse("{% set x = 1 %}{% if enable_thinking is defined and enable_thinking is false %}a{% endif %}"
+                             "{% for m in messages if m.role != skip %}{{ m.content | replace(old, 'n') }}{% endfor %}"
+                             "{% macro f(p=default_p) %}{{ p ~ inner }}{% endmacro %}{{ f() if cond else [reasoning_effort] }}"
+                             "{% set ns = namespace(v=start) %}{% set ns.v = ns.v + 1 %}{{ {'k': dict_value}['k'] }}"
+                             "{% filter upper %}{{ filtered }}{% endfilter %}");
+    QVERIFY2(t, t.message().c_str());
+    const std::vector<std::string> expected = {"cond", "default_p", "dict_value", "enable_thinking", "f", "filtered",
+                                               "inner", "m", "messages", "namespace", "ns", "old", "p", "reasoning_effort",
+                                               "skip", "start"};
+    QCOMPARE(t->referencedNames(), expected);
+    QVERIFY(t->readsName("enable_thinking"));
+    QVERIFY(t->readsName("reasoning_effort"));
+    QVERIFY(!t->readsName("x"));        // only assigned
+    QVERIFY(!t->readsName("upper"));    // a filter, not a variable
+    QVERIFY(!t->readsName("role"));     // an attribute
+    QVERIFY(Template().referencedNames().empty());
+    QVERIFY(!Template().readsName("messages"));
+}
+
+// RenderOptions::fixedStrftime: strftime_now() returns the text whatever
+// the format (the stub Hugging Face fixtures use); unset, the clock counts.
+void TestJinja::fixedStrftime()
+{
+    RenderOptions options;
+    options.clock = [] { return std::time_t(1721995200); };
+    auto real = renderWith("{{ strftime_now('%Y-%m-%d') }}|{{ strftime_now('%d %b %Y') }}", "", options);
+    QVERIFY2(real, real.message().c_str());
+    QCOMPARE(QString::fromStdString(*real), QStringLiteral("2024-07-26|26 Jul 2024"));
+    options.fixedStrftime = "26 Jul 2024";
+    auto fixed = renderWith("{{ strftime_now('%Y-%m-%d') }}|{{ strftime_now('%d %b %Y') }}", "", options);
+    QVERIFY2(fixed, fixed.message().c_str());
+    QCOMPARE(QString::fromStdString(*fixed), QStringLiteral("26 Jul 2024|26 Jul 2024"));
+    QVERIFY(!renderWith("{{ strftime_now(3) }}", "", options));   // the format is still checked
 }
 
 void TestJinja::json_data()

@@ -1,4 +1,4 @@
-// The prompt GEMM for Q8_0/Q4_0 weights (runtime/gemm_q32.h) against the
+// The prompt GEMM for Q8_0/Q4_0 weights (ops/gemm_q32.h) against the
 // trait table's vecDot on random rows: row counts and token counts that do
 // and do not fill the 4 x 4 register tiles, an odd number of blocks, a row
 // range that starts inside the matrix, and the paths without a kernel.

@@ -71,6 +71,18 @@ double bf16Value(uint16_t b)
 
 int randInt(Rng &rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
 
+// The value of a 4-bit E2M1 code (OCP microscaling spec): sign bit 3,
+// exponent bits 2-1 (bias 1), mantissa bit 0; exponent 0 is subnormal (0, 0.5).
+double e2m1Value(int q)
+{
+    const int exp = (q >> 1) & 3, man = q & 1;
+    const double mag = exp == 0 ? 0.5 * man : (1.0 + 0.5 * man) * std::ldexp(1.0, exp - 1);
+    return (q & 8) ? -mag : mag;
+}
+
+// An MXFP4 element: E2M1(q) * 2^(e - 127) (E8M0 scale; e = 255 not special).
+double mxfp4Value(int e, int q) { return e2m1Value(q) * std::ldexp(1.0, e - 127); }
+
 // A block scale: +-2^-k * (1 + j/8), exactly a half.
 double randScale(Rng &rng, int kLo = 4, int kHi = 9)
 {
@@ -126,6 +138,17 @@ Encoded encodeRandom(GgmlType type, int64_t nBlocks, Rng &rng)
                 const int q = randInt(rng, 0, 15);
                 p[2 + j % 16] |= static_cast<uint8_t>(j < 16 ? q : q << 4);
                 v[j] = type == GgmlType::GGML_TYPE_Q4_0 ? d * (q - 8) : d * kValuesIq4nl[q];
+            }
+            break;
+        }
+        case GgmlType::GGML_TYPE_MXFP4: {
+            // e | qs[16], nibble order as Q4_0
+            const int e = randInt(rng, 118, 133);
+            p[0] = static_cast<uint8_t>(e);
+            for (int j = 0; j < 32; ++j) {
+                const int q = randInt(rng, 0, 15);
+                p[1 + j % 16] |= static_cast<uint8_t>(j < 16 ? q : q << 4);
+                v[j] = mxfp4Value(e, q);
             }
             break;
         }
@@ -342,7 +365,7 @@ const GgmlType kWeightTypes[] = {
     GgmlType::GGML_TYPE_F32,  GgmlType::GGML_TYPE_F16,  GgmlType::GGML_TYPE_BF16,   GgmlType::GGML_TYPE_Q4_0,
     GgmlType::GGML_TYPE_Q4_1, GgmlType::GGML_TYPE_Q5_0, GgmlType::GGML_TYPE_Q5_1,   GgmlType::GGML_TYPE_Q8_0,
     GgmlType::GGML_TYPE_Q2_K, GgmlType::GGML_TYPE_Q3_K, GgmlType::GGML_TYPE_Q4_K,   GgmlType::GGML_TYPE_Q5_K,
-    GgmlType::GGML_TYPE_Q6_K, GgmlType::GGML_TYPE_IQ4_NL, GgmlType::GGML_TYPE_IQ4_XS,
+    GgmlType::GGML_TYPE_Q6_K, GgmlType::GGML_TYPE_IQ4_NL, GgmlType::GGML_TYPE_IQ4_XS, GgmlType::GGML_TYPE_MXFP4,
 };
 
 void addTypeRows(const GgmlType *types, size_t count)
@@ -410,7 +433,7 @@ private slots:
         case GgmlType::GGML_TYPE_F32: case GgmlType::GGML_TYPE_F16: case GgmlType::GGML_TYPE_BF16:
             partner = type; break;
         case GgmlType::GGML_TYPE_Q4_0: case GgmlType::GGML_TYPE_Q5_0: case GgmlType::GGML_TYPE_Q8_0:
-        case GgmlType::GGML_TYPE_IQ4_NL:
+        case GgmlType::GGML_TYPE_IQ4_NL: case GgmlType::GGML_TYPE_MXFP4:
             partner = GgmlType::GGML_TYPE_Q8_0; break;
         case GgmlType::GGML_TYPE_Q4_1: case GgmlType::GGML_TYPE_Q5_1:
             partner = GgmlType::GGML_TYPE_Q8_1; break;
@@ -722,6 +745,7 @@ private slots:
         QTest::newRow("Q4_K") << GgmlType::GGML_TYPE_Q4_K << 0.12;
         QTest::newRow("Q5_K") << GgmlType::GGML_TYPE_Q5_K << 0.06;
         QTest::newRow("Q6_K") << GgmlType::GGML_TYPE_Q6_K << 0.03;
+        QTest::newRow("MXFP4") << GgmlType::GGML_TYPE_MXFP4 << 0.17;
     }
     void roundTrip()
     {
@@ -865,6 +889,255 @@ private slots:
                 }
             }
         }
+    }
+
+    // MXFP4 scales at the ends of E8M0 and every code: x = E2M1(q) * 2^(e - 127),
+    // worked out here from the two formats' definitions. e = 0 and 1 are
+    // float subnormals (2^-128, 2^-127 for the halved scale), e = 255 is 2^128
+    // (code 6 and 12 then overflow to infinity, as in the reference); code 8,
+    // E2M1's -0, decodes to +0 (the reference's table holds 0).
+    void mxfp4ScaleEdges_data()
+    {
+        QTest::addColumn<int>("e");
+        for (int e : {0, 1, 2, 3, 100, 126, 127, 128, 129, 200, 253, 254, 255})
+            QTest::addRow("e=%d", e) << e;
+    }
+    void mxfp4ScaleEdges()
+    {
+        QFETCH(int, e);
+        BlockMXFP4 b[2] = {};
+        for (int blk = 0; blk < 2; ++blk) {
+            b[blk].e = static_cast<uint8_t>(e);
+            for (int j = 0; j < 16; ++j)   // block 0: codes 0..15 in the low nibbles, 15..0 in the high ones
+                b[blk].qs[j] = static_cast<uint8_t>(blk == 0 ? (j | ((15 - j) << 4)) : ((j / 2) | ((8 + j / 2) << 4)));
+        }
+        float out[64];
+        typeTraits(GgmlType::GGML_TYPE_MXFP4)->dequantize(b, out, 64);
+        for (int i = 0; i < 64; ++i) {
+            const int blk = i / 32, j = i % 32;
+            const int byte = b[blk].qs[j % 16], q = j < 16 ? byte & 15 : byte >> 4;
+            const float expected = static_cast<float>(mxfp4Value(e, q));   // overflow: inf, as float math gives
+            QVERIFY2(std::memcmp(&out[i], &expected, 4) == 0 || (q == 8 && out[i] == 0.0f && !std::signbit(out[i])),
+                     qPrintable(QStringLiteral("e %1 code %2: %3, expected %4").arg(e).arg(q).arg(out[i]).arg(expected)));
+            if (q == 8)
+                QVERIFY(!std::signbit(out[i]));
+        }
+        // The dot product's scale: one block of code 2 (value 1) against 32 ones at d = 1.
+        BlockMXFP4 one = {};
+        one.e = static_cast<uint8_t>(e);
+        std::memset(one.qs, 0x22, sizeof one.qs);
+        BlockQ8_0 y = {};
+        y.d = exactHalf(1.0);
+        for (int j = 0; j < 32; ++j)
+            y.qs[j] = 1;
+        PathGuard guard;
+        for (CpuPath path : supportedPaths()) {
+            QVERIFY(setCpuPath(path));
+            float got = NAN;
+            typeTraits(GgmlType::GGML_TYPE_MXFP4)->vecDot(32, &got, &one, &y);
+            // 32 products of 2 (the doubled code) times the halved scale 2^(e - 128)
+            QCOMPARE(got, static_cast<float>(64.0 * std::ldexp(1.0, e - 128)));
+        }
+    }
+
+    // The scalar twin follows the reference's generic float order on a case
+    // small enough to follow by hand: three blocks, sum += (fp16(y.d) *
+    // 2^(e-128)) * (low-half sum + high-half sum).
+    void mxfp4DotFloatOrder()
+    {
+        BlockMXFP4 x[3] = {};
+        BlockQ8_0 y[3] = {};
+        const int es[3] = {125, 131, 119};
+        const double yd[3] = {0.3125, -0.0078125, 1.75};
+        float expected = 0.0f;
+        for (int b = 0; b < 3; ++b) {
+            x[b].e = static_cast<uint8_t>(es[b]);
+            y[b].d = exactHalf(yd[b]);
+            int sum = 0;
+            for (int j = 0; j < 32; ++j) {
+                const int q = (7 * j + 3 * b) % 16;
+                x[b].qs[j % 16] |= static_cast<uint8_t>(j < 16 ? q : q << 4);
+                y[b].qs[j] = static_cast<int8_t>((j * 37 + b * 11) % 255 - 127);
+                sum += static_cast<int>(std::lround(2 * e2m1Value(q))) * y[b].qs[j];
+            }
+            const float d = static_cast<float>(yd[b]) * static_cast<float>(std::ldexp(1.0, es[b] - 128));
+            expected += d * static_cast<float>(sum);
+        }
+        float got = NAN;
+        generic::vecDotMXFP4Q8_0(96, &got, x, y);
+        QCOMPARE(got, expected);
+    }
+
+    // The AVX2 and AVX-512 kernels keep the float sums where the reference's
+    // x86 kernel keeps them: blocks in pairs, the first of each pair in one
+    // 8-lane accumulator and the second in another (lane l: 4 products,
+    // elements 4l..4l+3, fused multiply-add with the block scale), the two
+    // added lane by lane and reduced as ((v0+v4)+(v2+v6)) + ((v1+v5)+(v3+v7)),
+    // an odd last block added in scalar float. Emulated here step by step.
+    void mxfp4X86FloatOrder()
+    {
+        PathGuard guard;
+        Rng rng(2718);
+        for (int64_t nb : {int64_t(1), int64_t(2), int64_t(3), int64_t(8), int64_t(90), int64_t(91)}) {
+            const int64_t n = nb * 32;
+            const Encoded w = encodeRandom(GgmlType::GGML_TYPE_MXFP4, nb, rng);
+            const Encoded a = encodeActivation(GgmlType::GGML_TYPE_Q8_0, n, rng);
+            const auto *x = reinterpret_cast<const BlockMXFP4 *>(w.bytes.data());
+            const auto *y = reinterpret_cast<const BlockQ8_0 *>(a.bytes.data());
+            auto laneSum = [&](int64_t ib, int l) {
+                int s = 0;
+                for (int j = 4 * l; j < 4 * l + 4; ++j) {
+                    const int byte = x[ib].qs[j % 16], q = j < 16 ? byte & 15 : byte >> 4;
+                    s += static_cast<int>(std::lround(2 * e2m1Value(q))) * y[ib].qs[j];
+                }
+                return s;
+            };
+            auto scale = [&](int64_t ib) {
+                return static_cast<float>(halfValue(y[ib].d)) * static_cast<float>(std::ldexp(1.0, x[ib].e - 128));
+            };
+            float acc1[8] = {}, acc2[8] = {};
+            int64_t ib = 0;
+            for (; ib + 1 < nb; ib += 2)
+                for (int l = 0; l < 8; ++l) {
+                    acc1[l] = std::fma(scale(ib), static_cast<float>(laneSum(ib, l)), acc1[l]);
+                    acc2[l] = std::fma(scale(ib + 1), static_cast<float>(laneSum(ib + 1, l)), acc2[l]);
+                }
+            float v[8];
+            for (int l = 0; l < 8; ++l)
+                v[l] = acc1[l] + acc2[l];
+            float expected = ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+            if (ib < nb) {
+                int s = 0;
+                for (int l = 0; l < 8; ++l)
+                    s += laneSum(ib, l);
+                expected += scale(ib) * static_cast<float>(s);
+            }
+            for (CpuPath path : {CpuPath::CPU_PATH_AVX2, CpuPath::CPU_PATH_AVX512}) {
+                if (!setCpuPath(path))
+                    continue;
+                float got = NAN;
+                typeTraits(GgmlType::GGML_TYPE_MXFP4)->vecDot(n, &got, w.bytes.data(), a.bytes.data());
+                QVERIFY2(std::memcmp(&got, &expected, 4) == 0,
+                         qPrintable(QStringLiteral("%1, %2 blocks: %3, expected %4").arg(cpuPathName(path)).arg(nb)
+                                        .arg(got, 0, 'g', 9).arg(expected, 0, 'g', 9)));
+            }
+        }
+    }
+
+    // The reference quantizer on hand-picked blocks: e = floor(log2(amax)) - 2
+    // + 127, each value to the nearest of the 16 codes times 2^(e - 128), the
+    // first code on a tie (so 0, never code 8's -0).
+    void quantizeMXFP4Exact()
+    {
+        const TypeTraits *t = typeTraits(GgmlType::GGML_TYPE_MXFP4);
+        QVERIFY(t->quantize);
+        float x[32] = {};
+        // amax 6: floor(log2 6) = 2, e = 127, codes step in units of 2^-1
+        const float vals[] = {6.0f, -6.0f, 0.25f, -0.25f, 5.0f, -5.0f, 0.75f, 1.2f, -2.9f, 3.5f, 0.0f, -0.0f};
+        const int codes[] = {7, 15, 0, 0, 6, 14, 1, 2, 13, 5, 0, 0};
+        // 0.25: |0 - .25| = |.5 - .25|, first code wins; 5: between 4 (code 6)
+        // and 6 (code 7), first wins; 0.75 between 0.5 and 1: first wins (code 1);
+        // 1.2 -> 1 (code 2); -2.9 -> -3 (code 13); 3.5 between 3 and 4 -> 3 (code 5)
+        for (size_t i = 0; i < std::size(vals); ++i)
+            x[i] = vals[i];
+        BlockMXFP4 b;
+        t->quantize(x, &b, 32);
+        QCOMPARE(static_cast<int>(b.e), 127);
+        for (size_t i = 0; i < std::size(vals); ++i) {
+            const int q = i < 16 ? b.qs[i] & 15 : b.qs[i - 16] >> 4;
+            QVERIFY2(q == codes[i], qPrintable(QStringLiteral("%1 -> code %2, expected %3").arg(vals[i]).arg(q).arg(codes[i])));
+        }
+        // amax exactly 2^k: floor(log2) = k; amax 8 -> e = 128, 7.99 -> 127
+        for (auto [amax, e] : {std::pair{8.0f, 128}, std::pair{7.99f, 127}, std::pair{0.0078125f, 118}, std::pair{1e30f, 224}}) {
+            float y[32] = {};
+            y[17] = -amax;
+            t->quantize(y, &b, 32);
+            QCOMPARE(static_cast<int>(b.e), e);
+        }
+        // all zero: e = 0 and every code 0
+        float zeros[32] = {};
+        t->quantize(zeros, &b, 32);
+        QCOMPARE(static_cast<int>(b.e), 0);
+        for (uint8_t q : b.qs)
+            QCOMPARE(static_cast<int>(q), 0);
+        // amax below 2^-125: floor(log2) - 2 + 127 < 0 wraps to a byte as the
+        // reference's x86 build does (e = 255 for -1); the codes are then all
+        // 0, an error below 2^-125.
+        float tiny[32] = {};
+        tiny[3] = std::ldexp(1.0f, -126);
+        t->quantize(tiny, &b, 32);
+        QCOMPARE(static_cast<int>(b.e), 255);
+        for (uint8_t q : b.qs)
+            QCOMPARE(static_cast<int>(q), 0);
+    }
+
+    // On random rows each block's exponent is floor(log2(amax)) + 125 and each
+    // code a nearest one, so every element is within half the gap between its
+    // neighbouring grid values (or beyond the largest, within amax - 6 * 2^(e-127)).
+    void quantizeMXFP4Nearest()
+    {
+        Rng rng(99);
+        std::normal_distribution<float> nd(0.0f, 1.0f);
+        const int64_t n = 64 * 32;
+        std::vector<float> x(static_cast<size_t>(n));
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = nd(rng) * std::ldexp(1.0f, static_cast<int>(i / 32) % 20 - 10);   // scales 2^-10 .. 2^9
+        std::vector<BlockMXFP4> b(static_cast<size_t>(n / 32));
+        typeTraits(GgmlType::GGML_TYPE_MXFP4)->quantize(x.data(), b.data(), n);
+        for (int64_t ib = 0; ib < n / 32; ++ib) {
+            double amax = 0;
+            for (int j = 0; j < 32; ++j)
+                amax = std::max(amax, std::fabs(double(x[static_cast<size_t>(32 * ib + j)])));
+            int exp2 = 0;
+            std::frexp(amax, &exp2);   // amax = m 2^exp2, m in [0.5, 1): floor(log2 amax) = exp2 - 1
+            QCOMPARE(static_cast<int>(b[static_cast<size_t>(ib)].e), exp2 - 1 + 125);
+            for (int j = 0; j < 32; ++j) {
+                const double v = x[static_cast<size_t>(32 * ib + j)];
+                const int byte = b[static_cast<size_t>(ib)].qs[j % 16], q = j < 16 ? byte & 15 : byte >> 4;
+                double best = INFINITY;
+                for (int c = 0; c < 16; ++c)
+                    best = std::min(best, std::fabs(mxfp4Value(b[static_cast<size_t>(ib)].e, c) - v));
+                QVERIFY2(std::fabs(mxfp4Value(b[static_cast<size_t>(ib)].e, q) - v) <= best,
+                         qPrintable(QStringLiteral("block %1 element %2: %3 -> code %4").arg(ib).arg(j).arg(v).arg(q)));
+            }
+        }
+    }
+
+    // gpt-oss-MXFP4.gguf was quantized by the reference's llama-quantize from
+    // N(0, 0.02) weights: its MXFP4 tensors dequantize to that spread, and
+    // their blocks always hold a code of magnitude 8 or 12 (amax / 2^(e-128)
+    // is in [8, 16)), so quantizing the dequantized values again must give the
+    // file's bytes back, block for block.
+    void mxfp4FileRequantizes()
+    {
+        const QString file = QStringLiteral("models/synthetic-2026/gpt-oss-MXFP4.gguf");
+        BURROW_REQUIRE_SHARED(file);
+        auto opened = gguf::GgufFile::open(burrow::test::sharedPath(file).toStdString());
+        QVERIFY2(opened.isOk(), opened.message().c_str());
+        const TypeTraits *t = typeTraits(GgmlType::GGML_TYPE_MXFP4);
+        int compared = 0;
+        for (const gguf::TensorInfo &ti : opened.value()->tensors()) {
+            if (ti.type != GgmlType::GGML_TYPE_MXFP4)
+                continue;
+            std::vector<float> values(static_cast<size_t>(ti.nElements));
+            t->dequantize(ti.data, values.data(), ti.nElements);
+            double sum = 0, sum2 = 0;
+            for (float v : values) {
+                QVERIFY(std::isfinite(v));
+                sum += v;
+                sum2 += double(v) * v;
+            }
+            const double mean = sum / values.size(), sd = std::sqrt(sum2 / values.size() - mean * mean);
+            QVERIFY2(std::fabs(mean) < 0.004 && sd > 0.015 && sd < 0.025,
+                     qPrintable(QStringLiteral("%1: mean %2, std %3").arg(QLatin1String(ti.name.data(), int(ti.name.size())))
+                                    .arg(mean).arg(sd)));
+            std::vector<uint8_t> again(ti.nBytes);
+            t->quantize(values.data(), again.data(), ti.nElements);
+            QVERIFY2(std::memcmp(again.data(), ti.data, ti.nBytes) == 0,
+                     qPrintable(QLatin1String(ti.name.data(), int(ti.name.size()))));
+            ++compared;
+        }
+        QVERIFY(compared > 0);
     }
 
     void cpuPathNames()

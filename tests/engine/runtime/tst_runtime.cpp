@@ -542,7 +542,8 @@ private slots:
         c.nHead = c.nHeadKv = 64;
         c.headDimK = c.headDimV = 128;
         c.nRot = 128;
-        auto cache = runtime::KvCache::create(c, 1u << 24);
+        c.layers.assign(c.nLayer, model::LayerSpec{});
+        auto cache = runtime::KvCache::create(c, 1u << 24, 512);
         QVERIFY(!cache);
         QVERIFY2(QString::fromStdString(cache.message()).contains(QLatin1String("KV cache")), cache.message().c_str());
     }

@@ -2,6 +2,7 @@
 // every vocabulary in ../shared/tokenizer, BOS handling, --special, the
 // three text sources, the readable output and the usage errors.
 #include "gguf/gguf_reader.h"
+#include "cli_process.h"
 #include "test_support.h"
 
 #include <QDir>
@@ -12,41 +13,18 @@
 
 namespace {
 
-QString cliPath()
-{
-    return QStringLiteral(BURROW_BINARY_DIR "/engine/tools/burrow-cli");
-}
+using burrow::test::cliPath;
 
 QString vocabPath(const QString &name)
 {
     return burrow::test::sharedPath(QStringLiteral("tokenizer/ggml-vocab-%1.gguf").arg(name));
 }
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = burrow::test::ProcessResult;
 
 Run runCli(const QStringList &args, const QByteArray &input = {})
 {
-    QProcess p;
-    p.start(cliPath(), QStringList{QStringLiteral("tokenize")} + args);
-    Run r;
-    if (!p.waitForStarted(10000))
-        return r;
-    if (!input.isNull())
-        p.write(input);
-    p.closeWriteChannel();
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return burrow::test::runCli(QStringList{QStringLiteral("tokenize")} + args, input);
 }
 
 // Text k of a vocabulary's .inp and line k of its .out.

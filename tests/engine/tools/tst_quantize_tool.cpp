@@ -8,10 +8,20 @@
 //     fallbacks for rows that are not a multiple of 256, tied output), 1-D
 //     tensors copied, the reference's tensor order, metadata copied with
 //     general.file_type replaced and appended last, the input's alignment;
+//   - IQ4_NL and IQ4_XS byte for byte as the reference's llama-IQ4_{NL,XS}.gguf;
+//   - mixture-of-experts files (made here by model/synthetic_model): the 3-D
+//     expert tensors get the types the reference's rules give (worked out
+//     here: layer from the name, the 8-expert bumps, fallbacks of expert rows),
+//     and a qwen3moe model gets the tensor types llama-quantize gave
+//     ../shared/models/synthetic-2026/qwen3moe-{Q4_K_M,Q8_0}.gguf (from F32,
+//     and requantized from the Q8_0 file); gpt-oss in MXFP4_MOE likewise once
+//     MXFP4 has a quantizer;
 //   - usage and input errors: exit status, message, and no OUT or OUT.part left.
 #include "gguf/gguf_reader.h"
 #include "gguf/gguf_writer.h"
+#include "model/synthetic_model.h"
 #include "quant/quant_traits.h"
+#include "cli_process.h"
 #include "test_support.h"
 
 #include <QFile>
@@ -27,33 +37,11 @@ using namespace burrow;
 
 namespace {
 
-QString cliPath()
-{
-    return QStringLiteral(BURROW_BINARY_DIR "/engine/tools/burrow-cli");
-}
-
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = test::ProcessResult;
 
 Run runQuantize(const QStringList &args)
 {
-    QProcess p;
-    p.start(cliPath(), QStringList{QStringLiteral("quantize")} + args);
-    Run r;
-    if (!p.waitForStarted(10000))
-        return r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return test::runCli(QStringList{QStringLiteral("quantize")} + args, {}, 120000);
 }
 
 QByteArray readAll(const QString &path)
@@ -179,6 +167,46 @@ QString firstDifference(const QString &ours, const QString &reference)
     return QStringLiteral("header bytes differ");
 }
 
+// Types of a file, by tensor name, in file order.
+std::vector<std::pair<std::string, GgmlType>> typesOf(const QString &path)
+{
+    std::vector<std::pair<std::string, GgmlType>> out;
+    auto f = gguf::GgufFile::open(path.toStdString());
+    if (f)
+        for (const gguf::TensorInfo &t : (*f)->tensors())
+            out.emplace_back(std::string(t.name), t.type);
+    return out;
+}
+
+QString describeDifference(const std::vector<std::pair<std::string, GgmlType>> &ours,
+                           const std::vector<std::pair<std::string, GgmlType>> &expected)
+{
+    if (ours.size() != expected.size())
+        return QStringLiteral("%1 tensors, expected %2").arg(ours.size()).arg(expected.size());
+    for (size_t k = 0; k < ours.size(); ++k)
+        if (ours[k] != expected[k])
+            return QStringLiteral("tensor %1: %2 %3, expected %4 %5")
+                .arg(k)
+                .arg(QString::fromStdString(ours[k].first), QString::fromStdString(ggmlTypeName(ours[k].second)),
+                     QString::fromStdString(expected[k].first), QString::fromStdString(ggmlTypeName(expected[k].second)));
+    return {};
+}
+
+// An F32 mixture-of-experts model made with the project's generator.
+bool writeSynthetic(const QString &path, const std::string &arch, const model::SyntheticShape &shape)
+{
+    model::SyntheticSpec spec;
+    spec.arch = arch;
+    spec.shape = shape;
+    spec.fileType = "F32";
+    spec.seed = 5;
+    spec.threads = 2;
+    auto r = model::writeSyntheticModel(spec, path.toStdString());
+    if (!r)
+        qWarning("%s", r.message().c_str());
+    return bool(r);
+}
+
 } // namespace
 
 class TestQuantizeTool : public QObject {
@@ -191,6 +219,10 @@ private slots:
     void selfMadeMix_data();
     void selfMadeMix();
     void fallbackToF16();
+    void expertMix_data();
+    void expertMix();
+    void expertTypesAsReference_data();
+    void expertTypesAsReference();
     void errors_data();
     void errors();
 };
@@ -200,7 +232,8 @@ void TestQuantizeTool::matchesReference_data()
     QTest::addColumn<QString>("input");
     QTest::addColumn<QString>("type");
     QTest::addColumn<QString>("reference");
-    const char *types[] = {"Q8_0", "Q4_0", "Q4_K_M", "Q4_1", "Q5_0", "Q5_1", "Q5_K_M", "Q6_K", "F16", "BF16"};
+    const char *types[] = {"Q8_0", "Q4_0", "Q4_K_M", "Q4_1", "Q5_0", "Q5_1", "Q5_K_M", "Q6_K", "F16", "BF16",
+                           "IQ4_NL", "IQ4_XS"};
     for (const char *t : types)
         QTest::addRow("llama %s", t) << "models/synthetic/llama-f32.gguf" << t
                                      << QStringLiteral("models/synthetic/llama-%1.gguf").arg(t);
@@ -396,6 +429,168 @@ void TestQuantizeTool::fallbackToF16()
     const gguf::TensorInfo *t = (*q)->tensor("blk.0.ffn_up.weight");
     QVERIFY(t);
     QCOMPARE(t->type, GgmlType::GGML_TYPE_F16);
+}
+
+// qwen3moe, 8 layers (more-bits layers 0, 3, 6, 7), 8 heads over 2 KV heads
+// (gqa 4), expert rows of 32 (ffn_down_exps: not a multiple of 256, so the
+// K-quant fallbacks apply to a 3-D tensor), 16 or 8 experts.
+void TestQuantizeTool::expertMix_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<uint32_t>("experts");
+    for (const char *type : {"Q4_K_M", "Q5_K_M", "Q4_K_S", "Q6_K", "Q8_0", "Q4_0", "IQ4_XS"})
+        for (uint32_t experts : {16u, 8u})
+            QTest::addRow("%s, %u experts", type, experts) << QString::fromLatin1(type) << experts;
+}
+
+void TestQuantizeTool::expertMix()
+{
+    QFETCH(QString, type);
+    QFETCH(uint32_t, experts);
+    model::SyntheticShape shape;
+    shape.nEmbd = 256;
+    shape.nLayer = 8;
+    shape.nHead = 8;
+    shape.nHeadKv = 2;
+    shape.headDim = 32;
+    shape.nFf = 0;
+    shape.nExpert = experts;
+    shape.nExpertUsed = 2;
+    shape.nFfExp = 32;
+    shape.nVocab = 300;
+    shape.nCtx = 256;
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString in = dir.filePath(QStringLiteral("in.gguf")), out = dir.filePath(QStringLiteral("out.gguf"));
+    QVERIFY(writeSynthetic(in, "qwen3moe", shape));
+    const Run r = runQuantize({in, out, type, QStringLiteral("-q")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+
+    // The reference's rules for these tensors (llama_tensor_get_type), by hand.
+    using T = GgmlType;
+    const std::string ft = type.toStdString();
+    const bool kM = ft == "Q4_K_M" || ft == "Q5_K_M";
+    const bool eight = experts == 8;
+    const T base = ft == "Q4_K_M" || ft == "Q4_K_S" ? T::GGML_TYPE_Q4_K
+                 : ft == "Q5_K_M" ? T::GGML_TYPE_Q5_K
+                 : ft == "Q6_K" ? T::GGML_TYPE_Q6_K
+                 : ft == "Q8_0" ? T::GGML_TYPE_Q8_0
+                 : ft == "Q4_0" ? T::GGML_TYPE_Q4_0 : T::GGML_TYPE_IQ4_XS;
+    // Rows of 32: the fallbacks of the 256-element types.
+    const auto rows32 = [](T t) {
+        switch (t) {
+        case T::GGML_TYPE_Q4_K: return T::GGML_TYPE_Q5_0;
+        case T::GGML_TYPE_Q5_K: return T::GGML_TYPE_Q5_1;
+        case T::GGML_TYPE_Q6_K: return T::GGML_TYPE_Q8_0;
+        case T::GGML_TYPE_IQ4_XS: return T::GGML_TYPE_IQ4_NL;
+        default: return t;
+        }
+    };
+    const auto moreBits = [](int i) { return i == 0 || i == 3 || i == 6 || i == 7; };   // n = 8
+    std::vector<std::pair<std::string, T>> expected;
+    expected.emplace_back("output.weight", base == T::GGML_TYPE_Q8_0 ? T::GGML_TYPE_Q8_0 : T::GGML_TYPE_Q6_K);
+    expected.emplace_back("output_norm.weight", T::GGML_TYPE_F32);
+    expected.emplace_back("token_embd.weight", base);
+    for (int i = 0; i < 8; ++i) {
+        const std::string b = "blk." + std::to_string(i) + ".";
+        T v = base, k = base, o = base, down = base;
+        if (ft == "IQ4_XS")
+            v = T::GGML_TYPE_Q5_K;                       // gqa >= 4
+        else if (kM && moreBits(i))                      // attn_v counter == layer here
+            v = T::GGML_TYPE_Q6_K;
+        else if (ft == "Q4_K_S" && i < 4)
+            v = T::GGML_TYPE_Q5_K;
+        if (eight) {
+            v = k = T::GGML_TYPE_Q8_0;
+            if (ft == "Q4_K_M" || ft == "Q4_K_S" || ft == "IQ4_XS")
+                o = T::GGML_TYPE_Q5_K;
+        }
+        if (kM && moreBits(i))
+            down = T::GGML_TYPE_Q6_K;
+        else if ((ft == "IQ4_XS" || ft == "Q4_K_S") && i < 1)   // i < n/8
+            down = T::GGML_TYPE_Q5_K;
+        expected.emplace_back(b + "attn_k.weight", k);
+        expected.emplace_back(b + "attn_k_norm.weight", T::GGML_TYPE_F32);
+        expected.emplace_back(b + "attn_norm.weight", T::GGML_TYPE_F32);
+        expected.emplace_back(b + "attn_output.weight", o);
+        expected.emplace_back(b + "attn_q.weight", base);
+        expected.emplace_back(b + "attn_q_norm.weight", T::GGML_TYPE_F32);
+        expected.emplace_back(b + "attn_v.weight", v);
+        expected.emplace_back(b + "ffn_down_exps.weight", rows32(down));
+        expected.emplace_back(b + "ffn_gate_exps.weight", base);
+        expected.emplace_back(b + "ffn_gate_inp.weight", T::GGML_TYPE_F32);   // the router is never quantized
+        expected.emplace_back(b + "ffn_norm.weight", T::GGML_TYPE_F32);
+        expected.emplace_back(b + "ffn_up_exps.weight", base);
+    }
+    // ("blk.N." names sort bytewise within a layer, and layers numerically.)
+    const auto ours = typesOf(out);
+    const QString diff = describeDifference(ours, expected);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+    // Each expert's rows are the quantization of that expert's F32 rows.
+    auto fin = gguf::GgufFile::open(in.toStdString());
+    auto fout = gguf::GgufFile::open(out.toStdString());
+    QVERIFY(fin && fout);
+    for (const char *name : {"blk.7.ffn_down_exps.weight", "blk.2.ffn_up_exps.weight"}) {
+        const gguf::TensorInfo *src = (*fin)->tensor(name), *dst = (*fout)->tensor(name);
+        QVERIFY(src && dst && dst->nDims == 3 && dst->ne[2] == experts);
+        const quant::TypeTraits *tr = quant::typeTraits(dst->type);
+        QVERIFY(tr && tr->quantize);
+        size_t rowBytes = 0;
+        QVERIFY(ggmlRowBytes(dst->type, dst->ne[0], &rowBytes));
+        const int64_t rows = dst->ne[1] * dst->ne[2];
+        QCOMPARE(dst->nBytes, rowBytes * size_t(rows));
+        std::vector<uint8_t> expect(dst->nBytes);
+        for (int64_t row = 0; row < rows; ++row)
+            tr->quantize(reinterpret_cast<const float *>(src->data) + row * src->ne[0], expect.data() + row * rowBytes,
+                         src->ne[0]);
+        QVERIFY2(std::memcmp(expect.data(), dst->data, dst->nBytes) == 0, name);
+    }
+}
+
+// The tensor types llama-quantize gave the reference's random qwen3moe (and
+// gpt-oss) models, for a model of the same shape made here, from F32 and
+// requantized from the reference's Q8_0 file.
+void TestQuantizeTool::expertTypesAsReference_data()
+{
+    QTest::addColumn<QString>("preset");
+    QTest::addColumn<QString>("input");   // "" = the preset in F32, made here
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QString>("reference");
+    QTest::newRow("qwen3moe F32 -> Q4_K_M") << "qwen3moe-tiny" << "" << "Q4_K_M"
+                                            << "models/synthetic-2026/qwen3moe-Q4_K_M.gguf";
+    QTest::newRow("qwen3moe F32 -> Q8_0") << "qwen3moe-tiny" << "" << "Q8_0" << "models/synthetic-2026/qwen3moe-Q8_0.gguf";
+    QTest::newRow("qwen3moe Q8_0 -> Q4_K_M") << "" << "models/synthetic-2026/qwen3moe-Q8_0.gguf" << "Q4_K_M"
+                                             << "models/synthetic-2026/qwen3moe-Q4_K_M.gguf";
+    QTest::newRow("gpt-oss F32 -> MXFP4_MOE") << "gpt-oss-tiny" << "" << "MXFP4_MOE"
+                                              << "models/synthetic-2026/gpt-oss-MXFP4.gguf";
+}
+
+void TestQuantizeTool::expertTypesAsReference()
+{
+    QFETCH(QString, preset);
+    QFETCH(QString, input);
+    QFETCH(QString, type);
+    QFETCH(QString, reference);
+    BURROW_REQUIRE_SHARED(reference);
+    if (!model::findQuantFileType(type.toStdString()))
+        QSKIP(qPrintable(type + QStringLiteral(" has no quantizer in this build yet")));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QString in = dir.filePath(QStringLiteral("in.gguf"));
+    if (input.isEmpty()) {
+        const model::SyntheticPreset *p = model::findSyntheticPreset(preset.toStdString());
+        QVERIFY(p);
+        QVERIFY(writeSynthetic(in, p->arch, p->shape));
+    } else {
+        BURROW_REQUIRE_SHARED(input);
+        in = test::sharedPath(input);
+    }
+    const QString out = dir.filePath(QStringLiteral("out.gguf"));
+    const Run r = runQuantize({in, out, type, QStringLiteral("-q")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString diff = describeDifference(typesOf(out), typesOf(test::sharedPath(reference)));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 
 void TestQuantizeTool::errors_data()

@@ -246,6 +246,18 @@ void dequantizeRowIQ4_NL(const void *src, float *dst, int64_t n)
     }
 }
 
+void dequantizeRowMXFP4(const void *src, float *dst, int64_t n)
+{
+    const auto *x = static_cast<const BlockMXFP4 *>(src);
+    for (int64_t i = 0; i < n / QK_MXFP4; ++i, dst += QK_MXFP4) {
+        const float d = e8m0ToFp32Half(x[i].e);
+        for (int j = 0; j < QK_MXFP4 / 2; ++j) {
+            dst[j] = static_cast<float>(kValuesMxfp4[x[i].qs[j] & 0xf]) * d;
+            dst[j + QK_MXFP4 / 2] = static_cast<float>(kValuesMxfp4[x[i].qs[j] >> 4]) * d;
+        }
+    }
+}
+
 void dequantizeRowIQ4_XS(const void *src, float *dst, int64_t n)
 {
     const auto *x = static_cast<const BlockIQ4_XS *>(src);

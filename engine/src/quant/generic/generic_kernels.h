@@ -34,6 +34,7 @@ void dequantizeRowQ6_K(const void *src, float *dst, int64_t n);
 void dequantizeRowQ8_K(const void *src, float *dst, int64_t n);
 void dequantizeRowIQ4_NL(const void *src, float *dst, int64_t n);
 void dequantizeRowIQ4_XS(const void *src, float *dst, int64_t n);
+void dequantizeRowMXFP4(const void *src, float *dst, int64_t n);
 
 // --- quantize: n floats into blocks (reference quantizers, deterministic) ---
 void quantizeRowF32(const float *src, void *dst, int64_t n);
@@ -43,12 +44,22 @@ void quantizeRowQ4_0(const float *src, void *dst, int64_t n);
 void quantizeRowQ4_1(const float *src, void *dst, int64_t n);
 void quantizeRowQ5_0(const float *src, void *dst, int64_t n);
 void quantizeRowQ5_1(const float *src, void *dst, int64_t n);
+// IQ4_NL / IQ4_XS as llama-quantize writes them without an importance matrix
+// (quantize_iq4_nl / quantize_iq4_xs: scale search over 15 candidates; see quantize_iq4.cpp).
+void quantizeRowIQ4_NL(const float *src, void *dst, int64_t n);
+void quantizeRowIQ4_XS(const float *src, void *dst, int64_t n);
 void quantizeRowQ8_0(const float *src, void *dst, int64_t n);
 void quantizeRowQ8_1(const float *src, void *dst, int64_t n);
 void quantizeRowQ4_K(const float *src, void *dst, int64_t n);
 void quantizeRowQ5_K(const float *src, void *dst, int64_t n);
 void quantizeRowQ6_K(const float *src, void *dst, int64_t n);
 void quantizeRowQ8_K(const float *src, void *dst, int64_t n);
+// The reference's quantize_row_mxfp4_ref: e = floor(log2(amax)) - 2 + 127 in
+// float (amax 0: e = 0), taken to a byte as the reference's x86 build does
+// (through int32, low 8 bits: blocks with amax < 2^-125 wrap to a huge scale
+// and all-zero codes, an error below 2^-125); each value gets the code of
+// least |kValuesMxfp4[q] * d - x|, the lowest code on ties (0, not -0).
+void quantizeRowMXFP4(const float *src, void *dst, int64_t n);
 
 // --- dot products: *s = x . y over n elements ---
 void vecDotF32(int64_t n, float *s, const void *x, const void *y);     // f64 accumulation
@@ -66,5 +77,6 @@ void vecDotQ5_KQ8_K(int64_t n, float *s, const void *x, const void *y);
 void vecDotQ6_KQ8_K(int64_t n, float *s, const void *x, const void *y);
 void vecDotIQ4_NLQ8_0(int64_t n, float *s, const void *x, const void *y);
 void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *x, const void *y);
+void vecDotMXFP4Q8_0(int64_t n, float *s, const void *x, const void *y);
 
 } // namespace burrow::quant::generic

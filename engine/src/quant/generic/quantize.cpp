@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace burrow::quant::generic {
@@ -198,6 +199,52 @@ void quantizeRowQ8_K(const float *src, void *dst, int64_t n)
             y[i].bsums[j] = static_cast<int16_t>(sum);
         }
         y[i].d = 1 / iscale;
+    }
+}
+
+// --- MXFP4 ---
+
+namespace {
+
+// The code of least |kValuesMxfp4[q] * d - x|, the first one on ties.
+uint8_t bestMxfp4Code(float x, float d)
+{
+    uint8_t best = 0;
+    float bestErr = std::fabs(static_cast<float>(kValuesMxfp4[0]) * d - x);
+    for (uint8_t q = 1; q < 16; ++q) {
+        const float err = std::fabs(static_cast<float>(kValuesMxfp4[q]) * d - x);
+        if (err < bestErr) {
+            best = q;
+            bestErr = err;
+        }
+    }
+    return best;
+}
+
+// (uint8_t)(float) as x86 code does it: truncate to int32 (an out-of-range or
+// NaN float gives INT32_MIN there), keep the low byte.
+uint8_t byteOfFloat(float v)
+{
+    const int32_t i = v >= -2147483648.0f && v < 2147483648.0f ? static_cast<int32_t>(v) : INT32_MIN;
+    return static_cast<uint8_t>(static_cast<uint32_t>(i) & 0xffu);
+}
+
+} // namespace
+
+void quantizeRowMXFP4(const float *src, void *dst, int64_t n)
+{
+    auto *y = static_cast<BlockMXFP4 *>(dst);
+    for (int64_t i = 0; i < n / QK_MXFP4; ++i) {
+        const float *x = src + i * QK_MXFP4;
+        float amax = 0.0f;
+        for (int j = 0; j < QK_MXFP4; ++j)
+            if (amax < std::fabs(x[j]))
+                amax = std::fabs(x[j]);
+        const uint8_t e = amax > 0.0f ? byteOfFloat(std::floor(std::log2(amax)) - 2 + 127) : 0;
+        const float d = e8m0ToFp32Half(e);
+        y[i].e = e;
+        for (int j = 0; j < QK_MXFP4 / 2; ++j)
+            y[i].qs[j] = static_cast<uint8_t>(bestMxfp4Code(x[j], d) | (bestMxfp4Code(x[j + QK_MXFP4 / 2], d) << 4));
     }
 }
 

@@ -149,6 +149,25 @@ void vecDotIQ4_NLQ8_0(int64_t n, float *s, const void *vx, const void *vy)
     *s = sum;
 }
 
+// The reference's generic kernel: per block d = fp16(y.d) * e8m0Half(x.e),
+// then sum += d * (low-half sum + high-half sum).
+void vecDotMXFP4Q8_0(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockMXFP4 *>(vx);
+    const auto *y = static_cast<const BlockQ8_0 *>(vy);
+    float sum = 0.0f;
+    for (int64_t ib = 0; ib < n / QK_MXFP4; ++ib) {
+        const float d = fp16ToFp32(y[ib].d) * e8m0ToFp32Half(x[ib].e);
+        int sumi1 = 0, sumi2 = 0;
+        for (int j = 0; j < QK_MXFP4 / 2; ++j) {
+            sumi1 += y[ib].qs[j] * kValuesMxfp4[x[ib].qs[j] & 0xf];
+            sumi2 += y[ib].qs[j + QK_MXFP4 / 2] * kValuesMxfp4[x[ib].qs[j] >> 4];
+        }
+        sum += d * static_cast<float>(sumi1 + sumi2);
+    }
+    *s = sum;
+}
+
 void vecDotQ2_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockQ2_K *>(vx);

@@ -191,6 +191,61 @@ void q32Cols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_0> &c)
         out[j] = hsum(acc[j]);
 }
 
+// --- MXFP4 against Q8_0 ---
+
+// The 32 codes of an MXFP4 block as signed bytes (kValuesMxfp4 of the low
+// nibbles, then of the high nibbles: elements in order).
+inline __m256i mxfp4Values(const uint8_t *qs, __m128i table)
+{
+    const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i *>(qs));
+    const __m128i low4 = _mm_set1_epi8(0x0f);
+    return _mm256_set_m128i(_mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(t, 4), low4)),
+                            _mm_shuffle_epi8(table, _mm_and_si128(t, low4)));
+}
+
+// The last block of an odd count, as the reference's x86 kernel finishes it:
+// sum += d * (low-half sum + high-half sum) in scalar float.
+inline float mxfp4BlockScalar(const BlockMXFP4 &x, const BlockQ8_0 &y)
+{
+    int sumi1 = 0, sumi2 = 0;
+    for (int j = 0; j < QK_MXFP4 / 2; ++j) {
+        sumi1 += y.qs[j] * kValuesMxfp4[x.qs[j] & 0xf];
+        sumi2 += y.qs[j + QK_MXFP4 / 2] * kValuesMxfp4[x.qs[j] >> 4];
+    }
+    return halfToFloat(y.d) * e8m0ToFp32Half(x.e) * static_cast<float>(sumi1 + sumi2);
+}
+
+// The reference's x86 order: blocks in pairs, the first of each pair into one
+// 8-lane accumulator and the second into another (the block scale
+// fp16(y.d) * e8m0Half(x.e) times the 8 int32 sums of 4 products), the two
+// added and summed across lanes, then an odd last block in scalar float.
+template <int NY>
+void mxfp4Cols(int64_t n, float *out, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c)
+{
+    const int64_t nb = n / QK_MXFP4;
+    const __m128i table = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesMxfp4));
+    __m256 acc1[NY], acc2[NY];
+    for (int j = 0; j < NY; ++j)
+        acc1[j] = acc2[j] = _mm256_setzero_ps();
+    int64_t ib = 0;
+    for (; ib + 1 < nb; ib += 2) {
+        const __m256i q1 = mxfp4Values(x[ib].qs, table), q2 = mxfp4Values(x[ib + 1].qs, table);
+        const float e1 = e8m0ToFp32Half(x[ib].e), e2 = e8m0ToFp32Half(x[ib + 1].e);
+        for (int j = 0; j < NY; ++j) {
+            const BlockQ8_0 *y = c.y[j] + ib;
+            const __m256i p1 = dotI8(q1, loadu256(y[0].qs)), p2 = dotI8(q2, loadu256(y[1].qs));
+            acc1[j] = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[0].d) * e1), _mm256_cvtepi32_ps(p1), acc1[j]);
+            acc2[j] = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[1].d) * e2), _mm256_cvtepi32_ps(p2), acc2[j]);
+        }
+    }
+    for (int j = 0; j < NY; ++j) {
+        float sum = hsum(_mm256_add_ps(acc1[j], acc2[j]));
+        if (ib < nb)
+            sum += mxfp4BlockScalar(x[ib], c.y[j][ib]);
+        out[j] = sum;
+    }
+}
+
 // --- K-quants against Q8_K ---
 
 // The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q4_K/Q5_K block,
@@ -533,6 +588,7 @@ void vecDotQ3_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
 
 template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, false>(n, o, x, c); } };
 template <int NY> struct Q4_0K { static void run(int64_t n, float *o, const BlockQ4_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, true>(n, o, x, c); } };
+template <int NY> struct MXFP4K { static void run(int64_t n, float *o, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c) { mxfp4Cols<NY>(n, o, x, c); } };
 template <int NY> struct Q4_KK { static void run(int64_t n, float *o, const BlockQ4_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, false>(n, o, x, c); } };
 template <int NY> struct Q5_KK { static void run(int64_t n, float *o, const BlockQ5_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, true>(n, o, x, c); } };
 template <int NY> struct Q6_KK { static void run(int64_t n, float *o, const BlockQ6_K *x, const Columns<BlockQ8_K> &c) { q6KCols<NY>(n, o, x, c); } };
@@ -642,11 +698,13 @@ void fillAvx2(TypeTraits *rows)
     set(GgmlType::GGML_TYPE_BF16, vecDotBF16, vecDotMultiLoop<vecDotBF16>);
     using Q8_0E = Entry<BlockQ8_0, BlockQ8_0, Q8_0K>;
     using Q4_0E = Entry<BlockQ4_0, BlockQ8_0, Q4_0K>;
+    using MXFP4E = Entry<BlockMXFP4, BlockQ8_0, MXFP4K>;
     using Q4_KE = Entry<BlockQ4_K, BlockQ8_K, Q4_KK>;
     using Q5_KE = Entry<BlockQ5_K, BlockQ8_K, Q5_KK>;
     using Q6_KE = Entry<BlockQ6_K, BlockQ8_K, Q6_KK>;
     set(GgmlType::GGML_TYPE_Q8_0, Q8_0E::dot, Q8_0E::multi);
     set(GgmlType::GGML_TYPE_Q4_0, Q4_0E::dot, Q4_0E::multi);
+    set(GgmlType::GGML_TYPE_MXFP4, MXFP4E::dot, MXFP4E::multi);
     set(GgmlType::GGML_TYPE_Q4_K, Q4_KE::dot, Q4_KE::multi);
     set(GgmlType::GGML_TYPE_Q5_K, Q5_KE::dot, Q5_KE::multi);
     set(GgmlType::GGML_TYPE_Q6_K, Q6_KE::dot, Q6_KE::multi);

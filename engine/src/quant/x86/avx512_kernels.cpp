@@ -138,6 +138,61 @@ void q32Cols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_0> &c)
         out[j] = hsum256(acc[j]);
 }
 
+// --- MXFP4 against Q8_0 ---
+
+// The 32 codes of an MXFP4 block as signed bytes, elements in order.
+inline __m256i mxfp4Values(const uint8_t *qs, __m128i table)
+{
+    const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i *>(qs));
+    const __m128i low4 = _mm_set1_epi8(0x0f);
+    return _mm256_set_m128i(_mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(t, 4), low4)),
+                            _mm_shuffle_epi8(table, _mm_and_si128(t, low4)));
+}
+
+// 8 int32 sums of 4 products q * y (VNNI on |q| and y with q's sign); the
+// same integers as AVX2's maddubs + madd.
+inline __m256i dotI8Vnni(__m256i q, __m256i y)
+{
+    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(q, q), _mm256_sign_epi8(y, q));
+}
+
+// The reference's x86 float order, as the AVX2 kernel: pairs of blocks into
+// two 8-lane accumulators, their sum reduced, an odd last block in scalar
+// float. Bit-identical to the AVX2 kernel.
+template <int NY>
+void mxfp4Cols(int64_t n, float *out, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c)
+{
+    const int64_t nb = n / QK_MXFP4;
+    const __m128i table = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesMxfp4));
+    __m256 acc1[NY], acc2[NY];
+    for (int j = 0; j < NY; ++j)
+        acc1[j] = acc2[j] = _mm256_setzero_ps();
+    int64_t ib = 0;
+    for (; ib + 1 < nb; ib += 2) {
+        const __m256i q1 = mxfp4Values(x[ib].qs, table), q2 = mxfp4Values(x[ib + 1].qs, table);
+        const float e1 = e8m0ToFp32Half(x[ib].e), e2 = e8m0ToFp32Half(x[ib + 1].e);
+        for (int j = 0; j < NY; ++j) {
+            const BlockQ8_0 *y = c.y[j] + ib;
+            const __m256i p1 = dotI8Vnni(q1, loadu256(y[0].qs)), p2 = dotI8Vnni(q2, loadu256(y[1].qs));
+            acc1[j] = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[0].d) * e1), _mm256_cvtepi32_ps(p1), acc1[j]);
+            acc2[j] = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[1].d) * e2), _mm256_cvtepi32_ps(p2), acc2[j]);
+        }
+    }
+    for (int j = 0; j < NY; ++j) {
+        float sum = hsum256(_mm256_add_ps(acc1[j], acc2[j]));
+        if (ib < nb) {
+            const BlockQ8_0 &y = c.y[j][ib];
+            int sumi1 = 0, sumi2 = 0;
+            for (int k = 0; k < QK_MXFP4 / 2; ++k) {
+                sumi1 += y.qs[k] * kValuesMxfp4[x[ib].qs[k] & 0xf];
+                sumi2 += y.qs[k + QK_MXFP4 / 2] * kValuesMxfp4[x[ib].qs[k] >> 4];
+            }
+            sum += halfToFloat(y.d) * e8m0ToFp32Half(x[ib].e) * static_cast<float>(sumi1 + sumi2);
+        }
+        out[j] = sum;
+    }
+}
+
 // --- K-quants against Q8_K: one 64-element chunk per register ---
 
 // The 8 scales (bytes 0-7) and 8 mins (bytes 8-15) of a Q4_K/Q5_K block,
@@ -324,6 +379,7 @@ struct Entry {
 
 template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, false>(n, o, x, c); } };
 template <int NY> struct Q4_0K { static void run(int64_t n, float *o, const BlockQ4_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, true>(n, o, x, c); } };
+template <int NY> struct MXFP4K { static void run(int64_t n, float *o, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c) { mxfp4Cols<NY>(n, o, x, c); } };
 template <int NY> struct Q4_KK { static void run(int64_t n, float *o, const BlockQ4_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, false>(n, o, x, c); } };
 template <int NY> struct Q5_KK { static void run(int64_t n, float *o, const BlockQ5_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, true>(n, o, x, c); } };
 template <int NY> struct Q6_KK { static void run(int64_t n, float *o, const BlockQ6_K *x, const Columns<BlockQ8_K> &c) { q6KCols<NY>(n, o, x, c); } };
@@ -342,11 +398,13 @@ void fillAvx512(TypeTraits *rows)
     set(GgmlType::GGML_TYPE_BF16, vecDotBF16, vecDotMultiLoop<vecDotBF16>);
     using Q8_0E = Entry<BlockQ8_0, BlockQ8_0, Q8_0K>;
     using Q4_0E = Entry<BlockQ4_0, BlockQ8_0, Q4_0K>;
+    using MXFP4E = Entry<BlockMXFP4, BlockQ8_0, MXFP4K>;
     using Q4_KE = Entry<BlockQ4_K, BlockQ8_K, Q4_KK>;
     using Q5_KE = Entry<BlockQ5_K, BlockQ8_K, Q5_KK>;
     using Q6_KE = Entry<BlockQ6_K, BlockQ8_K, Q6_KK>;
     set(GgmlType::GGML_TYPE_Q8_0, Q8_0E::dot, Q8_0E::multi);
     set(GgmlType::GGML_TYPE_Q4_0, Q4_0E::dot, Q4_0E::multi);
+    set(GgmlType::GGML_TYPE_MXFP4, MXFP4E::dot, MXFP4E::multi);
     // Q4_K/Q5_K: one column runs faster on the AVX2 kernel (no 512-bit joins
     // and folds to amortize); it gives the same bits, so only the
     // multi-column entry is replaced.

@@ -1,0 +1,585 @@
+#include "model/synthetic_model.h"
+
+#include "model/architectures.h"
+#include "common/checked.h"
+#include "gguf/gguf_stream_writer.h"
+#include "quant/quant_traits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+namespace burrow::model {
+
+namespace {
+
+using gguf::ValueType;
+
+// What the generator varies per architecture (mirrors model/arch_*.cpp and
+// the tensor binding in model/weights.cpp).
+struct ArchRules {
+    const char *name;
+    bool moe;                  // every FFN is a mixture of experts
+    bool qkNorm;               // attn_q_norm / attn_k_norm
+    bool postNorms;            // post_attention_norm, post_ffw_norm
+    bool fusedQkv;             // attn_qkv
+    bool fusedGateUp;          // ffn_up [E, 2F], no ffn_gate
+    bool qkvBias;              // attn_q/k/v.bias (required by qwen2; gpt-oss has them)
+    bool gptOss;               // sinks, attn_output.bias, expert and router biases, FFN norm named post_attention_norm
+    bool outputNever;          // gemma2: the output is always token_embd
+    bool outputAlways;         // gpt-oss: output.weight required
+    int sliding;               // 0: no window key; 1: window required (gemma2, gpt-oss); 2: optional (gemma3)
+    bool writeHeadDims;        // key_length / value_length always written (as real files do)
+    float rmsEps;
+    float ropeBase;
+};
+
+constexpr ArchRules kRules[] = {
+    //  name       moe    qkN    post   fQkv   fGU    bias   oss    noOut  out    swa hd     eps    base
+    {"llama",    false, false, false, false, false, false, false, false, false, 0, false, 1e-5f, 10000.0f},
+    {"qwen2",    false, false, false, false, false, true,  false, false, false, 0, false, 1e-6f, 1000000.0f},
+    {"phi3",     false, false, false, true,  true,  false, false, false, false, 0, false, 1e-5f, 10000.0f},
+    {"gemma2",   false, false, true,  false, false, false, false, true,  false, 1, true,  1e-6f, 10000.0f},
+    {"qwen3",    false, true,  false, false, false, false, false, false, false, 0, true,  1e-6f, 1000000.0f},
+    {"qwen3moe", true,  true,  false, false, false, false, false, false, false, 0, true,  1e-6f, 1000000.0f},
+    {"gemma3",   false, true,  true,  false, false, false, false, false, false, 2, true,  1e-6f, 1000000.0f},
+    {"gpt-oss",  true,  false, false, false, false, true,  true,  false, true,  1, true,  1e-5f, 150000.0f},
+};
+
+const ArchRules *rulesFor(const std::string &arch)
+{
+    for (const ArchRules &r : kRules)
+        if (arch == r.name)
+            return &r;
+    return nullptr;
+}
+
+uint32_t headDimOf(const SyntheticShape &s) { return s.headDim != 0 ? s.headDim : s.nEmbd / std::max(1u, s.nHead); }
+
+bool hasOutput(const ArchRules &r, const SyntheticShape &s) { return r.outputAlways || (!r.outputNever && !s.tiedOutput); }
+
+Status range(const char *field, uint64_t value, uint64_t lo, uint64_t hi)
+{
+    if (value < lo || value > hi)
+        return Status::error(std::string(field) + " is " + std::to_string(value) + ", expected " + std::to_string(lo) +
+                             ".." + std::to_string(hi));
+    return {};
+}
+
+// --- random numbers: splitmix64 streams, one per (seed, tensor, row) ---
+
+uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t nameHash(const std::string &name)
+{
+    uint64_t h = 0xcbf29ce484222325ull;   // FNV-1a
+    for (unsigned char c : name)
+        h = (h ^ c) * 0x100000001b3ull;
+    return h;
+}
+
+// N(0, 1) by table: kNormalTable[i] is the (i + 1/2) / 2^16 quantile of the
+// standard normal, so a uniform 16-bit index gives a deviate (65536 levels,
+// tails cut at 4.3 sigma, variance 1 - 2e-4). Built once by Newton's method
+// on Phi(x) = erfc(-x / sqrt 2) / 2, symmetric by construction.
+constexpr int kNormalBits = 16;
+constexpr size_t kNormalLevels = size_t(1) << kNormalBits;
+
+const std::vector<float> &normalTable()
+{
+    static const std::vector<float> table = [] {
+        std::vector<float> t(kNormalLevels);
+        double x = 0.0;
+        for (size_t i = kNormalLevels / 2; i < kNormalLevels; ++i) {
+            const double p = (static_cast<double>(i) + 0.5) / static_cast<double>(kNormalLevels);
+            for (int it = 0; it < 50; ++it) {   // from the previous quantile: a few steps suffice
+                const double cdf = 0.5 * std::erfc(-x / std::sqrt(2.0));
+                const double pdf = std::exp(-0.5 * x * x) / std::sqrt(2.0 * 3.14159265358979323846);
+                const double step = (cdf - p) / pdf;
+                x -= step;
+                if (std::fabs(step) < 1e-12)
+                    break;
+            }
+            t[i] = static_cast<float>(x);
+            t[kNormalLevels - 1 - i] = static_cast<float>(-x);
+        }
+        return t;
+    }();
+    return table;
+}
+
+class RowRng {
+public:
+    RowRng(uint64_t seed, uint64_t tensor, uint64_t row) : m_state(mix64(mix64(seed ^ tensor) + row)) {}
+    uint64_t next()
+    {
+        m_state += 0x9e3779b97f4a7c15ull;
+        return mix64(m_state);
+    }
+
+private:
+    uint64_t m_state;
+};
+
+constexpr float kSigma = 0.02f;
+
+// n values: base + kSigma * N(0, 1), four deviates per 64 random bits.
+void fillRow(float *out, int64_t n, SyntheticTensor::Fill fill, RowRng &rng)
+{
+    const float base = fill == SyntheticTensor::Fill::FILL_NORM ? 1.0f : 0.0f;
+    const float *table = normalTable().data();
+    for (int64_t i = 0; i < n; i += 4) {
+        uint64_t z = rng.next();
+        for (int64_t k = i; k < std::min(n, i + 4); ++k, z >>= kNormalBits)
+            out[k] = base + kSigma * table[z & (kNormalLevels - 1)];
+    }
+}
+
+// --- vocabulary ---
+
+struct Vocab {
+    std::vector<std::string> tokens;
+    std::vector<float> scores;
+    std::vector<int32_t> types;   // 1 normal, 2 unknown, 3 control, 6 byte
+};
+
+Vocab buildVocab(uint32_t n)
+{
+    Vocab v;
+    v.tokens.reserve(n);
+    const auto add = [&](std::string token, float score, int32_t type) {
+        if (v.tokens.size() >= n)
+            return;
+        v.tokens.push_back(std::move(token));
+        v.scores.push_back(score);
+        v.types.push_back(type);
+    };
+    add("<unk>", 0.0f, 2);
+    add("<s>", 0.0f, 3);
+    add("</s>", 0.0f, 3);
+    if (n >= 259) {
+        static const char hex[] = "0123456789ABCDEF";
+        for (int b = 0; b < 256; ++b)
+            add(std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">", 0.0f, 6);
+    }
+    // Pieces over a-z of growing length, each with and without the word mark.
+    const std::string mark = "\xE2\x96\x81";   // U+2581
+    float score = -1.0f;
+    add(mark, score, 1);   // the word mark alone (a space the pieces do not cover)
+    score -= 1.0f;
+    for (size_t len = 1; v.tokens.size() < n; ++len) {
+        std::vector<int> digits(len, 0);
+        while (v.tokens.size() < n) {
+            std::string piece;
+            for (int d : digits)
+                piece += static_cast<char>('a' + d);
+            add(mark + piece, score, 1);
+            score -= 1.0f;
+            add(piece, score, 1);
+            score -= 1.0f;
+            size_t k = len;
+            while (k > 0 && ++digits[k - 1] == 26)
+                digits[--k] = 0;
+            if (k == 0)
+                break;   // all strings of this length done
+        }
+    }
+    return v;
+}
+
+// --- the tensor list ---
+
+std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape &s)
+{
+    using Fill = SyntheticTensor::Fill;
+    const int64_t E = s.nEmbd, V = s.nVocab, Dh = headDimOf(s);
+    const int64_t Q = Dh * s.nHead, KV = Dh * s.nHeadKv, F = s.nFf, X = s.nExpert, FE = s.nFfExp;
+    std::vector<SyntheticTensor> t;
+    const auto add = [&](std::string name, std::vector<int64_t> dims, Fill fill = Fill::FILL_WEIGHT) {
+        t.push_back({std::move(name), std::move(dims), fill});
+    };
+    add("token_embd.weight", {E, V});
+    add("output_norm.weight", {E}, Fill::FILL_NORM);
+    if (hasOutput(r, s))
+        add("output.weight", {E, V});
+    for (uint32_t l = 0; l < s.nLayer; ++l) {
+        const std::string b = "blk." + std::to_string(l) + ".";
+        add(b + "attn_norm.weight", {E}, Fill::FILL_NORM);
+        if (r.fusedQkv) {
+            add(b + "attn_qkv.weight", {E, Q + 2 * KV});
+        } else {
+            add(b + "attn_q.weight", {E, Q});
+            add(b + "attn_k.weight", {E, KV});
+            add(b + "attn_v.weight", {E, KV});
+        }
+        if (r.qkvBias) {
+            add(b + "attn_q.bias", {Q});
+            add(b + "attn_k.bias", {KV});
+            add(b + "attn_v.bias", {KV});
+        }
+        add(b + "attn_output.weight", {Q, E});
+        if (r.gptOss) {
+            add(b + "attn_output.bias", {E});
+            add(b + "attn_sinks.weight", {static_cast<int64_t>(s.nHead)});
+        }
+        if (r.qkNorm) {
+            add(b + "attn_q_norm.weight", {Dh}, Fill::FILL_NORM);
+            add(b + "attn_k_norm.weight", {Dh}, Fill::FILL_NORM);
+        }
+        add(b + (r.gptOss ? "post_attention_norm.weight" : "ffn_norm.weight"), {E}, Fill::FILL_NORM);
+        if (r.moe) {
+            add(b + "ffn_gate_inp.weight", {E, X});
+            add(b + "ffn_gate_exps.weight", {E, FE, X});
+            add(b + "ffn_up_exps.weight", {E, FE, X});
+            add(b + "ffn_down_exps.weight", {FE, E, X});
+            if (r.gptOss) {
+                add(b + "ffn_gate_inp.bias", {X});
+                add(b + "ffn_gate_exps.bias", {FE, X});
+                add(b + "ffn_up_exps.bias", {FE, X});
+                add(b + "ffn_down_exps.bias", {E, X});
+            }
+        } else if (r.fusedGateUp) {
+            add(b + "ffn_up.weight", {E, 2 * F});
+            add(b + "ffn_down.weight", {F, E});
+        } else {
+            add(b + "ffn_gate.weight", {E, F});
+            add(b + "ffn_up.weight", {E, F});
+            add(b + "ffn_down.weight", {F, E});
+        }
+        if (r.postNorms) {
+            add(b + "post_attention_norm.weight", {E}, Fill::FILL_NORM);
+            add(b + "post_ffw_norm.weight", {E}, Fill::FILL_NORM);
+        }
+    }
+    return t;
+}
+
+// The reference's file order, with dropped tensors removed (lastTensors not applied).
+std::vector<SyntheticTensor> referenceOrder(const SyntheticSpec &spec)
+{
+    const ArchRules &r = *rulesFor(spec.arch);
+    std::vector<SyntheticTensor> all = allTensors(r, spec.shape);
+    std::vector<std::string> names;
+    for (const SyntheticTensor &t : all)
+        if (!spec.dropTensors.count(t.name))
+            names.push_back(t.name);
+    QuantMix::sortTensorNames(names);
+    std::vector<SyntheticTensor> out;
+    out.reserve(names.size());
+    for (const std::string &n : names)
+        for (const SyntheticTensor &t : all)
+            if (t.name == n) {
+                out.push_back(t);
+                break;
+            }
+    return out;
+}
+
+struct Planned {
+    SyntheticTensor tensor;
+    GgmlType type = GgmlType::GGML_TYPE_F32;
+};
+
+// Rows [r0, r1) of the planned tensor, generated and quantized into `out`,
+// which holds the chunk that starts at row chunkStart.
+void generateRows(const SyntheticSpec &spec, const Planned &p, const quant::TypeTraits *traits, size_t rowBytes,
+                  int64_t r0, int64_t r1, int64_t chunkStart, uint8_t *out)
+{
+    const int64_t ne0 = p.tensor.dims[0];
+    std::vector<float> row(static_cast<size_t>(ne0));
+    const uint64_t h = nameHash(p.tensor.name);
+    for (int64_t r = r0; r < r1; ++r) {
+        RowRng rng(spec.seed, h, static_cast<uint64_t>(r));
+        fillRow(row.data(), ne0, p.tensor.fill, rng);
+        traits->quantize(row.data(), out + static_cast<size_t>(r - chunkStart) * rowBytes, ne0);
+    }
+}
+
+constexpr size_t kChunkBytes = size_t(64) << 20;
+
+} // namespace
+
+Status checkSyntheticSpec(const SyntheticSpec &spec)
+{
+    const ArchRules *r = rulesFor(spec.arch);
+    if (!r || !findArchitecture(spec.arch))
+        return Status::error("architecture '" + spec.arch + "' is not supported (supported: " +
+                             supportedArchitectureList() + ")");
+    if (!findQuantFileType(spec.fileType))
+        return Status::error("file type '" + spec.fileType + "' is not one of: " + quantFileTypeNames());
+    const SyntheticShape &s = spec.shape;
+    if (Status st = range("embedding length", s.nEmbd, 1, 65536); !st)
+        return st;
+    if (Status st = range("layer count", s.nLayer, 1, 512); !st)
+        return st;
+    if (Status st = range("head count", s.nHead, 1, 1024); !st)
+        return st;
+    if (Status st = range("KV head count", s.nHeadKv, 1, s.nHead); !st)
+        return st;
+    if (s.nHead % s.nHeadKv != 0)
+        return Status::error("head count " + std::to_string(s.nHead) + " is not a multiple of the KV head count " +
+                             std::to_string(s.nHeadKv));
+    if (s.headDim == 0 && s.nEmbd % s.nHead != 0)
+        return Status::error("embedding length " + std::to_string(s.nEmbd) + " is not a multiple of the head count " +
+                             std::to_string(s.nHead) + " (give a head size)");
+    const uint32_t dh = headDimOf(s);
+    if (dh < 2 || dh > 4096 || dh % 2 != 0)
+        return Status::error("head size is " + std::to_string(dh) + ", expected an even number 2..4096");
+    if (Status st = range("vocabulary size", s.nVocab, 8, 1u << 21); !st)
+        return st;
+    if (Status st = range("context length", s.nCtx, 1, 1u << 24); !st)
+        return st;
+    if (Status st = range("FFN length", s.nFf, r->moe ? 0 : 1, 1u << 20); !st)
+        return st;
+    if (r->moe) {
+        if (Status st = range("expert count", s.nExpert, 1, 512); !st)
+            return st;
+        if (Status st = range("active expert count", s.nExpertUsed, 1, s.nExpert); !st)
+            return st;
+        if (Status st = range("expert FFN length", s.nFfExp, 1, 1u << 20); !st)
+            return st;
+    } else if (s.nExpert != 0 || s.nExpertUsed != 0 || s.nFfExp != 0) {
+        return Status::error(spec.arch + " has no experts (expert count, active experts and expert FFN length must be 0)");
+    }
+    if (r->sliding == 1 && s.slidingWindow == 0)
+        return Status::error(spec.arch + " needs a sliding window (> 0)");
+    if (r->sliding == 0 && (s.slidingWindow != 0 || s.slidingPattern != 0))
+        return Status::error(spec.arch + " has no sliding-window attention (window and pattern must be 0)");
+    if (Status st = range("sliding-window pattern", s.slidingPattern, 0, s.nLayer); !st)
+        return st;
+    if (!(s.ropeFreqBase >= 0.0f) || !std::isfinite(s.ropeFreqBase))
+        return Status::error("RoPE base must be a positive number (0: the architecture's)");
+    // Total elements bounded (2^40) so every size below fits comfortably.
+    uint64_t total = 0;
+    for (const SyntheticTensor &t : allTensors(*r, s)) {
+        uint64_t n = 1;
+        for (int64_t d : t.dims)
+            if (!checkedMul<uint64_t>(n, static_cast<uint64_t>(d), &n))
+                return Status::error("tensor '" + t.name + "' is too large");
+        if (!checkedAdd<uint64_t>(total, n, &total) || total > (uint64_t(1) << 40))
+            return Status::error("the model would have more than 2^40 parameters");
+    }
+    return {};
+}
+
+std::vector<SyntheticTensor> syntheticTensors(const SyntheticSpec &spec)
+{
+    std::vector<SyntheticTensor> t = referenceOrder(spec);
+    for (const std::string &last : spec.lastTensors) {
+        const auto it = std::find_if(t.begin(), t.end(), [&](const SyntheticTensor &x) { return x.name == last; });
+        if (it == t.end())
+            continue;
+        SyntheticTensor moved = *it;
+        t.erase(it);
+        t.push_back(std::move(moved));
+    }
+    return t;
+}
+
+namespace {
+
+// Everything but the data: the types, the metadata and the tensor infos in
+// `out`, the plan in file order, the summary.
+Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vector<Planned> &plan,
+               SyntheticSummary &summary)
+{
+    if (Status s = checkSyntheticSpec(spec); !s)
+        return s;
+    const ArchRules &r = *rulesFor(spec.arch);
+    const SyntheticShape &s = spec.shape;
+    const QuantFileType &ft = *findQuantFileType(spec.fileType);
+
+    // Types, from the mix in the reference's order.
+    std::vector<SyntheticTensor> ordered = referenceOrder(spec);
+    QuantMixModel mm;
+    mm.nLayer = static_cast<int>(s.nLayer);
+    mm.hasOutput = false;
+    for (const SyntheticTensor &t : ordered) {
+        if (t.name.find("attn_v.weight") != std::string::npos || t.name.find("attn_qkv.weight") != std::string::npos)
+            ++mm.nAttentionV;
+        if (t.name == "output.weight")
+            mm.hasOutput = true;
+    }
+    mm.nExpert = static_cast<int>(s.nExpert);
+    mm.nGqa = static_cast<int>(s.nHead / s.nHeadKv);
+    QuantMix mix(ft, mm);
+    plan.clear();
+    plan.reserve(ordered.size());
+    for (const SyntheticTensor &t : ordered) {
+        Planned p{t, GgmlType::GGML_TYPE_F32};
+        if (QuantMix::isQuantizable(t.name, static_cast<uint32_t>(t.dims.size()))) {
+            auto type = mix.tensorType(t.name, t.dims[0], t.dims.size() >= 3 ? t.dims[2] : 1);
+            if (!type)
+                return type.status();
+            p.type = type.value();
+        }
+        const quant::TypeTraits *traits = quant::typeTraits(p.type);
+        if (!traits || !traits->quantize)
+            return Status::error("tensor '" + t.name + "': no quantizer for type " + ggmlTypeName(p.type));
+        plan.push_back(std::move(p));
+    }
+    for (const std::string &last : spec.lastTensors) {
+        const auto it = std::find_if(plan.begin(), plan.end(), [&](const Planned &x) { return x.tensor.name == last; });
+        if (it == plan.end())
+            continue;
+        Planned moved = *it;
+        plan.erase(it);
+        plan.push_back(std::move(moved));
+    }
+
+    // Metadata.
+    gguf::GgufWriter &w = out.metadata();
+    std::map<std::string, uint32_t> overrides = spec.u32Keys;
+    const auto u32 = [&](const std::string &key, uint32_t value) {
+        if (auto it = overrides.find(key); it != overrides.end()) {
+            value = it->second;
+            overrides.erase(it);
+        }
+        w.addU32(key, value);
+    };
+    const std::string p = spec.arch + ".";
+    const uint32_t dh = headDimOf(s);
+    w.addString("general.architecture", spec.arch);
+    w.addString("general.name", spec.name.empty() ? "synthetic-" + spec.arch : spec.name);
+    u32(p + "context_length", s.nCtx);
+    u32(p + "embedding_length", s.nEmbd);
+    u32(p + "block_count", s.nLayer);
+    if (s.nFf > 0)
+        u32(p + "feed_forward_length", s.nFf);
+    u32(p + "attention.head_count", s.nHead);
+    u32(p + "attention.head_count_kv", s.nHeadKv);
+    if (r.writeHeadDims || dh * s.nHead != s.nEmbd) {
+        u32(p + "attention.key_length", dh);
+        u32(p + "attention.value_length", dh);
+    }
+    w.addF32(p + "attention.layer_norm_rms_epsilon", r.rmsEps);
+    u32(p + "rope.dimension_count", dh);
+    w.addF32(p + "rope.freq_base", s.ropeFreqBase > 0.0f ? s.ropeFreqBase : r.ropeBase);
+    if (spec.arch == "gemma2") {
+        w.addF32(p + "attn_logit_softcapping", 50.0f);
+        w.addF32(p + "final_logit_softcapping", 30.0f);
+    }
+    if (spec.arch == "gemma3") {
+        w.addString(p + "rope.scaling.type", "linear");
+        w.addF32(p + "rope.scaling.factor", 8.0f);
+    }
+    if (spec.arch == "gpt-oss") {
+        // Static YaRN as the real model (factor 32 over a 32x shorter original context).
+        w.addString(p + "rope.scaling.type", "yarn");
+        w.addF32(p + "rope.scaling.factor", 32.0f);
+        u32(p + "rope.scaling.original_context_length", std::max(1u, s.nCtx / 32));
+    }
+    if (r.sliding != 0 && s.slidingWindow > 0) {
+        u32(p + "attention.sliding_window", s.slidingWindow);
+        if (spec.arch == "gemma3")
+            w.addF32(p + "rope.freq_base_swa", 10000.0f);
+    }
+    if (s.slidingPattern > 0)
+        u32(p + "attention.sliding_window_pattern", s.slidingPattern);
+    if (r.moe) {
+        u32(p + "expert_count", s.nExpert);
+        u32(p + "expert_used_count", s.nExpertUsed);
+        u32(p + "expert_feed_forward_length", s.nFfExp);
+    }
+    const Vocab vocab = buildVocab(s.nVocab);
+    w.addString("tokenizer.ggml.model", "llama");
+    w.addStringArray("tokenizer.ggml.tokens", vocab.tokens);
+    w.addArray("tokenizer.ggml.scores", ValueType::VALUE_TYPE_F32, vocab.scores);
+    w.addArray("tokenizer.ggml.token_type", ValueType::VALUE_TYPE_I32, vocab.types);
+    u32("tokenizer.ggml.bos_token_id", 1);
+    u32("tokenizer.ggml.eos_token_id", 2);
+    u32("tokenizer.ggml.unknown_token_id", 0);
+    u32("general.quantization_version", 2);
+    u32("general.file_type", ft.id);
+    for (const auto &[key, value] : overrides)   // the ones not among the standard keys
+        w.addU32(key, value);
+
+    // Tensor infos, then data.
+    summary = {};
+    for (const Planned &pl : plan) {
+        if (Status st = out.declareTensor(pl.tensor.name, pl.type, pl.tensor.dims); !st)
+            return st;
+        uint64_t n = 1;
+        for (int64_t d : pl.tensor.dims)
+            n *= static_cast<uint64_t>(d);   // bounded by checkSyntheticSpec
+        summary.parameters += n;
+        ++summary.tensorTypes[ggmlTypeName(pl.type)];
+    }
+    summary.tensors = static_cast<int>(plan.size());
+    summary.fileBytes = out.fileBytes();
+    return {};
+}
+
+} // namespace
+
+Result<SyntheticSummary> planSyntheticModel(const SyntheticSpec &spec)
+{
+    gguf::GgufStreamWriter out;
+    std::vector<Planned> plan;
+    SyntheticSummary summary;
+    if (Status s = prepare(spec, out, plan, summary); !s)
+        return s;
+    return summary;
+}
+
+Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const std::string &path)
+{
+    gguf::GgufStreamWriter out;
+    std::vector<Planned> plan;
+    SyntheticSummary summary;
+    if (Status s = prepare(spec, out, plan, summary); !s)
+        return s;
+    if (Status st = out.begin(path); !st)
+        return st;
+
+    int threads = spec.threads > 0 ? spec.threads : static_cast<int>(std::thread::hardware_concurrency());
+    threads = std::max(1, std::min(threads, 256));
+    std::vector<uint8_t> buffer;
+    for (size_t k = 0; k < plan.size(); ++k) {
+        const Planned &pl = plan[k];
+        const quant::TypeTraits *traits = quant::typeTraits(pl.type);
+        const int64_t ne0 = pl.tensor.dims[0];
+        int64_t rows = 1;
+        for (size_t d = 1; d < pl.tensor.dims.size(); ++d)
+            rows *= pl.tensor.dims[d];
+        size_t rowBytes = 0;
+        if (!ggmlRowBytes(pl.type, ne0, &rowBytes) || rowBytes == 0)
+            return Status::error(path + ": tensor '" + pl.tensor.name + "': bad row size");
+        const int64_t chunkRows = std::max<int64_t>(1, std::min<int64_t>(rows, static_cast<int64_t>(kChunkBytes / rowBytes)));
+        buffer.resize(static_cast<size_t>(chunkRows) * rowBytes);
+        for (int64_t c0 = 0; c0 < rows; c0 += chunkRows) {
+            const int64_t c1 = std::min(rows, c0 + chunkRows);
+            const int64_t n = c1 - c0;
+            const int64_t nt = std::min<int64_t>(threads, std::max<int64_t>(1, n / 4));
+            std::vector<std::thread> workers;
+            for (int64_t t = 1; t < nt; ++t)
+                workers.emplace_back(generateRows, std::cref(spec), std::cref(pl), traits, rowBytes, c0 + n * t / nt,
+                                     c0 + n * (t + 1) / nt, c0, buffer.data());
+            generateRows(spec, pl, traits, rowBytes, c0, c0 + n / nt, c0, buffer.data());
+            for (std::thread &wk : workers)
+                wk.join();
+            if (Status st = out.writeData(buffer.data(), static_cast<size_t>(n) * rowBytes); !st)
+                return st;
+        }
+        if (spec.onTensor) {
+            SyntheticTensorReport rep;
+            rep.index = static_cast<int>(k);
+            rep.count = summary.tensors;
+            rep.name = pl.tensor.name;
+            rep.type = pl.type;
+            rep.dims = pl.tensor.dims;
+            rep.bytes = out.tensorBytes(k);
+            spec.onTensor(rep);
+        }
+    }
+    if (Status st = out.finish(); !st)
+        return st;
+    return summary;
+}
+
+} // namespace burrow::model

@@ -1,0 +1,138 @@
+// Random-weight models: writes a valid GGUF model of any supported
+// architecture and shape, for tests and benchmarks (burrow-cli synth,
+// scripts/make-models.sh). Nothing is learned; the numbers only have the
+// shapes, types and value spread of a real download.
+//
+// What a file holds:
+//   - the metadata the architecture reads (model/arch_*.cpp): sizes, head
+//     counts and head size, RMS epsilon, RoPE base, experts, sliding window,
+//     softcaps (gemma2), YaRN (gpt-oss), general.file_type and
+//     general.quantization_version;
+//   - an SPM vocabulary of nVocab tokens: <unk>, <s>, </s>, then (when
+//     nVocab >= 259) the 256 byte-fallback tokens <0x00>..<0xFF>, then
+//     pieces "▁", "▁a", "a", "▁b", ... "▁aa", "aa", ... with falling scores;
+//   - every tensor the architecture needs (model/weights.cpp), and no other,
+//     in the order llama-quantize writes them (QuantMix::sortTensorNames):
+//     matrices, biases, attention sinks and the router drawn from N(0, 0.02),
+//     norm weights 1 + N(0, 0.02) (gemma's stored "1 + w" too);
+//   - each tensor's type from the file type's mix (model/quant_mix.h), as
+//     llama-quantize would give it, quantized with the engine's reference
+//     quantizers; 1-D tensors, the router and bias tables stay F32.
+//
+// Values: each row of each tensor is drawn from its own generator, seeded by
+// (seed, tensor name, row), so a file does not depend on the thread count.
+// Normal deviates come from a table of 2^16 quantiles indexed by 16 random
+// bits (tails cut at 4.3 sigma), so generating costs little next to quantizing.
+//
+// Scale: tensors are generated, quantized and written a chunk of rows at a
+// time (at most about 64 MiB of output per chunk, split over the threads),
+// so memory stays bounded however large the model (a 3B-parameter Q4_K_M
+// file needs about 100 MiB). Cost: the quantizers dominate (K-quants and
+// IQ4_XS search scales; Q8_0, Q4_0 and F16 are several times faster).
+//
+// The file is written to path.part and renamed when complete.
+#pragma once
+
+#include "model/quant_mix.h"
+#include "common/ggml_types.h"
+#include "burrow/status.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace burrow::model {
+
+struct SyntheticShape {
+    uint32_t nEmbd = 256;          // {arch}.embedding_length
+    uint32_t nLayer = 2;           // {arch}.block_count
+    uint32_t nHead = 4;            // {arch}.attention.head_count
+    uint32_t nHeadKv = 2;          // {arch}.attention.head_count_kv
+    uint32_t headDim = 0;          // key and value length per head; 0: nEmbd / nHead
+    uint32_t nFf = 512;            // {arch}.feed_forward_length (dense FFN rows; written when > 0)
+    uint32_t nExpert = 0;          // qwen3moe, gpt-oss: experts per layer
+    uint32_t nExpertUsed = 0;      // experts each token runs
+    uint32_t nFfExp = 0;           // rows of one expert's gate/up
+    uint32_t nVocab = 512;         // tokens (>= 8; >= 259 adds the byte-fallback tokens)
+    uint32_t nCtx = 2048;          // {arch}.context_length
+    uint32_t slidingWindow = 0;    // gemma2, gemma3, gpt-oss: {arch}.attention.sliding_window (gemma3: 0 = none)
+    uint32_t slidingPattern = 0;   // 0: the architecture's default period (key not written); else written
+    bool tiedOutput = false;       // no output.weight (gemma2 never has one, gpt-oss always does)
+    float ropeFreqBase = 0.0f;     // 0: the architecture's usual base
+};
+
+struct SyntheticTensorReport {
+    int index = 0;                 // 0-based position in the file
+    int count = 0;
+    std::string name;
+    GgmlType type = GgmlType::GGML_TYPE_F32;
+    std::vector<int64_t> dims;
+    uint64_t bytes = 0;
+};
+
+struct SyntheticSpec {
+    std::string arch = "llama";    // general.architecture: llama, qwen2, phi3, gemma2, qwen3, qwen3moe, gemma3, gpt-oss
+    SyntheticShape shape;
+    std::string fileType = "F32";  // a quantFileTypes() name: F32, F16, Q8_0, Q4_K_M, IQ4_XS, ...
+    uint64_t seed = 1;
+    std::string name;              // general.name; "synthetic-<arch>" when empty
+    int threads = 0;               // 0: all hardware threads
+
+    // For tests that need broken files (the checks of checkSyntheticSpec
+    // still apply to the shape; these bypass the architecture's rules):
+    std::set<std::string> dropTensors;            // tensors left out
+    // u32 metadata: a key the generator writes as u32 gets this value instead;
+    // any other key is added after the standard ones.
+    std::map<std::string, uint32_t> u32Keys;
+    std::vector<std::string> lastTensors;         // moved to the end of the file, in this order
+
+    std::function<void(const SyntheticTensorReport &)> onTensor;   // after each tensor is written
+};
+
+// One tensor of a spec's model, before types are chosen.
+struct SyntheticTensor {
+    std::string name;
+    std::vector<int64_t> dims;     // ne[0] (row length) first
+    enum class Fill : uint32_t { FILL_WEIGHT, FILL_NORM } fill = Fill::FILL_WEIGHT;
+};
+
+struct SyntheticSummary {
+    int tensors = 0;
+    uint64_t parameters = 0;       // sum of tensor elements
+    uint64_t fileBytes = 0;
+    std::map<std::string, int> tensorTypes;   // "Q4_K" -> count
+};
+
+// ok when the spec describes a model of its architecture the engine would
+// load: known architecture and file type, sizes in range, head counts that
+// divide, experts where the architecture has them (and only there), a
+// sliding window where it needs one. The message names the field.
+Status checkSyntheticSpec(const SyntheticSpec &spec);
+
+// The tensors of the spec's model in file order (dropTensors left out,
+// lastTensors moved to the end). The spec must pass checkSyntheticSpec.
+std::vector<SyntheticTensor> syntheticTensors(const SyntheticSpec &spec);
+
+// What writeSyntheticModel would write (tensor count, parameters, types,
+// the file's exact size), without writing anything.
+Result<SyntheticSummary> planSyntheticModel(const SyntheticSpec &spec);
+
+// Checks the spec, then writes the model to `path` (via path.part).
+Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const std::string &path);
+
+// Named shapes (burrow-cli synth --preset): the benchmark models and a small
+// one per architecture for tests.
+struct SyntheticPreset {
+    const char *name;              // "llama-1.1b"
+    const char *arch;
+    SyntheticShape shape;
+    const char *summary;           // for --help
+};
+const std::vector<SyntheticPreset> &syntheticPresets();
+// The preset named `name` (exact), or nullptr.
+const SyntheticPreset *findSyntheticPreset(const std::string &name);
+
+} // namespace burrow::model

@@ -1,0 +1,94 @@
+// The named shapes of burrow-cli synth (model/synthetic_model.h): the
+// benchmark models of docs/benchmarks.md and one small model per
+// architecture for tests. Parameter counts below count every tensor element
+// (as burrow-cli info does); "active" is what one token reads.
+#include "model/synthetic_model.h"
+
+namespace burrow::model {
+
+namespace {
+
+// {nEmbd, nLayer, nHead, nHeadKv, headDim, nFf, nExpert, nExpertUsed, nFfExp,
+//  nVocab, nCtx, slidingWindow, slidingPattern, tiedOutput, ropeFreqBase}
+SyntheticShape shape(uint32_t embd, uint32_t layers, uint32_t heads, uint32_t kvHeads, uint32_t headDim,
+                     uint32_t ff, uint32_t vocab, uint32_t ctx)
+{
+    SyntheticShape s;
+    s.nEmbd = embd;
+    s.nLayer = layers;
+    s.nHead = heads;
+    s.nHeadKv = kvHeads;
+    s.headDim = headDim;
+    s.nFf = ff;
+    s.nVocab = vocab;
+    s.nCtx = ctx;
+    return s;
+}
+
+SyntheticShape withExperts(SyntheticShape s, uint32_t experts, uint32_t used, uint32_t ffExp)
+{
+    s.nExpert = experts;
+    s.nExpertUsed = used;
+    s.nFfExp = ffExp;
+    return s;
+}
+
+SyntheticShape withWindow(SyntheticShape s, uint32_t window)
+{
+    s.slidingWindow = window;
+    return s;
+}
+
+SyntheticShape tied(SyntheticShape s)
+{
+    s.tiedOutput = true;
+    return s;
+}
+
+SyntheticShape withBase(SyntheticShape s, float base)
+{
+    s.ropeFreqBase = base;
+    return s;
+}
+
+} // namespace
+
+const std::vector<SyntheticPreset> &syntheticPresets()
+{
+    static const std::vector<SyntheticPreset> presets = {
+        // Benchmark models (scripts/make-models.sh).
+        {"llama-1.1b", "llama", shape(2048, 22, 32, 4, 0, 5632, 32000, 2048),
+         "TinyLlama shape: 2048 embd, 22 layers, 32/4 heads, FFN 5632, vocab 32000 (1.10 B)"},
+        {"llama-3b", "llama", withBase(tied(shape(3072, 28, 24, 8, 0, 8192, 32000, 8192)), 500000.0f),
+         "Llama-3.2-3B shape: 3072 embd, 28 layers, 24/8 heads, FFN 8192, vocab 32000, tied (2.92 B)"},
+        {"qwen3moe-1b", "qwen3moe", withExperts(shape(1024, 9, 16, 4, 128, 0, 32000, 32768), 64, 8, 512),
+         "1024 embd, 9 layers, 16/4 heads of 128, 64 experts of 512 (8 active), vocab 32000 (1.02 B, 0.23 B active)"},
+        {"dense-for-qwen3moe-1b", "qwen3", shape(1024, 9, 16, 4, 128, 4096, 32000, 32768),
+         "qwen3 with qwen3moe-1b's active size: its attention, one FFN of 4096 = 8 x 512 (0.23 B)"},
+        // Small models for tests: 256 embd, a 512-token vocabulary.
+        {"llama-tiny", "llama", shape(256, 2, 8, 4, 0, 768, 512, 512), "llama, 2 layers, 8/4 heads"},
+        {"qwen2-tiny", "qwen2", shape(256, 2, 8, 4, 0, 768, 512, 512), "qwen2 (Q/K/V biases), 2 layers"},
+        {"phi3-tiny", "phi3", shape(256, 2, 8, 8, 0, 768, 512, 512), "phi3 (fused QKV and gate|up), 2 layers"},
+        {"gemma2-tiny", "gemma2", withWindow(shape(256, 2, 4, 2, 64, 512, 512, 1024), 16),
+         "gemma2 (softcaps, post-norms), 2 layers, window 16 on layer 0"},
+        {"qwen3-tiny", "qwen3", tied(shape(256, 3, 4, 2, 128, 768, 512, 1024)),
+         "qwen3 (Q/K norms, 4 heads of 128 over 256 embd), 3 layers, tied"},
+        {"qwen3moe-tiny", "qwen3moe", withExperts(shape(256, 2, 4, 2, 128, 768, 512, 1024), 8, 2, 256),
+         "qwen3moe, 2 layers, 8 experts of 256 (2 active)"},
+        {"gemma3-tiny", "gemma3", tied(withWindow(shape(256, 6, 4, 2, 128, 512, 512, 1024), 16)),
+         "gemma3, 6 layers, window 16 on five of six"},
+        {"gpt-oss-tiny", "gpt-oss", withExperts(withWindow(shape(256, 4, 8, 2, 64, 256, 512, 1024), 8), 8, 2, 256),
+         "gpt-oss (sinks, biases, YaRN), 4 layers, window 8 on even layers, 8 experts (2 active)"},
+    };
+    return presets;
+}
+
+const SyntheticPreset *findSyntheticPreset(const std::string &name)
+{
+    for (const SyntheticPreset &p : syntheticPresets())
+        if (name == p.name)
+            return &p;
+    return nullptr;
+}
+
+} // namespace burrow::model

@@ -1,0 +1,23 @@
+#include "ops/flash_attention.h"
+#include "ops/kernels.h"
+
+namespace burrow::ops {
+
+void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                  float *const *out, const float *sinks)
+{
+    kernels().attendOnline(kv, first, last, nHeads, q, out, sinks);
+}
+
+size_t tiledScratchFloats(int dk, int dv)
+{
+    return static_cast<size_t>(kTileKeys) * (static_cast<size_t>(dk) + static_cast<size_t>(dv)) +
+           static_cast<size_t>(kTileQueries) * static_cast<size_t>(dv);
+}
+
+void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+{
+    kernels().attendTiled(kv, queries, nq, scratch);
+}
+
+} // namespace burrow::ops

@@ -1,0 +1,86 @@
+// Attention over a paged KV cache as the reference engine computes it on the
+// CPU with flash attention on (its default, "auto"): the keys and values are
+// F16 cells addressed through a block table, and the softmax is online (one
+// pass over the keys). Two kernels, chosen like the reference chooses
+// (ggml-cpu's flash_attn_ext): fewer than kTileQueries query rows of a
+// sequence in the batch run attendOnline, more run attendTiled.
+//
+// attendOnline (the reference's one_chunk; generation and short prompts), per
+// query head, for keys j = first..last:
+//   q16 = f16(q); s = K_j . q16 (products and sums in float);
+//   s = softcap ? c tanh(s scale / c) : s scale
+//   s > M:  M = s; ms = expf(Mold - M); acc = f16(acc ms); vs = 1
+//   else:   vs = expf(s - M)
+//   acc = f16(acc + V_j vs)  (one fused multiply-add, rounded to F16 per key)
+//   S = S ms + vs
+// then the sink (gpt-oss: one logit per head, no value): if sink > M the
+// float accumulator is scaled by expf(M - sink) and S = S expf(M - sink) + 1,
+// else S += expf(sink - M); out = f32(acc) / S.
+//
+// attendTiled (the reference's tiled path; prompts): queries stay F32; the
+// keys are taken in tiles of kTileKeys positions aligned to multiples of
+// kTileKeys; per query and tile: s = q . K (float), scale, softcap, -inf
+// outside [first, last]; Mnew = max(M, max of the tile), and when it grows
+// acc and S are scaled by expf(M - Mnew); p = e^(s - Mnew), S += sum p (the
+// sum in double), acc += sum p V (float); the sink as above; out = acc / S.
+//
+// Cells: position j of the sequence is cell blocks[j / 16] * 16 + j % 16
+// (kKvBlockSize), or cell j when blocks is null; its key is k + cell *
+// kStride halves (dk of them), its value v + cell * vStride (dv of them).
+// A sink of -infinity (kNoSink) means none and changes nothing.
+//
+// The SIMD kernels (x86/) equal the scalar twins up to the summation order
+// of the dot products (and, in attendTiled, the polynomial e^x); the rounding
+// points above are the same on every path.
+#pragma once
+
+#include "ops/attention_kernels.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace burrow::ops {
+
+inline constexpr int kTileQueries = 64;      // the reference's GGML_FA_TILE_Q
+inline constexpr int kTileKeys = 64;         // GGML_FA_TILE_KV
+inline constexpr int kMaxOnlineHeads = 8;    // query heads of one KV head per attendOnline call
+inline constexpr int kMaxFlashHeadDim = 512; // dk, dv
+
+struct KvView {
+    const uint16_t *k = nullptr;
+    size_t kStride = 0;            // halves between cells
+    const uint16_t *v = nullptr;
+    size_t vStride = 0;
+    const int32_t *blocks = nullptr;   // block table, or null: cell = position
+    int dk = 0;
+    int dv = 0;
+    float scale = 1.0f;
+    float softcap = 0.0f;          // 0: none
+};
+
+// The cell of position j. (static: the SIMD files use it too, see f16.h.)
+static inline size_t kvCell(const int32_t *blocks, uint32_t j)
+{
+    return blocks ? static_cast<size_t>(blocks[j >> 4]) * 16 + (j & 15u) : j;
+}
+
+// nHeads (1..kMaxOnlineHeads) query heads that share the KV head, one query
+// each (dk floats), all seeing keys [first, last]; out[g]: dv floats;
+// sinks: nHeads logits or null. Cost: (last - first + 1) (dk + dv) nHeads
+// multiply-adds.
+void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                  float *const *out, const float *sinks);
+
+struct TileQuery {
+    const float *q = nullptr;      // dk floats
+    float *out = nullptr;          // dv floats
+    uint32_t first = 0, last = 0;  // keys seen, inclusive
+    float sink = kNoSink;
+};
+// Scratch floats attendTiled needs for head sizes dk, dv.
+size_t tiledScratchFloats(int dk, int dv);
+// nq (1..kTileQueries) queries of one KV head. scratch: tiledScratchFloats.
+// Cost: sum over queries of (keys in their tiles) (dk + dv) multiply-adds.
+void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
+
+} // namespace burrow::ops

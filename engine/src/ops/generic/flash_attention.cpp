@@ -1,0 +1,174 @@
+// Scalar twins of ops/flash_attention.h (contract and rounding points there).
+// Compiled without contraction: the fused multiply-adds the contract names
+// are written as std::fma.
+#include "ops/flash_attention.h"
+#include "ops/f16.h"
+#include "ops/generic/generic_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace burrow::ops::generic {
+
+namespace {
+
+float scoreOf(const KvView &kv, float dot)
+{
+    if (kv.softcap != 0.0f)
+        return kv.softcap * std::tanh(dot * (kv.scale / kv.softcap));
+    return dot * kv.scale;
+}
+
+} // namespace
+
+void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                  float *const *out, const float *sinks)
+{
+    const int dk = kv.dk, dv = kv.dv;
+    float qf[kMaxOnlineHeads][kMaxFlashHeadDim];
+    uint16_t acc[kMaxOnlineHeads][kMaxFlashHeadDim];
+    float M[kMaxOnlineHeads], S[kMaxOnlineHeads];
+    for (int g = 0; g < nHeads; ++g) {
+        for (int d = 0; d < dk; ++d)
+            qf[g][d] = f16ToF32(f32ToF16(q[g][d]));
+        std::fill(acc[g], acc[g] + dv, uint16_t{0});
+        M[g] = -INFINITY;
+        S[g] = 0.0f;
+    }
+    float kf[kMaxFlashHeadDim], vf[kMaxFlashHeadDim];
+    for (uint32_t j = first; j <= last; ++j) {
+        const size_t cell = kvCell(kv.blocks, j);
+        const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
+        for (int d = 0; d < dk; ++d)
+            kf[d] = f16ToF32(kj[d]);
+        for (int d = 0; d < dv; ++d)
+            vf[d] = f16ToF32(vj[d]);
+        for (int g = 0; g < nHeads; ++g) {
+            double dot = 0.0;
+            for (int d = 0; d < dk; ++d)
+                dot += static_cast<double>(kf[d] * qf[g][d]);
+            const float s = scoreOf(kv, static_cast<float>(dot));
+            float ms = 1.0f, vs = 1.0f;
+            if (s > M[g]) {
+                ms = std::exp(M[g] - s);
+                M[g] = s;
+                for (int d = 0; d < dv; ++d)
+                    acc[g][d] = f32ToF16(f16ToF32(acc[g][d]) * ms);
+            } else {
+                vs = std::exp(s - M[g]);
+            }
+            for (int d = 0; d < dv; ++d)
+                acc[g][d] = f32ToF16(std::fma(vf[d], vs, f16ToF32(acc[g][d])));
+            S[g] = S[g] * ms + vs;
+        }
+    }
+    for (int g = 0; g < nHeads; ++g) {
+        float *o = out[g];
+        for (int d = 0; d < dv; ++d)
+            o[d] = f16ToF32(acc[g][d]);
+        const float sink = sinks ? sinks[g] : kNoSink;
+        if (sink > -INFINITY) {
+            if (sink > M[g]) {
+                const float ms = std::exp(M[g] - sink);
+                for (int d = 0; d < dv; ++d)
+                    o[d] *= ms;
+                S[g] = S[g] * ms + 1.0f;
+            } else {
+                S[g] += std::exp(sink - M[g]);
+            }
+        }
+        const float inv = S[g] == 0.0f ? 0.0f : 1.0f / S[g];
+        for (int d = 0; d < dv; ++d)
+            o[d] *= inv;
+    }
+}
+
+void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+{
+    const int dk = kv.dk, dv = kv.dv;
+    float *kt = scratch;                                   // [kTileKeys][dk]
+    float *vt = kt + static_cast<size_t>(kTileKeys) * dk;  // [kTileKeys][dv]
+    float *acc = vt + static_cast<size_t>(kTileKeys) * dv; // [nq][dv]
+    float M[kTileQueries], S[kTileQueries];
+    uint32_t lo = queries[0].first, hi = queries[0].last;
+    for (int i = 0; i < nq; ++i) {
+        lo = std::min(lo, queries[i].first);
+        hi = std::max(hi, queries[i].last);
+        M[i] = -INFINITY;
+        S[i] = 0.0f;
+        std::fill(acc + static_cast<size_t>(i) * dv, acc + static_cast<size_t>(i + 1) * dv, 0.0f);
+    }
+    float p[kTileKeys];
+    for (uint32_t t0 = lo / kTileKeys * kTileKeys; t0 <= hi; t0 += kTileKeys) {
+        const int n = static_cast<int>(std::min<uint32_t>(kTileKeys, hi - t0 + 1));
+        for (int tk = 0; tk < n; ++tk) {
+            const size_t cell = kvCell(kv.blocks, t0 + static_cast<uint32_t>(tk));
+            const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
+            for (int d = 0; d < dk; ++d)
+                kt[static_cast<size_t>(tk) * dk + d] = f16ToF32(kj[d]);
+            for (int d = 0; d < dv; ++d)
+                vt[static_cast<size_t>(tk) * dv + d] = f16ToF32(vj[d]);
+        }
+        for (int i = 0; i < nq; ++i) {
+            const TileQuery &qi = queries[i];
+            if (qi.last < t0 || qi.first >= t0 + static_cast<uint32_t>(n))
+                continue;   // a tile all masked for this query changes nothing
+            float tileMax = -INFINITY;
+            for (int tk = 0; tk < n; ++tk) {
+                const uint32_t j = t0 + static_cast<uint32_t>(tk);
+                if (j < qi.first || j > qi.last) {
+                    p[tk] = -INFINITY;
+                    continue;
+                }
+                float dot = 0.0f;
+                for (int d = 0; d < dk; ++d)
+                    dot = std::fma(qi.q[d], kt[static_cast<size_t>(tk) * dk + d], dot);
+                p[tk] = scoreOf(kv, dot);
+                tileMax = std::max(tileMax, p[tk]);
+            }
+            if (tileMax == -INFINITY)
+                continue;
+            float *a = acc + static_cast<size_t>(i) * dv;
+            const float mNew = std::max(M[i], tileMax);
+            if (mNew > M[i]) {
+                const float ms = std::exp(M[i] - mNew);
+                for (int d = 0; d < dv; ++d)
+                    a[d] *= ms;
+                S[i] *= ms;
+            }
+            M[i] = mNew;
+            double sum = 0.0;
+            for (int tk = 0; tk < n; ++tk) {
+                p[tk] = std::exp(p[tk] - mNew);   // masked: e^-inf = 0
+                sum += p[tk];
+            }
+            S[i] = static_cast<float>(S[i] + sum);
+            for (int tk = 0; tk < n; ++tk) {
+                if (p[tk] == 0.0f)
+                    continue;
+                const float *vr = vt + static_cast<size_t>(tk) * dv;
+                for (int d = 0; d < dv; ++d)
+                    a[d] = std::fma(p[tk], vr[d], a[d]);
+            }
+        }
+    }
+    for (int i = 0; i < nq; ++i) {
+        float *a = acc + static_cast<size_t>(i) * dv;
+        const float sink = queries[i].sink;
+        if (sink > -INFINITY) {
+            if (sink > M[i]) {
+                const float ms = std::exp(M[i] - sink);
+                for (int d = 0; d < dv; ++d)
+                    a[d] *= ms;
+                S[i] = S[i] * ms + 1.0f;
+            } else {
+                S[i] += std::exp(sink - M[i]);
+            }
+        }
+        const float inv = S[i] == 0.0f ? 0.0f : 1.0f / S[i];
+        for (int d = 0; d < dv; ++d)
+            queries[i].out[d] = a[d] * inv;
+    }
+}
+
+} // namespace burrow::ops::generic

@@ -1,0 +1,39 @@
+// Scalar kernels of ops/: the kernels of the scalar path, and the twins every
+// SIMD kernel in x86/ is tested against. Compiled without floating-point
+// contraction (the reference engine's generic code rounds every product).
+// Contracts and costs: as the public functions they stand behind (ops.h,
+// f16.h, attention_kernels.h).
+#pragma once
+
+#include "model/model_config.h"
+#include "ops/attention_kernels.h"
+#include "ops/flash_attention.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace burrow::ops::generic {
+
+// --- elementwise.cpp ---
+void rmsNorm(const float *x, const float *w, float *y, int64_t n, float eps);
+void ropeCache(float pos, int nRot, float freqBase, float freqScale, const float *factors, float *cs);
+void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type, const float *cs);
+void softcap(float *x, int64_t n, float c);
+void swiglu(const float *gate, const float *up, float *out, int64_t n);
+void swigluOai(const float *gate, const float *up, float *out, int64_t n);
+void geglu(const float *gate, const float *up, float *out, int64_t n);
+float geluTanh(float x);
+void f32ToF16Row(const float *src, uint16_t *dst, int64_t n);
+
+// --- attention.cpp ---
+void attendHead(const AttentionHead &h, const float *q, float *scores, uint16_t *probs, float *out);
+// attendHead per head (sinks: as attention_kernels.h).
+void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, float *const *out, float *scores,
+                 size_t scoresStride, uint16_t *probs, size_t probsStride, const float *sinks);
+
+// --- flash_attention.cpp ---
+void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                  float *const *out, const float *sinks);
+void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
+
+} // namespace burrow::ops::generic

@@ -1,0 +1,54 @@
+// The dispatch table of ops/: one function pointer per kernel that has
+// per-instruction-set variants, filled once per CPU path after feature
+// detection (quant/cpu_features.h) and selected by the path the quant trait
+// table uses, so quant::setCpuPath() and BURROW_CPU_PATH switch these kernels
+// together with the quantized dot products.
+//
+// The free functions of ops.h, f16.h, attention_kernels.h and gemm_q32.h
+// forward through kernels(); callers normally use those. Each path has its
+// own table, built on first use and never rewritten afterwards.
+#pragma once
+
+#include "common/ggml_types.h"
+#include "ops/attention_kernels.h"
+#include "ops/flash_attention.h"
+#include "quant/cpu_features.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace burrow::ops {
+
+struct Kernels {
+    quant::CpuPath path = quant::CpuPath::CPU_PATH_SCALAR;
+
+    // ops.h
+    void (*rmsNorm)(const float *x, const float *w, float *y, int64_t n, float eps) = nullptr;
+    void (*swiglu)(const float *gate, const float *up, float *out, int64_t n) = nullptr;
+    void (*swigluOai)(const float *gate, const float *up, float *out, int64_t n) = nullptr;
+
+    // f16.h
+    void (*f32ToF16Row)(const float *src, uint16_t *dst, int64_t n) = nullptr;
+
+    // attention_kernels.h
+    void (*attendHead)(const AttentionHead &h, const float *q, float *scores, uint16_t *probs, float *out) = nullptr;
+    void (*attendHeads)(const AttentionHead &h, int nHeads, const float *const *q, float *const *out, float *scores,
+                        size_t scoresStride, uint16_t *probs, size_t probsStride, const float *sinks) = nullptr;
+    // Null, and attendBlockQueries 0, when the path has no blocked kernel.
+    void (*attendBlock)(const AttentionBlock &b, float *scratch) = nullptr;
+    int attendBlockQueries = 0;
+
+    // flash_attention.h
+    void (*attendOnline)(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                         float *const *out, const float *sinks) = nullptr;
+    void (*attendTiled)(const KvView &kv, const TileQuery *queries, int nq, float *scratch) = nullptr;
+
+    // gemm_q32.h; null when the path has no kernel.
+    void (*gemmQ32)(GgmlType type, int64_t K, const uint8_t *w, size_t wRowBytes, int64_t r0, int64_t r1,
+                    const uint8_t *act, size_t actStride, int64_t nTokens, float *y, int64_t ldy) = nullptr;
+};
+
+// The table of the active CPU path (quant::activeCpuPath()).
+const Kernels &kernels();
+
+} // namespace burrow::ops

@@ -1,0 +1,92 @@
+// AVX2 + FMA + F16C elementwise kernels (this file is compiled with -mavx2
+// -mfma -mf16c; see x86_kernels.h). Everything here has internal linkage
+// except the fill function, and no std:: inline function is used, so no AVX2
+// code can be picked by the linker for scalar callers.
+#include "ops/x86/x86_kernels.h"
+
+#include "ops/f16.h"
+#include "ops/generic/generic_kernels.h"
+#include "ops/x86/vec_exp.h"
+
+#include <immintrin.h>
+
+namespace burrow::ops::x86 {
+
+namespace {
+
+// The scalar twin's sums in 4 double lanes (float products widened exactly),
+// then its float steps 8 lanes at a time.
+void rmsNormAvx2(const float *x, const float *w, float *y, int64_t n, float eps)
+{
+    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 sq = _mm256_mul_ps(v, v);
+        acc0 = _mm256_add_pd(acc0, _mm256_cvtps_pd(_mm256_castps256_ps128(sq)));
+        acc1 = _mm256_add_pd(acc1, _mm256_cvtps_pd(_mm256_extractf128_ps(sq, 1)));
+    }
+    alignas(32) double lanes[4];
+    _mm256_store_pd(lanes, _mm256_add_pd(acc0, acc1));
+    double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    for (int64_t k = i; k < n; ++k)
+        sum += static_cast<double>(x[k] * x[k]);
+    const float mean = static_cast<float>(sum / static_cast<double>(n));
+    const float scale = 1.0f / __builtin_sqrtf(mean + eps);
+    const __m256 s = _mm256_set1_ps(scale);
+    for (i = 0; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i), s), _mm256_loadu_ps(w + i)));
+    for (; i < n; ++i)
+        y[i] = (x[i] * scale) * w[i];
+}
+
+void swigluAvx2(const float *gate, const float *up, float *out, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 g = _mm256_loadu_ps(gate + i);
+        const __m256 e = simd::exp256(_mm256_sub_ps(_mm256_setzero_ps(), g));
+        const __m256 silu = _mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(silu, _mm256_loadu_ps(up + i)));
+    }
+    generic::swiglu(gate + i, up + i, out + i, n - i);
+}
+
+// min/max operand order as std::min(g, limit) and std::clamp(u, -limit, limit)
+// compare: vminps/vmaxps return the second operand when either is NaN.
+void swigluOaiAvx2(const float *gate, const float *up, float *out, int64_t n)
+{
+    const __m256 limit = _mm256_set1_ps(7.0f), negLimit = _mm256_set1_ps(-7.0f);
+    const __m256 negAlpha = _mm256_set1_ps(-1.702f), one = _mm256_set1_ps(1.0f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_min_ps(limit, _mm256_loadu_ps(gate + i));
+        const __m256 y = _mm256_max_ps(negLimit, _mm256_min_ps(limit, _mm256_loadu_ps(up + i)));
+        const __m256 glu = _mm256_div_ps(x, _mm256_add_ps(one, simd::exp256(_mm256_mul_ps(negAlpha, x))));
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(glu, _mm256_add_ps(y, one)));
+    }
+    generic::swigluOai(gate + i, up + i, out + i, n - i);
+}
+
+// F16C rounds to nearest even like f32ToF16 (only NaN payloads may differ).
+void f32ToF16RowF16c(const float *src, uint16_t *dst, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < n; ++i)
+        dst[i] = f32ToF16(src[i]);
+}
+
+} // namespace
+
+void fillAvx2Elementwise(Kernels &k)
+{
+    k.rmsNorm = rmsNormAvx2;
+    k.swiglu = swigluAvx2;
+    k.swigluOai = swigluOaiAvx2;
+    k.f32ToF16Row = f32ToF16RowF16c;
+}
+
+} // namespace burrow::ops::x86

@@ -1,0 +1,75 @@
+// AVX-512 elementwise kernels (this file is compiled with AVX-512 F/BW/VL +
+// VNNI on top of AVX2 + FMA + F16C; see x86_kernels.h). Internal linkage for
+// everything but the fill function (see avx2_elementwise.cpp).
+#include "ops/x86/x86_kernels.h"
+
+#include "ops/generic/generic_kernels.h"
+#include "ops/x86/vec_exp.h"
+
+#include <immintrin.h>
+
+namespace burrow::ops::x86 {
+
+namespace {
+
+// The scalar twin's sums in 8 double lanes (float products widened exactly),
+// then its float steps 16 lanes at a time.
+void rmsNormAvx512(const float *x, const float *w, float *y, int64_t n, float eps)
+{
+    __m512d acc0 = _mm512_setzero_pd(), acc1 = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 v = _mm512_loadu_ps(x + i);
+        const __m512 sq = _mm512_mul_ps(v, v);
+        acc0 = _mm512_add_pd(acc0, _mm512_cvtps_pd(_mm512_castps512_ps256(sq)));
+        acc1 = _mm512_add_pd(acc1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(sq), 1))));
+    }
+    double sum = _mm512_reduce_add_pd(_mm512_add_pd(acc0, acc1));
+    for (int64_t k = i; k < n; ++k)
+        sum += static_cast<double>(x[k] * x[k]);
+    const float mean = static_cast<float>(sum / static_cast<double>(n));
+    const float scale = 1.0f / __builtin_sqrtf(mean + eps);
+    const __m512 s = _mm512_set1_ps(scale);
+    for (i = 0; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), s), _mm512_loadu_ps(w + i)));
+    for (; i < n; ++i)
+        y[i] = (x[i] * scale) * w[i];
+}
+
+void swigluAvx512(const float *gate, const float *up, float *out, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 g = _mm512_loadu_ps(gate + i);
+        const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_setzero_ps(), g));
+        const __m512 silu = _mm512_div_ps(g, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+        _mm512_storeu_ps(out + i, _mm512_mul_ps(silu, _mm512_loadu_ps(up + i)));
+    }
+    generic::swiglu(gate + i, up + i, out + i, n - i);
+}
+
+// As swigluOaiAvx2 (operand order of min/max for NaN), 16 lanes.
+void swigluOaiAvx512(const float *gate, const float *up, float *out, int64_t n)
+{
+    const __m512 limit = _mm512_set1_ps(7.0f), negLimit = _mm512_set1_ps(-7.0f);
+    const __m512 negAlpha = _mm512_set1_ps(-1.702f), one = _mm512_set1_ps(1.0f);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 x = _mm512_min_ps(limit, _mm512_loadu_ps(gate + i));
+        const __m512 y = _mm512_max_ps(negLimit, _mm512_min_ps(limit, _mm512_loadu_ps(up + i)));
+        const __m512 glu = _mm512_div_ps(x, _mm512_add_ps(one, simd::exp512(_mm512_mul_ps(negAlpha, x))));
+        _mm512_storeu_ps(out + i, _mm512_mul_ps(glu, _mm512_add_ps(y, one)));
+    }
+    generic::swigluOai(gate + i, up + i, out + i, n - i);
+}
+
+} // namespace
+
+void fillAvx512Elementwise(Kernels &k)
+{
+    k.rmsNorm = rmsNormAvx512;
+    k.swiglu = swigluAvx512;
+    k.swigluOai = swigluOaiAvx512;
+}
+
+} // namespace burrow::ops::x86

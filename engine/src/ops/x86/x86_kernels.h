@@ -1,0 +1,25 @@
+// SIMD kernels of ops/ for x86-64. Each fill function sets, in a dispatch
+// table already filled with the scalar kernels (generic/), the entries its
+// file has a faster kernel for. The AVX2 fills (AVX2 + FMA + F16C) run for
+// the AVX2 and the AVX-512 path, then the AVX-512 fills (F/BW/VL + VNNI) for
+// the AVX-512 path. Each file is compiled with its instruction set, so a fill
+// function may only run once the CPU is known to support it
+// (quant::cpuPathSupported).
+//
+// Every SIMD kernel matches its scalar twin up to float summation order and
+// the polynomial exp (tests name the tolerances).
+#pragma once
+
+#include "ops/kernels.h"
+
+namespace burrow::ops::x86 {
+
+void fillAvx2Elementwise(Kernels &k);     // rmsNorm, swiglu, swigluOai, f32ToF16Row
+void fillAvx2Attention(Kernels &k);       // attendHead, attendHeads, attendBlock (8 queries)
+void fillAvx512Elementwise(Kernels &k);   // rmsNorm, swiglu, swigluOai
+void fillAvx512Attention(Kernels &k);     // attendHead, attendHeads (grouped), attendBlock (16 queries)
+void fillAvx512Gemm(Kernels &k);          // gemmQ32
+void fillAvx2Flash(Kernels &k);           // attendOnline, attendTiled (head sizes multiple of 8)
+void fillAvx512Flash(Kernels &k);         // attendOnline, attendTiled
+
+} // namespace burrow::ops::x86

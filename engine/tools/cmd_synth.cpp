@@ -1,0 +1,264 @@
+// burrow-cli synth [--preset NAME] [--arch ARCH] [shape options] [--type TYPE]
+// [--seed N] -o FILE.gguf: writes a random-weight model of any supported
+// architecture and shape (engine/src/model/synthetic_model.h), for tests and
+// benchmarks (scripts/make-models.sh).
+#include "cli_command.h"
+
+#include "burrow/engine.h"
+#include "model/synthetic_model.h"
+
+#include <chrono>
+#include <ctime>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using burrow::model::SyntheticPreset;
+using burrow::model::SyntheticShape;
+using burrow::model::SyntheticSpec;
+
+void printHelp(FILE *out)
+{
+    std::fprintf(out,
+                 "usage: burrow-cli synth [--preset NAME] [--arch ARCH] [shape options] [--type TYPE]\n"
+                 "                        [--seed N] [-t THREADS] [-q] (-o FILE.gguf | --dry-run)\n\n"
+                 "Writes a model with random weights (N(0, 0.02); norms around 1) of the given\n"
+                 "architecture and shape, with an SPM vocabulary and the tensor types of a real\n"
+                 "TYPE download (the reference's per-tensor mix). For tests and benchmarks:\n"
+                 "its output is noise. The file is written to FILE.gguf.part and renamed.\n\n"
+                 "options:\n"
+                 "  --preset NAME        start from a named shape (below); later options change it\n"
+                 "  --arch ARCH          architecture: llama, qwen2, phi3, gemma2, qwen3, qwen3moe,\n"
+                 "                       gemma3, gpt-oss (required without --preset)\n"
+                 "  --embd N             embedding length\n"
+                 "  --layers N           layers\n"
+                 "  --heads N            attention heads\n"
+                 "  --kv-heads N         key/value heads (divides --heads)\n"
+                 "  --head-dim N         size of one head (default embd / heads)\n"
+                 "  --ffn N              feed-forward length of the dense layers\n"
+                 "  --experts N          experts per layer (qwen3moe, gpt-oss)\n"
+                 "  --experts-used N     experts each token runs\n"
+                 "  --expert-ffn N       feed-forward length of one expert\n"
+                 "  --vocab N            vocabulary size (>= 8; >= 259 adds byte-fallback tokens)\n"
+                 "  --ctx N              trained context length\n"
+                 "  --sliding-window N   sliding-window size (gemma2, gemma3, gpt-oss)\n"
+                 "  --sliding-pattern N  sliding-window period to write (default: the architecture's)\n"
+                 "  --tied, --untied     output matrix shared with the embeddings, or its own\n"
+                 "  --rope-base F        RoPE frequency base (default: the architecture's)\n"
+                 "  --type TYPE          file type (default F32): %s\n"
+                 "  --seed N             random seed, 0..2^64-1 (default 1); same seed, same file\n"
+                 "  --name TEXT          general.name (default synthetic-ARCH)\n"
+                 "  -o, --output FILE    where to write (required unless --dry-run)\n"
+                 "  --dry-run            write nothing; print the file's size in bytes, tensor and\n"
+                 "                       parameter counts (\"file_size N\" lines)\n"
+                 "  -t, --threads N      threads (default: all hardware threads)\n"
+                 "  -q, --quiet          no line per tensor\n"
+                 "  -h, --help           show this help\n\n"
+                 "presets:\n",
+                 burrow::model::quantFileTypeNames().c_str());
+    for (const SyntheticPreset &p : burrow::model::syntheticPresets())
+        std::fprintf(out, "  %-22s %s\n", p.name, p.summary);
+    std::fprintf(out, "\nexit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
+}
+
+bool parseUnsigned(const std::string &text, uint64_t max, uint64_t *out)
+{
+    if (text.empty() || text[0] == '-' || text[0] == '+')
+        return false;
+    char *end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (!end || *end != '\0' || errno == ERANGE || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+struct ShapeOption {
+    const char *flag;
+    uint32_t SyntheticShape::*field;
+};
+
+constexpr ShapeOption kShapeOptions[] = {
+    {"--embd", &SyntheticShape::nEmbd},
+    {"--layers", &SyntheticShape::nLayer},
+    {"--heads", &SyntheticShape::nHead},
+    {"--kv-heads", &SyntheticShape::nHeadKv},
+    {"--head-dim", &SyntheticShape::headDim},
+    {"--ffn", &SyntheticShape::nFf},
+    {"--experts", &SyntheticShape::nExpert},
+    {"--experts-used", &SyntheticShape::nExpertUsed},
+    {"--expert-ffn", &SyntheticShape::nFfExp},
+    {"--vocab", &SyntheticShape::nVocab},
+    {"--ctx", &SyntheticShape::nCtx},
+    {"--sliding-window", &SyntheticShape::slidingWindow},
+    {"--sliding-pattern", &SyntheticShape::slidingPattern},
+};
+
+int usage(const char *fmt, const std::string &a, const std::string &b = {})
+{
+    std::fprintf(stderr, "burrow-cli synth: ");
+    std::fprintf(stderr, fmt, a.c_str(), b.c_str());
+    std::fprintf(stderr, "\n");
+    return 2;
+}
+
+int runSynth(const std::vector<std::string> &args)
+{
+    // Pass 1: the preset (so the shape options apply on top of it wherever they appear).
+    std::string presetName, arch, output;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "-h" || args[i] == "--help") {
+            printHelp(stdout);
+            return 0;
+        }
+        if (args[i] == "--preset" && i + 1 < args.size())
+            presetName = args[i + 1];
+    }
+    SyntheticSpec spec;
+    spec.arch.clear();
+    if (!presetName.empty()) {
+        const SyntheticPreset *preset = burrow::model::findSyntheticPreset(presetName);
+        if (!preset) {
+            std::string names;
+            for (const SyntheticPreset &p : burrow::model::syntheticPresets())
+                names += (names.empty() ? "" : ", ") + std::string(p.name);
+            return usage("unknown preset '%s' (presets: %s)", presetName, names);
+        }
+        spec.arch = preset->arch;
+        spec.shape = preset->shape;
+    }
+
+    bool quiet = false, dryRun = false;
+    long threads = 0;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        const auto value = [&](std::string *out) {
+            if (i + 1 >= args.size())
+                return false;
+            *out = args[++i];
+            return true;
+        };
+        std::string v;
+        if (a == "-q" || a == "--quiet") {
+            quiet = true;
+            continue;
+        }
+        if (a == "--dry-run") {
+            dryRun = true;
+            continue;
+        }
+        if (a == "--tied" || a == "--untied") {
+            spec.shape.tiedOutput = a == "--tied";
+            continue;
+        }
+        if (a.size() < 2 || a[0] != '-')
+            return usage("unexpected argument '%s' (the output file goes after -o)", a);
+        if (!value(&v))
+            return usage("%s needs a value", a);
+        bool shapeOption = false;
+        for (const ShapeOption &o : kShapeOptions) {
+            if (a == o.flag) {
+                uint64_t n = 0;
+                if (!parseUnsigned(v, 0xffffffffu, &n))
+                    return usage("%s expects a number 0..4294967295, got '%s'", a, v);
+                spec.shape.*o.field = static_cast<uint32_t>(n);
+                shapeOption = true;
+            }
+        }
+        if (shapeOption || a == "--preset")
+            continue;
+        if (a == "--arch") {
+            if (!presetName.empty() && v != spec.arch)
+                return usage("--arch %s does not match the preset's architecture (%s)", v, spec.arch);
+            spec.arch = v;
+        } else if (a == "--type") {
+            spec.fileType = v;
+        } else if (a == "--seed") {
+            uint64_t n = 0;
+            if (!parseUnsigned(v, UINT64_MAX, &n))
+                return usage("--seed expects a number 0..18446744073709551615, got '%s'", v);
+            spec.seed = n;
+        } else if (a == "--name") {
+            spec.name = v;
+        } else if (a == "--rope-base") {
+            char *end = nullptr;
+            spec.shape.ropeFreqBase = std::strtof(v.c_str(), &end);
+            if (v.empty() || !end || *end != '\0' || !(spec.shape.ropeFreqBase > 0.0f))
+                return usage("--rope-base expects a positive number, got '%s'", v);
+        } else if (a == "-o" || a == "--output") {
+            output = v;
+        } else if (a == "-t" || a == "--threads") {
+            uint64_t n = 0;
+            if (!parseUnsigned(v, 256, &n) || n < 1)
+                return usage("%s expects a number of threads (1-256), got '%s'", a, v);
+            threads = static_cast<long>(n);
+        } else {
+            std::fprintf(stderr, "burrow-cli synth: unknown option '%s'\n", a.c_str());
+            printHelp(stderr);
+            return 2;
+        }
+    }
+    if (spec.arch.empty())
+        return usage("%s", "give --arch ARCH or --preset NAME (see --help)");
+    if (output.empty() && !dryRun)
+        return usage("%s", "give the output file with -o FILE.gguf (or --dry-run)");
+    if (const burrow::Status s = burrow::model::checkSyntheticSpec(spec); !s)
+        return usage("%s", s.message());
+    if (dryRun) {
+        auto planned = burrow::model::planSyntheticModel(spec);
+        if (!planned) {
+            std::fprintf(stderr, "burrow-cli synth: %s\n", planned.message().c_str());
+            return 1;
+        }
+        std::printf("file_size %" PRIu64 "\ntensors %d\nparameters %" PRIu64 "\n", planned->fileBytes,
+                    planned->tensors, planned->parameters);
+        for (const auto &[type, count] : planned->tensorTypes)
+            std::printf("type %s %d\n", type.c_str(), count);
+        return 0;
+    }
+    spec.threads = static_cast<int>(threads);
+    if (!quiet) {
+        spec.onTensor = [](const burrow::model::SyntheticTensorReport &r) {
+            std::string dims;
+            for (int64_t d : r.dims)
+                dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+            std::printf("[%4d/%4d] %-34s %-7s [%s] %.3f MiB\n", r.index + 1, r.count, r.name.c_str(),
+                        burrow::ggmlTypeName(r.type).c_str(), dims.c_str(),
+                        static_cast<double>(r.bytes) / (1024.0 * 1024.0));
+            std::fflush(stdout);
+        };
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    const std::clock_t cpuStart = std::clock();
+    auto written = burrow::model::writeSyntheticModel(spec, output);
+    if (!written) {
+        std::fprintf(stderr, "burrow-cli synth: %s\n", written.message().c_str());
+        return 1;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpuSeconds = static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC;   // all threads
+    const auto &s = written.value();
+    // The facts as burrow-cli info reads them back.
+    auto info = burrow::inspectModel(output);
+    if (!info) {
+        std::fprintf(stderr, "burrow-cli synth: the file written does not read back: %s\n", info.message().c_str());
+        return 1;
+    }
+    std::printf("%s: %s %s, %d tensors, %" PRIu64 " parameters (%" PRIu64 " active), %.2f MiB, %.1f s (%.1f s CPU)\n",
+                output.c_str(), spec.arch.c_str(), info->fileType.c_str(), s.tensors, info->parameterCount,
+                info->activeParameterCount, static_cast<double>(s.fileBytes) / (1024.0 * 1024.0), seconds,
+                cpuSeconds);
+    return 0;
+}
+
+} // namespace
+
+BURROW_CLI_COMMAND(synth, "synth", "write a random-weight model of any architecture and shape (tests, benchmarks)",
+                   runSynth);

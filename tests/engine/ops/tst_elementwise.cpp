@@ -1,0 +1,264 @@
+// The elementwise ops (ops/ops.h) and the dispatch table behind them
+// (ops/kernels.h): the table follows the trait table's CPU path; gpt-oss's
+// clamped SwiGLU on values worked out here from the reference's formula
+// (g = min(gate, 7), u = clamp(up, -7, 7), g / (1 + e^(-1.702 g)) * (u + 1)),
+// bit for bit on the scalar path and within the polynomial exp's error on
+// the SIMD paths, whose kernels are also compared with the scalar twin; and
+// gemma's table GELU against the reference's table formula evaluated here for
+// every half (float steps, tanhf, 1 + 0.044715 x^2 fused, rounded to half),
+// with its |x| >= 10 bypass.
+#include "ops/kernels.h"
+#include "ops/ops.h"
+#include "quant/cpu_features.h"
+#include "test_support.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <vector>
+
+using namespace burrow;
+
+namespace {
+
+// The SIMD paths' e^x is a polynomial within ~1 ulp of expf (the scalar
+// path's); through 1 / (1 + e) and two products that stays within 4 ulp.
+constexpr double kPolyExpUlps = 4;
+
+void addPathRows()
+{
+    QTest::addColumn<int>("path");
+    for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512})
+        if (quant::cpuPathSupported(p))
+            QTest::newRow(quant::cpuPathName(p)) << static_cast<int>(p);
+}
+
+// The reference's clamped SwiGLU in float, operation by operation.
+float swigluOaiFloat(float gate, float up)
+{
+    const float x = std::min(gate, 7.0f);
+    const float y = std::clamp(up, -7.0f, 7.0f);
+    const float glu = x / (1.0f + std::exp(1.702f * (-x)));
+    return glu * (y + 1.0f);
+}
+
+// The same in double from e^'s float argument on (its rounding is the
+// kernels' too, and e^ amplifies it by |argument|).
+double swigluOaiDouble(float gate, float up)
+{
+    const float x = std::min(gate, 7.0f);
+    const double y = std::clamp(up, -7.0f, 7.0f);
+    return x / (1.0 + std::exp(static_cast<double>(1.702f * (-x)))) * (y + 1.0);
+}
+
+// Gates and ups around the clamps and the ends of e^x.
+void oaiInputs(std::vector<float> *g, std::vector<float> *u)
+{
+    const float gates[] = {0.0f, -0.0f, 1e-6f, -1e-6f, 0.5f, -0.5f, 1.0f, -2.0f, 6.99f, 7.0f, 7.01f, 8.0f,
+                           100.0f, -7.0f, -8.0f, -30.0f, -51.0f, -52.0f, -60.0f, -100.0f, 3.25f, -3.25f};
+    const float ups[] = {0.0f, -1.0f, 1.0f, -7.0f, 7.0f, -7.5f, 7.5f, 100.0f, -100.0f, 0.3f, -0.3f};
+    for (float a : gates)
+        for (float b : ups) {
+            g->push_back(a);
+            u->push_back(b);
+        }
+    for (int i = 0; i < 333; ++i) {   // a long run: the SIMD loop plus a tail
+        g->push_back(-12.0f + 0.061f * static_cast<float>(i));
+        u->push_back(-9.0f + 0.05f * static_cast<float>(i % 360));
+    }
+}
+
+bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// IEEE half decoding and round-to-nearest-even encoding, written from the format.
+double halfValue(uint16_t h)
+{
+    const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    const double v = exp == 0 ? std::ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : std::ldexp(1024 + mant, exp - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+double roundToHalf(double v)
+{
+    const double a = std::fabs(v);
+    if (a >= 65520.0)
+        return std::copysign(INFINITY, v);
+    int e = 0;
+    std::frexp(a, &e);                                    // a in [2^(e-1), 2^e)
+    const double step = a < std::ldexp(1.0, -14) ? std::ldexp(1.0, -24) : std::ldexp(1.0, e - 11);
+    return std::copysign(std::nearbyint(a / step) * step, v);   // ties to even
+}
+
+// The reference table's formula for one input, in float, as its x86 build runs it.
+float geluTableFormula(float x)
+{
+    const float inner = std::fma(0.044715f * x, x, 1.0f);
+    return 0.5f * x * (1.0f + std::tanh(0.79788456080286535587989211986876f * x * inner));
+}
+
+} // namespace
+
+class TestElementwise : public QObject {
+    Q_OBJECT
+
+private slots:
+    void cleanup() { quant::setCpuPath(quant::bestCpuPath()); }
+
+    // The table of the active path is the one setCpuPath chose, with every
+    // entry set and the optional kernels where the path has them.
+    void tableFollowsPath_data() { addPathRows(); }
+    void tableFollowsPath()
+    {
+        QFETCH(int, path);
+        const auto p = static_cast<quant::CpuPath>(path);
+        QVERIFY(quant::setCpuPath(p));
+        const ops::Kernels &k = ops::kernels();
+        QCOMPARE(k.path, p);
+        QVERIFY(k.rmsNorm && k.swiglu && k.swigluOai && k.f32ToF16Row && k.attendHead && k.attendHeads);
+        QCOMPARE(k.attendBlock != nullptr, p != quant::CpuPath::CPU_PATH_SCALAR);
+        QCOMPARE(k.attendBlockQueries, p == quant::CpuPath::CPU_PATH_AVX512 ? 16 : p == quant::CpuPath::CPU_PATH_AVX2 ? 8 : 0);
+        QCOMPARE(k.gemmQ32 != nullptr, p == quant::CpuPath::CPU_PATH_AVX512);
+    }
+
+    // Hand-checked points: the gate clamps at 7 but not below, the up clamps
+    // at +-7, up = -1 zeroes the output, and sigmoid(1.702) at gate 1.
+    void swigluOaiPoints_data() { addPathRows(); }
+    void swigluOaiPoints()
+    {
+        QFETCH(int, path);
+        QVERIFY(quant::setCpuPath(static_cast<quant::CpuPath>(path)));
+        // 16 + 1 values so each row goes through the 16- and 8-lane loops and the tail.
+        auto run = [](float gate, float up) {
+            std::vector<float> g(17, gate), u(17, up), o(17, NAN);
+            ops::swigluOai(g.data(), u.data(), o.data(), 17);
+            return o;
+        };
+        const double sig = 1.0 / (1.0 + std::exp(-static_cast<double>(1.702f)));   // sigmoid(1.702) = 0.84584...
+        for (float v : run(1.0f, 0.0f))
+            QVERIFY2(std::fabs(v - sig) <= 4e-7, qPrintable(QString::number(v, 'g', 9)));
+        for (float v : run(1.0f, 1.0f))
+            QVERIFY(std::fabs(v - 2 * sig) <= 8e-7);
+        // gate 8 and 100 are gate 7: 7 * sigmoid(11.914) * (up + 1)
+        const std::vector<float> at7 = run(7.0f, 0.5f), at8 = run(8.0f, 0.5f), at100 = run(100.0f, 0.5f);
+        QVERIFY(at7 == at8 && at7 == at100);
+        QVERIFY(std::fabs(at7[0] - 7.0 / (1.0 + std::exp(-7.0 * static_cast<double>(1.702f))) * 1.5) <= 4e-6);
+        // the gate is not clamped from below: gate -8 differs from gate -7
+        QVERIFY(run(-8.0f, 0.5f)[0] != run(-7.0f, 0.5f)[0]);
+        // up clamps to [-7, 7]
+        QVERIFY(run(2.0f, 7.0f) == run(2.0f, 100.0f));
+        QVERIFY(run(2.0f, -7.0f) == run(2.0f, -100.0f));
+        // up = -1: (u + 1) = 0, so exactly zero (negative zero for a negative gate)
+        for (float v : run(3.0f, -1.0f))
+            QVERIFY(v == 0.0f && !std::signbit(v));
+        for (float v : run(-3.0f, -1.0f))
+            QVERIFY(v == 0.0f && std::signbit(v));
+        // very negative gates: e^(1.702 * 60) overflows, the output is -0 * (u + 1)
+        for (float v : run(-60.0f, 2.0f))
+            QVERIFY(v == 0.0f);
+    }
+
+    // The scalar path computes exactly the reference's float operations; the
+    // SIMD paths stay within the polynomial exp's error of the double formula
+    // and of the scalar twin. In place (out == gate) too.
+    void swigluOaiPaths_data() { addPathRows(); }
+    void swigluOaiPaths()
+    {
+        QFETCH(int, path);
+        std::vector<float> g, u;
+        oaiInputs(&g, &u);
+        const int64_t n = static_cast<int64_t>(g.size());
+        QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
+        std::vector<float> scalar(g.size());
+        ops::swigluOai(g.data(), u.data(), scalar.data(), n);
+        QVERIFY(quant::setCpuPath(static_cast<quant::CpuPath>(path)));
+        std::vector<float> out(g.size()), inPlace = g;
+        ops::swigluOai(g.data(), u.data(), out.data(), n);
+        ops::swigluOai(inPlace.data(), u.data(), inPlace.data(), n);
+        const float eps = std::numeric_limits<float>::epsilon();
+        for (size_t i = 0; i < g.size(); ++i) {
+            QVERIFY2(sameBits(out[i], inPlace[i]), qPrintable(QString::number(i)));
+            if (static_cast<quant::CpuPath>(path) == quant::CpuPath::CPU_PATH_SCALAR) {
+                QVERIFY2(sameBits(out[i], swigluOaiFloat(g[i], u[i])),
+                         qPrintable(QStringLiteral("g %1 u %2: %3").arg(g[i]).arg(u[i]).arg(out[i])));
+                continue;
+            }
+            const double exact = swigluOaiDouble(g[i], u[i]);
+            const double tol = kPolyExpUlps * eps * std::max(1e-30, std::fabs(exact));
+            QVERIFY2(std::isfinite(out[i]) && std::fabs(out[i] - exact) <= tol + 1e-37,
+                     qPrintable(QStringLiteral("g %1 u %2: got %3, expected %4").arg(g[i]).arg(u[i]).arg(out[i]).arg(exact)));
+            QVERIFY2(std::fabs(out[i] - scalar[i]) <= kPolyExpUlps * eps * std::fabs(scalar[i]) + 1e-37,
+                     qPrintable(QStringLiteral("g %1 u %2: %3, scalar %4").arg(g[i]).arg(u[i]).arg(out[i]).arg(scalar[i])));
+        }
+    }
+
+    // Every half in (-10, 10): the looked-up value is the formula's result
+    // rounded to half; inputs that are not halves use their nearest half.
+    void geluEveryHalf()
+    {
+        int checked = 0;
+        for (uint32_t h = 0; h < 0x10000; ++h) {
+            const double x = halfValue(static_cast<uint16_t>(h));
+            if (!(std::fabs(x) < 10.0))
+                continue;
+            const float xf = static_cast<float>(x);
+            const double want = roundToHalf(geluTableFormula(xf));
+            const float got = ops::geluTanh(xf);
+            if (static_cast<double>(got) != want)
+                QFAIL(qPrintable(QStringLiteral("half 0x%1 (%2): %3, expected %4").arg(h, 4, 16, QLatin1Char('0'))
+                                     .arg(x).arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
+            ++checked;
+        }
+        QCOMPARE(checked, 2 * (18 * 1024 + 256));   // exponents up to [4, 8), and [8, 10)
+    }
+
+    void geluPoints_data()
+    {
+        QTest::addColumn<float>("x");
+        QTest::addColumn<double>("expected");
+        // the one entry where fusing 1 + 0.044715 x^2 matters: x = -1.9990234375 (0xbfff)
+        QTest::newRow("0xbfff fused") << -1.9990234375f << -0x1.74cp-5;
+        // not a half: 1 + 2^-11 is a tie between 1 and 1 + 2^-10, rounds to even (1)
+        QTest::newRow("tie to even") << 1.00048828125f << roundToHalf(geluTableFormula(1.0f));
+        QTest::newRow("above the tie") << 1.00049f << roundToHalf(geluTableFormula(1.0009765625f));
+        QTest::newRow("zero") << 0.0f << 0.0;
+        QTest::newRow("9.99 in the table") << 9.99f << roundToHalf(geluTableFormula(9.9921875f));
+        QTest::newRow("10 passes through") << 10.0f << 10.0;
+        QTest::newRow("123.5 passes through") << 123.5f << 123.5;
+        QTest::newRow("-9.99 in the table") << -9.99f << roundToHalf(geluTableFormula(-9.9921875f));
+        QTest::newRow("-10 is zero") << -10.0f << 0.0;
+        QTest::newRow("-1e30 is zero") << -1e30f << 0.0;
+    }
+    void geluPoints()
+    {
+        QFETCH(float, x);
+        QFETCH(double, expected);
+        QCOMPARE(static_cast<double>(ops::geluTanh(x)), expected);
+        // and never far from the exact tanh GELU
+        const double exact = 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * double(x) * x * x)));
+        QVERIFY(std::fabs(ops::geluTanh(x) - exact) <= 2e-3 * std::max(1.0, std::fabs(exact)));
+    }
+
+    // geglu = table GELU of the gate times up, with the reference's bypass:
+    // gate <= -10 gives exactly +0 whatever up is (not 0 * up), gate >= 10 gate * up.
+    void gegluBypass()
+    {
+        const float gate[] = {-10.0f, -10.0f, -50.0f, -1e30f, 10.0f, 20.0f, 0.5f, -1.9990234375f};
+        const float up[] = {-3.0f, INFINITY, -0.0f, NAN, -2.0f, 0.25f, 3.0f, -4.0f};
+        const int n = static_cast<int>(std::size(gate));
+        float out[std::size(gate)];
+        ops::geglu(gate, up, out, n);
+        for (int i = 0; i < 4; ++i)
+            QVERIFY2(out[i] == 0.0f && !std::signbit(out[i]), qPrintable(QString::number(i)));
+        QCOMPARE(out[4], -20.0f);
+        QCOMPARE(out[5], 5.0f);
+        QCOMPARE(static_cast<double>(out[6]), static_cast<double>(static_cast<float>(roundToHalf(geluTableFormula(0.5f))) * 3.0f));
+        QCOMPARE(static_cast<double>(out[7]), static_cast<double>(static_cast<float>(-0x1.74cp-5) * -4.0f));
+    }
+};
+
+QTEST_MAIN(TestElementwise)
+#include "tst_elementwise.moc"

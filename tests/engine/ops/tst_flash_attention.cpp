@@ -1,0 +1,425 @@
+// The flash-attention kernels (ops/flash_attention.h) on every CPU path this
+// machine offers, forced in turn:
+//   - attendOnline against an emulation written here of the reference's
+//     one_chunk recipe (F16 query, online softmax, F16 accumulator rounded
+//     per key), and against the exact softmax in double;
+//   - attendTiled against the exact softmax in double (its accumulator is
+//     F32), with keys spanning several tiles, per-query ranges (causal ends
+//     and sliding-window starts at the window edges), softcapping;
+//   - sinks against a softmax with the sink worked out in double, and no sink
+//     (-infinity) bit for bit equal to not passing one;
+//   - block tables: keys scattered over shuffled 16-position blocks give bit
+//     for bit the result of the same keys laid out in order.
+#include "ops/flash_attention.h"
+#include "ops/f16.h"
+#include "quant/cpu_features.h"
+#include "test_support.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using namespace burrow;
+using namespace burrow::ops;
+
+namespace {
+
+// A sequence of nKeys cached positions of one KV head: keys and values as
+// halves, in cells of a block table (identity, or shuffled blocks).
+struct Cache {
+    int dk = 0, dv = 0;
+    uint32_t nKeys = 0;
+    std::vector<uint16_t> k, v;          // [cells][stride]
+    size_t kStride = 0, vStride = 0;
+    std::vector<int32_t> blocks;         // empty: linear
+    KvView view(float scale, float softcap) const
+    {
+        KvView x;
+        x.k = k.data();
+        x.kStride = kStride;
+        x.v = v.data();
+        x.vStride = vStride;
+        x.blocks = blocks.empty() ? nullptr : blocks.data();
+        x.dk = dk;
+        x.dv = dv;
+        x.scale = scale;
+        x.softcap = softcap;
+        return x;
+    }
+    const uint16_t *key(uint32_t j) const { return k.data() + kvCell(blocks.empty() ? nullptr : blocks.data(), j) * kStride; }
+    const uint16_t *value(uint32_t j) const { return v.data() + kvCell(blocks.empty() ? nullptr : blocks.data(), j) * vStride; }
+};
+
+// Keys drawn from N(0, 1) (values too); with `shuffle`, the position -> cell
+// map goes through a random permutation of blocks (and spare cells between).
+Cache makeCache(int dk, int dv, uint32_t nKeys, bool shuffle, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    Cache c;
+    c.dk = dk;
+    c.dv = dv;
+    c.nKeys = nKeys;
+    c.kStride = static_cast<size_t>(dk) + 3;   // other heads' halves between rows
+    c.vStride = static_cast<size_t>(dv) + 5;
+    const uint32_t nBlocks = (nKeys + 15) / 16;
+    const uint32_t cells = (nBlocks * 2 + 1) * 16;
+    c.k.resize(cells * c.kStride);
+    c.v.resize(cells * c.vStride);
+    for (uint16_t &e : c.k)
+        e = f32ToF16(nd(rng));
+    for (uint16_t &e : c.v)
+        e = f32ToF16(nd(rng));
+    if (shuffle) {
+        std::vector<int32_t> perm(nBlocks * 2 + 1);
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        c.blocks.assign(perm.begin(), perm.begin() + nBlocks);
+    }
+    return c;
+}
+
+// The same keys and values in order (cell = position).
+Cache linearCopy(const Cache &c)
+{
+    Cache l = c;
+    l.blocks.clear();
+    l.k.assign(c.k.size(), 0);
+    l.v.assign(c.v.size(), 0);
+    for (uint32_t j = 0; j < c.nKeys; ++j) {
+        std::memcpy(l.k.data() + j * l.kStride, c.key(j), c.dk * sizeof(uint16_t));
+        std::memcpy(l.v.data() + j * l.vStride, c.value(j), c.dv * sizeof(uint16_t));
+    }
+    return l;
+}
+
+std::vector<float> randomQuery(int dk, float scale, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> q(static_cast<size_t>(dk));
+    for (float &e : q)
+        e = nd(rng) * scale;
+    return q;
+}
+
+double scoreOf(double dot, float scale, float softcap)
+{
+    return softcap != 0.0f ? softcap * std::tanh(dot * scale / softcap) : dot * scale;
+}
+
+// Exact attention in double: softmax over [first, last] (and the sink).
+std::vector<double> exactAttention(const Cache &c, const float *q, uint32_t first, uint32_t last, float scale,
+                                   float softcap, float sink, bool queryAsHalves)
+{
+    std::vector<double> s;
+    double m = -INFINITY;
+    for (uint32_t j = first; j <= last; ++j) {
+        double d = 0;
+        for (int i = 0; i < c.dk; ++i)
+            d += static_cast<double>(f16ToF32(c.key(j)[i])) * (queryAsHalves ? f16ToF32(f32ToF16(q[i])) : q[i]);
+        s.push_back(scoreOf(d, scale, softcap));
+        m = std::max(m, s.back());
+    }
+    const bool hasSink = sink > -INFINITY;
+    if (hasSink)
+        m = std::max(m, static_cast<double>(sink));
+    double sum = hasSink ? std::exp(sink - m) : 0.0;
+    for (double &x : s) {
+        x = std::exp(x - m);
+        sum += x;
+    }
+    std::vector<double> out(static_cast<size_t>(c.dv), 0.0);
+    for (uint32_t j = first; j <= last; ++j)
+        for (int d = 0; d < c.dv; ++d)
+            out[static_cast<size_t>(d)] += s[j - first] / sum * f16ToF32(c.value(j)[d]);
+    return out;
+}
+
+// The reference's one_chunk recipe, step by step in float (independent of
+// the kernels' code): what attendOnline must give up to the dot products'
+// summation order.
+std::vector<float> oneChunkEmulation(const Cache &c, const float *q, uint32_t first, uint32_t last, float scale,
+                                     float softcap, float sink)
+{
+    std::vector<float> qh(static_cast<size_t>(c.dk));
+    for (int i = 0; i < c.dk; ++i)
+        qh[static_cast<size_t>(i)] = f16ToF32(f32ToF16(q[i]));
+    std::vector<uint16_t> acc(static_cast<size_t>(c.dv), f32ToF16(0.0f));
+    float M = -INFINITY, S = 0.0f;
+    for (uint32_t j = first; j <= last; ++j) {
+        double dot = 0;
+        for (int i = 0; i < c.dk; ++i)
+            dot += static_cast<double>(f16ToF32(c.key(j)[i])) * qh[static_cast<size_t>(i)];
+        float sc = static_cast<float>(dot);
+        sc = softcap != 0.0f ? softcap * std::tanh(sc * (scale / softcap)) : sc * scale;
+        float ms = 1.0f, vs = 1.0f;
+        if (sc > M) {
+            ms = std::exp(M - sc);
+            M = sc;
+            for (uint16_t &a : acc)
+                a = f32ToF16(f16ToF32(a) * ms);
+        } else {
+            vs = std::exp(sc - M);
+        }
+        for (int d = 0; d < c.dv; ++d)
+            acc[static_cast<size_t>(d)] = f32ToF16(std::fma(f16ToF32(c.value(j)[d]), vs, f16ToF32(acc[static_cast<size_t>(d)])));
+        S = S * ms + vs;
+    }
+    std::vector<float> out(static_cast<size_t>(c.dv));
+    for (int d = 0; d < c.dv; ++d)
+        out[static_cast<size_t>(d)] = f16ToF32(acc[static_cast<size_t>(d)]);
+    if (sink > -INFINITY) {
+        if (sink > M) {
+            const float ms = std::exp(M - sink);
+            for (float &o : out)
+                o *= ms;
+            S = S * ms + 1.0f;
+        } else {
+            S += std::exp(sink - M);
+        }
+    }
+    for (float &o : out)
+        o *= 1.0f / S;
+    return out;
+}
+
+template <typename V>
+double normalizedRms(const std::vector<float> &a, const std::vector<V> &ref)
+{
+    double err = 0, norm = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        err += (a[i] - static_cast<double>(ref[i])) * (a[i] - static_cast<double>(ref[i]));
+        norm += static_cast<double>(ref[i]) * static_cast<double>(ref[i]);
+    }
+    return norm > 0 ? std::sqrt(err / norm) : std::sqrt(err);
+}
+
+bool sameBits(const std::vector<float> &a, const std::vector<float> &b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+void addPathRows(const char *suffix = "")
+{
+    for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512})
+        if (quant::cpuPathSupported(p))
+            QTest::newRow((std::string(quant::cpuPathName(p)) + suffix).c_str()) << static_cast<int>(p);
+}
+
+// The F16 accumulator rounds after every key: against exact attention the
+// output moves by up to ~1e-3 of its norm (hundreds of keys); against the
+// emulation of the same rounding only the dot products' summation order
+// differs (an occasional neighbouring half).
+constexpr double kOnlineVsExact = 3e-3;
+constexpr double kOnlineVsEmulation = 3e-4;
+// The tiled path accumulates in F32: close to exact attention.
+constexpr double kTiledVsExact = 2e-5;
+
+} // namespace
+
+class TestFlashAttention : public QObject {
+    Q_OBJECT
+
+private slots:
+    void cleanup() { quant::setCpuPath(quant::bestCpuPath()); }
+
+    void onlineMatchesReferenceRecipe_data()
+    {
+        QTest::addColumn<int>("path");
+        QTest::addColumn<int>("dk");
+        QTest::addColumn<int>("dv");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<uint32_t>("keys");
+        QTest::addColumn<uint32_t>("first");
+        QTest::addColumn<float>("softcap");
+        QTest::addColumn<float>("sink");
+        QTest::addColumn<bool>("shuffle");
+        struct Case { const char *name; int dk, dv, heads; uint32_t keys, first; float softcap, sink; bool shuffle; };
+        const Case cases[] = {
+            {"one key", 64, 64, 1, 1, 0, 0.0f, kNoSink, false},
+            {"128, 4 heads, 300 keys", 128, 128, 4, 300, 0, 0.0f, kNoSink, true},
+            {"64, 8 heads, window", 64, 64, 8, 200, 120, 0.0f, kNoSink, true},
+            {"256 (gemma), softcap", 256, 256, 2, 90, 0, 50.0f, kNoSink, false},
+            {"sink above the scores", 64, 64, 2, 40, 0, 0.0f, 6.0f, true},
+            {"sink below the scores", 64, 64, 2, 40, 0, 0.0f, -4.0f, false},
+            {"head size 80", 80, 80, 3, 70, 5, 0.0f, kNoSink, false},
+            {"dk 96, dv 64", 96, 64, 2, 33, 0, 0.0f, 0.5f, true},
+        };
+        for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512}) {
+            if (!quant::cpuPathSupported(p))
+                continue;
+            for (const Case &c : cases)
+                QTest::newRow((std::string(quant::cpuPathName(p)) + ": " + c.name).c_str())
+                    << static_cast<int>(p) << c.dk << c.dv << c.heads << c.keys << c.first << c.softcap << c.sink
+                    << c.shuffle;
+        }
+    }
+
+    void onlineMatchesReferenceRecipe()
+    {
+        QFETCH(int, path);
+        QFETCH(int, dk);
+        QFETCH(int, dv);
+        QFETCH(int, heads);
+        QFETCH(uint32_t, keys);
+        QFETCH(uint32_t, first);
+        QFETCH(float, softcap);
+        QFETCH(float, sink);
+        QFETCH(bool, shuffle);
+        quant::setCpuPath(static_cast<quant::CpuPath>(path));
+        const Cache c = makeCache(dk, dv, keys, shuffle, 7u + keys);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+        std::vector<std::vector<float>> q, out(static_cast<size_t>(heads), std::vector<float>(static_cast<size_t>(dv)));
+        std::vector<const float *> qp;
+        std::vector<float *> op;
+        std::vector<float> sinks(static_cast<size_t>(heads), sink);
+        for (int g = 0; g < heads; ++g) {
+            q.push_back(randomQuery(dk, 1.5f, 100u + static_cast<uint32_t>(g)));
+            qp.push_back(q.back().data());
+        }
+        for (auto &o : out)
+            op.push_back(o.data());
+        attendOnline(c.view(scale, softcap), first, keys - 1, heads, qp.data(), op.data(), sinks.data());
+        for (int g = 0; g < heads; ++g) {
+            const std::vector<float> emulated = oneChunkEmulation(c, qp[static_cast<size_t>(g)], first, keys - 1, scale, softcap, sink);
+            const std::vector<double> exact = exactAttention(c, qp[static_cast<size_t>(g)], first, keys - 1, scale, softcap, sink, true);
+            const double vsEmulation = normalizedRms(out[static_cast<size_t>(g)], emulated);
+            const double vsExact = normalizedRms(out[static_cast<size_t>(g)], exact);
+            QVERIFY2(vsEmulation <= kOnlineVsEmulation, qPrintable(QString("head %1: %2 from the one_chunk recipe").arg(g).arg(vsEmulation)));
+            QVERIFY2(vsExact <= kOnlineVsExact, qPrintable(QString("head %1: %2 from exact attention").arg(g).arg(vsExact)));
+            if (keys == 1 && sink == kNoSink)   // one key: its value row (F16 accumulation of one row is exact)
+                for (int d = 0; d < dv; ++d)
+                    QCOMPARE(out[static_cast<size_t>(g)][static_cast<size_t>(d)], f16ToF32(c.value(0)[d]));
+        }
+    }
+
+    void tiledMatchesExact_data()
+    {
+        QTest::addColumn<int>("path");
+        QTest::addColumn<int>("dk");
+        QTest::addColumn<int>("nq");
+        QTest::addColumn<uint32_t>("keys");
+        QTest::addColumn<uint32_t>("window");
+        QTest::addColumn<float>("softcap");
+        QTest::addColumn<float>("sink");
+        struct Case { const char *name; int dk, nq; uint32_t keys, window; float softcap, sink; };
+        const Case cases[] = {
+            {"64 queries, causal, 3 tiles", 64, 64, 150, 0, 0.0f, kNoSink},
+            {"window 16 at the edges", 128, 40, 100, 16, 0.0f, kNoSink},
+            {"window 64 = one tile", 64, 64, 260, 64, 0.0f, kNoSink},
+            {"gemma: 256, softcap", 256, 17, 80, 0, 50.0f, kNoSink},
+            {"sinks", 64, 33, 70, 8, 0.0f, 1.5f},
+            {"head size 80", 80, 12, 65, 0, 0.0f, kNoSink},
+        };
+        for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512}) {
+            if (!quant::cpuPathSupported(p))
+                continue;
+            for (const Case &c : cases)
+                QTest::newRow((std::string(quant::cpuPathName(p)) + ": " + c.name).c_str())
+                    << static_cast<int>(p) << c.dk << c.nq << c.keys << c.window << c.softcap << c.sink;
+        }
+    }
+
+    void tiledMatchesExact()
+    {
+        QFETCH(int, path);
+        QFETCH(int, dk);
+        QFETCH(int, nq);
+        QFETCH(uint32_t, keys);
+        QFETCH(uint32_t, window);
+        QFETCH(float, softcap);
+        QFETCH(float, sink);
+        quant::setCpuPath(static_cast<quant::CpuPath>(path));
+        const int dv = dk;
+        const Cache c = makeCache(dk, dv, keys, true, 11u + keys);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+        // The last nq positions as queries (a prompt chunk), causal, with a window.
+        std::vector<std::vector<float>> q, out(static_cast<size_t>(nq), std::vector<float>(static_cast<size_t>(dv)));
+        std::vector<TileQuery> qs(static_cast<size_t>(nq));
+        for (int i = 0; i < nq; ++i) {
+            q.push_back(randomQuery(dk, 1.5f, 300u + static_cast<uint32_t>(i)));
+            const uint32_t pos = keys - static_cast<uint32_t>(nq) + static_cast<uint32_t>(i);
+            qs[static_cast<size_t>(i)].q = q.back().data();
+            qs[static_cast<size_t>(i)].out = out[static_cast<size_t>(i)].data();
+            qs[static_cast<size_t>(i)].last = pos;
+            qs[static_cast<size_t>(i)].first = window && pos + 1 > window ? pos + 1 - window : 0;
+            qs[static_cast<size_t>(i)].sink = sink;
+        }
+        std::vector<float> scratch(tiledScratchFloats(dk, dv));
+        attendTiled(c.view(scale, softcap), qs.data(), nq, scratch.data());
+        for (int i = 0; i < nq; ++i) {
+            const TileQuery &t = qs[static_cast<size_t>(i)];
+            const std::vector<double> exact = exactAttention(c, t.q, t.first, t.last, scale, softcap, sink, false);
+            const double err = normalizedRms(out[static_cast<size_t>(i)], exact);
+            QVERIFY2(err <= kTiledVsExact, qPrintable(QString("query %1 [%2, %3]: %4").arg(i).arg(t.first).arg(t.last).arg(err)));
+        }
+    }
+
+    void blockTablesChangeNothing_data()
+    {
+        QTest::addColumn<int>("path");
+        addPathRows();
+    }
+
+    void blockTablesChangeNothing()
+    {
+        QFETCH(int, path);
+        quant::setCpuPath(static_cast<quant::CpuPath>(path));
+        const Cache paged = makeCache(64, 64, 210, true, 5);
+        const Cache linear = linearCopy(paged);
+        const std::vector<float> q0 = randomQuery(64, 1.0f, 1), q1 = randomQuery(64, 1.0f, 2);
+        const float *qp[2] = {q0.data(), q1.data()};
+        std::vector<float> a0(64), a1(64), b0(64), b1(64);
+        float *oa[2] = {a0.data(), a1.data()}, *ob[2] = {b0.data(), b1.data()};
+        attendOnline(paged.view(0.125f, 0.0f), 17, 209, 2, qp, oa, nullptr);
+        attendOnline(linear.view(0.125f, 0.0f), 17, 209, 2, qp, ob, nullptr);
+        QVERIFY(sameBits(a0, b0) && sameBits(a1, b1));
+
+        TileQuery ta[2], tb[2];
+        for (int i = 0; i < 2; ++i) {
+            ta[i].q = tb[i].q = qp[i];
+            ta[i].first = tb[i].first = 3u + 50u * static_cast<uint32_t>(i);
+            ta[i].last = tb[i].last = 200u + static_cast<uint32_t>(i);
+            ta[i].out = oa[i];
+            tb[i].out = ob[i];
+        }
+        std::vector<float> scratch(tiledScratchFloats(64, 64));
+        attendTiled(paged.view(0.125f, 0.0f), ta, 2, scratch.data());
+        attendTiled(linear.view(0.125f, 0.0f), tb, 2, scratch.data());
+        QVERIFY(sameBits(a0, b0) && sameBits(a1, b1));
+    }
+
+    void noSinkIsNoSink_data()
+    {
+        QTest::addColumn<int>("path");
+        addPathRows();
+    }
+
+    void noSinkIsNoSink()
+    {
+        QFETCH(int, path);
+        quant::setCpuPath(static_cast<quant::CpuPath>(path));
+        const Cache c = makeCache(64, 64, 50, false, 9);
+        const std::vector<float> q = randomQuery(64, 1.0f, 3);
+        const float *qp[1] = {q.data()};
+        std::vector<float> a(64), b(64);
+        float *oa[1] = {a.data()}, *ob[1] = {b.data()};
+        const float none[1] = {kNoSink};
+        attendOnline(c.view(0.125f, 0.0f), 0, 49, 1, qp, oa, nullptr);
+        attendOnline(c.view(0.125f, 0.0f), 0, 49, 1, qp, ob, none);
+        QVERIFY(sameBits(a, b));
+        // A sink far below every score changes nothing measurable.
+        const float low[1] = {-1e4f};
+        attendOnline(c.view(0.125f, 0.0f), 0, 49, 1, qp, ob, low);
+        QVERIFY(sameBits(a, b));
+    }
+};
+
+QTEST_MAIN(TestFlashAttention)
+#include "tst_flash_attention.moc"
