@@ -10,6 +10,7 @@
 
 #include "common/appinfo.h"
 #include "chat/chatcontroller.h"
+#include "chat/replybench.h"
 #include "models/modelloader.h"
 #include "language/language.h"
 
@@ -48,6 +49,15 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral("Chat with language models that run on your own computer."));
     parser.addHelpOption();
     parser.addVersionOption();
+    // Measurement (docs/benchmarks.md): not in --help's list for users.
+    QCommandLineOption benchOption(QStringLiteral("bench"), QStringLiteral("Send PROMPT once, print the speed and quit."),
+                                   QStringLiteral("PROMPT"));
+    benchOption.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption benchTokensOption(QStringLiteral("bench-tokens"), QStringLiteral("Tokens the --bench reply may have."),
+                                         QStringLiteral("N"), QStringLiteral("256"));
+    benchTokensOption.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(benchOption);
+    parser.addOption(benchTokensOption);
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A model to open: a .gguf file, or a compressed one (unpacked first)."), QStringLiteral("[model]"));
     parser.process(app);
 
@@ -68,9 +78,15 @@ int main(int argc, char *argv[])
     // unpacked into the models folder first), without the card unless
     // memory is short (ModelLoader::openPath).
     const QStringList models = parser.positionalArguments();
-    if (!models.isEmpty()) {
-        if (auto *chat = engine.rootObjects().first()->property("chat").value<ChatController *>())
-            chat->models()->openPath(models.first());
+    auto *chat = engine.rootObjects().first()->property("chat").value<ChatController *>();
+    if (chat && parser.isSet(benchOption)) {
+        if (models.isEmpty()) {
+            std::fprintf(stderr, "burrow --bench PROMPT needs a model\n");
+            return 2;
+        }
+        new ReplyBench(chat, parser.value(benchOption), parser.value(benchTokensOption).toInt(), &app);
     }
+    if (chat && !models.isEmpty())
+        chat->models()->openPath(models.first());
     return app.exec();
 }

@@ -245,6 +245,8 @@ ApplicationWindow {
             settings: window.chat.conversation.settings
             defaultSettings: DefaultSettings
             automaticFormat: window.chat.models.hasModel ? window.chat.models.model.chatFormatText : ""
+            showThinking: window.chat.models.hasModel && window.chat.models.model.readsEnableThinking
+            showReasoningEffort: window.chat.models.hasModel && window.chat.models.model.readsReasoningEffort
             onCloseRequested: chatSettingsDrawer.close()
         }
     }
@@ -264,6 +266,8 @@ ApplicationWindow {
             anchors.fill: parent
             settings: DefaultSettings.settings
             automaticFormat: window.chat.models.hasModel ? window.chat.models.model.chatFormatText : ""
+            showThinking: window.chat.models.hasModel && window.chat.models.model.readsEnableThinking
+            showReasoningEffort: window.chat.models.hasModel && window.chat.models.model.readsReasoningEffort
             onCloseRequested: defaultSettingsDialog.close()
         }
     }

@@ -147,6 +147,10 @@ bool writeFolder(const ConversationStore &store, const QList<qint64> &ids, const
                 jm.insert(QStringLiteral("generated_tokens"), m.generatedTokens);
             if (m.tokensPerSecond >= 0)
                 jm.insert(QStringLiteral("tokens_per_second"), m.tokensPerSecond);
+            if (!m.reasoning.isEmpty())
+                jm.insert(QStringLiteral("reasoning"), m.reasoning);
+            if (m.reasoningMs >= 0)
+                jm.insert(QStringLiteral("reasoning_ms"), m.reasoningMs);
             jsonMessages.append(jm);
         }
         list.append(QJsonObject{
@@ -260,6 +264,10 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
             m.promptTokens = jm.value(QStringLiteral("prompt_tokens")).toInt(-1);
             m.generatedTokens = jm.value(QStringLiteral("generated_tokens")).toInt(-1);
             m.tokensPerSecond = jm.value(QStringLiteral("tokens_per_second")).toDouble(-1);
+            if (m.role == Chat::Role::Assistant) {
+                m.reasoning = jm.value(QStringLiteral("reasoning")).toString();
+                m.reasoningMs = jm.value(QStringLiteral("reasoning_ms")).toDouble(-1);
+            }
             pc.messages.append(m);
         }
         pc.uid = fingerprint(pc.messages);
@@ -284,7 +292,8 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
         for (const MessageRecord &m : pc.messages) {
             if (m.role == Chat::Role::Assistant) {
                 const qint64 reply = store.beginReply(id, m.model, m.settings);
-                if (reply < 0 || !store.finishReply(reply, m.content, m.state, m.promptTokens, m.generatedTokens, m.tokensPerSecond)) {
+                if (reply < 0 || !store.finishReply(reply, m.content, m.state, m.promptTokens, m.generatedTokens, m.tokensPerSecond)
+                    || ((!m.reasoning.isEmpty() || m.reasoningMs >= 0) && !store.setReasoning(reply, m.reasoning, m.reasoningMs))) {
                     result.error = QCoreApplication::translate("ConversationBundle", "The conversation database refused the import.");
                     return result;
                 }

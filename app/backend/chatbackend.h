@@ -47,6 +47,8 @@ struct GenerationOutcome {
     double promptMs = 0;
     double generateMs = 0;
     int contextUsed = 0;             // positions the KV cache holds at the end
+    int reasoningTokens = 0;         // of generatedTokens, the reasoning's
+    double reasoningMs = -1;         // how long the reply reasoned (-1: it did not)
 
     double tokensPerSecond() const { return generateMs > 0 ? generatedTokens * 1000.0 / generateMs : 0; }
 };
@@ -54,8 +56,10 @@ struct GenerationOutcome {
 class ChatBackend {
 public:
     // Called with UTF-8-complete pieces of the reply and the number of tokens
-    // generated so far (the engine's count); return false to stop.
-    using TextSink = std::function<bool(const QString &piece, int generatedTokens)>;
+    // generated so far (the engine's count); `reasoning`: the piece belongs to
+    // the reply's reasoning (its markers removed), not to the answer. Return
+    // false to stop.
+    using TextSink = std::function<bool(const QString &piece, int generatedTokens, bool reasoning)>;
     using PromptProgress = std::function<void(int done, int total)>;
     using PlanSink = std::function<void(const PromptPlan &plan)>;
     // 0..1; return false to cancel the load.

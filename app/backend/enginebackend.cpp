@@ -38,6 +38,13 @@ ModelCard cardFromInfo(const burrow::ModelInfo &info)
     card.fileSize = info.fileSize;
     card.weightBytes = info.weightBytes;
     card.kvBytesPerToken = info.kvBytesPerToken;
+    card.kvBytesPerTokenSliding = info.kvBytesPerTokenSliding;
+    card.layerCount = int(qMin<quint64>(info.blockCount, quint64(INT_MAX)));
+    card.expertCount = int(qMin<quint64>(info.expertCount, quint64(INT_MAX)));
+    card.expertUsedCount = int(qMin<quint64>(info.expertUsedCount, quint64(INT_MAX)));
+    card.activeParameterCount = info.activeParameterCount ? info.activeParameterCount : info.parameterCount;
+    card.slidingWindow = int(qMin<quint64>(info.slidingWindow, quint64(INT_MAX)));
+    card.slidingLayerCount = int(qMin<quint64>(info.slidingLayerCount, quint64(INT_MAX)));
     card.hasChatTemplate = info.hasChatTemplate;
     card.availableMemory = SystemMemory::availableBytes();
     return card;
@@ -55,16 +62,19 @@ GenerationOutcome::Stop stopFrom(burrow::StopReason reason)
     return GenerationOutcome::Stop::EndOfText;
 }
 
-// The engine's answer to "which format does Automatic use, and why", for the card.
-void describeFormat(const burrow::Model &model, ModelCard *card)
+// The engine's answer to "which format does Automatic use, and why" (and
+// what its template reads), onto the card.
+void describeFormat(const burrow::Result<burrow::ChatFormat> &format, ModelCard *card)
 {
-    auto format = burrow::chatFormatFor(model, "auto", true);
     if (!format) {
         qCWarning(lcApp) << "no chat format:" << fromStd(format.message());
         return;
     }
     card->chatFormat = format->plainText ? QStringLiteral("plain") : fromStd(format->name);
     card->chatFormatFromVocabulary = format->fromVocabulary;
+    card->readsEnableThinking = format->readsEnableThinking;
+    card->readsReasoningEffort = format->readsReasoningEffort;
+    card->reasoning = format->reasoning != burrow::ReasoningSyntax::REASONING_SYNTAX_NONE;
 }
 
 
@@ -86,10 +96,7 @@ ModelCard EngineBackend::inspect(const QString &path, QString *error)
     // The engine's format decision from the header, so the card shows it
     // before the load (when the template cannot be read, the card says the
     // format is chosen at the load).
-    if (auto format = burrow::chatFormatFor(toStd(path), "auto", true)) {
-        card.chatFormat = format->plainText ? QStringLiteral("plain") : fromStd(format->name);
-        card.chatFormatFromVocabulary = format->fromVocabulary;
-    }
+    describeFormat(burrow::chatFormatFor(toStd(path), "auto", true), &card);
     return card;
 }
 
@@ -122,7 +129,7 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     m_session = std::move(session).value();
     m_card = cardFromInfo(m_model->info());
     m_card.path = path;
-    describeFormat(*m_model, &m_card);
+    describeFormat(burrow::chatFormatFor(*m_model, "auto", true), &m_card);
     qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format" << m_card.chatFormat;
     return true;
 }
@@ -178,6 +185,8 @@ GenerationOutcome EngineBackend::generate(const ChatRequest &request, const Text
     const int reserve = qBound(1, wanted, qMax(1, contextSize / 2));
     burrow::PromptOptions promptOptions;
     promptOptions.render.chatFormat = request.settings.chatFormat;
+    promptOptions.render.enableThinking = request.settings.enableThinking;
+    promptOptions.render.reasoningEffort = request.settings.reasoningEffort;
     promptOptions.plainTextForBaseModels = true;
     promptOptions.budget = uint32_t(qMax(1, contextSize - reserve));
     promptOptions.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
@@ -205,12 +214,15 @@ GenerationOutcome EngineBackend::generate(const ChatRequest &request, const Text
     options.reasoning = prompt->reasoning;
 
     burrow::GenerateResult result;
-    // generate() fills `result` as it goes: in the text callback,
+    // generate() fills `result` as it goes: in the text callbacks,
     // result.tokens holds every token generated so far.
+    options.onReasoning = [&onText, &result](std::string_view piece) {
+        return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), int(result.tokens.size()), true);
+    };
     const burrow::Status status = m_session->generate(
         prompt->tokens, request.settings.sampling, options,
         [&onText, &result](std::string_view piece) {
-            return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), int(result.tokens.size()));
+            return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), int(result.tokens.size()), false);
         },
         &result,
         [&onPromptProgress](int32_t done, int32_t total) {
@@ -223,6 +235,8 @@ GenerationOutcome EngineBackend::generate(const ChatRequest &request, const Text
     outcome.promptMs = result.timings.promptMs;
     outcome.generateMs = result.timings.generateMs;
     outcome.contextUsed = int(m_session->cachedTokens().size());
+    outcome.reasoningTokens = result.timings.reasoningTokens;
+    outcome.reasoningMs = result.timings.reasoningTokens > 0 || !result.reasoning.empty() ? result.timings.reasoningMs : -1;
     if (!status)
         return fail(fromStd(status.message()));
     outcome.stop = stopFrom(result.stopReason);

@@ -141,8 +141,8 @@ void EngineBridge::deliver(quint64 id)
     if (it == m_running.end() || !it->second.buffer)
         return;
     ReplyBuffer::Taken taken = it->second.buffer->take();
-    if (taken.text.isEmpty())
+    if (taken.text.isEmpty() && taken.reasoning.isEmpty())
         return;
     m_sinceFlush.restart();
-    Q_EMIT textReady(id, taken.text, taken.tokens, taken.elapsedMs);
+    Q_EMIT textReady(id, taken.text, taken.reasoning, taken.tokens, taken.elapsedMs);
 }

@@ -59,9 +59,10 @@ Q_SIGNALS:
     void contextSizeChanged();
     void promptPlanned(quint64 id, const PromptPlan &plan);
     void promptProgress(quint64 id, int done, int total);
-    // New text of a reply (at most every FlushIntervalMs), the engine's token
-    // count so far and the milliseconds since its first token.
-    void textReady(quint64 id, const QString &text, int tokens, double elapsedMs);
+    // New text of a reply (at most every FlushIntervalMs): of its answer and
+    // of its reasoning (either may be empty), the engine's token count so far
+    // and the milliseconds since its first token.
+    void textReady(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs);
     void generationFinished(quint64 id, const GenerationOutcome &outcome);
 
 private:

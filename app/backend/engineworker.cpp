@@ -58,13 +58,13 @@ void EngineWorker::generate(const ChatRequest &request, std::shared_ptr<ReplyBuf
     qint64 lastProgress = -ProgressIntervalMs;
     qint64 generationStartNs = -1;   // the prompt is done: generation (and its speed) starts
 
-    auto onText = [&](const QString &piece, int tokens) {
+    auto onText = [&](const QString &piece, int tokens, bool reasoning) {
         // A stop requested while the engine computed this piece drops it.
         if (request.cancel->isCancelled())
             return false;
         if (generationStartNs < 0)
             generationStartNs = clock.nsecsElapsed();
-        if (buffer->push(piece, tokens, double(clock.nsecsElapsed() - generationStartNs) / 1e6))
+        if (buffer->push(piece, tokens, double(clock.nsecsElapsed() - generationStartNs) / 1e6, reasoning))
             wake();
         return true;
     };

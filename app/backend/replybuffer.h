@@ -12,30 +12,32 @@
 class ReplyBuffer {
 public:
     struct Taken {
-        QString text;          // new text since the last take
+        QString text;          // new answer text since the last take
+        QString reasoning;     // new reasoning text since the last take
         int tokens = 0;        // generated so far (engine count)
         double elapsedMs = 0;  // since generation started (after the prompt)
     };
 
     // Engine thread. Returns true when the buffer was empty (the reader
     // should be woken); false when a wake-up is already on its way.
-    bool push(const QString &piece, int tokens, double elapsedMs)
+    bool push(const QString &piece, int tokens, double elapsedMs, bool reasoning = false)
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         const bool wasEmpty = !m_pending;
-        m_text += piece;
+        (reasoning ? m_reasoning : m_text) += piece;
         m_tokens = tokens;
         m_elapsedMs = elapsedMs;
         m_pending = true;
         return wasEmpty;
     }
 
-    // GUI thread: everything since the last take (empty text when none).
+    // GUI thread: everything since the last take (empty texts when none).
     Taken take()
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        Taken out{std::move(m_text), m_tokens, m_elapsedMs};
+        Taken out{std::move(m_text), std::move(m_reasoning), m_tokens, m_elapsedMs};
         m_text = QString();
+        m_reasoning = QString();
         m_pending = false;
         return out;
     }
@@ -43,6 +45,7 @@ public:
 private:
     std::mutex m_mutex;
     QString m_text;
+    QString m_reasoning;
     int m_tokens = 0;
     double m_elapsedMs = 0;
     bool m_pending = false;

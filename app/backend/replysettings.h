@@ -16,4 +16,6 @@ struct ReplySettings {
                                        // clamps it to the trained context)
     std::string systemPrompt;          // a system message before the conversation ("" for none)
     std::string chatFormat = "auto";   // RenderOptions::chatFormat
+    bool enableThinking = true;        // RenderOptions::enableThinking (templates that read enable_thinking)
+    std::string reasoningEffort = "medium";  // RenderOptions::reasoningEffort (templates that read reasoning_effort)
 };

@@ -59,6 +59,8 @@ bool Conversation::open(qint64 id)
         m.tokens = qMax(0, r.generatedTokens);
         m.tokensPerSecond = qMax(0.0, r.tokensPerSecond);
         m.state = r.state;
+        m.reasoning = r.reasoning;
+        m.reasoningMs = r.reasoningMs;
         if (m_reply->isActive() && r.id == m_reply->messageId())
             replyRow = int(rows.size());   // its text comes from the reply stream
         rows.append(m);
@@ -141,6 +143,10 @@ ChatRequest Conversation::request() const
         burrow::ChatMessage message;
         message.role = Chat::roleName(m.author).toStdString();
         message.content = m.text.toUtf8().toStdString();
+        // The reply's reasoning goes with it; the chat template decides
+        // whether the model sees it again (Qwen3's and gpt-oss's drop it from
+        // earlier turns).
+        message.reasoning = m.reasoning.toUtf8().toStdString();
         request.messages.push_back(std::move(message));
         request.rows.append(row);
     }

@@ -36,6 +36,8 @@ QVariant MessageModel::data(const QModelIndex &index, int role) const
     case InContextRole: return m_memoryStart < 0 || index.row() >= m_memoryStart;
     case MemoryStartsHereRole: return m_memoryStart > 0 && index.row() == m_memoryStart;
     case IsLastRole: return index.row() == m_rows.size() - 1;
+    case ReasoningRole: return m.reasoning;
+    case ReasoningMsRole: return m.reasoningMs;
     default: return {};
     }
 }
@@ -54,6 +56,8 @@ QHash<int, QByteArray> MessageModel::roleNames() const
         {InContextRole, "inContext"},
         {MemoryStartsHereRole, "memoryStartsHere"},
         {IsLastRole, "isLast"},
+        {ReasoningRole, "reasoning"},
+        {ReasoningMsRole, "reasoningMs"},
     };
 }
 
@@ -142,6 +146,36 @@ QString MessageModel::takeText(int row)
     if (row < 0 || row >= m_rows.size())
         return QString();
     return std::exchange(m_rows[row].message.text, QString());
+}
+
+void MessageModel::appendReasoning(int row, const QString &text)
+{
+    if (row < 0 || row >= m_rows.size() || text.isEmpty())
+        return;
+    m_rows[row].message.reasoning.append(text);
+    emitRowChanged(row, {ReasoningRole});
+}
+
+void MessageModel::setReasoning(int row, const QString &text, double reasoningMs)
+{
+    if (row < 0 || row >= m_rows.size())
+        return;
+    Message &m = m_rows[row].message;
+    m.reasoning = text;
+    m.reasoningMs = reasoningMs;
+    emitRowChanged(row, {ReasoningRole, ReasoningMsRole});
+}
+
+QString MessageModel::takeReasoning(int row)
+{
+    if (row < 0 || row >= m_rows.size())
+        return QString();
+    return std::exchange(m_rows[row].message.reasoning, QString());
+}
+
+QString MessageModel::reasoningAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).message.reasoning : QString();
 }
 
 void MessageModel::setState(int row, Chat::State state, const QString &error)

@@ -33,6 +33,8 @@ public:
         InContextRole,      // the model still sees this message
         MemoryStartsHereRole, // first message the model sees, with older ones left out
         IsLastRole,         // last row (regenerate is offered on it)
+        ReasoningRole,      // a reply's reasoning, apart from its answer ("" when none)
+        ReasoningMsRole,    // how long it reasoned (-1: unknown or still reasoning)
     };
     Q_ENUM(Roles)
 
@@ -45,6 +47,8 @@ public:
         QDateTime created;
         int tokens = 0;            // generated tokens (replies)
         double tokensPerSecond = 0;
+        QString reasoning;         // plain text, shown collapsed above the answer
+        double reasoningMs = -1;
     };
 
     explicit MessageModel(QObject *parent = nullptr);
@@ -66,6 +70,12 @@ public:
     void setText(int row, const QString &text);
     // The text leaves the row (the reply stream takes it back when the row goes).
     QString takeText(int row);
+    // The reasoning of a reply, as the text above: appended while it streams,
+    // set, or taken back.
+    void appendReasoning(int row, const QString &text);
+    void setReasoning(int row, const QString &text, double reasoningMs = -1);
+    QString takeReasoning(int row);
+    QString reasoningAt(int row) const;
     void setState(int row, Chat::State state, const QString &error = QString());
     void setStats(int row, int tokens, double tokensPerSecond);
     // Removes rows [row, rowCount()).

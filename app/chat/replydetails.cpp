@@ -49,6 +49,11 @@ QString ReplyDetails::describe(const MessageRecord &m)
             const QString value = s.value(name).toString();
             if (!value.isEmpty() && value != f.builtIn.toString())
                 used << summary.arg(value);
+        } else if (f.kind == SettingsField::Kind::Boolean) {
+            // Likewise a switch: "thinking off".
+            const bool on = s.value(name).toBool();
+            if (on != f.builtIn.toBool())
+                used << summary.arg(on ? tr("on") : tr("off"));
         } else {
             used << summary.arg(locale.toString(s.value(name).toDouble(), 'g', 6));
         }

@@ -30,13 +30,20 @@ QString ReplyStream::text() const
     return m_messages && m_row >= 0 ? m_messages->textAt(m_row) : m_text;
 }
 
+QString ReplyStream::reasoning() const
+{
+    return m_messages && m_row >= 0 ? m_messages->reasoningAt(m_row) : m_reasoning;
+}
+
 int ReplyStream::start(ChatRequest request, qint64 conversationId, const QString &modelFile,
                        const QJsonObject &settingsUsed, MessageModel *shown)
 {
     m_conversationId = conversationId;
     m_messageId = -1;
     m_text.clear();
+    m_reasoning.clear();
     m_storedLength = 0;
+    m_storedReasoning = 0;
     if (m_store && m_store->isReady() && conversationId > 0) {
         m_messageId = m_store->beginReply(conversationId, modelFile, settingsUsed);
         m_storeTimer.start();
@@ -77,6 +84,7 @@ void ReplyStream::abandon()
     m_messages = nullptr;
     m_row = -1;
     m_text.clear();
+    m_reasoning.clear();
     Q_EMIT activeChanged();
 }
 
@@ -85,6 +93,7 @@ void ReplyStream::show(MessageModel *messages, int row)
     if (!isActive() || !messages || row < 0)
         return;
     messages->setText(row, std::exchange(m_text, QString()));
+    messages->setReasoning(row, std::exchange(m_reasoning, QString()));
     messages->setState(row, Chat::State::Streaming);
     m_messages = messages;
     m_row = row;
@@ -92,8 +101,10 @@ void ReplyStream::show(MessageModel *messages, int row)
 
 void ReplyStream::hide()
 {
-    if (m_messages && m_row >= 0)
+    if (m_messages && m_row >= 0) {
         m_text = m_messages->takeText(m_row);
+        m_reasoning = m_messages->takeReasoning(m_row);
+    }
     m_messages = nullptr;
     m_row = -1;
 }
@@ -129,14 +140,17 @@ void ReplyStream::onProgress(quint64 id, int done, int total)
     Q_EMIT statsChanged();
 }
 
-void ReplyStream::onText(quint64 id, const QString &text, int tokens, double elapsedMs)
+void ReplyStream::onText(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs)
 {
     if (id != m_requestId)
         return;
-    if (m_messages && m_row >= 0)
+    if (m_messages && m_row >= 0) {
+        m_messages->appendReasoning(m_row, reasoning);
         m_messages->appendText(m_row, text);
-    else
+    } else {
+        m_reasoning.append(reasoning);
         m_text.append(text);
+    }
     m_tokens = tokens;
     m_contextUsed = m_promptTokens + tokens;
     m_promptProgress = -1;
@@ -149,6 +163,9 @@ void ReplyStream::save()
 {
     if (!m_store || m_messageId <= 0)
         return;
+    const QString thought = reasoning();
+    if (thought.size() != m_storedReasoning && m_store->setReasoning(m_messageId, thought))
+        m_storedReasoning = thought.size();
     const QString current = text();
     if (current.size() == m_storedLength)
         return;
@@ -165,6 +182,9 @@ void ReplyStream::onFinished(quint64 id, const GenerationOutcome &outcome)
                             : outcome.stop == GenerationOutcome::Stop::Error   ? Chat::State::Failed
                                                                                : Chat::State::Complete;
     const double speed = outcome.tokensPerSecond();
+    const QString thought = reasoning();
+    if (m_store && m_messageId > 0 && (!thought.isEmpty() || outcome.reasoningMs >= 0))
+        m_store->setReasoning(m_messageId, thought, outcome.reasoningMs);
     if (m_store && m_messageId > 0) {
         m_store->finishReply(m_messageId, text(), state, m_promptTokens > 0 ? m_promptTokens
                                                                            : outcome.promptTokens + outcome.reusedTokens,
@@ -172,6 +192,8 @@ void ReplyStream::onFinished(quint64 id, const GenerationOutcome &outcome)
     }
     const int row = m_messages ? m_row : -1;
     if (row >= 0) {
+        if (!thought.isEmpty() || outcome.reasoningMs >= 0)
+            m_messages->setReasoning(row, thought, outcome.reasoningMs);
         m_messages->setState(row, state, outcome.error);
         m_messages->setStats(row, outcome.generatedTokens, speed);
     }
@@ -192,6 +214,7 @@ void ReplyStream::onFinished(quint64 id, const GenerationOutcome &outcome)
     m_messages = nullptr;
     m_row = -1;
     m_text.clear();
+    m_reasoning.clear();
     qCDebug(lcApp) << "reply finished" << int(outcome.stop) << outcome.generatedTokens << "tokens";
     Q_EMIT activeChanged();
     Q_EMIT statsChanged();

@@ -75,8 +75,10 @@ public:
     void hide();
     int row() const { return m_row; }
     qint64 messageId() const { return m_messageId; }
-    // The whole reply so far.
+    // The whole reply so far (its answer).
     QString text() const;
+    // Its reasoning so far ("" when none).
+    QString reasoning() const;
 
     // No reply, no numbers (a new model, another chat shown).
     void clearStats();
@@ -92,7 +94,7 @@ Q_SIGNALS:
 private:
     void onPlanned(quint64 id, const PromptPlan &plan);
     void onProgress(quint64 id, int done, int total);
-    void onText(quint64 id, const QString &text, int tokens, double elapsedMs);
+    void onText(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs);
     void onFinished(quint64 id, const GenerationOutcome &outcome);
     void save();
 
@@ -104,7 +106,9 @@ private:
     QPointer<MessageModel> m_messages;
     int m_row = -1;                   // its row while shown
     QString m_text;                   // the text while not shown
+    QString m_reasoning;              // the reasoning while not shown
     qsizetype m_storedLength = 0;     // how much of the text the store has
+    qsizetype m_storedReasoning = 0;  // how much of the reasoning the store has
     QTimer m_storeTimer;
 
     int m_promptTokens = 0;

@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QLocale>
 
+#include "burrow/engine.h"
 #include "settings/settingsfields.h"
 
 namespace {
@@ -18,16 +19,45 @@ QString ModelCard::fileName() const
     return QFileInfo(path).fileName();
 }
 
-QString ModelCard::parametersText() const
+QString ModelCard::countText(quint64 count)
 {
-    const double n = double(parameterCount);
+    const double n = double(count);
     if (n >= 1e9)
         return QLocale().toString(n / 1e9, 'f', 1) + QLatin1Char('B');
     if (n >= 1e6)
         return QLocale().toString(n / 1e6, 'f', 1) + QLatin1Char('M');
     if (n >= 1e3)
         return QLocale().toString(n / 1e3, 'f', 0) + QLatin1Char('K');
-    return QLocale().toString(parameterCount);
+    return QLocale().toString(count);
+}
+
+QString ModelCard::parametersText() const
+{
+    return countText(parameterCount);
+}
+
+QString ModelCard::expertsText() const
+{
+    if (expertCount <= 0)
+        return QString();
+    return tr("%1 experts, %2 active").arg(expertCount).arg(expertUsedCount);
+}
+
+QString ModelCard::activeParametersText() const
+{
+    if (expertCount <= 0 || activeParameterCount == 0)
+        return QString();
+    return tr("%1 of %2 active per token").arg(countText(activeParameterCount), countText(parameterCount));
+}
+
+QString ModelCard::slidingWindowText() const
+{
+    if (slidingWindow <= 0)
+        return QString();
+    return tr("%1 positions on %2 of %3 layers")
+        .arg(QLocale().toString(slidingWindow))
+        .arg(slidingLayerCount)
+        .arg(layerCount);
 }
 
 QString ModelCard::formatBytes(quint64 bytes)
@@ -49,7 +79,13 @@ int ModelCard::contextFor(int requested) const
 
 qulonglong ModelCard::memoryBytesAt(int context) const
 {
-    return weightBytes + kvBytesPerToken * quint64(qMax(0, contextFor(context)));
+    // The engine's arithmetic (ModelInfo::kvCacheBytes, saturating), on the card's copy of its fields.
+    burrow::ModelInfo info;
+    info.kvBytesPerToken = kvBytesPerToken;
+    info.kvBytesPerTokenSliding = kvBytesPerTokenSliding;
+    info.slidingWindow = uint32_t(qMax(0, slidingWindow));
+    const uint64_t kv = info.kvCacheBytes(uint32_t(qMax(0, contextFor(context))));
+    return kv > UINT64_MAX - weightBytes ? UINT64_MAX : weightBytes + kv;
 }
 
 QString ModelCard::availableMemoryText() const

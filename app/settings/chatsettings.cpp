@@ -104,7 +104,8 @@ bool ChatSettings::convert(const SettingsField &f, const QVariant &in, QVariant 
         return true;
     case Kind::Choice:
         if (in.typeId() != QMetaType::QString) {
-            *why = tr("Expected the name of a chat format.");
+            *why = qstrcmp(f.name, "chatFormat") == 0 ? tr("Expected the name of a chat format.")
+                                                      : tr("Expected one of the listed choices.");
             return false;
         }
         *out = in.toString().trimmed().toLower();

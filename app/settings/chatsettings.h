@@ -23,6 +23,8 @@
  * Fields: SettingsFields::all() (names as used by value()/setValue(), JSON
  * and QML). chatFormat is "auto" or one of the engine's built-in formats
  * (chatFormats); names are taken in any case and stored in lower case.
+ * thinking and reasoningEffort (low/medium/high) reach the templates that
+ * read enable_thinking / reasoning_effort; others ignore them.
  *
  * Every write goes through validation: an invalid value is refused (the
  * field keeps its value) and error(field) holds the reason for the panel to
@@ -52,6 +54,9 @@ class ChatSettings : public QObject {
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
     Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY changed)
     Q_PROPERTY(QStringList chatFormats READ chatFormats CONSTANT)
+    Q_PROPERTY(bool thinking READ thinking WRITE setThinking NOTIFY changed)
+    Q_PROPERTY(QString reasoningEffort READ reasoningEffort WRITE setReasoningEffort NOTIFY changed)
+    Q_PROPERTY(QStringList reasoningEfforts READ reasoningEfforts CONSTANT)
     /// The field table for the panel: [{name, kind, label, hint, numberRow}]
     /// (label and hint untranslated: the panel passes them to qsTranslate("ChatSettings", …)).
     Q_PROPERTY(QVariantList fields READ fieldList CONSTANT)
@@ -93,6 +98,9 @@ public:
     int contextSize() const { return m_values.value(QStringLiteral("contextSize")).toInt(); }
     QString systemPrompt() const { return m_values.value(QStringLiteral("systemPrompt")).toString(); }
     QString chatFormat() const { return m_values.value(QStringLiteral("chatFormat")).toString(); }
+    bool thinking() const { return m_values.value(QStringLiteral("thinking")).toBool(); }
+    QString reasoningEffort() const { return m_values.value(QStringLiteral("reasoningEffort")).toString(); }
+    static QStringList reasoningEfforts() { return SettingsFields::reasoningEfforts(); }
 
     void setTemperature(double v) { setValue(QStringLiteral("temperature"), v); }
     void setTopP(double v) { setValue(QStringLiteral("topP"), v); }
@@ -106,6 +114,8 @@ public:
     void setContextSize(int v) { setValue(QStringLiteral("contextSize"), v); }
     void setSystemPrompt(const QString &v) { setValue(QStringLiteral("systemPrompt"), v); }
     void setChatFormat(const QString &v) { setValue(QStringLiteral("chatFormat"), v); }
+    void setThinking(bool v) { setValue(QStringLiteral("thinking"), v); }
+    void setReasoningEffort(const QString &v) { setValue(QStringLiteral("reasoningEffort"), v); }
 
     /// The model's trained context in tokens (0: unknown, no limit).
     int trainedContext() const { return m_limits.trainedContext; }

@@ -166,8 +166,34 @@ const QList<SettingsField> &SettingsFields::all()
          [](const QVariantHash &v, ReplySettings *out) {
              out->chatFormat = toStd(v.value(QStringLiteral("chatFormat")));
          }},
+        // Reasoning, for templates that read these variables (ModelCard.readsEnableThinking /
+        // readsReasoningEffort); the panel shows each only then. Other templates ignore them.
+        {"thinking", Kind::Boolean, true, QT_TRANSLATE_NOOP("ChatSettings", "Thinking"),
+         QT_TRANSLATE_NOOP("ChatSettings", "The model reasons before it answers (slower, often better); off: it answers at once."),
+         QT_TRANSLATE_NOOP("ChatSettings", "thinking %1"), false,
+         [](const QVariant &, const SettingsLimits &) { return QString(); },
+         [](const QVariantHash &v, ReplySettings *out) {
+             out->enableThinking = v.value(QStringLiteral("thinking")).toBool();
+         }},
+        {"reasoningEffort", Kind::Choice, QStringLiteral("medium"), QT_TRANSLATE_NOOP("ChatSettings", "Reasoning effort"),
+         QT_TRANSLATE_NOOP("ChatSettings", "How long the model reasons before it answers."),
+         QT_TRANSLATE_NOOP("ChatSettings", "reasoning effort %1"), false,
+         [](const QVariant &v, const SettingsLimits &) {
+             const QStringList known = reasoningEfforts();
+             return known.contains(v.toString())
+                        ? QString()
+                        : tr("The reasoning effort is one of: %1.").arg(known.join(QStringLiteral(", ")));
+         },
+         [](const QVariantHash &v, ReplySettings *out) {
+             out->reasoningEffort = toStd(v.value(QStringLiteral("reasoningEffort")));
+         }},
     };
     return fields;
+}
+
+QStringList SettingsFields::reasoningEfforts()
+{
+    return {QStringLiteral("low"), QStringLiteral("medium"), QStringLiteral("high")};
 }
 
 const SettingsField *SettingsFields::find(QStringView name)

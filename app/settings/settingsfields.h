@@ -56,6 +56,8 @@ public:
     static ReplySettings toEngine(const QVariantHash &values);
     // The values chatFormat takes: "auto", then the engine's built-in formats.
     static QStringList chatFormats();
+    // The values reasoningEffort takes (gpt-oss's reasoning_effort): low, medium, high.
+    static QStringList reasoningEfforts();
     // How a chat format is named to the user: "Automatic (from the model)",
     // else the family's own name ("ChatML", "Llama 3"; not translated).
     static QString chatFormatLabel(const QString &name);

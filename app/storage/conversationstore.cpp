@@ -46,7 +46,7 @@ const char *ConversationColumns =
     "id, title, created, updated, model_path, model_size, settings, deleted_at";
 const char *MessageColumns =
     "id, conversation_id, parent_id, role, content, state, created, updated, model, settings,"
-    " prompt_tokens, generated_tokens, tokens_per_second, error";
+    " prompt_tokens, generated_tokens, tokens_per_second, error, reasoning, reasoning_ms";
 
 ConversationRecord readConversation(const QSqlQuery &q)
 {
@@ -80,6 +80,8 @@ MessageRecord readMessage(const QSqlQuery &q)
     m.generatedTokens = q.value(11).isNull() ? -1 : q.value(11).toInt();
     m.tokensPerSecond = q.value(12).isNull() ? -1 : q.value(12).toDouble();
     m.error = q.value(13).toString();
+    m.reasoning = q.value(14).toString();
+    m.reasoningMs = q.value(15).isNull() ? -1 : q.value(15).toDouble();
     return m;
 }
 
@@ -115,6 +117,8 @@ QVariantMap messageToMap(const MessageRecord &m)
         {QStringLiteral("generatedTokens"), m.generatedTokens},
         {QStringLiteral("tokensPerSecond"), m.tokensPerSecond},
         {QStringLiteral("error"), m.error},
+        {QStringLiteral("reasoning"), m.reasoning},
+        {QStringLiteral("reasoningMs"), m.reasoningMs},
     };
 }
 
@@ -610,6 +614,24 @@ bool ConversationStore::updateReply(qint64 messageId, const QString &content)
         return fail(tr("Could not save the reply"), q.lastError().text());
     if (q.numRowsAffected() != 1)
         return fail(tr("Could not save the reply"), tr("message %1 is not a streaming reply").arg(messageId));
+    emit messageChanged(conversationOf(messageId), messageId);
+    return true;
+}
+
+bool ConversationStore::setReasoning(qint64 messageId, const QString &reasoning, double reasoningMs)
+{
+    if (!m_ready)
+        return fail(tr("The conversation database is not open"), QString());
+    QSqlQuery q(db());
+    q.prepare(QStringLiteral("UPDATE messages SET reasoning = ?, reasoning_ms = ?, updated = ? WHERE id = ? AND role = 'assistant'"));
+    q.addBindValue(text(reasoning));
+    q.addBindValue(reasoningMs >= 0 ? QVariant(reasoningMs) : QVariant(QMetaType::fromType<double>()));
+    q.addBindValue(nowMs());
+    q.addBindValue(messageId);
+    if (!q.exec())
+        return fail(tr("Could not save the reply"), q.lastError().text());
+    if (q.numRowsAffected() != 1)
+        return fail(tr("Could not save the reply"), tr("message %1 is not a reply").arg(messageId));
     emit messageChanged(conversationOf(messageId), messageId);
     return true;
 }

@@ -121,6 +121,12 @@ public:
                                  int generatedTokens = -1, double tokensPerSecond = -1,
                                  const QString &error = QString());
 
+    /// A reply's reasoning so far (or all of it) and how long it took (-1:
+    /// unknown / still going). Kept with the message, shown collapsed above
+    /// the answer; the next request passes it as ChatMessage::reasoning and
+    /// the template decides whether the model sees it.
+    Q_INVOKABLE bool setReasoning(qint64 messageId, const QString &reasoning, double reasoningMs = -1);
+
     /// Replaces the text of a finished message (an edited user message).
     Q_INVOKABLE bool editMessage(qint64 messageId, const QString &content);
     /// Deletes `messageId` and every later message of its conversation

@@ -40,6 +40,8 @@ struct MessageRecord {
     int generatedTokens = -1;  // -1: unknown
     double tokensPerSecond = -1;
     QString error;         // for state Error: what went wrong
+    QString reasoning;     // a reply's reasoning, apart from its answer ("" when none)
+    double reasoningMs = -1;   // how long the reasoning took (-1: unknown or none)
 };
 
 /**

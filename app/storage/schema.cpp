@@ -72,6 +72,12 @@ const QList<QStringList> &StoreSchema::steps()
             QStringLiteral("INSERT INTO conversations_fts(conversations_fts) VALUES ('rebuild')"),
             QStringLiteral("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')"),
         },
+        // v4: a reply's reasoning (Qwen3's <think>, gpt-oss's analysis
+        // channel), kept apart from its answer, and how long it took.
+        {
+            QStringLiteral("ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT ''"),
+            QStringLiteral("ALTER TABLE messages ADD COLUMN reasoning_ms REAL"),
+        },
     };
     return steps;
 }

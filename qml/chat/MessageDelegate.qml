@@ -22,6 +22,9 @@ Item {
     required property bool memoryStartsHere
     required property bool isLast
     required property double messageId
+    // The reply's reasoning (shown collapsed above the answer) and how long it took.
+    required property string reasoning
+    required property double reasoningMs
     required property ChatController chat
 
     readonly property bool isUser: author === Chat.User
@@ -127,9 +130,23 @@ Item {
                 }
 
                 Label {
-                    visible: root.state === Chat.Streaming && root.blocks.count === 0
+                    objectName: "waitingLabel"
+                    visible: root.state === Chat.Streaming && root.blocks.count === 0 && root.reasoning === ""
                     text: qsTr("Thinking…")
                     opacity: 0.6
+                }
+
+                // The reasoning, collapsed above the answer (made only for a
+                // reply that has some).
+                Loader {
+                    Layout.fillWidth: true
+                    active: !root.isUser && root.reasoning !== ""
+                    visible: active
+                    sourceComponent: ReasoningBlock {
+                        reasoning: root.reasoning
+                        reasoningMs: root.reasoningMs
+                        reasoningNow: root.state === Chat.Streaming && root.blocks.count === 0
+                    }
                 }
 
                 // One delegate per block. While a reply streams only the last

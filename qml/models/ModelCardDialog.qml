@@ -47,7 +47,21 @@ Dialog {
             Label { text: qsTr("Architecture"); opacity: 0.7 }
             Label { objectName: "cardArchitecture"; text: root.card.architecture }
             Label { text: qsTr("Parameters"); opacity: 0.7 }
-            Label { text: root.card.parametersText }
+            Label {
+                objectName: "cardParameters"
+                // A mixture of experts says what one token reads: "3.3B of 30.5B active per token".
+                text: root.card.activeParametersText !== "" ? root.card.activeParametersText : root.card.parametersText
+            }
+            Label { text: qsTr("Experts"); opacity: 0.7; visible: root.card.expertCount > 0 }
+            Label { objectName: "cardExperts"; text: root.card.expertsText; visible: root.card.expertCount > 0 }
+            Label { text: qsTr("Sliding window"); opacity: 0.7; visible: root.card.slidingWindow > 0 }
+            Label {
+                objectName: "cardSlidingWindow"
+                visible: root.card.slidingWindow > 0
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: root.card.slidingWindowText
+            }
             Label { text: qsTr("Quantization"); opacity: 0.7 }
             Label { text: root.card.quantization }
             Label { text: qsTr("Trained context"); opacity: 0.7 }
@@ -75,7 +89,7 @@ Dialog {
             Label { text: qsTr("Memory needed"); opacity: 0.7 }
             Label {
                 objectName: "cardMemory"
-                text: qsTr("%1 (weights + KV cache), %2 free").arg(root.card.memoryTextAt(root.chosenContext))
+                text: qsTr("%1 (weights and KV cache), %2 free").arg(root.card.memoryTextAt(root.chosenContext))
                                                              .arg(root.card.availableMemoryText)
             }
         }

@@ -19,6 +19,11 @@ Pane {
     // What "Automatic" does for the loaded model, in the model card's words
     // (ModelCard.chatFormatText; "" when no model is loaded).
     property string automaticFormat
+    // The loaded model's template reads enable_thinking / reasoning_effort
+    // (ModelCard.readsEnableThinking / readsReasoningEffort): only then are
+    // Thinking and Reasoning effort shown.
+    property bool showThinking: false
+    property bool showReasoningEffort: false
 
     signal closeRequested()
 
@@ -41,6 +46,15 @@ Pane {
             return 0
         const index = formatChoices.findIndex(choice => choice.value === settings.chatFormat)
         return index >= 0 ? index : 0
+    }
+    readonly property var effortChoices: [
+        { value: "low", text: qsTr("Low") },
+        { value: "medium", text: qsTr("Medium") },
+        { value: "high", text: qsTr("High") }
+    ]
+    function effortIndex() {
+        const index = settings ? effortChoices.findIndex(choice => choice.value === settings.reasoningEffort) : -1
+        return index >= 0 ? index : 1
     }
     function automaticFormatHint() {
         if (root.automaticFormat === "")
@@ -205,6 +219,58 @@ Pane {
                         if (root.settings)
                             root.settings.setValue("chatFormat", root.formatChoices[index].value)
                         currentIndex = Qt.binding(() => root.formatIndex())
+                    }
+                }
+            }
+
+            // Thinking on or off (Qwen3's enable_thinking).
+            SettingRow {
+                id: thinkingRow
+                objectName: "row_thinking"
+                visible: root.showThinking
+                settings: root.settings
+                field: "thinking"
+                label: root.labelOf("thinking")
+                hint: root.hintOf("thinking")
+                onReset: thinkingSwitch.checked = Qt.binding(() => root.settings ? root.settings.thinking : true)
+
+                Switch {
+                    id: thinkingSwitch
+                    objectName: "field_thinking"
+                    checked: root.settings ? root.settings.thinking : true
+                    enabled: root.settings !== null
+                    Accessible.name: thinkingRow.label
+                    Accessible.description: thinkingRow.hint
+                    onToggled: root.settings.thinking = checked
+                }
+            }
+
+            // Reasoning effort low / medium / high (gpt-oss's reasoning_effort).
+            SettingRow {
+                id: effortRow
+                objectName: "row_reasoningEffort"
+                visible: root.showReasoningEffort
+                settings: root.settings
+                field: "reasoningEffort"
+                label: root.labelOf("reasoningEffort")
+                hint: root.hintOf("reasoningEffort")
+                onReset: effortBox.currentIndex = Qt.binding(() => root.effortIndex())
+
+                ComboBox {
+                    id: effortBox
+                    objectName: "field_reasoningEffort"
+                    Layout.preferredWidth: 140
+                    model: root.effortChoices
+                    textRole: "text"
+                    valueRole: "value"
+                    currentIndex: root.effortIndex()
+                    enabled: root.settings !== null
+                    Accessible.name: effortRow.label
+                    Accessible.description: effortRow.error !== "" ? effortRow.error : effortRow.hint
+                    onActivated: index => {
+                        if (root.settings)
+                            root.settings.setValue("reasoningEffort", root.effortChoices[index].value)
+                        currentIndex = Qt.binding(() => root.effortIndex())
                     }
                 }
             }

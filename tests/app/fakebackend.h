@@ -19,6 +19,9 @@
 struct FakeControl {
     QStringList pieces{QStringLiteral("Once"), QStringLiteral(" upon"), QStringLiteral(" a"),
                        QStringLiteral(" time"), QStringLiteral(".")};
+    // Reasoning streamed before the pieces (none by default), as the engine
+    // reports it: markers removed, apart from the answer.
+    QStringList reasoningPieces;
     bool gated = true;
     QSemaphore steps;                       // one per piece when gated
     std::atomic<bool> abort{false};         // set at test end: unblock everything
@@ -83,6 +86,20 @@ public:
         plan.chatFormat = QStringLiteral("plain");
         onPlan(plan);
         onPromptProgress(plan.promptTokens, plan.promptTokens);
+        for (const QString &piece : m_control->reasoningPieces) {
+            if (request.cancel->isCancelled()) {
+                outcome.stop = GenerationOutcome::Stop::Cancelled;
+                return outcome;
+            }
+            ++outcome.generatedTokens;
+            ++outcome.reasoningTokens;
+            if (!onText(piece, outcome.generatedTokens, true)) {
+                outcome.stop = GenerationOutcome::Stop::Cancelled;
+                return outcome;
+            }
+        }
+        if (!m_control->reasoningPieces.isEmpty())
+            outcome.reasoningMs = 1500;
         for (const QString &piece : m_control->pieces) {
             if (m_control->gated) {
                 while (!m_control->steps.tryAcquire(1, 10)) {
@@ -97,7 +114,7 @@ public:
                 return outcome;
             }
             ++outcome.generatedTokens;
-            if (!onText(piece, outcome.generatedTokens)) {
+            if (!onText(piece, outcome.generatedTokens, false)) {
                 outcome.stop = GenerationOutcome::Stop::Cancelled;
                 return outcome;
             }

@@ -53,6 +53,38 @@ TestCase {
         keyClick(Qt.Key_Return)
     }
 
+    // Thinking and Reasoning effort are shown only when the model's template
+    // reads them (the app sets showThinking / showReasoningEffort from the
+    // model card); what they set reaches the settings.
+    function test_reasoningRowsOnlyWhenTheTemplateReadsThem() {
+        const root = make()
+        verify(!child(root, "row_thinking").visible)
+        verify(!child(root, "row_reasoningEffort").visible)
+        root.panel.showThinking = true
+        verify(child(root, "row_thinking").visible)
+        verify(!child(root, "row_reasoningEffort").visible)
+        const toggle = child(root, "field_thinking")
+        verify(toggle.checked)
+        mouseClick(toggle)
+        compare(root.settings.thinking, false)
+        verify(child(root, "changed_thinking").visible)
+        mouseClick(child(root, "reset_thinking"))
+        compare(root.settings.thinking, true)
+        verify(toggle.checked)
+
+        root.panel.showThinking = false
+        root.panel.showReasoningEffort = true
+        verify(!child(root, "row_thinking").visible)
+        verify(child(root, "row_reasoningEffort").visible)
+        const box = child(root, "field_reasoningEffort")
+        compare(box.currentValue, "medium")
+        root.settings.reasoningEffort = "high"
+        compare(box.currentValue, "high")
+        verify(child(root, "changed_reasoningEffort").visible)
+        verify(!root.settings.setValue("reasoningEffort", "extreme"))
+        compare(root.settings.reasoningEffort, "high")
+    }
+
     function test_showsValues() {
         const root = make()
         compare(child(root, "field_temperature").text, "0.8")

@@ -114,7 +114,7 @@ private Q_SLOTS:
         PromptPlan plan;
         bool planned = false;
         const GenerationOutcome outcome = backend.generate(
-            request(format), [](const QString &, int) { return true; }, [](int, int) {},
+            request(format), [](const QString &, int, bool) { return true; }, [](int, int) {},
             [&](const PromptPlan &p) {
                 plan = p;
                 planned = true;
@@ -135,7 +135,7 @@ private Q_SLOTS:
         QVERIFY2(backend.load(sharedPath(kStories), 256, {}, &error), qPrintable(error));
         bool planned = false;
         const GenerationOutcome outcome = backend.generate(
-            request(QStringLiteral("vicuna")), [](const QString &, int) { return true; }, [](int, int) {},
+            request(QStringLiteral("vicuna")), [](const QString &, int, bool) { return true; }, [](int, int) {},
             [&](const PromptPlan &) { planned = true; });
         QCOMPARE(outcome.stop, GenerationOutcome::Stop::Error);
         QVERIFY2(outcome.error.contains(QStringLiteral("unknown chat format 'vicuna'")), qPrintable(outcome.error));
@@ -156,7 +156,7 @@ private Q_SLOTS:
                                            {QStringLiteral("chatml"), QStringLiteral("chatml")}}) {
             PromptPlan plan;
             const GenerationOutcome outcome = backend.generate(
-                request(format), [](const QString &, int) { return true; }, [](int, int) {},
+                request(format), [](const QString &, int, bool) { return true; }, [](int, int) {},
                 [&](const PromptPlan &p) { plan = p; });
             QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
             QVERIFY(plan.chatFormat != QLatin1String("plain"));
@@ -196,7 +196,7 @@ private Q_SLOTS:
         QCOMPARE(backend.loadedModel().chatFormat, chatTokens ? QStringLiteral("chatml") : QStringLiteral("plain"));
         PromptPlan plan;
         const GenerationOutcome outcome = backend.generate(
-            request(QStringLiteral("auto")), [](const QString &, int) { return true; }, [](int, int) {},
+            request(QStringLiteral("auto")), [](const QString &, int, bool) { return true; }, [](int, int) {},
             [&](const PromptPlan &p) { plan = p; });
         QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
         QCOMPARE(plan.chatFormat != QLatin1String("plain"), chatTokens);
@@ -282,6 +282,89 @@ private Q_SLOTS:
         QVERIFY(app.chat->send(QStringLiteral("Hi")));
         QVERIFY(finished.wait(30000));
         QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Complete);
+    }
+
+    // Thinking (enable_thinking) and Reasoning effort (reasoning_effort)
+    // appear in the chat's settings only for a model whose template reads
+    // them, as the engine's format decision says: on the card before the
+    // load, after it, and in the settings panel.
+    void reasoningSettingsOnlyForTemplatesThatReadThem_data()
+    {
+        QTest::addColumn<QString>("templateFile");   // in ../shared; "" for no template
+        QTest::addColumn<bool>("thinking");
+        QTest::addColumn<bool>("effort");
+        QTest::newRow("Qwen3") << QStringLiteral("templates-2026/Qwen-Qwen3.jinja") << true << false;
+        QTest::newRow("gpt-oss") << QStringLiteral("templates-2026/openai-gpt-oss.jinja") << false << true;
+        QTest::newRow("Gemma 3") << QStringLiteral("templates-2026/google-gemma-3.jinja") << false << false;
+        QTest::newRow("no template") << QString() << false << false;
+    }
+
+    void reasoningSettingsOnlyForTemplatesThatReadThem()
+    {
+        QFETCH(QString, templateFile);
+        QFETCH(bool, thinking);
+        QFETCH(bool, effort);
+        std::string chatTemplate;
+        if (!templateFile.isEmpty()) {
+            BURROW_REQUIRE_SHARED(templateFile);
+            QFile f(sharedPath(templateFile));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            chatTemplate = f.readAll().toStdString();
+        }
+        burrow::test::TinySpec spec;
+        spec.nCtx = 256;
+        if (!chatTemplate.empty())
+            spec.extraKeys = [&](burrow::gguf::GgufWriter &w) { w.addString("tokenizer.chat_template", chatTemplate); };
+        const auto bytes = burrow::test::buildTinyModel(spec);
+        const QString path = m_dir.filePath(QStringLiteral("%1.gguf").arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_'))));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        }
+
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->models()->openUrls({QUrl::fromLocalFile(path)});
+        QTRY_VERIFY(app.chat->models()->pendingCard().isValid());
+        QCOMPARE(app.chat->models()->pendingCard().readsEnableThinking, thinking);
+        QCOMPARE(app.chat->models()->pendingCard().readsReasoningEffort, effort);
+        QSignalSpy loaded(app.chat, &ChatController::loadFinished);
+        app.chat->models()->loadPending();
+        QVERIFY(loaded.wait(30000));
+        QVERIFY2(loaded.first().first().toBool(), qPrintable(app.chat->banner()));
+        QCOMPARE(app.chat->models()->model().readsEnableThinking, thinking);
+        QCOMPARE(app.chat->models()->model().readsReasoningEffort, effort);
+
+        auto *drawer = app.find<QObject>(QStringLiteral("chatSettingsDrawer"));
+        QVERIFY(drawer);
+        QVERIFY(QMetaObject::invokeMethod(drawer, "open"));
+        QTRY_VERIFY(drawer->property("opened").toBool());
+        auto *thinkingRow = drawer->findChild<QQuickItem *>(QStringLiteral("row_thinking"));
+        auto *effortRow = drawer->findChild<QQuickItem *>(QStringLiteral("row_reasoningEffort"));
+        auto *formatRow = drawer->findChild<QQuickItem *>(QStringLiteral("field_chatFormat"));
+        QVERIFY(thinkingRow && effortRow && formatRow);
+        QVERIFY(formatRow->isVisible());   // the panel is shown
+        QCOMPARE(thinkingRow->isVisible(), thinking);
+        QCOMPARE(effortRow->isVisible(), effort);
+
+        // What the rows set reaches the request.
+        if (thinking) {
+            auto *toggle = drawer->findChild<QQuickItem *>(QStringLiteral("field_thinking"));
+            QVERIFY(toggle);
+            QVERIFY(toggle->property("checked").toBool());
+            app.chat->settings()->setThinking(false);
+            QVERIFY(!toggle->property("checked").toBool());
+            QCOMPARE(app.chat->settings()->toEngine().enableThinking, false);
+        }
+        if (effort) {
+            auto *box = drawer->findChild<QQuickItem *>(QStringLiteral("field_reasoningEffort"));
+            QVERIFY(box);
+            QCOMPARE(box->property("currentValue").toString(), QStringLiteral("medium"));
+            QVERIFY(app.chat->settings()->setValue(QStringLiteral("reasoningEffort"), QStringLiteral("high")));
+            QTRY_COMPARE(box->property("currentValue").toString(), QStringLiteral("high"));
+            QCOMPARE(app.chat->settings()->toEngine().reasoningEffort, std::string("high"));
+        }
     }
 
     // The controller: the chat's format goes with each request and is

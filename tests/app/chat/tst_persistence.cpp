@@ -143,6 +143,83 @@ private Q_SLOTS:
         QCOMPARE(rows.at(1).state, Chat::State::Complete);
     }
 
+    // A reply's reasoning streams apart from its answer, is stored with the
+    // message (with its duration), comes back after a restart into the
+    // collapsed block, survives showing another chat meanwhile, and goes with
+    // the message in the next request (ChatMessage::reasoning; the template
+    // decides whether the model sees it).
+    void reasoningIsStoredAndRestored()
+    {
+        m_control->reasoningPieces = {QStringLiteral("The user wants"), QStringLiteral(" a story.")};
+        qint64 conversation = -1;
+        {
+            AppWindow app;
+            AbortOnExit guard{m_control};
+            QVERIFY(app.open());
+            ChatController *chat = app.chat;
+            conversation = qint64(chat->conversationId());
+            QVERIFY(load(chat, file(QStringLiteral("good.gguf"))));
+            QSignalSpy finished(chat, &ChatController::replyFinished);
+            QVERIFY(chat->send(QStringLiteral("Tell me a story")));
+            // The reasoning is shown while the answer has not begun; the
+            // collapsed block says the model is thinking.
+            QTRY_COMPARE(chat->messages()->message(1).reasoning, QStringLiteral("The user wants a story."));
+            QCOMPARE(chat->messages()->message(1).text, QString());
+            QQuickItem *header = nullptr;
+            QTRY_VERIFY((header = findItem(app.window->contentItem(), QStringLiteral("reasoningHeader"))));
+            QTRY_COMPARE(header->property("text").toString(), QStringLiteral("Thinking…"));
+            // Another chat meanwhile: the reasoning stays with its reply.
+            const qint64 other = qint64(chat->newConversation());
+            QVERIFY(other > 0 && other != conversation);
+            m_control->release(5);
+            QVERIFY(!finished.isEmpty() || finished.wait(10000));
+            const MessageRecord reply = stored(chat, conversation).at(1);
+            QCOMPARE(reply.content, QStringLiteral("Once upon a time."));
+            QCOMPARE(reply.reasoning, QStringLiteral("The user wants a story."));
+            QCOMPARE(reply.reasoningMs, 1500.0);
+            QCOMPARE(reply.generatedTokens, 7);   // reasoning tokens count as generated
+        }
+        // After a restart: the row and the collapsed block.
+        m_control->reasoningPieces.clear();
+        AppWindow app;
+        AbortOnExit guard{m_control};
+        QVERIFY(app.open(true));
+        ChatController *chat = app.chat;
+        QVERIFY(chat->openConversation(double(conversation)));
+        QCOMPARE(chat->messages()->message(1).reasoning, QStringLiteral("The user wants a story."));
+        QCOMPARE(chat->messages()->message(1).reasoningMs, 1500.0);
+        QCOMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon a time."));
+        QQuickItem *block = nullptr;
+        QTRY_VERIFY((block = findItem(app.window->contentItem(), QStringLiteral("reasoningBlock"))) && block->isVisible());
+        auto *header = findItem(app.window->contentItem(), QStringLiteral("reasoningHeader"));
+        QVERIFY(header);
+        QCOMPARE(header->property("text").toString(), QStringLiteral("Thought for 1.5 s"));
+        QCOMPARE(findItem(app.window->contentItem(), QStringLiteral("reasoningText"))->property("text").toString(), QString());   // collapsed
+        // Expanded by a click, it shows the reasoning.
+        auto *toggle = findItem(app.window->contentItem(), QStringLiteral("reasoningToggle"));
+        QVERIFY(toggle);
+        clickItem(app.window, toggle);
+        QTRY_COMPARE(findItem(app.window->contentItem(), QStringLiteral("reasoningText"))->property("text").toString(),
+                     QStringLiteral("The user wants a story."));
+        // BURROW_TEST_SCREENSHOTS=DIR keeps a picture of the window (to look at, not compared).
+        if (const QString dir = qEnvironmentVariable("BURROW_TEST_SCREENSHOTS"); !dir.isEmpty())
+            app.window->grabWindow().save(dir + QStringLiteral("/reasoning-expanded.png"));
+
+        // The next turn sends the earlier reasoning with its message.
+        QVERIFY(load(chat, file(QStringLiteral("good.gguf"))));
+        QSignalSpy finished(chat, &ChatController::replyFinished);
+        const int before = m_control->generateCalls;
+        QVERIFY(chat->send(QStringLiteral("Another one")));
+        m_control->release(5);
+        QVERIFY(!finished.isEmpty() || finished.wait(10000));
+        QCOMPARE(int(m_control->generateCalls), before + 1);
+        const ChatRequest request = m_control->requests.last();
+        QCOMPARE(request.messages.size(), size_t(3));
+        QCOMPARE(request.messages.at(1).role, std::string("assistant"));
+        QCOMPARE(request.messages.at(1).reasoning, std::string("The user wants a story."));
+        QCOMPARE(request.messages.at(1).content, std::string("Once upon a time."));
+    }
+
     void switchingBackShowsTheStreamingReply()
     {
         AppWindow app;

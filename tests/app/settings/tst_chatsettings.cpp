@@ -37,7 +37,11 @@ private slots:
         // table's, not the engine's own (its repeat penalty is 1.0).
         QCOMPARE(s.repeatPenalty(), 1.1);
         QCOMPARE(s.toEngine().sampling.repeatPenalty, 1.1f);
-        QCOMPARE(ChatSettings::fieldNames().size(), 12);
+        QVERIFY(s.thinking());
+        QCOMPARE(s.reasoningEffort(), QStringLiteral("medium"));
+        QCOMPARE(s.toEngine().enableThinking, true);
+        QCOMPARE(s.toEngine().reasoningEffort, std::string("medium"));
+        QCOMPARE(ChatSettings::fieldNames().size(), 14);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }
@@ -148,6 +152,10 @@ private slots:
         bad("chat format engine-internal name", cf, QStringLiteral("model"), QStringLiteral("no chat format called"));
         bad("chat format number", cf, 3, QStringLiteral("name of a chat format"));
         bad("chat format bool", cf, true, QStringLiteral("name of a chat format"));
+        bad("reasoning effort unknown", QStringLiteral("reasoningEffort"), QStringLiteral("extreme"),
+            QStringLiteral("The reasoning effort is one of"));
+        bad("reasoning effort number", QStringLiteral("reasoningEffort"), 2, QStringLiteral("listed choices"));
+        bad("thinking text", QStringLiteral("thinking"), QStringLiteral("yes"), QStringLiteral("on or off"));
 
         bad("unknown field", QStringLiteral("typicalP"), 0.5, QStringLiteral("no setting called"));
     }
@@ -457,6 +465,8 @@ private slots:
             {QStringLiteral("contextSize"), {1536, 10}},
             {QStringLiteral("systemPrompt"), {QStringLiteral("Réponds brièvement."), true}},
             {QStringLiteral("chatFormat"), {QStringLiteral("chatml"), QStringLiteral("vicuna")}},
+            {QStringLiteral("thinking"), {false, QStringLiteral("perhaps")}},
+            {QStringLiteral("reasoningEffort"), {QStringLiteral("high"), QStringLiteral("extreme")}},
         };
         for (const SettingsField &f : SettingsFields::all()) {
             const QString name = QLatin1String(f.name);
@@ -538,6 +548,9 @@ private slots:
             if (field == QLatin1String("contextSize")) return r.contextSize == uint32_t(value.toInt());
             if (field == QLatin1String("systemPrompt")) return r.systemPrompt == value.toString().toStdString();
             if (field == QLatin1String("chatFormat")) return r.chatFormat == value.toString().toStdString();
+            if (field == QLatin1String("thinking")) return r.enableThinking == value.toBool() && base.enableThinking;
+            if (field == QLatin1String("reasoningEffort"))
+                return r.reasoningEffort == value.toString().toStdString() && base.reasoningEffort == "medium";
             return false;
         };
         QVERIFY2(differs(), qPrintable(field));

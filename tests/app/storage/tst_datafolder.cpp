@@ -34,6 +34,9 @@ class TestDataFolder : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // Never the user's own data folder: the test removes what it finds there.
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
     void init()
     {
         QDir(DataFolder::path()).removeRecursively();
