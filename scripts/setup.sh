@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
-# Installs the Debian packages in scripts/packages.txt that are missing.
+# Installs the Debian packages in scripts/packages.txt that are missing, and
+# the OpenAI Node.js SDK the server's tests run (tests/engine/server/sdk,
+# pinned in its package-lock.json, with npm ci).
 # Idempotent: when everything is installed it only checks (well under a second).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
 mapfile -t wanted < <(grep -vE '^\s*(#|$)' "$here/packages.txt")
+# Node.js and npm for the SDK test: Debian's, unless a node is already there.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    wanted+=(nodejs npm)
+fi
 missing=()
 for pkg in "${wanted[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
     [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
 done
-if ((${#missing[@]} == 0)); then
-    exit 0
+if ((${#missing[@]} > 0)); then
+    echo "setup: installing ${#missing[@]} package(s): ${missing[*]}" >&2
+    sudo=""
+    if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "setup: installing ${#missing[@]} package(s): ${missing[*]}" >&2
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# The SDK, again only when its lock file changed since the last install. A
+# failure (no network) is not fatal: tst_serve_sdk then skips and says why.
+sdk="$root/tests/engine/server/sdk"
+if [[ ! -f "$sdk/node_modules/.package-lock.json" || "$sdk/package-lock.json" -nt "$sdk/node_modules/.package-lock.json" ]]; then
+    echo "setup: installing the OpenAI Node.js SDK for the server tests (npm ci in tests/engine/server/sdk)" >&2
+    if ! (cd "$sdk" && npm ci --no-audit --no-fund --loglevel=error >&2); then
+        echo "setup: warning: npm ci failed; tst_serve_sdk will be skipped" >&2
+    fi
+fi

@@ -1,0 +1,54 @@
+// Reading one OpenAI-style request body: POST /v1/chat/completions or
+// POST /v1/completions. Every field the server knows is checked for its
+// type and range; a field that fails is a 400 naming it (never silently
+// replaced by a default); fields the server does not know are ignored.
+//
+// Contract: never throws; `body` is untrusted (its size is bounded by the
+// caller, its nesting and every count by `limits`). Cost: O(body).
+#pragma once
+
+#include "burrow/engine.h"
+#include "server/api_error.h"
+#include "server/api_limits.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace burrow::server {
+
+enum class Endpoint {
+    ENDPOINT_CHAT_COMPLETIONS,     // messages in, a chat message out
+    ENDPOINT_COMPLETIONS,          // prompt text in, text out
+};
+
+struct ApiRequest {
+    Endpoint endpoint = Endpoint::ENDPOINT_CHAT_COMPLETIONS;
+    std::string model;                        // "" when absent or null
+    std::vector<ChatMessage> messages;        // chat: at least one
+    std::string prompt;                       // completions
+    // The engine's defaults (SamplingParams{}) for every field absent or null.
+    SamplingParams sampling;
+    int32_t maxTokens = -1;                   // -1: until the end of the turn or the context is full
+    std::vector<std::string> stop;            // the client's stop strings (empty ones dropped)
+    bool stream = false;
+    bool includeUsage = false;                // stream_options.include_usage
+    int32_t n = 1;                            // choices, 1..maxChoices
+    // Reasoning: RenderOptions::enableThinking / reasoningEffort and
+    // template variables (chat_template_kwargs) for the chat template.
+    std::optional<bool> enableThinking;
+    std::string reasoningEffort;              // "low" / "medium" / "high" or ""
+    std::string templateKwargsJson;           // "" or a JSON object text
+};
+
+// `maxChoices`: the largest `n` (the server's --parallel).
+std::variant<ApiRequest, ApiError> parseApiRequest(Endpoint endpoint, std::string_view body,
+                                                   const ServerLimits &limits, int32_t maxChoices);
+
+// Deepest nesting of arrays and objects in `text` (strings skipped), read
+// without parsing; stops counting once past `limit` (returns limit + 1).
+int jsonNestingDepth(std::string_view text, int limit);
+
+} // namespace burrow::server

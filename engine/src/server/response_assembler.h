@@ -1,0 +1,53 @@
+// Turns one job's events into what the client receives: for a streamed
+// request the SSE bytes of each event (see api_response.h for the exact
+// sequence), for a whole one the text gathered until every choice is done
+// and then the response body. Runs on the connection's strand only.
+//
+// A choice that fails (its KIND_DONE carries an error status) ends the
+// response: streamed, as a data: {"error": ...} event without [DONE] (what
+// OpenAI and llama-server send once streaming has started); whole, as the
+// error() the connection answers with (500).
+#pragma once
+
+#include "server/api_error.h"
+#include "server/api_request.h"
+#include "server/api_response.h"
+#include "server/completion_job.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace burrow::server {
+
+class ResponseAssembler {
+public:
+    ResponseAssembler(const ApiRequest &request, ResponseIds ids, int64_t promptTokens);
+
+    // Streamed: the bytes that open the stream (a role chunk per choice for
+    // chat; nothing for completions). Call once, before any event.
+    std::string open();
+    // Streamed: the SSE bytes for `event` ("" for an empty piece). Whole:
+    // gathers the event and returns "". Events after finished() give "".
+    std::string onEvent(const JobEvent &event);
+
+    bool finished() const { return m_finished; }
+    // Whole requests, once finished(): the response body, or error() set.
+    std::string body() const;
+    const std::optional<ApiError> &error() const { return m_error; }
+    const Usage &usage() const { return m_usage; }
+
+private:
+    Endpoint m_endpoint;
+    bool m_stream;
+    bool m_includeUsage;
+    ResponseIds m_ids;
+    std::vector<ChoiceResult> m_choices;
+    std::vector<bool> m_done;
+    int m_remaining;
+    Usage m_usage;
+    bool m_finished = false;
+    std::optional<ApiError> m_error;
+};
+
+} // namespace burrow::server

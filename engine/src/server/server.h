@@ -1,0 +1,65 @@
+// Burrow's OpenAI-compatible HTTP server over a Scheduler: what `burrow-cli
+// serve` and the app's local server run. Qt-free; Boost.Beast/Asio for HTTP,
+// nlohmann-json for request bodies (both from Debian).
+//
+// Endpoints: GET /health, GET /v1/models, GET /v1/models/{id},
+// POST /v1/chat/completions, POST /v1/completions (also without the /v1
+// prefix), streamed (Server-Sent Events) or whole. docs/server.md lists the
+// fields, limits and security defaults.
+//
+// Threads: `ioThreads` threads run the network (every connection is
+// asynchronous, so a slow client holds no thread); the scheduler's thread
+// runs the model. A client that disconnects has its requests cancelled.
+// Lifetime: the Server must be destroyed before the Scheduler it serves
+// (destroying it closes every connection and cancels their requests).
+#pragma once
+
+#include "burrow/engine.h"
+#include "server/api_limits.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace burrow::server {
+
+struct ServerOptions {
+    std::string host = "127.0.0.1";            // the address to listen on ("0.0.0.0": every interface)
+    uint16_t port = 8080;                      // 0: any free port (see Server::port())
+    std::string modelId;                       // the name /v1/models shows ("": the file name without .gguf)
+    std::string apiKey;                        // "": no key; else "Authorization: Bearer KEY" on every endpoint but /health
+    std::vector<std::string> corsOrigins;      // origins browsers may call from ("*": any); none by default
+    std::vector<std::string> allowedHosts;     // Host names accepted beyond IP literals, localhost and this machine's name
+    int32_t priority = 0;                      // of the requests it submits (the app's own chats run above)
+    int32_t maxChoices = 1;                    // the largest `n` (the scheduler's parallel)
+    int ioThreads = 2;
+    double keepAliveSeconds = 5;               // ": keep-alive" comment after this long without a byte on a stream
+    ServerLimits limits;
+    // One line per finished request ("POST /v1/chat/completions 200 ..."); may be null. Called on a network thread.
+    std::function<void(std::string_view line)> log;
+};
+
+struct ServerStats {
+    int32_t connections = 0;                   // open now
+    int32_t activeRequests = 0;                // completions being generated now
+    uint64_t requests = 0;                     // answered so far
+};
+
+class Server {
+public:
+    // Listens and starts serving. Errors: the address is not valid, the port
+    // is taken, the model or scheduler is missing.
+    static Result<std::unique_ptr<Server>> start(std::shared_ptr<const Model> model,
+                                                 std::shared_ptr<Scheduler> scheduler, ServerOptions options);
+    virtual ~Server() = default;
+
+    virtual uint16_t port() const = 0;                  // the port it listens on
+    virtual std::string url() const = 0;                // "http://127.0.0.1:8080"
+    virtual const std::string &modelId() const = 0;
+    virtual ServerStats stats() const = 0;
+};
+
+} // namespace burrow::server
