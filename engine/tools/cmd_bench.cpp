@@ -22,6 +22,7 @@
 #include "cli_command.h"
 
 #include "burrow/engine.h"
+#include "bench_parallel.h"
 #include "common/json.h"
 #include "gguf/gguf_reader.h"
 #include "quant/cpu_features.h"
@@ -67,6 +68,10 @@ void printHelp(FILE *out)
                  "  --json                  a JSON array, one object per test (see docs/cli.md)\n"
                  "  --memory                also measure streaming read bandwidth (alone without -m)\n"
                  "  --memory-size MiB       buffer for --memory (default 1024)\n"
+                 "  --parallel LIST         the scheduler: streams generating at once, comma-separated\n"
+                 "                          (-n tokens each; the first -t); then a prompt of --arriving\n"
+                 "                          tokens arrives while one stream generates\n"
+                 "  --arriving N            that prompt's length (default 2000; 0 skips)\n"
                  "  -h, --help              show this help\n\n"
                  "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
 }
@@ -386,8 +391,8 @@ std::string jsonNumbers(const std::vector<double> &v, const char *fmt)
 int runBench(const std::vector<std::string> &args)
 {
     std::vector<std::string> models;
-    std::vector<long> prompts = {512}, gens = {128}, threadList;
-    long reps = 5, memoryMiB = 1024;
+    std::vector<long> prompts = {512}, gens = {128}, threadList, parallelList;
+    long reps = 5, memoryMiB = 1024, arriving = 2000;
     bool json = false, memory = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
@@ -430,6 +435,11 @@ int runBench(const std::vector<std::string> &args)
         } else if (a == "--memory-size") {
             if (!list(&one, 1) || one.size() != 1) return 2;
             memoryMiB = one[0];
+        } else if (a == "--parallel") {
+            if (!list(&parallelList, 1)) return 2;
+        } else if (a == "--arriving") {
+            if (!list(&one, 0) || one.size() != 1) return 2;
+            arriving = one[0];
         } else if (a == "--json") {
             json = true;
         } else if (a == "--memory") {
@@ -457,6 +467,25 @@ int runBench(const std::vector<std::string> &args)
         for (long t : threadList)
             bandwidths.push_back(measureBandwidth(static_cast<int>(t), static_cast<uint64_t>(memoryMiB) << 20,
                                                   static_cast<int>(reps)));
+    }
+
+    if (!parallelList.empty()) {
+        for (const std::string &path : models) {
+            auto model = burrow::Model::load(path);
+            if (!model) {
+                std::fprintf(stderr, "burrow-cli bench: %s\n", model.message().c_str());
+                return 1;
+            }
+            burrow::tools::ParallelBenchOptions po;
+            po.parallel = parallelList;
+            po.threads = static_cast<int>(threadList.front());
+            po.nGen = gens.empty() || gens.front() <= 0 ? 128 : static_cast<int>(gens.front());
+            po.longPrompt = static_cast<int>(arriving);
+            po.json = json;
+            if (int rc = burrow::tools::benchParallel(model.value(), path, po); rc != 0)
+                return rc;
+        }
+        return 0;
     }
 
     std::vector<TestResult> results;

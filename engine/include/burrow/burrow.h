@@ -268,6 +268,60 @@ burrow_reasoning_syntax burrow_chat_prompt_reasoning(const burrow_chat_prompt *p
  * n_keep, reasoning_syntax and starts_in_reasoning. Other fields stay. */
 void burrow_chat_prompt_apply(const burrow_chat_prompt *prompt, burrow_generate_params *params);
 
+/* ---- many requests at once: the scheduler ----------------------------------
+ * A scheduler serves many requests over one model from its own thread
+ * (continuous batching over a paged KV cache; see docs/architecture.md).
+ * Each request's output is a stream the caller pulls from any thread. */
+
+typedef struct burrow_scheduler burrow_scheduler;
+typedef struct burrow_stream burrow_stream;
+
+typedef struct burrow_scheduler_params {
+    uint32_t context_size;   /* positions per sequence at most (default 4096) */
+    int32_t parallel;        /* sequences generating at once (default 4) */
+    uint32_t kv_positions;   /* KV cache positions in all; 0 (default): context_size * parallel */
+    int32_t batch_tokens;    /* rows per forward pass (default 512) */
+    int32_t threads;         /* 0: all physical cores */
+    int32_t max_queued;      /* waiting requests beyond which submit fails as busy (default 64) */
+} burrow_scheduler_params;
+
+burrow_scheduler_params burrow_scheduler_default(void);
+/* NULL on failure (burrow_last_error()). `params` may be NULL. The model may
+ * be freed after this; the scheduler keeps it alive. */
+burrow_scheduler *burrow_scheduler_create(burrow_model *model, const burrow_scheduler_params *params);
+/* Cancels what is left, waits for the thread; streams stay readable (they
+ * end as cancelled) until freed. NULL is a no-op. */
+void burrow_scheduler_free(burrow_scheduler *scheduler);
+
+/* Queues a request: prompt[0..n_prompt), the sampling and generate
+ * parameters (NULL for defaults; the callbacks in `params` are not used:
+ * read the stream instead; overflow SHIFT acts as STOP), a priority (higher
+ * first). NULL on error; *busy (may be NULL) is set true when the queue is
+ * full and the same call may succeed later. */
+burrow_stream *burrow_scheduler_submit(burrow_scheduler *scheduler, const burrow_token *prompt, int32_t n_prompt,
+                                       const burrow_sampling_params *sampling, const burrow_generate_params *params,
+                                       int32_t priority, bool *busy);
+
+typedef enum burrow_stream_part {
+    BURROW_STREAM_PART_ANSWER = 0,
+    BURROW_STREAM_PART_REASONING = 1,
+} burrow_stream_part;
+
+/* Waits up to timeout_ms (< 0: without limit) for the next piece of text and
+ * copies up to `capacity` bytes of it into buf (NUL-terminated when there is
+ * room; a longer piece continues in the next call). Returns the byte count
+ * (> 0) and sets *part (may be NULL); 0 at the end (then
+ * burrow_stream_result); -2 on a timeout; -1 on an error (the request failed:
+ * burrow_last_error()). */
+int32_t burrow_stream_read(burrow_stream *stream, char *buf, size_t capacity, int32_t timeout_ms,
+                           burrow_stream_part *part);
+/* After the end: the stop reason and timings; 0, or -1 when not ended yet or failed. */
+int burrow_stream_result(const burrow_stream *stream, burrow_generate_result *result);
+/* Thread-safe; the request stops within one scheduler step. */
+void burrow_stream_cancel(burrow_stream *stream);
+/* Cancels the request if still running. NULL is a no-op. */
+void burrow_stream_free(burrow_stream *stream);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -413,6 +413,9 @@ struct SchedulerOptions {
     // KV cache positions in all (shared by the sequences); 0: contextSize * parallel.
     uint32_t kvPositions = 0;
     int32_t batchTokens = 512;       // rows per forward pass (generating tokens + prompt chunks)
+    // Prompt rows per pass while some sequence is generating: bounds the
+    // time between its tokens while a long new prompt is evaluated.
+    int32_t prefillTokensWhileGenerating = 64;
     int32_t threads = 0;             // 0: all physical cores
     bool flashAttention = true;
     int32_t maxQueued = 64;          // waiting requests beyond which submit() refuses (busy)
@@ -423,6 +426,7 @@ struct Request {
     SamplingParams sampling;
     GenerateOptions options;         // maxTokens, stop strings, overflow (STOP only), reasoning, cancel
     int32_t priority = 0;            // higher runs first; equal: first come, first served
+    bool ignoreEndOfGeneration = false;   // generate through end-of-generation tokens (benchmarks)
     TextCallback onText;             // answer pieces (UTF-8 complete)
     ProgressCallback onPromptProgress;
     // The end: the result (stop reason, tokens, text, reasoning, timings)

@@ -7,7 +7,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <exception>
 #include <memory>
 #include <new>
@@ -30,6 +34,32 @@ struct burrow_session {
 
 struct burrow_cancel_token {
     std::shared_ptr<burrow::CancelToken> token = std::make_shared<burrow::CancelToken>();
+};
+
+// One request's output, filled on the scheduler thread, pulled by the
+// caller. Shared by the caller's handle and the request's callbacks, so
+// either may go first.
+struct StreamState {
+    struct Piece {
+        burrow_stream_part part;
+        std::string text;
+    };
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<Piece> pieces;
+    size_t offset = 0;                          // into pieces.front()
+    bool done = false;
+    burrow::GenerateResult result;
+    burrow::Status status;
+    std::shared_ptr<burrow::CancelToken> cancel = std::make_shared<burrow::CancelToken>();
+};
+
+struct burrow_stream {
+    std::shared_ptr<StreamState> state;
+};
+
+struct burrow_scheduler {
+    std::shared_ptr<burrow::Scheduler> scheduler;
 };
 
 struct burrow_chat_prompt {
@@ -392,6 +422,63 @@ burrow_generate_params burrow_generate_default(void)
     return p;
 }
 
+namespace {
+
+// The C generate parameters as GenerateOptions (without the callbacks);
+// false with the error set when a field is invalid.
+bool toOptions(const char *fn, const burrow_generate_params &p, burrow::GenerateOptions *out)
+{
+    out->maxTokens = p.max_tokens;
+    out->nKeep = p.n_keep;
+    const int overflow = rawEnum(p.overflow);
+    if (overflow == BURROW_CONTEXT_OVERFLOW_STOP)
+        out->overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
+    else if (overflow == BURROW_CONTEXT_OVERFLOW_SHIFT)
+        out->overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
+    else {
+        setError(std::string(fn) + ": overflow is " + std::to_string(overflow)
+                 + ", expected BURROW_CONTEXT_OVERFLOW_STOP or _SHIFT");
+        return false;
+    }
+    if (p.n_stop_strings > 0 && p.stop_strings == nullptr) {
+        setError(std::string(fn) + ": stop_strings is NULL with n_stop_strings " + std::to_string(p.n_stop_strings));
+        return false;
+    }
+    for (size_t i = 0; i < p.n_stop_strings; ++i) {
+        if (p.stop_strings[i] == nullptr) {
+            setError(std::string(fn) + ": stop_strings[" + std::to_string(i) + "] is NULL");
+            return false;
+        }
+        out->stopStrings.emplace_back(p.stop_strings[i]);
+    }
+    const int syntax = rawEnum(p.reasoning_syntax);
+    if (syntax != BURROW_REASONING_SYNTAX_NONE && syntax != BURROW_REASONING_SYNTAX_THINK_TAGS
+        && syntax != BURROW_REASONING_SYNTAX_HARMONY) {
+        setError(std::string(fn) + ": reasoning_syntax is " + std::to_string(syntax)
+                 + ", expected a BURROW_REASONING_SYNTAX_ value");
+        return false;
+    }
+    if (p.cancel != nullptr)
+        out->cancel = p.cancel->token;
+    out->reasoning.syntax = toReasoning(p.reasoning_syntax);
+    out->reasoning.startsInReasoning = p.starts_in_reasoning;
+    return true;
+}
+
+void toC(const burrow::GenerateResult &generated, burrow_generate_result *result)
+{
+    result->stop_reason = toC(generated.stopReason);
+    result->generated_tokens = generated.timings.generatedTokens;
+    result->prompt_tokens = generated.timings.promptTokens;
+    result->reused_tokens = generated.timings.reusedTokens;
+    result->prompt_ms = generated.timings.promptMs;
+    result->generate_ms = generated.timings.generateMs;
+    result->reasoning_tokens = generated.timings.reasoningTokens;
+    result->reasoning_ms = generated.timings.reasoningMs;
+}
+
+} // namespace
+
 int burrow_generate(burrow_session *session, const burrow_token *prompt, int32_t n_prompt,
                     const burrow_sampling_params *sampling, const burrow_generate_params *params,
                     burrow_text_callback callback, void *user_data, burrow_generate_result *result)
@@ -406,40 +493,8 @@ int burrow_generate(burrow_session *session, const burrow_token *prompt, int32_t
 
         const burrow_generate_params p = params != nullptr ? *params : burrow_generate_default();
         burrow::GenerateOptions options;
-        options.maxTokens = p.max_tokens;
-        options.nKeep = p.n_keep;
-        const int overflow = rawEnum(p.overflow);
-        if (overflow == BURROW_CONTEXT_OVERFLOW_STOP)
-            options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
-        else if (overflow == BURROW_CONTEXT_OVERFLOW_SHIFT)
-            options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
-        else {
-            setError("burrow_generate: overflow is " + std::to_string(overflow)
-                     + ", expected BURROW_CONTEXT_OVERFLOW_STOP or _SHIFT");
+        if (!toOptions("burrow_generate", p, &options))
             return -1;
-        }
-        if (p.n_stop_strings > 0 && p.stop_strings == nullptr) {
-            setError("burrow_generate: stop_strings is NULL with n_stop_strings " + std::to_string(p.n_stop_strings));
-            return -1;
-        }
-        for (size_t i = 0; i < p.n_stop_strings; ++i) {
-            if (p.stop_strings[i] == nullptr) {
-                setError("burrow_generate: stop_strings[" + std::to_string(i) + "] is NULL");
-                return -1;
-            }
-            options.stopStrings.emplace_back(p.stop_strings[i]);
-        }
-        const int syntax = rawEnum(p.reasoning_syntax);
-        if (syntax != BURROW_REASONING_SYNTAX_NONE && syntax != BURROW_REASONING_SYNTAX_THINK_TAGS
-            && syntax != BURROW_REASONING_SYNTAX_HARMONY) {
-            setError("burrow_generate: reasoning_syntax is " + std::to_string(syntax)
-                     + ", expected a BURROW_REASONING_SYNTAX_ value");
-            return -1;
-        }
-        if (p.cancel != nullptr)
-            options.cancel = p.cancel->token;
-        options.reasoning.syntax = toReasoning(p.reasoning_syntax);
-        options.reasoning.startsInReasoning = p.starts_in_reasoning;
         if (p.reasoning_callback != nullptr) {
             options.onReasoning = [session, p](std::string_view piece) {
                 session->piece.assign(piece.data(), piece.size());
@@ -460,16 +515,8 @@ int burrow_generate(burrow_session *session, const burrow_token *prompt, int32_t
         burrow::GenerateResult generated;
         const std::vector<burrow::Token> tokens(prompt, prompt + n_prompt);
         const burrow::Status status = session->session->generate(tokens, samplingParams, options, onText, &generated);
-        if (result != nullptr) {
-            result->stop_reason = toC(generated.stopReason);
-            result->generated_tokens = generated.timings.generatedTokens;
-            result->prompt_tokens = generated.timings.promptTokens;
-            result->reused_tokens = generated.timings.reusedTokens;
-            result->prompt_ms = generated.timings.promptMs;
-            result->generate_ms = generated.timings.generateMs;
-            result->reasoning_tokens = generated.timings.reasoningTokens;
-            result->reasoning_ms = generated.timings.reasoningMs;
-        }
+        if (result != nullptr)
+            toC(generated, result);
         if (!status) {
             setError("burrow_generate: " + status.message());
             return -1;
@@ -668,3 +715,184 @@ void burrow_chat_prompt_apply(const burrow_chat_prompt *prompt, burrow_generate_
 }
 
 } // extern "C"
+
+// ---- the scheduler ----------------------------------------------------------
+
+burrow_scheduler_params burrow_scheduler_default(void)
+{
+    const burrow::SchedulerOptions d;
+    burrow_scheduler_params p;
+    p.context_size = d.contextSize;
+    p.parallel = d.parallel;
+    p.kv_positions = d.kvPositions;
+    p.batch_tokens = d.batchTokens;
+    p.threads = d.threads;
+    p.max_queued = d.maxQueued;
+    return p;
+}
+
+burrow_scheduler *burrow_scheduler_create(burrow_model *model, const burrow_scheduler_params *params)
+{
+    return guarded<burrow_scheduler *>("burrow_scheduler_create", nullptr, [&]() -> burrow_scheduler * {
+        if (model == nullptr) {
+            setError("burrow_scheduler_create: model is NULL");
+            return nullptr;
+        }
+        const burrow_scheduler_params p = params != nullptr ? *params : burrow_scheduler_default();
+        burrow::SchedulerOptions o;
+        o.contextSize = p.context_size;
+        o.parallel = p.parallel;
+        o.kvPositions = p.kv_positions;
+        o.batchTokens = p.batch_tokens;
+        o.threads = p.threads;
+        o.maxQueued = p.max_queued;
+        auto s = burrow::Scheduler::create(model->model, o);
+        if (!s) {
+            setError("burrow_scheduler_create: " + s.status().message());
+            return nullptr;
+        }
+        auto *out = new burrow_scheduler;
+        out->scheduler = std::move(s.value());
+        return out;
+    });
+}
+
+void burrow_scheduler_free(burrow_scheduler *scheduler)
+{
+    delete scheduler;   // the last owner joins the thread; streams hold their own reference
+}
+
+burrow_stream *burrow_scheduler_submit(burrow_scheduler *scheduler, const burrow_token *prompt, int32_t n_prompt,
+                                       const burrow_sampling_params *sampling, const burrow_generate_params *params,
+                                       int32_t priority, bool *busy)
+{
+    if (busy != nullptr)
+        *busy = false;
+    return guarded<burrow_stream *>("burrow_scheduler_submit", nullptr, [&]() -> burrow_stream * {
+        if (scheduler == nullptr) {
+            setError("burrow_scheduler_submit: scheduler is NULL");
+            return nullptr;
+        }
+        if (n_prompt < 0 || (n_prompt > 0 && prompt == nullptr)) {
+            setError("burrow_scheduler_submit: prompt is NULL or n_prompt " + std::to_string(n_prompt) + " < 0");
+            return nullptr;
+        }
+        const burrow_generate_params p = params != nullptr ? *params : burrow_generate_default();
+        burrow::Request r;
+        if (!toOptions("burrow_scheduler_submit", p, &r.options))
+            return nullptr;
+        r.prompt.assign(prompt, prompt + n_prompt);
+        r.sampling = sampling != nullptr ? toSampling(*sampling) : burrow::SamplingParams{};
+        r.priority = priority;
+        auto state = std::make_shared<StreamState>();
+        // The caller's cancel token, if any, is checked at every piece; the
+        // stream's own is the request's.
+        std::shared_ptr<const burrow::CancelToken> callerToken = r.options.cancel;
+        r.options.cancel = state->cancel;
+        const auto push = [state, callerToken](burrow_stream_part part, std::string_view text) {
+            std::lock_guard<std::mutex> lock(state->mutex);
+            state->pieces.push_back({part, std::string(text)});
+            state->cv.notify_all();
+            return !(callerToken && callerToken->isCancelled());
+        };
+        r.onText = [push](std::string_view t) { return push(BURROW_STREAM_PART_ANSWER, t); };
+        r.options.onReasoning = [push](std::string_view t) { return push(BURROW_STREAM_PART_REASONING, t); };
+        r.onDone = [state](const burrow::GenerateResult &res, const burrow::Status &st) {
+            std::lock_guard<std::mutex> lock(state->mutex);
+            state->result = res;
+            state->status = st;
+            state->done = true;
+            state->cv.notify_all();
+        };
+        auto id = scheduler->scheduler->submit(std::move(r));
+        if (!id) {
+            if (busy != nullptr)
+                *busy = id.status().isBusy();
+            setError("burrow_scheduler_submit: " + id.status().message());
+            return nullptr;
+        }
+        auto *stream = new burrow_stream;
+        stream->state = std::move(state);
+        return stream;
+    });
+}
+
+int32_t burrow_stream_read(burrow_stream *stream, char *buf, size_t capacity, int32_t timeout_ms,
+                           burrow_stream_part *part)
+{
+    return guarded<int32_t>("burrow_stream_read", -1, [&]() -> int32_t {
+        if (stream == nullptr || (capacity > 0 && buf == nullptr) || capacity == 0) {
+            setError("burrow_stream_read: stream or buf is NULL, or capacity is 0");
+            return -1;
+        }
+        StreamState &st = *stream->state;
+        std::unique_lock<std::mutex> lock(st.mutex);
+        const auto ready = [&] { return !st.pieces.empty() || st.done; };
+        if (timeout_ms < 0)
+            st.cv.wait(lock, ready);
+        else if (!st.cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), ready))
+            return -2;
+        if (st.pieces.empty()) {
+            if (!st.status) {
+                setError("burrow_stream_read: " + st.status.message());
+                return -1;
+            }
+            return 0;
+        }
+        StreamState::Piece &piece = st.pieces.front();
+        // Leave room for the NUL when the rest fits; never more than INT32_MAX.
+        const size_t left = piece.text.size() - st.offset;
+        size_t n = std::min(left, capacity);
+        if (n == capacity && n > 1 && left >= capacity)
+            n = capacity - 1;
+        n = std::min<size_t>(n, 1u << 30);
+        std::memcpy(buf, piece.text.data() + st.offset, n);
+        if (n < capacity)
+            buf[n] = '\0';
+        if (part != nullptr)
+            *part = piece.part;
+        st.offset += n;
+        if (st.offset == piece.text.size()) {
+            st.pieces.pop_front();
+            st.offset = 0;
+        }
+        return static_cast<int32_t>(n);
+    });
+}
+
+int burrow_stream_result(const burrow_stream *stream, burrow_generate_result *result)
+{
+    return guarded<int>("burrow_stream_result", -1, [&]() -> int {
+        if (stream == nullptr) {
+            setError("burrow_stream_result: stream is NULL");
+            return -1;
+        }
+        StreamState &st = *stream->state;
+        std::lock_guard<std::mutex> lock(st.mutex);
+        if (!st.done) {
+            setError("burrow_stream_result: the request has not ended yet");
+            return -1;
+        }
+        if (!st.status) {
+            setError("burrow_stream_result: " + st.status.message());
+            return -1;
+        }
+        if (result != nullptr)
+            toC(st.result, result);
+        return 0;
+    });
+}
+
+void burrow_stream_cancel(burrow_stream *stream)
+{
+    if (stream != nullptr)
+        stream->state->cancel->cancel();
+}
+
+void burrow_stream_free(burrow_stream *stream)
+{
+    if (stream == nullptr)
+        return;
+    stream->state->cancel->cancel();
+    delete stream;
+}

@@ -78,6 +78,10 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         f->m_up.resize(B * c.nFf * (c.fusedGateUp ? 2 : 1));
         f->m_rope = std::make_unique<RopeTables>(c, w.ropeFreqs ? w.ropeFreqs.f32() : nullptr);
         f->m_ropeCs.resize(static_cast<size_t>(f->m_rope->kindCount()) * B * c.nRot);
+        f->m_rowPos.resize(B);
+        f->m_rowSeq.resize(B);
+        f->m_rowList.resize(B);
+        f->m_rowHeld.resize(B);
         if (c.isMoe()) {
             const size_t K = c.nExpertUsed, X = c.nExpert;
             f->m_router.resize(B * X);
@@ -117,20 +121,61 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
 
 Status Forward::eval(const int32_t *tokens, int n, float *logits)
 {
+    BatchSpan span;
+    span.seq = 0;
+    span.row0 = 0;
+    span.n = n;
+    span.logits = logits != nullptr;
+    return evalBatch(tokens, &span, 1, logits);
+}
+
+Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSpans, float *logits)
+{
     const model::ModelConfig &c = m_c;
-    const uint32_t pos0 = m_cache.length(0);
-    if (n < 1 || n > m_maxBatch)
-        return Status::error("forward pass: batch of " + std::to_string(n) + " tokens, expected 1.." +
-                             std::to_string(m_maxBatch));
-    if (static_cast<uint64_t>(pos0) + n > m_cache.capacity())
-        return Status::error("forward pass: " + std::to_string(pos0 + n) + " positions exceed the context of " +
-                             std::to_string(m_cache.capacity()));
-    if (Status s = m_cache.reserve(0, pos0 + static_cast<uint32_t>(n)); !s)
-        return s;
+    if (nSpans < 1)
+        return Status::error("forward pass: a batch of no sequences");
+    int n = 0;
+    int nWanted = 0;
+    for (int si = 0; si < nSpans; ++si) {
+        const BatchSpan &sp = spans[si];
+        if (sp.row0 != n || sp.n < 1 || sp.seq >= m_cache.sequenceCount())
+            return Status::error("forward pass: span " + std::to_string(si) + " (sequence " + std::to_string(sp.seq) +
+                                 ", rows " + std::to_string(sp.row0) + " + " + std::to_string(sp.n) +
+                                 ") does not follow the previous one");
+        for (int sj = 0; sj < si; ++sj)
+            if (spans[sj].seq == sp.seq)
+                return Status::error("forward pass: sequence " + std::to_string(sp.seq) + " has two spans in one batch");
+        n += sp.n;
+        nWanted += sp.logits ? 1 : 0;
+        if (n > m_maxBatch)
+            return Status::error("forward pass: batch of " + std::to_string(n) + " tokens, expected 1.." +
+                                 std::to_string(m_maxBatch));
+        const uint32_t len = m_cache.length(sp.seq);
+        if (static_cast<uint64_t>(len) + static_cast<uint64_t>(sp.n) > m_cache.capacity())
+            return Status::error("forward pass: " + std::to_string(len + static_cast<uint64_t>(sp.n)) +
+                                 " positions exceed the context of " + std::to_string(m_cache.capacity()));
+    }
     for (int t = 0; t < n; ++t)
         if (tokens[t] < 0 || static_cast<uint32_t>(tokens[t]) >= c.nVocab)
             return Status::error("forward pass: token id " + std::to_string(tokens[t]) + " is outside the vocabulary (0.." +
                                  std::to_string(c.nVocab - 1) + ")");
+    // Nothing kept on a failure: reservations past each length are released.
+    const auto unreserve = [&](int count) {
+        for (int si = 0; si < count; ++si)
+            m_cache.truncate(spans[si].seq, m_cache.length(spans[si].seq));
+    };
+    for (int si = 0; si < nSpans; ++si) {
+        const BatchSpan &sp = spans[si];
+        if (Status st = m_cache.reserve(sp.seq, m_cache.length(sp.seq) + static_cast<uint32_t>(sp.n)); !st) {
+            unreserve(si);
+            return st;
+        }
+        const uint32_t pos0 = m_cache.length(sp.seq);
+        for (int t = 0; t < sp.n; ++t) {
+            m_rowPos[static_cast<size_t>(sp.row0 + t)] = pos0 + static_cast<uint32_t>(t);
+            m_rowSeq[static_cast<size_t>(sp.row0 + t)] = sp.seq;
+        }
+    }
 
     const int64_t E = c.nEmbd, Q = c.nEmbdQ(), KV = c.nEmbdKv(), VKV = c.nEmbdVKv();
     const int nRot = static_cast<int>(c.nRot), dk = static_cast<int>(c.headDimK);
@@ -149,12 +194,14 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
             for (int64_t i = 0; i < E; ++i)
                 xt[i] *= c.embeddingScale;
         for (int kind = 0; kind < kinds; ++kind)
-            m_rope->fill(static_cast<float>(pos0 + t), kind, ropeCs(kind, t));
+            m_rope->fill(static_cast<float>(m_rowPos[static_cast<size_t>(t)]), kind, ropeCs(kind, t));
     });
 
     for (uint32_t il = 0; il < c.nLayer; ++il) {
-        if (m_cancelCheck && m_cancelCheck())
-            return Status::cancelled();   // cache size still pos0: this batch's keys are not kept
+        if (m_cancelCheck && m_cancelCheck()) {
+            unreserve(nSpans);            // lengths unchanged: this batch's keys are not kept
+            return Status::cancelled();
+        }
         const model::LayerWeights &L = m_w.layers[il];
         const model::LayerSpec &spec = c.layers[il];
         const int kind = m_rope->kindOf(il);
@@ -194,11 +241,26 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
             if (c.queryScaleBeforeAttention)
                 for (int64_t i = 0; i < Q; ++i)
                     qt[i] *= c.queryScale;
-            f32ToF16Row(kt, m_cache.k(il, 0, pos0 + t), KV);
-            f32ToF16Row(m_v.data() + t * VKV, m_cache.v(il, 0, pos0 + t), VKV);
+            const uint32_t seq = m_rowSeq[static_cast<size_t>(t)], pos = m_rowPos[static_cast<size_t>(t)];
+            f32ToF16Row(kt, m_cache.k(il, seq, pos), KV);
+            f32ToF16Row(m_v.data() + t * VKV, m_cache.v(il, seq, pos), VKV);
         });
 
-        attention(il, n, pos0);                                        // m_attn [n, VO]
+        // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in
+        // tiles, every other row query by query in one dispatch.
+        bool online = false;
+        for (int si = 0; si < nSpans; ++si) {
+            const BatchSpan &sp = spans[si];
+            const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
+            if (!m_flash)
+                attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
+            else if (sp.n >= kTileQueries)
+                attention(il, sp.seq, sp.row0, sp.n, pos0);
+            else
+                online = true;
+        }
+        if (online)
+            attentionRows(il, spans, nSpans);
 
         // x += post_norm(attn Wo)                                     [n, E]
         matmul(m_pool, L.wo, m_attn.data(), n, out, scratch, L.bo ? L.bo.f32() : nullptr);
@@ -223,14 +285,22 @@ Status Forward::eval(const int32_t *tokens, int n, float *logits)
                 xt[i] += ot[i];
         });
     }
-    m_cache.commit(0, pos0 + static_cast<uint32_t>(n));
+    for (int si = 0; si < nSpans; ++si)
+        m_cache.commit(spans[si].seq, m_cache.length(spans[si].seq) + static_cast<uint32_t>(spans[si].n));
 
-    if (logits) {
-        const float *last = x + static_cast<int64_t>(n - 1) * E;
-        rmsNorm(last, m_w.outputNorm.f32(), h, E, c.rmsEps);
-        matmul(m_pool, m_w.output, h, 1, logits, scratch);
+    if (logits && nWanted > 0) {
+        // The last row of each span that wants logits, normed into h [nWanted, E].
+        int j = 0;
+        for (int si = 0; si < nSpans; ++si)
+            if (spans[si].logits) {
+                const float *last = x + static_cast<int64_t>(spans[si].row0 + spans[si].n - 1) * E;
+                rmsNorm(last, m_w.outputNorm.f32(), h + static_cast<int64_t>(j) * E, E, c.rmsEps);
+                ++j;
+            }
+        matmul(m_pool, m_w.output, h, nWanted, logits, scratch);
         if (c.finalSoftcap != 0.0f)
-            softcap(logits, c.nVocab, c.finalSoftcap);
+            for (int r = 0; r < nWanted; ++r)
+                softcap(logits + static_cast<size_t>(r) * c.nVocab, c.nVocab, c.finalSoftcap);
     }
     return Status::ok();
 }
@@ -425,14 +495,19 @@ void Forward::moeFfn(const model::LayerWeights &L, int n)
 }
 
 // Attention of every (token, query head) of the batch over its sequence's
-// keys, as the reference's flash attention computes it: a batch of at least
-// kTileQueries tokens in tiles of queries (attendTiled), a shorter one query
-// by query with the F16 accumulator (attendOnline). Reads the keys and values
-// of positions first..pos through the sequence's block table.
-void Forward::attention(uint32_t il, int n, uint32_t pos0)
+// keys, as the reference's flash attention computes it: a prompt chunk of at
+// least kTileQueries tokens in tiles of queries (attendTiled, here), other
+// rows query by query with the F16 accumulator (attendOnline, attentionRows).
+// Reads the keys and values of positions first..pos through the sequence's
+// block table.
+void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos0)
 {
-    if (!m_flash) {
-        attentionStandard(il, n, pos0);
+    if (n < kTileQueries) {
+        BatchSpan span;
+        span.seq = seq;
+        span.row0 = row0;
+        span.n = n;
+        attentionRows(il, &span, 1);
         return;
     }
     const model::ModelConfig &c = m_c;
@@ -440,7 +515,7 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     const int dk = static_cast<int>(c.headDimK), dv = static_cast<int>(c.headDimV);
     const int group = static_cast<int>(c.nHead / c.nHeadKv);
     const bool sliding = c.slidingWindow != 0 && c.layers[il].sliding;
-    const uint32_t held = m_cache.firstPresent(0, il);
+    const uint32_t held = m_cache.firstPresent(seq, il);
     const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
     const auto firstKey = [&](uint32_t pos) {
         const uint32_t w = sliding && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
@@ -449,7 +524,7 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     KvView base;
     base.kStride = m_cache.kStride();
     base.vStride = m_cache.vStride();
-    base.blocks = m_cache.table(0, m_cache.groupOf(il));
+    base.blocks = m_cache.table(seq, m_cache.groupOf(il));
     base.dk = dk;
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale();
@@ -463,68 +538,107 @@ void Forward::attention(uint32_t il, int n, uint32_t pos0)
     const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per query, at most
     const int64_t work = static_cast<int64_t>(n) * c.nHead * span * (dk + dv) * 2;
 
-    if (n >= kTileQueries) {
-        // Tiles: up to kTileQueries (token, head) queries of one KV head,
-        // consecutive tokens times the heads of the group.
-        const int tokensPerTile = std::max(1, kTileQueries / group);
-        const int64_t tilesPerHead = (n + tokensPerTile - 1) / tokensPerTile;
-        const int64_t items = tilesPerHead * c.nHeadKv;
-        m_pool.run([&](int ith, int nth) {
-            float *scratch = m_tileScratch.data() + static_cast<size_t>(ith) * tiledScratchFloats(dk, dv);
-            TileQuery qs[kTileQueries];
-            // Interleaved: later tiles see more keys.
-            for (int64_t item = ith; item < items; item += nth) {
-                const int kvHead = static_cast<int>(item % c.nHeadKv);
-                const int t0 = static_cast<int>(item / c.nHeadKv) * tokensPerTile;
-                const int t1 = std::min(n, t0 + tokensPerTile);
-                const KvView kv = viewOf(kvHead);
-                int nq = 0;
-                for (int t = t0; t < t1; ++t) {
-                    const uint32_t pos = pos0 + static_cast<uint32_t>(t);
-                    for (int g = 0; g < group; ++g) {
-                        const int head = kvHead * group + g;
-                        TileQuery &tq = qs[nq++];
-                        tq.q = m_q.data() + t * Q + static_cast<int64_t>(head) * dk;
-                        tq.out = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
-                        tq.first = firstKey(pos);
-                        tq.last = pos;
-                        tq.sink = sinks ? sinks[head] : kNoSink;
-                        if (nq == kTileQueries) {
-                            attendTiled(kv, qs, nq, scratch);
-                            nq = 0;
-                        }
+    // Tiles: up to kTileQueries (token, head) queries of one KV head,
+    // consecutive tokens times the heads of the group.
+    const int tokensPerTile = std::max(1, kTileQueries / group);
+    const int64_t tilesPerHead = (n + tokensPerTile - 1) / tokensPerTile;
+    const int64_t items = tilesPerHead * c.nHeadKv;
+    m_pool.run([&](int ith, int nth) {
+        float *scratch = m_tileScratch.data() + static_cast<size_t>(ith) * tiledScratchFloats(dk, dv);
+        TileQuery qs[kTileQueries];
+        // Interleaved: later tiles see more keys.
+        for (int64_t item = ith; item < items; item += nth) {
+            const int kvHead = static_cast<int>(item % c.nHeadKv);
+            const int t0 = static_cast<int>(item / c.nHeadKv) * tokensPerTile;
+            const int t1 = std::min(n, t0 + tokensPerTile);
+            const KvView kv = viewOf(kvHead);
+            int nq = 0;
+            for (int t = t0; t < t1; ++t) {
+                const uint32_t pos = pos0 + static_cast<uint32_t>(t);
+                for (int g = 0; g < group; ++g) {
+                    const int head = kvHead * group + g;
+                    TileQuery &tq = qs[nq++];
+                    tq.q = m_q.data() + (row0 + t) * Q + static_cast<int64_t>(head) * dk;
+                    tq.out = m_attn.data() + (row0 + t) * VO + static_cast<int64_t>(head) * dv;
+                    tq.first = firstKey(pos);
+                    tq.last = pos;
+                    tq.sink = sinks ? sinks[head] : kNoSink;
+                    if (nq == kTileQueries) {
+                        attendTiled(kv, qs, nq, scratch);
+                        nq = 0;
                     }
                 }
-                if (nq > 0)
-                    attendTiled(kv, qs, nq, scratch);
             }
-        }, work);
-        return;
-    }
+            if (nq > 0)
+                attendTiled(kv, qs, nq, scratch);
+        }
+    }, work);
+}
 
-    // One query at a time: items (token, KV head, chunk of its query heads).
+// The rows of the spans shorter than kTileQueries, one query at a time:
+// items (row, KV head, chunk of its query heads) over all of them in one
+// dispatch, so a batch of many generating sequences costs one fork/join.
+void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
+{
+    const model::ModelConfig &c = m_c;
+    const int64_t Q = c.nEmbdQ(), VO = c.nEmbdVOut();
+    const int dk = static_cast<int>(c.headDimK), dv = static_cast<int>(c.headDimV);
+    const int group = static_cast<int>(c.nHead / c.nHeadKv);
+    const bool sliding = c.slidingWindow != 0 && c.layers[il].sliding;
+    const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
+    const int grp = m_cache.groupOf(il);
+    // Rows to do, with their sequence's lowest held key.
+    int nRows = 0;
+    int64_t keys = 0;
+    for (int si = 0; si < nSpans; ++si) {
+        const BatchSpan &sp = spans[si];
+        if (sp.n >= kTileQueries)   // tiled (attention())
+            continue;
+        const uint32_t held = m_cache.firstPresent(sp.seq, il);
+        for (int t = 0; t < sp.n; ++t) {
+            m_rowList[static_cast<size_t>(nRows)] = sp.row0 + t;
+            m_rowHeld[static_cast<size_t>(nRows)] = held;
+            keys += m_rowPos[static_cast<size_t>(sp.row0 + t)] + 1;
+            ++nRows;
+        }
+    }
+    KvView base;
+    base.kStride = m_cache.kStride();
+    base.vStride = m_cache.vStride();
+    base.dk = dk;
+    base.dv = dv;
+    base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale();
+    base.softcap = c.attnSoftcap;
     const int chunks = (group + kMaxOnlineHeads - 1) / kMaxOnlineHeads;
-    const int64_t items = static_cast<int64_t>(n) * c.nHeadKv * chunks;
+    const int64_t items = static_cast<int64_t>(nRows) * c.nHeadKv * chunks;
+    const int64_t work = keys * group * c.nHeadKv * (dk + dv) * 2;
     m_pool.run([&](int ith, int nth) {
         for (int64_t item = ith; item < items; item += nth) {
-            const int t = static_cast<int>(item / (static_cast<int64_t>(c.nHeadKv) * chunks));
+            const int r = static_cast<int>(item / (static_cast<int64_t>(c.nHeadKv) * chunks));
             const int rest = static_cast<int>(item % (static_cast<int64_t>(c.nHeadKv) * chunks));
             const int kvHead = rest / chunks;
             const int head0 = kvHead * group + (rest % chunks) * kMaxOnlineHeads;
             const int nh = std::min(kMaxOnlineHeads, (kvHead + 1) * group - head0);
-            const uint32_t pos = pos0 + static_cast<uint32_t>(t);
+            const int t = m_rowList[static_cast<size_t>(r)];
+            const uint32_t pos = m_rowPos[static_cast<size_t>(t)];
+            const uint32_t w = sliding && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
+            const uint32_t first = std::max(w, m_rowHeld[static_cast<size_t>(r)]);
+            KvView v = base;
+            v.blocks = m_cache.table(m_rowSeq[static_cast<size_t>(t)], grp);
+            v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * dk;
+            v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * dv;
             const float *qp[kMaxOnlineHeads];
             float *op[kMaxOnlineHeads];
             for (int g = 0; g < nh; ++g) {
                 qp[g] = m_q.data() + t * Q + static_cast<int64_t>(head0 + g) * dk;
                 op[g] = m_attn.data() + t * VO + static_cast<int64_t>(head0 + g) * dv;
             }
-            attendOnline(viewOf(kvHead), firstKey(pos), pos, nh, qp, op, sinks ? sinks + head0 : nullptr);
+            attendOnline(v, first, pos, nh, qp, op, sinks ? sinks + head0 : nullptr);
         }
     }, work);
 }
 
-void Forward::attentionStandard(uint32_t il, int n, uint32_t pos0)
+void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos0)
 {
     const model::ModelConfig &c = m_c;
     const int64_t Q = c.nEmbdQ(), VO = c.nEmbdVOut();
@@ -534,8 +648,8 @@ void Forward::attentionStandard(uint32_t il, int n, uint32_t pos0)
     const bool swa = c.slidingWindow != 0 && c.layers[il].sliding;
     const uint32_t capacity = m_cache.capacity();
     const float *f16 = f16Table();
-    const uint32_t held = m_cache.firstPresent(0, il);
-    const int32_t *table = m_cache.table(0, m_cache.groupOf(il));
+    const uint32_t held = m_cache.firstPresent(seq, il);
+    const int32_t *table = m_cache.table(seq, m_cache.groupOf(il));
     const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
     const auto firstKey = [&](uint32_t pos) {
         const uint32_t w = swa && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
@@ -574,11 +688,11 @@ void Forward::attentionStandard(uint32_t il, int n, uint32_t pos0)
                         const int head = kvHead * group + g;
                         float *qf = qBuf + static_cast<size_t>(b.nq) * dk;
                         // The query as halves (the reference converts it for the F16 K.Q product).
-                        f32ToF16Row(m_q.data() + t * Q + static_cast<int64_t>(head) * dk, q16, dk);
+                        f32ToF16Row(m_q.data() + (row0 + t) * Q + static_cast<int64_t>(head) * dk, q16, dk);
                         for (int d = 0; d < dk; ++d)
                             qf[d] = f16[q16[d]];
                         b.q[b.nq] = qf;
-                        b.out[b.nq] = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
+                        b.out[b.nq] = m_attn.data() + (row0 + t) * VO + static_cast<int64_t>(head) * dv;
                         b.first[b.nq] = first;
                         b.last[b.nq] = pos;
                         b.sink[b.nq] = sinks ? sinks[head] : kNoSink;
@@ -631,11 +745,11 @@ void Forward::attentionStandard(uint32_t il, int n, uint32_t pos0)
             float *op[kMaxGroupHeads];
             for (int g = 0; g < nh; ++g) {
                 // The query as halves (the reference converts it for the F16 K.Q product).
-                f32ToF16Row(m_q.data() + t * Q + static_cast<int64_t>(head0 + g) * dk, q16 + g * dk, dk);
+                f32ToF16Row(m_q.data() + (row0 + t) * Q + static_cast<int64_t>(head0 + g) * dk, q16 + g * dk, dk);
                 for (int d = 0; d < dk; ++d)
                     qf[g * dk + d] = f16[q16[g * dk + d]];
                 qp[g] = qf + g * dk;
-                op[g] = m_attn.data() + t * VO + static_cast<int64_t>(head0 + g) * dv;
+                op[g] = m_attn.data() + (row0 + t) * VO + static_cast<int64_t>(head0 + g) * dv;
             }
             attendHeads(ah, nh, qp, op, scores, capacity, probs, capacity, sinks ? sinks + head0 : nullptr);
         }

@@ -4,7 +4,10 @@
 // eval() runs a batch of tokens at positions cache.size()..cache.size()+n-1
 // through every layer (prompt: matrices of n rows, GEMM; generation: n = 1,
 // GEMV), appends their keys and values to the KV cache and, when asked,
-// writes the logits of the last token.
+// writes the logits of the last token. evalBatch() does the same for
+// several sequences at once (the scheduler's step): the rows of all of
+// them go through each matrix together, attention reads per row its own
+// sequence's block table.
 //
 // Per layer il (LayerSpec c.layers[il]), for each token (x: [nEmbd] residual stream):
 //   h = rmsnorm(x) * attn_norm
@@ -47,6 +50,15 @@ namespace burrow::runtime {
 class KvCache;
 class ThreadPool;
 
+// One sequence's part of a batch: rows [row0, row0 + n) of the batch are its
+// next n tokens, at positions length(seq).. of the KV cache.
+struct BatchSpan {
+    uint32_t seq = 0;
+    int32_t row0 = 0;
+    int32_t n = 0;
+    bool logits = false;       // the logits of its last row are wanted
+};
+
 class Forward {
 public:
     // flash: attention as the reference computes it with flash attention
@@ -63,6 +75,14 @@ public:
     // layer; the cache size is then unchanged (the batch is not kept).
     Status eval(const int32_t *tokens, int n, float *logits);
 
+    // Several sequences in one pass: spans cover rows 0..total-1 in order
+    // (total <= maxBatch), one span per sequence. Each weight is read once
+    // for all rows; attention of a row reads its own sequence's blocks.
+    // logits: nVocab floats per span with `logits` set, in span order (null
+    // when none is). On an error or a cancel nothing is kept (every
+    // sequence's length is unchanged, reserved blocks are released).
+    Status evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSpans, float *logits);
+
     // Read before every layer of eval() (null: never cancelled). Must be
     // cheap (an atomic load); called on the thread that calls eval().
     void setCancelCheck(std::function<bool()> check) { m_cancelCheck = std::move(check); }
@@ -70,8 +90,11 @@ public:
 private:
     Forward(const model::ModelConfig &config, const model::Weights &weights, KvCache &cache, ThreadPool &pool,
             int maxBatch);
-    void attention(uint32_t layer, int n, uint32_t pos0);
-    void attentionStandard(uint32_t layer, int n, uint32_t pos0);
+    // Attention of rows [row0, row0 + n) of one sequence (positions pos0..).
+    void attention(uint32_t layer, uint32_t seq, int row0, int n, uint32_t pos0);
+    void attentionStandard(uint32_t layer, uint32_t seq, int row0, int n, uint32_t pos0);
+    // Generation rows of many sequences (one query each), one dispatch.
+    void attentionRows(uint32_t layer, const BatchSpan *spans, int nSpans);
     void denseFfn(const model::LayerWeights &L, int n);   // m_h -> m_out
     void moeFfn(const model::LayerWeights &L, int n);     // m_h -> m_out
 
@@ -94,6 +117,10 @@ private:
     std::vector<float> m_gate;     // [B, nFf]
     std::vector<float> m_up;       // [B, nFf] or [B, 2 nFf] when fused
     std::vector<float> m_ropeCs;   // [kinds, B, nRot] cos/sin per layer kind and token
+    std::vector<uint32_t> m_rowPos;     // [B] position of each row
+    std::vector<uint32_t> m_rowSeq;     // [B] sequence of each row
+    std::vector<int32_t> m_rowList;     // [B] rows attentionRows() does
+    std::vector<uint32_t> m_rowHeld;    // [B] their sequence's lowest held key (sliding layers)
     std::unique_ptr<RopeTables> m_rope;
     // Mixture of experts (empty for dense models); k = nExpertUsed.
     std::vector<float> m_router;   // [B, nExpert] router logits

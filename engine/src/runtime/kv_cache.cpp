@@ -158,9 +158,11 @@ void KvCache::commit(uint32_t seq, uint32_t end)
 void KvCache::truncate(uint32_t seq, uint32_t n)
 {
     Seq &s = m_seqs[seq];
-    if (n >= s.length)
+    if (n > s.length)
         return;
     const uint32_t keepBlocks = blocksFor(n);
+    if (s.hashes.size() > n / kKvBlockSize)
+        s.hashes.resize(n / kKvBlockSize);
     for (size_t g = 0; g < m_pools.size(); ++g) {
         std::vector<int32_t> &t = s.tables[g];
         for (uint32_t b = keepBlocks; b < t.size(); ++b)
@@ -170,6 +172,46 @@ void KvCache::truncate(uint32_t seq, uint32_t n)
             }
     }
     s.length = n;
+}
+
+uint32_t KvCache::adoptPrefix(uint32_t seq, const int32_t *tokens, uint32_t n)
+{
+    Seq &s = m_seqs[seq];
+    if (hasSlidingGroup() || s.length != 0 || n == 0)
+        return s.length;
+    BlockPool &pool = *m_pools[0];
+    const uint32_t maxBlocks = std::min<uint32_t>((n - 1) / kKvBlockSize, m_contextSize / kKvBlockSize);
+    BlockHash parent = 0;
+    uint32_t b = 0;
+    for (; b < maxBlocks; ++b) {
+        const BlockHash h = blockHash(parent, tokens + static_cast<size_t>(b) * kKvBlockSize, kKvBlockSize);
+        const BlockId id = pool.find(h);
+        if (id < 0)
+            break;
+        pool.retain(id);
+        s.tables[0][b] = id;
+        s.hashes.push_back(h);
+        parent = h;
+    }
+    s.length = b * kKvBlockSize;
+    return s.length;
+}
+
+void KvCache::publish(uint32_t seq, const int32_t *tokens)
+{
+    Seq &s = m_seqs[seq];
+    if (hasSlidingGroup())
+        return;
+    BlockPool &pool = *m_pools[0];
+    const uint32_t full = s.length / kKvBlockSize;
+    for (uint32_t b = static_cast<uint32_t>(s.hashes.size()); b < full; ++b) {
+        const BlockHash parent = b == 0 ? 0 : s.hashes[b - 1];
+        const BlockHash h = blockHash(parent, tokens + static_cast<size_t>(b) * kKvBlockSize, kKvBlockSize);
+        // Another block may hold the same tokens already (two sequences
+        // computed the same prefix at once): keep ours, unregistered.
+        pool.registerHash(s.tables[0][b], h);
+        s.hashes.push_back(h);
+    }
 }
 
 uint32_t KvCache::firstPresent(uint32_t seq, uint32_t layer) const

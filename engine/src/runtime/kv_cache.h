@@ -79,6 +79,7 @@ public:
 
     Status reserve(uint32_t seq, uint32_t end);
     void commit(uint32_t seq, uint32_t end);
+    // Drops positions >= n (n <= length) and the blocks reserved past them.
     void truncate(uint32_t seq, uint32_t n);
     uint32_t reusableLength(uint32_t seq, uint32_t n) const;
     // The lowest position whose key `layer` still holds for `seq` (0 for a
@@ -97,6 +98,21 @@ public:
         removeAndShift(0, begin, end, ropeFactors, pool);
     }
 
+    // Prefix sharing (full-attention layers only: hasSlidingGroup() false,
+    // else both do nothing). Blocks that hold 16 known tokens are registered
+    // under blockHash(parent, tokens); a sequence whose prompt starts with
+    // the same tokens takes them instead of computing them again.
+    // adoptPrefix(seq, tokens, n): `seq` is empty; it takes the registered
+    // blocks holding tokens[0, 16k) for the largest k with 16k < n (at
+    // least one position is left to compute, for the logits). Returns 16k,
+    // the new length. publish(seq, tokens): registers seq's full blocks not
+    // registered yet; tokens[0, length(seq)) are what seq holds. A
+    // sequence never writes into a shared block: adopted blocks are full,
+    // and new positions go to blocks of their own. removeAndShift() is for
+    // sequences that never adopt nor publish (a Session's).
+    uint32_t adoptPrefix(uint32_t seq, const int32_t *tokens, uint32_t n);
+    void publish(uint32_t seq, const int32_t *tokens);
+
     // "" when the block accounting is consistent (tests).
     std::string checkInvariants() const;
 
@@ -108,6 +124,7 @@ private:
     struct Seq {
         uint32_t length = 0;
         std::vector<std::vector<int32_t>> tables;   // per group: block per 16 positions (-1: none)
+        std::vector<BlockHash> hashes;              // of the first blocks of group 0, registered (publish/adopt)
     };
 
     model::ModelConfig m_config;

@@ -22,6 +22,9 @@
 
 static int g_failures = 0;
 
+static void test_scheduler(burrow_model *model, const burrow_token *prompt, int32_t n_prompt, int32_t max_tokens,
+                           const char *expected_text);
+
 #define CHECK(cond, ...)                                                      \
     do {                                                                      \
         if (!(cond)) {                                                        \
@@ -635,8 +638,10 @@ static void test_model(const char *model_path, const char *json)
     {
         burrow_model *again = burrow_model_load(model_path, NULL, NULL);   /* `model` was freed above */
         CHECK(again != NULL, "reload failed: %s", burrow_last_error());
-        if (again)
+        if (again) {
             test_chat_prompt(again);
+            test_scheduler(again, ref_prompt, n_ref, n_expected_greedy, expected_text);
+        }
         burrow_model_free(again);
     }
 
@@ -645,6 +650,91 @@ static void test_model(const char *model_path, const char *json)
     free(out);
     free(expected_text);
     free(prompt_text);
+}
+
+/* The scheduler from C: three streams of the same greedy request read at
+ * once from this thread; each tells the reference's story. A cancelled
+ * stream ends as cancelled; a scheduler freed first leaves its streams
+ * readable. */
+static void test_scheduler(burrow_model *model, const burrow_token *prompt, int32_t n_prompt, int32_t max_tokens,
+                           const char *expected_text)
+{
+    burrow_scheduler_params sp = burrow_scheduler_default();
+    CHECK(sp.parallel == 4 && sp.context_size == 4096 && sp.batch_tokens == 512 && sp.max_queued == 64,
+          "scheduler defaults");
+    sp.context_size = 256;
+    sp.parallel = 2;
+    sp.threads = 2;
+    burrow_scheduler *sch = burrow_scheduler_create(model, &sp);
+    CHECK(sch != NULL, "scheduler: %s", burrow_last_error());
+    if (!sch)
+        return;
+    burrow_sampling_params greedy = burrow_sampling_default();
+    greedy.temperature = 0.0f;
+    burrow_generate_params gp = burrow_generate_default();
+    gp.max_tokens = max_tokens;
+    enum { N = 3 };
+    burrow_stream *streams[N];
+    char *texts[N];
+    size_t lengths[N];
+    bool busy = true;
+    for (int i = 0; i < N; ++i) {
+        streams[i] = burrow_scheduler_submit(sch, prompt, n_prompt, &greedy, &gp, 0, &busy);
+        CHECK(streams[i] != NULL && !busy, "submit %d: %s", i, burrow_last_error());
+        texts[i] = calloc(1, 65536);
+        lengths[i] = 0;
+    }
+    for (int i = 0; i < N; ++i) {
+        if (!streams[i])
+            continue;
+        char piece[7];   /* small: long pieces continue in the next read */
+        burrow_stream_part part = BURROW_STREAM_PART_REASONING;
+        int32_t n;
+        while ((n = burrow_stream_read(streams[i], piece, sizeof piece, 60000, &part)) > 0) {
+            CHECK(part == BURROW_STREAM_PART_ANSWER, "a story has no reasoning");
+            CHECK(n < (int32_t)sizeof piece && piece[n] == '\0', "piece of %d bytes not terminated", n);
+            if (lengths[i] + (size_t)n < 65535) {
+                memcpy(texts[i] + lengths[i], piece, (size_t)n);
+                lengths[i] += (size_t)n;
+            }
+        }
+        CHECK(n == 0, "stream %d ended with %d: %s", i, n, burrow_last_error());
+        burrow_generate_result r;
+        CHECK(burrow_stream_result(streams[i], &r) == 0, "result: %s", burrow_last_error());
+        CHECK(strncmp(texts[i], expected_text, strlen(expected_text)) == 0, "stream %d: '%s'", i, texts[i]);
+        CHECK(r.generated_tokens > 0 && r.generated_tokens <= max_tokens, "stream %d: %d tokens", i, r.generated_tokens);
+        burrow_stream_free(streams[i]);
+        free(texts[i]);
+    }
+    /* Cancelled, then the scheduler freed before the stream. */
+    {
+        burrow_generate_params longer = burrow_generate_default();
+        longer.max_tokens = 100000;
+        burrow_stream *s = burrow_scheduler_submit(sch, prompt, n_prompt, &greedy, &longer, 0, NULL);
+        CHECK(s != NULL, "submit: %s", burrow_last_error());
+        char piece[64];
+        CHECK(burrow_stream_read(s, piece, sizeof piece, 60000, NULL) > 0, "no first piece");
+        burrow_generate_result r;
+        CHECK(burrow_stream_result(s, &r) == -1, "a running stream has a result");
+        burrow_stream_cancel(s);
+        while (burrow_stream_read(s, piece, sizeof piece, 60000, NULL) > 0) {
+        }
+        CHECK(burrow_stream_result(s, &r) == 0 && r.stop_reason == BURROW_STOP_REASON_CANCELLED,
+              "cancelled stream: %d", (int)r.stop_reason);
+        burrow_stream *t = burrow_scheduler_submit(sch, prompt, n_prompt, &greedy, &longer, 0, NULL);
+        burrow_scheduler_free(sch);
+        if (t) {
+            while (burrow_stream_read(t, piece, sizeof piece, 60000, NULL) > 0) {
+            }
+            CHECK(burrow_stream_result(t, &r) == 0 && r.stop_reason == BURROW_STOP_REASON_CANCELLED,
+                  "a stream outliving its scheduler: %d", (int)r.stop_reason);
+        }
+        burrow_stream_free(t);
+        burrow_stream_free(s);
+    }
+    CHECK(burrow_scheduler_submit(NULL, prompt, n_prompt, NULL, NULL, 0, NULL) == NULL, "NULL scheduler accepted");
+    burrow_stream_free(NULL);
+    burrow_scheduler_free(NULL);
 }
 
 int main(int argc, char **argv)

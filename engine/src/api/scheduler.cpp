@@ -1,0 +1,622 @@
+// burrow::Scheduler: continuous batching over the paged KV cache.
+//
+// One thread (the scheduler's) owns the KV cache, the forward pass, the
+// samplers and every live request; other threads only touch the queue of
+// new requests and the cancel list (under m_mutex) and read the stats.
+//
+// A live request holds `tokens`: its prompt and every token generated so
+// far. `evaluated` of them are in its KV sequence (its slot); the rest wait
+// to be computed: many during the prompt, one (the last sampled token) while
+// generating. So a prompt, a preempted sequence being recomputed and a
+// generating sequence are one mechanism, and a step is:
+//
+//   1. take new requests and cancels; finish the cancelled ones;
+//   2. admit waiting requests into free slots by priority (higher first,
+//      then first come): the slot takes the cached blocks of the longest
+//      known prefix (KvCache::adoptPrefix) and computes only the rest;
+//   3. build one batch: one row for every generating sequence, then prompt
+//      chunks in priority order within the row budget (batchTokens; only
+//      prefillTokensWhileGenerating rows while some sequence generates, so a
+//      long new prompt does not stall running streams); when the KV blocks
+//      run out, preempt the lowest-priority, most recently admitted sequence
+//      (its blocks are released — the full ones stay cached under their
+//      hash — and it waits to be recomputed, keeping its sampler and text);
+//   4. one forward pass (Forward::evalBatch); register the new full blocks;
+//   5. sample every sequence whose span reached its last token, and run its
+//      reply through the text stream, reasoning split and stop strings
+//      (ReplyOutput), as Session::generate does.
+//
+// Costs: a step is one forward pass over <= batchTokens rows; the
+// bookkeeping is O(live requests) per step plus O(new blocks) hashing.
+#include "burrow/engine.h"
+
+#include "api/model_impl.h"
+#include "api/reply_output.h"
+#include "runtime/forward.h"
+#include "runtime/kv_cache.h"
+#include "runtime/thread_pool.h"
+#include "sampling/sampler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+
+namespace burrow::api {
+
+namespace {
+
+using runtime::BatchSpan;
+using runtime::Forward;
+using runtime::KvCache;
+using runtime::ThreadPool;
+using Clock = std::chrono::steady_clock;
+
+double msBetween(Clock::time_point a, Clock::time_point b)
+{
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+struct Live {
+    RequestId id = 0;
+    Request req;
+    uint64_t order = 0;            // submission order (first come, first served among equals)
+    uint64_t admittedAt = 0;       // admission counter of the latest admission (preemption picks the newest)
+    int slot = -1;                 // KV sequence while running, -1 while waiting
+    std::vector<Token> tokens;     // prompt + generated so far
+    uint32_t promptLength = 0;
+    uint32_t evaluated = 0;        // tokens[0, evaluated) are in the slot's KV sequence
+    bool reportProgress = true;    // the first evaluation of the prompt (not a recompute)
+    bool started = false;          // the first token has been sampled
+    std::unique_ptr<sampling::Chain> chain;
+    std::unique_ptr<TokenTextStream> stream;
+    GenerateResult result;
+    std::unique_ptr<ReplyOutput> out;
+    Clock::time_point promptStart, generateStart;
+
+    uint32_t remaining() const { return static_cast<uint32_t>(tokens.size()) - evaluated; }
+};
+
+// Runs before `b` in the scheduler's eyes: higher priority, then earlier.
+bool before(const Live &a, const Live &b)
+{
+    if (a.req.priority != b.req.priority)
+        return a.req.priority > b.req.priority;
+    return a.order < b.order;
+}
+
+} // namespace
+
+class SchedulerImpl final : public Scheduler {
+public:
+    static Result<std::shared_ptr<SchedulerImpl>> create(std::shared_ptr<const ModelImpl> model,
+                                                         const SchedulerOptions &options);
+    ~SchedulerImpl() override;
+
+    Result<RequestId> submit(Request request) override;
+    void cancel(RequestId id) override;
+    SchedulerStats stats() const override;
+    const SchedulerOptions &options() const override { return m_options; }
+
+private:
+    SchedulerImpl() = default;
+    void run();
+    // Scheduler thread only.
+    void takeNew(std::vector<std::unique_ptr<Live>> &incoming, std::vector<RequestId> &cancels);
+    void admit();
+    bool step();
+    void preempt(Live &victim);
+    void finish(std::unique_ptr<Live> &live, const Status &status);
+    void releaseSlot(Live &live);
+    // Samples the next token of `live` from `logits`; false when it ended.
+    bool sampleNext(Live &live, const float *logits);
+    void publishStats();
+
+    std::shared_ptr<const ModelImpl> m_model;
+    SchedulerOptions m_options;
+    std::unique_ptr<ThreadPool> m_pool;
+    std::unique_ptr<KvCache> m_cache;
+    std::unique_ptr<Forward> m_forward;
+    std::vector<float> m_logits;              // [parallel, nVocab]
+    std::vector<Token> m_batchTokens;         // [batchTokens]
+    std::vector<BatchSpan> m_spans;
+    std::vector<Live *> m_spanLive;
+
+    // Scheduler thread's own state.
+    std::vector<std::unique_ptr<Live>> m_running;   // holding a slot
+    std::vector<std::unique_ptr<Live>> m_waiting;   // not admitted (new or preempted)
+    std::vector<int> m_freeSlots;
+    uint64_t m_admissions = 0;
+    uint64_t m_steps = 0, m_preemptions = 0, m_reused = 0;
+
+    // Shared with other threads.
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::vector<std::unique_ptr<Live>> m_incoming;
+    std::vector<RequestId> m_cancels;
+    bool m_stopping = false;
+    std::atomic<bool> m_stopFlag{false};      // m_stopping for the forward pass's cancel check
+    RequestId m_nextId = 1;
+    uint64_t m_nextOrder = 0;
+    int32_t m_queued = 0;                     // incoming + waiting (for the queue limit)
+    SchedulerStats m_stats;
+    std::thread m_thread;
+};
+
+Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<const ModelImpl> model,
+                                                             const SchedulerOptions &options)
+{
+    const model::ModelConfig &c = model->config();
+    SchedulerOptions o = options;
+    if (o.parallel < 1 || o.parallel > 256)
+        return Status::error("scheduler: parallel is " + std::to_string(o.parallel) + ", expected 1..256");
+    if (o.batchTokens < 1 || o.batchTokens > 8192)
+        return Status::error("scheduler: batchTokens is " + std::to_string(o.batchTokens) + ", expected 1..8192");
+    if (o.batchTokens < o.parallel)
+        return Status::error("scheduler: batchTokens " + std::to_string(o.batchTokens) +
+                             " is less than parallel " + std::to_string(o.parallel) +
+                             " (every generating sequence needs a row per step)");
+    if (o.maxQueued < 0)
+        return Status::error("scheduler: maxQueued is negative");
+    o.prefillTokensWhileGenerating = std::clamp(o.prefillTokensWhileGenerating, 1, o.batchTokens);
+    o.contextSize = o.contextSize == 0 ? c.nCtxTrain : std::min(o.contextSize, c.nCtxTrain);
+    const uint64_t positions = o.kvPositions != 0 ? o.kvPositions
+                                                  : static_cast<uint64_t>(o.contextSize) * static_cast<uint64_t>(o.parallel);
+    if (positions < o.contextSize)
+        return Status::error("scheduler: kvPositions " + std::to_string(positions) + " is less than the context size " +
+                             std::to_string(o.contextSize));
+    if (positions > (uint64_t{1} << 26))
+        return Status::error("scheduler: kvPositions " + std::to_string(positions) + " is more than 2^26");
+    o.kvPositions = static_cast<uint32_t>(positions);
+
+    std::shared_ptr<SchedulerImpl> s(new SchedulerImpl());
+    s->m_model = std::move(model);
+    s->m_options = o;
+    s->m_pool = std::make_unique<ThreadPool>(o.threads > 0 ? o.threads : ThreadPool::defaultThreadCount());
+    const uint32_t fullBlocks = (o.kvPositions + runtime::kKvBlockSize - 1) / runtime::kKvBlockSize;
+    auto cache = KvCache::create(c, o.contextSize, static_cast<uint32_t>(o.batchTokens),
+                                 static_cast<uint32_t>(o.parallel), fullBlocks);
+    if (!cache)
+        return cache.status().withContext(s->m_model->info().path);
+    s->m_cache = std::move(cache.value());
+    auto forward = Forward::create(c, s->m_model->weights(), *s->m_cache, *s->m_pool, o.batchTokens, o.flashAttention);
+    if (!forward)
+        return forward.status();
+    s->m_forward = std::move(forward.value());
+    SchedulerImpl *self = s.get();
+    s->m_forward->setCancelCheck([self] { return self->m_stopFlag.load(std::memory_order_acquire); });
+    try {
+        s->m_logits.assign(static_cast<size_t>(o.parallel) * c.nVocab, 0.0f);
+        s->m_batchTokens.resize(static_cast<size_t>(o.batchTokens));
+    } catch (const std::bad_alloc &) {
+        return Status::error("scheduler: out of memory for the logits of " + std::to_string(o.parallel) + " sequences");
+    }
+    for (int i = o.parallel - 1; i >= 0; --i)
+        s->m_freeSlots.push_back(i);
+    s->m_stats.kvBlocksTotal = s->m_cache->pool(0).capacity();
+    s->m_thread = std::thread([self] { self->run(); });
+    return s;
+}
+
+SchedulerImpl::~SchedulerImpl()
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_stopping = true;
+    }
+    m_stopFlag.store(true, std::memory_order_release);
+    m_wake.notify_all();
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+Result<RequestId> SchedulerImpl::submit(Request request)
+{
+    const model::ModelConfig &c = m_model->config();
+    if (request.prompt.empty())
+        return Status::error("the prompt is empty, expected at least one token");
+    if (request.prompt.size() > m_options.contextSize)
+        return Status::error("the prompt has " + std::to_string(request.prompt.size()) +
+                             " tokens, more than the context size of " + std::to_string(m_options.contextSize) +
+                             " tokens");
+    for (size_t i = 0; i < request.prompt.size(); ++i)
+        if (request.prompt[i] < 0 || static_cast<uint32_t>(request.prompt[i]) >= c.nVocab)
+            return Status::error("prompt token " + std::to_string(i) + " is " + std::to_string(request.prompt[i]) +
+                                 ", outside the vocabulary (0.." + std::to_string(c.nVocab - 1) + ")");
+    if (request.options.overflow == ContextOverflow::CONTEXT_OVERFLOW_SHIFT)
+        request.options.overflow = ContextOverflow::CONTEXT_OVERFLOW_STOP;   // the scheduler does not shift
+    auto chain = sampling::Chain::create(request.sampling, c.nVocab, m_options.contextSize);
+    if (!chain)
+        return chain.status();
+
+    auto live = std::make_unique<Live>();
+    live->chain = std::move(chain.value());
+    for (Token t : request.prompt)
+        live->chain->accept(t);
+    live->tokens = request.prompt;
+    live->promptLength = static_cast<uint32_t>(request.prompt.size());
+    live->req = std::move(request);
+    live->stream = m_model->newTextStream();
+    live->out = std::make_unique<ReplyOutput>(live->req.options, live->req.onText, live->result);
+    live->result.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
+
+    RequestId id;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_stopping)
+            return Status::error("the scheduler is shutting down");
+        if (m_queued >= m_options.maxQueued + m_options.parallel)
+            return Status::busy("the queue is full (" + std::to_string(m_queued) + " requests waiting)");
+        id = m_nextId++;
+        live->id = id;
+        live->order = m_nextOrder++;
+        m_incoming.push_back(std::move(live));
+        ++m_queued;
+        ++m_stats.waiting;
+    }
+    m_wake.notify_all();
+    return id;
+}
+
+void SchedulerImpl::cancel(RequestId id)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_cancels.push_back(id);
+    }
+    m_wake.notify_all();
+}
+
+SchedulerStats SchedulerImpl::stats() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_stats;
+}
+
+void SchedulerImpl::publishStats()
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const runtime::BlockPool &pool = m_cache->pool(0);
+    m_stats.running = static_cast<int32_t>(m_running.size());
+    m_stats.waiting = static_cast<int32_t>(m_waiting.size() + m_incoming.size());
+    m_stats.kvBlocksTotal = pool.capacity();
+    m_stats.kvBlocksCached = pool.cachedCount();
+    m_stats.kvBlocksUsed = pool.capacity() - pool.availableCount();
+    m_stats.steps = m_steps;
+    m_stats.preemptions = m_preemptions;
+    m_stats.reusedTokens = m_reused;
+}
+
+void SchedulerImpl::releaseSlot(Live &live)
+{
+    if (live.slot < 0)
+        return;
+    const uint32_t seq = static_cast<uint32_t>(live.slot);
+    m_cache->publish(seq, live.tokens.data());
+    m_cache->truncate(seq, 0);   // full blocks stay cached under their hash
+    m_freeSlots.push_back(live.slot);
+    live.slot = -1;
+    live.evaluated = 0;
+}
+
+void SchedulerImpl::finish(std::unique_ptr<Live> &live, const Status &status)
+{
+    Live &l = *live;
+    releaseSlot(l);
+    if (status.isOk()) {
+        l.out->finish(l.stream->finish());
+        const Clock::time_point now = Clock::now();
+        l.result.timings.generatedTokens = static_cast<int32_t>(l.result.tokens.size());
+        l.result.timings.generateMs = l.started ? msBetween(l.generateStart, now) : 0.0;
+    }
+    if (l.req.onDone)
+        l.req.onDone(l.result, status);
+    live.reset();
+}
+
+void SchedulerImpl::takeNew(std::vector<std::unique_ptr<Live>> &incoming, std::vector<RequestId> &cancels)
+{
+    for (auto &l : incoming)
+        m_waiting.push_back(std::move(l));
+    incoming.clear();
+    if (cancels.empty())
+        return;
+    const std::unordered_set<RequestId> ids(cancels.begin(), cancels.end());
+    cancels.clear();
+    for (auto *list : {&m_running, &m_waiting})
+        for (auto &l : *list)
+            if (l && ids.count(l->id)) {
+                l->result.stopReason = StopReason::STOP_REASON_CANCELLED;
+                finish(l, Status::ok());
+            }
+}
+
+void SchedulerImpl::admit()
+{
+    while (!m_freeSlots.empty() && !m_waiting.empty()) {
+        auto best = m_waiting.begin();
+        for (auto it = m_waiting.begin(); it != m_waiting.end(); ++it)
+            if (before(**it, **best))
+                best = it;
+        // Admission control: with others running, wait until the blocks for
+        // its whole prompt (and a first token) are available, so admitting
+        // it does not just preempt someone in the next step.
+        if (!m_running.empty()) {
+            const uint64_t need = ((*best)->tokens.size() + 1 + runtime::kKvBlockSize - 1) / runtime::kKvBlockSize;
+            if (m_cache->pool(0).availableCount() < need)
+                break;
+        }
+        std::unique_ptr<Live> live = std::move(*best);
+        m_waiting.erase(best);
+        live->slot = m_freeSlots.back();
+        m_freeSlots.pop_back();
+        live->admittedAt = ++m_admissions;
+        const uint32_t seq = static_cast<uint32_t>(live->slot);
+        live->evaluated = m_cache->adoptPrefix(seq, live->tokens.data(), static_cast<uint32_t>(live->tokens.size()));
+        m_reused += live->evaluated;
+        if (live->reportProgress) {
+            live->promptStart = Clock::now();
+            live->result.timings.reusedTokens = static_cast<int32_t>(live->evaluated);
+            if (live->req.onPromptProgress)
+                live->req.onPromptProgress(0, static_cast<int32_t>(live->promptLength - live->evaluated));
+        }
+        m_running.push_back(std::move(live));
+    }
+}
+
+void SchedulerImpl::preempt(Live &victim)
+{
+    ++m_preemptions;
+    releaseSlot(victim);
+    for (auto &l : m_running)
+        if (l.get() == &victim) {
+            m_waiting.push_back(std::move(l));
+            break;
+        }
+    m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+}
+
+bool SchedulerImpl::sampleNext(Live &l, const float *logits)
+{
+    const GenerateOptions &o = l.req.options;
+    GenerateResult &r = l.result;
+    if (!l.started) {
+        l.started = true;
+        l.generateStart = Clock::now();
+        r.timings.promptMs = msBetween(l.promptStart, l.generateStart);
+        r.timings.promptTokens = static_cast<int32_t>(l.promptLength) - r.timings.reusedTokens;
+    }
+    if (o.maxTokens >= 0 && static_cast<int32_t>(r.tokens.size()) >= o.maxTokens) {
+        r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
+        return false;
+    }
+    const Token token = l.chain->sample(logits);
+    l.chain->accept(token);
+    if (!l.req.ignoreEndOfGeneration && m_model->isEndOfGeneration(token)) {
+        r.stopReason = StopReason::STOP_REASON_END_OF_GENERATION;
+        return false;
+    }
+    r.tokens.push_back(token);
+    const bool wasReasoning = l.out->inReasoning();
+    l.out->push(l.stream->push(token));
+    if (wasReasoning || l.out->inReasoning()) {
+        ++r.timings.reasoningTokens;
+        r.timings.reasoningMs = msBetween(l.generateStart, Clock::now());
+    }
+    if (l.out->stopped())
+        return false;
+    if (o.maxTokens >= 0 && static_cast<int32_t>(r.tokens.size()) >= o.maxTokens) {
+        r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
+        return false;
+    }
+    if (l.tokens.size() >= m_options.contextSize) {
+        r.stopReason = StopReason::STOP_REASON_CONTEXT_FULL;
+        return false;
+    }
+    l.tokens.push_back(token);
+    return true;
+}
+
+bool SchedulerImpl::step()
+{
+    // Cancel tokens of the requests themselves.
+    for (auto *list : {&m_running, &m_waiting})
+        for (auto &l : *list)
+            if (l && l->req.options.cancel && l->req.options.cancel->isCancelled()) {
+                l->result.stopReason = StopReason::STOP_REASON_CANCELLED;
+                finish(l, Status::ok());
+            }
+    m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+    m_waiting.erase(std::remove(m_waiting.begin(), m_waiting.end(), nullptr), m_waiting.end());
+    admit();
+    if (m_running.empty())
+        return false;
+
+    // Decode rows first (every generating sequence), then prompt chunks, each
+    // group in priority order.
+    std::vector<Live *> order;
+    order.reserve(m_running.size());
+    for (auto &l : m_running)
+        order.push_back(l.get());
+    std::stable_sort(order.begin(), order.end(), [](const Live *a, const Live *b) {
+        const bool da = a->remaining() == 1 && a->started, db = b->remaining() == 1 && b->started;
+        if (da != db)
+            return da;
+        return before(*a, *b);
+    });
+    bool generating = false;
+    for (const Live *l : order)
+        generating = generating || (l->started && l->remaining() == 1);
+    int budget = m_options.batchTokens;
+    int prefillBudget = generating ? m_options.prefillTokensWhileGenerating : m_options.batchTokens;
+
+    m_spans.clear();
+    m_spanLive.clear();
+    int rows = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+        Live *l = order[i];
+        if (l->slot < 0)
+            continue;   // preempted below in this step
+        const bool decode = l->started && l->remaining() == 1;
+        int n = static_cast<int>(std::min<uint32_t>(l->remaining(), static_cast<uint32_t>(budget)));
+        if (!decode)
+            n = std::min(n, prefillBudget);
+        if (n <= 0)
+            continue;
+        const uint32_t seq = static_cast<uint32_t>(l->slot);
+        // Blocks for its rows, preempting the newest lowest-priority sequence
+        // (not one already in this batch) when none are left.
+        bool alone = false;
+        while (!m_cache->reserve(seq, l->evaluated + static_cast<uint32_t>(n))) {
+            Live *victim = nullptr;
+            for (auto &r : m_running) {
+                if (!r || r->slot < 0 || std::find(m_spanLive.begin(), m_spanLive.end(), r.get()) != m_spanLive.end())
+                    continue;
+                if (!victim || r->req.priority < victim->req.priority ||
+                    (r->req.priority == victim->req.priority && r->admittedAt > victim->admittedAt))
+                    victim = r.get();
+            }
+            if (victim == nullptr) {
+                n = 0;   // the others are in this batch: wait for them to finish
+                break;
+            }
+            if (victim == l) {
+                alone = m_spans.empty() && m_running.size() == 1;
+                if (!alone)
+                    preempt(*l);
+                n = 0;
+                break;
+            }
+            preempt(*victim);
+        }
+        if (alone) {
+            for (auto &r : m_running)
+                if (r.get() == l)
+                    finish(r, Status::error("the KV cache (" + std::to_string(m_options.kvPositions) +
+                                            " positions) cannot hold this request"));
+            continue;
+        }
+        if (n <= 0 || l->slot < 0)
+            continue;
+        if (m_cache->length(seq) + static_cast<uint32_t>(n) > m_cache->capacity())
+            continue;
+        BatchSpan span;
+        span.seq = seq;
+        span.row0 = rows;
+        span.n = n;
+        span.logits = l->evaluated + static_cast<uint32_t>(n) == l->tokens.size();
+        std::copy(l->tokens.begin() + l->evaluated, l->tokens.begin() + l->evaluated + n, m_batchTokens.begin() + rows);
+        m_spans.push_back(span);
+        m_spanLive.push_back(l);
+        rows += n;
+        budget -= n;
+        if (!decode)
+            prefillBudget -= n;
+        if (budget <= 0)
+            break;
+    }
+    if (m_spans.empty()) {
+        m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+        return !m_running.empty() || !m_waiting.empty();
+    }
+
+    const Status st = m_forward->evalBatch(m_batchTokens.data(), m_spans.data(), static_cast<int>(m_spans.size()),
+                                           m_logits.data());
+    ++m_steps;
+    if (!st) {
+        if (st.isCancelled())
+            return true;   // shutting down
+        for (auto &l : m_running)
+            for (Live *b : m_spanLive)
+                if (l && l.get() == b)
+                    finish(l, st);
+        m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+        return true;
+    }
+    int wanted = 0;
+    for (size_t i = 0; i < m_spans.size(); ++i) {
+        Live *l = m_spanLive[i];
+        const BatchSpan &sp = m_spans[i];
+        l->evaluated += static_cast<uint32_t>(sp.n);
+        m_cache->publish(sp.seq, l->tokens.data());
+        if (l->reportProgress && l->req.onPromptProgress) {
+            const uint32_t done = std::min(l->evaluated, l->promptLength) - static_cast<uint32_t>(l->result.timings.reusedTokens);
+            l->req.onPromptProgress(static_cast<int32_t>(done),
+                                    static_cast<int32_t>(l->promptLength) - l->result.timings.reusedTokens);
+        }
+        if (!sp.logits)
+            continue;
+        l->reportProgress = false;
+        const float *logits = m_logits.data() + static_cast<size_t>(wanted++) * m_model->config().nVocab;
+        if (!sampleNext(*l, logits)) {
+            for (auto &r : m_running)
+                if (r.get() == l) {
+                    finish(r, Status::ok());
+                    break;
+                }
+        }
+    }
+    m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+    return true;
+}
+
+void SchedulerImpl::run()
+{
+    std::vector<std::unique_ptr<Live>> incoming;
+    std::vector<RequestId> cancels;
+    for (;;) {
+        bool stopping;
+        {
+            std::unique_lock<std::mutex> lock(m_mutex);
+            m_wake.wait(lock, [&] {
+                return m_stopping || !m_incoming.empty() || !m_cancels.empty() || !m_running.empty() ||
+                       !m_waiting.empty();
+            });
+            stopping = m_stopping;
+            incoming.swap(m_incoming);
+            cancels.swap(m_cancels);
+        }
+        takeNew(incoming, cancels);
+        m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+        m_waiting.erase(std::remove(m_waiting.begin(), m_waiting.end(), nullptr), m_waiting.end());
+        if (stopping) {
+            for (auto *list : {&m_running, &m_waiting})
+                for (auto &l : *list)
+                    if (l) {
+                        l->result.stopReason = StopReason::STOP_REASON_CANCELLED;
+                        finish(l, Status::ok());
+                    }
+            m_running.clear();
+            m_waiting.clear();
+            publishStats();
+            return;
+        }
+        step();
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_queued = static_cast<int32_t>(m_waiting.size() + m_running.size() + m_incoming.size());
+        }
+        publishStats();
+    }
+}
+
+} // namespace burrow::api
+
+namespace burrow {
+
+Result<std::shared_ptr<Scheduler>> Scheduler::create(std::shared_ptr<const Model> model, const SchedulerOptions &options)
+{
+    auto impl = std::dynamic_pointer_cast<const api::ModelImpl>(model);
+    if (!impl)
+        return Status::error("Scheduler::create: the model was not loaded with Model::load");
+    auto s = api::SchedulerImpl::create(std::move(impl), options);
+    if (!s)
+        return s.status();
+    return std::shared_ptr<Scheduler>(std::move(s.value()));
+}
+
+} // namespace burrow
