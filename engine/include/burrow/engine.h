@@ -413,9 +413,12 @@ struct SchedulerOptions {
     // KV cache positions in all (shared by the sequences); 0: contextSize * parallel.
     uint32_t kvPositions = 0;
     int32_t batchTokens = 512;       // rows per forward pass (generating tokens + prompt chunks)
-    // Prompt rows per pass while some sequence is generating: bounds the
-    // time between its tokens while a long new prompt is evaluated.
+    // Prompt rows per pass while some sequence is generating, at most: bounds
+    // the time between its tokens while a long new prompt is evaluated. Within
+    // it, the scheduler takes as many rows as keep a step under
+    // maxStepSlowdown times a generation-only step (measured as it runs).
     int32_t prefillTokensWhileGenerating = 64;
+    float maxStepSlowdown = 2.5f;
     int32_t threads = 0;             // 0: all physical cores
     bool flashAttention = true;
     int32_t maxQueued = 64;          // waiting requests beyond which submit() refuses (busy)

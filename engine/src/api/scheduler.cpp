@@ -131,6 +131,9 @@ private:
     std::vector<std::unique_ptr<Live>> m_waiting;   // not admitted (new or preempted)
     std::vector<int> m_freeSlots;
     uint64_t m_admissions = 0;
+    // Step costs, measured (exponential moving averages, ms): a step of
+    // generation rows only, and each prompt row added to one.
+    double m_decodeMs = 0, m_rowMs = 0;
     uint64_t m_steps = 0, m_preemptions = 0, m_reused = 0;
 
     // Shared with other threads.
@@ -163,6 +166,8 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
     if (o.maxQueued < 0)
         return Status::error("scheduler: maxQueued is negative");
     o.prefillTokensWhileGenerating = std::clamp(o.prefillTokensWhileGenerating, 1, o.batchTokens);
+    if (!(o.maxStepSlowdown >= 1.0f) || !(o.maxStepSlowdown <= 1000.0f))
+        return Status::error("scheduler: maxStepSlowdown is " + std::to_string(o.maxStepSlowdown) + ", expected 1..1000");
     o.contextSize = o.contextSize == 0 ? c.nCtxTrain : std::min(o.contextSize, c.nCtxTrain);
     const uint64_t positions = o.kvPositions != 0 ? o.kvPositions
                                                   : static_cast<uint64_t>(o.contextSize) * static_cast<uint64_t>(o.parallel);
@@ -452,7 +457,14 @@ bool SchedulerImpl::step()
     for (const Live *l : order)
         generating = generating || (l->started && l->remaining() == 1);
     int budget = m_options.batchTokens;
-    int prefillBudget = generating ? m_options.prefillTokensWhileGenerating : m_options.batchTokens;
+    int prefillBudget = m_options.batchTokens;
+    if (generating) {
+        prefillBudget = m_options.prefillTokensWhileGenerating;
+        if (m_decodeMs > 0 && m_rowMs > 0) {
+            const double rows = (m_options.maxStepSlowdown - 1.0) * m_decodeMs / m_rowMs;
+            prefillBudget = static_cast<int>(std::clamp(rows, 1.0, static_cast<double>(prefillBudget)));
+        }
+    }
 
     m_spans.clear();
     m_spanLive.clear();
@@ -524,9 +536,23 @@ bool SchedulerImpl::step()
         return !m_running.empty() || !m_waiting.empty();
     }
 
+    const Clock::time_point t0 = Clock::now();
     const Status st = m_forward->evalBatch(m_batchTokens.data(), m_spans.data(), static_cast<int>(m_spans.size()),
                                            m_logits.data());
     ++m_steps;
+    if (st && generating) {
+        int decodeRows = 0, promptRows = 0;
+        for (size_t i = 0; i < m_spans.size(); ++i)
+            (m_spanLive[i]->started && m_spans[i].n == 1 && m_spans[i].logits ? decodeRows : promptRows) += m_spans[i].n;
+        const double ms = msBetween(t0, Clock::now());
+        constexpr double kAlpha = 0.2;
+        if (promptRows == 0)
+            m_decodeMs = m_decodeMs == 0 ? ms : (1 - kAlpha) * m_decodeMs + kAlpha * ms;
+        else if (m_decodeMs > 0) {
+            const double perRow = std::max(0.0, ms - m_decodeMs) / promptRows;
+            m_rowMs = m_rowMs == 0 ? perRow : (1 - kAlpha) * m_rowMs + kAlpha * perRow;
+        }
+    }
     if (!st) {
         if (st.isCancelled())
             return true;   // shutting down
