@@ -53,6 +53,16 @@ struct Gate {
     bool open = true;
 };
 
+// Where one connection's job events go: its strand. The scheduler may hold
+// a job's callbacks (and so this) after the connection, or the whole
+// server, is gone; the connection drops the executor when it dies (always
+// before its io_context's services), so nothing is posted to, or
+// released into, a dead io_context.
+struct EventTarget {
+    std::mutex mutex;
+    std::optional<net::any_io_executor> executor;
+};
+
 // What every connection shares.
 struct Shared {
     std::shared_ptr<const Model> model;
@@ -83,13 +93,19 @@ public:
           m_shared(std::move(shared)),
           m_writeTimer(m_stream.get_executor()),
           m_pingTimer(m_stream.get_executor()),
-          m_drainTimer(m_stream.get_executor())
+          m_drainTimer(m_stream.get_executor()),
+          m_events(std::make_shared<EventTarget>())
     {
+        m_events->executor.emplace(m_stream.get_executor());
         m_shared->connections.fetch_add(1);
     }
 
     ~Connection()
     {
+        {
+            std::lock_guard lock(m_events->mutex);
+            m_events->executor.reset();
+        }
         if (m_job) {
             m_job->cancel();
             m_shared->activeRequests.fetch_sub(1);
@@ -312,14 +328,15 @@ private:
         // number drops those of an earlier job (one refused halfway).
         const uint64_t generation = ++m_generation;
         std::weak_ptr<Connection> weak = weak_from_this();
-        auto executor = m_stream.get_executor();
+        std::shared_ptr<EventTarget> target = m_events;
         std::shared_ptr<Gate> gate = m_shared->gate;
         auto error = job->submit(*m_shared->scheduler, m_shared->options.priority,
-                                 [weak, executor, gate, generation](JobEvent &&event) {
-                                     std::lock_guard lock(gate->mutex);
-                                     if (!gate->open)
+                                 [weak, target, gate, generation](JobEvent &&event) {
+                                     std::lock_guard open(gate->mutex);
+                                     std::lock_guard lock(target->mutex);
+                                     if (!gate->open || !target->executor)
                                          return;
-                                     net::post(executor, [weak, generation, event = std::move(event)]() mutable {
+                                     net::post(*target->executor, [weak, generation, event = std::move(event)]() mutable {
                                          if (auto self = weak.lock())
                                              self->onJobEvent(generation, event);
                                      });
@@ -671,6 +688,7 @@ private:
     beast::flat_buffer m_buffer;
     std::optional<http::request_parser<http::string_body>> m_parser;
     net::steady_timer m_writeTimer, m_pingTimer, m_drainTimer;
+    std::shared_ptr<EventTarget> m_events;
 
     http::verb m_method = http::verb::unknown;
     std::string m_target;

@@ -1,0 +1,58 @@
+// The official OpenAI Node.js SDK (tests/engine/server/sdk: `openai` pinned
+// in package-lock.json, installed by scripts/setup.sh) against `burrow-cli
+// serve` on the story model: the model list, chat and completions whole and
+// streamed (the stream spells what the whole response says, greedily), the
+// usage chunk, max_completion_tokens, stop, n, errors as the SDK's error
+// classes, and an aborted stream after which the server still answers.
+// Skips when node, the SDK or the model is absent.
+#include "serve_process.h"
+#include "test_support.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace burrow::test;
+
+class TestServeSdk : public QObject {
+    Q_OBJECT
+
+private slots:
+    void openaiNodeSdk()
+    {
+        BURROW_REQUIRE_SHARED(QStringLiteral("models/stories260K.gguf"));
+        const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
+        if (node.isEmpty())
+            QSKIP("node is not installed (scripts/setup.sh installs it); skipping the OpenAI SDK test");
+        const QString sdkDir = QStringLiteral(BURROW_SOURCE_DIR "/tests/engine/server/sdk");
+        if (!QFileInfo::exists(sdkDir + QStringLiteral("/node_modules/openai/package.json")))
+            QSKIP("the openai package is not installed (scripts/setup.sh runs npm ci in tests/engine/server/sdk); "
+                  "skipping the OpenAI SDK test");
+
+        ServeProcess server(sharedPath(QStringLiteral("models/stories260K.gguf")),
+                            {QStringLiteral("--parallel"), QStringLiteral("2"), QStringLiteral("-t"), QStringLiteral("2"),
+                             QStringLiteral("--alias"), QStringLiteral("stories")});
+        QVERIFY2(server.ok(), qPrintable(server.error()));
+
+        QProcess p;
+        p.setWorkingDirectory(sdkDir);
+        p.start(node, {sdkDir + QStringLiteral("/sdk_test.mjs"), server.url() + QStringLiteral("/v1"),
+                       QStringLiteral("stories")});
+        QVERIFY(p.waitForStarted(10000));
+        const bool finished = p.waitForFinished(180000);
+        const QByteArray out = p.readAllStandardOutput(), err = p.readAllStandardError();
+        if (!finished)
+            p.kill();
+        qInfo("%s", out.constData());
+        QVERIFY2(finished, "the SDK script did not finish in time");
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, err.constData());
+        QVERIFY(out.contains("checks passed"));
+        QVERIFY2(server.running(), "the server died");
+        QCOMPARE(server.stop(), 0);
+    }
+};
+
+QTEST_MAIN(TestServeSdk)
+#include "tst_serve_sdk.moc"
