@@ -1,7 +1,6 @@
 // Burrow's entry point: parse the command line, create the QML engine and
 // load the Burrow module's Main window. Everything else lives in burrow_app.
 #include <QCommandLineParser>
-#include <QFileInfo>
 #include <cstdio>
 #include <cstring>
 #include <QGuiApplication>
@@ -11,6 +10,8 @@
 
 #include "common/appinfo.h"
 #include "chat/chatcontroller.h"
+#include "chat/replybench.h"
+#include "models/modelloader.h"
 #include "language/language.h"
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
@@ -48,6 +49,15 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral("Chat with language models that run on your own computer."));
     parser.addHelpOption();
     parser.addVersionOption();
+    // Measurement (docs/benchmarks.md): not in --help's list for users.
+    QCommandLineOption benchOption(QStringLiteral("bench"), QStringLiteral("Send PROMPT once, print the speed and quit."),
+                                   QStringLiteral("PROMPT"));
+    benchOption.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption benchTokensOption(QStringLiteral("bench-tokens"), QStringLiteral("Tokens the --bench reply may have."),
+                                         QStringLiteral("N"), QStringLiteral("256"));
+    benchTokensOption.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(benchOption);
+    parser.addOption(benchTokensOption);
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A model to open: a .gguf file, or a compressed one (unpacked first)."), QStringLiteral("[model]"));
     parser.process(app);
 
@@ -64,17 +74,19 @@ int main(int argc, char *argv[])
     if (engine.rootObjects().isEmpty())
         return 1;
 
-    // `burrow MODEL`: open it as a drop would (Main.qml openPath(): a
-    // compressed model is unpacked into the models folder first), without
-    // asking unless memory is short.
+    // `burrow MODEL`: opened as a drop would be (a compressed model is
+    // unpacked into the models folder first), without the card unless
+    // memory is short (ModelLoader::openPath).
     const QStringList models = parser.positionalArguments();
-    if (!models.isEmpty()) {
-        const QString path = QFileInfo(models.first()).absoluteFilePath();
-        QObject *window = engine.rootObjects().first();
-        if (!QMetaObject::invokeMethod(window, "openPath", Q_ARG(QVariant, path))) {
-            if (auto *chat = window->property("chat").value<ChatController *>())
-                chat->openFile(path, false);
+    auto *chat = engine.rootObjects().first()->property("chat").value<ChatController *>();
+    if (chat && parser.isSet(benchOption)) {
+        if (models.isEmpty()) {
+            std::fprintf(stderr, "burrow --bench PROMPT needs a model\n");
+            return 2;
         }
+        new ReplyBench(chat, parser.value(benchOption), parser.value(benchTokensOption).toInt(), &app);
     }
+    if (chat && !models.isEmpty())
+        chat->models()->openPath(models.first());
     return app.exec();
 }

@@ -26,16 +26,6 @@
     </message>
 </context>
 <context>
-    <name>ChatController</name>
-    <message numerus="yes">
-        <source>%n tokens at %1 tokens/s</source>
-        <translation>
-            <numerusform>%n token at %1 tokens/s</numerusform>
-            <numerusform>%n tokens at %1 tokens/s</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
     <name>ConversationSidebar</name>
     <message numerus="yes">
         <source>%n chat(s) deleted.</source>
@@ -52,6 +42,16 @@
         <translation>
             <numerusform>%n token · %1 tokens/s</numerusform>
             <numerusform>%n tokens · %1 tokens/s</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ReplyStream</name>
+    <message numerus="yes">
+        <source>%n tokens at %1 tokens/s</source>
+        <translation>
+            <numerusform>%n token at %1 tokens/s</numerusform>
+            <numerusform>%n tokens at %1 tokens/s</numerusform>
         </translation>
     </message>
 </context>

@@ -45,6 +45,152 @@
     </message>
 </context>
 <context>
+    <name>AppActions</name>
+    <message>
+        <source>&amp;Open model…</source>
+        <translation>打开模型(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新对话(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Find a chat</source>
+        <translation>查找对话(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Chat s&amp;ettings…</source>
+        <translation>对话设置(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Stop reply</source>
+        <translation>停止回复(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate reply</source>
+        <translation>重新生成回复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>C&amp;lear conversation</source>
+        <translation>清空对话(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Settings for &amp;new chats…</source>
+        <translation>新对话的设置(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;About Burrow</source>
+        <translation>关于 Burrow(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Write a message</source>
+        <translation>写消息</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+</context>
+<context>
+    <name>AppMenuBar</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Open model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <source>Recent models</source>
+        <translation>最近使用的模型</translation>
+    </message>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>打开最近使用的模型 %1</translation>
+    </message>
+    <message>
+        <source>E&amp;xport this conversation…</source>
+        <translation>导出此对话(&amp;X)…</translation>
+    </message>
+    <message>
+        <source>Export this conversation to a zip file</source>
+        <translation>将此对话导出为 zip 文件</translation>
+    </message>
+    <message>
+        <source>Export se&amp;lected conversations (%1)…</source>
+        <translation>导出所选的 %1 个对话(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Export the %1 selected conversations to a zip file</source>
+        <translation>将所选的 %1 个对话导出为 zip 文件</translation>
+    </message>
+    <message>
+        <source>&amp;Export all conversations…</source>
+        <translation>导出所有对话(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export all conversations to a zip file</source>
+        <translation>将所有对话导出为 zip 文件</translation>
+    </message>
+    <message>
+        <source>&amp;Import conversations…</source>
+        <translation>导入对话(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Import conversations from a Burrow export</source>
+        <translation>从 Burrow 导出文件导入对话</translation>
+    </message>
+    <message>
+        <source>Quit Burrow</source>
+        <translation>退出 Burrow</translation>
+    </message>
+    <message>
+        <source>&amp;Chat</source>
+        <translation>对话(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Start a new chat</source>
+        <translation>开始新对话</translation>
+    </message>
+    <message>
+        <source>Settings of this chat</source>
+        <translation>此对话的设置</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回复</translation>
+    </message>
+    <message>
+        <source>Regenerate the last reply</source>
+        <translation>重新生成最后一条回复</translation>
+    </message>
+    <message>
+        <source>Clear the conversation</source>
+        <translation>清空对话</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Settings new chats start with</source>
+        <translation>新对话开始时使用的设置</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>About Burrow</source>
+        <translation>关于 Burrow</translation>
+    </message>
+</context>
+<context>
     <name>ArchiveBar</name>
     <message>
         <source>Dismiss the archive message</source>
@@ -201,52 +347,6 @@
         <source>Another chat is still writing its reply. Wait for it, or stop it, then send.</source>
         <translation>另一个对话仍在生成回复。请等待它完成或停止它，然后再发送。</translation>
     </message>
-    <message>
-        <source>Only model files can be dropped here.</source>
-        <translation>只能将模型文件拖放到这里。</translation>
-    </message>
-    <message>
-        <source>Drop one model file at a time.</source>
-        <translation>一次只能拖放一个模型文件。</translation>
-    </message>
-    <message>
-        <source>Only files on this computer can be opened.</source>
-        <translation>只能打开本机上的文件。</translation>
-    </message>
-    <message>
-        <source>%1 is a folder; drop a .gguf model file.</source>
-        <translation>%1 是文件夹，请拖放 .gguf 模型文件。</translation>
-    </message>
-    <message>
-        <source>%1 is not a .gguf model file.</source>
-        <translation>%1 不是 .gguf 模型文件。</translation>
-    </message>
-    <message>
-        <source>%1 does not exist.</source>
-        <translation>%1 不存在。</translation>
-    </message>
-    <message>
-        <source>the file could not be read</source>
-        <translation>无法读取该文件</translation>
-    </message>
-    <message>
-        <source>Burrow can&apos;t use %1: %2</source>
-        <translation>Burrow 无法使用 %1：%2</translation>
-    </message>
-    <message>
-        <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
-        <translation>Burrow 无法使用 %1：%2 仍保留已加载的 %3。</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n tokens at %1 tokens/s</source>
-        <translation>
-            <numerusform>%n 个词元，%1 词元/秒</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>prompt: %1 new, %2 reused</source>
-        <translation>提示词：新增 %1，复用 %2</translation>
-    </message>
 </context>
 <context>
     <name>ChatHeader</name>
@@ -393,9 +493,10 @@
         <source>There is no chat format called &quot;%1&quot; (known: %2).</source>
         <translation>没有名为“%1”的对话格式（可选：%2）。</translation>
     </message>
-</context>
-<context>
-    <name>ChatSettingsPanel</name>
+    <message>
+        <source>Expected one of the listed choices.</source>
+        <translation>请选择列出的选项之一。</translation>
+    </message>
     <message>
         <source>Temperature</source>
         <translation>温度</translation>
@@ -403,6 +504,10 @@
     <message>
         <source>0 always picks the most likely word; higher values give more varied replies.</source>
         <translation>0 表示总是选择可能性最高的词；数值越高，回复越多样。</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation>温度 %1</translation>
     </message>
     <message>
         <source>Top-p</source>
@@ -413,12 +518,20 @@
         <translation>保留可能性最高、累计概率达到此值的词（1：关闭）。</translation>
     </message>
     <message>
+        <source>top-p %1</source>
+        <translation>top-p %1</translation>
+    </message>
+    <message>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
         <source>Keep only this many most likely words (0: off).</source>
         <translation>只保留这么多个可能性最高的词（0：关闭）。</translation>
+    </message>
+    <message>
+        <source>top-k %1</source>
+        <translation>top-k %1</translation>
     </message>
     <message>
         <source>Min-p</source>
@@ -429,6 +542,10 @@
         <translation>舍弃可能性低于最可能词的这一比例的词（0：关闭）。</translation>
     </message>
     <message>
+        <source>min-p %1</source>
+        <translation>min-p %1</translation>
+    </message>
+    <message>
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
@@ -437,12 +554,32 @@
         <translation>大于 1 时，最近出现过的词更不容易重复（1：关闭）。</translation>
     </message>
     <message>
+        <source>repeat penalty %1</source>
+        <translation>重复惩罚 %1</translation>
+    </message>
+    <message>
         <source>Repeat window</source>
         <translation>重复检测范围</translation>
     </message>
     <message>
         <source>How many recent tokens the penalty looks at (-1: the whole context).</source>
         <translation>重复惩罚检查最近多少个词元（-1：整个上下文）。</translation>
+    </message>
+    <message>
+        <source>Random seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>A new random seed for each reply; off: the seed below, to repeat a reply exactly.</source>
+        <translation>每次回复使用新的随机种子；关闭时使用下面的种子，可以完全重现一次回复。</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>The same seed and settings write the same reply again.</source>
+        <translation>相同的种子和设置会再次写出相同的回复。</translation>
     </message>
     <message>
         <source>Maximum reply length</source>
@@ -460,6 +597,61 @@
         <source>How many tokens of the conversation the model sees.</source>
         <translation>模型能看到的对话词元数。</translation>
     </message>
+    <message>
+        <source>context %1</source>
+        <translation>上下文 %1</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Instructions the model sees before the conversation</source>
+        <translation>模型在对话开始前看到的指示</translation>
+    </message>
+    <message>
+        <source>Chat format</source>
+        <translation>对话格式</translation>
+    </message>
+    <message>
+        <source>chat format %1</source>
+        <translation>对话格式 %1</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>The model reasons before it answers (slower, often better); off: it answers at once.</source>
+        <translation>模型先推理再回答（较慢，通常更好）；关闭时直接回答。</translation>
+    </message>
+    <message>
+        <source>thinking %1</source>
+        <translation>思考 %1</translation>
+    </message>
+    <message>
+        <source>Reasoning effort</source>
+        <translation>推理强度</translation>
+    </message>
+    <message>
+        <source>How long the model reasons before it answers.</source>
+        <translation>模型回答前推理多久。</translation>
+    </message>
+    <message>
+        <source>reasoning effort %1</source>
+        <translation>推理强度 %1</translation>
+    </message>
+    <message>
+        <source>The reasoning effort is one of: %1.</source>
+        <translation>推理强度只能是：%1。</translation>
+    </message>
+    <message>
+        <source>Automatic (from the model)</source>
+        <translation>自动（由模型决定）</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsPanel</name>
     <message>
         <source>trained for %1</source>
         <translation>训练上限 %1</translation>
@@ -485,46 +677,6 @@
         <translation>这些设置只对当前对话有效，更改会在下一条回复时生效。圆点表示该值与新对话的默认值不同。</translation>
     </message>
     <message>
-        <source>Differs from the default</source>
-        <translation>与默认值不同</translation>
-    </message>
-    <message>
-        <source>Reset</source>
-        <translation>重置</translation>
-    </message>
-    <message>
-        <source>Reset %1 to the default</source>
-        <translation>将“%1”重置为默认值</translation>
-    </message>
-    <message>
-        <source>Default: %1</source>
-        <translation>默认：%1</translation>
-    </message>
-    <message>
-        <source>Random seed</source>
-        <translation>随机种子</translation>
-    </message>
-    <message>
-        <source>Seed</source>
-        <translation>种子</translation>
-    </message>
-    <message>
-        <source>Reset the seed to the default</source>
-        <translation>将种子重置为默认值</translation>
-    </message>
-    <message>
-        <source>System prompt</source>
-        <translation>系统提示词</translation>
-    </message>
-    <message>
-        <source>Reset the system prompt to the default</source>
-        <translation>将系统提示词重置为默认值</translation>
-    </message>
-    <message>
-        <source>Instructions the model sees before the conversation</source>
-        <translation>模型在对话开始前看到的指示</translation>
-    </message>
-    <message>
         <source>Reset all to defaults</source>
         <translation>全部重置为默认值</translation>
     </message>
@@ -537,32 +689,24 @@
         <translation>新对话将使用这些设置</translation>
     </message>
     <message>
-        <source>Automatic (from the model)</source>
-        <translation>自动（由模型决定）</translation>
+        <source>Low</source>
+        <translation>低</translation>
     </message>
     <message>
-        <source>Automatic uses the model&apos;s own chat template (plain text for a model without one). Choose a format if replies ramble or never stop.</source>
-        <translation>“自动”使用模型自带的对话模板（没有模板的模型使用纯文本）。如果回复语无伦次或停不下来，请选择一种格式。</translation>
+        <source>Medium</source>
+        <translation>中</translation>
     </message>
     <message>
-        <source>This model has no chat template: Automatic gives it the conversation as plain text.</source>
-        <translation>此模型没有对话模板：“自动”会以纯文本形式把对话交给它。</translation>
+        <source>High</source>
+        <translation>高</translation>
     </message>
     <message>
-        <source>Automatic uses this model&apos;s own chat template.</source>
-        <translation>“自动”使用此模型自带的对话模板。</translation>
+        <source>Automatic uses the model&apos;s own chat template, else the chat format its vocabulary shows, else plain text. Choose a format if replies ramble or never stop.</source>
+        <translation>“自动”使用模型自带的对话模板，没有时使用其词表显示的对话格式，再没有则使用纯文本。如果回复离题或停不下来，请选择一种格式。</translation>
     </message>
     <message>
-        <source>Automatic uses the %1 format for this model (its own template cannot be used).</source>
-        <translation>“自动”为此模型使用 %1 格式（其自带的模板无法使用）。</translation>
-    </message>
-    <message>
-        <source>Chat format</source>
-        <translation>对话格式</translation>
-    </message>
-    <message>
-        <source>Reset the chat format to the default</source>
-        <translation>将对话格式重置为默认值</translation>
+        <source>For this model, Automatic uses %1.</source>
+        <translation>对于这个模型，“自动”使用%1。</translation>
     </message>
 </context>
 <context>
@@ -908,10 +1052,6 @@
         <translation>无法保存消息</translation>
     </message>
     <message>
-        <source>unknown role &quot;%1&quot;</source>
-        <translation>未知角色“%1”</translation>
-    </message>
-    <message>
         <source>Could not save the reply</source>
         <translation>无法保存回复</translation>
     </message>
@@ -944,80 +1084,15 @@
         <translation>消息 %1 不在对话 %2 中</translation>
     </message>
     <message>
-        <source>Model: %1</source>
-        <translation>模型：%1</translation>
+        <source>message %1 is not a reply</source>
+        <translation>消息 %1 不是回复</translation>
     </message>
+</context>
+<context>
+    <name>DataFolder</name>
     <message>
-        <source>prompt: %1 tokens</source>
-        <translation>提示词：%1 个词元</translation>
-    </message>
-    <message>
-        <source>reply: %1 tokens</source>
-        <translation>回复：%1 个词元</translation>
-    </message>
-    <message>
-        <source>%1 tokens/s</source>
-        <translation>%1 词元/秒</translation>
-    </message>
-    <message>
-        <source>Interrupted: Burrow stopped while this reply was being written.</source>
-        <translation>已中断：生成此回复时 Burrow 停止运行了。</translation>
-    </message>
-    <message>
-        <source>Stopped before the end.</source>
-        <translation>在结束前被停止。</translation>
-    </message>
-    <message>
-        <source>Failed: %1</source>
-        <translation>失败：%1</translation>
-    </message>
-    <message>
-        <source>Being written…</source>
-        <translation>正在生成…</translation>
-    </message>
-    <message>
-        <source>temperature %1</source>
-        <translation>温度 %1</translation>
-    </message>
-    <message>
-        <source>top-p %1</source>
-        <translation>top-p %1</translation>
-    </message>
-    <message>
-        <source>top-k %1</source>
-        <translation>top-k %1</translation>
-    </message>
-    <message>
-        <source>min-p %1</source>
-        <translation>min-p %1</translation>
-    </message>
-    <message>
-        <source>repeat penalty %1</source>
-        <translation>重复惩罚 %1</translation>
-    </message>
-    <message>
-        <source>context %1</source>
-        <translation>上下文 %1</translation>
-    </message>
-    <message>
-        <source>random seed</source>
-        <translation>随机种子</translation>
-    </message>
-    <message>
-        <source>seed %1</source>
-        <translation>种子 %1</translation>
-    </message>
-    <message>
-        <source>Settings: %1</source>
-        <translation>设置：%1</translation>
-    </message>
-    <message>
-        <source>Written %1</source>
-        <translation>写于 %1</translation>
-    </message>
-    <message>
-        <source>chat format %1</source>
-        <translation>对话格式 %1</translation>
+        <source>Burrow now keeps its data in %1. Some files of the old folder %2 were not moved (%3); nothing was deleted.</source>
+        <translation>Burrow 现在把数据保存在 %1。旧文件夹 %2 中有些文件没有移动（%3）；没有删除任何文件。</translation>
     </message>
 </context>
 <context>
@@ -1061,8 +1136,8 @@
         <translation>未加载模型。</translation>
     </message>
     <message>
-        <source>The message is too long for this model&apos;s context (%1 tokens, the context holds %2). Shorten it or choose a larger context.</source>
-        <translation>消息太长，超出了此模型的上下文（%1 个词元，上下文只能容纳 %2 个）。请缩短消息或选择更大的上下文。</translation>
+        <source>The conversation cannot be written for this model: %1</source>
+        <translation>无法为这个模型写出这段对话：%1</translation>
     </message>
 </context>
 <context>
@@ -1074,6 +1149,17 @@
 </context>
 <context>
     <name>Language</name>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统</translation>
+    </message>
+</context>
+<context>
+    <name>LanguageMenu</name>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
     <message>
         <source>System language</source>
         <translation>跟随系统</translation>
@@ -1117,60 +1203,8 @@
         <translation>压缩的模型 (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</translation>
     </message>
     <message>
-        <source>Import conversations from a Burrow export</source>
-        <translation>从 Burrow 导出文件导入对话</translation>
-    </message>
-    <message>
-        <source>&amp;Import conversations…</source>
-        <translation>导入对话(&amp;I)…</translation>
-    </message>
-    <message>
-        <source>Export all conversations to a zip file</source>
-        <translation>将所有对话导出为 zip 文件</translation>
-    </message>
-    <message>
-        <source>&amp;Export all conversations…</source>
-        <translation>导出所有对话(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>Export this conversation to a zip file</source>
-        <translation>将此对话导出为 zip 文件</translation>
-    </message>
-    <message>
-        <source>E&amp;xport this conversation…</source>
-        <translation>导出此对话(&amp;X)…</translation>
-    </message>
-    <message>
         <source>Settings for new chats</source>
         <translation>新对话的设置</translation>
-    </message>
-    <message>
-        <source>Settings new chats start with</source>
-        <translation>新对话开始时使用的设置</translation>
-    </message>
-    <message>
-        <source>Settings for &amp;new chats…</source>
-        <translation>新对话的设置(&amp;N)…</translation>
-    </message>
-    <message>
-        <source>&amp;Settings</source>
-        <translation>设置(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Settings of this chat</source>
-        <translation>此对话的设置</translation>
-    </message>
-    <message>
-        <source>Chat s&amp;ettings…</source>
-        <translation>对话设置(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>Start a new chat</source>
-        <translation>开始新对话</translation>
-    </message>
-    <message>
-        <source>&amp;New chat</source>
-        <translation>新对话(&amp;N)</translation>
     </message>
     <message>
         <source>%1 — Burrow</source>
@@ -1179,62 +1213,6 @@
     <message>
         <source>Burrow</source>
         <translation>Burrow</translation>
-    </message>
-    <message>
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <source>&amp;Open model…</source>
-        <translation>打开模型(&amp;O)…</translation>
-    </message>
-    <message>
-        <source>Open model</source>
-        <translation>打开模型</translation>
-    </message>
-    <message>
-        <source>Recent models</source>
-        <translation>最近使用的模型</translation>
-    </message>
-    <message>
-        <source>Open recent model %1</source>
-        <translation>打开最近使用的模型 %1</translation>
-    </message>
-    <message>
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>Quit Burrow</source>
-        <translation>退出 Burrow</translation>
-    </message>
-    <message>
-        <source>&amp;Chat</source>
-        <translation>对话(&amp;C)</translation>
-    </message>
-    <message>
-        <source>&amp;Stop reply</source>
-        <translation>停止回复(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Stop the reply</source>
-        <translation>停止回复</translation>
-    </message>
-    <message>
-        <source>&amp;Regenerate reply</source>
-        <translation>重新生成回复(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Regenerate the last reply</source>
-        <translation>重新生成最后一条回复</translation>
-    </message>
-    <message>
-        <source>C&amp;lear conversation</source>
-        <translation>清空对话(&amp;L)</translation>
-    </message>
-    <message>
-        <source>Clear the conversation</source>
-        <translation>清空对话</translation>
     </message>
     <message>
         <source>Reading the model file</source>
@@ -1259,34 +1237,6 @@
     <message>
         <source>Sending the edited message replaces the messages after it.</source>
         <translation>发送编辑后的消息会替换它之后的所有消息。</translation>
-    </message>
-    <message>
-        <source>&amp;Language</source>
-        <translation>语言(&amp;L)</translation>
-    </message>
-    <message>
-        <source>System language</source>
-        <translation>跟随系统</translation>
-    </message>
-    <message>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <source>&amp;About Burrow</source>
-        <translation>关于 Burrow(&amp;A)</translation>
-    </message>
-    <message>
-        <source>About Burrow</source>
-        <translation>关于 Burrow</translation>
-    </message>
-    <message>
-        <source>Export se&amp;lected conversations (%1)…</source>
-        <translation>导出所选的 %1 个对话(&amp;L)…</translation>
-    </message>
-    <message>
-        <source>Export the %1 selected conversations to a zip file</source>
-        <translation>将所选的 %1 个对话导出为 zip 文件</translation>
     </message>
 </context>
 <context>
@@ -1387,6 +1337,42 @@
         <source>unknown</source>
         <translation>未知</translation>
     </message>
+    <message>
+        <source>%1 experts, %2 active</source>
+        <translation>%1 个专家，%2 个启用</translation>
+    </message>
+    <message>
+        <source>%1 of %2 active per token</source>
+        <translation>每个词元启用 %1（共 %2）</translation>
+    </message>
+    <message>
+        <source>%1 positions on %2 of %3 layers</source>
+        <translation>%1 个位置，用于 %3 层中的 %2 层</translation>
+    </message>
+    <message>
+        <source>its own chat template</source>
+        <translation>它自带的对话模板</translation>
+    </message>
+    <message>
+        <source>chosen when it loads: the chat format its vocabulary shows, or plain text</source>
+        <translation>加载时决定：其词表显示的对话格式，或纯文本</translation>
+    </message>
+    <message>
+        <source>none: the model continues your text (it has no chat template and no chat tokens)</source>
+        <translation>无：模型接着写你的文本（它没有对话模板，也没有对话标记）</translation>
+    </message>
+    <message>
+        <source>%1, from the chat tokens in its vocabulary (it has no chat template)</source>
+        <translation>%1，来自其词表中的对话标记（它没有对话模板）</translation>
+    </message>
+    <message>
+        <source>%1 (its own chat template cannot be used)</source>
+        <translation>%1（无法使用它自带的对话模板）</translation>
+    </message>
+    <message>
+        <source>%1, chosen from its architecture (it has no chat template)</source>
+        <translation>%1，根据其架构选择（它没有对话模板）</translation>
+    </message>
 </context>
 <context>
     <name>ModelCardDialog</name>
@@ -1431,14 +1417,6 @@
         <translation>对话格式</translation>
     </message>
     <message>
-        <source>the model&apos;s chat template</source>
-        <translation>模型自带的对话模板</translation>
-    </message>
-    <message>
-        <source>none: the model continues your text</source>
-        <translation>无：模型会续写你的文字</translation>
-    </message>
-    <message>
         <source>Context</source>
         <translation>上下文</translation>
     </message>
@@ -1449,10 +1427,6 @@
     <message>
         <source>Memory needed</source>
         <translation>所需内存</translation>
-    </message>
-    <message>
-        <source>%1 (weights + KV cache), %2 free</source>
-        <translation>%1（权重 + KV 缓存），可用 %2</translation>
     </message>
     <message>
         <source>This needs more memory than is free now. Loading may fail or make the computer slow; a smaller context or a smaller quantization needs less.</source>
@@ -1477,6 +1451,171 @@
     <message>
         <source>Don&apos;t load this model</source>
         <translation>不加载此模型</translation>
+    </message>
+    <message>
+        <source>Experts</source>
+        <translation>专家</translation>
+    </message>
+    <message>
+        <source>Sliding window</source>
+        <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <source>%1 (weights and KV cache), %2 free</source>
+        <translation>%1（权重和 KV 缓存），可用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>ModelLoader</name>
+    <message>
+        <source>Only model files can be dropped here.</source>
+        <translation>只能将模型文件拖放到这里。</translation>
+    </message>
+    <message>
+        <source>Drop one model file at a time.</source>
+        <translation>一次只能拖放一个模型文件。</translation>
+    </message>
+    <message>
+        <source>Only files on this computer can be opened.</source>
+        <translation>只能打开本机上的文件。</translation>
+    </message>
+    <message>
+        <source>%1 is a folder; drop a .gguf model file.</source>
+        <translation>%1 是文件夹，请拖放 .gguf 模型文件。</translation>
+    </message>
+    <message>
+        <source>%1 is not a .gguf model file.</source>
+        <translation>%1 不是 .gguf 模型文件。</translation>
+    </message>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 不存在。</translation>
+    </message>
+    <message>
+        <source>the file could not be read</source>
+        <translation>无法读取该文件</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t use %1: %2</source>
+        <translation>Burrow 无法使用 %1：%2</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
+        <translation>Burrow 无法使用 %1：%2 仍保留已加载的 %3。</translation>
+    </message>
+</context>
+<context>
+    <name>ReasoningBlock</name>
+    <message>
+        <source>Thinking…</source>
+        <translation>思考中…</translation>
+    </message>
+    <message>
+        <source>Thought</source>
+        <translation>已思考</translation>
+    </message>
+    <message>
+        <source>Thought for %L1 s</source>
+        <translation>思考了 %L1 秒</translation>
+    </message>
+    <message>
+        <source>Hide the reasoning</source>
+        <translation>隐藏推理过程</translation>
+    </message>
+    <message>
+        <source>Show the reasoning</source>
+        <translation>显示推理过程</translation>
+    </message>
+</context>
+<context>
+    <name>ReplyDetails</name>
+    <message>
+        <source>Model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>prompt: %1 tokens</source>
+        <translation>提示词：%1 个词元</translation>
+    </message>
+    <message>
+        <source>reply: %1 tokens</source>
+        <translation>回复：%1 个词元</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+        <source>Interrupted: Burrow stopped while this reply was being written.</source>
+        <translation>已中断：生成此回复时 Burrow 停止运行了。</translation>
+    </message>
+    <message>
+        <source>Stopped before the end.</source>
+        <translation>在结束前被停止。</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Being written…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
+        <source>random seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>seed %1</source>
+        <translation>种子 %1</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Settings: %1</source>
+        <translation>设置：%1</translation>
+    </message>
+    <message>
+        <source>Written %1</source>
+        <translation>写于 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ReplyStream</name>
+    <message numerus="yes">
+        <source>%n tokens at %1 tokens/s</source>
+        <translation>
+            <numerusform>%n 个词元，%1 词元/秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>prompt: %1 new, %2 reused</source>
+        <translation>提示词：新增 %1，复用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>SettingRow</name>
+    <message>
+        <source>Differs from the default</source>
+        <translation>与默认值不同</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>Reset %1 to the default</source>
+        <translation>将“%1”重置为默认值</translation>
+    </message>
+    <message>
+        <source>Default: %1</source>
+        <translation>默认：%1</translation>
     </message>
 </context>
 <context>
@@ -1508,6 +1647,10 @@
     <message>
         <source>%1 of %2 tokens</source>
         <translation>%1 / %2 个词元</translation>
+    </message>
+    <message>
+        <source>this chat asks for %L1: the next reply makes the context again</source>
+        <translation>此对话需要 %L1：下一次回复会重新建立上下文</translation>
     </message>
 </context>
 </TS>

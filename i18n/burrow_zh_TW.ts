@@ -45,6 +45,152 @@
     </message>
 </context>
 <context>
+    <name>AppActions</name>
+    <message>
+        <source>&amp;Open model…</source>
+        <translation>開啟模型(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>結束(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新對話(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Find a chat</source>
+        <translation>尋找對話(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Chat s&amp;ettings…</source>
+        <translation>對話設定(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Stop reply</source>
+        <translation>停止回覆(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate reply</source>
+        <translation>重新產生回覆(&amp;R)</translation>
+    </message>
+    <message>
+        <source>C&amp;lear conversation</source>
+        <translation>清除對話(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Settings for &amp;new chats…</source>
+        <translation>新對話的設定(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;About Burrow</source>
+        <translation>關於 Burrow(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Write a message</source>
+        <translation>撰寫訊息</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>傳送</translation>
+    </message>
+</context>
+<context>
+    <name>AppMenuBar</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>檔案(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Open model</source>
+        <translation>開啟模型</translation>
+    </message>
+    <message>
+        <source>Recent models</source>
+        <translation>最近使用的模型</translation>
+    </message>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>開啟最近使用的模型 %1</translation>
+    </message>
+    <message>
+        <source>E&amp;xport this conversation…</source>
+        <translation>匯出此對話(&amp;X)…</translation>
+    </message>
+    <message>
+        <source>Export this conversation to a zip file</source>
+        <translation>將此對話匯出為 zip 檔案</translation>
+    </message>
+    <message>
+        <source>Export se&amp;lected conversations (%1)…</source>
+        <translation>匯出所選的 %1 個對話(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Export the %1 selected conversations to a zip file</source>
+        <translation>將所選的 %1 個對話匯出為 zip 檔案</translation>
+    </message>
+    <message>
+        <source>&amp;Export all conversations…</source>
+        <translation>匯出所有對話(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export all conversations to a zip file</source>
+        <translation>將所有對話匯出為 zip 檔案</translation>
+    </message>
+    <message>
+        <source>&amp;Import conversations…</source>
+        <translation>匯入對話(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Import conversations from a Burrow export</source>
+        <translation>從 Burrow 匯出檔案匯入對話</translation>
+    </message>
+    <message>
+        <source>Quit Burrow</source>
+        <translation>結束 Burrow</translation>
+    </message>
+    <message>
+        <source>&amp;Chat</source>
+        <translation>對話(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Start a new chat</source>
+        <translation>開始新對話</translation>
+    </message>
+    <message>
+        <source>Settings of this chat</source>
+        <translation>此對話的設定</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回覆</translation>
+    </message>
+    <message>
+        <source>Regenerate the last reply</source>
+        <translation>重新產生最後一則回覆</translation>
+    </message>
+    <message>
+        <source>Clear the conversation</source>
+        <translation>清除對話</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>設定(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Settings new chats start with</source>
+        <translation>新對話開始時使用的設定</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>說明(&amp;H)</translation>
+    </message>
+    <message>
+        <source>About Burrow</source>
+        <translation>關於 Burrow</translation>
+    </message>
+</context>
+<context>
     <name>ArchiveBar</name>
     <message>
         <source>Dismiss the archive message</source>
@@ -201,52 +347,6 @@
         <source>Another chat is still writing its reply. Wait for it, or stop it, then send.</source>
         <translation>另一個對話仍在產生回覆。請等待它完成或停止它，然後再傳送。</translation>
     </message>
-    <message>
-        <source>Only model files can be dropped here.</source>
-        <translation>只能將模型檔案拖放到這裡。</translation>
-    </message>
-    <message>
-        <source>Drop one model file at a time.</source>
-        <translation>一次只能拖放一個模型檔案。</translation>
-    </message>
-    <message>
-        <source>Only files on this computer can be opened.</source>
-        <translation>只能開啟這台電腦上的檔案。</translation>
-    </message>
-    <message>
-        <source>%1 is a folder; drop a .gguf model file.</source>
-        <translation>%1 是資料夾，請拖放 .gguf 模型檔案。</translation>
-    </message>
-    <message>
-        <source>%1 is not a .gguf model file.</source>
-        <translation>%1 不是 .gguf 模型檔案。</translation>
-    </message>
-    <message>
-        <source>%1 does not exist.</source>
-        <translation>%1 不存在。</translation>
-    </message>
-    <message>
-        <source>the file could not be read</source>
-        <translation>無法讀取該檔案</translation>
-    </message>
-    <message>
-        <source>Burrow can&apos;t use %1: %2</source>
-        <translation>Burrow 無法使用 %1：%2</translation>
-    </message>
-    <message>
-        <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
-        <translation>Burrow 無法使用 %1：%2 仍保留已載入的 %3。</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n tokens at %1 tokens/s</source>
-        <translation>
-            <numerusform>%n 個詞元，%1 詞元/秒</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>prompt: %1 new, %2 reused</source>
-        <translation>提示詞：新增 %1，沿用 %2</translation>
-    </message>
 </context>
 <context>
     <name>ChatHeader</name>
@@ -393,9 +493,10 @@
         <source>There is no chat format called &quot;%1&quot; (known: %2).</source>
         <translation>沒有名為「%1」的對話格式（可選：%2）。</translation>
     </message>
-</context>
-<context>
-    <name>ChatSettingsPanel</name>
+    <message>
+        <source>Expected one of the listed choices.</source>
+        <translation>請選擇列出的選項之一。</translation>
+    </message>
     <message>
         <source>Temperature</source>
         <translation>溫度</translation>
@@ -403,6 +504,10 @@
     <message>
         <source>0 always picks the most likely word; higher values give more varied replies.</source>
         <translation>0 表示一律選擇可能性最高的詞；數值越高，回覆越多樣。</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation>溫度 %1</translation>
     </message>
     <message>
         <source>Top-p</source>
@@ -413,12 +518,20 @@
         <translation>保留可能性最高、累計機率達到此值的詞（1：關閉）。</translation>
     </message>
     <message>
+        <source>top-p %1</source>
+        <translation>top-p %1</translation>
+    </message>
+    <message>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
         <source>Keep only this many most likely words (0: off).</source>
         <translation>只保留這麼多個可能性最高的詞（0：關閉）。</translation>
+    </message>
+    <message>
+        <source>top-k %1</source>
+        <translation>top-k %1</translation>
     </message>
     <message>
         <source>Min-p</source>
@@ -429,6 +542,10 @@
         <translation>捨棄可能性低於最可能詞之此比例的詞（0：關閉）。</translation>
     </message>
     <message>
+        <source>min-p %1</source>
+        <translation>min-p %1</translation>
+    </message>
+    <message>
         <source>Repeat penalty</source>
         <translation>重複懲罰</translation>
     </message>
@@ -437,12 +554,32 @@
         <translation>大於 1 時，最近出現過的詞較不容易重複（1：關閉）。</translation>
     </message>
     <message>
+        <source>repeat penalty %1</source>
+        <translation>重複懲罰 %1</translation>
+    </message>
+    <message>
         <source>Repeat window</source>
         <translation>重複偵測範圍</translation>
     </message>
     <message>
         <source>How many recent tokens the penalty looks at (-1: the whole context).</source>
         <translation>重複懲罰檢查最近多少個詞元（-1：整個上下文）。</translation>
+    </message>
+    <message>
+        <source>Random seed</source>
+        <translation>隨機種子</translation>
+    </message>
+    <message>
+        <source>A new random seed for each reply; off: the seed below, to repeat a reply exactly.</source>
+        <translation>每次回覆使用新的隨機種子；關閉時使用下方的種子，可以完全重現一次回覆。</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>種子</translation>
+    </message>
+    <message>
+        <source>The same seed and settings write the same reply again.</source>
+        <translation>相同的種子與設定會再次寫出相同的回覆。</translation>
     </message>
     <message>
         <source>Maximum reply length</source>
@@ -460,6 +597,61 @@
         <source>How many tokens of the conversation the model sees.</source>
         <translation>模型能看到的對話詞元數。</translation>
     </message>
+    <message>
+        <source>context %1</source>
+        <translation>上下文 %1</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系統提示詞</translation>
+    </message>
+    <message>
+        <source>Instructions the model sees before the conversation</source>
+        <translation>模型在對話開始前看到的指示</translation>
+    </message>
+    <message>
+        <source>Chat format</source>
+        <translation>對話格式</translation>
+    </message>
+    <message>
+        <source>chat format %1</source>
+        <translation>對話格式 %1</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>The model reasons before it answers (slower, often better); off: it answers at once.</source>
+        <translation>模型先推理再回答（較慢，通常較好）；關閉時直接回答。</translation>
+    </message>
+    <message>
+        <source>thinking %1</source>
+        <translation>思考 %1</translation>
+    </message>
+    <message>
+        <source>Reasoning effort</source>
+        <translation>推理強度</translation>
+    </message>
+    <message>
+        <source>How long the model reasons before it answers.</source>
+        <translation>模型回答前推理多久。</translation>
+    </message>
+    <message>
+        <source>reasoning effort %1</source>
+        <translation>推理強度 %1</translation>
+    </message>
+    <message>
+        <source>The reasoning effort is one of: %1.</source>
+        <translation>推理強度只能是：%1。</translation>
+    </message>
+    <message>
+        <source>Automatic (from the model)</source>
+        <translation>自動（由模型決定）</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsPanel</name>
     <message>
         <source>trained for %1</source>
         <translation>訓練上限 %1</translation>
@@ -485,46 +677,6 @@
         <translation>這些設定只適用於目前的對話，變更會在下一則回覆時生效。圓點表示該值與新對話的預設值不同。</translation>
     </message>
     <message>
-        <source>Differs from the default</source>
-        <translation>與預設值不同</translation>
-    </message>
-    <message>
-        <source>Reset</source>
-        <translation>重設</translation>
-    </message>
-    <message>
-        <source>Reset %1 to the default</source>
-        <translation>將「%1」重設為預設值</translation>
-    </message>
-    <message>
-        <source>Default: %1</source>
-        <translation>預設：%1</translation>
-    </message>
-    <message>
-        <source>Random seed</source>
-        <translation>隨機種子</translation>
-    </message>
-    <message>
-        <source>Seed</source>
-        <translation>種子</translation>
-    </message>
-    <message>
-        <source>Reset the seed to the default</source>
-        <translation>將種子重設為預設值</translation>
-    </message>
-    <message>
-        <source>System prompt</source>
-        <translation>系統提示詞</translation>
-    </message>
-    <message>
-        <source>Reset the system prompt to the default</source>
-        <translation>將系統提示詞重設為預設值</translation>
-    </message>
-    <message>
-        <source>Instructions the model sees before the conversation</source>
-        <translation>模型在對話開始前看到的指示</translation>
-    </message>
-    <message>
         <source>Reset all to defaults</source>
         <translation>全部重設為預設值</translation>
     </message>
@@ -537,32 +689,24 @@
         <translation>新對話將使用這些設定</translation>
     </message>
     <message>
-        <source>Automatic (from the model)</source>
-        <translation>自動（由模型決定）</translation>
+        <source>Low</source>
+        <translation>低</translation>
     </message>
     <message>
-        <source>Automatic uses the model&apos;s own chat template (plain text for a model without one). Choose a format if replies ramble or never stop.</source>
-        <translation>「自動」使用模型內建的對話範本（沒有範本的模型使用純文字）。如果回覆語無倫次或停不下來，請選擇一種格式。</translation>
+        <source>Medium</source>
+        <translation>中</translation>
     </message>
     <message>
-        <source>This model has no chat template: Automatic gives it the conversation as plain text.</source>
-        <translation>此模型沒有對話範本：「自動」會以純文字形式將對話交給它。</translation>
+        <source>High</source>
+        <translation>高</translation>
     </message>
     <message>
-        <source>Automatic uses this model&apos;s own chat template.</source>
-        <translation>「自動」使用此模型內建的對話範本。</translation>
+        <source>Automatic uses the model&apos;s own chat template, else the chat format its vocabulary shows, else plain text. Choose a format if replies ramble or never stop.</source>
+        <translation>「自動」使用模型內建的對話範本，沒有時使用其詞彙表顯示的對話格式，再沒有則使用純文字。如果回覆離題或停不下來，請選擇一種格式。</translation>
     </message>
     <message>
-        <source>Automatic uses the %1 format for this model (its own template cannot be used).</source>
-        <translation>「自動」為此模型使用 %1 格式（其內建的範本無法使用）。</translation>
-    </message>
-    <message>
-        <source>Chat format</source>
-        <translation>對話格式</translation>
-    </message>
-    <message>
-        <source>Reset the chat format to the default</source>
-        <translation>將對話格式重設為預設值</translation>
+        <source>For this model, Automatic uses %1.</source>
+        <translation>對於這個模型，「自動」使用%1。</translation>
     </message>
 </context>
 <context>
@@ -908,10 +1052,6 @@
         <translation>無法儲存訊息</translation>
     </message>
     <message>
-        <source>unknown role &quot;%1&quot;</source>
-        <translation>未知角色「%1」</translation>
-    </message>
-    <message>
         <source>Could not save the reply</source>
         <translation>無法儲存回覆</translation>
     </message>
@@ -944,80 +1084,15 @@
         <translation>訊息 %1 不在對話 %2 中</translation>
     </message>
     <message>
-        <source>Model: %1</source>
-        <translation>模型：%1</translation>
+        <source>message %1 is not a reply</source>
+        <translation>訊息 %1 不是回覆</translation>
     </message>
+</context>
+<context>
+    <name>DataFolder</name>
     <message>
-        <source>prompt: %1 tokens</source>
-        <translation>提示詞：%1 個詞元</translation>
-    </message>
-    <message>
-        <source>reply: %1 tokens</source>
-        <translation>回覆：%1 個詞元</translation>
-    </message>
-    <message>
-        <source>%1 tokens/s</source>
-        <translation>%1 詞元/秒</translation>
-    </message>
-    <message>
-        <source>Interrupted: Burrow stopped while this reply was being written.</source>
-        <translation>已中斷：產生此回覆時 Burrow 停止執行了。</translation>
-    </message>
-    <message>
-        <source>Stopped before the end.</source>
-        <translation>在結束前被停止。</translation>
-    </message>
-    <message>
-        <source>Failed: %1</source>
-        <translation>失敗：%1</translation>
-    </message>
-    <message>
-        <source>Being written…</source>
-        <translation>正在產生…</translation>
-    </message>
-    <message>
-        <source>temperature %1</source>
-        <translation>溫度 %1</translation>
-    </message>
-    <message>
-        <source>top-p %1</source>
-        <translation>top-p %1</translation>
-    </message>
-    <message>
-        <source>top-k %1</source>
-        <translation>top-k %1</translation>
-    </message>
-    <message>
-        <source>min-p %1</source>
-        <translation>min-p %1</translation>
-    </message>
-    <message>
-        <source>repeat penalty %1</source>
-        <translation>重複懲罰 %1</translation>
-    </message>
-    <message>
-        <source>context %1</source>
-        <translation>上下文 %1</translation>
-    </message>
-    <message>
-        <source>random seed</source>
-        <translation>隨機種子</translation>
-    </message>
-    <message>
-        <source>seed %1</source>
-        <translation>種子 %1</translation>
-    </message>
-    <message>
-        <source>Settings: %1</source>
-        <translation>設定：%1</translation>
-    </message>
-    <message>
-        <source>Written %1</source>
-        <translation>寫於 %1</translation>
-    </message>
-    <message>
-        <source>chat format %1</source>
-        <translation>對話格式 %1</translation>
+        <source>Burrow now keeps its data in %1. Some files of the old folder %2 were not moved (%3); nothing was deleted.</source>
+        <translation>Burrow 現在將資料儲存在 %1。舊資料夾 %2 中有些檔案沒有移動（%3）；沒有刪除任何檔案。</translation>
     </message>
 </context>
 <context>
@@ -1061,8 +1136,8 @@
         <translation>尚未載入模型。</translation>
     </message>
     <message>
-        <source>The message is too long for this model&apos;s context (%1 tokens, the context holds %2). Shorten it or choose a larger context.</source>
-        <translation>訊息太長，超出此模型的上下文（%1 個詞元，上下文只能容納 %2 個）。請縮短訊息或選擇較大的上下文。</translation>
+        <source>The conversation cannot be written for this model: %1</source>
+        <translation>無法為這個模型寫出這段對話：%1</translation>
     </message>
 </context>
 <context>
@@ -1074,6 +1149,17 @@
 </context>
 <context>
     <name>Language</name>
+    <message>
+        <source>System language</source>
+        <translation>跟隨系統</translation>
+    </message>
+</context>
+<context>
+    <name>LanguageMenu</name>
+    <message>
+        <source>&amp;Language</source>
+        <translation>語言(&amp;L)</translation>
+    </message>
     <message>
         <source>System language</source>
         <translation>跟隨系統</translation>
@@ -1117,60 +1203,8 @@
         <translation>壓縮的模型 (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</translation>
     </message>
     <message>
-        <source>Import conversations from a Burrow export</source>
-        <translation>從 Burrow 匯出檔案匯入對話</translation>
-    </message>
-    <message>
-        <source>&amp;Import conversations…</source>
-        <translation>匯入對話(&amp;I)…</translation>
-    </message>
-    <message>
-        <source>Export all conversations to a zip file</source>
-        <translation>將所有對話匯出為 zip 檔案</translation>
-    </message>
-    <message>
-        <source>&amp;Export all conversations…</source>
-        <translation>匯出所有對話(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>Export this conversation to a zip file</source>
-        <translation>將此對話匯出為 zip 檔案</translation>
-    </message>
-    <message>
-        <source>E&amp;xport this conversation…</source>
-        <translation>匯出此對話(&amp;X)…</translation>
-    </message>
-    <message>
         <source>Settings for new chats</source>
         <translation>新對話的設定</translation>
-    </message>
-    <message>
-        <source>Settings new chats start with</source>
-        <translation>新對話開始時使用的設定</translation>
-    </message>
-    <message>
-        <source>Settings for &amp;new chats…</source>
-        <translation>新對話的設定(&amp;N)…</translation>
-    </message>
-    <message>
-        <source>&amp;Settings</source>
-        <translation>設定(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Settings of this chat</source>
-        <translation>此對話的設定</translation>
-    </message>
-    <message>
-        <source>Chat s&amp;ettings…</source>
-        <translation>對話設定(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>Start a new chat</source>
-        <translation>開始新對話</translation>
-    </message>
-    <message>
-        <source>&amp;New chat</source>
-        <translation>新對話(&amp;N)</translation>
     </message>
     <message>
         <source>%1 — Burrow</source>
@@ -1179,62 +1213,6 @@
     <message>
         <source>Burrow</source>
         <translation>Burrow</translation>
-    </message>
-    <message>
-        <source>&amp;File</source>
-        <translation>檔案(&amp;F)</translation>
-    </message>
-    <message>
-        <source>&amp;Open model…</source>
-        <translation>開啟模型(&amp;O)…</translation>
-    </message>
-    <message>
-        <source>Open model</source>
-        <translation>開啟模型</translation>
-    </message>
-    <message>
-        <source>Recent models</source>
-        <translation>最近使用的模型</translation>
-    </message>
-    <message>
-        <source>Open recent model %1</source>
-        <translation>開啟最近使用的模型 %1</translation>
-    </message>
-    <message>
-        <source>&amp;Quit</source>
-        <translation>結束(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>Quit Burrow</source>
-        <translation>結束 Burrow</translation>
-    </message>
-    <message>
-        <source>&amp;Chat</source>
-        <translation>對話(&amp;C)</translation>
-    </message>
-    <message>
-        <source>&amp;Stop reply</source>
-        <translation>停止回覆(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Stop the reply</source>
-        <translation>停止回覆</translation>
-    </message>
-    <message>
-        <source>&amp;Regenerate reply</source>
-        <translation>重新產生回覆(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Regenerate the last reply</source>
-        <translation>重新產生最後一則回覆</translation>
-    </message>
-    <message>
-        <source>C&amp;lear conversation</source>
-        <translation>清除對話(&amp;L)</translation>
-    </message>
-    <message>
-        <source>Clear the conversation</source>
-        <translation>清除對話</translation>
     </message>
     <message>
         <source>Reading the model file</source>
@@ -1259,34 +1237,6 @@
     <message>
         <source>Sending the edited message replaces the messages after it.</source>
         <translation>傳送編輯後的訊息會取代它之後的所有訊息。</translation>
-    </message>
-    <message>
-        <source>&amp;Language</source>
-        <translation>語言(&amp;L)</translation>
-    </message>
-    <message>
-        <source>System language</source>
-        <translation>跟隨系統</translation>
-    </message>
-    <message>
-        <source>&amp;Help</source>
-        <translation>說明(&amp;H)</translation>
-    </message>
-    <message>
-        <source>&amp;About Burrow</source>
-        <translation>關於 Burrow(&amp;A)</translation>
-    </message>
-    <message>
-        <source>About Burrow</source>
-        <translation>關於 Burrow</translation>
-    </message>
-    <message>
-        <source>Export se&amp;lected conversations (%1)…</source>
-        <translation>匯出所選的 %1 個對話(&amp;L)…</translation>
-    </message>
-    <message>
-        <source>Export the %1 selected conversations to a zip file</source>
-        <translation>將所選的 %1 個對話匯出為 zip 檔案</translation>
     </message>
 </context>
 <context>
@@ -1387,6 +1337,42 @@
         <source>unknown</source>
         <translation>未知</translation>
     </message>
+    <message>
+        <source>%1 experts, %2 active</source>
+        <translation>%1 個專家，%2 個啟用</translation>
+    </message>
+    <message>
+        <source>%1 of %2 active per token</source>
+        <translation>每個詞元啟用 %1（共 %2）</translation>
+    </message>
+    <message>
+        <source>%1 positions on %2 of %3 layers</source>
+        <translation>%1 個位置，用於 %3 層中的 %2 層</translation>
+    </message>
+    <message>
+        <source>its own chat template</source>
+        <translation>它內建的對話範本</translation>
+    </message>
+    <message>
+        <source>chosen when it loads: the chat format its vocabulary shows, or plain text</source>
+        <translation>載入時決定：其詞彙表顯示的對話格式，或純文字</translation>
+    </message>
+    <message>
+        <source>none: the model continues your text (it has no chat template and no chat tokens)</source>
+        <translation>無：模型接著寫你的文字（它沒有對話範本，也沒有對話標記）</translation>
+    </message>
+    <message>
+        <source>%1, from the chat tokens in its vocabulary (it has no chat template)</source>
+        <translation>%1，來自其詞彙表中的對話標記（它沒有對話範本）</translation>
+    </message>
+    <message>
+        <source>%1 (its own chat template cannot be used)</source>
+        <translation>%1（無法使用它內建的對話範本）</translation>
+    </message>
+    <message>
+        <source>%1, chosen from its architecture (it has no chat template)</source>
+        <translation>%1，依其架構選擇（它沒有對話範本）</translation>
+    </message>
 </context>
 <context>
     <name>ModelCardDialog</name>
@@ -1431,14 +1417,6 @@
         <translation>對話格式</translation>
     </message>
     <message>
-        <source>the model&apos;s chat template</source>
-        <translation>模型內建的對話範本</translation>
-    </message>
-    <message>
-        <source>none: the model continues your text</source>
-        <translation>無：模型會接續你的文字</translation>
-    </message>
-    <message>
         <source>Context</source>
         <translation>上下文</translation>
     </message>
@@ -1449,10 +1427,6 @@
     <message>
         <source>Memory needed</source>
         <translation>所需記憶體</translation>
-    </message>
-    <message>
-        <source>%1 (weights + KV cache), %2 free</source>
-        <translation>%1（權重 + KV 快取），可用 %2</translation>
     </message>
     <message>
         <source>This needs more memory than is free now. Loading may fail or make the computer slow; a smaller context or a smaller quantization needs less.</source>
@@ -1477,6 +1451,171 @@
     <message>
         <source>Don&apos;t load this model</source>
         <translation>不載入此模型</translation>
+    </message>
+    <message>
+        <source>Experts</source>
+        <translation>專家</translation>
+    </message>
+    <message>
+        <source>Sliding window</source>
+        <translation>滑動視窗</translation>
+    </message>
+    <message>
+        <source>%1 (weights and KV cache), %2 free</source>
+        <translation>%1（權重與 KV 快取），可用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>ModelLoader</name>
+    <message>
+        <source>Only model files can be dropped here.</source>
+        <translation>只能將模型檔案拖放到這裡。</translation>
+    </message>
+    <message>
+        <source>Drop one model file at a time.</source>
+        <translation>一次只能拖放一個模型檔案。</translation>
+    </message>
+    <message>
+        <source>Only files on this computer can be opened.</source>
+        <translation>只能開啟這台電腦上的檔案。</translation>
+    </message>
+    <message>
+        <source>%1 is a folder; drop a .gguf model file.</source>
+        <translation>%1 是資料夾，請拖放 .gguf 模型檔案。</translation>
+    </message>
+    <message>
+        <source>%1 is not a .gguf model file.</source>
+        <translation>%1 不是 .gguf 模型檔案。</translation>
+    </message>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 不存在。</translation>
+    </message>
+    <message>
+        <source>the file could not be read</source>
+        <translation>無法讀取該檔案</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t use %1: %2</source>
+        <translation>Burrow 無法使用 %1：%2</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
+        <translation>Burrow 無法使用 %1：%2 仍保留已載入的 %3。</translation>
+    </message>
+</context>
+<context>
+    <name>ReasoningBlock</name>
+    <message>
+        <source>Thinking…</source>
+        <translation>思考中…</translation>
+    </message>
+    <message>
+        <source>Thought</source>
+        <translation>已思考</translation>
+    </message>
+    <message>
+        <source>Thought for %L1 s</source>
+        <translation>思考了 %L1 秒</translation>
+    </message>
+    <message>
+        <source>Hide the reasoning</source>
+        <translation>隱藏推理過程</translation>
+    </message>
+    <message>
+        <source>Show the reasoning</source>
+        <translation>顯示推理過程</translation>
+    </message>
+</context>
+<context>
+    <name>ReplyDetails</name>
+    <message>
+        <source>Model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>prompt: %1 tokens</source>
+        <translation>提示詞：%1 個詞元</translation>
+    </message>
+    <message>
+        <source>reply: %1 tokens</source>
+        <translation>回覆：%1 個詞元</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 詞元/秒</translation>
+    </message>
+    <message>
+        <source>Interrupted: Burrow stopped while this reply was being written.</source>
+        <translation>已中斷：產生此回覆時 Burrow 停止執行了。</translation>
+    </message>
+    <message>
+        <source>Stopped before the end.</source>
+        <translation>在結束前被停止。</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失敗：%1</translation>
+    </message>
+    <message>
+        <source>Being written…</source>
+        <translation>正在產生…</translation>
+    </message>
+    <message>
+        <source>random seed</source>
+        <translation>隨機種子</translation>
+    </message>
+    <message>
+        <source>seed %1</source>
+        <translation>種子 %1</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>開</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>關</translation>
+    </message>
+    <message>
+        <source>Settings: %1</source>
+        <translation>設定：%1</translation>
+    </message>
+    <message>
+        <source>Written %1</source>
+        <translation>寫於 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ReplyStream</name>
+    <message numerus="yes">
+        <source>%n tokens at %1 tokens/s</source>
+        <translation>
+            <numerusform>%n 個詞元，%1 詞元/秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>prompt: %1 new, %2 reused</source>
+        <translation>提示詞：新增 %1，沿用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>SettingRow</name>
+    <message>
+        <source>Differs from the default</source>
+        <translation>與預設值不同</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重設</translation>
+    </message>
+    <message>
+        <source>Reset %1 to the default</source>
+        <translation>將「%1」重設為預設值</translation>
+    </message>
+    <message>
+        <source>Default: %1</source>
+        <translation>預設：%1</translation>
     </message>
 </context>
 <context>
@@ -1508,6 +1647,10 @@
     <message>
         <source>%1 of %2 tokens</source>
         <translation>%1 / %2 個詞元</translation>
+    </message>
+    <message>
+        <source>this chat asks for %L1: the next reply makes the context again</source>
+        <translation>此對話需要 %L1：下一次回覆會重新建立上下文</translation>
     </message>
 </context>
 </TS>

@@ -3,7 +3,8 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]     (after scripts/build.sh fuzz)
 #   SECONDS: the whole budget (default 60), split evenly among the targets.
 #   TARGET:  gguf (the GGUF reader), jinja (chat templates and the reasoning
-#            splitter), vocab (vocabulary loading and tokenizing); default all.
+#            splitter), vocab (vocabulary loading and tokenizing), request
+#            (the server's request bodies and header checks); default all.
 #
 # Seed corpora, rebuilt every run in build/fuzz/fuzz-work/<target>/seeds:
 #   gguf:  valid and corrupt files written by gguf_seed_corpus; the first
@@ -12,6 +13,7 @@
 #          every case of ../shared/templates*/cases.json with its template;
 #   vocab: generated vocabularies for every pre-tokenizer (vocab_seed_corpus)
 #          and the ../shared/tokenizer*/ vocabularies cut down to kilobytes;
+#   request: a few chat and completion bodies written below (request_seeds);
 # plus, for each, the kept crash inputs under tests/engine/<folder>/data/.
 # Nothing from ../shared is copied into the repository. The corpus each
 # fuzzer grows is kept in build/fuzz/fuzz-work/<target>/corpus between runs.
@@ -22,7 +24,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(gguf jinja vocab)
+    targets=(gguf jinja vocab request)
 fi
 tree="$root/build/fuzz"
 if [[ ! -f "$tree/build.ninja" ]]; then
@@ -85,6 +87,12 @@ with_shared() {
 }
 jinja_seeds() { with_shared "$tree/fuzz/chat_seed_corpus" "$1"; }
 vocab_seeds() { with_shared "$tree/fuzz/vocab_seed_corpus" "$1"; }
+request_seeds() {
+    local dir=$1
+    printf '%s' '{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":null,"reasoning_content":"hm","tool_calls":[{"id":"c1"}]}],"max_tokens":16,"temperature":0.5,"top_p":0.9,"top_k":40,"min_p":0.05,"seed":-1,"stop":["END","\n"],"stream":true,"stream_options":{"include_usage":true},"n":2,"reasoning_effort":"high","thinking":{"type":"enabled"},"chat_template_kwargs":{"enable_thinking":false}}' >"$dir/chat.json"
+    printf '%s' '{"prompt":["Once upon a time"],"max_completion_tokens":8,"presence_penalty":-1.5,"frequency_penalty":2,"stop":"x","logprobs":null,"response_format":{"type":"text"}}' >"$dir/completion.json"
+    printf 'localhost:8080\nhttp://localhost:3000\nBearer s3cret' >"$dir/headers.txt"
+}
 
 failed=0
 for target in "${targets[@]}"; do
@@ -98,8 +106,11 @@ for target in "${targets[@]}"; do
         vocab)
             cmake --build "$tree" --target fuzz_vocab vocab_seed_corpus >/dev/null
             run_target vocab fuzz_vocab 262144 "$root/tests/engine/tokenizer/data/vocab-crashes" "*.gguf" vocab_seeds || failed=1 ;;
+        request)
+            cmake --build "$tree" --target fuzz_api_request >/dev/null
+            run_target request fuzz_api_request 65536 "$root/tests/engine/server/data/request-crashes" "*" request_seeds || failed=1 ;;
         *)
-            echo "fuzz.sh: unknown target '$target' (gguf, jinja, vocab)" >&2
+            echo "fuzz.sh: unknown target '$target' (gguf, jinja, vocab, request)" >&2
             exit 2 ;;
     esac
 done

@@ -3,8 +3,8 @@
 #   1. the Release tree: engine, app and QML tests (CTest);
 #   2. the sanitizer tree: engine tests under AddressSanitizer + UBSan;
 #   3. a short libFuzzer pass over the GGUF reader, the chat-template
-#      interpreter and vocabulary loading (BURROW_FUZZ_SECONDS in all, default
-#      90: 30 s each).
+#      interpreter, vocabulary loading and the server's request reading
+#      (BURROW_FUZZ_SECONDS in all, default 90: 22 s each).
 # Idempotent; a second run only rebuilds what changed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +22,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
     ctest --test-dir "$root/build/asan" --output-on-failure -j "$jobs" --timeout 1200 -L engine
 
 if [[ -f "$root/fuzz/CMakeLists.txt" ]]; then
-    echo "== fuzzing the GGUF reader, chat templates and vocabularies for ${BURROW_FUZZ_SECONDS:-90} s"
+    echo "== fuzzing the GGUF reader, chat templates, vocabularies and server requests for ${BURROW_FUZZ_SECONDS:-90} s"
     "$root/scripts/build.sh" fuzz
     "$root/scripts/fuzz.sh" "${BURROW_FUZZ_SECONDS:-90}"
 fi

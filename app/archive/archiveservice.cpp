@@ -1,5 +1,7 @@
 #include "archiveservice.h"
 
+#include "storage/datafolder.h"
+
 #include "conversationbundle.h"
 #include "storage/conversationstore.h"
 #include "common/logging.h"
@@ -36,7 +38,7 @@ constexpr qint64 kDiskReserve = qint64(512) << 20;
 ArchiveService::ArchiveService(QObject *parent)
     : QObject(parent)
     , m_helperPath(defaultHelperPath())
-    , m_modelsFolder(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/models"))
+    , m_modelsFolder(DataFolder::path() + QStringLiteral("/models"))
 {
 }
 

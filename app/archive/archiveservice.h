@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QString>
 #include <QTemporaryDir>
+#include <QUrl>
 #include <QVariantList>
 #include <memory>
 #include <QtQml/qqmlregistration.h>
@@ -44,7 +45,7 @@ public:
     /// Default: burrow-archive beside the running executable, else on PATH.
     QString helperPath() const { return m_helperPath; }
     void setHelperPath(const QString &path);
-    /// Where unpacked models go. Default: <AppDataLocation>/models.
+    /// Where unpacked models go. Default: <data folder>/models (storage/datafolder.h).
     QString modelsFolder() const { return m_modelsFolder; }
     void setModelsFolder(const QString &path);
 
@@ -57,6 +58,8 @@ public:
     /// isArchiveName() when the file cannot be read. Reads at most 8 bytes.
     Q_INVOKABLE static bool isArchiveFile(const QString &path);
 
+    /// The local file a dialog's URL names (a file: URL; "" for others).
+    Q_INVOKABLE static QString localPath(const QUrl &url) { return url.isLocalFile() ? url.toLocalFile() : QString(); }
     /// Exports the conversations `ids` (all when empty) to `outFile` (.zip).
     Q_INVOKABLE bool exportConversations(const QVariantList &ids, const QString &outFile);
     /// Imports a bundle made by exportConversations().

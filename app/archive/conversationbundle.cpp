@@ -1,5 +1,7 @@
 #include "conversationbundle.h"
 
+#include "settings/chatsettings.h"
+
 #include "storage/conversationstore.h"
 
 #include <QCoreApplication>
@@ -20,15 +22,14 @@ QString iso(const QDateTime &t)
     return t.isValid() ? t.toUTC().toString(Qt::ISODateWithMs) : QString();
 }
 
-QString roleHeading(const QString &role)
+QString roleHeading(Chat::Role role)
 {
-    if (role == QLatin1String("user"))
-        return QStringLiteral("User");
-    if (role == QLatin1String("assistant"))
-        return QStringLiteral("Assistant");
-    if (role == QLatin1String("system"))
-        return QStringLiteral("System");
-    return role;
+    switch (role) {
+    case Chat::Role::User: return QStringLiteral("User");
+    case Chat::Role::Assistant: return QStringLiteral("Assistant");
+    case Chat::Role::System: return QStringLiteral("System");
+    }
+    return QStringLiteral("User");
 }
 
 // A file name from a title: no separators or control characters, bounded.
@@ -75,7 +76,7 @@ QString fingerprint(const QVector<MessageRecord> &messages)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
     for (const MessageRecord &m : messages) {
-        const QByteArray role = m.role.toUtf8();
+        const QByteArray role = Chat::roleName(m.role).toUtf8();
         const QByteArray content = m.content.toUtf8();
         // Length-prefixed so that ("ab","c") and ("a","bc") differ.
         hash.addData(QByteArray::number(role.size()) + ':' + role + QByteArray::number(content.size()) + ':' + content);
@@ -98,9 +99,9 @@ QString markdownTranscript(const ConversationRecord &conversation, const QVector
         md += m.content;
         if (!m.content.endsWith(QLatin1Char('\n')))
             md += QLatin1Char('\n');
-        if (m.state == ConversationStore::Stopped)
+        if (m.state == Chat::State::Stopped)
             md += QStringLiteral("\n_(stopped)_\n");
-        else if (m.state == ConversationStore::Interrupted)
+        else if (m.state == Chat::State::Interrupted)
             md += QStringLiteral("\n_(interrupted)_\n");
         md += QLatin1Char('\n');
     }
@@ -132,20 +133,24 @@ bool writeFolder(const ConversationStore &store, const QList<qint64> &ids, const
         const QVector<MessageRecord> messages = store.messages(c.id);
         QJsonArray jsonMessages;
         for (const MessageRecord &m : messages) {
-            QJsonObject jm{{QStringLiteral("role"), m.role},
+            QJsonObject jm{{QStringLiteral("role"), Chat::roleName(m.role)},
                            {QStringLiteral("content"), m.content},
-                           {QStringLiteral("state"), ConversationStore::stateName(m.state)},
+                           {QStringLiteral("state"), Chat::stateName(m.state)},
                            {QStringLiteral("created"), iso(m.created)}};
             if (!m.model.isEmpty())
                 jm.insert(QStringLiteral("model"), m.model);
             if (!m.settings.isEmpty())
-                jm.insert(QStringLiteral("settings"), m.settings);
+                jm.insert(QStringLiteral("settings"), ChatSettings::normalizedJson(m.settings));
             if (m.promptTokens >= 0)
                 jm.insert(QStringLiteral("prompt_tokens"), m.promptTokens);
             if (m.generatedTokens >= 0)
                 jm.insert(QStringLiteral("generated_tokens"), m.generatedTokens);
             if (m.tokensPerSecond >= 0)
                 jm.insert(QStringLiteral("tokens_per_second"), m.tokensPerSecond);
+            if (!m.reasoning.isEmpty())
+                jm.insert(QStringLiteral("reasoning"), m.reasoning);
+            if (m.reasoningMs >= 0)
+                jm.insert(QStringLiteral("reasoning_ms"), m.reasoningMs);
             jsonMessages.append(jm);
         }
         list.append(QJsonObject{
@@ -155,7 +160,7 @@ bool writeFolder(const ConversationStore &store, const QList<qint64> &ids, const
             {QStringLiteral("updated"), iso(c.updated)},
             {QStringLiteral("model"), QJsonObject{{QStringLiteral("file"), QFileInfo(c.modelPath).fileName()},
                                                   {QStringLiteral("size"), c.modelSize}}},
-            {QStringLiteral("settings"), c.settings},
+            {QStringLiteral("settings"), ChatSettings::normalizedJson(c.settings)},
             {QStringLiteral("messages"), jsonMessages}});
         const QString name = QStringLiteral("%1 - %2.md").arg(++index, 3, 10, QLatin1Char('0')).arg(safeFileStem(c.title));
         if (!writeBytes(dir + QStringLiteral("/transcripts/") + name, markdownTranscript(c, messages).toUtf8(), error))
@@ -228,7 +233,8 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
         const QJsonObject model = jc.value(QStringLiteral("model")).toObject();
         pc.record.modelPath = model.value(QStringLiteral("file")).toString();
         pc.record.modelSize = model.value(QStringLiteral("size")).toInteger();
-        pc.record.settings = jc.value(QStringLiteral("settings")).toObject();
+        // Through the settings field table: only known fields with valid values.
+        pc.record.settings = ChatSettings::normalizedJson(jc.value(QStringLiteral("settings")).toObject());
         const QJsonValue messagesValue = jc.value(QStringLiteral("messages"));
         if (!messagesValue.isArray()) {
             result.error = QCoreApplication::translate("ConversationBundle", "%1 has no list of messages.").arg(where);
@@ -238,9 +244,9 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
         for (int k = 0; k < jms.size(); ++k) {
             const QJsonObject jm = jms[k].toObject();
             MessageRecord m;
-            m.role = jm.value(QStringLiteral("role")).toString();
-            if (m.role != QLatin1String("user") && m.role != QLatin1String("assistant") && m.role != QLatin1String("system")) {
-                result.error = QCoreApplication::translate("ConversationBundle", "%1, message %2: unknown role \"%3\".").arg(where).arg(k + 1).arg(m.role);
+            const QString role = jm.value(QStringLiteral("role")).toString();
+            if (!Chat::roleFromName(role, &m.role)) {
+                result.error = QCoreApplication::translate("ConversationBundle", "%1, message %2: unknown role \"%3\".").arg(where).arg(k + 1).arg(role);
                 return result;
             }
             if (!jm.value(QStringLiteral("content")).isString()) {
@@ -249,14 +255,19 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
             }
             m.content = jm.value(QStringLiteral("content")).toString();
             const QString state = jm.value(QStringLiteral("state")).toString(QStringLiteral("complete"));
-            m.state = ConversationStore::stateFromName(state);
-            if (m.state < 0 || m.state == ConversationStore::Streaming)
-                m.state = ConversationStore::Interrupted;
+            m.state = Chat::stateFromName(state);
+            if (m.state == Chat::State::Streaming)
+                m.state = Chat::State::Interrupted;
             m.model = jm.value(QStringLiteral("model")).toString();
-            m.settings = jm.value(QStringLiteral("settings")).toObject();
+            if (jm.contains(QStringLiteral("settings")))
+                m.settings = ChatSettings::normalizedJson(jm.value(QStringLiteral("settings")).toObject());
             m.promptTokens = jm.value(QStringLiteral("prompt_tokens")).toInt(-1);
             m.generatedTokens = jm.value(QStringLiteral("generated_tokens")).toInt(-1);
             m.tokensPerSecond = jm.value(QStringLiteral("tokens_per_second")).toDouble(-1);
+            if (m.role == Chat::Role::Assistant) {
+                m.reasoning = jm.value(QStringLiteral("reasoning")).toString();
+                m.reasoningMs = jm.value(QStringLiteral("reasoning_ms")).toDouble(-1);
+            }
             pc.messages.append(m);
         }
         pc.uid = fingerprint(pc.messages);
@@ -279,9 +290,10 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
             return result;
         }
         for (const MessageRecord &m : pc.messages) {
-            if (m.role == QLatin1String("assistant")) {
+            if (m.role == Chat::Role::Assistant) {
                 const qint64 reply = store.beginReply(id, m.model, m.settings);
-                if (reply < 0 || !store.finishReply(reply, m.content, m.state, m.promptTokens, m.generatedTokens, m.tokensPerSecond)) {
+                if (reply < 0 || !store.finishReply(reply, m.content, m.state, m.promptTokens, m.generatedTokens, m.tokensPerSecond)
+                    || ((!m.reasoning.isEmpty() || m.reasoningMs >= 0) && !store.setReasoning(reply, m.reasoning, m.reasoningMs))) {
                     result.error = QCoreApplication::translate("ConversationBundle", "The conversation database refused the import.");
                     return result;
                 }

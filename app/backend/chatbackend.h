@@ -1,78 +1,65 @@
 // ChatBackend: the engine as the app sees it. A small synchronous interface
-// that EngineWorker drives on its own thread; EngineBackend is the real one
-// (burrow::Model + burrow::Session), tests substitute fakes that need exact
-// timing. Everything here is plain data: no QObject crosses threads.
+// that EngineWorker drives on the engine thread; EngineBackend is the real
+// one (burrow::Model + burrow::Session), tests substitute fakes that need
+// exact timing. Everything here is plain data: no QObject crosses threads.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include <QList>
 #include <QMetaType>
 #include <QString>
 
+#include "burrow/engine.h"
 #include "models/modelcard.h"
+#include "replysettings.h"
 
-// One message of the conversation as the prompt builder sees it.
-struct ChatTurn {
-    enum class Author { System, User, Assistant };
-    Author author = Author::User;
-    QString text;
-    int row = -1;                    // row in the MessageModel, -1 when none
-};
-
-// Per-chat sampling and length settings, copied into each request.
-struct GenerationSettings {
-    double temperature = 0.8;        // <= 0: greedy
-    int topK = 40;                   // <= 0: off
-    double topP = 0.95;              // 1: off
-    double minP = 0.05;              // 0: off
-    double repeatPenalty = 1.0;      // 1: off
-    int repeatLastN = 64;
-    qint64 seed = -1;                // < 0: random
-    int maxTokens = -1;              // -1: until the model ends its turn
-    int contextSize = 4096;          // clamped to the trained context
-    // The chat format: "auto" (the model's own template; a model without one
-    // gets the conversation as plain text) or a built-in format that replaces
-    // it ("chatml", "llama3", ...; burrow::chatFormatNames()).
-    QString chatFormat = QStringLiteral("auto");
-};
-
-struct GenerationRequest {
+// One reply to generate.
+struct ChatRequest {
     quint64 id = 0;
-    QString systemPrompt;
-    QList<ChatTurn> turns;           // oldest first; the reply continues after the last
-    GenerationSettings settings;
+    // The conversation, oldest first; the reply continues after the last.
+    // (The system prompt is settings.systemPrompt, not a message here.)
+    std::vector<burrow::ChatMessage> messages;
+    QList<int> rows;                 // the MessageModel row of each message
+    ReplySettings settings;
+    // This request's cancel token (set by the engine bridge; never shared
+    // with another request, so a cancel cannot leak into the next one).
+    std::shared_ptr<burrow::CancelToken> cancel;
 };
 
-// How the prompt fit into the context.
+// How the prompt fit into the context (reported before the first token).
 struct PromptPlan {
-    int firstRow = -1;               // row of the oldest turn the model sees (-1: all / none)
+    int firstRow = -1;               // row of the oldest message the model sees (-1: every one)
     int promptTokens = 0;            // tokens of the whole prompt
-    int contextSize = 0;
-    bool usesTemplate = false;       // false: plain text continuation
-    QString chatFormat;              // the format used: "template" (the model's own), "chatml", ...; "" for plain text
+    QString chatFormat;              // the format that wrote it (burrow::ChatFormat::name: "template", "chatml", ..., "plain")
 };
 
 struct GenerationOutcome {
     enum class Stop { EndOfText, MaxTokens, StopString, Cancelled, ContextFull, Error };
     Stop stop = Stop::EndOfText;
     QString error;                   // for Stop::Error, a sentence for the user
+    // The engine's counts and times (burrow::Timings).
     int promptTokens = 0;            // computed this turn (after KV prefix reuse)
     int reusedTokens = 0;            // taken from the KV cache
     int generatedTokens = 0;
     double promptMs = 0;
     double generateMs = 0;
     int contextUsed = 0;             // positions the KV cache holds at the end
-    int contextSize = 0;
+    int reasoningTokens = 0;         // of generatedTokens, the reasoning's
+    double reasoningMs = -1;         // how long the reply reasoned (-1: it did not)
 
     double tokensPerSecond() const { return generateMs > 0 ? generatedTokens * 1000.0 / generateMs : 0; }
 };
 
 class ChatBackend {
 public:
-    // Return false to stop; called with UTF-8-complete pieces of the reply.
-    using TextSink = std::function<bool(const QString &piece)>;
+    // Called with UTF-8-complete pieces of the reply and the number of tokens
+    // generated so far (the engine's count); `reasoning`: the piece belongs to
+    // the reply's reasoning (its markers removed), not to the answer. Return
+    // false to stop.
+    using TextSink = std::function<bool(const QString &piece, int generatedTokens, bool reasoning)>;
     using PromptProgress = std::function<void(int done, int total)>;
     using PlanSink = std::function<void(const PromptPlan &plan)>;
     // 0..1; return false to cancel the load.
@@ -80,16 +67,21 @@ public:
 
     virtual ~ChatBackend() = default;
 
-    // Loads `path` with a session of `contextSize` positions. On failure the
-    // model loaded before (if any) stays loaded and usable, and `error` says why.
+    // Loads `path` with a session of `contextSize` positions (clamped to the
+    // trained context). On failure the model loaded before (if any) stays
+    // loaded and usable, and `error` says why.
     virtual bool load(const QString &path, int contextSize, const LoadProgress &progress, QString *error) = 0;
     virtual bool hasModel() const = 0;
     virtual ModelCard loadedModel() const = 0;
+    // Positions the session's KV cache holds (0: no model). generate() may
+    // change it (a request asking for another size).
+    virtual int contextSize() const = 0;
 
-    // Builds the prompt (chat template or plain text; oldest turns left out
-    // when the conversation does not fit), reports the plan, then streams the
-    // reply. Reuses the KV cache for the prefix shared with the last call.
-    virtual GenerationOutcome generate(const GenerationRequest &request, const TextSink &onText,
+    // Builds the prompt (chat format, oldest exchanges left out when the
+    // conversation does not fit), reports the plan, then streams the reply.
+    // Reuses the KV cache for the prefix shared with the last call. Stops
+    // within one prompt chunk or one token once request.cancel is cancelled.
+    virtual GenerationOutcome generate(const ChatRequest &request, const TextSink &onText,
                                        const PromptProgress &onPromptProgress, const PlanSink &onPlan) = 0;
 };
 
@@ -98,15 +90,15 @@ public:
 // invalid card and sets `error` when the file cannot be used.
 using ModelInspector = std::function<ModelCard(const QString &path, QString *error)>;
 
-// How the app makes its backend; tests install fakes with ChatController::setBackendFactory().
+// How the app makes its backend; tests install fakes with EngineBridge::setBackendFactory().
 struct BackendFactory {
     std::function<std::unique_ptr<ChatBackend>()> create;
     ModelInspector inspect;
 };
 
-// The real engine (or, in a build without it, a backend that refuses every file).
+// The real engine.
 BackendFactory defaultBackendFactory();
 
 Q_DECLARE_METATYPE(GenerationOutcome)
 Q_DECLARE_METATYPE(PromptPlan)
-Q_DECLARE_METATYPE(GenerationRequest)
+Q_DECLARE_METATYPE(ChatRequest)

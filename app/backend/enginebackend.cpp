@@ -38,6 +38,13 @@ ModelCard cardFromInfo(const burrow::ModelInfo &info)
     card.fileSize = info.fileSize;
     card.weightBytes = info.weightBytes;
     card.kvBytesPerToken = info.kvBytesPerToken;
+    card.kvBytesPerTokenSliding = info.kvBytesPerTokenSliding;
+    card.layerCount = int(qMin<quint64>(info.blockCount, quint64(INT_MAX)));
+    card.expertCount = int(qMin<quint64>(info.expertCount, quint64(INT_MAX)));
+    card.expertUsedCount = int(qMin<quint64>(info.expertUsedCount, quint64(INT_MAX)));
+    card.activeParameterCount = info.activeParameterCount ? info.activeParameterCount : info.parameterCount;
+    card.slidingWindow = int(qMin<quint64>(info.slidingWindow, quint64(INT_MAX)));
+    card.slidingLayerCount = int(qMin<quint64>(info.slidingLayerCount, quint64(INT_MAX)));
     card.hasChatTemplate = info.hasChatTemplate;
     card.availableMemory = SystemMemory::availableBytes();
     return card;
@@ -55,13 +62,21 @@ GenerationOutcome::Stop stopFrom(burrow::StopReason reason)
     return GenerationOutcome::Stop::EndOfText;
 }
 
-// The prompt for turns [first, end): the token ids and how many of them
-// belong to the system prompt (kept on a context shift).
-struct BuiltPrompt {
-    std::vector<burrow::Token> tokens;
-    int keep = 0;
-    std::vector<std::string> stopStrings;
-};
+// The engine's answer to "which format does Automatic use, and why" (and
+// what its template reads), onto the card.
+void describeFormat(const burrow::Result<burrow::ChatFormat> &format, ModelCard *card)
+{
+    if (!format) {
+        qCWarning(lcApp) << "no chat format:" << fromStd(format.message());
+        return;
+    }
+    card->chatFormat = format->plainText ? QStringLiteral("plain") : fromStd(format->name);
+    card->chatFormatFromVocabulary = format->fromVocabulary;
+    card->readsEnableThinking = format->readsEnableThinking;
+    card->readsReasoningEffort = format->readsReasoningEffort;
+    card->reasoning = format->reasoning != burrow::ReasoningSyntax::REASONING_SYNTAX_NONE;
+}
+
 
 } // namespace
 
@@ -78,7 +93,16 @@ ModelCard EngineBackend::inspect(const QString &path, QString *error)
     }
     ModelCard card = cardFromInfo(*info);
     card.path = path;
+    // The engine's format decision from the header, so the card shows it
+    // before the load (when the template cannot be read, the card says the
+    // format is chosen at the load).
+    describeFormat(burrow::chatFormatFor(toStd(path), "auto", true), &card);
     return card;
+}
+
+int EngineBackend::contextSize() const
+{
+    return m_session ? int(m_session->contextSize()) : 0;
 }
 
 bool EngineBackend::load(const QString &path, int contextSize, const LoadProgress &progress, QString *error)
@@ -103,29 +127,23 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     m_session.reset();
     m_model = std::move(model);
     m_session = std::move(session).value();
-    m_requestedContext = contextSize;
     m_card = cardFromInfo(m_model->info());
     m_card.path = path;
-    m_card.contextSize = int(m_session->contextSize());
-    // Which format "auto" renders with: the template (or its fallback when it
-    // does not parse); without a template, the format the vocabulary's chat
-    // tokens show (an instruct model converted without its template), else
-    // none: a base model continues plain text.
-    if (auto format = burrow::chatFormatFor(*m_model, "auto");
-        format && (m_card.hasChatTemplate || format->fromVocabulary)) {
-        m_card.chatFormat = fromStd(format->name);
-    }
-    qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format"
-                  << (m_card.chatFormat.isEmpty() ? QStringLiteral("plain text") : m_card.chatFormat);
+    describeFormat(burrow::chatFormatFor(*m_model, "auto", true), &m_card);
+    qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format" << m_card.chatFormat;
     return true;
 }
 
 bool EngineBackend::ensureSession(int contextSize, QString *error)
 {
-    if (m_session && contextSize == m_requestedContext)
+    const int trained = m_card.trainedContext;
+    const int wanted = trained > 0 ? qMin(qMax(1, contextSize), trained) : qMax(1, contextSize);
+    if (m_session && int(m_session->contextSize()) == wanted)
         return true;
     burrow::SessionOptions options;
-    options.contextSize = uint32_t(qMax(1, contextSize));
+    options.contextSize = uint32_t(wanted);
+    qCInfo(lcApp) << "context" << (m_session ? int(m_session->contextSize()) : 0) << "->" << wanted
+                  << ": the KV cache is made again";
     m_session.reset();   // free the old KV cache before allocating the new one
     auto session = burrow::Session::create(m_model, options);
     if (!session) {
@@ -133,12 +151,10 @@ bool EngineBackend::ensureSession(int contextSize, QString *error)
         return false;
     }
     m_session = std::move(session).value();
-    m_requestedContext = contextSize;
-    m_card.contextSize = int(m_session->contextSize());
     return true;
 }
 
-GenerationOutcome EngineBackend::generate(const GenerationRequest &request, const TextSink &onText,
+GenerationOutcome EngineBackend::generate(const ChatRequest &request, const TextSink &onText,
                                           const PromptProgress &onPromptProgress, const PlanSink &onPlan)
 {
     GenerationOutcome outcome;
@@ -147,134 +163,66 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
         outcome.error = message;
         return outcome;
     };
+    if (request.cancel && request.cancel->isCancelled()) {
+        outcome.stop = GenerationOutcome::Stop::Cancelled;
+        return outcome;
+    }
     if (!m_model)
         return fail(tr("No model is loaded."));
     QString error;
-    if (!ensureSession(request.settings.contextSize, &error))
+    if (!ensureSession(int(request.settings.contextSize), &error))
         return fail(error);
-
-    const burrow::Model &model = *m_model;
-    const burrow::ModelInfo &info = model.info();
     const int contextSize = int(m_session->contextSize());
-    // "auto": the model's template when it has one, else the format its
-    // vocabulary's chat tokens show, else plain text; a format the user chose
-    // is used whether or not the model has a template.
-    const QString chatFormat = request.settings.chatFormat.trimmed();
-    const bool forcedFormat = !chatFormat.isEmpty() && chatFormat.compare(QLatin1String("auto"), Qt::CaseInsensitive) != 0;
-    // (The card names a format for "auto" exactly when it renders one.)
-    const bool useTemplate = info.hasChatTemplate || !m_card.chatFormat.isEmpty() || forcedFormat;
-    QString formatUsed;
-    const std::string bosText = info.bosId >= 0 ? model.tokenBytes(info.bosId) : std::string();
 
-    // Builds the prompt from turns [first, end). Template models: the chat
-    // template with the system prompt; others: the conversation as one text
-    // the model continues (what a base model like stories260K expects).
-    auto build = [&](int first, BuiltPrompt *out, QString *buildError) -> bool {
-        out->tokens.clear();
-        out->keep = 0;
-        if (useTemplate) {
-            std::vector<burrow::ChatMessage> messages;
-            if (!request.systemPrompt.isEmpty())
-                messages.push_back({"system", toStd(request.systemPrompt)});
-            for (int i = first; i < request.turns.size(); ++i) {
-                const ChatTurn &turn = request.turns.at(i);
-                const char *role = turn.author == ChatTurn::Author::User ? "user"
-                                 : turn.author == ChatTurn::Author::Assistant ? "assistant" : "system";
-                messages.push_back({role, toStd(turn.text)});
-            }
-            burrow::RenderOptions renderOptions;
-            renderOptions.addGenerationPrompt = true;
-            renderOptions.chatFormat = forcedFormat ? toStd(chatFormat) : std::string("auto");
-            burrow::ChatFormat format;
-            auto rendered = burrow::renderChat(model, messages, renderOptions, &format);
-            if (!rendered) {
-                *buildError = fromStd(rendered.message());
-                return false;
-            }
-            formatUsed = fromStd(format.name);
-            const bool hasBos = !bosText.empty() && rendered->rfind(bosText, 0) == 0;
-            out->tokens = model.tokenize(*rendered, !hasBos, true);
-            out->stopStrings = format.stopStrings;
-            if (!request.systemPrompt.isEmpty()) {
-                std::vector<burrow::ChatMessage> systemOnly{messages.front()};
-                renderOptions.addGenerationPrompt = false;
-                auto sys = burrow::renderChat(model, systemOnly, renderOptions);
-                if (sys)
-                    out->keep = int(model.tokenize(*sys, !hasBos, true).size());
-            }
-            return true;
-        }
-        std::string text;
-        if (!request.systemPrompt.isEmpty()) {
-            text = toStd(request.systemPrompt);
-            text.push_back('\n');
-        }
-        const std::vector<burrow::Token> systemTokens =
-            text.empty() ? std::vector<burrow::Token>() : model.tokenize(text, true, false);
-        out->keep = int(systemTokens.size());
-        for (int i = first; i < request.turns.size(); ++i) {
-            const ChatTurn &turn = request.turns.at(i);
-            if (turn.author == ChatTurn::Author::User && i > first)
-                text += "\n";
-            text += toStd(turn.text);
-        }
-        out->tokens = model.tokenize(text, true, false);
-        return true;
-    };
+    std::vector<burrow::ChatMessage> messages;
+    if (!request.settings.systemPrompt.empty())
+        messages.push_back({"system", request.settings.systemPrompt, {}, {}});
+    messages.insert(messages.end(), request.messages.begin(), request.messages.end());
 
-    // Leave room for the reply; drop the oldest turns (whole exchanges, so
-    // the prompt starts with a user message) until the rest fits.
+    // Leave room for the reply: its length limit, else a quarter of the
+    // context, at most half of it.
     const int wanted = request.settings.maxTokens > 0 ? request.settings.maxTokens : contextSize / 4;
     const int reserve = qBound(1, wanted, qMax(1, contextSize / 2));
-    int first = 0;
-    BuiltPrompt prompt;
-    if (!build(first, &prompt, &error))
-        return fail(error);
-    while (int(prompt.tokens.size()) > contextSize - reserve) {
-        int next = first + 1;
-        while (next < request.turns.size() && request.turns.at(next).author != ChatTurn::Author::User)
-            ++next;
-        if (next >= request.turns.size())
-            break;
-        first = next;
-        if (!build(first, &prompt, &error))
-            return fail(error);
-    }
-    if (int(prompt.tokens.size()) >= contextSize)
-        return fail(tr("The message is too long for this model's context (%1 tokens, the context holds %2). "
-                       "Shorten it or choose a larger context.")
-                        .arg(prompt.tokens.size())
-                        .arg(contextSize));
+    burrow::PromptOptions promptOptions;
+    promptOptions.render.chatFormat = request.settings.chatFormat;
+    promptOptions.render.enableThinking = request.settings.enableThinking;
+    promptOptions.render.reasoningEffort = request.settings.reasoningEffort;
+    promptOptions.plainTextForBaseModels = true;
+    promptOptions.budget = uint32_t(qMax(1, contextSize - reserve));
+    promptOptions.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
+    auto prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
+    if (!prompt)
+        return fail(tr("The conversation cannot be written for this model: %1").arg(fromStd(prompt.message())));
 
     PromptPlan plan;
-    plan.firstRow = first < request.turns.size() ? request.turns.at(first).row : -1;
-    plan.promptTokens = int(prompt.tokens.size());
-    plan.contextSize = contextSize;
-    plan.usesTemplate = useTemplate;
-    plan.chatFormat = formatUsed;
+    // messages[firstMessage..] are in the prompt; the system message (when
+    // set) is messages[0] and has no row.
+    const size_t offset = request.settings.systemPrompt.empty() ? 0 : 1;
+    const qsizetype first = qsizetype(prompt->firstMessage >= offset ? prompt->firstMessage - offset : 0);
+    plan.firstRow = prompt->droppedMessages > 0 && first < request.rows.size() ? request.rows.at(first) : -1;
+    plan.promptTokens = int(prompt->tokens.size());
+    plan.chatFormat = prompt->format.plainText ? QStringLiteral("plain") : fromStd(prompt->format.name);
     if (onPlan)
         onPlan(plan);
 
-    burrow::SamplingParams sampling;
-    sampling.temperature = float(request.settings.temperature);
-    sampling.topK = request.settings.topK;
-    sampling.topP = float(request.settings.topP);
-    sampling.minP = float(request.settings.minP);
-    sampling.repeatPenalty = float(request.settings.repeatPenalty);
-    sampling.penaltyLastN = request.settings.repeatLastN;
-    sampling.seed = request.settings.seed < 0 ? 0xFFFFFFFFu : uint32_t(request.settings.seed);
-
     burrow::GenerateOptions options;
-    options.maxTokens = request.settings.maxTokens > 0 ? request.settings.maxTokens : -1;
-    options.stopStrings = prompt.stopStrings;
+    options.maxTokens = request.settings.maxTokens;
+    options.stopStrings = prompt->format.stopStrings;
     options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
-    options.nKeep = prompt.keep;
+    options.nKeep = prompt->keepTokens;
+    options.cancel = request.cancel;
+    options.reasoning = prompt->reasoning;
 
     burrow::GenerateResult result;
+    // generate() fills `result` as it goes: in the text callbacks,
+    // result.tokens holds every token generated so far.
+    options.onReasoning = [&onText, &result](std::string_view piece) {
+        return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), int(result.tokens.size()), true);
+    };
     const burrow::Status status = m_session->generate(
-        prompt.tokens, sampling, options,
-        [&onText](std::string_view piece) {
-            return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())));
+        prompt->tokens, request.settings.sampling, options,
+        [&onText, &result](std::string_view piece) {
+            return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), int(result.tokens.size()), false);
         },
         &result,
         [&onPromptProgress](int32_t done, int32_t total) {
@@ -287,9 +235,15 @@ GenerationOutcome EngineBackend::generate(const GenerationRequest &request, cons
     outcome.promptMs = result.timings.promptMs;
     outcome.generateMs = result.timings.generateMs;
     outcome.contextUsed = int(m_session->cachedTokens().size());
-    outcome.contextSize = contextSize;
+    outcome.reasoningTokens = result.timings.reasoningTokens;
+    outcome.reasoningMs = result.timings.reasoningTokens > 0 || !result.reasoning.empty() ? result.timings.reasoningMs : -1;
     if (!status)
         return fail(fromStd(status.message()));
     outcome.stop = stopFrom(result.stopReason);
     return outcome;
+}
+
+BackendFactory defaultBackendFactory()
+{
+    return {[] { return std::unique_ptr<ChatBackend>(new EngineBackend); }, &EngineBackend::inspect};
 }

@@ -12,16 +12,19 @@ EngineWorker::EngineWorker(std::unique_ptr<ChatBackend> backend, QObject *parent
 
 EngineWorker::~EngineWorker() = default;
 
-void EngineWorker::cancelUpTo(quint64 id)
+void EngineWorker::reportContextSize()
 {
-    quint64 current = m_cancelUpTo.load();
-    while (current < id && !m_cancelUpTo.compare_exchange_weak(current, id)) {
-    }
+    const int size = m_backend->contextSize();
+    if (size == m_contextSize)
+        return;
+    m_contextSize = size;
+    Q_EMIT contextSizeChanged(size);
 }
 
-void EngineWorker::loadModel(quint64 id, const QString &path, int contextSize)
+void EngineWorker::loadModel(quint64 id, const QString &path, int contextSize,
+                             std::shared_ptr<burrow::CancelToken> cancel)
 {
-    if (isCancelled(id)) {
+    if (cancel->isCancelled()) {
         Q_EMIT loadFailed(id, path, QCoreApplication::translate("EngineWorker", "Loading was cancelled."));
         return;
     }
@@ -33,7 +36,7 @@ void EngineWorker::loadModel(quint64 id, const QString &path, int contextSize)
             Q_EMIT loadProgress(id, p);
             sinceEmit.restart();
         }
-        return !isCancelled(id);
+        return !cancel->isCancelled();
     };
     QString error;
     if (!m_backend->load(path, contextSize, progress, &error)) {
@@ -42,32 +45,27 @@ void EngineWorker::loadModel(quint64 id, const QString &path, int contextSize)
         return;
     }
     Q_EMIT loadProgress(id, 1.0);
+    reportContextSize();
     Q_EMIT modelLoaded(id, m_backend->loadedModel());
 }
 
-void EngineWorker::generate(const GenerationRequest &request)
+void EngineWorker::generate(const ChatRequest &request, std::shared_ptr<ReplyBuffer> buffer,
+                            std::function<void()> wake)
 {
     const quint64 id = request.id;
-    if (isCancelled(id)) {
-        GenerationOutcome outcome;
-        outcome.stop = GenerationOutcome::Stop::Cancelled;
-        Q_EMIT generationFinished(id, outcome);
-        return;
-    }
-    int pieces = 0;
     QElapsedTimer clock;
     clock.start();
     qint64 lastProgress = -ProgressIntervalMs;
-    qint64 firstPieceNs = 0;
+    qint64 generationStartNs = -1;   // the prompt is done: generation (and its speed) starts
 
-    auto onText = [&](const QString &piece) {
+    auto onText = [&](const QString &piece, int tokens, bool reasoning) {
         // A stop requested while the engine computed this piece drops it.
-        if (isCancelled(id))
+        if (request.cancel->isCancelled())
             return false;
-        if (++pieces == 1)
-            firstPieceNs = clock.nsecsElapsed();
-        // Milliseconds since the first piece: the streaming rate excludes the prompt.
-        Q_EMIT textReady(id, piece, pieces, double(clock.nsecsElapsed() - firstPieceNs) / 1e6);
+        if (generationStartNs < 0)
+            generationStartNs = clock.nsecsElapsed();
+        if (buffer->push(piece, tokens, double(clock.nsecsElapsed() - generationStartNs) / 1e6, reasoning))
+            wake();
         return true;
     };
     auto onProgress = [&](int done, int total) {
@@ -76,11 +74,14 @@ void EngineWorker::generate(const GenerationRequest &request)
             Q_EMIT promptProgress(id, done, total);
             lastProgress = now;
         }
+        if (done >= total)
+            generationStartNs = clock.nsecsElapsed();
     };
     auto onPlan = [&](const PromptPlan &plan) {
+        reportContextSize();   // the request may have asked for another size
         Q_EMIT promptPlanned(id, plan);
-        clock.restart();
     };
     const GenerationOutcome outcome = m_backend->generate(request, onText, onProgress, onPlan);
+    reportContextSize();
     Q_EMIT generationFinished(id, outcome);
 }

@@ -1,20 +1,20 @@
 // EngineWorker: owns the ChatBackend (model, KV cache, sampler) and runs it
-// on the engine thread. The GUI thread talks to it only through queued
-// invocations of its slots and queued signals back; cancelUpTo() is the one
-// thread-safe call (an atomic, no lock is shared with the token loop).
+// on the engine thread. EngineBridge (GUI thread) invokes its slots queued
+// and hears back through queued signals; nothing else reaches it.
 //
-// Each streamed piece is one queued textReady signal (cheap: a short string);
-// ChatController coalesces them with a 16 ms timer, so the view updates at
-// most ~60 times a second however fast the model runs, and a piece is never
-// held back waiting for the next one.
+// Streamed text does not travel as one signal per piece: the worker appends
+// each piece to the request's ReplyBuffer and wakes the bridge with one
+// queued call only when the buffer was empty, so the GUI thread is woken at
+// most as often as it empties the buffer (EngineBridge: ~60 times a second),
+// however fast the model runs, and a piece never waits for the next one.
 #pragma once
 
-#include <atomic>
 #include <memory>
 
 #include <QObject>
 
 #include "chatbackend.h"
+#include "replybuffer.h"
 
 class EngineWorker : public QObject {
     Q_OBJECT
@@ -23,31 +23,30 @@ public:
     explicit EngineWorker(std::unique_ptr<ChatBackend> backend, QObject *parent = nullptr);
     ~EngineWorker() override;
 
-    // Thread-safe: every request and load whose id is <= `id` stops within one
-    // token (or one progress step) and reports Stop::Cancelled / a cancelled load.
-    void cancelUpTo(quint64 id);
-
     // Minimum time between two progress emissions (loading, prompt).
     static constexpr int ProgressIntervalMs = 16;
 
-public Q_SLOTS:
-    void loadModel(quint64 id, const QString &path, int contextSize);
-    void generate(const GenerationRequest &request);
+    // Runs on the engine thread: a load, cancelled when `cancel` is.
+    void loadModel(quint64 id, const QString &path, int contextSize, std::shared_ptr<burrow::CancelToken> cancel);
+    // Runs on the engine thread: streams into `buffer`; `wake` is called (on
+    // this thread) when the buffer turns non-empty.
+    void generate(const ChatRequest &request, std::shared_ptr<ReplyBuffer> buffer, std::function<void()> wake);
 
 Q_SIGNALS:
     void loadProgress(quint64 id, double progress);
     void modelLoaded(quint64 id, const ModelCard &card);
     void loadFailed(quint64 id, const QString &path, const QString &reason);
+    // The session's KV cache holds `size` positions now (after a load or a
+    // request that asked for another size).
+    void contextSizeChanged(int size);
     void promptPlanned(quint64 id, const PromptPlan &plan);
     void promptProgress(quint64 id, int done, int total);
-    // `text` is new text to append; `pieces` counts the pieces streamed so far,
-    // `elapsedMs` is the time since the first piece.
-    void textReady(quint64 id, const QString &text, int pieces, double elapsedMs);
+    // After the last piece went into the buffer.
     void generationFinished(quint64 id, const GenerationOutcome &outcome);
 
 private:
-    bool isCancelled(quint64 id) const { return id <= m_cancelUpTo.load(std::memory_order_relaxed); }
+    void reportContextSize();
 
     std::unique_ptr<ChatBackend> m_backend;
-    std::atomic<quint64> m_cancelUpTo{0};
+    int m_contextSize = 0;
 };

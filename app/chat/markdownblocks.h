@@ -1,24 +1,66 @@
-// Splits a Markdown message into blocks the chat view renders separately:
-// prose (shown as Markdown) and fenced code (shown monospace with a Copy
-// button). Cost: one pass over the text; an unclosed fence (a reply still
-// streaming) makes a code block up to the end.
+// Splits a message's Markdown into the blocks the chat view renders one by
+// one: prose (shown as Markdown) and fenced code (monospace, with a Copy
+// button). A block is a range of the message's text, not a copy of it.
+//
+// Where blocks end (decided on whole lines only, so appending text never
+// moves an earlier boundary):
+//   - a fence line (up to 3 spaces, then ``` or ~~~) opens or closes code;
+//   - prose ends at a blank line followed by a line that starts without a
+//     space (a new paragraph, list item or heading; indented lines after a
+//     blank line stay, they continue a list item);
+//   - prose longer than MaxLines lines ends before a line that starts a list
+//     item or a heading, so a long list does not grow one block forever;
+//   - code longer than MaxLines lines goes on in a new block marked
+//     `continued` (the view draws it as part of the same box).
+// While a reply streams its last line may be incomplete; it is then content
+// of the last block and decides nothing until its newline arrives (or the
+// text is complete).
+//
+// Cost: split() is one pass over the text. MarkdownSplitter::update()
+// re-parses only from the start of the last block, which is bounded (see
+// the rules above) for everything but one very long paragraph; the blocks
+// before it are final and never looked at again.
 #pragma once
 
 #include <QList>
 #include <QString>
-#include <QVariantList>
+#include <QStringView>
 
 struct MarkdownBlock {
     enum class Kind { Text, Code };
     Kind kind = Kind::Text;
-    QString text;        // prose: Markdown; code: the code without fences
-    QString language;    // info string of the fence ("cpp"), may be empty
-    bool closed = true;  // false: a code fence that has not ended yet
+    qsizetype start = 0;     // range of the message's text: prose Markdown, or the code without fences
+    qsizetype length = 0;
+    QString language;        // code: the fence's info string ("cpp"), may be empty
+    bool closed = true;      // code: its closing fence came right after it (false while it has not,
+                             // and for a part that goes on in the next block)
+    bool continued = false;  // code: goes on from the block before (one box, split for cost)
+    // The fence that opened this code block (what closes it); re-parsing starts here.
+    QChar fenceChar;
+    int fenceLength = 0;
 
+    QString textIn(QStringView message) const { return message.mid(start, length).toString(); }
     bool operator==(const MarkdownBlock &) const = default;
 };
 
-QList<MarkdownBlock> splitMarkdown(const QString &markdown);
+// Blocks of `markdown` in one pass. `complete`: the text will not grow, so
+// its last line counts as whole (a final "```" without newline closes).
+QList<MarkdownBlock> splitMarkdown(QStringView markdown, bool complete = true);
 
-// The blocks as QML reads them: [{kind: "text"|"code", text, language}].
-QVariantList markdownBlocksToVariant(const QList<MarkdownBlock> &blocks);
+// The same blocks for a text that grows at its end (a streaming reply):
+// update() after every append gives exactly what splitMarkdown() gives for
+// the text so far, re-parsing only the last block.
+class MarkdownSplitter {
+public:
+    static constexpr int MaxLines = 40;
+
+    // `text` must start with the text of the previous call (it only grew);
+    // otherwise call reset() first. Returns the index of the first block that
+    // differs from before the call (blocks().size() when none did).
+    qsizetype update(QStringView text, bool complete);
+    void reset() { m_blocks.clear(); }
+    const QList<MarkdownBlock> &blocks() const { return m_blocks; }
+
+private:
+    QList<MarkdownBlock> m_blocks;
+};

@@ -3,35 +3,41 @@
 #include <QCoreApplication>
 #include <QLocale>
 
+#include "messageblocks.h"
+
 MessageModel::MessageModel(QObject *parent) : QAbstractListModel(parent) {}
+
+MessageModel::~MessageModel() = default;   // the blocks are children
 
 int MessageModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_messages.size());
+    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 QVariant MessageModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Message &m = m_messages.at(index.row());
+    const Message &m = m_rows.at(index.row()).message;
     switch (role) {
     case Qt::DisplayRole:
     case TextRole: return m.text;
     case IdRole: return m.id;
     case AuthorRole: return int(m.author);
-    case BlocksRole: return markdownBlocksToVariant(m.blocks);
+    case BlocksRole: return QVariant::fromValue(blocksAt(index.row()));
     case StateRole: return int(m.state);
     case ErrorRole: return m.error;
     case CreatedRole: return m.created;
     case StatsRole:
-        if (m.author != Author::Assistant || m.tokens <= 0)
+        if (m.author != Chat::Role::Assistant || m.tokens <= 0)
             return QString();
         return QCoreApplication::translate("MessageModel", "%n tokens · %1 tokens/s", nullptr, m.tokens)
             .arg(QLocale().toString(m.tokensPerSecond, 'f', 1));
     case InContextRole: return m_memoryStart < 0 || index.row() >= m_memoryStart;
     case MemoryStartsHereRole: return m_memoryStart > 0 && index.row() == m_memoryStart;
-    case IsLastRole: return index.row() == m_messages.size() - 1;
+    case IsLastRole: return index.row() == m_rows.size() - 1;
+    case ReasoningRole: return m.reasoning;
+    case ReasoningMsRole: return m.reasoningMs;
     default: return {};
     }
 }
@@ -50,15 +56,49 @@ QHash<int, QByteArray> MessageModel::roleNames() const
         {InContextRole, "inContext"},
         {MemoryStartsHereRole, "memoryStartsHere"},
         {IsLastRole, "isLast"},
+        {ReasoningRole, "reasoning"},
+        {ReasoningMsRole, "reasoningMs"},
     };
+}
+
+QList<MessageModel::Message> MessageModel::messages() const
+{
+    QList<Message> out;
+    out.reserve(m_rows.size());
+    for (const Row &r : m_rows)
+        out.append(r.message);
+    return out;
+}
+
+MessageBlocks *MessageModel::blocksAt(int row) const
+{
+    if (row < 0 || row >= m_rows.size())
+        return nullptr;
+    const Row &r = m_rows.at(row);
+    if (!r.blocks) {
+        r.blocks = new MessageBlocks(const_cast<MessageModel *>(this));
+        r.blocks->reset(r.message.text, Chat::isFinal(r.message.state));
+    }
+    return r.blocks;
+}
+
+void MessageModel::dropBlocks(qsizetype from)
+{
+    for (qsizetype i = from; i < m_rows.size(); ++i) {
+        if (m_rows[i].blocks)
+            m_rows[i].blocks->deleteLater();   // a delegate may still hold it until the view updates
+        m_rows[i].blocks = nullptr;
+    }
 }
 
 void MessageModel::setMessages(const QList<Message> &messages)
 {
     beginResetModel();
-    m_messages = messages;
-    for (Message &m : m_messages)
-        m.blocks = splitMarkdown(m.text);
+    dropBlocks(0);
+    m_rows.clear();
+    m_rows.reserve(messages.size());
+    for (const Message &m : messages)
+        m_rows.append(Row{m, nullptr});
     m_memoryStart = -1;
     endResetModel();
     Q_EMIT countChanged();
@@ -66,68 +106,111 @@ void MessageModel::setMessages(const QList<Message> &messages)
 
 int MessageModel::append(const Message &message)
 {
-    const int row = int(m_messages.size());
+    const int row = int(m_rows.size());
     beginInsertRows({}, row, row);
-    m_messages.append(message);
-    Message &m = m_messages.last();
-    m.blocks = splitMarkdown(m.text);
+    m_rows.append(Row{message, nullptr});
+    Message &m = m_rows.last().message;
     if (!m.created.isValid())
         m.created = QDateTime::currentDateTime();
     endInsertRows();
     if (row > 0)
         emitRowChanged(row - 1, {IsLastRole});
     Q_EMIT countChanged();
-    Q_EMIT messageChanged(row);
     return row;
 }
 
 void MessageModel::appendText(int row, const QString &text)
 {
-    if (row < 0 || row >= m_messages.size() || text.isEmpty())
+    if (row < 0 || row >= m_rows.size() || text.isEmpty())
         return;
-    setText(row, m_messages.at(row).text + text);
+    Row &r = m_rows[row];
+    r.message.text.append(text);
+    if (r.blocks)
+        r.blocks->grow(r.message.text, Chat::isFinal(r.message.state));
+    emitRowChanged(row, {TextRole, Qt::DisplayRole});
 }
 
 void MessageModel::setText(int row, const QString &text)
 {
-    if (row < 0 || row >= m_messages.size())
+    if (row < 0 || row >= m_rows.size())
         return;
-    Message &m = m_messages[row];
-    m.text = text;
-    m.blocks = splitMarkdown(text);
-    emitRowChanged(row, {TextRole, Qt::DisplayRole, BlocksRole});
-    Q_EMIT messageChanged(row);
+    Row &r = m_rows[row];
+    r.message.text = text;
+    if (r.blocks)
+        r.blocks->reset(r.message.text, Chat::isFinal(r.message.state));
+    emitRowChanged(row, {TextRole, Qt::DisplayRole});
 }
 
-void MessageModel::setState(int row, State state, const QString &error)
+QString MessageModel::takeText(int row)
 {
-    if (row < 0 || row >= m_messages.size())
+    if (row < 0 || row >= m_rows.size())
+        return QString();
+    return std::exchange(m_rows[row].message.text, QString());
+}
+
+void MessageModel::appendReasoning(int row, const QString &text)
+{
+    if (row < 0 || row >= m_rows.size() || text.isEmpty())
         return;
-    Message &m = m_messages[row];
-    m.state = state;
-    m.error = error;
+    m_rows[row].message.reasoning.append(text);
+    emitRowChanged(row, {ReasoningRole});
+}
+
+void MessageModel::setReasoning(int row, const QString &text, double reasoningMs)
+{
+    if (row < 0 || row >= m_rows.size())
+        return;
+    Message &m = m_rows[row].message;
+    m.reasoning = text;
+    m.reasoningMs = reasoningMs;
+    emitRowChanged(row, {ReasoningRole, ReasoningMsRole});
+}
+
+QString MessageModel::takeReasoning(int row)
+{
+    if (row < 0 || row >= m_rows.size())
+        return QString();
+    return std::exchange(m_rows[row].message.reasoning, QString());
+}
+
+QString MessageModel::reasoningAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).message.reasoning : QString();
+}
+
+void MessageModel::setState(int row, Chat::State state, const QString &error)
+{
+    if (row < 0 || row >= m_rows.size())
+        return;
+    Row &r = m_rows[row];
+    const bool ended = Chat::isFinal(state) && !Chat::isFinal(r.message.state);
+    r.message.state = state;
+    r.message.error = error;
+    // The reply is complete: its last line counts as whole (a final "```").
+    if (ended && r.blocks)
+        r.blocks->grow(r.message.text, true);
     emitRowChanged(row, {StateRole, ErrorRole});
-    Q_EMIT messageChanged(row);
 }
 
 void MessageModel::setStats(int row, int tokens, double tokensPerSecond)
 {
-    if (row < 0 || row >= m_messages.size())
+    if (row < 0 || row >= m_rows.size())
         return;
-    m_messages[row].tokens = tokens;
-    m_messages[row].tokensPerSecond = tokensPerSecond;
+    m_rows[row].message.tokens = tokens;
+    m_rows[row].message.tokensPerSecond = tokensPerSecond;
     emitRowChanged(row, {StatsRole});
 }
 
 void MessageModel::removeFrom(int row)
 {
     row = qMax(0, row);
-    if (row >= m_messages.size())
+    if (row >= m_rows.size())
         return;
-    beginRemoveRows({}, row, int(m_messages.size()) - 1);
-    m_messages.remove(row, m_messages.size() - row);
+    beginRemoveRows({}, row, int(m_rows.size()) - 1);
+    dropBlocks(row);
+    m_rows.remove(row, m_rows.size() - row);
     endRemoveRows();
-    if (m_memoryStart >= m_messages.size())
+    if (m_memoryStart >= m_rows.size())
         m_memoryStart = -1;
     if (row > 0)
         emitRowChanged(row - 1, {IsLastRole});
@@ -136,10 +219,11 @@ void MessageModel::removeFrom(int row)
 
 void MessageModel::clear()
 {
-    if (m_messages.isEmpty())
+    if (m_rows.isEmpty())
         return;
     beginResetModel();
-    m_messages.clear();
+    dropBlocks(0);
+    m_rows.clear();
     m_memoryStart = -1;
     endResetModel();
     Q_EMIT countChanged();
@@ -147,7 +231,7 @@ void MessageModel::clear()
 
 void MessageModel::setMemoryStart(int row)
 {
-    if (row >= m_messages.size() || row <= 0)
+    if (row >= m_rows.size() || row <= 0)
         row = -1;
     if (row == m_memoryStart)
         return;
@@ -155,14 +239,14 @@ void MessageModel::setMemoryStart(int row)
     m_memoryStart = row;
     // Rows whose InContext / MemoryStartsHere may differ: up to max(before, row).
     const int last = qMax(before, row);
-    if (last >= 0 && !m_messages.isEmpty())
-        Q_EMIT dataChanged(index(0), index(qMin(last, int(m_messages.size()) - 1)),
+    if (last >= 0 && !m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0), index(qMin(last, int(m_rows.size()) - 1)),
                            {InContextRole, MemoryStartsHereRole});
 }
 
 QString MessageModel::textAt(int row) const
 {
-    return row >= 0 && row < m_messages.size() ? m_messages.at(row).text : QString();
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).message.text : QString();
 }
 
 void MessageModel::emitRowChanged(int row, const QList<int> &roles)

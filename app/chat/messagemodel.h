@@ -1,7 +1,8 @@
 // MessageModel: the messages of the open conversation, oldest first, for the
-// chat view's ListView. Plain data rows (Message) so a conversation store can
-// fill it (setMessages) and follow it (messageChanged / rowsRemoved) later;
-// `id` is the store's key (0 until stored).
+// chat view's ListView. Plain data rows (Message) that the open conversation
+// fills from the store (setMessages) and the reply stream grows
+// (appendText); `id` is the store's key (0 until stored). Each row's
+// Markdown blocks are a MessageBlocks model, made when the view first asks.
 #pragma once
 
 #include <QAbstractListModel>
@@ -9,7 +10,9 @@
 #include <QList>
 #include <QtQml/qqmlregistration.h>
 
-#include "markdownblocks.h"
+#include "common/chat.h"
+
+class MessageBlocks;
 
 class MessageModel : public QAbstractListModel {
     Q_OBJECT
@@ -18,62 +21,62 @@ class MessageModel : public QAbstractListModel {
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
 
 public:
-    enum class Author { System, User, Assistant };
-    Q_ENUM(Author)
-
-    // How a message came to be the way it is.
-    enum class State {
-        Complete,       // sent, or a reply that ended by itself
-        Streaming,      // a reply being generated now
-        Stopped,        // the user stopped the reply; the partial text stays
-        Failed,         // generation failed; `error` says why
-        Interrupted,    // Burrow ended while the reply streamed (set by a store)
-    };
-    Q_ENUM(State)
-
     enum Roles {
         IdRole = Qt::UserRole + 1,
-        AuthorRole,         // Author
+        AuthorRole,         // Chat::Role
         TextRole,           // Markdown source
-        BlocksRole,         // [{kind, text, language}] (see markdownblocks.h)
-        StateRole,          // State
+        BlocksRole,         // MessageBlocks * (see messageblocks.h)
+        StateRole,          // Chat::State
         ErrorRole,          // why generation failed
         CreatedRole,        // QDateTime
         StatsRole,          // "24 tokens · 510 tokens/s", empty when none
         InContextRole,      // the model still sees this message
         MemoryStartsHereRole, // first message the model sees, with older ones left out
         IsLastRole,         // last row (regenerate is offered on it)
+        ReasoningRole,      // a reply's reasoning, apart from its answer ("" when none)
+        ReasoningMsRole,    // how long it reasoned (-1: unknown or still reasoning)
     };
     Q_ENUM(Roles)
 
     struct Message {
         qint64 id = 0;
-        Author author = Author::User;
+        Chat::Role author = Chat::Role::User;
         QString text;
-        State state = State::Complete;
+        Chat::State state = Chat::State::Complete;
         QString error;
         QDateTime created;
         int tokens = 0;            // generated tokens (replies)
         double tokensPerSecond = 0;
-        QList<MarkdownBlock> blocks;  // derived from `text`
+        QString reasoning;         // plain text, shown collapsed above the answer
+        double reasoningMs = -1;
     };
 
     explicit MessageModel(QObject *parent = nullptr);
+    ~MessageModel() override;
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    const Message &message(int row) const { return m_messages.at(row); }
-    const QList<Message> &messages() const { return m_messages; }
+    const Message &message(int row) const { return m_rows.at(row).message; }
+    QList<Message> messages() const;
 
     // Replaces every row (e.g. a conversation read from the store).
     void setMessages(const QList<Message> &messages);
-    // Appends a message (blocks are derived from its text); returns its row.
+    // Appends a message; returns its row.
     int append(const Message &message);
+    // Appends to a streaming reply. Cost: the new text and the last Markdown block.
     void appendText(int row, const QString &text);
     void setText(int row, const QString &text);
-    void setState(int row, State state, const QString &error = QString());
+    // The text leaves the row (the reply stream takes it back when the row goes).
+    QString takeText(int row);
+    // The reasoning of a reply, as the text above: appended while it streams,
+    // set, or taken back.
+    void appendReasoning(int row, const QString &text);
+    void setReasoning(int row, const QString &text, double reasoningMs = -1);
+    QString takeReasoning(int row);
+    QString reasoningAt(int row) const;
+    void setState(int row, Chat::State state, const QString &error = QString());
     void setStats(int row, int tokens, double tokensPerSecond);
     // Removes rows [row, rowCount()).
     void removeFrom(int row);
@@ -84,15 +87,20 @@ public:
     int memoryStart() const { return m_memoryStart; }
 
     Q_INVOKABLE QString textAt(int row) const;
+    // The Markdown blocks of a row (made on first use; owned by the model).
+    MessageBlocks *blocksAt(int row) const;
 
 Q_SIGNALS:
     void countChanged();
-    // A row's text or state changed (a store persists it).
-    void messageChanged(int row);
 
 private:
+    struct Row {
+        Message message;
+        mutable MessageBlocks *blocks = nullptr;   // made on first use
+    };
     void emitRowChanged(int row, const QList<int> &roles);
+    void dropBlocks(qsizetype from);
 
-    QList<Message> m_messages;
+    QList<Row> m_rows;
     int m_memoryStart = -1;
 };

@@ -4,21 +4,60 @@
 #include <QFileInfo>
 #include <QLocale>
 
+#include "burrow/engine.h"
+#include "settings/settingsfields.h"
+
+namespace {
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("ModelCard", text);
+}
+} // namespace
+
 QString ModelCard::fileName() const
 {
     return QFileInfo(path).fileName();
 }
 
-QString ModelCard::parametersText() const
+QString ModelCard::countText(quint64 count)
 {
-    const double n = double(parameterCount);
+    const double n = double(count);
     if (n >= 1e9)
         return QLocale().toString(n / 1e9, 'f', 1) + QLatin1Char('B');
     if (n >= 1e6)
         return QLocale().toString(n / 1e6, 'f', 1) + QLatin1Char('M');
     if (n >= 1e3)
         return QLocale().toString(n / 1e3, 'f', 0) + QLatin1Char('K');
-    return QLocale().toString(parameterCount);
+    return QLocale().toString(count);
+}
+
+QString ModelCard::parametersText() const
+{
+    return countText(parameterCount);
+}
+
+QString ModelCard::expertsText() const
+{
+    if (expertCount <= 0)
+        return QString();
+    return tr("%1 experts, %2 active").arg(expertCount).arg(expertUsedCount);
+}
+
+QString ModelCard::activeParametersText() const
+{
+    if (expertCount <= 0 || activeParameterCount == 0)
+        return QString();
+    return tr("%1 of %2 active per token").arg(countText(activeParameterCount), countText(parameterCount));
+}
+
+QString ModelCard::slidingWindowText() const
+{
+    if (slidingWindow <= 0)
+        return QString();
+    return tr("%1 positions on %2 of %3 layers")
+        .arg(QLocale().toString(slidingWindow))
+        .arg(slidingLayerCount)
+        .arg(layerCount);
 }
 
 QString ModelCard::formatBytes(quint64 bytes)
@@ -31,33 +70,43 @@ QString ModelCard::fileSizeText() const
     return formatBytes(fileSize);
 }
 
-int ModelCard::effectiveContext() const
+int ModelCard::contextFor(int requested) const
 {
-    if (contextSize <= 0)
+    if (requested <= 0 || (trainedContext > 0 && requested > trainedContext))
         return trainedContext;
-    if (trainedContext > 0 && contextSize > trainedContext)
-        return trainedContext;
-    return contextSize;
-}
-
-quint64 ModelCard::memoryBytes() const
-{
-    return memoryBytesAt(contextSize);
+    return requested;
 }
 
 qulonglong ModelCard::memoryBytesAt(int context) const
 {
-    if (context <= 0 || (trainedContext > 0 && context > trainedContext))
-        context = trainedContext;
-    return weightBytes + kvBytesPerToken * quint64(qMax(0, context));
-}
-
-QString ModelCard::memoryText() const
-{
-    return formatBytes(memoryBytes());
+    // The engine's arithmetic (ModelInfo::kvCacheBytes, saturating), on the card's copy of its fields.
+    burrow::ModelInfo info;
+    info.kvBytesPerToken = kvBytesPerToken;
+    info.kvBytesPerTokenSliding = kvBytesPerTokenSliding;
+    info.slidingWindow = uint32_t(qMax(0, slidingWindow));
+    const uint64_t kv = info.kvCacheBytes(uint32_t(qMax(0, contextFor(context))));
+    return kv > UINT64_MAX - weightBytes ? UINT64_MAX : weightBytes + kv;
 }
 
 QString ModelCard::availableMemoryText() const
 {
-    return availableMemory ? formatBytes(availableMemory) : QCoreApplication::translate("ModelCard", "unknown");
+    return availableMemory ? formatBytes(availableMemory) : tr("unknown");
+}
+
+QString ModelCard::chatFormatText() const
+{
+    if (chatFormat.isEmpty()) {
+        return hasChatTemplate ? tr("its own chat template")
+                               : tr("chosen when it loads: the chat format its vocabulary shows, or plain text");
+    }
+    if (chatFormat == QLatin1String("template"))
+        return tr("its own chat template");
+    if (chatFormat == QLatin1String("plain"))
+        return tr("none: the model continues your text (it has no chat template and no chat tokens)");
+    const QString label = SettingsFields::chatFormatLabel(chatFormat);
+    if (chatFormatFromVocabulary)
+        return tr("%1, from the chat tokens in its vocabulary (it has no chat template)").arg(label);
+    if (hasChatTemplate)
+        return tr("%1 (its own chat template cannot be used)").arg(label);
+    return tr("%1, chosen from its architecture (it has no chat template)").arg(label);
 }

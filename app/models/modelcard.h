@@ -1,6 +1,6 @@
-// ModelCard: what the header of a .gguf says, plus the memory estimate for the
-// context size the user chose. A value type (copyable, no QObject) that QML
-// reads as `modelCard`.
+// ModelCard: what the header of a .gguf says, the memory estimate for a
+// context size, and which chat format the engine uses for it and why. A
+// value type (copyable, no QObject) that QML reads as `modelCard`.
 #pragma once
 
 #include <QMetaType>
@@ -19,16 +19,24 @@ class ModelCard {
     Q_PROPERTY(qulonglong parameterCount MEMBER parameterCount)
     Q_PROPERTY(QString parametersText READ parametersText)
     Q_PROPERTY(int trainedContext MEMBER trainedContext)
-    Q_PROPERTY(int contextSize READ effectiveContext)
     Q_PROPERTY(qulonglong fileSize MEMBER fileSize)
     Q_PROPERTY(QString fileSizeText READ fileSizeText)
-    Q_PROPERTY(qulonglong memoryBytes READ memoryBytes)
-    Q_PROPERTY(QString memoryText READ memoryText)
     Q_PROPERTY(qulonglong availableMemory MEMBER availableMemory)
     Q_PROPERTY(QString availableMemoryText READ availableMemoryText)
-    Q_PROPERTY(bool fitsInMemory READ fitsInMemory)
     Q_PROPERTY(bool hasChatTemplate MEMBER hasChatTemplate)
     Q_PROPERTY(QString chatFormat MEMBER chatFormat)
+    Q_PROPERTY(bool continuesText READ continuesText)
+    Q_PROPERTY(QString chatFormatText READ chatFormatText)
+    Q_PROPERTY(int expertCount MEMBER expertCount)
+    Q_PROPERTY(int expertUsedCount MEMBER expertUsedCount)
+    Q_PROPERTY(QString expertsText READ expertsText)
+    Q_PROPERTY(qulonglong activeParameterCount MEMBER activeParameterCount)
+    Q_PROPERTY(QString activeParametersText READ activeParametersText)
+    Q_PROPERTY(int slidingWindow MEMBER slidingWindow)
+    Q_PROPERTY(QString slidingWindowText READ slidingWindowText)
+    Q_PROPERTY(bool readsEnableThinking MEMBER readsEnableThinking)
+    Q_PROPERTY(bool readsReasoningEffort MEMBER readsReasoningEffort)
+    Q_PROPERTY(bool reasons READ reasons)
 
 public:
     QString path;
@@ -37,30 +45,61 @@ public:
     QString quantization;
     quint64 parameterCount = 0;
     int trainedContext = 0;
-    int contextSize = 0;            // what the user chose (0: the trained context)
+    int layerCount = 0;
     quint64 fileSize = 0;
     quint64 weightBytes = 0;
-    quint64 kvBytesPerToken = 0;
+    quint64 kvBytesPerToken = 0;          // F16 K+V of the full-attention layers, per position
+    quint64 kvBytesPerTokenSliding = 0;   // of the sliding-window layers (bounded by the window)
+    // Mixture of experts (burrow::ModelInfo): 0 for a dense model.
+    int expertCount = 0;
+    int expertUsedCount = 0;
+    quint64 activeParameterCount = 0;     // what one token reads (= parameterCount when dense)
+    // Sliding-window attention: positions a sliding layer sees, and how many layers use it.
+    int slidingWindow = 0;
+    int slidingLayerCount = 0;
     quint64 availableMemory = 0;    // MemAvailable when the card was made (0: unknown)
     bool hasChatTemplate = false;
-    // The chat format "auto" uses for the loaded model: "template" (its own),
-    // a built-in name when its template does not parse ("chatml", ...), or ""
-    // when the model has no template (plain text) or is not loaded.
+    // The engine's answer to "which chat format does Automatic use"
+    // (burrow::chatFormatFor(..., plainTextForBaseModels = true)): its name
+    // ("template": the model's own; "chatml", "llama3", ...: a known format;
+    // "plain": none, the model continues the text) and whether the
+    // vocabulary's chat tokens chose it. "" while the engine has not said
+    // (a card read from a header the engine could not judge).
     QString chatFormat;
+    bool chatFormatFromVocabulary = false;
+    // What the format's template reads (burrow::ChatFormat): the chat
+    // settings Thinking and Reasoning effort are shown only when it does.
+    bool readsEnableThinking = false;    // Qwen3's enable_thinking
+    bool readsReasoningEffort = false;   // gpt-oss's reasoning_effort
+    // Replies may carry reasoning (a format with a reasoning syntax).
+    bool reasoning = false;
 
     bool isValid() const { return !path.isEmpty(); }
     QString fileName() const;
     QString parametersText() const;          // "260K", "7.2B"
+    // "128 experts, 8 active" ("" for a dense model).
+    QString expertsText() const;
+    // "3.3B of 30.5B active per token" for a MoE model, else "".
+    QString activeParametersText() const;
+    // "4,096 positions on 5 of 6 layers" ("" without sliding-window attention).
+    QString slidingWindowText() const;
+    bool reasons() const { return reasoning; }
+    static QString countText(quint64 n);     // 260K, 7.2M, 30.5B
     QString fileSizeText() const;
-    // Context actually used: the chosen size clamped to the trained context.
-    int effectiveContext() const;
-    // Weights + F16 KV cache at effectiveContext().
-    quint64 memoryBytes() const;
-    QString memoryText() const;
+    // A requested context clamped to the trained one (what a session gets).
+    Q_INVOKABLE int contextFor(int requested) const;
     QString availableMemoryText() const;
-    bool fitsInMemory() const { return availableMemory == 0 || memoryBytes() <= availableMemory; }
 
-    // Weights + KV cache if the context were `contextSize` positions.
+    // Automatic gives the conversation as plain text to continue (a base model).
+    bool continuesText() const { return chatFormat == QLatin1String("plain"); }
+    // The card's, the composer's and the settings panel's one sentence about
+    // the format: which and why ("ChatML, from the chat tokens in its
+    // vocabulary (it has no chat template)").
+    QString chatFormatText() const;
+
+    // Weights (all experts) + F16 KV cache if the context were `contextSize`
+    // positions (clamped), sliding layers holding at most their window plus
+    // one prompt chunk (burrow::ModelInfo::kvCacheBytes).
     Q_INVOKABLE qulonglong memoryBytesAt(int contextSize) const;
     Q_INVOKABLE QString memoryTextAt(int contextSize) const { return formatBytes(memoryBytesAt(contextSize)); }
     Q_INVOKABLE bool fitsAt(int contextSize) const { return availableMemory == 0 || memoryBytesAt(contextSize) <= availableMemory; }

@@ -6,98 +6,47 @@
 
 #include <cmath>
 
-#include "burrow/engine.h"
-
-namespace {
-
-// Choice: text from a fixed list (chatFormat), compared in lower case.
-enum class Kind { Real, Integer, Boolean, Text, Choice };
-
-struct FieldSpec {
-    const char *name;
-    Kind kind;
-};
-
-// Panel order.
-constexpr FieldSpec Fields[] = {
-    {"temperature", Kind::Real},   {"topP", Kind::Real},         {"topK", Kind::Integer},
-    {"minP", Kind::Real},          {"repeatPenalty", Kind::Real}, {"repeatLastN", Kind::Integer},
-    {"randomSeed", Kind::Boolean}, {"seed", Kind::Integer},       {"maxTokens", Kind::Integer},
-    {"contextSize", Kind::Integer}, {"systemPrompt", Kind::Text}, {"chatFormat", Kind::Choice},
-};
-
-const FieldSpec *spec(const QString &field)
-{
-    for (const FieldSpec &f : Fields)
-        if (field == QLatin1String(f.name))
-            return &f;
-    return nullptr;
-}
-
-constexpr int JsonVersion = 1;
-constexpr double MaxTemperature = 10.0;
-constexpr double MaxRepeatPenalty = 10.0;
-constexpr qint64 MaxTopK = 1 << 20;
-constexpr qint64 MaxRepeatLastN = 1 << 20;
-
-} // namespace
+using Kind = SettingsField::Kind;
 
 ChatSettings::ChatSettings(QObject *parent)
-    : QObject(parent)
+    : QObject(parent), m_values(SettingsFields::builtInValues())
 {
-    for (const FieldSpec &f : Fields)
-        m_values.insert(QLatin1String(f.name), builtInDefault(QLatin1String(f.name)));
 }
 
 QStringList ChatSettings::fieldNames()
 {
     QStringList names;
-    for (const FieldSpec &f : Fields)
+    for (const SettingsField &f : SettingsFields::all())
         names << QLatin1String(f.name);
-    return names;
-}
-
-QStringList ChatSettings::chatFormats()
-{
-    QStringList names;
-    for (const std::string &name : burrow::chatFormatNames())
-        names << QString::fromStdString(name);
-    if (!names.contains(QLatin1String("auto")))
-        names.prepend(QStringLiteral("auto"));
     return names;
 }
 
 QVariant ChatSettings::builtInDefault(const QString &field)
 {
-    // The sampler values follow the engine's SamplingParams defaults (a
-    // mild, widely used chain), except a light repeat penalty which keeps
-    // small models from looping in chat.
-    static const QVariantHash defaults = {
-        {QStringLiteral("temperature"), 0.8},
-        {QStringLiteral("topP"), 0.95},
-        {QStringLiteral("topK"), 40},
-        {QStringLiteral("minP"), 0.05},
-        {QStringLiteral("repeatPenalty"), 1.1},
-        {QStringLiteral("repeatLastN"), 64},
-        {QStringLiteral("randomSeed"), true},
-        {QStringLiteral("seed"), qint64(0)},
-        {QStringLiteral("maxTokens"), -1},
-        {QStringLiteral("contextSize"), 4096},
-        {QStringLiteral("systemPrompt"), QString()},
-        {QStringLiteral("chatFormat"), QStringLiteral("auto")},
-    };
-    return defaults.value(field);
+    const SettingsField *f = SettingsFields::find(field);
+    return f ? f->builtIn : QVariant();
+}
+
+QVariantList ChatSettings::fieldList()
+{
+    static const char *const kinds[] = {"real", "integer", "boolean", "text", "choice"};
+    QVariantList list;
+    for (const SettingsField &f : SettingsFields::all()) {
+        list.append(QVariantMap{
+            {QStringLiteral("name"), QLatin1String(f.name)},
+            {QStringLiteral("kind"), QLatin1String(kinds[int(f.kind)])},
+            {QStringLiteral("label"), QLatin1String(f.label)},
+            {QStringLiteral("hint"), f.hint ? QLatin1String(f.hint) : QLatin1String("")},
+            {QStringLiteral("numberRow"), f.numberRow},
+        });
+    }
+    return list;
 }
 
 // Turns what the user or a file gave into the field's type. Text is read as
 // the user typed it: the C locale first, then the user's locale ("0,7").
-bool ChatSettings::convert(const QString &field, const QVariant &in, QVariant *out, QString *why) const
+bool ChatSettings::convert(const SettingsField &f, const QVariant &in, QVariant *out, QString *why)
 {
-    const FieldSpec *f = spec(field);
-    if (!f) {
-        *why = tr("There is no setting called \"%1\".").arg(field);
-        return false;
-    }
     auto number = [&](double *d) {
         bool ok = false;
         if (in.typeId() == QMetaType::QString) {
@@ -116,7 +65,7 @@ bool ChatSettings::convert(const QString &field, const QVariant &in, QVariant *o
         }
         return true;
     };
-    switch (f->kind) {
+    switch (f.kind) {
     case Kind::Real: {
         double d = 0;
         if (!number(&d))
@@ -155,7 +104,8 @@ bool ChatSettings::convert(const QString &field, const QVariant &in, QVariant *o
         return true;
     case Kind::Choice:
         if (in.typeId() != QMetaType::QString) {
-            *why = tr("Expected the name of a chat format.");
+            *why = qstrcmp(f.name, "chatFormat") == 0 ? tr("Expected the name of a chat format.")
+                                                      : tr("Expected one of the listed choices.");
             return false;
         }
         *out = in.toString().trimmed().toLower();
@@ -166,61 +116,14 @@ bool ChatSettings::convert(const QString &field, const QVariant &in, QVariant *o
 
 QString ChatSettings::validate(const QString &field, const QVariant &value) const
 {
+    const SettingsField *f = SettingsFields::find(field);
+    if (!f)
+        return tr("There is no setting called \"%1\".").arg(field);
     QVariant v;
     QString why;
-    if (!convert(field, value, &v, &why))
+    if (!convert(*f, value, &v, &why))
         return why;
-    const double d = v.toDouble();
-    const qint64 n = v.toLongLong();
-    if (field == QLatin1String("temperature")) {
-        if (d < 0)
-            return tr("Temperature cannot be negative (0 always picks the most likely token).");
-        if (d > MaxTemperature)
-            return tr("Temperature must be at most %1.").arg(MaxTemperature);
-    } else if (field == QLatin1String("topP")) {
-        if (d <= 0 || d > 1)
-            return tr("Top-p must be greater than 0 and at most 1 (1 turns it off).");
-    } else if (field == QLatin1String("topK")) {
-        if (n < 0)
-            return tr("Top-k cannot be negative (0 turns it off).");
-        if (n > MaxTopK)
-            return tr("Top-k must be at most %1.").arg(MaxTopK);
-    } else if (field == QLatin1String("minP")) {
-        if (d < 0 || d > 1)
-            return tr("Min-p must be between 0 and 1 (0 turns it off).");
-    } else if (field == QLatin1String("repeatPenalty")) {
-        if (d <= 0)
-            return tr("The repeat penalty must be greater than 0 (1 turns it off).");
-        if (d > MaxRepeatPenalty)
-            return tr("The repeat penalty must be at most %1.").arg(MaxRepeatPenalty);
-    } else if (field == QLatin1String("repeatLastN")) {
-        if (n < -1)
-            return tr("The repeat window must be 0 or more tokens (-1: the whole context).");
-        if (n > MaxRepeatLastN)
-            return tr("The repeat window must be at most %1 tokens.").arg(MaxRepeatLastN);
-    } else if (field == QLatin1String("seed")) {
-        if (n < 0 || n > MaxSeed)
-            return tr("The seed must be between 0 and %1.").arg(MaxSeed);
-    } else if (field == QLatin1String("maxTokens")) {
-        if (n < -1 || n == 0)
-            return tr("The reply length must be at least 1 token (-1: no limit).");
-        if (n > MaxContextSize)
-            return tr("The reply length must be at most %1 tokens.").arg(MaxContextSize);
-    } else if (field == QLatin1String("contextSize")) {
-        if (n < MinContextSize)
-            return tr("The context must hold at least %1 tokens.").arg(MinContextSize);
-        if (m_trainedContext > 0 && n > m_trainedContext)
-            return tr("This model was trained for at most %1 tokens of context.").arg(m_trainedContext);
-        if (m_memoryContextLimit > 0 && n > m_memoryContextLimit)
-            return tr("Only about %1 tokens of context fit in the free memory.").arg(m_memoryContextLimit);
-        if (n > MaxContextSize)
-            return tr("The context can hold at most %1 tokens.").arg(MaxContextSize);
-    } else if (field == QLatin1String("chatFormat")) {
-        const QStringList known = chatFormats();
-        if (!known.contains(v.toString()))
-            return tr("There is no chat format called \"%1\" (known: %2).").arg(value.toString(), known.join(QStringLiteral(", ")));
-    }
-    return QString();
+    return f->check(v, m_limits);
 }
 
 void ChatSettings::setError(const QString &field, const QString &message)
@@ -240,15 +143,15 @@ void ChatSettings::setError(const QString &field, const QString &message)
 bool ChatSettings::setValue(const QString &field, const QVariant &value)
 {
     const QString why = validate(field, value);
+    const SettingsField *f = SettingsFields::find(field);
     if (!why.isEmpty()) {
-        if (spec(field))
+        if (f)
             setError(field, why);
         return false;
     }
     QVariant v;
     QString unused;
-    convert(field, value, &v, &unused);
-    const FieldSpec *f = spec(field);
+    convert(*f, value, &v, &unused);
     if (f->kind == Kind::Integer && field != QLatin1String("seed"))
         v = int(v.toLongLong());
     setError(field, QString());
@@ -261,7 +164,7 @@ bool ChatSettings::setValue(const QString &field, const QVariant &value)
 
 bool ChatSettings::isValid() const
 {
-    for (const FieldSpec &f : Fields)
+    for (const SettingsField &f : SettingsFields::all())
         if (!validate(QLatin1String(f.name), m_values.value(QLatin1String(f.name))).isEmpty())
             return false;
     return true;
@@ -276,9 +179,9 @@ void ChatSettings::recheckContextSize()
 void ChatSettings::setTrainedContext(int tokens)
 {
     tokens = qMax(0, tokens);
-    if (tokens == m_trainedContext)
+    if (tokens == m_limits.trainedContext)
         return;
-    m_trainedContext = tokens;
+    m_limits.trainedContext = tokens;
     emit limitsChanged();
     recheckContextSize();
     emit errorsChanged();  // `valid` may have changed even when the message did not
@@ -287,20 +190,12 @@ void ChatSettings::setTrainedContext(int tokens)
 void ChatSettings::setMemoryContextLimit(int tokens)
 {
     tokens = qMax(0, tokens);
-    if (tokens == m_memoryContextLimit)
+    if (tokens == m_limits.memoryContextLimit)
         return;
-    m_memoryContextLimit = tokens;
+    m_limits.memoryContextLimit = tokens;
     emit limitsChanged();
     recheckContextSize();
     emit errorsChanged();
-}
-
-void ChatSettings::setAutomaticChatFormat(const QString &format)
-{
-    if (format == m_automaticChatFormat)
-        return;
-    m_automaticChatFormat = format;
-    emit limitsChanged();
 }
 
 void ChatSettings::setDefaults(ChatSettings *defaults)
@@ -323,11 +218,12 @@ QVariant ChatSettings::defaultValue(const QString &field) const
 
 bool ChatSettings::isDefault(const QString &field) const
 {
+    const SettingsField *f = SettingsFields::find(field);
+    if (!f)
+        return true;
     const QVariant mine = m_values.value(field);
     const QVariant theirs = defaultValue(field);
-    if (!spec(field))
-        return true;
-    switch (spec(field)->kind) {
+    switch (f->kind) {
     case Kind::Real: return mine.toDouble() == theirs.toDouble();
     case Kind::Integer: return mine.toLongLong() == theirs.toLongLong();
     case Kind::Boolean: return mine.toBool() == theirs.toBool();
@@ -340,7 +236,7 @@ bool ChatSettings::isDefault(const QString &field) const
 QStringList ChatSettings::changedFields() const
 {
     QStringList out;
-    for (const FieldSpec &f : Fields)
+    for (const SettingsField &f : SettingsFields::all())
         if (!isDefault(QLatin1String(f.name)))
             out << QLatin1String(f.name);
     return out;
@@ -348,7 +244,7 @@ QStringList ChatSettings::changedFields() const
 
 void ChatSettings::resetField(const QString &field)
 {
-    if (!spec(field))
+    if (!SettingsFields::find(field))
         return;
     const QVariant v = defaultValue(field);
     if (!setValue(field, v)) {
@@ -362,7 +258,7 @@ void ChatSettings::resetField(const QString &field)
 
 void ChatSettings::resetAll()
 {
-    for (const FieldSpec &f : Fields)
+    for (const SettingsField &f : SettingsFields::all())
         resetField(QLatin1String(f.name));
 }
 
@@ -375,7 +271,7 @@ void ChatSettings::copyFrom(const ChatSettings *other)
         emit errorsChanged();
     }
     bool any = false;
-    for (const FieldSpec &f : Fields) {
+    for (const SettingsField &f : SettingsFields::all()) {
         const QString name = QLatin1String(f.name);
         const QVariant v = other->value(name);
         if (m_values.value(name) != v) {
@@ -390,8 +286,8 @@ void ChatSettings::copyFrom(const ChatSettings *other)
 
 QJsonObject ChatSettings::toJson() const
 {
-    QJsonObject o{{QStringLiteral("version"), JsonVersion}};
-    for (const FieldSpec &f : Fields) {
+    QJsonObject o{{QStringLiteral("version"), SettingsFields::JsonVersion}};
+    for (const SettingsField &f : SettingsFields::all()) {
         const QString name = QLatin1String(f.name);
         const QVariant v = m_values.value(name);
         switch (f.kind) {
@@ -412,7 +308,7 @@ bool ChatSettings::fromJson(const QJsonObject &json)
         emit errorsChanged();
     }
     bool allTaken = true;
-    for (const FieldSpec &f : Fields) {
+    for (const SettingsField &f : SettingsFields::all()) {
         const QString name = QLatin1String(f.name);
         const QVariant fallback = defaultValue(name);
         if (!json.contains(name)) {
@@ -443,62 +339,22 @@ bool ChatSettings::fromJson(const QJsonObject &json)
     return allTaken;
 }
 
-GenerationSettings ChatSettings::values() const
+QJsonObject ChatSettings::normalizedJson(const QJsonObject &json)
 {
-    GenerationSettings g;
-    g.temperature = temperature();
-    g.topK = topK();
-    g.topP = topP();
-    g.minP = minP();
-    g.repeatPenalty = repeatPenalty();
-    g.repeatLastN = repeatLastN();
-    g.seed = randomSeed() ? -1 : seed();
-    g.maxTokens = maxTokens();
-    g.contextSize = contextSize();
-    g.chatFormat = chatFormat();
-    return g;
-}
-
-void ChatSettings::setValues(const GenerationSettings &values, const QString &systemPrompt)
-{
-    setValue(QStringLiteral("temperature"), values.temperature);
-    setValue(QStringLiteral("topK"), values.topK);
-    setValue(QStringLiteral("topP"), values.topP);
-    setValue(QStringLiteral("minP"), values.minP);
-    setValue(QStringLiteral("repeatPenalty"), values.repeatPenalty);
-    setValue(QStringLiteral("repeatLastN"), values.repeatLastN);
-    setValue(QStringLiteral("randomSeed"), values.seed < 0);
-    if (values.seed >= 0)
-        setValue(QStringLiteral("seed"), values.seed);
-    setValue(QStringLiteral("maxTokens"), values.maxTokens);
-    setValue(QStringLiteral("contextSize"), values.contextSize);
-    setValue(QStringLiteral("systemPrompt"), systemPrompt);
-    setValue(QStringLiteral("chatFormat"), values.chatFormat);
-}
-
-burrow::SamplingParams ChatSettings::toSamplingParams() const
-{
-    burrow::SamplingParams p;
-    p.temperature = float(temperature());
-    p.topK = topK();
-    p.topP = float(topP());
-    p.minP = float(minP());
-    p.repeatPenalty = float(repeatPenalty());
-    p.penaltyLastN = repeatLastN();
-    p.seed = randomSeed() ? 0xFFFFFFFFu : uint32_t(seed());
-    return p;
-}
-
-burrow::GenerateOptions ChatSettings::toGenerateOptions() const
-{
-    burrow::GenerateOptions o;
-    o.maxTokens = maxTokens();
-    return o;
-}
-
-burrow::SessionOptions ChatSettings::toSessionOptions() const
-{
-    burrow::SessionOptions o;
-    o.contextSize = uint32_t(contextSize());
-    return o;
+    // No model limits here: a context the loaded model cannot hold is kept
+    // (the chat says so when it is opened).
+    if (json.isEmpty())
+        return json;   // nothing was ever set: the chat takes the defaults
+    ChatSettings reader;
+    QJsonObject out;
+    if (json.contains(QStringLiteral("version")))
+        out.insert(QStringLiteral("version"), SettingsFields::JsonVersion);
+    reader.fromJson(json);
+    const QJsonObject all = reader.toJson();
+    for (const SettingsField &f : SettingsFields::all()) {
+        const QString name = QLatin1String(f.name);
+        if (json.contains(name) && reader.error(name).isEmpty())
+            out.insert(name, all.value(name));
+    }
+    return out;
 }

@@ -1,6 +1,7 @@
-// One conversation's generation settings: sampling, reply length, context
-// size, system prompt and chat format, with validation and the link to the
-// defaults.
+// One conversation's settings (sampling, reply length, context size, system
+// prompt, chat format) with validation and the link to the defaults. The
+// fields themselves, their defaults, checks and engine mapping are the
+// table in settingsfields.cpp.
 #pragma once
 
 #include <QJsonObject>
@@ -9,30 +10,27 @@
 #include <QString>
 #include <QStringList>
 #include <QVariant>
+#include <QVariantHash>
+#include <QVariantList>
 #include <QVariantMap>
 #include <QtQml/qqmlregistration.h>
 
-#include "burrow/engine.h"
-#include "backend/chatbackend.h"
+#include "settingsfields.h"
 
 /**
  * @brief The settings of one chat (or, with no `defaults`, the defaults for new chats).
  *
- * Fields (names as used by value()/setValue(), JSON and QML):
- * temperature, topP, topK, minP, repeatPenalty, repeatLastN, randomSeed,
- * seed, maxTokens, contextSize, systemPrompt, chatFormat.
- *
- * chatFormat is "auto" (the model's own chat template; a model without one
- * gets the conversation as plain text) or a built-in format that replaces the
- * template (chatFormats lists them all: "auto", "chatml", "llama2", "llama3",
- * "gemma", "phi3", "mistral", "zephyr"). Names are taken in any case and
- * stored in lower case; any other name is refused.
+ * Fields: SettingsFields::all() (names as used by value()/setValue(), JSON
+ * and QML). chatFormat is "auto" or one of the engine's built-in formats
+ * (chatFormats); names are taken in any case and stored in lower case.
+ * thinking and reasoningEffort (low/medium/high) reach the templates that
+ * read enable_thinking / reasoning_effort; others ignore them.
  *
  * Every write goes through validation: an invalid value is refused (the
  * field keeps its value) and error(field) holds the reason for the panel to
  * show next to the field; a valid write clears it. The context-size limits
- * (trainedContext, memoryContextLimit) and automaticChatFormat are set by
- * the app from the loaded model; when they change the current context size is checked again and
+ * (trainedContext, memoryContextLimit) are set by the app from the loaded
+ * model; when they change the current context size is checked again and
  * `valid` turns false while it is too large (the value is kept so the user
  * sees what the chat asked for).
  *
@@ -56,10 +54,15 @@ class ChatSettings : public QObject {
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
     Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY changed)
     Q_PROPERTY(QStringList chatFormats READ chatFormats CONSTANT)
+    Q_PROPERTY(bool thinking READ thinking WRITE setThinking NOTIFY changed)
+    Q_PROPERTY(QString reasoningEffort READ reasoningEffort WRITE setReasoningEffort NOTIFY changed)
+    Q_PROPERTY(QStringList reasoningEfforts READ reasoningEfforts CONSTANT)
+    /// The field table for the panel: [{name, kind, label, hint, numberRow}]
+    /// (label and hint untranslated: the panel passes them to qsTranslate("ChatSettings", …)).
+    Q_PROPERTY(QVariantList fields READ fieldList CONSTANT)
 
     Q_PROPERTY(int trainedContext READ trainedContext WRITE setTrainedContext NOTIFY limitsChanged)
     Q_PROPERTY(int memoryContextLimit READ memoryContextLimit WRITE setMemoryContextLimit NOTIFY limitsChanged)
-    Q_PROPERTY(QString automaticChatFormat READ automaticChatFormat WRITE setAutomaticChatFormat NOTIFY limitsChanged)
     Q_PROPERTY(ChatSettings *defaults READ defaults WRITE setDefaults NOTIFY defaultsChanged)
 
     Q_PROPERTY(QVariantMap errors READ errors NOTIFY errorsChanged)
@@ -74,12 +77,14 @@ public:
     /// The value a field has before anyone changes it (built in).
     static QVariant builtInDefault(const QString &field);
 
-    static constexpr int MinContextSize = 64;
-    static constexpr int MaxContextSize = 1 << 20;
-    static constexpr qint64 MaxSeed = 0xFFFFFFFELL;  // 0xFFFFFFFF means "random" to the engine
-    /// The values chatFormat takes: "auto", then the engine's built-in formats
-    /// (burrow::chatFormatNames(); only "auto" in a build without chat templates).
-    static QStringList chatFormats();
+    static constexpr int MinContextSize = SettingsFields::MinContextSize;
+    static constexpr int MaxContextSize = SettingsFields::MaxContextSize;
+    static constexpr qint64 MaxSeed = SettingsFields::MaxSeed;
+    /// The values chatFormat takes: "auto", then the engine's built-in formats.
+    static QStringList chatFormats() { return SettingsFields::chatFormats(); }
+    static QVariantList fieldList();
+    /// How a chat format is named to the user ("Automatic (from the model)", "ChatML", …).
+    Q_INVOKABLE QString chatFormatLabel(const QString &name) const { return SettingsFields::chatFormatLabel(name); }
 
     double temperature() const { return m_values.value(QStringLiteral("temperature")).toDouble(); }
     double topP() const { return m_values.value(QStringLiteral("topP")).toDouble(); }
@@ -93,6 +98,9 @@ public:
     int contextSize() const { return m_values.value(QStringLiteral("contextSize")).toInt(); }
     QString systemPrompt() const { return m_values.value(QStringLiteral("systemPrompt")).toString(); }
     QString chatFormat() const { return m_values.value(QStringLiteral("chatFormat")).toString(); }
+    bool thinking() const { return m_values.value(QStringLiteral("thinking")).toBool(); }
+    QString reasoningEffort() const { return m_values.value(QStringLiteral("reasoningEffort")).toString(); }
+    static QStringList reasoningEfforts() { return SettingsFields::reasoningEfforts(); }
 
     void setTemperature(double v) { setValue(QStringLiteral("temperature"), v); }
     void setTopP(double v) { setValue(QStringLiteral("topP"), v); }
@@ -106,18 +114,15 @@ public:
     void setContextSize(int v) { setValue(QStringLiteral("contextSize"), v); }
     void setSystemPrompt(const QString &v) { setValue(QStringLiteral("systemPrompt"), v); }
     void setChatFormat(const QString &v) { setValue(QStringLiteral("chatFormat"), v); }
+    void setThinking(bool v) { setValue(QStringLiteral("thinking"), v); }
+    void setReasoningEffort(const QString &v) { setValue(QStringLiteral("reasoningEffort"), v); }
 
     /// The model's trained context in tokens (0: unknown, no limit).
-    int trainedContext() const { return m_trainedContext; }
+    int trainedContext() const { return m_limits.trainedContext; }
     void setTrainedContext(int tokens);
     /// The largest context the free memory holds for the loaded model (0: unknown).
-    int memoryContextLimit() const { return m_memoryContextLimit; }
+    int memoryContextLimit() const { return m_limits.memoryContextLimit; }
     void setMemoryContextLimit(int tokens);
-    /// The format "auto" uses for the loaded model: "template" (its own), a
-    /// built-in name (its template does not parse), "plain" (no template: plain
-    /// text), or "" when no model is loaded (not known). Not stored.
-    QString automaticChatFormat() const { return m_automaticChatFormat; }
-    void setAutomaticChatFormat(const QString &format);
 
     ChatSettings *defaults() const { return m_defaults; }
     void setDefaults(ChatSettings *defaults);
@@ -142,23 +147,19 @@ public:
     /// Takes every field from `other` (a new chat copies the defaults).
     Q_INVOKABLE void copyFrom(const ChatSettings *other);
 
-    /// Every field, for storage: {"version": 1, "temperature": 0.8, ...}.
+    /// Every field, for storage and export: {"version": 1, "temperature": 0.8, ...}.
     Q_INVOKABLE QJsonObject toJson() const;
     /// Reads what toJson() wrote. Missing fields take the defaults, unknown
     /// keys are ignored, invalid values are refused (see errors). Returns
     /// false when some field was refused.
     Q_INVOKABLE bool fromJson(const QJsonObject &json);
+    /// `json` with every field checked through the table: the fields it has
+    /// that are valid (and its version), nothing else (an import keeps no
+    /// stray keys or refused values).
+    static QJsonObject normalizedJson(const QJsonObject &json);
 
-    /// The values a reply uses, for the chat backend (seed -1 when random).
-    GenerationSettings values() const;
-    /// Sets every field at once (values are validated like setValue()).
-    void setValues(const GenerationSettings &values, const QString &systemPrompt);
-
-    /// The sampler settings for the engine (seed 0xFFFFFFFF when random).
-    burrow::SamplingParams toSamplingParams() const;
-    /// Maximum reply length for the engine (-1: until the model stops).
-    burrow::GenerateOptions toGenerateOptions() const;
-    burrow::SessionOptions toSessionOptions() const;
+    /// What a reply is generated with, in the engine's types (the table's mapping).
+    ReplySettings toEngine() const { return SettingsFields::toEngine(m_values); }
 
 signals:
     /// Any field changed (one signal: the panel is small).
@@ -168,14 +169,12 @@ signals:
     void errorsChanged();
 
 private:
-    bool convert(const QString &field, const QVariant &in, QVariant *out, QString *why) const;
+    static bool convert(const SettingsField &field, const QVariant &in, QVariant *out, QString *why);
     void setError(const QString &field, const QString &message);
     void recheckContextSize();
 
     QVariantHash m_values;
     QVariantMap m_errors;
-    int m_trainedContext = 0;
-    int m_memoryContextLimit = 0;
-    QString m_automaticChatFormat;
+    SettingsLimits m_limits;
     QPointer<ChatSettings> m_defaults;
 };

@@ -12,16 +12,15 @@
 #include <QUuid>
 
 #include "common/logging.h"
+#include "conversationsearch.h"
+#include "datafolder.h"
+#include "schema.h"
 
 
 namespace {
 
 constexpr qint64 TrashDays = 30;  // soft-deleted chats are purged after this many days
 
-// Markers FTS5's snippet() puts around a match; control characters that never
-// occur in chat text, replaced after HTML-escaping.
-const QChar MatchOpen(0x02);
-const QChar MatchClose(0x03);
 
 // Qt binds a null QString as SQL NULL; the text columns are NOT NULL.
 QString text(const QString &s) { return s.isNull() ? QStringLiteral("") : s; }
@@ -41,84 +40,13 @@ QJsonObject jsonObject(const QVariant &v)
     return doc.isObject() ? doc.object() : QJsonObject();
 }
 
-bool validRole(const QString &role)
-{
-    return role == QLatin1String("user") || role == QLatin1String("assistant") || role == QLatin1String("system");
-}
 
-// The schema, one step per version: step N turns version N-1 into N. A new
-// database runs every step, so each migration is exercised on every start-up
-// of a fresh install, not only on upgrades.
-const QList<QStringList> &migrationSteps()
-{
-    static const QList<QStringList> steps = {
-        // v1: conversations and linear messages.
-        {
-            QStringLiteral("CREATE TABLE conversations ("
-                           " id INTEGER PRIMARY KEY,"
-                           " title TEXT NOT NULL DEFAULT '',"
-                           " created INTEGER NOT NULL,"
-                           " updated INTEGER NOT NULL,"
-                           " model_path TEXT NOT NULL DEFAULT '')"),
-            QStringLiteral("CREATE TABLE messages ("
-                           " id INTEGER PRIMARY KEY,"
-                           " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
-                           " role TEXT NOT NULL,"
-                           " content TEXT NOT NULL DEFAULT '',"
-                           " created INTEGER NOT NULL)"),
-            QStringLiteral("CREATE INDEX messages_by_conversation ON messages(conversation_id, id)"),
-        },
-        // v2: per-chat settings, soft delete, reply state and provenance, parent ids.
-        {
-            QStringLiteral("ALTER TABLE conversations ADD COLUMN model_size INTEGER NOT NULL DEFAULT 0"),
-            QStringLiteral("ALTER TABLE conversations ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'"),
-            QStringLiteral("ALTER TABLE conversations ADD COLUMN deleted_at INTEGER"),
-            QStringLiteral("CREATE INDEX conversations_by_updated ON conversations(deleted_at, updated)"),
-            QStringLiteral("ALTER TABLE messages ADD COLUMN parent_id INTEGER REFERENCES messages(id) ON DELETE SET NULL"),
-            QStringLiteral("ALTER TABLE messages ADD COLUMN state TEXT NOT NULL DEFAULT 'complete'"),
-            QStringLiteral("ALTER TABLE messages ADD COLUMN updated INTEGER NOT NULL DEFAULT 0"),
-            QStringLiteral("UPDATE messages SET updated = created"),
-            QStringLiteral("ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT ''"),
-            QStringLiteral("ALTER TABLE messages ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'"),
-            QStringLiteral("ALTER TABLE messages ADD COLUMN prompt_tokens INTEGER"),
-            QStringLiteral("ALTER TABLE messages ADD COLUMN generated_tokens INTEGER"),
-            QStringLiteral("ALTER TABLE messages ADD COLUMN tokens_per_second REAL"),
-            QStringLiteral("ALTER TABLE messages ADD COLUMN error TEXT NOT NULL DEFAULT ''"),
-            QStringLiteral("CREATE INDEX messages_streaming ON messages(state) WHERE state = 'streaming'"),
-        },
-        // v3: full-text search (FTS5, trigram: case-insensitive substrings,
-        // works for languages without spaces between words).
-        {
-            QStringLiteral("CREATE VIRTUAL TABLE conversations_fts USING fts5("
-                           "title, content='conversations', content_rowid='id', tokenize='trigram')"),
-            QStringLiteral("CREATE VIRTUAL TABLE messages_fts USING fts5("
-                           "content, content='messages', content_rowid='id', tokenize='trigram')"),
-            QStringLiteral("CREATE TRIGGER conversations_fts_insert AFTER INSERT ON conversations BEGIN"
-                           " INSERT INTO conversations_fts(rowid, title) VALUES (new.id, new.title); END"),
-            QStringLiteral("CREATE TRIGGER conversations_fts_delete AFTER DELETE ON conversations BEGIN"
-                           " INSERT INTO conversations_fts(conversations_fts, rowid, title) VALUES ('delete', old.id, old.title); END"),
-            QStringLiteral("CREATE TRIGGER conversations_fts_update AFTER UPDATE OF title ON conversations BEGIN"
-                           " INSERT INTO conversations_fts(conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);"
-                           " INSERT INTO conversations_fts(rowid, title) VALUES (new.id, new.title); END"),
-            QStringLiteral("CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN"
-                           " INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content); END"),
-            QStringLiteral("CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN"
-                           " INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content); END"),
-            QStringLiteral("CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN"
-                           " INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);"
-                           " INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content); END"),
-            QStringLiteral("INSERT INTO conversations_fts(conversations_fts) VALUES ('rebuild')"),
-            QStringLiteral("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')"),
-        },
-    };
-    return steps;
-}
 
 const char *ConversationColumns =
     "id, title, created, updated, model_path, model_size, settings, deleted_at";
 const char *MessageColumns =
     "id, conversation_id, parent_id, role, content, state, created, updated, model, settings,"
-    " prompt_tokens, generated_tokens, tokens_per_second, error";
+    " prompt_tokens, generated_tokens, tokens_per_second, error, reasoning, reasoning_ms";
 
 ConversationRecord readConversation(const QSqlQuery &q)
 {
@@ -140,9 +68,10 @@ MessageRecord readMessage(const QSqlQuery &q)
     m.id = q.value(0).toLongLong();
     m.conversationId = q.value(1).toLongLong();
     m.parentId = q.value(2).isNull() ? -1 : q.value(2).toLongLong();
-    m.role = q.value(3).toString();
+    if (!Chat::roleFromName(q.value(3).toString(), &m.role))
+        m.role = Chat::Role::User;   // (the store writes only the three roles)
     m.content = q.value(4).toString();
-    m.state = ConversationStore::stateFromName(q.value(5).toString());
+    m.state = Chat::stateFromName(q.value(5).toString());
     m.created = fromMs(q.value(6));
     m.updated = fromMs(q.value(7));
     m.model = q.value(8).toString();
@@ -151,6 +80,8 @@ MessageRecord readMessage(const QSqlQuery &q)
     m.generatedTokens = q.value(11).isNull() ? -1 : q.value(11).toInt();
     m.tokensPerSecond = q.value(12).isNull() ? -1 : q.value(12).toDouble();
     m.error = q.value(13).toString();
+    m.reasoning = q.value(14).toString();
+    m.reasoningMs = q.value(15).isNull() ? -1 : q.value(15).toDouble();
     return m;
 }
 
@@ -174,10 +105,10 @@ QVariantMap messageToMap(const MessageRecord &m)
         {QStringLiteral("id"), m.id},
         {QStringLiteral("conversationId"), m.conversationId},
         {QStringLiteral("parentId"), m.parentId},
-        {QStringLiteral("role"), m.role},
+        {QStringLiteral("role"), Chat::roleName(m.role)},
         {QStringLiteral("content"), m.content},
-        {QStringLiteral("state"), m.state},
-        {QStringLiteral("stateName"), ConversationStore::stateName(m.state)},
+        {QStringLiteral("state"), int(m.state)},
+        {QStringLiteral("stateName"), Chat::stateName(m.state)},
         {QStringLiteral("created"), m.created},
         {QStringLiteral("updated"), m.updated},
         {QStringLiteral("model"), m.model},
@@ -186,65 +117,11 @@ QVariantMap messageToMap(const MessageRecord &m)
         {QStringLiteral("generatedTokens"), m.generatedTokens},
         {QStringLiteral("tokensPerSecond"), m.tokensPerSecond},
         {QStringLiteral("error"), m.error},
+        {QStringLiteral("reasoning"), m.reasoning},
+        {QStringLiteral("reasoningMs"), m.reasoningMs},
     };
 }
 
-// Words of a search text, as case-folded substrings.
-QStringList searchTerms(const QString &text)
-{
-    return text.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
-}
-
-// The snippet shown for a hit (cut here, not by FTS5's snippet()): up to
-// `radius` characters either side of the first match, matches marked.
-QString markedSnippet(const QString &text, const QStringList &terms, int radius = 40)
-{
-    const QString flat = text.simplified();
-    int first = -1;
-    for (const QString &t : terms) {
-        const int at = flat.indexOf(t, 0, Qt::CaseInsensitive);
-        if (at >= 0 && (first < 0 || at < first))
-            first = at;
-    }
-    if (first < 0)
-        first = 0;
-    const int start = qMax(0, first - radius);
-    const int end = qMin(int(flat.size()), first + radius);
-    QString out = flat.mid(start, end - start);
-    // Mark every occurrence of every term in the window.
-    QVector<bool> marked(out.size(), false);
-    for (const QString &t : terms) {
-        for (int at = out.indexOf(t, 0, Qt::CaseInsensitive); at >= 0; at = out.indexOf(t, at + 1, Qt::CaseInsensitive))
-            for (int i = at; i < at + t.size() && i < out.size(); ++i)
-                marked[i] = true;
-    }
-    QString result;
-    bool in = false;
-    for (int i = 0; i < out.size(); ++i) {
-        if (marked[i] != in) {
-            result += marked[i] ? MatchOpen : MatchClose;
-            in = marked[i];
-        }
-        result += out[i];
-    }
-    if (in)
-        result += MatchClose;
-    if (start > 0)
-        result.prepend(QChar(0x2026));
-    if (end < flat.size())
-        result += QChar(0x2026);
-    return result;
-}
-
-void fillSnippets(SearchHit &hit, const QString &marked)
-{
-    QString plain = marked;
-    plain.remove(MatchOpen).remove(MatchClose);
-    hit.snippet = plain.simplified();
-    QString html = marked.toHtmlEscaped();
-    html.replace(MatchOpen, QLatin1String("<b>")).replace(MatchClose, QLatin1String("</b>"));
-    hit.snippetHtml = html.simplified();
-}
 
 } // namespace
 
@@ -259,7 +136,7 @@ ConversationStore::~ConversationStore() { close(); }
 
 QString ConversationStore::defaultDatabasePath()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/burrow.db");
+    return DataFolder::path() + QStringLiteral("/burrow.db");
 }
 
 void ConversationStore::setDatabasePath(const QString &path)
@@ -346,64 +223,7 @@ bool ConversationStore::openConnection(const QString &path)
     return true;
 }
 
-// Why the file at the open connection cannot be used as a Burrow database
-// ("" when it can). Sets *newer when it is a Burrow database of a later version.
-QString ConversationStore::inspectOpenDatabase(int *version, bool *newer)
-{
-    *newer = false;
-    *version = 0;
-    QSqlQuery q(db());
-    if (!q.exec(QStringLiteral("PRAGMA quick_check")))
-        return q.lastError().databaseText().isEmpty() ? q.lastError().text() : q.lastError().databaseText();
-    QStringList problems;
-    while (q.next())
-        problems << q.value(0).toString();
-    if (problems != QStringList{QStringLiteral("ok")}) {
-        // quick_check lists page-level findings; the first two tell enough.
-        QStringList lines = problems.join(QLatin1Char('\n')).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        lines.removeIf([](const QString &l) { return l.startsWith(QLatin1String("***")); });
-        return tr("the file is damaged: %1").arg(lines.mid(0, 2).join(QStringLiteral("; ")));
-    }
-    if (!q.exec(QStringLiteral("PRAGMA user_version")) || !q.next())
-        return q.lastError().text();
-    *version = q.value(0).toInt();
-    if (!q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master")) || !q.next())
-        return q.lastError().text();
-    const int objects = q.value(0).toInt();
-    if (*version == 0 && objects > 0)
-        return tr("it holds tables but no Burrow schema version");
-    if (*version > SchemaVersion) {
-        *newer = true;
-        return tr("it was written by a newer version of Burrow (schema %1, this version reads up to %2)")
-            .arg(*version)
-            .arg(SchemaVersion);
-    }
-    if (*version > 0) {
-        // Our own tables must be there for the version it claims.
-        if (!q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-                                   " AND name IN ('conversations', 'messages')"))
-            || !q.next() || q.value(0).toInt() != 2)
-            return tr("the conversation tables are missing");
-    }
-    return QString();
-}
 
-// Renames `path` and its -wal/-shm companions to `<path>.corrupt-<timestamp>`.
-QString ConversationStore::moveAside(const QString &path)
-{
-    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    QString target = path + QStringLiteral(".corrupt-") + stamp;
-    for (int n = 2; QFileInfo::exists(target); ++n)
-        target = path + QStringLiteral(".corrupt-") + stamp + QLatin1Char('-') + QString::number(n);
-    if (!QFile::rename(path, target))
-        return QString();
-    for (const char *suffix : {"-wal", "-shm"}) {
-        const QString companion = path + QLatin1String(suffix);
-        if (QFileInfo::exists(companion) && !QFile::rename(companion, target + QLatin1String(suffix)))
-            qCWarning(lcApp) << "could not move" << companion << "aside";
-    }
-    return target;
-}
 
 bool ConversationStore::open()
 {
@@ -432,7 +252,7 @@ bool ConversationStore::openImpl()
 
     int version = 0;
     bool newer = false;
-    const QString reason = inspectOpenDatabase(&version, &newer);
+    const QString reason = StoreSchema::inspect(db(), &version, &newer);
     if (newer) {
         // Not damaged: leave it alone, and refuse to write into it.
         closeConnection();
@@ -446,7 +266,7 @@ bool ConversationStore::openImpl()
         closeConnection();
         if (inMemory)
             return fail(tr("Could not open the conversation database"), reason);
-        const QString aside = moveAside(path);
+        const QString aside = StoreSchema::moveAside(path);
         if (aside.isEmpty()) {
             setProblem(tr("The conversation database %1 cannot be read (%2) and could not be moved aside. "
                           "Nothing was deleted; close Burrow and move the file away yourself.")
@@ -484,9 +304,18 @@ bool ConversationStore::openImpl()
         return false;
     }
 
-    if (version < SchemaVersion && !migrate(version, path, inMemory)) {
-        closeConnection();
-        return false;
+    if (version < SchemaVersion) {
+        QString backup, what, detail;
+        const bool migrated = StoreSchema::migrate(db(), version, path, inMemory, &backup, &what, &detail);
+        if (!backup.isEmpty()) {
+            m_backupPath = backup;
+            emit backupPathChanged();
+        }
+        if (!migrated) {
+            fail(what, detail);
+            closeConnection();
+            return false;
+        }
     }
 
     // A reply still marked streaming was cut off by a crash or a kill.
@@ -507,48 +336,6 @@ bool ConversationStore::openImpl()
     return true;
 }
 
-bool ConversationStore::migrate(int from, const QString &path, bool inMemory)
-{
-    if (from > 0 && !inMemory) {
-        QString backup = path + QStringLiteral(".bak-v") + QString::number(from);
-        if (QFileInfo::exists(backup))  // an earlier attempt's copy: keep it, write another
-            backup += QLatin1Char('-') + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-        QSqlQuery q(db());
-        QString quoted = backup;
-        quoted.replace(QLatin1Char('\''), QLatin1String("''"));
-        if (!q.exec(QStringLiteral("VACUUM INTO '%1'").arg(quoted)))
-            return fail(tr("Could not back up the conversation database before upgrading it; "
-                           "nothing was changed"),
-                        q.lastError().text());
-        m_backupPath = backup;
-        emit backupPathChanged();
-        qCInfo(lcApp) << "backed up schema" << from << "to" << backup;
-    }
-    const auto &steps = migrationSteps();
-    for (int v = from + 1; v <= SchemaVersion; ++v) {
-        QSqlDatabase d = db();
-        if (!d.transaction())
-            return fail(tr("Could not upgrade the conversation database"), d.lastError().text());
-        bool ok = true;
-        for (const QString &sql : steps[v - 1]) {
-            QSqlQuery q(d);
-            if (!q.exec(sql)) {
-                fail(tr("Could not upgrade the conversation database to version %1").arg(v),
-                     q.lastError().text());
-                ok = false;
-                break;
-            }
-        }
-        ok = ok && exec(QStringLiteral("PRAGMA user_version = %1").arg(v), "set the schema version");
-        if (!ok) {
-            d.rollback();
-            return false;
-        }
-        if (!d.commit())
-            return fail(tr("Could not upgrade the conversation database"), d.lastError().text());
-    }
-    return true;
-}
 
 // ---- conversations ----------------------------------------------------------
 
@@ -744,14 +531,12 @@ bool ConversationStore::touch(qint64 conversationId, qint64 now)
     return q.exec();
 }
 
-qint64 ConversationStore::insertMessage(qint64 conversationId, const QString &role, const QString &content,
-                                       const QString &state, const QString &model, const QJsonObject &settings,
+qint64 ConversationStore::insertMessage(qint64 conversationId, Chat::Role role, const QString &content,
+                                       Chat::State state, const QString &model, const QJsonObject &settings,
                                        qint64 parentId)
 {
     if (!m_ready)
         return fail(tr("The conversation database is not open"), QString()), -1;
-    if (!validRole(role))
-        return fail(tr("Could not store the message"), tr("unknown role \"%1\"").arg(role)), -1;
     QSqlDatabase d = db();
     if (!d.transaction())
         return fail(tr("Could not store the message"), d.lastError().text()), -1;
@@ -761,9 +546,9 @@ qint64 ConversationStore::insertMessage(qint64 conversationId, const QString &ro
                              " model, settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     q.addBindValue(conversationId);
     q.addBindValue(parentId >= 0 ? QVariant(parentId) : QVariant(QMetaType::fromType<qint64>()));
-    q.addBindValue(role);
+    q.addBindValue(Chat::roleName(role));
     q.addBindValue(text(content));
-    q.addBindValue(state);
+    q.addBindValue(Chat::stateName(state));
     q.addBindValue(now);
     q.addBindValue(now);
     q.addBindValue(text(model));
@@ -775,7 +560,7 @@ qint64 ConversationStore::insertMessage(qint64 conversationId, const QString &ro
     }
     const qint64 id = q.lastInsertId().toLongLong();
     bool ok = touch(conversationId, now);
-    if (ok && role == QLatin1String("user")) {
+    if (ok && role == Chat::Role::User) {
         QSqlQuery t(d);
         t.prepare(QStringLiteral("UPDATE conversations SET title = ? WHERE id = ? AND title = ''"));
         t.addBindValue(text(titleFromMessage(content)));
@@ -792,17 +577,17 @@ qint64 ConversationStore::insertMessage(qint64 conversationId, const QString &ro
     return id;
 }
 
-qint64 ConversationStore::appendMessage(qint64 conversationId, const QString &role, const QString &content,
+qint64 ConversationStore::appendMessage(qint64 conversationId, Chat::Role role, const QString &content,
                                        qint64 parentId)
 {
-    return insertMessage(conversationId, role, content, QStringLiteral("complete"), QString(), QJsonObject(),
+    return insertMessage(conversationId, role, content, Chat::State::Complete, QString(), QJsonObject(),
                          parentId);
 }
 
 qint64 ConversationStore::beginReply(qint64 conversationId, const QString &model, const QJsonObject &settingsUsed,
                                     qint64 parentId)
 {
-    return insertMessage(conversationId, QStringLiteral("assistant"), QString(), QStringLiteral("streaming"), model,
+    return insertMessage(conversationId, Chat::Role::Assistant, QString(), Chat::State::Streaming, model,
                          settingsUsed, parentId);
 }
 
@@ -833,13 +618,31 @@ bool ConversationStore::updateReply(qint64 messageId, const QString &content)
     return true;
 }
 
-bool ConversationStore::finishReply(qint64 messageId, const QString &content, int state, int promptTokens,
+bool ConversationStore::setReasoning(qint64 messageId, const QString &reasoning, double reasoningMs)
+{
+    if (!m_ready)
+        return fail(tr("The conversation database is not open"), QString());
+    QSqlQuery q(db());
+    q.prepare(QStringLiteral("UPDATE messages SET reasoning = ?, reasoning_ms = ?, updated = ? WHERE id = ? AND role = 'assistant'"));
+    q.addBindValue(text(reasoning));
+    q.addBindValue(reasoningMs >= 0 ? QVariant(reasoningMs) : QVariant(QMetaType::fromType<double>()));
+    q.addBindValue(nowMs());
+    q.addBindValue(messageId);
+    if (!q.exec())
+        return fail(tr("Could not save the reply"), q.lastError().text());
+    if (q.numRowsAffected() != 1)
+        return fail(tr("Could not save the reply"), tr("message %1 is not a reply").arg(messageId));
+    emit messageChanged(conversationOf(messageId), messageId);
+    return true;
+}
+
+bool ConversationStore::finishReply(qint64 messageId, const QString &content, Chat::State state, int promptTokens,
                                     int generatedTokens, double tokensPerSecond, const QString &error)
 {
     if (!m_ready)
         return fail(tr("The conversation database is not open"), QString());
-    if (state != Complete && state != Stopped && state != Error && state != Interrupted)
-        return fail(tr("Could not save the reply"), tr("%1 is not a final state").arg(stateName(state)));
+    if (!Chat::isFinal(state))
+        return fail(tr("Could not save the reply"), tr("%1 is not a final state").arg(Chat::stateName(state)));
     const qint64 conversationId = conversationOf(messageId);
     if (conversationId < 0)
         return fail(tr("Could not save the reply"), tr("there is no message %1").arg(messageId));
@@ -852,7 +655,7 @@ bool ConversationStore::finishReply(qint64 messageId, const QString &content, in
                              " generated_tokens = ?, tokens_per_second = ?, error = ? WHERE id = ?"));
     const QVariant nullInt(QMetaType::fromType<int>());
     q.addBindValue(text(content));
-    q.addBindValue(stateName(state));
+    q.addBindValue(Chat::stateName(state));
     q.addBindValue(now);
     q.addBindValue(promptTokens >= 0 ? QVariant(promptTokens) : nullInt);
     q.addBindValue(generatedTokens >= 0 ? QVariant(generatedTokens) : nullInt);
@@ -905,56 +708,6 @@ int ConversationStore::removeMessagesFrom(qint64 conversationId, qint64 messageI
     return removed;
 }
 
-QString ConversationStore::replyDetails(qint64 messageId) const
-{
-    const MessageRecord m = message(messageId);
-    if (m.id < 0 || m.role != QLatin1String("assistant"))
-        return QString();
-    const QLocale locale;
-    QStringList lines;
-    if (!m.model.isEmpty())
-        lines << tr("Model: %1").arg(m.model);
-    QStringList counts;
-    if (m.promptTokens >= 0)
-        counts << tr("prompt: %1 tokens").arg(m.promptTokens);
-    if (m.generatedTokens >= 0)
-        counts << tr("reply: %1 tokens").arg(m.generatedTokens);
-    if (m.tokensPerSecond >= 0)
-        counts << tr("%1 tokens/s").arg(locale.toString(m.tokensPerSecond, 'f', 1));
-    if (!counts.isEmpty())
-        lines << counts.join(QStringLiteral(" · "));
-    switch (m.state) {
-    case Interrupted: lines << tr("Interrupted: Burrow stopped while this reply was being written."); break;
-    case Stopped: lines << tr("Stopped before the end."); break;
-    case Error: lines << tr("Failed: %1").arg(m.error); break;
-    case Streaming: lines << tr("Being written…"); break;
-    default: break;
-    }
-    const QJsonObject &s = m.settings;
-    QStringList used;
-    auto number = [&](const char *key, const QString &label) {
-        if (s.contains(QLatin1String(key)))
-            used << label.arg(locale.toString(s.value(QLatin1String(key)).toDouble(), 'g', 6));
-    };
-    number("temperature", tr("temperature %1"));
-    number("topP", tr("top-p %1"));
-    number("topK", tr("top-k %1"));
-    number("minP", tr("min-p %1"));
-    number("repeatPenalty", tr("repeat penalty %1"));
-    number("contextSize", tr("context %1"));
-    if (s.contains(QLatin1String("randomSeed")))
-        used << (s.value(QLatin1String("randomSeed")).toBool()
-                     ? tr("random seed")
-                     : tr("seed %1").arg(qint64(s.value(QLatin1String("seed")).toDouble())));
-    const QString chatFormat = s.value(QLatin1String("chatFormat")).toString();
-    if (!chatFormat.isEmpty() && chatFormat != QLatin1String("auto"))
-        used << tr("chat format %1").arg(chatFormat);
-    if (!used.isEmpty())
-        lines << tr("Settings: %1").arg(used.join(QStringLiteral(", ")));
-    lines << tr("Written %1").arg(locale.toString(m.updated.toLocalTime(), QLocale::ShortFormat));
-    return lines.join(QLatin1Char('\n'));
-}
-
 MessageRecord ConversationStore::message(qint64 messageId) const
 {
     if (!m_ready)
@@ -992,106 +745,11 @@ QVariantList ConversationStore::messageList(qint64 conversationId) const
     return out;
 }
 
-QString ConversationStore::stateName(int state)
-{
-    switch (state) {
-    case Complete: return QStringLiteral("complete");
-    case Streaming: return QStringLiteral("streaming");
-    case Interrupted: return QStringLiteral("interrupted");
-    case Stopped: return QStringLiteral("stopped");
-    case Error: return QStringLiteral("error");
-    }
-    return QStringLiteral("unknown");
-}
-
-int ConversationStore::stateFromName(const QString &name)
-{
-    for (int s = Complete; s <= Error; ++s)
-        if (stateName(s) == name)
-            return s;
-    return Error;
-}
-
 // ---- search -----------------------------------------------------------------
 
 QVector<SearchHit> ConversationStore::search(const QString &text, int limit) const
 {
-    QVector<SearchHit> hits;
-    const QStringList terms = searchTerms(text);
-    if (!m_ready || terms.isEmpty())
-        return hits;
-
-    // Trigram FTS matches substrings of at least three characters; shorter
-    // words fall back to a scan with LIKE (still fast for a desktop's chats).
-    bool useFts = true;
-    for (const QString &t : terms)
-        useFts = useFts && t.size() >= 3;
-
-    QSqlQuery q(db());
-    q.setForwardOnly(true);
-    if (useFts) {
-        QStringList phrases;
-        for (QString t : terms)
-            phrases << QLatin1Char('"') + t.replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
-        const QString match = phrases.join(QLatin1Char(' '));
-        // FTS5 finds the matches; the snippets are cut here (snippet() costs
-        // ~60 us per row and would run for every matching message).
-        q.prepare(QStringLiteral(
-            "SELECT c.id, -1, c.title, c.updated, c.title, 0 AS kind"
-            " FROM conversations_fts JOIN conversations c ON c.id = conversations_fts.rowid"
-            " WHERE conversations_fts MATCH ? AND c.deleted_at IS NULL"
-            " UNION ALL "
-            "SELECT c.id, m.id, c.title, c.updated, m.content, 1 AS kind"
-            " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
-            " JOIN conversations c ON c.id = m.conversation_id"
-            " WHERE messages_fts MATCH ? AND c.deleted_at IS NULL"
-            " ORDER BY 4 DESC, 1 DESC, 6 ASC, 2 DESC"));
-        q.addBindValue(match);
-        q.addBindValue(match);
-    } else {
-        QStringList titleWhere, contentWhere;
-        QVariantList titleArgs, contentArgs;
-        for (QString t : terms) {
-            t.replace(QLatin1Char('\\'), QLatin1String("\\\\"))
-                .replace(QLatin1Char('%'), QLatin1String("\\%"))
-                .replace(QLatin1Char('_'), QLatin1String("\\_"));
-            titleWhere << QStringLiteral("c.title LIKE ? ESCAPE '\\'");
-            contentWhere << QStringLiteral("m.content LIKE ? ESCAPE '\\'");
-            titleArgs << QStringLiteral("%%1%").arg(t);
-            contentArgs << QStringLiteral("%%1%").arg(t);
-        }
-        q.prepare(QStringLiteral("SELECT c.id, -1, c.title, c.updated, c.title, 0 AS kind FROM conversations c"
-                                 " WHERE c.deleted_at IS NULL AND %1"
-                                 " UNION ALL "
-                                 "SELECT c.id, m.id, c.title, c.updated, m.content, 1 AS kind FROM messages m"
-                                 " JOIN conversations c ON c.id = m.conversation_id"
-                                 " WHERE c.deleted_at IS NULL AND %2"
-                                 " ORDER BY 4 DESC, 1 DESC, 6 ASC, 2 DESC")
-                      .arg(titleWhere.join(QStringLiteral(" AND ")), contentWhere.join(QStringLiteral(" AND "))));
-        for (const QVariant &v : titleArgs)
-            q.addBindValue(v);
-        for (const QVariant &v : contentArgs)
-            q.addBindValue(v);
-    }
-    if (!q.exec()) {
-        qCWarning(lcApp) << "search failed:" << q.lastError().text();
-        return hits;
-    }
-    qint64 lastConversation = -1;
-    while (q.next() && hits.size() < limit) {
-        const qint64 id = q.value(0).toLongLong();
-        if (id == lastConversation)  // rows come grouped by conversation, best first
-            continue;
-        lastConversation = id;
-        SearchHit hit;
-        hit.conversationId = id;
-        hit.messageId = q.value(1).toLongLong();
-        hit.title = q.value(2).toString();
-        hit.updated = fromMs(q.value(3));
-        fillSnippets(hit, markedSnippet(q.value(4).toString(), terms));
-        hits.append(hit);
-    }
-    return hits;
+    return m_ready ? ConversationSearch::search(db(), text, limit) : QVector<SearchHit>();
 }
 
 QVariantList ConversationStore::searchList(const QString &text) const

@@ -13,54 +13,16 @@
 #include <functional>
 #include <QtQml/qqmlregistration.h>
 
-/**
- * @brief One conversation row as the sidebar and the chat window need it.
- */
-struct ConversationRecord {
-    qint64 id = -1;
-    QString title;
-    QDateTime created;   // UTC
-    QDateTime updated;   // UTC; bumped by new messages and finished replies
-    QString modelPath;   // the model file the chat uses ("" when none yet)
-    qint64 modelSize = 0;
-    QJsonObject settings;  // ChatSettings::toJson()
-    QDateTime deletedAt;   // invalid unless soft-deleted
-};
+#include "records.h"
+#include "schema.h"
 
 /**
- * @brief One message. Replies carry what produced them (model, settings, stats).
- */
-struct MessageRecord {
-    qint64 id = -1;
-    qint64 conversationId = -1;
-    qint64 parentId = -1;  // -1: none (linear chat); kept for future branching
-    QString role;          // "system", "user", "assistant"
-    QString content;
-    int state = 0;         // ConversationStore::MessageState
-    QDateTime created;
-    QDateTime updated;
-    QString model;         // model file name that wrote the reply
-    QJsonObject settings;  // sampling settings used for the reply
-    int promptTokens = -1;     // -1: unknown
-    int generatedTokens = -1;  // -1: unknown
-    double tokensPerSecond = -1;
-    QString error;         // for state Error: what went wrong
-};
-
-/**
- * @brief One search hit: a conversation and where the text was found.
- */
-struct SearchHit {
-    qint64 conversationId = -1;
-    qint64 messageId = -1;  // -1: the title matched
-    QString title;
-    QDateTime updated;
-    QString snippet;        // plain text around the match
-    QString snippetHtml;    // the same, HTML-escaped, matches in <b>…</b>
-};
-
-/**
- * @brief The conversation database (burrow.db in QStandardPaths::AppDataLocation).
+ * @brief The conversation database (burrow.db in the data folder, datafolder.h).
+ *
+ * This class is the records: conversations and messages, read and written.
+ * The schema, its migrations and the checks on open are schema.h; search is
+ * conversationsearch.h. Words for the user about a reply are the chat's
+ * (chat/replydetails.h), not the store's.
  *
  * Storage contract:
  * - SQLite in WAL mode with synchronous=FULL: each committed write (a sent
@@ -96,22 +58,13 @@ class ConversationStore : public QObject, public QQmlParserStatus {
     Q_PROPERTY(int interruptedOnOpen READ interruptedOnOpen NOTIFY readyChanged)
 
 public:
-    enum MessageState {
-        Complete = 0,     // a user message, or a reply that ended normally
-        Streaming = 1,    // a reply being generated right now
-        Interrupted = 2,  // the app stopped (crash, kill) while the reply streamed
-        Stopped = 3,      // the user stopped the reply
-        Error = 4,        // generation failed; see error
-    };
-    Q_ENUM(MessageState)
-
-    /// The schema version this build writes. Older ones are migrated.
-    static constexpr int SchemaVersion = 3;
+    /// The schema version this build writes. Older ones are migrated (schema.h).
+    static constexpr int SchemaVersion = StoreSchema::Version;
 
     explicit ConversationStore(QObject *parent = nullptr);
     ~ConversationStore() override;
 
-    /// The default database file: <AppDataLocation>/burrow.db.
+    /// The default database file: <data folder>/burrow.db.
     static QString defaultDatabasePath();
 
     QString databasePath() const { return m_path; }
@@ -156,7 +109,7 @@ public:
     // ---- messages --------------------------------------------------------
     /// Stores a finished message (a user message: call before generating).
     /// An untitled conversation takes its title from its first user message.
-    Q_INVOKABLE qint64 appendMessage(qint64 conversationId, const QString &role, const QString &content,
+    Q_INVOKABLE qint64 appendMessage(qint64 conversationId, Chat::Role role, const QString &content,
                                      qint64 parentId = -1);
     /// Starts an assistant reply in state Streaming with empty content.
     Q_INVOKABLE qint64 beginReply(qint64 conversationId, const QString &model, const QJsonObject &settingsUsed,
@@ -164,19 +117,21 @@ public:
     /// The whole text so far. The caller throttles (at least once a second).
     Q_INVOKABLE bool updateReply(qint64 messageId, const QString &content);
     /// Final text, state (Complete, Stopped, Error) and stats (-1: unknown).
-    Q_INVOKABLE bool finishReply(qint64 messageId, const QString &content, int state, int promptTokens = -1,
+    Q_INVOKABLE bool finishReply(qint64 messageId, const QString &content, Chat::State state, int promptTokens = -1,
                                  int generatedTokens = -1, double tokensPerSecond = -1,
                                  const QString &error = QString());
+
+    /// A reply's reasoning so far (or all of it) and how long it took (-1:
+    /// unknown / still going). Kept with the message, shown collapsed above
+    /// the answer; the next request passes it as ChatMessage::reasoning and
+    /// the template decides whether the model sees it.
+    Q_INVOKABLE bool setReasoning(qint64 messageId, const QString &reasoning, double reasoningMs = -1);
 
     /// Replaces the text of a finished message (an edited user message).
     Q_INVOKABLE bool editMessage(qint64 messageId, const QString &content);
     /// Deletes `messageId` and every later message of its conversation
     /// (regenerate, edit and resend). Returns how many (-1 on failure).
     Q_INVOKABLE int removeMessagesFrom(qint64 conversationId, qint64 messageId);
-
-    /// What produced a reply, for its hover/details view: model, token
-    /// counts, speed, state and the sampling settings used ("" for none).
-    Q_INVOKABLE QString replyDetails(qint64 messageId) const;
 
     MessageRecord message(qint64 messageId) const;
     /// In the order they were written.
@@ -193,8 +148,6 @@ public:
     /// Tests: the time source for created/updated/deleted (default: now, UTC).
     void setClock(std::function<QDateTime()> clock);
 
-    static QString stateName(int state);
-    static int stateFromName(const QString &name);
     /// The title a first message gives: its first line, trimmed, at most 60 characters.
     static QString titleFromMessage(const QString &content);
 
@@ -223,9 +176,6 @@ private:
     QSqlDatabase db() const;
     bool openConnection(const QString &path);
     void closeConnection();
-    QString inspectOpenDatabase(int *version, bool *newer);
-    static QString moveAside(const QString &path);
-    bool migrate(int from, const QString &path, bool inMemory);
     bool exec(const QString &sql, const char *what);
     bool fail(const QString &what, const QString &detail);
     void setProblem(const QString &message, const QString &movedAside);
@@ -234,7 +184,7 @@ private:
     bool touch(qint64 conversationId, qint64 now);
     bool updateConversation(qint64 conversationId, const QString &sql, const QVariantList &values,
                             const QString &what);
-    qint64 insertMessage(qint64 conversationId, const QString &role, const QString &content, const QString &state,
+    qint64 insertMessage(qint64 conversationId, Chat::Role role, const QString &content, Chat::State state,
                          const QString &model, const QJsonObject &settings, qint64 parentId);
 
 
@@ -250,5 +200,3 @@ private:
     int m_interruptedOnOpen = 0;
 };
 
-Q_DECLARE_METATYPE(ConversationRecord)
-Q_DECLARE_METATYPE(MessageRecord)

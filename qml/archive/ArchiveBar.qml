@@ -36,7 +36,7 @@ Pane {
         Label {
             Layout.fillWidth: true
             text: root.service.busy ? root.service.activity : root.message
-            color: !root.service.busy && root.messageIsError ? "#c0392b" : palette.windowText
+            color: !root.service.busy && root.messageIsError ? Theme.negativeText : palette.windowText
             wrapMode: Text.Wrap
             Accessible.role: Accessible.StaticText
             Accessible.name: text

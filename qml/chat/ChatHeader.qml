@@ -36,7 +36,7 @@ ColumnLayout {
             Layout.fillWidth: true
             elide: Text.ElideRight
             font.bold: true
-            text: root.chat.conversationTitle !== "" ? root.chat.conversationTitle : qsTr("New chat")
+            text: root.chat.conversation.title !== "" ? root.chat.conversation.title : qsTr("New chat")
         }
         ToolButton {
             objectName: "chatSettingsButton"
@@ -51,10 +51,10 @@ ColumnLayout {
     Rectangle {
         objectName: "modelPrompt"
         Layout.fillWidth: true
-        visible: root.chat.conversationModelPath !== ""
+        visible: root.chat.conversation.otherModelPath !== ""
         implicitHeight: promptRow.implicitHeight + 16
-        color: Qt.rgba(0.2, 0.45, 0.85, 0.15)
-        border.color: Qt.rgba(0.2, 0.45, 0.85, 0.5)
+        color: Theme.noticeBackground
+        border.color: Theme.noticeBorder
         Accessible.role: Accessible.AlertMessage
         Accessible.name: promptText.text
 
@@ -68,20 +68,20 @@ ColumnLayout {
                 id: promptText
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                text: root.chat.hasModel
-                    ? qsTr("This chat was written with %1; %2 is loaded.").arg(root.chat.conversationModelName)
-                                                                           .arg(root.chat.model.name)
-                    : qsTr("This chat was written with %1.").arg(root.chat.conversationModelName)
+                text: root.chat.models.hasModel
+                    ? qsTr("This chat was written with %1; %2 is loaded.").arg(root.chat.conversation.otherModelName)
+                                                                           .arg(root.chat.models.model.name)
+                    : qsTr("This chat was written with %1.").arg(root.chat.conversation.otherModelName)
             }
             Button {
                 objectName: "loadChatModel"
-                text: qsTr("Load %1").arg(root.chat.conversationModelName)
+                text: qsTr("Load %1").arg(root.chat.conversation.otherModelName)
                 onClicked: root.chat.loadConversationModel()
             }
             Button {
                 objectName: "continueWithLoaded"
-                visible: root.chat.hasModel
-                text: qsTr("Continue with %1").arg(root.chat.hasModel ? root.chat.model.name : "")
+                visible: root.chat.models.hasModel
+                text: qsTr("Continue with %1").arg(root.chat.models.hasModel ? root.chat.models.model.name : "")
                 onClicked: root.chat.continueWithLoadedModel()
             }
         }

@@ -20,7 +20,7 @@ Item {
         id: list
         objectName: "messageList"
         anchors.fill: parent
-        model: root.chat.messages
+        model: root.chat.conversation.messages
         spacing: 4
         clip: true
         reuseItems: false

@@ -2,8 +2,9 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-// Where the user writes: Enter sends, Shift+Enter starts a new line,
-// Esc stops a reply. Without a model it says how to get one.
+// Where the user writes: Enter sends, Shift+Enter starts a new line (Esc
+// stopping a reply is the window's Stop action). Without a model it says how
+// to get one; for a model that continues text (no chat format) it says so.
 Pane {
     id: root
     objectName: "composer"
@@ -11,7 +12,8 @@ Pane {
     property bool hasModel: false
     property bool busy: false          // a model is loading
     property bool generating: false
-    property bool plainText: false     // the model continues text (no chat template)
+    // Automatic gives the loaded model plain text to continue (ModelCard.continuesText).
+    property bool continuesText: false
     property alias text: input.text
 
     signal sendRequested(string text)
@@ -48,7 +50,7 @@ Pane {
                 focus: true
                 placeholderText: !root.hasModel
                     ? qsTr("No model yet: drop a .gguf file on this window or press Ctrl+O to open one.")
-                    : root.plainText
+                    : root.continuesText
                         ? qsTr("Write the beginning of a text; the model continues it. Enter sends, Shift+Enter adds a line.")
                         : qsTr("Message the model. Enter sends, Shift+Enter adds a line.")
                 Accessible.name: qsTr("Message")
@@ -64,9 +66,6 @@ Pane {
                         } else {
                             root.send()
                         }
-                    } else if (event.key === Qt.Key_Escape && root.generating) {
-                        event.accepted = true
-                        root.stopRequested()
                     }
                 }
             }

@@ -11,8 +11,10 @@ Item {
 
     required property int index
     required property int author
-    required property string text
-    required property var blocks
+    // The message's Markdown blocks (MessageBlocks). The whole text is not a
+    // property here: a streaming reply's text is read only when it is copied
+    // or edited, so the view never holds it.
+    required property MessageBlocks blocks
     required property int state
     required property string error
     required property string stats
@@ -20,9 +22,13 @@ Item {
     required property bool memoryStartsHere
     required property bool isLast
     required property double messageId
+    // The reply's reasoning (shown collapsed above the answer) and how long it took.
+    required property string reasoning
+    required property double reasoningMs
     required property ChatController chat
 
-    readonly property bool isUser: author === MessageModel.User
+    readonly property bool isUser: author === Chat.User
+    function fullText() { return root.chat.conversation.messages.textAt(root.index) }
     property bool editing: false
 
     signal editRequested(int row, string text)
@@ -77,16 +83,16 @@ Item {
                         objectName: "messageState"
                         visible: text !== ""
                         opacity: 0.7
-                        text: root.state === MessageModel.Stopped ? qsTr("stopped")
-                            : root.state === MessageModel.Interrupted ? qsTr("interrupted")
-                            : root.state === MessageModel.Failed ? qsTr("failed")
-                            : root.state === MessageModel.Streaming ? qsTr("writing…") : ""
+                        text: root.state === Chat.Stopped ? qsTr("stopped")
+                            : root.state === Chat.Interrupted ? qsTr("interrupted")
+                            : root.state === Chat.Failed ? qsTr("failed")
+                            : root.state === Chat.Streaming ? qsTr("writing…") : ""
                     }
                     Item { Layout.fillWidth: true }
                     Label {
                         objectName: "messageStats"
                         text: root.stats !== "" || root.isUser ? root.stats
-                            : (root.messageId > 0 && root.state !== MessageModel.Streaming ? qsTr("Details") : "")
+                            : (root.messageId > 0 && root.state !== Chat.Streaming ? qsTr("Details") : "")
                         opacity: 0.6
                         font.pixelSize: 11
                         // What wrote the reply (model, settings, tokens, speed), from the store.
@@ -97,18 +103,18 @@ Item {
                     }
                     ToolButton {
                         text: qsTr("Copy")
-                        visible: root.text !== ""
+                        visible: root.blocks.count > 0
                         Accessible.name: qsTr("Copy this message")
-                        onClicked: root.chat.copyToClipboard(root.text)
+                        onClicked: root.chat.copyToClipboard(root.fullText())
                     }
                     ToolButton {
                         objectName: "editButton"
                         text: qsTr("Edit")
                         visible: root.isUser && !root.editing
-                        enabled: !root.chat.generating
+                        enabled: !root.chat.reply.active
                         Accessible.name: qsTr("Edit and resend this message")
                         onClicked: {
-                            editor.text = root.text
+                            editor.text = root.fullText()
                             root.editing = true
                             editor.forceActiveFocus()
                         }
@@ -116,7 +122,7 @@ Item {
                     ToolButton {
                         objectName: "regenerateButton"
                         text: qsTr("Regenerate")
-                        visible: !root.isUser && root.isLast && root.state !== MessageModel.Streaming
+                        visible: !root.isUser && root.isLast && root.state !== Chat.Streaming
                         enabled: root.chat.canRegenerate
                         Accessible.name: qsTr("Write this reply again")
                         onClicked: root.chat.regenerate()
@@ -124,13 +130,28 @@ Item {
                 }
 
                 Label {
-                    visible: root.state === MessageModel.Streaming && root.text === ""
+                    objectName: "waitingLabel"
+                    visible: root.state === Chat.Streaming && root.blocks.count === 0 && root.reasoning === ""
                     text: qsTr("Thinking…")
                     opacity: 0.6
                 }
 
-                // The blocks sit in a Column (not directly in the layout): the
-                // Repeater replaces them as a streaming reply grows.
+                // The reasoning, collapsed above the answer (made only for a
+                // reply that has some).
+                Loader {
+                    Layout.fillWidth: true
+                    active: !root.isUser && root.reasoning !== ""
+                    visible: active
+                    sourceComponent: ReasoningBlock {
+                        reasoning: root.reasoning
+                        reasoningMs: root.reasoningMs
+                        reasoningNow: root.state === Chat.Streaming && root.blocks.count === 0
+                    }
+                }
+
+                // One delegate per block. While a reply streams only the last
+                // block changes (and new ones are added): the blocks before
+                // it are never rebuilt.
                 Column {
                     Layout.fillWidth: true
                     visible: !root.editing
@@ -138,20 +159,57 @@ Item {
                     Repeater {
                         model: root.blocks
                         delegate: Loader {
-                            required property var modelData
-                            property string blockText: modelData.text
-                            property string blockLanguage: modelData.language
+                            id: block
+                            required property int index
+                            required property string kind
+                            required property string text
+                            required property string language
+                            required property bool continued
+                            required property bool continues
                             width: parent ? parent.width : 0
-                            sourceComponent: modelData.kind === "code" ? codeComponent : textComponent
+                            sourceComponent: kind === "code" ? codeComponent : proseComponent
+
+                            Component {
+                                id: proseComponent
+                                TextEdit {
+                                    width: block.width
+                                    text: block.text
+                                    textFormat: TextEdit.MarkdownText
+                                    readOnly: true
+                                    selectByMouse: true
+                                    wrapMode: TextEdit.Wrap
+                                    color: palette.text
+                                    selectionColor: palette.highlight
+                                    selectedTextColor: palette.highlightedText
+                                    Accessible.role: Accessible.StaticText
+                                    Accessible.name: text
+                                    onLinkActivated: (link) => Qt.openUrlExternally(link)
+                                    HoverHandler {
+                                        enabled: parent.hoveredLink !== ""
+                                        cursorShape: Qt.PointingHandCursor
+                                    }
+                                }
+                            }
+                            Component {
+                                id: codeComponent
+                                CodeBlock {
+                                    width: block.width
+                                    code: block.text
+                                    language: block.language
+                                    continued: block.continued
+                                    continues: block.continues
+                                    onCopyRequested: root.chat.copyToClipboard(root.blocks.codeAt(block.index))
+                                }
+                            }
                         }
                     }
                 }
 
                 Label {
-                    visible: root.state === MessageModel.Failed && root.error !== ""
+                    visible: root.state === Chat.Failed && root.error !== ""
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
-                    color: "#c0392b"
+                    color: Theme.negativeText
                     text: root.error
                 }
 
@@ -169,7 +227,7 @@ Item {
                     RowLayout {
                         Button {
                             text: qsTr("Send again")
-                            enabled: editor.text.trim() !== "" && !root.chat.generating
+                            enabled: editor.text.trim() !== "" && !root.chat.reply.active
                             Accessible.name: qsTr("Send the edited message")
                             onClicked: {
                                 root.editing = false
@@ -184,37 +242,6 @@ Item {
                     }
                 }
             }
-        }
-    }
-
-    Component {
-        id: textComponent
-        TextEdit {
-            width: parent ? parent.width : 0
-            text: parent ? parent.blockText : ""
-            textFormat: TextEdit.MarkdownText
-            readOnly: true
-            selectByMouse: true
-            wrapMode: TextEdit.Wrap
-            color: palette.text
-            selectionColor: palette.highlight
-            selectedTextColor: palette.highlightedText
-            Accessible.role: Accessible.StaticText
-            Accessible.name: text
-            onLinkActivated: (link) => Qt.openUrlExternally(link)
-            HoverHandler {
-                enabled: parent.hoveredLink !== ""
-                cursorShape: Qt.PointingHandCursor
-            }
-        }
-    }
-    Component {
-        id: codeComponent
-        CodeBlock {
-            width: parent ? parent.width : 0
-            code: parent ? parent.blockText : ""
-            language: parent ? parent.blockLanguage : ""
-            onCopyRequested: (text) => root.chat.copyToClipboard(text)
         }
     }
 }

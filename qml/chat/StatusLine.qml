@@ -1,20 +1,18 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import Burrow
 
-// Speed and context use: tokens/s while streaming and for the last reply,
-// prompt progress for long prompts, and how full the context is.
+// The model, the reply's speed (or the prompt's progress), the last reply's
+// numbers, and how full the context is. Every number is its owner's: the
+// reply stream's token counts and speed (the engine's), the engine bridge's
+// context size.
 Pane {
     id: root
     objectName: "statusLine"
 
-    property string modelName
-    property bool generating: false
-    property real promptProgress: -1
-    property real tokensPerSecond: 0
-    property string lastReplyStats
-    property int contextUsed: 0
-    property int contextSize: 0
+    required property ChatController chat
+    readonly property ReplyStream reply: chat.reply
 
     padding: 4
     leftPadding: 8
@@ -26,17 +24,17 @@ Pane {
 
         Label {
             objectName: "statusModel"
-            text: root.modelName === "" ? qsTr("No model loaded") : root.modelName
+            text: root.chat.models.hasModel ? root.chat.models.model.name : qsTr("No model loaded")
             elide: Text.ElideRight
             Layout.maximumWidth: 260
             opacity: 0.8
         }
         ProgressBar {
             objectName: "statusPromptProgress"
-            visible: root.generating && root.promptProgress >= 0
+            visible: root.reply.active && root.reply.promptProgress >= 0
             from: 0
             to: 1
-            value: Math.max(0, root.promptProgress)
+            value: Math.max(0, root.reply.promptProgress)
             Layout.preferredWidth: 120
             Accessible.name: qsTr("Reading the prompt")
         }
@@ -44,26 +42,32 @@ Pane {
             objectName: "statusSpeed"
             Layout.fillWidth: true
             elide: Text.ElideRight
-            text: root.generating
-                  ? (root.promptProgress >= 0
-                     ? qsTr("Reading the prompt… %1%").arg(Math.round(root.promptProgress * 100))
-                     : qsTr("%1 tokens/s").arg(root.tokensPerSecond.toFixed(1)))
-                  : root.lastReplyStats
+            text: root.reply.active
+                  ? (root.reply.promptProgress >= 0
+                     ? qsTr("Reading the prompt… %1%").arg(Math.round(root.reply.promptProgress * 100))
+                     : qsTr("%1 tokens/s").arg(root.reply.tokensPerSecond.toFixed(1)))
+                  : root.reply.lastReplyStats
+        }
+        Label {
+            objectName: "statusContextWanted"
+            visible: root.chat.contextWanted > 0
+            text: qsTr("this chat asks for %L1: the next reply makes the context again").arg(root.chat.contextWanted)
+            opacity: 0.7
         }
         Label {
             objectName: "statusContext"
-            visible: root.contextSize > 0
-            text: qsTr("Context %L1 / %L2").arg(root.contextUsed).arg(root.contextSize)
+            visible: root.chat.contextSize > 0
+            text: qsTr("Context %L1 / %L2").arg(root.reply.contextUsed).arg(root.chat.contextSize)
         }
         ProgressBar {
             objectName: "contextMeter"
-            visible: root.contextSize > 0
+            visible: root.chat.contextSize > 0
             from: 0
-            to: Math.max(1, root.contextSize)
-            value: root.contextUsed
+            to: Math.max(1, root.chat.contextSize)
+            value: root.reply.contextUsed
             Layout.preferredWidth: 120
             Accessible.name: qsTr("Context used")
-            Accessible.description: qsTr("%1 of %2 tokens").arg(root.contextUsed).arg(root.contextSize)
+            Accessible.description: qsTr("%1 of %2 tokens").arg(root.reply.contextUsed).arg(root.chat.contextSize)
         }
     }
 }

@@ -1,6 +1,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import Burrow
 
 // A message across the top of the window (a refused file, a failed load).
 Rectangle {
@@ -11,8 +12,8 @@ Rectangle {
     signal dismissed()
 
     implicitHeight: row.implicitHeight + 16
-    color: Qt.rgba(0.85, 0.45, 0.1, 0.18)
-    border.color: Qt.rgba(0.85, 0.45, 0.1, 0.6)
+    color: Theme.warningBackground
+    border.color: Theme.warningBorder
     Accessible.role: Accessible.AlertMessage
     Accessible.name: root.text
 

@@ -1,5 +1,6 @@
 import QtQuick
 import QtQuick.Controls
+import Burrow
 
 // Shown while a file is dragged over the window: what dropping it will do,
 // or why it will be refused.
@@ -14,7 +15,7 @@ Rectangle {
 
     color: Qt.rgba(palette.highlight.r, palette.highlight.g, palette.highlight.b, 0.18)
     border.width: 3
-    border.color: acceptable ? palette.highlight : "#c0392b"
+    border.color: acceptable ? palette.highlight : Theme.negativeText
     radius: 8
     Accessible.role: Accessible.AlertMessage
     Accessible.name: label.text

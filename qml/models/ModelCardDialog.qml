@@ -11,9 +11,9 @@ Dialog {
     objectName: "modelCardDialog"
 
     required property ChatController chat
-    readonly property var card: chat.pendingCard
-    readonly property int chosenContext: Math.min(chat.settings.contextSize,
-                                                  card.trainedContext > 0 ? card.trainedContext : chat.settings.contextSize)
+    readonly property var card: chat.models.pendingCard
+    // The chat's context size as a session of this model would get it.
+    readonly property int chosenContext: card.contextFor(chat.conversation.settings.contextSize)
 
     title: qsTr("Open %1").arg(card.name)
     modal: true
@@ -21,13 +21,13 @@ Dialog {
     width: Math.min(parent ? parent.width - 48 : 520, 520)
     closePolicy: Popup.CloseOnEscape
 
-    onAccepted: chat.loadPending()
-    onRejected: chat.dismissPending()
+    onAccepted: chat.models.loadPending()
+    onRejected: chat.models.dismissPending()
 
     Connections {
-        target: root.chat
+        target: root.chat.models
         function onPendingCardChanged() {
-            if (root.chat.pendingCard.valid)
+            if (root.chat.models.pendingCard.valid)
                 root.open()
             else
                 root.close()
@@ -47,7 +47,21 @@ Dialog {
             Label { text: qsTr("Architecture"); opacity: 0.7 }
             Label { objectName: "cardArchitecture"; text: root.card.architecture }
             Label { text: qsTr("Parameters"); opacity: 0.7 }
-            Label { text: root.card.parametersText }
+            Label {
+                objectName: "cardParameters"
+                // A mixture of experts says what one token reads: "3.3B of 30.5B active per token".
+                text: root.card.activeParametersText !== "" ? root.card.activeParametersText : root.card.parametersText
+            }
+            Label { text: qsTr("Experts"); opacity: 0.7; visible: root.card.expertCount > 0 }
+            Label { objectName: "cardExperts"; text: root.card.expertsText; visible: root.card.expertCount > 0 }
+            Label { text: qsTr("Sliding window"); opacity: 0.7; visible: root.card.slidingWindow > 0 }
+            Label {
+                objectName: "cardSlidingWindow"
+                visible: root.card.slidingWindow > 0
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: root.card.slidingWindowText
+            }
             Label { text: qsTr("Quantization"); opacity: 0.7 }
             Label { text: root.card.quantization }
             Label { text: qsTr("Trained context"); opacity: 0.7 }
@@ -56,8 +70,10 @@ Dialog {
             Label { text: root.card.fileSizeText }
             Label { text: qsTr("Chat format"); opacity: 0.7 }
             Label {
-                text: root.card.hasChatTemplate ? qsTr("the model's chat template")
-                                                : qsTr("none: the model continues your text")
+                objectName: "cardChatFormat"
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: root.card.chatFormatText
             }
             Label { text: qsTr("Context"); opacity: 0.7 }
             SpinBox {
@@ -68,12 +84,12 @@ Dialog {
                 editable: true
                 value: root.chosenContext
                 Accessible.name: qsTr("Context size in tokens")
-                onValueModified: root.chat.settings.contextSize = value
+                onValueModified: root.chat.conversation.settings.contextSize = value
             }
             Label { text: qsTr("Memory needed"); opacity: 0.7 }
             Label {
                 objectName: "cardMemory"
-                text: qsTr("%1 (weights + KV cache), %2 free").arg(root.card.memoryTextAt(root.chosenContext))
+                text: qsTr("%1 (weights and KV cache), %2 free").arg(root.card.memoryTextAt(root.chosenContext))
                                                              .arg(root.card.availableMemoryText)
             }
         }
@@ -82,7 +98,7 @@ Dialog {
             Layout.fillWidth: true
             visible: !root.card.fitsAt(root.chosenContext)
             wrapMode: Text.Wrap
-            color: "#c0392b"
+            color: Theme.negativeText
             text: qsTr("This needs more memory than is free now. Loading may fail or make the computer slow; "
                        + "a smaller context or a smaller quantization needs less.")
         }

@@ -4,7 +4,8 @@ import QtQuick.Layouts
 import Burrow
 
 // The list of conversations: newest first, grouped by day, with search,
-// new (Ctrl+N), rename and delete with Undo, and a selection of several
+// new (the button; Ctrl+N is the window's New chat action, which calls
+// newConversation()), rename and delete with Undo, and a selection of several
 // chats (Ctrl+click, Shift+click, Ctrl+A) to export. The app decides what
 // "new", "select" and "export" do (conversationSelected /
 // newConversationRequested / exportRequested).
@@ -18,7 +19,6 @@ Pane {
     property double currentId: -1
     // The conversation whose reply is generating (-1: none): marked in the list.
     property alias generatingId: conversations.generatingId
-    property bool shortcutsEnabled: true
     readonly property alias model: conversations
     readonly property alias searchText: searchField.text
     // The conversations last deleted (one Delete), while Undo is offered.
@@ -39,6 +39,12 @@ Pane {
     function exportSelection() {
         if (conversations.selectionCount > 0)
             root.exportRequested(Array.from(conversations.selectedIds))
+    }
+
+    // The window's Find action (Ctrl+F).
+    function focusSearch() {
+        searchField.forceActiveFocus()
+        searchField.selectAll()
     }
 
     function newConversation() {
@@ -113,19 +119,6 @@ Pane {
         currentId: root.currentId
     }
 
-    Shortcut {
-        sequences: [StandardKey.New]
-        enabled: root.shortcutsEnabled
-        context: Qt.WindowShortcut
-        onActivated: root.newConversation()
-    }
-    Shortcut {
-        sequences: [StandardKey.Find]
-        enabled: root.shortcutsEnabled
-        context: Qt.WindowShortcut
-        onActivated: searchField.forceActiveFocus()
-    }
-
     Timer {
         id: undoTimer
         interval: root.undoSeconds * 1000
@@ -166,7 +159,7 @@ Pane {
             visible: root.store.problem !== ""
             text: root.store.problem
             wrapMode: Text.Wrap
-            color: "#c62828"
+            color: Theme.negativeText
             Accessible.role: Accessible.AlertMessage
             Accessible.name: text
         }
@@ -398,7 +391,7 @@ Pane {
             Layout.fillWidth: true
             implicitHeight: undoRow.implicitHeight + 8
             visible: root.pendingUndoId >= 0
-            color: Qt.rgba(0.5, 0.5, 0.5, 0.15)
+            color: Theme.quietBackground
             Accessible.role: Accessible.AlertMessage
             Accessible.name: undoLabel.text
             RowLayout {

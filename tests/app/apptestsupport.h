@@ -17,6 +17,7 @@
 
 #include "test_support.h"
 #include "common/appinfo.h"
+#include "backend/enginebridge.h"
 #include "chat/chatcontroller.h"
 #include "storage/conversationstore.h"
 
@@ -75,6 +76,22 @@ inline QString dropFile(QQuickWindow *window, const QString &path)
     QDropEvent drop(QPointF(pos), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(window, &drop);
     return overlayText;
+}
+
+// The first item named `objectName` under `root` in the visual tree (view
+// delegates are not QObject children of the window, so findChild misses
+// them), or null.
+inline QQuickItem *findItem(QQuickItem *root, const QString &objectName)
+{
+    if (!root)
+        return nullptr;
+    if (root->objectName() == objectName)
+        return root;
+    const QList<QQuickItem *> children = root->childItems();
+    for (QQuickItem *child : children)
+        if (QQuickItem *found = findItem(child, objectName))
+            return found;
+    return nullptr;
 }
 
 // Clicks an item in the window at its centre.

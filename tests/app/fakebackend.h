@@ -1,13 +1,16 @@
 // FakeBackend: a ChatBackend whose timing the test controls exactly. Each
-// reply streams `pieces` one at a time; when `gated`, every piece waits for
-// the test to release() one step, so a test can stop or switch models at a
-// known point. Loads succeed for files whose name contains "good".
+// reply streams `pieces` one at a time (one token each); when `gated`, every
+// piece waits for the test to release() one step, so a test can stop or
+// switch models at a known point. Loads succeed for files whose name
+// contains "good". A request's cancel token is honoured like the engine
+// does: before the prompt, and between pieces.
 #pragma once
 
 #include <atomic>
 #include <memory>
 
 #include <QFileInfo>
+#include <QMutex>
 #include <QSemaphore>
 #include <QStringList>
 
@@ -16,12 +19,16 @@
 struct FakeControl {
     QStringList pieces{QStringLiteral("Once"), QStringLiteral(" upon"), QStringLiteral(" a"),
                        QStringLiteral(" time"), QStringLiteral(".")};
+    // Reasoning streamed before the pieces (none by default), as the engine
+    // reports it: markers removed, apart from the answer.
+    QStringList reasoningPieces;
     bool gated = true;
     QSemaphore steps;                       // one per piece when gated
     std::atomic<bool> abort{false};         // set at test end: unblock everything
     std::atomic<int> generateCalls{0};
     std::atomic<int> loads{0};
-    QList<GenerationRequest> requests;      // written on the engine thread; read after it reports
+    int contextSize = 256;                  // what a load gets (a request may ask for another)
+    QList<ChatRequest> requests;            // written on the engine thread; read after it reports
 
     void release(int n = 1) { steps.release(n); }
 };
@@ -35,9 +42,9 @@ inline ModelCard fakeCard(const QString &path)
     card.quantization = QStringLiteral("F32");
     card.parameterCount = 1000;
     card.trainedContext = 256;
-    card.contextSize = 256;
     card.fileSize = 10;
     card.weightBytes = 10;
+    card.chatFormat = QStringLiteral("plain");   // a base model: it continues text
     return card;
 }
 
@@ -55,24 +62,44 @@ public:
         if (progress && !progress(0.5))
             return false;
         m_card = fakeCard(path);
+        m_contextSize = m_control->contextSize;
         return true;
     }
     bool hasModel() const override { return m_card.isValid(); }
     ModelCard loadedModel() const override { return m_card; }
+    int contextSize() const override { return m_contextSize; }
 
-    GenerationOutcome generate(const GenerationRequest &request, const TextSink &onText,
+    GenerationOutcome generate(const ChatRequest &request, const TextSink &onText,
                                const PromptProgress &onPromptProgress, const PlanSink &onPlan) override
     {
         ++m_control->generateCalls;
         m_control->requests.append(request);
+        GenerationOutcome outcome;
+        if (request.cancel->isCancelled()) {
+            outcome.stop = GenerationOutcome::Stop::Cancelled;
+            return outcome;
+        }
+        m_contextSize = qMin(int(request.settings.contextSize), 256);
         PromptPlan plan;
-        plan.firstRow = request.turns.isEmpty() ? -1 : request.turns.first().row;
-        plan.promptTokens = int(request.turns.size()) * 4;
-        plan.contextSize = 256;
+        plan.firstRow = -1;
+        plan.promptTokens = int(request.messages.size()) * 4;
+        plan.chatFormat = QStringLiteral("plain");
         onPlan(plan);
         onPromptProgress(plan.promptTokens, plan.promptTokens);
-        GenerationOutcome outcome;
-        outcome.contextSize = 256;
+        for (const QString &piece : m_control->reasoningPieces) {
+            if (request.cancel->isCancelled()) {
+                outcome.stop = GenerationOutcome::Stop::Cancelled;
+                return outcome;
+            }
+            ++outcome.generatedTokens;
+            ++outcome.reasoningTokens;
+            if (!onText(piece, outcome.generatedTokens, true)) {
+                outcome.stop = GenerationOutcome::Stop::Cancelled;
+                return outcome;
+            }
+        }
+        if (!m_control->reasoningPieces.isEmpty())
+            outcome.reasoningMs = 1500;
         for (const QString &piece : m_control->pieces) {
             if (m_control->gated) {
                 while (!m_control->steps.tryAcquire(1, 10)) {
@@ -82,8 +109,12 @@ public:
                     }
                 }
             }
+            if (request.cancel->isCancelled()) {
+                outcome.stop = GenerationOutcome::Stop::Cancelled;
+                return outcome;
+            }
             ++outcome.generatedTokens;
-            if (!onText(piece)) {
+            if (!onText(piece, outcome.generatedTokens, false)) {
                 outcome.stop = GenerationOutcome::Stop::Cancelled;
                 return outcome;
             }
@@ -99,12 +130,15 @@ public:
             *error = QStringLiteral("fake header error");
             return {};
         }
-        return fakeCard(path);
+        ModelCard card = fakeCard(path);
+        card.chatFormat.clear();   // the engine says which format only once it is loaded
+        return card;
     }
 
 private:
     std::shared_ptr<FakeControl> m_control;
     ModelCard m_card;
+    int m_contextSize = 0;
 };
 
 inline BackendFactory fakeFactory(const std::shared_ptr<FakeControl> &control)

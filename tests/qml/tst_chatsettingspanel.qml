@@ -53,6 +53,38 @@ TestCase {
         keyClick(Qt.Key_Return)
     }
 
+    // Thinking and Reasoning effort are shown only when the model's template
+    // reads them (the app sets showThinking / showReasoningEffort from the
+    // model card); what they set reaches the settings.
+    function test_reasoningRowsOnlyWhenTheTemplateReadsThem() {
+        const root = make()
+        verify(!child(root, "row_thinking").visible)
+        verify(!child(root, "row_reasoningEffort").visible)
+        root.panel.showThinking = true
+        verify(child(root, "row_thinking").visible)
+        verify(!child(root, "row_reasoningEffort").visible)
+        const toggle = child(root, "field_thinking")
+        verify(toggle.checked)
+        mouseClick(toggle)
+        compare(root.settings.thinking, false)
+        verify(child(root, "changed_thinking").visible)
+        mouseClick(child(root, "reset_thinking"))
+        compare(root.settings.thinking, true)
+        verify(toggle.checked)
+
+        root.panel.showThinking = false
+        root.panel.showReasoningEffort = true
+        verify(!child(root, "row_thinking").visible)
+        verify(child(root, "row_reasoningEffort").visible)
+        const box = child(root, "field_reasoningEffort")
+        compare(box.currentValue, "medium")
+        root.settings.reasoningEffort = "high"
+        compare(box.currentValue, "high")
+        verify(child(root, "changed_reasoningEffort").visible)
+        verify(!root.settings.setValue("reasoningEffort", "extreme"))
+        compare(root.settings.reasoningEffort, "high")
+    }
+
     function test_showsValues() {
         const root = make()
         compare(child(root, "field_temperature").text, "0.8")
@@ -182,13 +214,15 @@ TestCase {
         compare(combo.displayText, "Automatic (from the model)")
         compare(combo.Accessible.name, "Chat format")
         verify(!child(root, "changed_chatFormat").visible)
+        // No model loaded: what Automatic does in general.
         verify(hint.text.indexOf("own chat template") >= 0, hint.text)
-        root.settings.automaticChatFormat = "plain"
         verify(hint.text.indexOf("plain text") >= 0, hint.text)
-        root.settings.automaticChatFormat = "template"
-        verify(hint.text.indexOf("this model's own chat template") >= 0, hint.text)
-        root.settings.automaticChatFormat = "chatml"
-        verify(hint.text.indexOf("ChatML") >= 0, hint.text)
+        // A model loaded: the model card's sentence (ModelCard.chatFormatText;
+        // tst_chatformat checks that it follows the engine's decision).
+        root.panel.automaticFormat = "ChatML, from the chat tokens in its vocabulary (it has no chat template)"
+        verify(hint.text.indexOf("Automatic uses ChatML, from the chat tokens") >= 0, hint.text)
+        root.panel.automaticFormat = "its own chat template"
+        verify(hint.text.indexOf("Automatic uses its own chat template") >= 0, hint.text)
         if (root.settings.chatFormats.length < 2)
             skip("this build has no chat templates")
 

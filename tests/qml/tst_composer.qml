@@ -82,12 +82,13 @@ Item {
             compare(sendSpy.count, 0)
         }
 
-        function test_escapeStopsOnlyWhileGenerating() {
-            keyClick(Qt.Key_Escape)
-            compare(stopSpy.count, 0)
+        // Esc is the window's Stop action (one owner per shortcut:
+        // qml/common/AppActions.qml; tst_chatcontroller presses it in the
+        // real window): the composer does not stop a reply on its own.
+        function test_escapeIsTheWindowsStop() {
             composer.generating = true
             keyClick(Qt.Key_Escape)
-            compare(stopSpy.count, 1)
+            compare(stopSpy.count, 0)
         }
 
         function test_buttonSendsThenStops() {

@@ -45,7 +45,7 @@ TestCase {
         const ids = []
         for (const t of titles || []) {
             const id = root.store.createConversation(t)
-            root.store.appendMessage(id, "user", "about " + t)
+            root.store.appendMessage(id, Chat.User, "about " + t)
             ids.push(id)
         }
         return { root: root, ids: ids }
@@ -103,7 +103,8 @@ TestCase {
                                           { target: t.root.sidebar, signalName: "newConversationRequested" })
         mouseClick(findChild(t.root.sidebar, "newChatButton"))
         compare(spy.count, 1)
-        keySequence(StandardKey.New)
+        // What the window's New chat action (Ctrl+N, tst_chatcontroller) calls.
+        t.root.sidebar.newConversation()
         compare(spy.count, 2)
         // A chat the app creates appears at the top, untitled.
         t.root.store.createConversation("")
@@ -112,7 +113,7 @@ TestCase {
 
     function test_search() {
         const t = make(["Soup", "Trip"])
-        t.root.store.appendMessage(t.ids[0], "user", "Lentils or beans?")
+        t.root.store.appendMessage(t.ids[0], Chat.User, "Lentils or beans?")
         const field = findChild(t.root.sidebar, "searchField")
         field.forceActiveFocus()
         for (const c of "lentil")

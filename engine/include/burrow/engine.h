@@ -207,6 +207,10 @@ Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatForm
 // vocabulary (a base model) gives the plain-text format. This is the one
 // answer to "which format, and why" that a user interface shows.
 Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatFormat, bool plainTextForBaseModels);
+// The same decision from a file's header, without loading it (a model card
+// before the load). Reads metadata only; costs a copy of the vocabulary's
+// token texts and a parse of the template.
+Result<ChatFormat> chatFormatFor(const std::string &path, const std::string &chatFormat, bool plainTextForBaseModels);
 
 // ---- prompt building --------------------------------------------------------
 
@@ -331,7 +335,8 @@ struct Timings {
 
 struct GenerateResult {
     StopReason stopReason = StopReason::STOP_REASON_END_OF_GENERATION;
-    std::vector<Token> tokens;       // generated tokens
+    std::vector<Token> tokens;       // generated tokens; filled as they come: in the text callbacks it
+                                     // holds every token generated so far (a caller's live count)
     std::string text;                // the answer: the text the callback received, concatenated
     std::string reasoning;           // the reasoning, without its markers ("" when none)
     Timings timings;

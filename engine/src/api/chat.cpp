@@ -85,7 +85,10 @@ struct ResolvedFormat {
     const chat::ChatFormatChoice &choice() const { return forced ? *forced : state->choice; }
 };
 
-Result<ResolvedFormat> resolveFormat(const api::ModelImpl &impl, const std::string &name)
+// The choice `name` asks for in a chat state (a loaded model's, or one made
+// from a file's header); `where` names the file in errors.
+Result<ResolvedFormat> resolveFormat(Result<std::shared_ptr<const api::ChatState>> state, const std::string &where,
+                                     const std::string &name)
 {
     std::string lowered = name;
     for (char &c : lowered)
@@ -96,18 +99,22 @@ Result<ResolvedFormat> resolveFormat(const api::ModelImpl &impl, const std::stri
         if (!kind || *kind == chat::ChatFormatKind::CHAT_FORMAT_KIND_MODEL)
             return Status::error("unknown chat format '" + name + "' (expected one of: " + namesList() + ")");
     }
-    auto state = impl.chatState();
     if (!state)
-        return state.status().withContext(impl.info().path + ": chat template");
+        return state.status().withContext(where + ": chat template");
     ResolvedFormat out;
     out.state = std::move(state.value());
     if (kind) {
         auto forced = out.state->forcedChoice(*kind);
         if (!forced)
-            return forced.status().withContext(impl.info().path + ": chat format " + name);
+            return forced.status().withContext(where + ": chat format " + name);
         out.forced = std::move(forced.value());
     }
     return out;
+}
+
+Result<ResolvedFormat> resolveFormat(const api::ModelImpl &impl, const std::string &name)
+{
+    return resolveFormat(impl.chatState(), impl.info().path, name);
 }
 
 const api::ModelImpl *implOf(const Model &model)
@@ -167,6 +174,21 @@ Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatForm
 // the fallback chat/chat_format.h detects; with plainTextForBaseModels a
 // model with neither a template nor chat tokens gets plain text.
 
+namespace {
+
+ChatFormat decideFormat(const ResolvedFormat &resolved, const std::string &chatFormat, bool plainTextForBaseModels)
+{
+    ChatFormat format = describe(resolved.choice());
+    // A base model: "auto", no template at all (a template that does not
+    // parse still says the model was tuned for chat) and no chat tokens.
+    if (plainTextForBaseModels && isAutoFormat(chatFormat) && resolved.state->facts.templateText.empty() &&
+        !format.fromVocabulary)
+        return plainTextFormat();
+    return format;
+}
+
+} // namespace
+
 Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatFormat, bool plainTextForBaseModels)
 {
     const api::ModelImpl *impl = implOf(model);
@@ -175,13 +197,18 @@ Result<ChatFormat> chatFormatFor(const Model &model, const std::string &chatForm
     auto resolved = resolveFormat(*impl, chatFormat);
     if (!resolved)
         return resolved.status();
-    ChatFormat format = describe(resolved->choice());
-    // A base model: "auto", no template at all (a template that does not
-    // parse still says the model was tuned for chat) and no chat tokens.
-    if (plainTextForBaseModels && isAutoFormat(chatFormat) && resolved->state->facts.templateText.empty() &&
-        !format.fromVocabulary)
-        return plainTextFormat();
-    return format;
+    return decideFormat(*resolved, chatFormat, plainTextForBaseModels);
+}
+
+Result<ChatFormat> chatFormatFor(const std::string &path, const std::string &chatFormat, bool plainTextForBaseModels)
+{
+    auto opened = gguf::GgufFile::open(path);
+    if (!opened)
+        return opened.status();
+    auto resolved = resolveFormat(api::makeChatState(**opened), path, chatFormat);
+    if (!resolved)
+        return resolved.status();
+    return decideFormat(*resolved, chatFormat, plainTextForBaseModels);
 }
 
 Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage> &messages, bool addGenerationPrompt,

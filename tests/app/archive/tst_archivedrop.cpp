@@ -4,6 +4,7 @@
 // model stays. `burrow ARCHIVE` on the command line takes the same path
 // (told by content, not name), then loads the model without asking.
 #include "apptestsupport.h"
+#include "storage/datafolder.h"
 #include "archive/archiveservice.h"
 
 #include <QDir>
@@ -56,7 +57,7 @@ private slots:
 
         AppWindow app;
         QVERIFY(app.open());
-        auto *archives = app.window->property("archives").value<ArchiveService *>();
+        auto *archives = app.chat->archives();
         QVERIFY(archives);
         QCOMPARE(archives->store(), app.chat->store());   // exports see the app's conversations
 
@@ -67,12 +68,11 @@ private slots:
         QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
 
         // The unpacked file is in the models folder and comes up on the card.
-        const QString unpacked = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
-                               + QStringLiteral("/models/stories260K.gguf");
+        const QString unpacked = DataFolder::path() + QStringLiteral("/models/stories260K.gguf");
         QVERIFY(QFileInfo::exists(unpacked));
-        QTRY_VERIFY_WITH_TIMEOUT(app.chat->pendingCard().isValid(), 20000);
-        QCOMPARE(QFileInfo(app.chat->pendingCard().path).canonicalFilePath(), QFileInfo(unpacked).canonicalFilePath());
-        app.chat->loadPending();
+        QTRY_VERIFY_WITH_TIMEOUT(app.chat->models()->pendingCard().isValid(), 20000);
+        QCOMPARE(QFileInfo(app.chat->models()->pendingCard().path).canonicalFilePath(), QFileInfo(unpacked).canonicalFilePath());
+        app.chat->models()->loadPending();
         QTRY_VERIFY_WITH_TIMEOUT(app.chat->hasModel(), 30000);
     }
 
@@ -168,7 +168,7 @@ private slots:
 
         AppWindow app;
         QVERIFY(app.open());
-        auto *archives = app.window->property("archives").value<ArchiveService *>();
+        auto *archives = app.chat->archives();
         QSignalSpy finished(archives, &ArchiveService::finished);
         dropFile(app.window, archive);
         QVERIFY(finished.wait(60000));
@@ -180,7 +180,7 @@ private slots:
         QVERIFY(bar);
         QTRY_VERIFY(bar->isVisible());
         QCOMPARE(bar->property("message").toString(), message);
-        QVERIFY(!QFileInfo::exists(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/evil.gguf")));
+        QVERIFY(!QFileInfo::exists(DataFolder::path() + QStringLiteral("/evil.gguf")));
     }
 };
 

@@ -82,11 +82,11 @@ private slots:
         QVERIFY(source.open());
         const QJsonObject settings{{QStringLiteral("temperature"), 0.2}, {QStringLiteral("systemPrompt"), QStringLiteral("Be brief.")}};
         const qint64 first = source.createConversation(QString(), QStringLiteral("/models/tiny.gguf"), 1185376, settings);
-        QVERIFY(source.appendMessage(first, QStringLiteral("user"), QStringLiteral("讲个故事 please")) > 0);
+        QVERIFY(source.appendMessage(first, Chat::Role::User, QStringLiteral("讲个故事 please")) > 0);
         const qint64 reply = source.beginReply(first, QStringLiteral("tiny.gguf"), settings);
-        QVERIFY(source.finishReply(reply, QStringLiteral("Once upon a time 🐇 …"), ConversationStore::Stopped, 12, 34, 56.5));
+        QVERIFY(source.finishReply(reply, QStringLiteral("Once upon a time 🐇 …"), Chat::State::Stopped, 12, 34, 56.5));
         const qint64 second = source.createConversation(QStringLiteral("Code"), QString(), 0, {});
-        QVERIFY(source.appendMessage(second, QStringLiteral("user"), QStringLiteral("```\nint x;\n```")) > 0);
+        QVERIFY(source.appendMessage(second, Chat::Role::User, QStringLiteral("```\nint x;\n```")) > 0);
 
         ArchiveService service;
         service.setHelperPath(kHelper);

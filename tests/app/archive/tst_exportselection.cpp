@@ -62,7 +62,7 @@ private slots:
         for (const QString &title : {QStringLiteral("Soup"), QStringLiteral("Trip"), QStringLiteral("Taxes")}) {
             const qint64 id = store->createConversation(title);
             QVERIFY(id > 0);
-            QVERIFY(store->appendMessage(id, QStringLiteral("user"), QStringLiteral("about ") + title) > 0);
+            QVERIFY(store->appendMessage(id, Chat::Role::User, QStringLiteral("about ") + title) > 0);
             ids << id;
         }
         auto *list = app.find(QStringLiteral("conversationList"));
@@ -102,7 +102,7 @@ private slots:
         // offscreen: Qt 6.4's non-native FileDialog needs Qt.labs.folderlistmodel).
         QTemporaryDir tmp;
         const QString bundle = tmp.filePath(QStringLiteral("two chats.zip"));
-        auto *archives = app.window->property("archives").value<ArchiveService *>();
+        auto *archives = app.chat->archives();
         QVERIFY(archives);
         QSignalSpy finished(archives, &ArchiveService::finished);
         QVERIFY(archives->exportConversations(selected, bundle));

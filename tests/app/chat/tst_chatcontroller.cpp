@@ -6,6 +6,7 @@
 
 #include "apptestsupport.h"
 #include "fakebackend.h"
+#include "backend/enginebridge.h"
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 
@@ -36,7 +37,7 @@ class TestChatController : public QObject {
     bool load(AppWindow &app, const QString &name)
     {
         QSignalSpy finished(app.chat, &ChatController::loadFinished);
-        app.chat->openFile(file(name), false);
+        app.chat->models()->openFile(file(name), false);
         return finished.wait(10000) && finished.first().first().toBool();
     }
 
@@ -50,13 +51,13 @@ private Q_SLOTS:
     void init()
     {
         m_control = std::make_shared<FakeControl>();
-        ChatController::setBackendFactory(fakeFactory(m_control));
+        EngineBridge::setBackendFactory(fakeFactory(m_control));
     }
 
     void cleanup()
     {
         m_control->abort = true;   // unblocks a gated reply before the window goes
-        ChatController::resetBackendFactory();
+        EngineBridge::resetBackendFactory();
     }
 
     void streamsPiecesAndStopsMidReply()
@@ -68,7 +69,7 @@ private Q_SLOTS:
         QSignalSpy finished(app.chat, &ChatController::replyFinished);
         QVERIFY(app.chat->send(QStringLiteral("Tell me")));
         QVERIFY(app.chat->isGenerating());
-        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Streaming);
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Streaming);
 
         m_control->release(2);
         QTRY_COMPARE(replyText(app), QStringLiteral("Once upon"));
@@ -81,7 +82,7 @@ private Q_SLOTS:
         m_control->release(1);   // the engine computes one more piece, which is dropped
         QVERIFY(finished.wait(5000));
         QCOMPARE(replyText(app), QStringLiteral("Once upon"));
-        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Stopped);
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Stopped);
         QVERIFY(!app.chat->isGenerating());
         QTRY_COMPARE(button->property("text").toString(), QStringLiteral("Send"));
     }
@@ -99,7 +100,7 @@ private Q_SLOTS:
         QTest::keyClick(app.window, Qt::Key_Escape);
         m_control->release(1);
         QVERIFY(finished.wait(5000));
-        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Stopped);
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Stopped);
         QCOMPARE(replyText(app), QStringLiteral("Once"));
     }
 
@@ -125,7 +126,7 @@ private Q_SLOTS:
         QCOMPARE(replyText(app), QString(2000, QLatin1Char('x')));
         // 2000 pieces reach the view in far fewer updates.
         QVERIFY2(updates < 2000, qPrintable(QString::number(updates)));
-        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Complete);
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Complete);
     }
 
     void switchingModelsStopsTheReplyFirst()
@@ -141,16 +142,16 @@ private Q_SLOTS:
 
         QSignalSpy loaded(app.chat, &ChatController::loadFinished);
         dropFile(app.window, file(QStringLiteral("good-b.gguf")));
-        QTRY_VERIFY(app.chat->pendingCard().isValid());
-        QCOMPARE(app.chat->pendingCard().name, QStringLiteral("good-b"));
-        app.chat->loadPending();
-        QVERIFY(app.chat->isLoading());
+        QTRY_VERIFY(app.chat->models()->pendingCard().isValid());
+        QCOMPARE(app.chat->models()->pendingCard().name, QStringLiteral("good-b"));
+        app.chat->models()->loadPending();
+        QVERIFY(app.chat->models()->isLoading());
         m_control->release(1);
         QVERIFY(loaded.wait(5000));
         QCOMPARE(replies.size(), 1);
-        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Stopped);
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Stopped);
         QCOMPARE(replyText(app), QStringLiteral("Once"));
-        QCOMPARE(app.chat->model().name, QStringLiteral("good-b"));
+        QCOMPARE(app.chat->models()->model().name, QStringLiteral("good-b"));
         QCOMPARE(m_control->loads.load(), 2);
     }
 
@@ -161,22 +162,22 @@ private Q_SLOTS:
         QVERIFY(app.open());
         QVERIFY(load(app, QStringLiteral("good.gguf")));
         QSignalSpy finished(app.chat, &ChatController::loadFinished);
-        app.chat->openFile(file(QStringLiteral("refused.gguf")), false);
+        app.chat->models()->openFile(file(QStringLiteral("refused.gguf")), false);
         QVERIFY(finished.wait(5000));
         QCOMPARE(finished.first().first().toBool(), false);
         QVERIFY(app.chat->banner().contains(QStringLiteral("fake refusal")));
         QVERIFY(app.chat->banner().contains(QStringLiteral("good")));  // "... good stays loaded."
-        QCOMPARE(app.chat->model().name, QStringLiteral("good"));
+        QCOMPARE(app.chat->models()->model().name, QStringLiteral("good"));
 
         finished.clear();
-        app.chat->openFile(file(QStringLiteral("corrupt.gguf")), false);
+        app.chat->models()->openFile(file(QStringLiteral("corrupt.gguf")), false);
         QVERIFY(finished.wait(5000));
         QVERIFY(app.chat->banner().contains(QStringLiteral("fake header error")));
         QCOMPARE(m_control->loads.load(), 2);   // a file refused by its header is never loaded
 
         app.chat->dismissBanner();
         QCOMPARE(app.chat->banner(), QString());
-        app.chat->openUrls({QUrl(QStringLiteral("https://example.com/model.gguf"))});
+        app.chat->models()->openUrls({QUrl(QStringLiteral("https://example.com/model.gguf"))});
         QVERIFY(!app.chat->banner().isEmpty());
     }
 
@@ -198,7 +199,7 @@ private Q_SLOTS:
         QFETCH(QList<QUrl>, urls);
         QFETCH(bool, accepted);
         ChatController chat;
-        QCOMPARE(chat.refusalFor(urls).isEmpty(), accepted);
+        QCOMPARE(chat.models()->refusalFor(urls).isEmpty(), accepted);
     }
 
     void regenerateAndEditReplaceLaterMessages()
@@ -216,18 +217,18 @@ private Q_SLOTS:
         QCOMPARE(app.chat->messages()->rowCount(), 4);
 
         // The request carried the whole conversation, oldest first.
-        const GenerationRequest last = m_control->requests.last();
-        QCOMPARE(last.turns.size(), 3);
-        QCOMPARE(last.turns.at(0).text, QStringLiteral("First"));
-        QCOMPARE(last.turns.at(1).author, ChatTurn::Author::Assistant);
-        QCOMPARE(last.turns.at(2).text, QStringLiteral("Second"));
-        QCOMPARE(last.turns.at(2).row, 2);
+        const ChatRequest last = m_control->requests.last();
+        QCOMPARE(last.messages.size(), size_t(3));
+        QCOMPARE(last.messages.at(0).content, std::string("First"));
+        QCOMPARE(last.messages.at(1).role, std::string("assistant"));
+        QCOMPARE(last.messages.at(2).content, std::string("Second"));
+        QCOMPARE(last.rows.at(2), 2);
 
         QVERIFY(app.chat->canRegenerate());
         QVERIFY(app.chat->regenerate());
         QVERIFY(finished.wait(5000));
         QCOMPARE(app.chat->messages()->rowCount(), 4);
-        QCOMPARE(m_control->requests.last().turns.size(), 3);
+        QCOMPARE(m_control->requests.last().messages.size(), size_t(3));
 
         QVERIFY(app.chat->editDiscardsReplies(0));
         QVERIFY(!app.chat->editDiscardsReplies(3));
@@ -235,13 +236,13 @@ private Q_SLOTS:
         QVERIFY(finished.wait(5000));
         QCOMPARE(app.chat->messages()->rowCount(), 2);
         QCOMPARE(app.chat->messages()->message(0).text, QStringLiteral("Edited"));
-        QCOMPARE(m_control->requests.last().turns.size(), 1);
+        QCOMPARE(m_control->requests.last().messages.size(), size_t(1));
         QVERIFY(!app.chat->editAndResend(1, QStringLiteral("not a user message")));
 
         app.chat->settings()->setSystemPrompt(QStringLiteral("Be brief."));
         QVERIFY(app.chat->send(QStringLiteral("Third")));
         QVERIFY(finished.wait(5000));
-        QCOMPARE(m_control->requests.last().systemPrompt, QStringLiteral("Be brief."));
+        QCOMPARE(m_control->requests.last().settings.systemPrompt, std::string("Be brief."));
 
         app.chat->clearConversation();
         QCOMPARE(app.chat->messages()->rowCount(), 0);

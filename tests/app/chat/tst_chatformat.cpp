@@ -10,6 +10,7 @@
 #include "settings/chatsettings.h"
 #include "archive/conversationbundle.h"
 #include "backend/enginebackend.h"
+#include "backend/enginebridge.h"
 #include "fakebackend.h"
 
 #include "burrow/engine.h"
@@ -39,19 +40,18 @@ class TestChatFormat : public QObject {
     std::shared_ptr<FakeControl> m_control;
     QTemporaryDir m_dir;
 
-    GenerationRequest request(const QString &chatFormat) const
+    ChatRequest request(const QString &chatFormat) const
     {
-        GenerationRequest r;
+        ChatRequest r;
         r.id = 1;
-        r.systemPrompt = QStringLiteral("Be brief.");
-        ChatTurn turn;
-        turn.text = QStringLiteral("Hi");
-        turn.row = 0;
-        r.turns = {turn};
-        r.settings.temperature = 0;
+        r.messages = {{"user", "Hi", {}, {}}};
+        r.rows = {0};
+        r.settings.systemPrompt = "Be brief.";
+        r.settings.sampling.temperature = 0;
         r.settings.maxTokens = 2;
         r.settings.contextSize = 256;
-        r.settings.chatFormat = chatFormat;
+        r.settings.chatFormat = chatFormat.toStdString();
+        r.cancel = std::make_shared<burrow::CancelToken>();
         return r;
     }
 
@@ -62,7 +62,7 @@ private Q_SLOTS:
         m_control->gated = false;
     }
 
-    void cleanup() { ChatController::resetBackendFactory(); }
+    void cleanup() { EngineBridge::resetBackendFactory(); }
 
     // The prompt the backend builds for [system "Be brief.", user "Hi"]: its
     // token count equals the count of the format's published markup (or of
@@ -73,7 +73,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expectedFormat");   // PromptPlan::chatFormat
         QTest::addColumn<QString>("expectedText");     // without the BOS the vocabulary adds
         QTest::addColumn<bool>("usesTemplate");
-        QTest::newRow("auto: plain text") << "auto" << "" << "Be brief.\nHi" << false;
+        QTest::newRow("auto: plain text") << "auto" << "plain" << "Be brief.\nHi" << false;
         QTest::newRow("chatml") << "chatml" << "chatml"
                                 << "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
                                    "<|im_start|>assistant\n"
@@ -110,18 +110,18 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(backend.load(path, 256, {}, &error), qPrintable(error));
         QVERIFY(!backend.loadedModel().hasChatTemplate);
-        QCOMPARE(backend.loadedModel().chatFormat, QString());   // no template: "auto" is plain text
+        QCOMPARE(backend.loadedModel().chatFormat, QStringLiteral("plain"));   // no template, no chat tokens: plain text
         PromptPlan plan;
         bool planned = false;
         const GenerationOutcome outcome = backend.generate(
-            request(format), [](const QString &) { return true; }, [](int, int) {},
+            request(format), [](const QString &, int, bool) { return true; }, [](int, int) {},
             [&](const PromptPlan &p) {
                 plan = p;
                 planned = true;
             });
         QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
         QVERIFY(planned);
-        QCOMPARE(plan.usesTemplate, usesTemplate);
+        QCOMPARE(plan.chatFormat != QLatin1String("plain"), usesTemplate);
         QCOMPARE(plan.chatFormat, expectedFormat);
         QCOMPARE(plan.promptTokens, int(expectedTokens));
         QVERIFY(outcome.generatedTokens >= 1 && outcome.generatedTokens <= 2);
@@ -135,7 +135,7 @@ private Q_SLOTS:
         QVERIFY2(backend.load(sharedPath(kStories), 256, {}, &error), qPrintable(error));
         bool planned = false;
         const GenerationOutcome outcome = backend.generate(
-            request(QStringLiteral("vicuna")), [](const QString &) { return true; }, [](int, int) {},
+            request(QStringLiteral("vicuna")), [](const QString &, int, bool) { return true; }, [](int, int) {},
             [&](const PromptPlan &) { planned = true; });
         QCOMPARE(outcome.stop, GenerationOutcome::Stop::Error);
         QVERIFY2(outcome.error.contains(QStringLiteral("unknown chat format 'vicuna'")), qPrintable(outcome.error));
@@ -156,10 +156,10 @@ private Q_SLOTS:
                                            {QStringLiteral("chatml"), QStringLiteral("chatml")}}) {
             PromptPlan plan;
             const GenerationOutcome outcome = backend.generate(
-                request(format), [](const QString &) { return true; }, [](int, int) {},
+                request(format), [](const QString &, int, bool) { return true; }, [](int, int) {},
                 [&](const PromptPlan &p) { plan = p; });
             QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
-            QVERIFY(plan.usesTemplate);
+            QVERIFY(plan.chatFormat != QLatin1String("plain"));
             QCOMPARE(plan.chatFormat, used);
         }
     }
@@ -193,14 +193,178 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(backend.load(path, 256, {}, &error), qPrintable(error));
         QVERIFY(!backend.loadedModel().hasChatTemplate);
-        QCOMPARE(backend.loadedModel().chatFormat, chatTokens ? QStringLiteral("chatml") : QString());
+        QCOMPARE(backend.loadedModel().chatFormat, chatTokens ? QStringLiteral("chatml") : QStringLiteral("plain"));
         PromptPlan plan;
         const GenerationOutcome outcome = backend.generate(
-            request(QStringLiteral("auto")), [](const QString &) { return true; }, [](int, int) {},
+            request(QStringLiteral("auto")), [](const QString &, int, bool) { return true; }, [](int, int) {},
             [&](const PromptPlan &p) { plan = p; });
         QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
-        QCOMPARE(plan.usesTemplate, chatTokens);
-        QCOMPARE(plan.chatFormat, chatTokens ? QStringLiteral("chatml") : QString());
+        QCOMPARE(plan.chatFormat != QLatin1String("plain"), chatTokens);
+        QCOMPARE(plan.chatFormat, chatTokens ? QStringLiteral("chatml") : QStringLiteral("plain"));
+    }
+
+    // One answer to "which format, and why": the model card (before the load,
+    // from the header, and after it), the composer's hint and the settings
+    // panel's hint all say what the engine decides, for a model with a
+    // template, one with only chat tokens, and a base model.
+    void hintAndCardFollowTheEngine_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("template") << QStringLiteral("template");
+        QTest::newRow("chat tokens") << QStringLiteral("chat tokens");
+        QTest::newRow("base model") << QStringLiteral("base");
+    }
+
+    void hintAndCardFollowTheEngine()
+    {
+        QFETCH(QString, kind);
+        QString path;
+        if (kind == QLatin1String("template")) {
+            BURROW_REQUIRE_SHARED(kPhi3);
+            path = sharedPath(kPhi3);
+        } else {
+            burrow::test::TinySpec spec;
+            spec.nCtx = 256;
+            if (kind == QLatin1String("chat tokens"))
+                spec.controlTokens = {"<|im_start|>", "<|im_end|>"};
+            const auto bytes = burrow::test::buildTinyModel(spec);
+            path = m_dir.filePath(kind == QLatin1String("base") ? QStringLiteral("base.gguf") : QStringLiteral("chatml.gguf"));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        }
+        // The engine's decision, asked directly.
+        auto model = burrow::Model::load(path.toStdString());
+        QVERIFY2(model, model.message().c_str());
+        auto decided = burrow::chatFormatFor(*model.value(), "auto", true);
+        QVERIFY2(decided, decided.message().c_str());
+        const QString expected = decided->plainText ? QStringLiteral("plain") : QString::fromStdString(decided->name);
+        QCOMPARE(expected, kind == QLatin1String("template") ? QStringLiteral("template")
+                           : kind == QLatin1String("base")   ? QStringLiteral("plain")
+                                                             : QStringLiteral("chatml"));
+
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->settings()->setContextSize(256);
+        // The card before the load: the header's decision.
+        app.chat->models()->openUrls({QUrl::fromLocalFile(path)});
+        QTRY_VERIFY(app.chat->models()->pendingCard().isValid());
+        const ModelCard pending = app.chat->models()->pendingCard();
+        QCOMPARE(pending.chatFormat, expected);
+        QCOMPARE(pending.chatFormatFromVocabulary, decided->fromVocabulary);
+        auto *cardText = app.find(QStringLiteral("cardChatFormat"));
+        QVERIFY(cardText);
+        QTRY_COMPARE(cardText->property("text").toString(), pending.chatFormatText());
+
+        QSignalSpy loaded(app.chat, &ChatController::loadFinished);
+        app.chat->models()->loadPending();
+        QVERIFY(loaded.wait(30000));
+        QVERIFY2(loaded.first().first().toBool(), qPrintable(app.chat->banner()));
+        const ModelCard card = app.chat->models()->model();
+        QCOMPARE(card.chatFormat, expected);
+        QCOMPARE(card.chatFormatText(), pending.chatFormatText());
+        QCOMPARE(card.continuesText(), bool(decided->plainText));
+        // The composer says the model continues text exactly for plain text.
+        auto *input = app.find(QStringLiteral("composerInput"));
+        QVERIFY(input);
+        QCOMPARE(input->property("placeholderText").toString().contains(QStringLiteral("continues it")),
+                 bool(decided->plainText));
+        // The settings panel names the same format.
+        auto *drawer = app.find<QObject>(QStringLiteral("chatSettingsDrawer"));
+        QVERIFY(drawer);
+        auto *hint = drawer->findChild<QQuickItem *>(QStringLiteral("hint_chatFormat"));
+        QVERIFY(hint);
+        QVERIFY2(hint->property("text").toString().contains(card.chatFormatText()),
+                 qPrintable(hint->property("text").toString()));
+        // And the request uses it.
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        app.chat->settings()->setMaxTokens(2);
+        QVERIFY(app.chat->send(QStringLiteral("Hi")));
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Complete);
+    }
+
+    // Thinking (enable_thinking) and Reasoning effort (reasoning_effort)
+    // appear in the chat's settings only for a model whose template reads
+    // them, as the engine's format decision says: on the card before the
+    // load, after it, and in the settings panel.
+    void reasoningSettingsOnlyForTemplatesThatReadThem_data()
+    {
+        QTest::addColumn<QString>("templateFile");   // in ../shared; "" for no template
+        QTest::addColumn<bool>("thinking");
+        QTest::addColumn<bool>("effort");
+        QTest::newRow("Qwen3") << QStringLiteral("templates-2026/Qwen-Qwen3.jinja") << true << false;
+        QTest::newRow("gpt-oss") << QStringLiteral("templates-2026/openai-gpt-oss.jinja") << false << true;
+        QTest::newRow("Gemma 3") << QStringLiteral("templates-2026/google-gemma-3.jinja") << false << false;
+        QTest::newRow("no template") << QString() << false << false;
+    }
+
+    void reasoningSettingsOnlyForTemplatesThatReadThem()
+    {
+        QFETCH(QString, templateFile);
+        QFETCH(bool, thinking);
+        QFETCH(bool, effort);
+        std::string chatTemplate;
+        if (!templateFile.isEmpty()) {
+            BURROW_REQUIRE_SHARED(templateFile);
+            QFile f(sharedPath(templateFile));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            chatTemplate = f.readAll().toStdString();
+        }
+        burrow::test::TinySpec spec;
+        spec.nCtx = 256;
+        if (!chatTemplate.empty())
+            spec.extraKeys = [&](burrow::gguf::GgufWriter &w) { w.addString("tokenizer.chat_template", chatTemplate); };
+        const auto bytes = burrow::test::buildTinyModel(spec);
+        const QString path = m_dir.filePath(QStringLiteral("%1.gguf").arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_'))));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        }
+
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->models()->openUrls({QUrl::fromLocalFile(path)});
+        QTRY_VERIFY(app.chat->models()->pendingCard().isValid());
+        QCOMPARE(app.chat->models()->pendingCard().readsEnableThinking, thinking);
+        QCOMPARE(app.chat->models()->pendingCard().readsReasoningEffort, effort);
+        QSignalSpy loaded(app.chat, &ChatController::loadFinished);
+        app.chat->models()->loadPending();
+        QVERIFY(loaded.wait(30000));
+        QVERIFY2(loaded.first().first().toBool(), qPrintable(app.chat->banner()));
+        QCOMPARE(app.chat->models()->model().readsEnableThinking, thinking);
+        QCOMPARE(app.chat->models()->model().readsReasoningEffort, effort);
+
+        auto *drawer = app.find<QObject>(QStringLiteral("chatSettingsDrawer"));
+        QVERIFY(drawer);
+        QVERIFY(QMetaObject::invokeMethod(drawer, "open"));
+        QTRY_VERIFY(drawer->property("opened").toBool());
+        auto *thinkingRow = drawer->findChild<QQuickItem *>(QStringLiteral("row_thinking"));
+        auto *effortRow = drawer->findChild<QQuickItem *>(QStringLiteral("row_reasoningEffort"));
+        auto *formatRow = drawer->findChild<QQuickItem *>(QStringLiteral("field_chatFormat"));
+        QVERIFY(thinkingRow && effortRow && formatRow);
+        QVERIFY(formatRow->isVisible());   // the panel is shown
+        QCOMPARE(thinkingRow->isVisible(), thinking);
+        QCOMPARE(effortRow->isVisible(), effort);
+
+        // What the rows set reaches the request.
+        if (thinking) {
+            auto *toggle = drawer->findChild<QQuickItem *>(QStringLiteral("field_thinking"));
+            QVERIFY(toggle);
+            QVERIFY(toggle->property("checked").toBool());
+            app.chat->settings()->setThinking(false);
+            QVERIFY(!toggle->property("checked").toBool());
+            QCOMPARE(app.chat->settings()->toEngine().enableThinking, false);
+        }
+        if (effort) {
+            auto *box = drawer->findChild<QQuickItem *>(QStringLiteral("field_reasoningEffort"));
+            QVERIFY(box);
+            QCOMPARE(box->property("currentValue").toString(), QStringLiteral("medium"));
+            QVERIFY(app.chat->settings()->setValue(QStringLiteral("reasoningEffort"), QStringLiteral("high")));
+            QTRY_COMPARE(box->property("currentValue").toString(), QStringLiteral("high"));
+            QCOMPARE(app.chat->settings()->toEngine().reasoningEffort, std::string("high"));
+        }
     }
 
     // The controller: the chat's format goes with each request and is
@@ -208,12 +372,12 @@ private Q_SLOTS:
     // the settings (the fake model has no template: plain text).
     void controllerSendsTheChatsFormat()
     {
-        ChatController::setBackendFactory(fakeFactory(m_control));
+        EngineBridge::setBackendFactory(fakeFactory(m_control));
         AppWindow app;
         AbortOnExit guard{m_control};
         QVERIFY(app.open());
         ChatSettings *settings = app.chat->settings();
-        QCOMPARE(settings->automaticChatFormat(), QString());   // no model yet
+        QVERIFY(!app.chat->models()->hasModel());   // no model yet: the engine has not said
         const QString model = m_dir.filePath(QStringLiteral("good.gguf"));
         {
             QFile f(model);
@@ -221,14 +385,14 @@ private Q_SLOTS:
             f.write("GGUF");
         }
         QSignalSpy loaded(app.chat, &ChatController::loadFinished);
-        app.chat->openFile(model, false);
+        app.chat->models()->openFile(model, false);
         QVERIFY(loaded.wait(10000));
-        QCOMPARE(settings->automaticChatFormat(), QStringLiteral("plain"));
+        QCOMPARE(app.chat->models()->model().chatFormat, QStringLiteral("plain"));
 
         QSignalSpy finished(app.chat, &ChatController::replyFinished);
         QVERIFY(app.chat->send(QStringLiteral("first")));
         QVERIFY(finished.wait(5000));
-        QCOMPARE(m_control->requests.last().settings.chatFormat, QStringLiteral("auto"));
+        QCOMPARE(m_control->requests.last().settings.chatFormat, std::string("auto"));
         const qint64 firstReply = app.chat->messages()->message(1).id;
         QVERIFY(!app.chat->replyDetails(double(firstReply)).contains(QStringLiteral("chat format")));
 
@@ -237,7 +401,7 @@ private Q_SLOTS:
         QVERIFY(settings->setValue(QStringLiteral("chatFormat"), QStringLiteral("gemma")));
         QVERIFY(app.chat->send(QStringLiteral("second")));
         QVERIFY(finished.wait(5000));
-        QCOMPARE(m_control->requests.last().settings.chatFormat, QStringLiteral("gemma"));
+        QCOMPARE(m_control->requests.last().settings.chatFormat, std::string("gemma"));
         const qint64 secondReply = app.chat->messages()->message(3).id;
         QVERIFY2(app.chat->replyDetails(double(secondReply)).contains(QStringLiteral("chat format gemma")),
                  qPrintable(app.chat->replyDetails(double(secondReply))));
@@ -268,7 +432,7 @@ private Q_SLOTS:
         QVERIFY(from.open());
         const qint64 id = from.createConversation(QStringLiteral("formatted"), QStringLiteral("/m/x.gguf"), 1, settings.toJson());
         QVERIFY(id > 0);
-        QVERIFY(from.appendMessage(id, QStringLiteral("user"), QStringLiteral("Hi")) > 0);
+        QVERIFY(from.appendMessage(id, Chat::Role::User, QStringLiteral("Hi")) > 0);
         QString error;
         const QString bundle = dir.filePath(QStringLiteral("bundle"));
         QVERIFY(QDir().mkpath(bundle));

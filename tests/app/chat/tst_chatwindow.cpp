@@ -1,6 +1,7 @@
 // The chat window on the real QML and the real engine with stories260K:
 // drop to load, a streamed greedy reply equal to the reference
 // continuation, refused files, stopping, and switching models mid-reply.
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QTemporaryDir>
 
@@ -25,7 +26,7 @@ private:
     {
         QSignalSpy finished(app.chat, &ChatController::loadFinished);
         dropFile(app.window, path);
-        if (!QTest::qWaitFor([&] { return app.chat->pendingCard().isValid() || !finished.isEmpty(); }, 10000))
+        if (!QTest::qWaitFor([&] { return app.chat->models()->pendingCard().isValid() || !finished.isEmpty(); }, 10000))
             return false;
         if (!finished.isEmpty())
             return false;
@@ -74,7 +75,7 @@ private:
 private Q_SLOTS:
     void init()
     {
-        ChatController::resetBackendFactory();
+        EngineBridge::resetBackendFactory();
     }
 
     void dropLoadsModelAndStreamsReferenceContinuation()
@@ -87,24 +88,24 @@ private Q_SLOTS:
 
         const QString overlay = dropFile(app.window, sharedPath(storiesModel));
         QCOMPARE(overlay, QStringLiteral("Drop to open this model"));
-        QVERIFY(QTest::qWaitFor([&] { return app.chat->pendingCard().isValid(); }, 10000));
-        const ModelCard card = app.chat->pendingCard();
+        QVERIFY(QTest::qWaitFor([&] { return app.chat->models()->pendingCard().isValid(); }, 10000));
+        const ModelCard card = app.chat->models()->pendingCard();
         QCOMPARE(card.architecture, QStringLiteral("llama"));
         QVERIFY(card.parameterCount > 0);
         QVERIFY(card.trainedContext > 0);
         QCOMPARE(card.fileSize, quint64(QFileInfo(sharedPath(storiesModel)).size()));
-        QVERIFY(card.memoryBytes() > card.weightBytes);
-        app.chat->dismissPending();
+        QVERIFY(card.memoryBytesAt(512) > card.weightBytes);
+        app.chat->models()->dismissPending();
 
         useReferenceSettings(app.chat, reference);
         QVERIFY(dropAndLoad(app, sharedPath(storiesModel)));
         QVERIFY(app.chat->hasModel());
-        QCOMPARE(app.chat->recentModels()->paths().value(0), QFileInfo(sharedPath(storiesModel)).absoluteFilePath());
+        QCOMPARE(app.chat->models()->recentModels()->paths().value(0), QFileInfo(sharedPath(storiesModel)).absoluteFilePath());
 
         // Every update the view gets is a growing prefix of the final text.
         QStringList seen;
         connect(app.chat->messages(), &MessageModel::dataChanged, this, [&](const QModelIndex &i) {
-            if (app.chat->messages()->message(i.row()).author == MessageModel::Author::Assistant)
+            if (app.chat->messages()->message(i.row()).author == Chat::Role::Assistant)
                 seen.append(app.chat->messages()->message(i.row()).text);
         });
         const QString prompt = reference.value(QStringLiteral("prompt")).toString();
@@ -114,10 +115,10 @@ private Q_SLOTS:
             QVERIFY2(reply.startsWith(partial), qPrintable(partial));
         QCOMPARE(app.chat->messages()->rowCount(), 2);
         QCOMPARE(app.chat->messages()->message(0).text, prompt);
-        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Complete);
-        QVERIFY(app.chat->contextUsed() > 0);
-        QVERIFY(app.chat->contextUsed() <= app.chat->contextSize());
-        QVERIFY(!app.chat->lastReplyStats().isEmpty());
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Complete);
+        QVERIFY(app.chat->reply()->contextUsed() > 0);
+        QVERIFY(app.chat->reply()->contextUsed() <= app.chat->contextSize());
+        QVERIFY(!app.chat->reply()->lastReplyStats().isEmpty());
         auto *composer = app.find(QStringLiteral("composerInput"));
         QCOMPARE(composer->property("text").toString(), QString());
 
@@ -165,19 +166,19 @@ private Q_SLOTS:
         QVERIFY(app.open());
         useReferenceSettings(app.chat, reference);
         QVERIFY(dropAndLoad(app, sharedPath(storiesModel)));
-        const ModelCard loaded = app.chat->model();
+        const ModelCard loaded = app.chat->models()->model();
 
         QSignalSpy banner(app.chat, &ChatController::bannerChanged);
         const QString overlay = dropFile(app.window, path);
         QCOMPARE(overlay != QStringLiteral("Drop to open this model"), refusedWhileDragging);
         QVERIFY(QTest::qWaitFor([&] { return !app.chat->banner().isEmpty(); }, 30000));
-        QVERIFY(QTest::qWaitFor([&] { return !app.chat->isInspecting() && !app.chat->isLoading(); }, 30000));
+        QVERIFY(QTest::qWaitFor([&] { return !app.chat->models()->isInspecting() && !app.chat->models()->isLoading(); }, 30000));
         QVERIFY2(app.chat->banner().contains(fileName), qPrintable(app.chat->banner()));
         auto *bannerItem = app.find(QStringLiteral("banner"));
         QVERIFY(bannerItem && bannerItem->isVisible());
         QCOMPARE(app.find(QStringLiteral("bannerText"))->property("text").toString(), app.chat->banner());
-        QVERIFY(!app.chat->pendingCard().isValid());
-        QCOMPARE(app.chat->model().path, loaded.path);
+        QVERIFY(!app.chat->models()->pendingCard().isValid());
+        QCOMPARE(app.chat->models()->model().path, loaded.path);
 
         // The loaded model still answers.
         QCOMPARE(sendAndWait(app, reference.value(QStringLiteral("prompt")).toString()),
@@ -202,13 +203,13 @@ private Q_SLOTS:
         // The prompt kept the newest exchanges only; the view marks where they start.
         const int start = messages->memoryStart();
         QVERIFY2(start > 0, qPrintable(QString::number(start)));
-        QCOMPARE(messages->message(start).author, MessageModel::Author::User);
+        QCOMPARE(messages->message(start).author, Chat::Role::User);
         QVERIFY(messages->data(messages->index(start), MessageModel::MemoryStartsHereRole).toBool());
         QVERIFY(!messages->data(messages->index(0), MessageModel::InContextRole).toBool());
         QVERIFY(messages->data(messages->index(7), MessageModel::InContextRole).toBool());
-        QVERIFY(app.chat->contextUsed() <= 64);
+        QVERIFY(app.chat->reply()->contextUsed() <= 64);
         for (int row = 1; row < 8; row += 2)
-            QCOMPARE(messages->message(row).state, MessageModel::State::Complete);
+            QCOMPARE(messages->message(row).state, Chat::State::Complete);
     }
 
     void templateModelAnswersThroughItsChatTemplate()
@@ -222,15 +223,15 @@ private Q_SLOTS:
         app.chat->settings()->setMaxTokens(4);
         app.chat->settings()->setSystemPrompt(QStringLiteral("You are brief."));
         QVERIFY(dropAndLoad(app, sharedPath(phi3)));
-        QVERIFY(app.chat->model().hasChatTemplate);
+        QVERIFY(app.chat->models()->model().hasChatTemplate);
         const QString reply = sendAndWait(app, QStringLiteral("Hello"));
         QVERIFY2(!reply.startsWith(QLatin1Char('<')), qPrintable(reply));
         const auto &message = app.chat->messages()->message(1);
-        QVERIFY2(message.state == MessageModel::State::Complete, qPrintable(message.error));
+        QVERIFY2(message.state == Chat::State::Complete, qPrintable(message.error));
         // The prompt holds the template's turn markers (<|user|> ... <|assistant|>), more
         // than the 2 tokens of plain text (BOS, "Hello"); the KV cache holds the prompt
         // and all but the last generated token.
-        const int promptTokens = app.chat->contextUsed() - (message.tokens - 1);
+        const int promptTokens = app.chat->reply()->contextUsed() - (message.tokens - 1);
         QVERIFY2(promptTokens > 2, qPrintable(QString::number(promptTokens)));
     }
 
@@ -248,10 +249,57 @@ private Q_SLOTS:
         // Esc reaches the window shortcut: the reply stops at its first token at the latest.
         QTest::keyClick(app.window, Qt::Key_Escape);
         QVERIFY(!finished.isEmpty() || finished.wait(30000));
-        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Stopped);
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Stopped);
         QVERIFY(!app.chat->isGenerating());
         auto *state = app.find(QStringLiteral("messageList"));
         QVERIFY(state);
+    }
+
+    // Stop while a long prompt is read (~2,000 tokens on the bench model):
+    // the reply ends before the prompt is done, with nothing generated, the
+    // KV cache holds only what was computed, and the next request is not
+    // cancelled by it (each request has its own cancel token).
+    void stopDuringALongPrompt()
+    {
+        const QString bench = QStringLiteral("models/bench/llama-155M-Q4_K_M.gguf");
+        BURROW_REQUIRE_SHARED(bench);
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->settings()->setContextSize(2048);   // the bench model's training context
+        app.chat->settings()->setTemperature(0.0);
+        app.chat->settings()->setMaxTokens(4);
+        QVERIFY(dropAndLoad(app, sharedPath(bench)));
+        QString prompt;
+        for (int i = 0; i < 140; ++i)
+            prompt += QStringLiteral("The little fox ran across the field %1. ").arg(i);
+        QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        QVERIFY(app.chat->send(prompt));
+        // The engine reports the prompt's first chunk: it is reading.
+        QTRY_VERIFY_WITH_TIMEOUT(app.chat->reply()->promptProgress() >= 0 || !finished.isEmpty(), 60000);
+        QVERIFY2(finished.isEmpty(), qPrintable(QStringLiteral("the reply ended before Stop could be pressed: ")
+                                                + app.chat->banner() + QLatin1Char('|') + app.chat->messages()->message(1).error
+                                                + QLatin1Char('|') + QString::number(int(app.chat->messages()->message(1).state))
+                                                + QLatin1Char('|') + QString::number(app.chat->reply()->promptTokens())));
+        const int promptTokens = app.chat->reply()->promptTokens();
+        QVERIFY2(promptTokens > 1500, qPrintable(QString::number(promptTokens)));
+        QElapsedTimer sinceStop;
+        sinceStop.start();
+        QTest::keyClick(app.window, Qt::Key_Escape);   // the window's Stop action
+        QVERIFY(!finished.isEmpty() || finished.wait(60000));
+        // Reported, not asserted (speed claims belong to benchmarks).
+        qInfo("Stop to the reply's end: %lld ms (prompt of %d tokens)", qint64(sinceStop.elapsed()), promptTokens);
+        const MessageModel::Message reply = app.chat->messages()->message(1);
+        QCOMPARE(reply.state, Chat::State::Stopped);
+        QCOMPARE(reply.text, QString());
+        QCOMPARE(reply.tokens, 0);
+        QVERIFY2(app.chat->reply()->contextUsed() < promptTokens,
+                 qPrintable(QStringLiteral("%1 of %2").arg(app.chat->reply()->contextUsed()).arg(promptTokens)));
+
+        // The next request runs to its end.
+        app.chat->clearConversation();
+        const QString next = sendAndWait(app, QStringLiteral("Once upon a time"));
+        QVERIFY2(!next.isEmpty() && !next.startsWith(QLatin1Char('<')), qPrintable(next));
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Complete);
     }
 
     void switchModelsWhileAReplyStreams()
@@ -263,7 +311,7 @@ private Q_SLOTS:
         QVERIFY(app.open());
         app.chat->settings()->setContextSize(512);
         QVERIFY(dropAndLoad(app, sharedPath(otherModel)));
-        QCOMPARE(app.chat->model().name.isEmpty(), false);
+        QCOMPARE(app.chat->models()->model().name.isEmpty(), false);
 
         // A long reply (no length limit), then the other model is dropped.
         app.chat->settings()->setTemperature(0.8);
@@ -273,9 +321,9 @@ private Q_SLOTS:
         QVERIFY(dropAndLoad(app, sharedPath(storiesModel)));
         QCOMPARE(replies.size(), 1);   // the reply ended before the new model was in place
         const auto &reply = app.chat->messages()->message(1);
-        QVERIFY2(reply.state == MessageModel::State::Stopped || reply.state == MessageModel::State::Complete,
+        QVERIFY2(reply.state == Chat::State::Stopped || reply.state == Chat::State::Complete,
                  qPrintable(QString::number(int(reply.state))));
-        QCOMPARE(app.chat->model().path, QFileInfo(sharedPath(storiesModel)).absoluteFilePath());
+        QCOMPARE(app.chat->models()->model().path, QFileInfo(sharedPath(storiesModel)).absoluteFilePath());
 
         // The new model answers as the reference says.
         app.chat->clearConversation();

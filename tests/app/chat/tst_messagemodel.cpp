@@ -1,16 +1,18 @@
-// MessageModel under QAbstractItemModelTester, and the Markdown block split
-// the chat view renders from.
+// MessageModel under QAbstractItemModelTester, and the Markdown blocks the
+// chat view renders from: the split itself, the same blocks when the text
+// arrives piece by piece (at every cut point), and a message's block model
+// that never rebuilds the blocks before the last.
 #include <QAbstractItemModelTester>
+#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTest>
 
 #include "chat/markdownblocks.h"
+#include "chat/messageblocks.h"
 #include "chat/messagemodel.h"
 
-Q_DECLARE_METATYPE(QList<MarkdownBlock>)
-
 namespace {
-MessageModel::Message message(MessageModel::Author author, const QString &text)
+MessageModel::Message message(Chat::Role author, const QString &text)
 {
     MessageModel::Message m;
     m.author = author;
@@ -18,12 +20,54 @@ MessageModel::Message message(MessageModel::Author author, const QString &text)
     return m;
 }
 
-MarkdownBlock text(const QString &t) { return {MarkdownBlock::Kind::Text, t, QString(), true}; }
-MarkdownBlock code(const QString &t, const QString &lang, bool closed = true)
+// What a block shows, for the expectations.
+struct Shown {
+    MarkdownBlock::Kind kind = MarkdownBlock::Kind::Text;
+    QString text;
+    QString language;
+    bool closed = true;
+    bool continued = false;
+};
+Shown text(const QString &t) { return {MarkdownBlock::Kind::Text, t, QString(), true, false}; }
+Shown code(const QString &t, const QString &lang, bool closed = true, bool continued = false)
 {
-    return {MarkdownBlock::Kind::Code, t, lang, closed};
+    return {MarkdownBlock::Kind::Code, t, lang, closed, continued};
+}
+
+QString describe(const QList<MarkdownBlock> &blocks, QStringView source)
+{
+    QStringList out;
+    for (const MarkdownBlock &b : blocks)
+        out << QStringLiteral("%1%2[%3]%4").arg(b.kind == MarkdownBlock::Kind::Code ? QStringLiteral("code:") : QString(),
+                                               b.language, b.textIn(source), b.closed ? QString() : QStringLiteral("…"));
+    return out.join(QLatin1Char('|'));
+}
+
+// Replies with everything the splitter decides on: paragraphs, lists,
+// fences of both kinds and lengths, an unclosed fence, a long code block
+// and a long list (split by MaxLines), blank lines with spaces, CRLF.
+QStringList sampleReplies()
+{
+    QString longCode = QStringLiteral("Here:\n```python\n");
+    for (int i = 0; i < 2 * MarkdownSplitter::MaxLines + 5; ++i)
+        longCode += QStringLiteral("print(%1)\n").arg(i);
+    longCode += QStringLiteral("```\nDone.");
+    QString longList = QStringLiteral("Steps:\n");
+    for (int i = 0; i < MarkdownSplitter::MaxLines + 10; ++i)
+        longList += QStringLiteral("- step %1\n  detail\n").arg(i);
+    return {
+        QStringLiteral("# Title\n\nSome *text*.\nMore of it.\n\n- a\n- b\n\n  continued\n\n1. one\n2. two"),
+        QStringLiteral("Before\n```cpp\nint x = 1;\n\nint y;\n```\nAfter\n\n~~~\nunclosed\n``` not closing\n"),
+        QStringLiteral("````md\n```\ninner\n```\n`````\n   \ntext\r\n\r\nnext"),
+        QStringLiteral("``` a`b\ntext\n```\n"),
+        QStringLiteral("```"),
+        longCode,
+        longList,
+    };
 }
 } // namespace
+
+Q_DECLARE_METATYPE(Shown)
 
 class TestMessageModel : public QObject {
     Q_OBJECT
@@ -35,9 +79,9 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy count(&model, &MessageModel::countChanged);
 
-        QCOMPARE(model.append(message(MessageModel::Author::User, QStringLiteral("Hi"))), 0);
-        auto reply = message(MessageModel::Author::Assistant, QString());
-        reply.state = MessageModel::State::Streaming;
+        QCOMPARE(model.append(message(Chat::Role::User, QStringLiteral("Hi"))), 0);
+        auto reply = message(Chat::Role::Assistant, QString());
+        reply.state = Chat::State::Streaming;
         QCOMPARE(model.append(reply), 1);
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(count.size(), 2);
@@ -45,16 +89,16 @@ private Q_SLOTS:
         model.appendText(1, QStringLiteral("Hello"));
         model.appendText(1, QStringLiteral(" there"));
         QCOMPARE(model.data(model.index(1), MessageModel::TextRole).toString(), QStringLiteral("Hello there"));
-        model.setState(1, MessageModel::State::Stopped);
-        QCOMPARE(model.data(model.index(1), MessageModel::StateRole).toInt(), int(MessageModel::State::Stopped));
+        model.setState(1, Chat::State::Stopped);
+        QCOMPARE(model.data(model.index(1), MessageModel::StateRole).toInt(), int(Chat::State::Stopped));
         model.setStats(1, 2, 100.0);
         QVERIFY(!model.data(model.index(1), MessageModel::StatsRole).toString().isEmpty());
         QCOMPARE(model.data(model.index(0), MessageModel::StatsRole).toString(), QString());
         QCOMPARE(model.data(model.index(0), MessageModel::IsLastRole).toBool(), false);
         QCOMPARE(model.data(model.index(1), MessageModel::IsLastRole).toBool(), true);
 
-        model.append(message(MessageModel::Author::User, QStringLiteral("More")));
-        model.append(message(MessageModel::Author::Assistant, QStringLiteral("Sure")));
+        model.append(message(Chat::Role::User, QStringLiteral("More")));
+        model.append(message(Chat::Role::Assistant, QStringLiteral("Sure")));
         model.setMemoryStart(2);
         QCOMPARE(model.data(model.index(1), MessageModel::InContextRole).toBool(), false);
         QCOMPARE(model.data(model.index(2), MessageModel::InContextRole).toBool(), true);
@@ -65,14 +109,16 @@ private Q_SLOTS:
         model.removeFrom(2);
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.data(model.index(1), MessageModel::IsLastRole).toBool(), true);
-        model.setMessages({message(MessageModel::Author::User, QStringLiteral("Stored"))});
+        model.setMessages({message(Chat::Role::User, QStringLiteral("Stored"))});
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.textAt(0), QStringLiteral("Stored"));
+        QCOMPARE(model.takeText(0), QStringLiteral("Stored"));
+        QCOMPARE(model.textAt(0), QString());
         model.clear();
         QCOMPARE(model.rowCount(), 0);
         // Out-of-range edits are ignored.
         model.appendText(5, QStringLiteral("x"));
-        model.setState(-1, MessageModel::State::Failed);
+        model.setState(-1, Chat::State::Failed);
         model.removeFrom(3);
     }
 
@@ -87,57 +133,172 @@ private Q_SLOTS:
     void splitMarkdown_data()
     {
         QTest::addColumn<QString>("markdown");
-        QTest::addColumn<QList<MarkdownBlock>>("expected");
-        QTest::newRow("prose only") << QStringLiteral("# Title\n\nSome *text*.")
-                                    << QList<MarkdownBlock>{text(QStringLiteral("# Title\n\nSome *text*."))};
-        QTest::newRow("empty") << QString() << QList<MarkdownBlock>{};
+        QTest::addColumn<QList<Shown>>("expected");
+        QTest::newRow("paragraphs are blocks")
+            << QStringLiteral("# Title\n\nSome *text*.\nSecond line.")
+            << QList<Shown>{text(QStringLiteral("# Title")), text(QStringLiteral("Some *text*.\nSecond line."))};
+        QTest::newRow("indented after a blank line stays (a list item goes on)")
+            << QStringLiteral("- item\n\n  more of it\n- next")
+            << QList<Shown>{text(QStringLiteral("- item\n\n  more of it\n- next"))};
+        QTest::newRow("empty") << QString() << QList<Shown>{};
         QTest::newRow("code between prose")
             << QStringLiteral("Before\n```cpp\nint x = 1;\n```\nAfter")
-            << QList<MarkdownBlock>{text(QStringLiteral("Before")), code(QStringLiteral("int x = 1;"), QStringLiteral("cpp")),
-                                    text(QStringLiteral("After"))};
+            << QList<Shown>{text(QStringLiteral("Before")), code(QStringLiteral("int x = 1;"), QStringLiteral("cpp")),
+                            text(QStringLiteral("After"))};
         QTest::newRow("unclosed fence while streaming")
             << QStringLiteral("Look:\n~~~\nline 1\nline 2")
-            << QList<MarkdownBlock>{text(QStringLiteral("Look:")), code(QStringLiteral("line 1\nline 2"), QString(), false)};
+            << QList<Shown>{text(QStringLiteral("Look:")), code(QStringLiteral("line 1\nline 2"), QString(), false)};
         QTest::newRow("longer closing fence, shorter inner fence")
             << QStringLiteral("````md\n```\ninner\n```\n`````")
-            << QList<MarkdownBlock>{code(QStringLiteral("```\ninner\n```"), QStringLiteral("md"))};
+            << QList<Shown>{code(QStringLiteral("```\ninner\n```"), QStringLiteral("md"))};
         QTest::newRow("inline code is prose")
             << QStringLiteral("Use `ls` here, ``a`` too")
-            << QList<MarkdownBlock>{text(QStringLiteral("Use `ls` here, ``a`` too"))};
+            << QList<Shown>{text(QStringLiteral("Use `ls` here, ``a`` too"))};
         QTest::newRow("indented fence up to three spaces")
             << QStringLiteral("   ```python extra\nprint(1)\n   ```")
-            << QList<MarkdownBlock>{code(QStringLiteral("print(1)"), QStringLiteral("python"))};
+            << QList<Shown>{code(QStringLiteral("print(1)"), QStringLiteral("python"))};
         QTest::newRow("four spaces is not a fence")
             << QStringLiteral("    ```\n    x")
-            << QList<MarkdownBlock>{text(QStringLiteral("    ```\n    x"))};
+            << QList<Shown>{text(QStringLiteral("    ```\n    x"))};
         QTest::newRow("backtick fence with backtick in info is not a fence")
             << QStringLiteral("``` a`b\ntext")
-            << QList<MarkdownBlock>{text(QStringLiteral("``` a`b\ntext"))};
+            << QList<Shown>{text(QStringLiteral("``` a`b\ntext"))};
+        QString lines;
+        for (int i = 0; i < MarkdownSplitter::MaxLines + 2; ++i)
+            lines += QStringLiteral("l%1\n").arg(i);
+        QStringList firstPart, secondPart;
+        for (int i = 0; i < MarkdownSplitter::MaxLines; ++i)
+            firstPart << QStringLiteral("l%1").arg(i);
+        secondPart << QStringLiteral("l%1").arg(MarkdownSplitter::MaxLines)
+                   << QStringLiteral("l%1").arg(MarkdownSplitter::MaxLines + 1);
+        QTest::newRow("a long code block goes on in a continued block")
+            << QStringLiteral("```\n") + lines + QStringLiteral("```")
+            << QList<Shown>{code(firstPart.join(u'\n'), QString(), /*closed=*/false),
+                            code(secondPart.join(u'\n'), QString(), true, true)};
     }
 
     void splitMarkdown()
     {
         QFETCH(QString, markdown);
-        QFETCH(QList<MarkdownBlock>, expected);
+        QFETCH(QList<Shown>, expected);
         const QList<MarkdownBlock> blocks = ::splitMarkdown(markdown);
         QCOMPARE(blocks.size(), expected.size());
         for (int i = 0; i < blocks.size(); ++i) {
             QCOMPARE(int(blocks.at(i).kind), int(expected.at(i).kind));
-            QCOMPARE(blocks.at(i).text, expected.at(i).text);
+            QCOMPARE(blocks.at(i).textIn(markdown), expected.at(i).text);
             QCOMPARE(blocks.at(i).language, expected.at(i).language);
             QCOMPARE(blocks.at(i).closed, expected.at(i).closed);
+            QCOMPARE(blocks.at(i).continued, expected.at(i).continued);
         }
+    }
+
+    // Streaming: after every piece, the splitter that re-parses only its last
+    // block has exactly the blocks a one-pass split of the text so far has;
+    // at the end (the text complete) the blocks of the whole reply.
+    void incrementalEqualsOnePassAtEveryCut_data()
+    {
+        QTest::addColumn<QString>("reply");
+        QTest::addColumn<int>("step");   // characters per piece; 0: random pieces of 1..12
+        const QStringList replies = sampleReplies();
+        for (int i = 0; i < replies.size(); ++i) {
+            QTest::addRow("reply %d, one character at a time", i) << replies.at(i) << 1;
+            QTest::addRow("reply %d, random pieces", i) << replies.at(i) << 0;
+        }
+    }
+
+    void incrementalEqualsOnePassAtEveryCut()
+    {
+        QFETCH(QString, reply);
+        QFETCH(int, step);
+        QRandomGenerator random(1234);
+        MarkdownSplitter splitter;
+        qsizetype at = 0;
+        while (at < reply.size()) {
+            at = qMin(reply.size(), at + (step > 0 ? step : 1 + random.bounded(12)));
+            const QStringView prefix = QStringView(reply).left(at);
+            const QList<MarkdownBlock> before = splitter.blocks();
+            const qsizetype first = splitter.update(prefix, false);
+            const QList<MarkdownBlock> onePass = ::splitMarkdown(prefix, false);
+            QVERIFY2(splitter.blocks() == onePass,
+                     qPrintable(QStringLiteral("at %1:\n incremental %2\n one pass    %3")
+                                    .arg(at)
+                                    .arg(describe(splitter.blocks(), prefix), describe(onePass, prefix))));
+            // Only the last block of before may have changed.
+            QVERIFY(first >= qMax<qsizetype>(0, before.size() - 1));
+        }
+        splitter.update(reply, true);
+        QVERIFY2(splitter.blocks() == ::splitMarkdown(reply, true),
+                 qPrintable(describe(splitter.blocks(), reply) + QStringLiteral("\n") +
+                            describe(::splitMarkdown(reply, true), reply)));
+    }
+
+    // The view's model of one message: a streaming reply adds rows and
+    // changes only its last one; the blocks before are never touched.
+    void blocksModelTouchesOnlyTheLastBlock()
+    {
+        const QString reply = sampleReplies().at(5);   // prose, a long code block in parts, prose
+        MessageBlocks blocks;
+        QAbstractItemModelTester tester(&blocks, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        int lowestChanged = INT_MAX;
+        int rowsBefore = 0;
+        connect(&blocks, &QAbstractItemModel::dataChanged, this,
+                [&](const QModelIndex &from, const QModelIndex &, const QList<int> &roles) {
+                    // The Continues flag of the block before a new part is the one exception.
+                    if (roles != QList<int>{MessageBlocks::ContinuesRole})
+                        lowestChanged = qMin(lowestChanged, from.row());
+                });
+        connect(&blocks, &QAbstractItemModel::rowsRemoved, this,
+                [&](const QModelIndex &, int first) { lowestChanged = qMin(lowestChanged, first); });
+        blocks.reset(QString(), false);
+        for (qsizetype at = 1; at <= reply.size(); at += 3) {
+            rowsBefore = blocks.rowCount();
+            lowestChanged = INT_MAX;
+            blocks.grow(QStringView(reply).left(at), false);
+            if (lowestChanged != INT_MAX)
+                QVERIFY2(lowestChanged >= rowsBefore - 1, qPrintable(QStringLiteral("row %1 of %2 changed at %3")
+                                                                         .arg(lowestChanged).arg(rowsBefore).arg(at)));
+        }
+        blocks.grow(reply, true);
+        QCOMPARE(blocks.rowCount(), 5);   // text, code, code (continued), code (continued), text
+        QCOMPARE(blocks.data(blocks.index(1), MessageBlocks::KindRole).toString(), QStringLiteral("code"));
+        QCOMPARE(blocks.data(blocks.index(1), MessageBlocks::ContinuesRole).toBool(), true);
+        QCOMPARE(blocks.data(blocks.index(2), MessageBlocks::ContinuedRole).toBool(), true);
+        // Copy takes the whole box.
+        QString code;
+        for (int i = 0; i < 2 * MarkdownSplitter::MaxLines + 5; ++i)
+            code += QStringLiteral("print(%1)\n").arg(i);
+        code.chop(1);
+        QCOMPARE(blocks.codeAt(2), code);
+        QCOMPARE(blocks.codeAt(0), QString());
     }
 
     void blocksRoleForQml()
     {
         MessageModel model;
-        model.append(message(MessageModel::Author::Assistant, QStringLiteral("Run:\n```sh\nmake\n```")));
-        const QVariantList blocks = model.data(model.index(0), MessageModel::BlocksRole).toList();
-        QCOMPARE(blocks.size(), 2);
-        QCOMPARE(blocks.at(1).toMap().value(QStringLiteral("kind")).toString(), QStringLiteral("code"));
-        QCOMPARE(blocks.at(1).toMap().value(QStringLiteral("text")).toString(), QStringLiteral("make"));
-        QCOMPARE(blocks.at(1).toMap().value(QStringLiteral("language")).toString(), QStringLiteral("sh"));
+        model.append(message(Chat::Role::Assistant, QStringLiteral("Run:\n```sh\nmake\n```")));
+        auto *blocks = model.data(model.index(0), MessageModel::BlocksRole).value<MessageBlocks *>();
+        QVERIFY(blocks);
+        QCOMPARE(blocks->rowCount(), 2);
+        QCOMPARE(blocks->data(blocks->index(1), MessageBlocks::KindRole).toString(), QStringLiteral("code"));
+        QCOMPARE(blocks->data(blocks->index(1), MessageBlocks::TextRole).toString(), QStringLiteral("make"));
+        QCOMPARE(blocks->data(blocks->index(1), MessageBlocks::LanguageRole).toString(), QStringLiteral("sh"));
+        // The same object while the row lives; a streaming reply grows it in place.
+        QCOMPARE(model.blocksAt(0), blocks);
+        auto streaming = message(Chat::Role::Assistant, QString());
+        streaming.state = Chat::State::Streaming;
+        const int row = model.append(streaming);
+        MessageBlocks *growing = model.blocksAt(row);
+        model.appendText(row, QStringLiteral("One.\n\nTwo"));
+        QCOMPARE(growing->rowCount(), 1);   // "Two" may still turn out to go on the paragraph
+        model.appendText(row, QStringLiteral(".\n"));
+        QCOMPARE(growing->rowCount(), 2);
+        model.appendText(row, QStringLiteral("```\nx\n``"));
+        model.appendText(row, QStringLiteral("`"));
+        QCOMPARE(growing->rowCount(), 3);
+        QCOMPARE(growing->data(growing->index(2), MessageBlocks::ClosedRole).toBool(), false);
+        model.setState(row, Chat::State::Complete);   // complete: the last "```" closes the block
+        QCOMPARE(growing->data(growing->index(2), MessageBlocks::ClosedRole).toBool(), true);
+        QCOMPARE(growing->data(growing->index(2), MessageBlocks::TextRole).toString(), QStringLiteral("x"));
     }
 };
 

@@ -38,7 +38,7 @@ class TestPersistence : public QObject {
     static bool load(ChatController *chat, const QString &path)
     {
         QSignalSpy finished(chat, &ChatController::loadFinished);
-        chat->openFile(path, false);
+        chat->models()->openFile(path, false);
         return (!finished.isEmpty() || finished.wait(60000)) && finished.first().first().toBool();
     }
 
@@ -51,13 +51,13 @@ private Q_SLOTS:
     void init()
     {
         m_control = std::make_shared<FakeControl>();
-        ChatController::setBackendFactory(fakeFactory(m_control));
+        EngineBridge::setBackendFactory(fakeFactory(m_control));
     }
 
     void cleanup()
     {
         m_control->abort = true;
-        ChatController::resetBackendFactory();
+        EngineBridge::resetBackendFactory();
     }
 
     void replyIsStoredWhileStreamingAndEndsWithStats()
@@ -78,9 +78,9 @@ private Q_SLOTS:
         // The user's message is stored before any token arrives; the reply is streaming.
         QVector<MessageRecord> rows = stored(chat, first);
         QCOMPARE(rows.size(), 2);
-        QCOMPARE(rows.at(0).role, QStringLiteral("user"));
+        QCOMPARE(rows.at(0).role, Chat::Role::User);
         QCOMPARE(rows.at(0).content, QStringLiteral("Tell me a story"));
-        QCOMPARE(rows.at(1).state, int(ConversationStore::Streaming));
+        QCOMPARE(rows.at(1).state, Chat::State::Streaming);
         QCOMPARE(rows.at(1).model, QStringLiteral("good.gguf"));
         QCOMPARE(rows.at(1).settings.value(QStringLiteral("temperature")).toDouble(), 0.25);
         QCOMPARE(chat->store()->conversation(first).title, QStringLiteral("Tell me a story"));
@@ -90,14 +90,14 @@ private Q_SLOTS:
         m_control->release(2);
         QTRY_COMPARE_WITH_TIMEOUT(stored(chat, first).at(1).content, QStringLiteral("Once upon"), 5000);
         QVERIFY(chat->isGenerating());
-        QCOMPARE(stored(chat, first).at(1).state, int(ConversationStore::Streaming));
+        QCOMPARE(stored(chat, first).at(1).state, Chat::State::Streaming);
 
         // Another chat is shown meanwhile: the reply keeps going in its own chat,
         // and a message in the other chat is refused while it runs.
         const qint64 second = qint64(chat->newConversation());
         QVERIFY(second > 0 && second != first);
         QCOMPARE(qint64(chat->conversationId()), second);
-        QCOMPARE(qint64(chat->generatingConversationId()), first);
+        QCOMPARE(qint64(chat->reply()->conversationIdValue()), first);
         QCOMPARE(chat->messages()->rowCount(), 0);
         QVERIFY(!chat->send(QStringLiteral("Me too")));
         QVERIFY(!chat->banner().isEmpty());
@@ -114,7 +114,7 @@ private Q_SLOTS:
         rows = stored(chat, first);
         QCOMPARE(rows.size(), 2);
         QCOMPARE(rows.at(1).content, QStringLiteral("Once upon a time."));
-        QCOMPARE(rows.at(1).state, int(ConversationStore::Complete));
+        QCOMPARE(rows.at(1).state, Chat::State::Complete);
         QCOMPARE(rows.at(1).generatedTokens, 5);
         QVERIFY(rows.at(1).promptTokens > 0);
         QVERIFY(rows.at(1).tokensPerSecond > 0);
@@ -124,7 +124,7 @@ private Q_SLOTS:
         QVERIFY(chat->openConversation(double(first)));
         QCOMPARE(chat->messages()->rowCount(), 2);
         QCOMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon a time."));
-        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Complete);
+        QCOMPARE(chat->messages()->message(1).state, Chat::State::Complete);
         QCOMPARE(chat->messages()->message(1).tokens, 5);
         QCOMPARE(chat->settings()->temperature(), 0.25);
 
@@ -140,7 +140,84 @@ private Q_SLOTS:
         rows = stored(chat, first);
         QCOMPARE(rows.size(), 2);
         QCOMPARE(rows.at(0).content, QStringLiteral("Another story"));
-        QCOMPARE(rows.at(1).state, int(ConversationStore::Complete));
+        QCOMPARE(rows.at(1).state, Chat::State::Complete);
+    }
+
+    // A reply's reasoning streams apart from its answer, is stored with the
+    // message (with its duration), comes back after a restart into the
+    // collapsed block, survives showing another chat meanwhile, and goes with
+    // the message in the next request (ChatMessage::reasoning; the template
+    // decides whether the model sees it).
+    void reasoningIsStoredAndRestored()
+    {
+        m_control->reasoningPieces = {QStringLiteral("The user wants"), QStringLiteral(" a story.")};
+        qint64 conversation = -1;
+        {
+            AppWindow app;
+            AbortOnExit guard{m_control};
+            QVERIFY(app.open());
+            ChatController *chat = app.chat;
+            conversation = qint64(chat->conversationId());
+            QVERIFY(load(chat, file(QStringLiteral("good.gguf"))));
+            QSignalSpy finished(chat, &ChatController::replyFinished);
+            QVERIFY(chat->send(QStringLiteral("Tell me a story")));
+            // The reasoning is shown while the answer has not begun; the
+            // collapsed block says the model is thinking.
+            QTRY_COMPARE(chat->messages()->message(1).reasoning, QStringLiteral("The user wants a story."));
+            QCOMPARE(chat->messages()->message(1).text, QString());
+            QQuickItem *header = nullptr;
+            QTRY_VERIFY((header = findItem(app.window->contentItem(), QStringLiteral("reasoningHeader"))));
+            QTRY_COMPARE(header->property("text").toString(), QStringLiteral("Thinking…"));
+            // Another chat meanwhile: the reasoning stays with its reply.
+            const qint64 other = qint64(chat->newConversation());
+            QVERIFY(other > 0 && other != conversation);
+            m_control->release(5);
+            QVERIFY(!finished.isEmpty() || finished.wait(10000));
+            const MessageRecord reply = stored(chat, conversation).at(1);
+            QCOMPARE(reply.content, QStringLiteral("Once upon a time."));
+            QCOMPARE(reply.reasoning, QStringLiteral("The user wants a story."));
+            QCOMPARE(reply.reasoningMs, 1500.0);
+            QCOMPARE(reply.generatedTokens, 7);   // reasoning tokens count as generated
+        }
+        // After a restart: the row and the collapsed block.
+        m_control->reasoningPieces.clear();
+        AppWindow app;
+        AbortOnExit guard{m_control};
+        QVERIFY(app.open(true));
+        ChatController *chat = app.chat;
+        QVERIFY(chat->openConversation(double(conversation)));
+        QCOMPARE(chat->messages()->message(1).reasoning, QStringLiteral("The user wants a story."));
+        QCOMPARE(chat->messages()->message(1).reasoningMs, 1500.0);
+        QCOMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon a time."));
+        QQuickItem *block = nullptr;
+        QTRY_VERIFY((block = findItem(app.window->contentItem(), QStringLiteral("reasoningBlock"))) && block->isVisible());
+        auto *header = findItem(app.window->contentItem(), QStringLiteral("reasoningHeader"));
+        QVERIFY(header);
+        QCOMPARE(header->property("text").toString(), QStringLiteral("Thought for 1.5 s"));
+        QCOMPARE(findItem(app.window->contentItem(), QStringLiteral("reasoningText"))->property("text").toString(), QString());   // collapsed
+        // Expanded by a click, it shows the reasoning.
+        auto *toggle = findItem(app.window->contentItem(), QStringLiteral("reasoningToggle"));
+        QVERIFY(toggle);
+        clickItem(app.window, toggle);
+        QTRY_COMPARE(findItem(app.window->contentItem(), QStringLiteral("reasoningText"))->property("text").toString(),
+                     QStringLiteral("The user wants a story."));
+        // BURROW_TEST_SCREENSHOTS=DIR keeps a picture of the window (to look at, not compared).
+        if (const QString dir = qEnvironmentVariable("BURROW_TEST_SCREENSHOTS"); !dir.isEmpty())
+            app.window->grabWindow().save(dir + QStringLiteral("/reasoning-expanded.png"));
+
+        // The next turn sends the earlier reasoning with its message.
+        QVERIFY(load(chat, file(QStringLiteral("good.gguf"))));
+        QSignalSpy finished(chat, &ChatController::replyFinished);
+        const int before = m_control->generateCalls;
+        QVERIFY(chat->send(QStringLiteral("Another one")));
+        m_control->release(5);
+        QVERIFY(!finished.isEmpty() || finished.wait(10000));
+        QCOMPARE(int(m_control->generateCalls), before + 1);
+        const ChatRequest request = m_control->requests.last();
+        QCOMPARE(request.messages.size(), size_t(3));
+        QCOMPARE(request.messages.at(1).role, std::string("assistant"));
+        QCOMPARE(request.messages.at(1).reasoning, std::string("The user wants a story."));
+        QCOMPARE(request.messages.at(1).content, std::string("Once upon a time."));
     }
 
     void switchingBackShowsTheStreamingReply()
@@ -160,11 +237,11 @@ private Q_SLOTS:
         QVERIFY(chat->openConversation(double(first)));
         // The text received while the chat was not shown is there, and streaming goes on.
         QTRY_COMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon"));
-        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Streaming);
+        QCOMPARE(chat->messages()->message(1).state, Chat::State::Streaming);
         m_control->release(3);
         QVERIFY(!finished.isEmpty() || finished.wait(10000));
         QCOMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon a time."));
-        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Complete);
+        QCOMPARE(chat->messages()->message(1).state, Chat::State::Complete);
     }
 
     void interruptedReplyShowsAsInterrupted()
@@ -176,7 +253,7 @@ private Q_SLOTS:
             QFile::remove(ConversationStore::defaultDatabasePath());
             QVERIFY(store.open());
             conversation = store.createConversation(QStringLiteral("Crash"));
-            QVERIFY(store.appendMessage(conversation, QStringLiteral("user"), QStringLiteral("Go")) > 0);
+            QVERIFY(store.appendMessage(conversation, Chat::Role::User, QStringLiteral("Go")) > 0);
             const qint64 reply = store.beginReply(conversation, QStringLiteral("m.gguf"), QJsonObject());
             QVERIFY(store.updateReply(reply, QStringLiteral("Half a")));
         }
@@ -185,7 +262,7 @@ private Q_SLOTS:
         QCOMPARE(qint64(app.chat->conversationId()), conversation);
         QCOMPARE(app.chat->messages()->rowCount(), 2);
         QCOMPARE(app.chat->messages()->message(1).text, QStringLiteral("Half a"));
-        QCOMPARE(app.chat->messages()->message(1).state, MessageModel::State::Interrupted);
+        QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Interrupted);
         // The view marks it.
         auto *list = app.find<QQuickItem>(QStringLiteral("messageList"));
         QVERIFY(list);
@@ -229,7 +306,7 @@ private Q_SLOTS:
     {
         const QString model = QStringLiteral("models/stories260K.gguf");
         BURROW_REQUIRE_SHARED(model);
-        ChatController::resetBackendFactory();
+        EngineBridge::resetBackendFactory();
         qint64 conversation = -1;
         QString prompt = QStringLiteral("Once upon a time");
         QString reply;
@@ -257,19 +334,19 @@ private Q_SLOTS:
         QCOMPARE(chat->messages()->rowCount(), 2);
         QCOMPARE(chat->messages()->message(0).text, prompt);
         QCOMPARE(chat->messages()->message(1).text, reply);
-        QCOMPARE(chat->messages()->message(1).state, MessageModel::State::Complete);
+        QCOMPARE(chat->messages()->message(1).state, Chat::State::Complete);
         QVERIFY(chat->messages()->message(1).tokens > 0);
         QCOMPARE(chat->settings()->temperature(), 0.0);
         QCOMPARE(chat->settings()->maxTokens(), 8);
         QCOMPARE(chat->settings()->contextSize(), 512);
         QCOMPARE(chat->settings()->topK(), 7);
         QCOMPARE(chat->settings()->systemPrompt(), QStringLiteral("Tell short stories."));
-        QCOMPARE(chat->conversationTitle(), prompt);
+        QCOMPARE(chat->conversation()->title(), prompt);
         // The sidebar lists it; the chat offers its model (none is loaded now).
         auto *list = app->find<QQuickItem>(QStringLiteral("conversationList"));
         QVERIFY(list);
         QTRY_COMPARE(list->property("count").toInt(), 1);
-        QCOMPARE(chat->conversationModelPath(), QFileInfo(sharedPath(model)).absoluteFilePath());
+        QCOMPARE(chat->conversation()->otherModelPath(), QFileInfo(sharedPath(model)).absoluteFilePath());
         auto *prompter = app->find<QQuickItem>(QStringLiteral("modelPrompt"));
         QVERIFY(prompter);
         QTRY_VERIFY(prompter->isVisible());
@@ -289,7 +366,7 @@ private Q_SLOTS:
         chat->loadConversationModel();
         QVERIFY(!loaded.isEmpty() || loaded.wait(60000));
         QVERIFY(chat->hasModel());
-        QCOMPARE(chat->conversationModelPath(), QString());
+        QCOMPARE(chat->conversation()->otherModelPath(), QString());
         QSignalSpy finished(chat, &ChatController::replyFinished);
         QVERIFY(chat->regenerate());
         QVERIFY(!finished.isEmpty() || finished.wait(60000));

@@ -201,7 +201,7 @@ private slots:
         QFETCH(QString, file);
         QFETCH(QString, about);
         Language::instance()->setChoice(code);
-        QCOMPARE(translated("Main", "&File"), file);
+        QCOMPARE(translated("AppMenuBar", "&File"), file);
         QCOMPARE(translated("AboutDialog", "About Burrow"), about);
     }
 

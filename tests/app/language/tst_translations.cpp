@@ -245,7 +245,7 @@ private slots:
         QTest::addColumn<QString>("source");
         QTest::addColumn<QString>("simplified");
         QTest::addColumn<QString>("traditional");
-        QTest::newRow("file") << "Main" << "&File" << "文件(&F)" << "檔案(&F)";
+        QTest::newRow("file") << "AppMenuBar" << "&File" << "文件(&F)" << "檔案(&F)";
         QTest::newRow("settings") << "ChatSettingsPanel" << "Chat settings" << "对话设置" << "對話設定";
         QTest::newRow("memory") << "ModelCardDialog" << "Memory needed" << "所需内存" << "所需記憶體";
         QTest::newRow("copy") << "CodeBlock" << "Copy" << "复制" << "複製";

@@ -8,6 +8,9 @@
 #include "settings/chatsettings.h"
 #include "storage/conversationstore.h"
 #include "settings/defaultsettings.h"
+#include "archive/conversationbundle.h"
+
+#include <QDir>
 
 class TestChatSettings : public QObject {
     Q_OBJECT
@@ -29,8 +32,16 @@ private slots:
         QCOMPARE(s.contextSize(), 4096);
         QCOMPARE(s.systemPrompt(), QString());
         QCOMPARE(s.chatFormat(), QStringLiteral("auto"));
-        QCOMPARE(s.values().chatFormat, QStringLiteral("auto"));
-        QCOMPARE(ChatSettings::fieldNames().size(), 12);
+        QCOMPARE(s.toEngine().chatFormat, std::string("auto"));
+        // One set of defaults: what a reply gets from a fresh chat is the
+        // table's, not the engine's own (its repeat penalty is 1.0).
+        QCOMPARE(s.repeatPenalty(), 1.1);
+        QCOMPARE(s.toEngine().sampling.repeatPenalty, 1.1f);
+        QVERIFY(s.thinking());
+        QCOMPARE(s.reasoningEffort(), QStringLiteral("medium"));
+        QCOMPARE(s.toEngine().enableThinking, true);
+        QCOMPARE(s.toEngine().reasoningEffort, std::string("medium"));
+        QCOMPARE(ChatSettings::fieldNames().size(), 14);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }
@@ -141,6 +152,10 @@ private slots:
         bad("chat format engine-internal name", cf, QStringLiteral("model"), QStringLiteral("no chat format called"));
         bad("chat format number", cf, 3, QStringLiteral("name of a chat format"));
         bad("chat format bool", cf, true, QStringLiteral("name of a chat format"));
+        bad("reasoning effort unknown", QStringLiteral("reasoningEffort"), QStringLiteral("extreme"),
+            QStringLiteral("The reasoning effort is one of"));
+        bad("reasoning effort number", QStringLiteral("reasoningEffort"), 2, QStringLiteral("listed choices"));
+        bad("thinking text", QStringLiteral("thinking"), QStringLiteral("yes"), QStringLiteral("on or off"));
 
         bad("unknown field", QStringLiteral("typicalP"), 0.5, QStringLiteral("no setting called"));
     }
@@ -206,21 +221,17 @@ private slots:
         QVERIFY(s.setValue(QStringLiteral("chatFormat"), QStringLiteral(" ChatML ")));
         QCOMPARE(s.chatFormat(), QStringLiteral("chatml"));
         QVERIFY(s.changedFields().contains(QStringLiteral("chatFormat")));
-        QCOMPARE(s.values().chatFormat, QStringLiteral("chatml"));
+        QCOMPARE(s.toEngine().chatFormat, std::string("chatml"));
         s.setChatFormat(QStringLiteral("nonsense"));   // the QML property path validates too
         QCOMPARE(s.chatFormat(), QStringLiteral("chatml"));
         QVERIFY(!s.error(QStringLiteral("chatFormat")).isEmpty());
         s.resetField(QStringLiteral("chatFormat"));
         QCOMPARE(s.chatFormat(), QStringLiteral("auto"));
         QVERIFY(s.error(QStringLiteral("chatFormat")).isEmpty());
-
-        // What "auto" picks for the loaded model is shown, not stored.
-        QSignalSpy limits(&s, &ChatSettings::limitsChanged);
-        s.setAutomaticChatFormat(QStringLiteral("template"));
-        QCOMPARE(s.automaticChatFormat(), QStringLiteral("template"));
-        QCOMPARE(limits.count(), 1);
-        QVERIFY(!s.toJson().contains(QStringLiteral("automaticChatFormat")));
         QVERIFY(s.changedFields().isEmpty());
+        // How the choices are named to the user.
+        QCOMPARE(s.chatFormatLabel(QStringLiteral("auto")), QStringLiteral("Automatic (from the model)"));
+        QCOMPARE(s.chatFormatLabel(QStringLiteral("llama3")), QStringLiteral("Llama 3"));
     }
 
     void commaDecimalInUserLocale()
@@ -412,39 +423,137 @@ private slots:
         s.setRepeatLastN(128);
         s.setMaxTokens(99);
         s.setContextSize(1024);
-        burrow::SamplingParams p = s.toSamplingParams();
-        QCOMPARE(p.temperature, 0.25f);
-        QCOMPARE(p.topK, 12);
-        QCOMPARE(p.topP, 0.8f);
-        QCOMPARE(p.minP, 0.1f);
-        QCOMPARE(p.repeatPenalty, 1.2f);
-        QCOMPARE(p.penaltyLastN, 128);
-        QCOMPARE(p.seed, 0xFFFFFFFFu);  // random
+        s.setSystemPrompt(QStringLiteral("sys"));
+        const ReplySettings r = s.toEngine();
+        QCOMPARE(r.sampling.temperature, 0.25f);
+        QCOMPARE(r.sampling.topK, 12);
+        QCOMPARE(r.sampling.topP, 0.8f);
+        QCOMPARE(r.sampling.minP, 0.1f);
+        QCOMPARE(r.sampling.repeatPenalty, 1.2f);
+        QCOMPARE(r.sampling.penaltyLastN, 128);
+        QCOMPARE(r.sampling.seed, 0xFFFFFFFFu);  // random
+        QCOMPARE(r.maxTokens, 99);
+        QCOMPARE(r.contextSize, 1024u);
+        QCOMPARE(r.systemPrompt, std::string("sys"));
         s.setRandomSeed(false);
         s.setSeed(42);
-        QCOMPARE(s.toSamplingParams().seed, 42u);
-        QCOMPARE(s.toGenerateOptions().maxTokens, 99);
-        QCOMPARE(s.toSessionOptions().contextSize, 1024u);
+        QCOMPARE(s.toEngine().sampling.seed, 42u);
+        s.setMaxTokens(-1);
+        QCOMPARE(s.toEngine().maxTokens, -1);
+    }
 
-        // The chat backend's view (seed -1: random).
-        GenerationSettings g = s.values();
-        QCOMPARE(g.seed, qint64(42));
-        QCOMPARE(g.contextSize, 1024);
-        s.setRandomSeed(true);
-        QCOMPARE(s.values().seed, qint64(-1));
-        ChatSettings t;
-        t.setValues(g, QStringLiteral("sys"));
-        QCOMPARE(t.values().seed, qint64(42));
-        QVERIFY(!t.randomSeed());
-        QCOMPARE(t.systemPrompt(), QStringLiteral("sys"));
-        QCOMPARE(t.temperature(), 0.25);
-        QCOMPARE(t.chatFormat(), QStringLiteral("auto"));
-        if (ChatSettings::chatFormats().contains(QLatin1String("llama3"))) {
-            g.chatFormat = QStringLiteral("llama3");
-            t.setValues(g, QStringLiteral("sys"));
-            QCOMPARE(t.chatFormat(), QStringLiteral("llama3"));
-            QCOMPARE(t.values().chatFormat, QStringLiteral("llama3"));
+    // The field table is the one list of the settings: every field it has
+    // goes through validation, storage (the store's JSON), an export bundle
+    // and back, and reaches the engine's types, with a value that is not its
+    // default; a value the table refuses is refused on every one of those paths.
+    void fieldTableRoundTrip_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QVariant>("value");      // valid, not the default
+        QTest::addColumn<QVariant>("refused");    // invalid (null: the field has none)
+        const QVariant none;
+        const QHash<QString, QPair<QVariant, QVariant>> values = {
+            {QStringLiteral("temperature"), {0.3, -1.0}},
+            {QStringLiteral("topP"), {0.5, 1.5}},
+            {QStringLiteral("topK"), {7, -1}},
+            {QStringLiteral("minP"), {0.2, 2.0}},
+            {QStringLiteral("repeatPenalty"), {1.3, 0.0}},
+            {QStringLiteral("repeatLastN"), {32, -2}},
+            {QStringLiteral("randomSeed"), {false, QStringLiteral("maybe")}},
+            {QStringLiteral("seed"), {qint64(987654321), qint64(-1)}},
+            {QStringLiteral("maxTokens"), {77, 0}},
+            {QStringLiteral("contextSize"), {1536, 10}},
+            {QStringLiteral("systemPrompt"), {QStringLiteral("Réponds brièvement."), true}},
+            {QStringLiteral("chatFormat"), {QStringLiteral("chatml"), QStringLiteral("vicuna")}},
+            {QStringLiteral("thinking"), {false, QStringLiteral("perhaps")}},
+            {QStringLiteral("reasoningEffort"), {QStringLiteral("high"), QStringLiteral("extreme")}},
+        };
+        for (const SettingsField &f : SettingsFields::all()) {
+            const QString name = QLatin1String(f.name);
+            QVERIFY2(values.contains(name), qPrintable(QStringLiteral("a field without a row here: ") + name));
+            QTest::newRow(f.name) << name << values.value(name).first << values.value(name).second;
         }
+        QCOMPARE(values.size(), SettingsFields::all().size());
+    }
+
+    void fieldTableRoundTrip()
+    {
+        QFETCH(QString, field);
+        QFETCH(QVariant, value);
+        QFETCH(QVariant, refused);
+        if (field == QLatin1String("chatFormat") && !ChatSettings::chatFormats().contains(value.toString()))
+            QSKIP("this build has no chat templates");
+        // Validation.
+        ChatSettings s;
+        QVERIFY(s.setValue(field, value));
+        QVERIFY(!s.isDefault(field));
+        if (field == QLatin1String("seed"))
+            s.setRandomSeed(false);   // the seed reaches the engine only when it is not random
+        QVERIFY(!s.setValue(field, refused));
+        QVERIFY(!s.error(field).isEmpty());
+        QVERIFY(s.setValue(field, value));   // clears the error
+        const QVariant stored = s.value(field);
+
+        // Storage: the store's settings JSON, across a reopen.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        qint64 id = -1;
+        {
+            ConversationStore store;
+            store.setDatabasePath(dir.filePath(QStringLiteral("a.db")));
+            QVERIFY(store.open());
+            id = store.createConversation(QStringLiteral("chat"), QString(), 0, s.toJson());
+            QVERIFY(store.appendMessage(id, Chat::Role::User, QStringLiteral("hi")) > 0);
+        }
+        ConversationStore store;
+        store.setDatabasePath(dir.filePath(QStringLiteral("a.db")));
+        QVERIFY(store.open());
+        ChatSettings fromStore;
+        QVERIFY(fromStore.fromJson(store.settings(id)));
+        QCOMPARE(fromStore.value(field), stored);
+
+        // Export: a bundle, imported into another database.
+        const QString bundle = dir.filePath(QStringLiteral("bundle"));
+        QVERIFY(QDir().mkpath(bundle));
+        QString error;
+        QVERIFY2(ConversationBundle::writeFolder(store, {id}, bundle, &error), qPrintable(error));
+        ConversationStore other;
+        other.setDatabasePath(dir.filePath(QStringLiteral("b.db")));
+        QVERIFY(other.open());
+        QVERIFY(ConversationBundle::importFolder(other, bundle).ok);
+        ChatSettings imported;
+        QVERIFY(imported.fromJson(other.settings(other.conversations().first().id)));
+        QCOMPARE(imported.value(field), stored);
+
+        // A refused value in an imported bundle does not come in.
+        QJsonObject bad = s.toJson();
+        bad.insert(field, QJsonValue::fromVariant(refused));
+        const QJsonObject normalized = ChatSettings::normalizedJson(bad);
+        QVERIFY2(!normalized.contains(field) || normalized.value(field) != QJsonValue::fromVariant(refused),
+                 qPrintable(field));
+
+        // The engine mapping: the field's value, in the engine's types.
+        const ReplySettings r = imported.toEngine();
+        const ReplySettings base = ChatSettings().toEngine();
+        auto differs = [&] {
+            if (field == QLatin1String("temperature")) return r.sampling.temperature == float(value.toDouble());
+            if (field == QLatin1String("topP")) return r.sampling.topP == float(value.toDouble());
+            if (field == QLatin1String("topK")) return r.sampling.topK == value.toInt();
+            if (field == QLatin1String("minP")) return r.sampling.minP == float(value.toDouble());
+            if (field == QLatin1String("repeatPenalty")) return r.sampling.repeatPenalty == float(value.toDouble());
+            if (field == QLatin1String("repeatLastN")) return r.sampling.penaltyLastN == value.toInt();
+            if (field == QLatin1String("randomSeed")) return r.sampling.seed != base.sampling.seed;   // the fixed seed (0)
+            if (field == QLatin1String("seed")) return r.sampling.seed == uint32_t(value.toLongLong());
+            if (field == QLatin1String("maxTokens")) return r.maxTokens == value.toInt();
+            if (field == QLatin1String("contextSize")) return r.contextSize == uint32_t(value.toInt());
+            if (field == QLatin1String("systemPrompt")) return r.systemPrompt == value.toString().toStdString();
+            if (field == QLatin1String("chatFormat")) return r.chatFormat == value.toString().toStdString();
+            if (field == QLatin1String("thinking")) return r.enableThinking == value.toBool() && base.enableThinking;
+            if (field == QLatin1String("reasoningEffort"))
+                return r.reasoningEffort == value.toString().toStdString() && base.reasoningEffort == "medium";
+            return false;
+        };
+        QVERIFY2(differs(), qPrintable(field));
     }
 
     // What the app does across a quit and restart: the chat's settings go
@@ -479,7 +588,7 @@ private slots:
         QVERIFY(restored.fromJson(store.settings(id)));
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(restored.value(f) == original.value(f), qPrintable(f));
-        QCOMPARE(restored.toSamplingParams().seed, 123456789u);
+        QCOMPARE(restored.toEngine().sampling.seed, 123456789u);
         if (haveFormats)
             QCOMPARE(restored.chatFormat(), QStringLiteral("phi3"));
     }

@@ -83,12 +83,12 @@ private slots:
         QSignalSpy moved(m_model, &QAbstractItemModel::rowsMoved);
         QSignalSpy removedRows(m_model, &QAbstractItemModel::rowsRemoved);
         m_clock = m_clock.addSecs(60);
-        m_store->appendMessage(a, QStringLiteral("user"), QStringLiteral("hello"));
+        m_store->appendMessage(a, Chat::Role::User, QStringLiteral("hello"));
         QCOMPARE(ids(), (QList<qint64>{a, c, b}));
         QCOMPARE(moved.count(), 1);
         QCOMPARE(removedRows.count(), 0);
         m_clock = m_clock.addSecs(60);
-        m_store->appendMessage(c, QStringLiteral("user"), QStringLiteral("What is a burrow?"));
+        m_store->appendMessage(c, Chat::Role::User, QStringLiteral("What is a burrow?"));
         QCOMPARE(ids(), (QList<qint64>{c, a, b}));
         QCOMPARE(at(0, ConversationListModel::DisplayTitleRole).toString(), QStringLiteral("What is a burrow?"));
 
@@ -201,10 +201,10 @@ private slots:
     void searchMode()
     {
         const qint64 soup = m_store->createConversation(QStringLiteral("Soup"));
-        m_store->appendMessage(soup, QStringLiteral("user"), QStringLiteral("A recipe with lentils please"));
+        m_store->appendMessage(soup, Chat::Role::User, QStringLiteral("A recipe with lentils please"));
         m_clock = m_clock.addSecs(60);
         const qint64 trip = m_store->createConversation(QStringLiteral("Trip to Lisbon"));
-        m_store->appendMessage(trip, QStringLiteral("user"), QStringLiteral("Where should I eat?"));
+        m_store->appendMessage(trip, Chat::Role::User, QStringLiteral("Where should I eat?"));
         m_model->setStore(m_store);
         QCOMPARE(m_model->count(), 2);
 
@@ -219,7 +219,7 @@ private slots:
         QCOMPARE(at(0, ConversationListModel::MatchedMessageIdRole).toLongLong(), qint64(-1));  // the title
 
         // The results follow the store while searching.
-        m_store->appendMessage(soup, QStringLiteral("user"), QStringLiteral("Or something from Lisbon"));
+        m_store->appendMessage(soup, Chat::Role::User, QStringLiteral("Or something from Lisbon"));
         QCOMPARE(m_model->count(), 2);
         m_model->setSearchText(QStringLiteral("nothing like this"));
         QCOMPARE(m_model->count(), 0);
@@ -281,7 +281,7 @@ private slots:
             const QString title = QString::fromLatin1(name);
             m_clock = m_clock.addSecs(60);
             const qint64 id = m_store->createConversation(title);
-            QVERIFY(m_store->appendMessage(id, QStringLiteral("user"), QStringLiteral("about ") + title.toLower()) > 0);
+            QVERIFY(m_store->appendMessage(id, Chat::Role::User, QStringLiteral("about ") + title.toLower()) > 0);
             byName.insert(title, id);
             nameOf.insert(id, title);
         }

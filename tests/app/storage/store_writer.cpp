@@ -36,12 +36,12 @@ int main(int argc, char *argv[])
     const QJsonObject settings{{QStringLiteral("temperature"), 0.25}, {QStringLiteral("seed"), 7}};
     const qint64 id = store.createConversation(QString(), QStringLiteral("/models/tiny.gguf"), 1234, settings);
     for (int turn = 0; turn < 3; ++turn) {
-        store.appendMessage(id, QStringLiteral("user"), QStringLiteral("question %1").arg(turn));
+        store.appendMessage(id, Chat::Role::User, QStringLiteral("question %1").arg(turn));
         const qint64 reply = store.beginReply(id, QStringLiteral("tiny.gguf"), settings);
         store.updateReply(reply, QStringLiteral("answer"));
-        store.finishReply(reply, QStringLiteral("answer %1").arg(turn), ConversationStore::Complete, 10, 5, 42.5);
+        store.finishReply(reply, QStringLiteral("answer %1").arg(turn), Chat::State::Complete, 10, 5, 42.5);
     }
-    store.appendMessage(id, QStringLiteral("user"), QStringLiteral("the last question"));
+    store.appendMessage(id, Chat::Role::User, QStringLiteral("the last question"));
     const qint64 reply = store.beginReply(id, QStringLiteral("tiny.gguf"), settings);
     std::printf("READY %lld %lld\n", static_cast<long long>(id), static_cast<long long>(reply));
     std::fflush(stdout);

@@ -15,6 +15,7 @@
 #include <QTest>
 
 #include "storage/conversationstore.h"
+#include "chat/replydetails.h"
 
 namespace {
 
@@ -153,11 +154,13 @@ private slots:
         m_dir = nullptr;
     }
 
-    void defaultLocationIsAppData()
+    // $XDG_DATA_HOME/Burrow/burrow.db (0.1 used .../Burrow/Burrow/: the
+    // organisation and the application name both).
+    void defaultLocationIsTheDataFolder()
     {
-        QVERIFY(ConversationStore::defaultDatabasePath().endsWith(QStringLiteral("/burrow.db")));
-        QVERIFY(ConversationStore::defaultDatabasePath().startsWith(
-            QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)));
+        QCOMPARE(ConversationStore::defaultDatabasePath(),
+                 QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+                     + QStringLiteral("/Burrow/burrow.db"));
     }
 
     void freshDatabaseSettings()
@@ -203,7 +206,7 @@ private slots:
 
         // A new message moves a conversation to the top.
         m_now += 1000;
-        store.appendMessage(a, QStringLiteral("user"), QStringLiteral("hello"));
+        store.appendMessage(a, Chat::Role::User, QStringLiteral("hello"));
         QCOMPARE(ids(), (QList<qint64>{a, c, b}));
         QCOMPARE(store.conversation(a).updated, QDateTime::fromMSecsSinceEpoch(m_now, Qt::UTC));
         QCOMPARE(store.conversationMap(a).value(QStringLiteral("title")).toString(), QStringLiteral("First"));
@@ -228,15 +231,15 @@ private slots:
         ConversationStore store;
         openStore(store);
         const qint64 id = store.createConversation();
-        store.appendMessage(id, QStringLiteral("system"), QStringLiteral("You are terse."));
+        store.appendMessage(id, Chat::Role::System, QStringLiteral("You are terse."));
         QCOMPARE(store.conversation(id).title, QString());  // a system prompt is no title
-        store.appendMessage(id, QStringLiteral("user"), content);
+        store.appendMessage(id, Chat::Role::User, content);
         QCOMPARE(store.conversation(id).title, title);
-        store.appendMessage(id, QStringLiteral("user"), QStringLiteral("a later message"));
+        store.appendMessage(id, Chat::Role::User, QStringLiteral("a later message"));
         QCOMPARE(store.conversation(id).title, title);  // only the first one names it
         // A title the user chose is never replaced.
         const qint64 named = store.createConversation(QStringLiteral("Mine"));
-        store.appendMessage(named, QStringLiteral("user"), content);
+        store.appendMessage(named, Chat::Role::User, content);
         QCOMPARE(store.conversation(named).title, QStringLiteral("Mine"));
     }
 
@@ -273,7 +276,7 @@ private slots:
         openStore(store);
         const qint64 keep = store.createConversation(QStringLiteral("Keep me"));
         const qint64 gone = store.createConversation(QStringLiteral("Delete me"));
-        store.appendMessage(gone, QStringLiteral("user"), QStringLiteral("zebra crossing"));
+        store.appendMessage(gone, Chat::Role::User, QStringLiteral("zebra crossing"));
         QSignalSpy removed(&store, &ConversationStore::conversationRemoved);
         QSignalSpy restored(&store, &ConversationStore::conversationRestored);
 
@@ -329,7 +332,7 @@ private slots:
         const qint64 id = store.createConversation();
         QSignalSpy added(&store, &ConversationStore::messageAdded);
         QSignalSpy changed(&store, &ConversationStore::messageChanged);
-        const qint64 user = store.appendMessage(id, QStringLiteral("user"), QStringLiteral("Tell me a joke"));
+        const qint64 user = store.appendMessage(id, Chat::Role::User, QStringLiteral("Tell me a joke"));
         QVERIFY(user > 0);
         const QJsonObject used{{QStringLiteral("temperature"), 0.7}, {QStringLiteral("seed"), 42}};
         m_now += 500;
@@ -337,8 +340,8 @@ private slots:
         QVERIFY(reply > user);
         QCOMPARE(added.count(), 2);
         MessageRecord m = store.message(reply);
-        QCOMPARE(m.state, int(ConversationStore::Streaming));
-        QCOMPARE(m.role, QStringLiteral("assistant"));
+        QCOMPARE(m.state, Chat::State::Streaming);
+        QCOMPARE(m.role, Chat::Role::Assistant);
         QCOMPARE(m.parentId, user);
         QCOMPARE(m.content, QString());
 
@@ -346,10 +349,10 @@ private slots:
         QCOMPARE(changed.count(), 1);
         QCOMPARE(store.message(reply).content, QStringLiteral("Why did"));
         m_now += 1500;
-        QVERIFY(store.finishReply(reply, QStringLiteral("Why did the chicken…"), ConversationStore::Complete, 12, 34,
+        QVERIFY(store.finishReply(reply, QStringLiteral("Why did the chicken…"), Chat::State::Complete, 12, 34,
                                   56.5));
         m = store.message(reply);
-        QCOMPARE(m.state, int(ConversationStore::Complete));
+        QCOMPARE(m.state, Chat::State::Complete);
         QCOMPARE(m.content, QStringLiteral("Why did the chicken…"));
         QCOMPARE(m.promptTokens, 12);
         QCOMPARE(m.generatedTokens, 34);
@@ -366,26 +369,33 @@ private slots:
 
         // Stopped and failed replies keep their state, unknown stats stay unknown.
         const qint64 stopped = store.beginReply(id, QStringLiteral("tiny.gguf"), used);
-        QVERIFY(store.finishReply(stopped, QStringLiteral("Half"), ConversationStore::Stopped));
-        QCOMPARE(store.message(stopped).state, int(ConversationStore::Stopped));
+        QVERIFY(store.finishReply(stopped, QStringLiteral("Half"), Chat::State::Stopped));
+        QCOMPARE(store.message(stopped).state, Chat::State::Stopped);
         QCOMPARE(store.message(stopped).promptTokens, -1);
         QCOMPARE(store.message(stopped).tokensPerSecond, -1.0);
         const qint64 failed = store.beginReply(id, QStringLiteral("tiny.gguf"), used);
-        QVERIFY(store.finishReply(failed, QString(), ConversationStore::Error, -1, -1, -1,
+        QVERIFY(store.finishReply(failed, QString(), Chat::State::Failed, -1, -1, -1,
                                   QStringLiteral("out of memory")));
         QCOMPARE(store.message(failed).error, QStringLiteral("out of memory"));
-        QVERIFY(!store.finishReply(failed, QString(), ConversationStore::Streaming));  // not a final state
+        QVERIFY(!store.finishReply(failed, QString(), Chat::State::Streaming));  // not a final state
 
         const QVector<MessageRecord> all = store.messages(id);
         QCOMPARE(all.size(), 4);
         QCOMPARE(all.at(0).id, user);
-        QCOMPARE(all.at(0).state, int(ConversationStore::Complete));
+        QCOMPARE(all.at(0).state, Chat::State::Complete);
         QCOMPARE(store.messageList(id).size(), 4);
         QCOMPARE(store.messageList(id).at(1).toMap().value(QStringLiteral("stateName")).toString(),
                  QStringLiteral("complete"));
 
-        QVERIFY(store.appendMessage(id, QStringLiteral("robot"), QStringLiteral("x")) < 0);  // unknown role
-        QVERIFY(store.appendMessage(id + 999, QStringLiteral("user"), QStringLiteral("x")) < 0);  // no conversation
+        // A role the store does not write (another program's row) reads as a user message.
+        {
+            RawDb raw(dbPath());
+            QVERIFY(raw.ok());
+            QVERIFY(raw.exec(QStringLiteral("UPDATE messages SET role = 'robot' WHERE id = %1").arg(user)));
+        }
+        QCOMPARE(store.message(user).role, Chat::Role::User);
+        QCOMPARE(store.message(user).content, QStringLiteral("Tell me a joke"));
+        QVERIFY(store.appendMessage(id + 999, Chat::Role::User, QStringLiteral("x")) < 0);  // no conversation
     }
 
     void editAndRemoveMessages()
@@ -394,12 +404,12 @@ private slots:
         openStore(store);
         const qint64 id = store.createConversation();
         const qint64 other = store.createConversation();
-        const qint64 q1 = store.appendMessage(id, QStringLiteral("user"), QStringLiteral("first"));
-        const qint64 a1 = store.appendMessage(id, QStringLiteral("assistant"), QStringLiteral("one"));
-        const qint64 elsewhere = store.appendMessage(other, QStringLiteral("user"), QStringLiteral("other chat"));
-        const qint64 q2 = store.appendMessage(id, QStringLiteral("user"), QStringLiteral("second"));
+        const qint64 q1 = store.appendMessage(id, Chat::Role::User, QStringLiteral("first"));
+        const qint64 a1 = store.appendMessage(id, Chat::Role::Assistant, QStringLiteral("one"));
+        const qint64 elsewhere = store.appendMessage(other, Chat::Role::User, QStringLiteral("other chat"));
+        const qint64 q2 = store.appendMessage(id, Chat::Role::User, QStringLiteral("second"));
         const qint64 a2 = store.beginReply(id, QStringLiteral("m"), {});
-        store.finishReply(a2, QStringLiteral("two"), ConversationStore::Complete);
+        store.finishReply(a2, QStringLiteral("two"), Chat::State::Complete);
 
         QVERIFY(store.editMessage(q2, QStringLiteral("second, edited")));
         QCOMPARE(store.message(q2).content, QStringLiteral("second, edited"));
@@ -426,13 +436,13 @@ private slots:
         ConversationStore store;
         openStore(store);
         const qint64 id = store.createConversation();
-        const qint64 user = store.appendMessage(id, QStringLiteral("user"), QStringLiteral("hi"));
-        QCOMPARE(store.replyDetails(user), QString());  // only replies have details
+        const qint64 user = store.appendMessage(id, Chat::Role::User, QStringLiteral("hi"));
+        QCOMPARE(ReplyDetails::describe(store.message(user)), QString());  // only replies have details
         const QJsonObject used{{QStringLiteral("temperature"), 0.7}, {QStringLiteral("topK"), 40},
                                {QStringLiteral("randomSeed"), false}, {QStringLiteral("seed"), 42}};
         const qint64 reply = store.beginReply(id, QStringLiteral("tiny.gguf"), used);
-        store.finishReply(reply, QStringLiteral("hello"), ConversationStore::Stopped, 12, 1, 56.5);
-        const QString details = store.replyDetails(reply);
+        store.finishReply(reply, QStringLiteral("hello"), Chat::State::Stopped, 12, 1, 56.5);
+        const QString details = ReplyDetails::describe(store.message(reply));
         for (const QString &part : {QStringLiteral("Model: tiny.gguf"), QStringLiteral("prompt: 12 tokens"),
                                     QStringLiteral("reply: 1 tokens"), QStringLiteral("56.5 tokens/s"),
                                     QStringLiteral("Stopped"), QStringLiteral("temperature 0.7"),
@@ -478,9 +488,9 @@ private slots:
             ConversationStore store;
             openStore(store);
             id = store.createConversation(QStringLiteral("Persistent"), QStringLiteral("/m/x.gguf"), 5);
-            store.appendMessage(id, QStringLiteral("user"), QStringLiteral("one"));
+            store.appendMessage(id, Chat::Role::User, QStringLiteral("one"));
             const qint64 r = store.beginReply(id, QStringLiteral("x.gguf"), {});
-            store.finishReply(r, QStringLiteral("two"), ConversationStore::Complete, 1, 2, 3);
+            store.finishReply(r, QStringLiteral("two"), Chat::State::Complete, 1, 2, 3);
         }
         ConversationStore store;
         openStore(store);
@@ -490,7 +500,7 @@ private slots:
         const QVector<MessageRecord> all = store.messages(id);
         QCOMPARE(all.size(), 2);
         QCOMPARE(all.at(1).content, QStringLiteral("two"));
-        QCOMPARE(all.at(1).state, int(ConversationStore::Complete));
+        QCOMPARE(all.at(1).state, Chat::State::Complete);
     }
 
     void streamingBecomesInterruptedOnOpen()
@@ -500,14 +510,14 @@ private slots:
             ConversationStore store;
             openStore(store);
             const qint64 id = store.createConversation();
-            store.appendMessage(id, QStringLiteral("user"), QStringLiteral("q"));
+            store.appendMessage(id, Chat::Role::User, QStringLiteral("q"));
             reply = store.beginReply(id, QStringLiteral("x.gguf"), {});
             store.updateReply(reply, QStringLiteral("partial"));
         }  // closed without finishing
         ConversationStore store;
         openStore(store);
         QCOMPARE(store.interruptedOnOpen(), 1);
-        QCOMPARE(store.message(reply).state, int(ConversationStore::Interrupted));
+        QCOMPARE(store.message(reply).state, Chat::State::Interrupted);
         QCOMPARE(store.message(reply).content, QStringLiteral("partial"));
     }
 
@@ -558,7 +568,7 @@ private slots:
             m_now += 1000;
             const qint64 id = store.createConversation(title);
             for (const QString &t : texts)
-                store.appendMessage(id, QStringLiteral("user"), t);
+                store.appendMessage(id, Chat::Role::User, t);
             return id;
         };
         chat(QStringLiteral("Pancake recipes"), {QStringLiteral("How much flour for pancakes?")});
@@ -641,14 +651,14 @@ private slots:
         const QVector<MessageRecord> msgs = store.messages(1);
         QCOMPARE(msgs.size(), 2);
         QCOMPARE(msgs.at(0).content, QStringLiteral("How do I make pancakes?"));
-        QCOMPARE(msgs.at(1).role, QStringLiteral("assistant"));
+        QCOMPARE(msgs.at(1).role, Chat::Role::Assistant);
         if (version == 1) {
-            QCOMPARE(msgs.at(1).state, int(ConversationStore::Complete));
+            QCOMPARE(msgs.at(1).state, Chat::State::Complete);
             QCOMPARE(msgs.at(1).updated, QDateTime::fromMSecsSinceEpoch(1100, Qt::UTC));
             QCOMPARE(msgs.at(1).parentId, qint64(-1));
             QCOMPARE(msgs.at(1).promptTokens, -1);
         } else {
-            QCOMPARE(msgs.at(1).state, int(ConversationStore::Interrupted));  // was streaming
+            QCOMPARE(msgs.at(1).state, Chat::State::Interrupted);  // was streaming
             QCOMPARE(msgs.at(1).parentId, qint64(1));
             QCOMPARE(msgs.at(1).tokensPerSecond, 30.5);
             QCOMPARE(store.settings(1).value(QStringLiteral("temperature")).toDouble(), 0.3);
@@ -657,7 +667,7 @@ private slots:
         // Old text is searchable, new writes work.
         QCOMPARE(store.search(QStringLiteral("rain")).size(), 1);
         QCOMPARE(store.search(QStringLiteral("pancakes")).size(), 1);
-        QVERIFY(store.appendMessage(1, QStringLiteral("user"), QStringLiteral("thanks")) > 0);
+        QVERIFY(store.appendMessage(1, Chat::Role::User, QStringLiteral("thanks")) > 0);
         QVERIFY(store.remove(2));
 
         // A second start does not migrate (or back up) again.
@@ -718,7 +728,7 @@ private slots:
                 for (int c = 0; c < 20; ++c) {
                     const qint64 id = store.createConversation(QStringLiteral("chat %1").arg(c));
                     for (int i = 0; i < 20; ++i)
-                        store.appendMessage(id, QStringLiteral("user"),
+                        store.appendMessage(id, Chat::Role::User,
                                             QStringLiteral("message %1 %2 ").arg(c).arg(i).repeated(40));
                 }
             }  // closing the last connection checkpoints the WAL into the file
@@ -777,7 +787,7 @@ private slots:
         store.setDatabasePath(QStringLiteral(":memory:"));
         QVERIFY(store.open());
         const qint64 id = store.createConversation(QStringLiteral("temp"));
-        store.appendMessage(id, QStringLiteral("user"), QStringLiteral("hello there"));
+        store.appendMessage(id, Chat::Role::User, QStringLiteral("hello there"));
         QCOMPARE(store.search(QStringLiteral("hello")).size(), 1);
     }
 
@@ -824,13 +834,13 @@ private slots:
         for (int turn = 0; turn < 3; ++turn) {
             QCOMPARE(all.at(2 * turn).content, QStringLiteral("question %1").arg(turn));
             QCOMPARE(all.at(2 * turn + 1).content, QStringLiteral("answer %1").arg(turn));
-            QCOMPARE(all.at(2 * turn + 1).state, int(ConversationStore::Complete));
+            QCOMPARE(all.at(2 * turn + 1).state, Chat::State::Complete);
             QCOMPARE(all.at(2 * turn + 1).generatedTokens, 5);
         }
         QCOMPARE(all.at(6).content, QStringLiteral("the last question"));
         const MessageRecord partial = all.at(7);
         QCOMPARE(partial.id, replyId);
-        QCOMPARE(partial.state, int(ConversationStore::Interrupted));
+        QCOMPARE(partial.state, Chat::State::Interrupted);
         QCOMPARE(partial.model, QStringLiteral("tiny.gguf"));
         // At least what the writer had acknowledged, and exactly one of its updates.
         const int words = int(partial.content.count(QLatin1Char(' ')));

@@ -1,0 +1,85 @@
+// EngineBridge: the engine as the GUI thread sees it. It owns the engine
+// thread ("burrow-engine") and the EngineWorker on it (which owns the model
+// and the KV cache); the GUI thread never touches those. Requests go in as
+// queued calls, each with its own cancel token; results come back as queued
+// signals. Streamed text is taken from the request's ReplyBuffer at most
+// every FlushIntervalMs (16 ms, ~60 times a second).
+//
+// It is also the one owner of the context size in use: the positions the
+// loaded session's KV cache holds, as the engine reports them.
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QThread>
+#include <QTimer>
+
+#include "chatbackend.h"
+#include "replybuffer.h"
+
+class EngineWorker;
+
+class EngineBridge : public QObject {
+    Q_OBJECT
+
+public:
+    explicit EngineBridge(QObject *parent = nullptr);
+    // Cancels everything running (a prompt stops within one chunk, a reply
+    // within one token, a load at its next progress step), then waits for
+    // the engine thread: the one time the GUI thread waits for it.
+    ~EngineBridge() override;
+
+    // Tests: the backend for bridges created from now on (default: the engine).
+    static void setBackendFactory(const BackendFactory &factory);
+    static void resetBackendFactory();
+
+    static constexpr int FlushIntervalMs = 16;
+
+    // Reads a header on the calling thread (thread-safe; the loader runs it on a pool thread).
+    const ModelInspector &inspector() const { return m_inspect; }
+
+    // Starts a load; returns its id. Loads and requests run in order.
+    quint64 load(const QString &path, int contextSize);
+    // Starts a reply; returns its id (request.id and request.cancel are set here).
+    quint64 generate(ChatRequest request);
+    // Cancels a load or a request (no effect when it has ended).
+    void cancel(quint64 id);
+    void cancelAll();
+
+    // Positions the loaded session's KV cache holds (0: none loaded).
+    int contextSize() const { return m_contextSize; }
+
+Q_SIGNALS:
+    void loadProgress(quint64 id, double progress);
+    void modelLoaded(quint64 id, const ModelCard &card);
+    void loadFailed(quint64 id, const QString &path, const QString &reason);
+    void contextSizeChanged();
+    void promptPlanned(quint64 id, const PromptPlan &plan);
+    void promptProgress(quint64 id, int done, int total);
+    // New text of a reply (at most every FlushIntervalMs): of its answer and
+    // of its reasoning (either may be empty), the engine's token count so far
+    // and the milliseconds since its first token.
+    void textReady(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs);
+    void generationFinished(quint64 id, const GenerationOutcome &outcome);
+
+private:
+    struct Running {
+        std::shared_ptr<burrow::CancelToken> cancel;
+        std::shared_ptr<ReplyBuffer> buffer;    // null for a load
+    };
+    void wakeUp(quint64 id);
+    void deliver(quint64 id);
+
+    QThread m_thread;
+    EngineWorker *m_worker = nullptr;
+    ModelInspector m_inspect;
+    quint64 m_nextId = 0;
+    std::map<quint64, Running> m_running;
+    int m_contextSize = 0;
+    QTimer m_flushTimer;            // single shot: the next take when the last was < 16 ms ago
+    QElapsedTimer m_sinceFlush;
+    quint64 m_flushPending = 0;     // the request whose text waits for m_flushTimer
+};

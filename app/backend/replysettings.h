@@ -1,0 +1,21 @@
+// ReplySettings: what one reply is generated with, in the engine's own
+// types. The settings field table (settings/settingsfields.cpp) is the only
+// code that fills it, from a chat's settings; the engine bridge passes it on
+// unchanged. Plain data, copied into each request.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "burrow/engine.h"
+
+struct ReplySettings {
+    burrow::SamplingParams sampling;   // every field set by the table (its defaults, not the engine's)
+    int32_t maxTokens = -1;            // GenerateOptions::maxTokens (-1: until the model ends its turn)
+    uint32_t contextSize = 0;          // what the chat asks for (SessionOptions::contextSize; the engine
+                                       // clamps it to the trained context)
+    std::string systemPrompt;          // a system message before the conversation ("" for none)
+    std::string chatFormat = "auto";   // RenderOptions::chatFormat
+    bool enableThinking = true;        // RenderOptions::enableThinking (templates that read enable_thinking)
+    std::string reasoningEffort = "medium";  // RenderOptions::reasoningEffort (templates that read reasoning_effort)
+};

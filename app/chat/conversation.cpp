@@ -1,0 +1,203 @@
+#include "conversation.h"
+
+#include <QFileInfo>
+
+#include "messagemodel.h"
+#include "replystream.h"
+#include "settings/chatsettings.h"
+#include "storage/conversationstore.h"
+
+Conversation::Conversation(ConversationStore *store, ReplyStream *reply, QObject *parent)
+    : QObject(parent), m_store(store), m_reply(reply), m_messages(new MessageModel(this)),
+      m_settings(new ChatSettings(this))
+{
+    connect(m_settings, &ChatSettings::changed, this, &Conversation::saveSettings);
+    connect(m_store, &ConversationStore::conversationChanged, this, [this](qint64 id) {
+        if (id == m_id)
+            Q_EMIT changed();
+    });
+}
+
+bool Conversation::isStored() const
+{
+    return m_store && m_store->isReady() && m_id > 0;
+}
+
+QString Conversation::title() const
+{
+    return isStored() ? m_store->conversation(m_id).title : QString();
+}
+
+QString Conversation::otherModelName() const
+{
+    return QFileInfo(m_otherModel).fileName();
+}
+
+qint64 Conversation::storedId(int row) const
+{
+    return row >= 0 && row < m_messages->rowCount() ? m_messages->message(row).id : -1;
+}
+
+bool Conversation::open(qint64 id)
+{
+    if (!m_store || !m_store->isReady())
+        return false;
+    const ConversationRecord record = m_store->conversation(id);
+    if (record.id <= 0 || record.deletedAt.isValid())
+        return false;
+    m_reply->hide();   // a reply in the chat shown so far keeps its text
+    QList<MessageModel::Message> rows;
+    int replyRow = -1;
+    const QVector<MessageRecord> stored = m_store->messages(id);
+    for (const MessageRecord &r : stored) {
+        MessageModel::Message m;
+        m.id = r.id;
+        m.author = r.role;
+        m.text = r.content;
+        m.created = r.created.toLocalTime();
+        m.error = r.error;
+        m.tokens = qMax(0, r.generatedTokens);
+        m.tokensPerSecond = qMax(0.0, r.tokensPerSecond);
+        m.state = r.state;
+        m.reasoning = r.reasoning;
+        m.reasoningMs = r.reasoningMs;
+        if (m_reply->isActive() && r.id == m_reply->messageId())
+            replyRow = int(rows.size());   // its text comes from the reply stream
+        rows.append(m);
+    }
+    m_id = id;
+    m_messages->setMessages(rows);
+    if (replyRow >= 0)
+        m_reply->show(m_messages, replyRow);
+    applySettings(record.settings);
+    updateOtherModel();
+    Q_EMIT opened();
+    Q_EMIT changed();
+    return true;
+}
+
+qint64 Conversation::create(const QJsonObject &settings, const QString &modelPath, qint64 modelSize)
+{
+    if (!m_store || !m_store->isReady())
+        return -1;
+    const bool replyHere = m_reply->isActive() && m_reply->conversationId() == m_id;
+    if (isStored() && m_messages->rowCount() == 0 && !replyHere && !m_store->conversation(m_id).deletedAt.isValid()) {
+        // The shown chat is still empty: it becomes the new one.
+        applySettings(settings);
+        m_store->setSettings(m_id, settings);
+        Q_EMIT opened();
+        Q_EMIT changed();
+        return m_id;
+    }
+    const qint64 id = m_store->createConversation(QString(), modelPath, modelSize, settings);
+    if (id <= 0 || !open(id))
+        return -1;
+    return id;
+}
+
+int Conversation::appendUser(const QString &text)
+{
+    MessageModel::Message message;
+    message.author = Chat::Role::User;
+    message.text = text;
+    if (isStored()) {
+        // Stored before the reply starts: what the user typed is never lost.
+        message.id = m_store->appendMessage(m_id, Chat::Role::User, text);
+        if (message.id < 0)
+            return -1;
+    }
+    const int row = m_messages->append(message);
+    updateOtherModel();
+    return row;
+}
+
+void Conversation::removeFrom(int row)
+{
+    if (isStored() && storedId(row) > 0)
+        m_store->removeMessagesFrom(m_id, storedId(row));
+    m_messages->removeFrom(row);
+}
+
+void Conversation::editText(int row, const QString &text)
+{
+    if (isStored() && storedId(row) > 0)
+        m_store->editMessage(storedId(row), text);
+    m_messages->setText(row, text);
+}
+
+void Conversation::clear()
+{
+    if (m_messages->rowCount() > 0)
+        removeFrom(0);
+    m_messages->clear();
+}
+
+ChatRequest Conversation::request() const
+{
+    ChatRequest request;
+    const int rows = m_messages->rowCount();
+    for (int row = 0; row < rows; ++row) {
+        const MessageModel::Message &m = m_messages->message(row);
+        if (m.text.isEmpty() || m.state == Chat::State::Failed)
+            continue;
+        burrow::ChatMessage message;
+        message.role = Chat::roleName(m.author).toStdString();
+        message.content = m.text.toUtf8().toStdString();
+        // The reply's reasoning goes with it; the chat template decides
+        // whether the model sees it again (Qwen3's and gpt-oss's drop it from
+        // earlier turns).
+        message.reasoning = m.reasoning.toUtf8().toStdString();
+        request.messages.push_back(std::move(message));
+        request.rows.append(row);
+    }
+    request.settings = m_settings->toEngine();
+    return request;
+}
+
+void Conversation::applySettings(const QJsonObject &json)
+{
+    m_applyingSettings = true;
+    if (json.isEmpty() && m_settings->defaults())
+        m_settings->copyFrom(m_settings->defaults());
+    else
+        m_settings->fromJson(json);
+    m_applyingSettings = false;
+}
+
+void Conversation::saveSettings()
+{
+    if (!m_applyingSettings && isStored())
+        m_store->setSettings(m_id, m_settings->toJson());
+}
+
+void Conversation::setLoadedModel(const QString &path, qint64 size, const QString &loadingPath, bool adopt)
+{
+    m_loadedModel = path;
+    m_loadingModel = loadingPath;
+    if (adopt && isStored() && !path.isEmpty() && m_store->conversation(m_id).modelPath != path)
+        m_store->setModel(m_id, path, size);   // this chat now uses it
+    updateOtherModel();
+}
+
+void Conversation::clearOtherModel()
+{
+    if (m_otherModel.isEmpty())
+        return;
+    m_otherModel.clear();
+    Q_EMIT otherModelChanged();
+}
+
+void Conversation::updateOtherModel()
+{
+    QString other;
+    if (isStored()) {
+        const ConversationRecord record = m_store->conversation(m_id);
+        if (!record.modelPath.isEmpty() && record.modelPath != m_loadedModel && record.modelPath != m_loadingModel
+            && m_messages->rowCount() > 0)
+            other = record.modelPath;
+    }
+    if (other == m_otherModel)
+        return;
+    m_otherModel = other;
+    Q_EMIT otherModelChanged();
+}

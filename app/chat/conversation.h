@@ -1,0 +1,97 @@
+// Conversation: the chat shown in the window, on the GUI thread. It owns its
+// messages (MessageModel) and its settings (ChatSettings), reads them from
+// the store when a chat is opened and writes every change back at once: a
+// sent message before the reply starts, an edit, a removal, a settings
+// change. The reply being written is ReplyStream's; this object hands it the
+// row of its chat when that chat is shown.
+#pragma once
+
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <QtQml/qqmlregistration.h>
+
+#include "chat/messagemodel.h"
+#include "settings/chatsettings.h"
+
+#include "backend/chatbackend.h"
+
+class ConversationStore;
+class ReplyStream;
+
+class Conversation : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("The conversation belongs to a ChatController")
+    // The store's id of the chat shown (-1: none, or nothing is stored).
+    Q_PROPERTY(double conversationId READ idValue NOTIFY opened)
+    Q_PROPERTY(QString title READ title NOTIFY changed)
+    Q_PROPERTY(MessageModel *messages READ messages CONSTANT)
+    Q_PROPERTY(ChatSettings *settings READ settings CONSTANT)
+    // The model file the chat was written with, when it is not the loaded one ("" otherwise).
+    Q_PROPERTY(QString otherModelPath READ otherModelPath NOTIFY otherModelChanged)
+    Q_PROPERTY(QString otherModelName READ otherModelName NOTIFY otherModelChanged)
+
+public:
+    Conversation(ConversationStore *store, ReplyStream *reply, QObject *parent = nullptr);
+
+    qint64 id() const { return m_id; }
+    double idValue() const { return double(m_id); }
+    // Stored: the store is open and a chat is shown.
+    bool isStored() const;
+    QString title() const;
+    MessageModel *messages() const { return m_messages; }
+    ChatSettings *settings() const { return m_settings; }
+    QString otherModelPath() const { return m_otherModel; }
+    QString otherModelName() const;
+
+    // Shows chat `id` (its messages and settings); a reply being written for
+    // it is shown in its row. False when there is no such chat.
+    bool open(qint64 id);
+    // A new, empty chat with `settings` (the shown one is reused when empty
+    // and no reply is being written into it). Returns its id, -1 on failure.
+    qint64 create(const QJsonObject &settings, const QString &modelPath, qint64 modelSize);
+
+    // Stores a user message and appends it; -1 when the store refused (the
+    // banner says why).
+    int appendUser(const QString &text);
+    // Removes rows [row, end) here and in the store (regenerate, edit).
+    void removeFrom(int row);
+    // Replaces a user message's text here and in the store.
+    void editText(int row, const QString &text);
+    // Removes every message.
+    void clear();
+
+    // The conversation as the engine gets it (the reply continues after the
+    // last message): failed and empty messages are left out.
+    ChatRequest request() const;
+
+    // The loaded model (and the one loading) for the "written with another
+    // model" offer; `adopt`: the chat now uses it.
+    void setLoadedModel(const QString &path, qint64 size, const QString &loadingPath, bool adopt);
+    // The offer is dismissed.
+    void clearOtherModel();
+
+Q_SIGNALS:
+    // Another chat is shown (open(), create()).
+    void opened();
+    // The title (or the chat shown) changed.
+    void changed();
+    void otherModelChanged();
+
+private:
+    void applySettings(const QJsonObject &json);
+    void saveSettings();
+    qint64 storedId(int row) const;
+    void updateOtherModel();
+
+    QPointer<ConversationStore> m_store;
+    ReplyStream *m_reply;
+    MessageModel *m_messages;
+    ChatSettings *m_settings;
+    qint64 m_id = -1;
+    bool m_applyingSettings = false;
+    QString m_loadedModel;
+    QString m_loadingModel;
+    QString m_otherModel;
+};

@@ -1,0 +1,222 @@
+#include "replystream.h"
+
+#include <QLocale>
+
+#include "backend/enginebridge.h"
+#include "common/logging.h"
+#include "messagemodel.h"
+#include "storage/conversationstore.h"
+
+ReplyStream::ReplyStream(EngineBridge *bridge, ConversationStore *store, QObject *parent)
+    : QObject(parent), m_bridge(bridge), m_store(store)
+{
+    connect(m_bridge, &EngineBridge::promptPlanned, this, &ReplyStream::onPlanned);
+    connect(m_bridge, &EngineBridge::promptProgress, this, &ReplyStream::onProgress);
+    connect(m_bridge, &EngineBridge::textReady, this, &ReplyStream::onText);
+    connect(m_bridge, &EngineBridge::generationFinished, this, &ReplyStream::onFinished);
+    m_storeTimer.setInterval(StoreIntervalMs);
+    connect(&m_storeTimer, &QTimer::timeout, this, &ReplyStream::save);
+}
+
+ReplyStream::~ReplyStream()
+{
+    // A reply still streaming keeps all its text so far; it stays Streaming in
+    // the store and shows as interrupted at the next start.
+    save();
+}
+
+QString ReplyStream::text() const
+{
+    return m_messages && m_row >= 0 ? m_messages->textAt(m_row) : m_text;
+}
+
+QString ReplyStream::reasoning() const
+{
+    return m_messages && m_row >= 0 ? m_messages->reasoningAt(m_row) : m_reasoning;
+}
+
+int ReplyStream::start(ChatRequest request, qint64 conversationId, const QString &modelFile,
+                       const QJsonObject &settingsUsed, MessageModel *shown)
+{
+    m_conversationId = conversationId;
+    m_messageId = -1;
+    m_text.clear();
+    m_reasoning.clear();
+    m_storedLength = 0;
+    m_storedReasoning = 0;
+    if (m_store && m_store->isReady() && conversationId > 0) {
+        m_messageId = m_store->beginReply(conversationId, modelFile, settingsUsed);
+        m_storeTimer.start();
+    }
+    m_messages = shown;
+    m_row = -1;
+    if (shown) {
+        MessageModel::Message reply;
+        reply.id = qMax<qint64>(0, m_messageId);
+        reply.author = Chat::Role::Assistant;
+        reply.state = Chat::State::Streaming;
+        m_row = shown->append(reply);
+    }
+    m_promptTokens = 0;
+    m_tokens = 0;
+    m_promptProgress = -1;
+    m_tokensPerSecond = 0;
+    m_requestId = m_bridge->generate(std::move(request));
+    Q_EMIT activeChanged();
+    Q_EMIT statsChanged();
+    return m_row;
+}
+
+void ReplyStream::stop()
+{
+    if (isActive())
+        m_bridge->cancel(m_requestId);
+}
+
+void ReplyStream::abandon()
+{
+    if (!isActive())
+        return;
+    m_bridge->cancel(m_requestId);
+    m_storeTimer.stop();
+    m_requestId = 0;
+    m_messageId = -1;
+    m_messages = nullptr;
+    m_row = -1;
+    m_text.clear();
+    m_reasoning.clear();
+    Q_EMIT activeChanged();
+}
+
+void ReplyStream::show(MessageModel *messages, int row)
+{
+    if (!isActive() || !messages || row < 0)
+        return;
+    messages->setText(row, std::exchange(m_text, QString()));
+    messages->setReasoning(row, std::exchange(m_reasoning, QString()));
+    messages->setState(row, Chat::State::Streaming);
+    m_messages = messages;
+    m_row = row;
+}
+
+void ReplyStream::hide()
+{
+    if (m_messages && m_row >= 0) {
+        m_text = m_messages->takeText(m_row);
+        m_reasoning = m_messages->takeReasoning(m_row);
+    }
+    m_messages = nullptr;
+    m_row = -1;
+}
+
+void ReplyStream::clearStats()
+{
+    if (isActive())
+        return;
+    m_contextUsed = 0;
+    m_lastReplyStats.clear();
+    Q_EMIT statsChanged();
+}
+
+void ReplyStream::onPlanned(quint64 id, const PromptPlan &plan)
+{
+    if (id != m_requestId)
+        return;
+    qCDebug(lcApp) << "prompt" << plan.promptTokens << "tokens, format" << plan.chatFormat << "first row"
+                   << plan.firstRow;
+    m_promptTokens = plan.promptTokens;
+    m_contextUsed = plan.promptTokens;
+    if (m_messages)
+        m_messages->setMemoryStart(plan.firstRow);
+    Q_EMIT memoryStartChanged(plan.firstRow);
+    Q_EMIT statsChanged();
+}
+
+void ReplyStream::onProgress(quint64 id, int done, int total)
+{
+    if (id != m_requestId)
+        return;
+    m_promptProgress = total > 0 && done < total ? double(done) / total : -1;
+    Q_EMIT statsChanged();
+}
+
+void ReplyStream::onText(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs)
+{
+    if (id != m_requestId)
+        return;
+    if (m_messages && m_row >= 0) {
+        m_messages->appendReasoning(m_row, reasoning);
+        m_messages->appendText(m_row, text);
+    } else {
+        m_reasoning.append(reasoning);
+        m_text.append(text);
+    }
+    m_tokens = tokens;
+    m_contextUsed = m_promptTokens + tokens;
+    m_promptProgress = -1;
+    // The engine's measure: tokens over the time since generation started.
+    m_tokensPerSecond = elapsedMs > 0 ? tokens * 1000.0 / elapsedMs : 0;
+    Q_EMIT statsChanged();
+}
+
+void ReplyStream::save()
+{
+    if (!m_store || m_messageId <= 0)
+        return;
+    const QString thought = reasoning();
+    if (thought.size() != m_storedReasoning && m_store->setReasoning(m_messageId, thought))
+        m_storedReasoning = thought.size();
+    const QString current = text();
+    if (current.size() == m_storedLength)
+        return;
+    if (m_store->updateReply(m_messageId, current))
+        m_storedLength = current.size();
+}
+
+void ReplyStream::onFinished(quint64 id, const GenerationOutcome &outcome)
+{
+    if (id != m_requestId)
+        return;
+    m_storeTimer.stop();
+    const Chat::State state = outcome.stop == GenerationOutcome::Stop::Cancelled ? Chat::State::Stopped
+                            : outcome.stop == GenerationOutcome::Stop::Error   ? Chat::State::Failed
+                                                                               : Chat::State::Complete;
+    const double speed = outcome.tokensPerSecond();
+    const QString thought = reasoning();
+    if (m_store && m_messageId > 0 && (!thought.isEmpty() || outcome.reasoningMs >= 0))
+        m_store->setReasoning(m_messageId, thought, outcome.reasoningMs);
+    if (m_store && m_messageId > 0) {
+        m_store->finishReply(m_messageId, text(), state, m_promptTokens > 0 ? m_promptTokens
+                                                                           : outcome.promptTokens + outcome.reusedTokens,
+                             outcome.generatedTokens, outcome.generatedTokens > 0 ? speed : -1, outcome.error);
+    }
+    const int row = m_messages ? m_row : -1;
+    if (row >= 0) {
+        if (!thought.isEmpty() || outcome.reasoningMs >= 0)
+            m_messages->setReasoning(row, thought, outcome.reasoningMs);
+        m_messages->setState(row, state, outcome.error);
+        m_messages->setStats(row, outcome.generatedTokens, speed);
+    }
+    m_promptProgress = -1;
+    m_tokens = outcome.generatedTokens;
+    if (outcome.generatedTokens > 0) {
+        m_tokensPerSecond = speed;
+        m_lastReplyStats = tr("%n tokens at %1 tokens/s", nullptr, outcome.generatedTokens)
+                               .arg(QLocale().toString(speed, 'f', 1));
+        if (outcome.reusedTokens > 0 || outcome.promptTokens > 0)
+            m_lastReplyStats += QLatin1String(" · ")
+                + tr("prompt: %1 new, %2 reused").arg(outcome.promptTokens).arg(outcome.reusedTokens);
+    }
+    if (outcome.contextUsed > 0 || outcome.stop != GenerationOutcome::Stop::Error)
+        m_contextUsed = outcome.contextUsed;
+    m_requestId = 0;
+    m_messageId = -1;
+    m_messages = nullptr;
+    m_row = -1;
+    m_text.clear();
+    m_reasoning.clear();
+    qCDebug(lcApp) << "reply finished" << int(outcome.stop) << outcome.generatedTokens << "tokens";
+    Q_EMIT activeChanged();
+    Q_EMIT statsChanged();
+    Q_EMIT finished(row, outcome);
+}

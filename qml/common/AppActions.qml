@@ -1,0 +1,89 @@
+import QtQuick
+import QtQuick.Controls
+import Burrow
+
+// Every command of the window that has a menu entry or a shortcut, once.
+// The menu bar (AppMenuBar) and the rest of the window use these Actions,
+// so each shortcut has exactly one owner; the window's own handlers (the
+// dialogs it opens) are the signals.
+Item {
+    id: root
+    required property ChatController chat
+    // The sidebar is shown (New chat and Find go through it then).
+    property bool sidebarShown: true
+
+    signal openModelRequested()
+    signal newChatRequested()
+    signal findRequested()
+    signal chatSettingsRequested()
+    signal defaultSettingsRequested()
+    signal aboutRequested()
+    signal sendRequested()
+    signal focusComposerRequested()
+
+    readonly property Action openModel: Action {
+        text: qsTr("&Open model…")
+        shortcut: StandardKey.Open
+        onTriggered: root.openModelRequested()
+    }
+    readonly property Action quit: Action {
+        text: qsTr("&Quit")
+        shortcut: StandardKey.Quit
+        onTriggered: Qt.quit()
+    }
+    readonly property Action newChat: Action {
+        text: qsTr("&New chat")
+        shortcut: StandardKey.New
+        onTriggered: root.newChatRequested()
+    }
+    readonly property Action find: Action {
+        text: qsTr("&Find a chat")
+        shortcut: StandardKey.Find
+        onTriggered: root.findRequested()
+    }
+    readonly property Action chatSettings: Action {
+        text: qsTr("Chat s&ettings…")
+        onTriggered: root.chatSettingsRequested()
+    }
+    readonly property Action stop: Action {
+        text: qsTr("&Stop reply")
+        shortcut: "Esc"
+        enabled: root.chat.reply.active
+        onTriggered: root.chat.stop()
+    }
+    readonly property Action regenerate: Action {
+        text: qsTr("&Regenerate reply")
+        shortcut: "Ctrl+Shift+R"
+        enabled: root.chat.canRegenerate
+        onTriggered: root.chat.regenerate()
+    }
+    readonly property Action clear: Action {
+        text: qsTr("C&lear conversation")
+        enabled: root.chat.conversation.messages.count > 0
+        onTriggered: root.chat.clearConversation()
+    }
+    readonly property Action defaultSettings: Action {
+        text: qsTr("Settings for &new chats…")
+        onTriggered: root.defaultSettingsRequested()
+    }
+    readonly property Action about: Action {
+        text: qsTr("&About Burrow")
+        onTriggered: root.aboutRequested()
+    }
+    readonly property Action focusComposer: Action {
+        text: qsTr("Write a message")
+        shortcut: "Ctrl+L"
+        onTriggered: root.focusComposerRequested()
+    }
+    // Send from anywhere in the window (in the composer Enter sends too).
+    readonly property Action send: Action {
+        text: qsTr("Send")
+        shortcut: "Ctrl+Return"
+        onTriggered: root.sendRequested()
+    }
+    // The keypad's Enter with Ctrl: the same as send (an Action has one shortcut).
+    Shortcut {
+        sequence: "Ctrl+Enter"
+        onActivated: root.send.trigger()
+    }
+}

@@ -1,0 +1,122 @@
+import QtQuick
+import QtQuick.Controls
+import Burrow
+
+// The window's menus, on the shared Actions (AppActions): a menu entry and
+// its shortcut are the same Action.
+MenuBar {
+    id: root
+    required property AppActions actions
+    required property ChatController chat
+    // Chats selected in the sidebar (Export selected is offered for 2 or more).
+    property var selectedIds: []
+    // Settings → Language (qml/language/LanguageMenu.qml). Given by Main.qml:
+    // Qt 6.4 does not resolve a QML type of another subfolder of the module
+    // from a file in a subfolder (the module's root can use them all).
+    required property Menu languageMenu
+
+    signal exportRequested(var ids)
+    signal importRequested()
+
+    delegate: MenuBarItem {
+        Accessible.name: menu ? menu.title.replace("&", "") : ""
+    }
+    Menu {
+        title: qsTr("&File")
+        MenuItem {
+            action: root.actions.openModel
+            Accessible.name: qsTr("Open model")
+        }
+        Menu {
+            id: recentMenu
+            title: qsTr("Recent models")
+            enabled: root.chat.models.recentModels.paths.length > 0
+            Instantiator {
+                model: root.chat.models.recentModels.paths
+                delegate: MenuItem {
+                    id: recentItem
+                    required property string modelData
+                    text: modelData.substring(modelData.lastIndexOf("/") + 1)
+                    Accessible.name: qsTr("Open recent model %1").arg(text)
+                    onTriggered: root.chat.models.openFile(recentItem.modelData, false)
+                }
+                onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
+                onObjectRemoved: (index, object) => recentMenu.removeItem(object)
+            }
+        }
+        MenuSeparator {}
+        MenuItem {
+            text: qsTr("E&xport this conversation…")
+            enabled: !root.chat.archives.busy && root.chat.conversation.conversationId > 0
+            Accessible.name: qsTr("Export this conversation to a zip file")
+            onTriggered: root.exportRequested([root.chat.conversation.conversationId])
+        }
+        MenuItem {
+            objectName: "exportSelectedMenuItem"
+            // Shown while several chats are selected in the sidebar.
+            visible: root.selectedIds.length > 1
+            height: visible ? implicitHeight : 0
+            text: qsTr("Export se&lected conversations (%1)…").arg(root.selectedIds.length)
+            enabled: !root.chat.archives.busy
+            Accessible.name: qsTr("Export the %1 selected conversations to a zip file").arg(root.selectedIds.length)
+            onTriggered: root.exportRequested(root.selectedIds)
+        }
+        MenuItem {
+            text: qsTr("&Export all conversations…")
+            enabled: !root.chat.archives.busy
+            Accessible.name: qsTr("Export all conversations to a zip file")
+            onTriggered: root.exportRequested([])
+        }
+        MenuItem {
+            text: qsTr("&Import conversations…")
+            enabled: !root.chat.archives.busy
+            Accessible.name: qsTr("Import conversations from a Burrow export")
+            onTriggered: root.importRequested()
+        }
+        MenuSeparator {}
+        MenuItem {
+            action: root.actions.quit
+            Accessible.name: qsTr("Quit Burrow")
+        }
+    }
+    Menu {
+        title: qsTr("&Chat")
+        MenuItem {
+            action: root.actions.newChat
+            Accessible.name: qsTr("Start a new chat")
+        }
+        MenuItem {
+            action: root.actions.chatSettings
+            Accessible.name: qsTr("Settings of this chat")
+        }
+        MenuSeparator {}
+        MenuItem {
+            action: root.actions.stop
+            Accessible.name: qsTr("Stop the reply")
+        }
+        MenuItem {
+            action: root.actions.regenerate
+            Accessible.name: qsTr("Regenerate the last reply")
+        }
+        MenuItem {
+            action: root.actions.clear
+            Accessible.name: qsTr("Clear the conversation")
+        }
+    }
+    Menu {
+        id: settingsMenu
+        title: qsTr("&Settings")
+        MenuItem {
+            action: root.actions.defaultSettings
+            Accessible.name: qsTr("Settings new chats start with")
+        }
+        Component.onCompleted: settingsMenu.addMenu(root.languageMenu)
+    }
+    Menu {
+        title: qsTr("&Help")
+        MenuItem {
+            action: root.actions.about
+            Accessible.name: qsTr("About Burrow")
+        }
+    }
+}

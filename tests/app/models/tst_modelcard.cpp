@@ -1,0 +1,97 @@
+// The model card says what the 2026 files are, from the engine's header
+// facts (burrow::ModelInfo): the architecture, "8 experts, 2 active" and the
+// active share of the parameters for a mixture of experts, the sliding
+// window, and a memory estimate that counts all experts and bounds the
+// sliding layers' cache by their window (ModelInfo::kvCacheBytes).
+#include <QLocale>
+#include <QTest>
+
+#include "backend/enginebackend.h"
+#include "burrow/engine.h"
+#include "models/modelcard.h"
+#include "test_support.h"
+
+using namespace burrow::test;
+
+class TestModelCard : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+
+    void cardOfEachFamily_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<QString>("experts");       // "" for a dense model
+        QTest::addColumn<bool>("sliding");
+        QTest::newRow("qwen3") << QStringLiteral("models/synthetic-2026/qwen3-Q4_K_M.gguf") << QStringLiteral("qwen3")
+                               << QString() << false;
+        QTest::newRow("qwen3moe") << QStringLiteral("models/synthetic-2026/qwen3moe-Q4_K_M.gguf")
+                                  << QStringLiteral("qwen3moe") << QStringLiteral("8 experts, 2 active") << false;
+        QTest::newRow("gemma3") << QStringLiteral("models/synthetic-2026/gemma3-Q4_K_M.gguf") << QStringLiteral("gemma3")
+                                << QString() << true;
+        QTest::newRow("gpt-oss") << QStringLiteral("models/synthetic-2026/gpt-oss-MXFP4.gguf")
+                                 << QStringLiteral("gpt-oss") << QStringLiteral("8 experts, 2 active") << true;
+    }
+
+    void cardOfEachFamily()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, architecture);
+        QFETCH(QString, experts);
+        QFETCH(bool, sliding);
+        BURROW_REQUIRE_SHARED(file);
+        const QString path = sharedPath(file);
+        auto info = burrow::inspectModel(path.toStdString());
+        QVERIFY2(info, info.message().c_str());
+
+        QString error;
+        const ModelCard card = EngineBackend::inspect(path, &error);
+        QVERIFY2(card.isValid(), qPrintable(error));
+        QCOMPARE(card.architecture, architecture);
+        QCOMPARE(card.expertsText(), experts);
+        if (experts.isEmpty()) {
+            QCOMPARE(card.activeParametersText(), QString());
+        } else {
+            // What one token reads, of everything the file holds.
+            QVERIFY(info->activeParameterCount > 0 && info->activeParameterCount < info->parameterCount);
+            QCOMPARE(card.activeParametersText(),
+                     QStringLiteral("%1 of %2 active per token")
+                         .arg(ModelCard::countText(info->activeParameterCount), ModelCard::countText(info->parameterCount)));
+        }
+        QCOMPARE(!card.slidingWindowText().isEmpty(), sliding);
+        if (sliding) {
+            QCOMPARE(card.slidingWindowText(), QStringLiteral("%1 positions on %2 of %3 layers")
+                                                   .arg(info->slidingWindow)
+                                                   .arg(info->slidingLayerCount)
+                                                   .arg(info->blockCount));
+        }
+        // The memory estimate: all the weights (every expert) and the
+        // engine's KV cache arithmetic, at a short and at the full context.
+        for (const int context : {64, card.trainedContext}) {
+            const quint64 expected = info->weightBytes + info->kvCacheBytes(uint32_t(card.contextFor(context)));
+            QCOMPARE(card.memoryBytesAt(context), expected);
+        }
+    }
+
+    // Hand-made numbers: a sliding layer's cache stops growing at its
+    // window plus one prompt chunk; a hostile header saturates, never wraps.
+    void memoryEstimateBoundsTheWindow()
+    {
+        ModelCard card;
+        card.trainedContext = 1 << 20;
+        card.weightBytes = 1000;
+        card.kvBytesPerToken = 10;
+        card.kvBytesPerTokenSliding = 100;
+        card.slidingWindow = 1024;
+        const quint64 window = 1024 + burrow::ModelInfo::kSlidingCacheSlack;
+        QCOMPARE(card.memoryBytesAt(512), quint64(1000 + 10 * 512 + 100 * 512));
+        QCOMPARE(card.memoryBytesAt(65536), quint64(1000 + 10 * 65536 + 100 * window));
+        card.kvBytesPerToken = UINT64_MAX / 2;
+        QCOMPARE(card.memoryBytesAt(65536), quint64(UINT64_MAX));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelCard)
+#include "tst_modelcard.moc"
