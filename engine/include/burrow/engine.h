@@ -25,6 +25,26 @@ namespace burrow {
 
 using Token = int32_t;
 
+// How the KV cache stores keys and values (the reference's -ctk/-ctv).
+//   F16:  2 bytes per element (the reference's default).
+//   Q8_0: blocks of 32 elements, an F16 scale d = amax / 127 and 32 int8
+//         codes round(x / d): 34 bytes per 32 elements (53% of F16). Keys
+//         and values are quantized as they are written; attention computes
+//         q . K with the query quantized to Q8_0 too and accumulates the
+//         dequantized values in F32 (the reference's flash-attention path
+//         for a quantized cache). Needs flash attention and head sizes that
+//         are multiples of 32 (Session/Scheduler::create refuse otherwise).
+enum class KvCacheType {
+    KV_CACHE_F16,
+    KV_CACHE_Q8_0,
+};
+
+// "f16" / "q8_0" (the reference's names).
+inline const char *kvCacheTypeName(KvCacheType type)
+{
+    return type == KvCacheType::KV_CACHE_Q8_0 ? "q8_0" : "f16";
+}
+
 // What the header of a .gguf says, read without loading the weights.
 struct ModelInfo {
     std::string path;
@@ -82,6 +102,22 @@ struct ModelInfo {
             __builtin_add_overflow(full, sliding, &sum))
             return UINT64_MAX;
         return sum;
+    }
+
+    // The same for a cache of `type` (kvCacheBytes(nCtx) for F16; Q8_0 keeps
+    // 34 bytes per 32 elements, 17/32 of the F16 bytes when every head size
+    // is a multiple of 32, rounded up otherwise).
+    uint64_t kvCacheBytes(uint32_t nCtx, KvCacheType type) const
+    {
+        const uint64_t f16 = kvCacheBytes(nCtx);
+        if (type == KvCacheType::KV_CACHE_F16 || f16 == UINT64_MAX)
+            return f16;
+        // f16 / 64 blocks of 32 elements (2 bytes each), 34 bytes per block.
+        const uint64_t blocks = f16 / 64 + (f16 % 64 != 0 ? 1 : 0);
+        uint64_t q8 = 0;
+        if (__builtin_mul_overflow(blocks, uint64_t{34}, &q8))
+            return UINT64_MAX;
+        return q8;
     }
 };
 
@@ -352,6 +388,10 @@ struct SessionOptions {
     // attention; the choice decides which of the reference's rounding Burrow
     // reproduces (its `-fa on|off`).
     bool flashAttention = true;
+    // KV cache storage (see KvCacheType). Q8_0 halves the cache's memory; it
+    // needs flashAttention (create() fails with a message naming both
+    // options otherwise, as the reference does with -fa off -ctv q8_0).
+    KvCacheType kvCacheType = KvCacheType::KV_CACHE_F16;
 };
 
 // Prompt progress: tokens done, tokens total.
@@ -421,6 +461,7 @@ struct SchedulerOptions {
     float maxStepSlowdown = 2.5f;
     int32_t threads = 0;             // 0: all physical cores
     bool flashAttention = true;
+    KvCacheType kvCacheType = KvCacheType::KV_CACHE_F16;   // as SessionOptions::kvCacheType
     int32_t maxQueued = 64;          // waiting requests beyond which submit() refuses (busy)
 };
 

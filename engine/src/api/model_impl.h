@@ -4,6 +4,7 @@
 #pragma once
 
 #include "burrow/engine.h"
+#include "common/ggml_types.h"
 #include "gguf/gguf_reader.h"
 #include "model/model_config.h"
 #include "model/weights.h"
@@ -67,5 +68,11 @@ private:
     mutable std::shared_ptr<const ChatState> m_chat;
     mutable Status m_chatStatus;
 };
+
+// The KV cell type of a public KvCacheType (runtime::KvCache::create).
+inline GgmlType kvCellType(KvCacheType type)
+{
+    return type == KvCacheType::KV_CACHE_Q8_0 ? GgmlType::GGML_TYPE_Q8_0 : GgmlType::GGML_TYPE_F16;
+}
 
 } // namespace burrow::api

@@ -177,6 +177,9 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
     if (positions > (uint64_t{1} << 26))
         return Status::error("scheduler: kvPositions " + std::to_string(positions) + " is more than 2^26");
     o.kvPositions = static_cast<uint32_t>(positions);
+    if (o.kvCacheType == KvCacheType::KV_CACHE_Q8_0 && !o.flashAttention)
+        return Status::error("scheduler: kvCacheType Q8_0 needs flashAttention (a quantized V cache is only computed "
+                             "with flash attention); set flashAttention or use KV_CACHE_F16");
 
     std::shared_ptr<SchedulerImpl> s(new SchedulerImpl());
     s->m_model = std::move(model);
@@ -184,7 +187,7 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
     s->m_pool = std::make_unique<ThreadPool>(o.threads > 0 ? o.threads : ThreadPool::defaultThreadCount());
     const uint32_t fullBlocks = (o.kvPositions + runtime::kKvBlockSize - 1) / runtime::kKvBlockSize;
     auto cache = KvCache::create(c, o.contextSize, static_cast<uint32_t>(o.batchTokens),
-                                 static_cast<uint32_t>(o.parallel), fullBlocks);
+                                 static_cast<uint32_t>(o.parallel), fullBlocks, kvCellType(o.kvCacheType));
     if (!cache)
         return cache.status().withContext(s->m_model->info().path);
     s->m_cache = std::move(cache.value());

@@ -71,7 +71,10 @@ Result<std::unique_ptr<SessionImpl>> SessionImpl::create(std::shared_ptr<const M
     s->m_model = std::move(model);
     const int threads = options.threads > 0 ? options.threads : ThreadPool::defaultThreadCount();
     s->m_pool = std::make_unique<ThreadPool>(threads);
-    auto cache = KvCache::create(c, nCtx, std::min<uint32_t>(kMaxBatch, nCtx));
+    if (options.kvCacheType == KvCacheType::KV_CACHE_Q8_0 && !options.flashAttention)
+        return Status::error("Session::create: kvCacheType Q8_0 needs flashAttention (a quantized V cache is only "
+                             "computed with flash attention); set flashAttention or use KV_CACHE_F16");
+    auto cache = KvCache::create(c, nCtx, std::min<uint32_t>(kMaxBatch, nCtx), 1, 0, kvCellType(options.kvCacheType));
     if (!cache)
         return cache.status().withContext(s->m_model->info().path);
     s->m_cache = std::move(cache.value());

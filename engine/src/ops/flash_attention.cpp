@@ -1,4 +1,5 @@
 #include "ops/flash_attention.h"
+#include "ops/generic/generic_kernels.h"
 #include "ops/kernels.h"
 
 namespace burrow::ops {
@@ -7,6 +8,18 @@ void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, c
                   float *const *out, const float *sinks)
 {
     kernels().attendOnline(kv, first, last, nHeads, q, out, sinks);
+}
+
+void attendOnlineQ8_0(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                      float *const *out, const float *sinks)
+{
+    kernels().attendOnlineQ8_0(kv, first, last, nHeads, q, out, sinks);
+}
+
+void attendOnlineQ8_0Scalar(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                            float *const *out, const float *sinks)
+{
+    generic::attendOnlineQ8_0(kv, first, last, nHeads, q, out, sinks);
 }
 
 size_t tiledScratchFloats(int dk, int dv)

@@ -26,8 +26,26 @@
 //
 // Cells: position j of the sequence is cell blocks[j / 16] * 16 + j % 16
 // (kKvBlockSize), or cell j when blocks is null; its key is k + cell *
-// kStride halves (dk of them), its value v + cell * vStride (dv of them).
+// kStride halves (dk of them; for Q8_0, dk / 32 blocks in 17 dk / 32
+// halves), its value v + cell * vStride (dv of them, or dv / 32 blocks).
 // A sink of -infinity (kNoSink) means none and changes nothing.
+//
+// attendOnlineQ8_0 (a Q8_0 cache: K and V rows are quant::BlockQ8_0 blocks of
+// 32 elements, 17 halves each; the reference's one_chunk with a quantized K
+// and V; it runs for every query of a Q8_0 cache, prompts too: the reference
+// tiles only F16/F32 caches), per query head:
+//   qq = Q8_0(q) (quant::typeTraits(Q8_0)->quantizeActivation: the row
+//   quantizer the reference's x86 build uses); s = K_j . qq (the Q8_0 x Q8_0
+//   dot product of the trait table, vecDotMulti over the heads);
+//   s = softcap ? c tanh(s scale / c) : s scale
+//   s > M:  M = s; ms = expf(Mold - M); acc = acc ms (F32); vs = 1
+//   else:   vs = expf(s - M)
+//   acc = fma(d_b q_i, vs, acc) per element (V_j dequantized to F32, d_b q_i
+//   one float product; the reference's dequantize_row_q8_0 + vec_mad_f32)
+//   S = S ms + vs
+// then the sink as above; out = acc / S. Every step is elementwise or the
+// trait table's dot product, so the SIMD twins equal the scalar one bit for
+// bit on the same CPU path.
 //
 // The SIMD kernels (x86/) equal the scalar twins up to the summation order
 // of the dot products (and, in attendTiled, the polynomial e^x); the rounding
@@ -70,6 +88,20 @@ static inline size_t kvCell(const int32_t *blocks, uint32_t j)
 // multiply-adds.
 void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                   float *const *out, const float *sinks);
+
+// The same over a Q8_0 cache (see above; dk, dv multiples of 32). Cost:
+// (last - first + 1) (dk + dv) nHeads multiply-adds, the K dot in int8.
+void attendOnlineQ8_0(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                      float *const *out, const float *sinks);
+// The scalar twin, whatever the active path (tests).
+void attendOnlineQ8_0Scalar(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                            float *const *out, const float *sinks);
+
+// Halves of a Q8_0 row of n elements (n % 32 == 0): 34 bytes per 32.
+inline constexpr size_t q8_0RowHalves(size_t n)
+{
+    return n / 32 * 17;
+}
 
 struct TileQuery {
     const float *q = nullptr;      // dk floats

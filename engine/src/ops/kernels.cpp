@@ -27,6 +27,7 @@ Kernels build(CpuPath path)
     k.attendHeads = generic::attendHeads;
     k.attendOnline = generic::attendOnline;
     k.attendTiled = generic::attendTiled;
+    k.attendOnlineQ8_0 = generic::attendOnlineQ8_0;
     if (!quant::cpuPathSupported(path))
         return k;
 #ifdef BURROW_OPS_X86

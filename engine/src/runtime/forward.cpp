@@ -48,6 +48,9 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
     if (c.headDimK > static_cast<uint32_t>(kMaxFlashHeadDim) || c.headDimV > static_cast<uint32_t>(kMaxFlashHeadDim))
         return Status::error("forward pass: head size " + std::to_string(std::max(c.headDimK, c.headDimV)) +
                              " is larger than the attention kernels' " + std::to_string(kMaxFlashHeadDim));
+    if (cache.quantized() && !flash)
+        return Status::error("forward pass: a Q8_0 KV cache needs flash attention (the reference refuses a quantized "
+                             "V cache without it); turn flash attention on or use the F16 cache");
     std::unique_ptr<Forward> f(new Forward(c, w, cache, pool, maxBatch));
     f->m_flash = flash;
     const size_t B = static_cast<size_t>(maxBatch);
@@ -242,19 +245,20 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
                 for (int64_t i = 0; i < Q; ++i)
                     qt[i] *= c.queryScale;
             const uint32_t seq = m_rowSeq[static_cast<size_t>(t)], pos = m_rowPos[static_cast<size_t>(t)];
-            f32ToF16Row(kt, m_cache.k(il, seq, pos), KV);
-            f32ToF16Row(m_v.data() + t * VKV, m_cache.v(il, seq, pos), VKV);
+            m_cache.writeK(il, seq, pos, kt);
+            m_cache.writeV(il, seq, pos, m_v.data() + t * VKV);
         });
 
         // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in
-        // tiles, every other row query by query in one dispatch.
+        // tiles, every other row query by query in one dispatch (a Q8_0
+        // cache: every row, as the reference tiles only F16/F32 caches).
         bool online = false;
         for (int si = 0; si < nSpans; ++si) {
             const BatchSpan &sp = spans[si];
             const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
             if (!m_flash)
                 attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
-            else if (sp.n >= kTileQueries)
+            else if (sp.n >= kTileQueries && !m_cache.quantized())
                 attention(il, sp.seq, sp.row0, sp.n, pos0);
             else
                 online = true;
@@ -531,8 +535,8 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
     base.softcap = c.attnSoftcap;
     const auto viewOf = [&](int kvHead) {
         KvView v = base;
-        v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * dk;
-        v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * dv;
+        v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves();
+        v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves();
         return v;
     };
     const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per query, at most
@@ -575,7 +579,8 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
     }, work);
 }
 
-// The rows of the spans shorter than kTileQueries, one query at a time:
+// The rows of the spans shorter than kTileQueries (a Q8_0 cache: all rows,
+// attendOnlineQ8_0), one query at a time:
 // items (row, KV head, chunk of its query heads) over all of them in one
 // dispatch, so a batch of many generating sequences costs one fork/join.
 void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
@@ -592,7 +597,7 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
     int64_t keys = 0;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
-        if (sp.n >= kTileQueries)   // tiled (attention())
+        if (sp.n >= kTileQueries && !m_cache.quantized())   // tiled (attention())
             continue;
         const uint32_t held = m_cache.firstPresent(sp.seq, il);
         for (int t = 0; t < sp.n; ++t) {
@@ -609,6 +614,7 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale();
     base.softcap = c.attnSoftcap;
+    const bool q8 = m_cache.quantized();
     const int chunks = (group + kMaxOnlineHeads - 1) / kMaxOnlineHeads;
     const int64_t items = static_cast<int64_t>(nRows) * c.nHeadKv * chunks;
     const int64_t work = keys * group * c.nHeadKv * (dk + dv) * 2;
@@ -625,15 +631,18 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
             const uint32_t first = std::max(w, m_rowHeld[static_cast<size_t>(r)]);
             KvView v = base;
             v.blocks = m_cache.table(m_rowSeq[static_cast<size_t>(t)], grp);
-            v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * dk;
-            v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * dv;
+            v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves();
+            v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves();
             const float *qp[kMaxOnlineHeads];
             float *op[kMaxOnlineHeads];
             for (int g = 0; g < nh; ++g) {
                 qp[g] = m_q.data() + t * Q + static_cast<int64_t>(head0 + g) * dk;
                 op[g] = m_attn.data() + t * VO + static_cast<int64_t>(head0 + g) * dv;
             }
-            attendOnline(v, first, pos, nh, qp, op, sinks ? sinks + head0 : nullptr);
+            if (q8)
+                attendOnlineQ8_0(v, first, pos, nh, qp, op, sinks ? sinks + head0 : nullptr);
+            else
+                attendOnline(v, first, pos, nh, qp, op, sinks ? sinks + head0 : nullptr);
         }
     }, work);
 }

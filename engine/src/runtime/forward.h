@@ -15,8 +15,8 @@
 //   qkNorm: each head of q and k = rmsnorm(head) * attn_q_norm / attn_k_norm
 //   rope(q), rope(k) with the layer's angles (RopeTables: base, scale, YaRN)
 //   q *= queryScale when queryScaleBeforeAttention
-//   K, V cache [pos] = f16(k), f16(v)
-//   per head: s_j = K_j . f16(q) (softcap), p = softmax(s * scale + causal/window mask
+//   K, V cache [pos] = f16(k), f16(v)   (a Q8_0 cache: Q8_0(k), Q8_0(v))
+//   per head: s_j = K_j . f16(q) (softcap; Q8_0: K_j . Q8_0(q)), p = softmax(s * scale + causal/window mask
 //             [+ the head's sink logit]), o = sum_j p_j V_j
 //   a = o Wo (+bo); (post-norm a); x += a
 //   h = rmsnorm(x) * ffn_norm
@@ -63,7 +63,8 @@ class Forward {
 public:
     // flash: attention as the reference computes it with flash attention
     // (its default; ops/flash_attention.h), else as without (F16
-    // probabilities; ops/attention_kernels.h).
+    // probabilities; ops/attention_kernels.h). A Q8_0 cache needs flash
+    // (an error otherwise).
     static Result<std::unique_ptr<Forward>> create(const model::ModelConfig &config, const model::Weights &weights,
                                                    KvCache &cache, ThreadPool &pool, int maxBatch, bool flash = true);
 

@@ -2,9 +2,11 @@
 
 #include "common/checked.h"
 #include "ops/f16.h"
+#include "ops/flash_attention.h"
 #include "ops/ops.h"
 #include "runtime/rope_tables.h"
 #include "runtime/thread_pool.h"
+#include "quant/quant_traits.h"
 
 #include <algorithm>
 #include <cstring>
@@ -24,9 +26,40 @@ uint32_t blocksFor(uint64_t positions)
 
 } // namespace
 
-KvCache::KvCache(const model::ModelConfig &config, uint32_t contextSize)
-    : m_config(config), m_contextSize(contextSize), m_kRow(config.nEmbdKv()), m_vRow(config.nEmbdVKv())
+KvCache::KvCache(const model::ModelConfig &config, uint32_t contextSize, GgmlType type)
+    : m_config(config), m_contextSize(contextSize), m_type(type)
 {
+    const bool q8 = type == GgmlType::GGML_TYPE_Q8_0;
+    m_kHead = q8 ? q8_0RowHalves(config.headDimK) : config.headDimK;
+    m_vHead = q8 ? q8_0RowHalves(config.headDimV) : config.headDimV;
+    m_kRow = m_kHead * config.nHeadKv;
+    m_vRow = m_vHead * config.nHeadKv;
+}
+
+void KvCache::toCells(const float *src, uint16_t *dst, size_t n) const
+{
+    if (m_type == GgmlType::GGML_TYPE_Q8_0)
+        quant::typeTraits(GgmlType::GGML_TYPE_Q8_0)->quantizeActivation(src, dst, static_cast<int64_t>(n));
+    else
+        f32ToF16Row(src, dst, static_cast<int64_t>(n));
+}
+
+void KvCache::fromCells(const uint16_t *src, float *dst, size_t n) const
+{
+    if (m_type == GgmlType::GGML_TYPE_Q8_0)
+        quant::typeTraits(GgmlType::GGML_TYPE_Q8_0)->dequantize(src, dst, static_cast<int64_t>(n));
+    else
+        f16ToF32Row(src, dst, static_cast<int64_t>(n));
+}
+
+void KvCache::writeK(uint32_t layer, uint32_t seq, uint32_t pos, const float *row)
+{
+    toCells(row, k(layer, seq, pos), m_config.nEmbdKv());
+}
+
+void KvCache::writeV(uint32_t layer, uint32_t seq, uint32_t pos, const float *row)
+{
+    toCells(row, v(layer, seq, pos), m_config.nEmbdVKv());
 }
 
 uint64_t KvCache::bytes() const
@@ -39,13 +72,20 @@ uint64_t KvCache::bytes() const
 }
 
 Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &config, uint32_t contextSize,
-                                                 uint32_t maxBatch, uint32_t sequences, uint32_t fullBlocks)
+                                                 uint32_t maxBatch, uint32_t sequences, uint32_t fullBlocks,
+                                                 GgmlType type)
 {
+    if (type != GgmlType::GGML_TYPE_F16 && type != GgmlType::GGML_TYPE_Q8_0)
+        return Status::error("KV cache: only F16 and Q8_0 cells are supported");
+    if (type == GgmlType::GGML_TYPE_Q8_0 && (config.headDimK % 32 != 0 || config.headDimV % 32 != 0))
+        return Status::error("KV cache: a Q8_0 cache needs head sizes that are multiples of 32 (this model's are " +
+                             std::to_string(config.headDimK) + " for keys and " + std::to_string(config.headDimV) +
+                             " for values); use the F16 cache");
     if (contextSize == 0)
         return Status::error("KV cache: the context size must be at least 1");
     if (sequences == 0)
         return Status::error("KV cache: at least one sequence");
-    std::unique_ptr<KvCache> cache(new (std::nothrow) KvCache(config, contextSize));
+    std::unique_ptr<KvCache> cache(new (std::nothrow) KvCache(config, contextSize, type));
     if (!cache)
         return Status::error("KV cache: out of memory");
     KvCache &c = *cache;
@@ -261,10 +301,10 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
     for (int kind = 0; kind < rope.kindCount(); ++kind)
         rope.fill(-static_cast<float>(d), kind, cs.data() + static_cast<size_t>(kind) * c.nRot, false);
     const auto rerope = [&](uint32_t layer, uint16_t *kp, std::vector<float> &row) {
-        f16ToF32Row(kp, row.data(), static_cast<int64_t>(m_kRow));
+        fromCells(kp, row.data(), c.nEmbdKv());
         ropeApply(row.data(), static_cast<int>(c.nHeadKv), static_cast<int>(c.headDimK), static_cast<int>(c.nRot),
                   c.ropeType, cs.data() + static_cast<size_t>(rope.kindOf(layer)) * c.nRot);
-        f32ToF16Row(row.data(), kp, static_cast<int64_t>(m_kRow));
+        toCells(row.data(), kp, c.nEmbdKv());
     };
 
     // Full-attention layers: every position after `end` moves down by d
@@ -272,7 +312,7 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
     pool.run([&](int ith, int nth) {
         int64_t l0, l1;
         ThreadPool::split(c.nLayer, ith, nth, &l0, &l1);
-        std::vector<float> row(m_kRow);
+        std::vector<float> row(c.nEmbdKv());
         for (int64_t l = l0; l < l1; ++l) {
             const uint32_t layer = static_cast<uint32_t>(l);
             if (m_layerGroup[layer] != 0)
@@ -331,7 +371,7 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
                 b = m_pools[1]->allocate();   // no more blocks than were released: never fails
         }
         o = 0;
-        std::vector<float> row(m_kRow);
+        std::vector<float> row(c.nEmbdKv());
         for (uint32_t layer = 0; layer < c.nLayer; ++layer) {
             if (m_layerGroup[layer] != 1)
                 continue;

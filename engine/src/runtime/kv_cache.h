@@ -1,5 +1,6 @@
-// KvCache: the keys and values of every layer, F16, in cells addressed
-// through per-sequence block tables (paged: see kv_blocks.h). Allocated once.
+// KvCache: the keys and values of every layer, F16 or Q8_0 (the cell type,
+// chosen at creation), in cells addressed through per-sequence block tables
+// (paged: see kv_blocks.h). Allocated once.
 //
 // Layer groups: the full-attention layers share one block pool (group 0),
 // the sliding-window layers another (group 1), because a sliding layer keeps
@@ -8,8 +9,12 @@
 // chunk per sequence (ModelInfo::kSlidingCacheSlack), however long the
 // context.
 //
-// Layout per layer: K cells [cells of its group][nEmbdKv] halves and V
-// [cells][nEmbdVKv]; position j of sequence s is cell
+// Layout per layer: K cells [cells of its group][kStride()] halves and V
+// [cells][vStride()]: for F16 nEmbdKv and nEmbdVKv halves, for Q8_0 the
+// same rows as quant::BlockQ8_0 blocks of 32 elements (17 halves per 32;
+// head sizes must be multiples of 32, so a block never spans two heads;
+// kvHead h starts kHeadHalves() * h halves into a row). Writers quantize
+// with writeK/writeV. Position j of sequence s is cell
 // table(s, group)[j / 16] * 16 + j % 16.
 //
 // Use: reserve(s, end) before a forward pass writes positions
@@ -23,9 +28,11 @@
 // Context shift: removeAndShift(s, begin, end) drops positions [begin, end),
 // moves the later ones down by end - begin and re-rotates their keys (RoPE of
 // a key depends only on its position), so the cache equals one computed at
-// the new positions up to F16 rounding.
+// the new positions up to F16 rounding (Q8_0: each moved key is
+// dequantized, rotated and quantized again, as the reference does).
 #pragma once
 
+#include "common/ggml_types.h"
 #include "model/model_config.h"
 #include "runtime/kv_blocks.h"
 #include "burrow/status.h"
@@ -45,8 +52,11 @@ public:
     // every sequence's whole context (fullBlocks > 0 sets fewer, for a shared
     // pool); sliding blocks: window + chunk per sequence. Fails with a message
     // when the cache would not fit in memory.
+    // type: GGML_TYPE_F16 or GGML_TYPE_Q8_0 (else an error; Q8_0 also when a
+    // head size is not a multiple of 32).
     static Result<std::unique_ptr<KvCache>> create(const model::ModelConfig &config, uint32_t contextSize,
-                                                   uint32_t maxBatch, uint32_t sequences = 1, uint32_t fullBlocks = 0);
+                                                   uint32_t maxBatch, uint32_t sequences = 1, uint32_t fullBlocks = 0,
+                                                   GgmlType type = GgmlType::GGML_TYPE_F16);
 
     uint32_t capacity() const { return m_contextSize; }   // positions per sequence
     uint32_t sequenceCount() const { return static_cast<uint32_t>(m_seqs.size()); }
@@ -60,6 +70,17 @@ public:
     const uint16_t *vCells(uint32_t layer) const { return m_v[layer].get(); }
     size_t kStride() const { return m_kRow; }
     size_t vStride() const { return m_vRow; }
+    GgmlType type() const { return m_type; }
+    bool quantized() const { return m_type == GgmlType::GGML_TYPE_Q8_0; }
+    // Halves of one KV head in a K / V row (headDimK / headDimV for F16).
+    size_t kHeadHalves() const { return m_kHead; }
+    size_t vHeadHalves() const { return m_vHead; }
+    // Bytes of K plus V of one position in one full-attention layer.
+    size_t rowBytes() const { return (m_kRow + m_vRow) * sizeof(uint16_t); }
+    // Store a key / value row (nEmbdKv / nEmbdVKv floats) at position pos
+    // of seq, converted to the cell type.
+    void writeK(uint32_t layer, uint32_t seq, uint32_t pos, const float *row);
+    void writeV(uint32_t layer, uint32_t seq, uint32_t pos, const float *row);
     BlockPool &pool(int group) { return *m_pools[static_cast<size_t>(group)]; }
     const BlockPool &pool(int group) const { return *m_pools[static_cast<size_t>(group)]; }
     bool hasSlidingGroup() const { return m_pools.size() > 1; }
@@ -117,7 +138,9 @@ public:
     std::string checkInvariants() const;
 
 private:
-    KvCache(const model::ModelConfig &config, uint32_t contextSize);
+    KvCache(const model::ModelConfig &config, uint32_t contextSize, GgmlType type);
+    void toCells(const float *src, uint16_t *dst, size_t n) const;     // n elements
+    void fromCells(const uint16_t *src, float *dst, size_t n) const;
     // The first position a sliding layer still needs when the next position is `end`.
     uint32_t slidingFloor(uint32_t end) const;
 
@@ -129,7 +152,9 @@ private:
 
     model::ModelConfig m_config;
     uint32_t m_contextSize = 0;
-    size_t m_kRow = 0, m_vRow = 0;
+    GgmlType m_type = GgmlType::GGML_TYPE_F16;
+    size_t m_kRow = 0, m_vRow = 0;     // halves per cell
+    size_t m_kHead = 0, m_vHead = 0;   // halves per KV head
     std::vector<int> m_layerGroup;                  // per layer
     std::vector<uint32_t> m_groupCells;             // cells per group
     std::vector<std::unique_ptr<BlockPool>> m_pools;

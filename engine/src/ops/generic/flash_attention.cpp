@@ -4,6 +4,8 @@
 #include "ops/flash_attention.h"
 #include "ops/f16.h"
 #include "ops/generic/generic_kernels.h"
+#include "quant/quant_blocks.h"
+#include "quant/quant_traits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,6 +82,73 @@ void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, c
         const float inv = S[g] == 0.0f ? 0.0f : 1.0f / S[g];
         for (int d = 0; d < dv; ++d)
             o[d] *= inv;
+    }
+}
+
+Q8_0Ops q8_0Ops()
+{
+    const quant::TypeTraits &t = *quant::typeTraits(GgmlType::GGML_TYPE_Q8_0);
+    return {t.quantizeActivation, t.vecDotMulti};
+}
+
+void attendOnlineQ8_0(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                      float *const *out, const float *sinks)
+{
+    const int dk = kv.dk, dv = kv.dv;
+    const Q8_0Ops q8 = q8_0Ops();
+    const size_t qRow = q8_0RowHalves(static_cast<size_t>(dk));   // halves per quantized query
+    uint16_t qq[kMaxOnlineHeads * q8_0RowHalves(kMaxFlashHeadDim)];
+    float acc[kMaxOnlineHeads][kMaxFlashHeadDim];
+    float M[kMaxOnlineHeads], S[kMaxOnlineHeads], dots[kMaxOnlineHeads];
+    for (int g = 0; g < nHeads; ++g) {
+        q8.quantize(q[g], qq + static_cast<size_t>(g) * qRow, dk);
+        std::fill(acc[g], acc[g] + dv, 0.0f);
+        M[g] = -INFINITY;
+        S[g] = 0.0f;
+    }
+    float vf[kMaxFlashHeadDim];
+    for (uint32_t j = first; j <= last; ++j) {
+        const size_t cell = kvCell(kv.blocks, j);
+        const uint16_t *kj = kv.k + cell * kv.kStride;
+        const auto *vj = reinterpret_cast<const quant::BlockQ8_0 *>(kv.v + cell * kv.vStride);
+        q8.dotMulti(dk, dots, kj, qq, qRow * sizeof(uint16_t), nHeads);
+        for (int b = 0; b < dv / 32; ++b) {
+            const float d = f16ToF32(vj[b].d);
+            for (int i = 0; i < 32; ++i)
+                vf[b * 32 + i] = static_cast<float>(vj[b].qs[i]) * d;
+        }
+        for (int g = 0; g < nHeads; ++g) {
+            const float s = scoreOf(kv, dots[g]);
+            float ms = 1.0f, vs = 1.0f;
+            if (s > M[g]) {
+                ms = std::exp(M[g] - s);
+                M[g] = s;
+                for (int d = 0; d < dv; ++d)
+                    acc[g][d] *= ms;
+            } else {
+                vs = std::exp(s - M[g]);
+            }
+            for (int d = 0; d < dv; ++d)
+                acc[g][d] = std::fma(vf[d], vs, acc[g][d]);
+            S[g] = S[g] * ms + vs;
+        }
+    }
+    for (int g = 0; g < nHeads; ++g) {
+        float *o = out[g];
+        const float sink = sinks ? sinks[g] : kNoSink;
+        if (sink > -INFINITY) {
+            if (sink > M[g]) {
+                const float ms = std::exp(M[g] - sink);
+                for (int d = 0; d < dv; ++d)
+                    acc[g][d] *= ms;
+                S[g] = S[g] * ms + 1.0f;
+            } else {
+                S[g] += std::exp(sink - M[g]);
+            }
+        }
+        const float inv = S[g] == 0.0f ? 0.0f : 1.0f / S[g];
+        for (int d = 0; d < dv; ++d)
+            o[d] = acc[g][d] * inv;
     }
 }
 

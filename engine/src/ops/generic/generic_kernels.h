@@ -38,5 +38,16 @@ void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, floa
 void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                   float *const *out, const float *sinks);
 void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
+void attendOnlineQ8_0(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
+                      float *const *out, const float *sinks);
+// The trait table's Q8_0 activation quantizer and Q8_0 x Q8_0 multi-column
+// dot product on the active CPU path (quant_traits.h), for the Q8_0
+// attention kernels (the SIMD files take them from here rather than
+// including the trait table's header).
+struct Q8_0Ops {
+    void (*quantize)(const float *src, void *dst, int64_t n);
+    void (*dotMulti)(int64_t n, float *out, const void *x, const void *y, size_t yStride, int ny);
+};
+Q8_0Ops q8_0Ops();
 
 } // namespace burrow::ops::generic
