@@ -114,6 +114,8 @@ int benchParallel(const std::shared_ptr<Model> &model, const std::string &path, 
     SchedulerOptions so;
     so.parallel = static_cast<int32_t>(maxP);
     so.threads = o.threads;
+    so.flashAttention = o.flashAttention;
+    so.kvCacheType = o.kvCacheType;
     so.contextSize = static_cast<uint32_t>(std::max(o.longPrompt + o.nGen + 64, 32 + o.nGen + 16));
     so.batchTokens = std::max<int32_t>(512, so.parallel);
     auto scheduler = Scheduler::create(model, so);

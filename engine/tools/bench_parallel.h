@@ -21,6 +21,8 @@ struct ParallelBenchOptions {
     int nGen = 128;
     int longPrompt = 2000;        // 0: skip the arrival test
     bool json = false;
+    bool flashAttention = true;
+    KvCacheType kvCacheType = KvCacheType::KV_CACHE_F16;
 };
 
 int benchParallel(const std::shared_ptr<Model> &model, const std::string &path, const ParallelBenchOptions &o);

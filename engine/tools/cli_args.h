@@ -77,8 +77,55 @@ struct GenerationOptions {
     long ctx = 4096;
     long seed = -1;       // -1: random
     bool flashAttention = true;   // -fa on|off
+    std::string cacheTypeK = "f16", cacheTypeV = "f16";   // -ctk, -ctv
+    burrow::KvCacheType kvCacheType = burrow::KvCacheType::KV_CACHE_F16;   // set by checkGenerationOptions
     burrow::SamplingParams sampling;
 };
+
+// -ctk / --cache-type-k and -ctv / --cache-type-v (the reference's names):
+// true when `a` is one of them and its value was read into *k or *v.
+inline bool isCacheTypeOption(const std::string &a)
+{
+    return a == "-ctk" || a == "--cache-type-k" || a == "-ctv" || a == "--cache-type-v";
+}
+inline bool readCacheTypeOption(ArgReader &args, std::string *k, std::string *v)
+{
+    const std::string a = args.option();
+    return args.value(a == "-ctk" || a == "--cache-type-k" ? k : v);
+}
+
+// The KV cache type for -ctk K -ctv V: f16 or q8_0 (case-insensitive), both
+// the same (Burrow stores keys and values alike); false with a message.
+inline bool parseKvCacheTypes(const char *command, std::string k, std::string v, burrow::KvCacheType *out)
+{
+    for (std::string *s : {&k, &v})
+        for (char &c : *s)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (k != v) {
+        std::fprintf(stderr,
+                     "burrow-cli %s: -ctk %s and -ctv %s differ; Burrow stores keys and values alike "
+                     "(use the same type for both)\n",
+                     command, k.c_str(), v.c_str());
+        return false;
+    }
+    if (k == "f16") {
+        *out = burrow::KvCacheType::KV_CACHE_F16;
+        return true;
+    }
+    if (k == "q8_0") {
+        *out = burrow::KvCacheType::KV_CACHE_Q8_0;
+        return true;
+    }
+    std::fprintf(stderr, "burrow-cli %s: KV cache type '%s' is not supported (expected f16 or q8_0)\n", command,
+                 k.c_str());
+    return false;
+}
+
+// The help lines of -ctk / -ctv (commands that take them print these).
+inline constexpr const char *kCacheTypeHelp =
+    "  -ctk, --cache-type-k T  KV cache type: f16 (default) or q8_0 (half the memory;\n"
+    "                          needs -fa on; -ctv must be the same)\n"
+    "  -ctv, --cache-type-v T  the same for values\n";
 
 // "on" / "off" (also 1/0, true/false) for -fa; false when neither.
 inline bool parseOnOff(const std::string &v, bool *out)
@@ -120,6 +167,8 @@ inline int readGenerationOption(ArgReader &args, GenerationOptions *g)
         ok = args.integer(&g->threads);
     else if (a == "-c" || a == "--ctx-size")
         ok = args.integer(&g->ctx);
+    else if (isCacheTypeOption(a))
+        ok = readCacheTypeOption(args, &g->cacheTypeK, &g->cacheTypeV);
     else if (a == "-fa" || a == "--flash-attn") {
         std::string v;
         ok = args.value(&v) && parseOnOff(v, &g->flashAttention);
@@ -140,7 +189,7 @@ inline bool checkGenerationOptions(const char *command, GenerationOptions *g)
     }
     if (g->seed >= 0)
         g->sampling.seed = static_cast<uint32_t>(g->seed);
-    return true;
+    return parseKvCacheTypes(command, g->cacheTypeK, g->cacheTypeV, &g->kvCacheType);
 }
 
 // Loads `path` and creates a session with the options' context and threads;
@@ -157,11 +206,18 @@ inline bool openModelSession(const char *command, const std::string &path, const
     options.contextSize = static_cast<uint32_t>(g.ctx);
     options.threads = static_cast<int32_t>(g.threads);
     options.flashAttention = g.flashAttention;
+    options.kvCacheType = g.kvCacheType;
     auto created = burrow::Session::create(loaded.value(), options);
     if (!created) {
         std::fprintf(stderr, "burrow-cli %s: %s\n", command, created.message().c_str());
         return false;
     }
+    // What was allocated (full-attention layers for the whole context,
+    // sliding layers for their window).
+    const uint64_t kvBytes = loaded.value()->info().kvCacheBytes(created.value()->contextSize(), g.kvCacheType);
+    std::fprintf(stderr, "burrow-cli %s: KV cache %s, %.1f MiB for %u positions\n", command,
+                 burrow::kvCacheTypeName(g.kvCacheType), static_cast<double>(kvBytes) / (1 << 20),
+                 created.value()->contextSize());
     *model = std::move(loaded.value());
     *session = std::move(created.value());
     return true;

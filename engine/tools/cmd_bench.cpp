@@ -6,6 +6,11 @@
 //          of up to 512 tokens, logits for the last one), tokens/s = P / time.
 //   tg<N>: from an empty cache, N single-token forward passes, each fed the
 //          argmax of the previous logits (greedy, no stop), tokens/s = N / time.
+//   -d D:  both from a cache already holding D tokens (evaluated untimed
+//          before each run; llama-bench's "@ d<D>"), so attention reads D
+//          more keys per token.
+// The KV cache is F16 unless -ctk/-ctv q8_0; the table shows its type and
+// the bytes allocated for the session's context (the longest test).
 // Each test runs once untimed (warm-up), then -r times; the table shows the
 // mean and the sample standard deviation of the per-repetition tokens/s.
 // Token ids: BOS then fixed pseudo-random ids (seed 42), so runs are
@@ -19,6 +24,7 @@
 // it when the output is tied to it) / bandwidth, and tg as a fraction of it;
 // that bandwidth is measured on a buffer of exactly those bytes, right after
 // the model's tests (on a shared machine it moves from minute to minute).
+#include "cli_args.h"
 #include "cli_command.h"
 
 #include "burrow/engine.h"
@@ -54,8 +60,9 @@ using Clock = std::chrono::steady_clock;
 void printHelp(FILE *out)
 {
     std::fprintf(out,
-                 "usage: burrow-cli bench -m MODEL [-m MODEL ...] [-p 512] [-n 128] [-t THREADS] [-r 5]\n"
-                 "                        [--json] [--memory [--memory-size MiB]]\n\n"
+                 "usage: burrow-cli bench -m MODEL [-m MODEL ...] [-p 512] [-n 128] [-d 0] [-t THREADS] [-r 5]\n"
+                 "                        [-ctk f16|q8_0 -ctv f16|q8_0] [-fa on|off] [--json]\n"
+                 "                        [--memory [--memory-size MiB]]\n\n"
                  "Measures prompt processing (pp: P tokens from an empty cache in one call) and\n"
                  "generation (tg: N tokens one by one, greedy) in tokens per second, mean and\n"
                  "standard deviation over the repetitions, like llama-bench.\n\n"
@@ -63,7 +70,10 @@ void printHelp(FILE *out)
                  "  -m, --model MODEL       a .gguf file (repeatable)\n"
                  "  -p, --n-prompt LIST     prompt lengths, comma-separated; 0 skips (default 512)\n"
                  "  -n, --n-gen LIST        generated tokens, comma-separated; 0 skips (default 128)\n"
+                 "  -d, --n-depth D         tokens already in the KV cache when a test starts (default 0)\n"
                  "  -t, --threads LIST      thread counts, comma-separated (default: physical cores)\n"
+                 "%s"
+                 "  -fa, --flash-attn on|off  attention as the reference with or without flash attention\n"
                  "  -r, --repetitions N     timed runs per test after one warm-up (default 5)\n"
                  "  --json                  a JSON array, one object per test (see docs/cli.md)\n"
                  "  --memory                also measure streaming read bandwidth (alone without -m)\n"
@@ -73,7 +83,8 @@ void printHelp(FILE *out)
                  "                          tokens arrives while one stream generates\n"
                  "  --arriving N            that prompt's length (default 2000; 0 skips)\n"
                  "  -h, --help              show this help\n\n"
-                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
+                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n",
+                 burrow::cli::kCacheTypeHelp);
 }
 
 bool parseList(const std::string &s, long minValue, std::vector<long> *out)
@@ -302,10 +313,14 @@ struct TestResult {
     int threads = 0;
     int nPrompt = 0;
     int nGen = 0;
+    int depth = 0;
+    burrow::KvCacheType kvType = burrow::KvCacheType::KV_CACHE_F16;
+    uint64_t kvBytes = 0;          // the session's KV cache
     std::vector<double> seconds;   // per repetition
     std::string name() const
     {
-        return nPrompt > 0 ? "pp" + std::to_string(nPrompt) : "tg" + std::to_string(nGen);
+        return (nPrompt > 0 ? "pp" + std::to_string(nPrompt) : "tg" + std::to_string(nGen)) +
+               (depth > 0 ? " @ d" + std::to_string(depth) : "");
     }
     std::vector<double> tokensPerSecond() const
     {
@@ -331,20 +346,30 @@ std::vector<burrow::Token> promptTokens(const burrow::Model &model, int n)
     return tokens;
 }
 
-burrow::Status runPrompt(burrow::Session &session, const std::vector<burrow::Token> &tokens, double *seconds)
+// depth: tokens evaluated first, untimed (the timed call reuses them as its prefix).
+burrow::Status runPrompt(burrow::Session &session, const std::vector<burrow::Token> &depth,
+                         const std::vector<burrow::Token> &tokens, double *seconds)
 {
     session.reset();
+    std::vector<burrow::Token> all = depth;
+    if (!depth.empty())
+        if (burrow::Status s = session.evaluate(depth, nullptr); !s)
+            return s;
+    all.insert(all.end(), tokens.begin(), tokens.end());
     const auto t0 = Clock::now();
-    burrow::Status s = session.evaluate(tokens, nullptr);
+    burrow::Status s = session.evaluate(all, nullptr);
     *seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return s;
 }
 
-burrow::Status runGenerate(burrow::Session &session, burrow::Token first, int n, std::vector<burrow::Token> &seq,
-                           std::vector<float> &logits, double *seconds)
+burrow::Status runGenerate(burrow::Session &session, const std::vector<burrow::Token> &depth, burrow::Token first, int n,
+                           std::vector<burrow::Token> &seq, std::vector<float> &logits, double *seconds)
 {
     session.reset();
-    seq.clear();
+    seq = depth;
+    if (!depth.empty())
+        if (burrow::Status s = session.evaluate(depth, nullptr); !s)
+            return s;
     seq.push_back(first);
     const auto t0 = Clock::now();
     for (int i = 0; i < n; ++i) {
@@ -392,8 +417,9 @@ int runBench(const std::vector<std::string> &args)
 {
     std::vector<std::string> models;
     std::vector<long> prompts = {512}, gens = {128}, threadList, parallelList;
-    long reps = 5, memoryMiB = 1024, arriving = 2000;
-    bool json = false, memory = false;
+    long reps = 5, memoryMiB = 1024, arriving = 2000, depth = 0;
+    bool json = false, memory = false, flash = true;
+    std::string cacheTypeK = "f16", cacheTypeV = "f16";
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
         const auto value = [&](std::string *out) {
@@ -429,6 +455,20 @@ int runBench(const std::vector<std::string> &args)
             if (!list(&gens, 0)) return 2;
         } else if (a == "-t" || a == "--threads") {
             if (!list(&threadList, 1)) return 2;
+        } else if (a == "-d" || a == "--n-depth") {
+            if (!list(&one, 0) || one.size() != 1) return 2;
+            depth = one[0];
+        } else if (burrow::cli::isCacheTypeOption(a)) {
+            std::string v;
+            if (!value(&v)) return 2;
+            (a == "-ctk" || a == "--cache-type-k" ? cacheTypeK : cacheTypeV) = v;
+        } else if (a == "-fa" || a == "--flash-attn") {
+            std::string v;
+            if (!value(&v)) return 2;
+            if (!burrow::cli::parseOnOff(v, &flash)) {
+                std::fprintf(stderr, "burrow-cli bench: %s expects on or off, got '%s'\n", a.c_str(), v.c_str());
+                return 2;
+            }
         } else if (a == "-r" || a == "--repetitions") {
             if (!list(&one, 1) || one.size() != 1) return 2;
             reps = one[0];
@@ -457,6 +497,9 @@ int runBench(const std::vector<std::string> &args)
     }
     if (threadList.empty())
         threadList.push_back(burrow::runtime::ThreadPool::defaultThreadCount());
+    burrow::KvCacheType kvType = burrow::KvCacheType::KV_CACHE_F16;
+    if (!burrow::cli::parseKvCacheTypes("bench", cacheTypeK, cacheTypeV, &kvType))
+        return 2;
 
     const std::string cpu = cpuModelName();
     const char *path = burrow::quant::cpuPathName(burrow::quant::activeCpuPath());
@@ -482,6 +525,8 @@ int runBench(const std::vector<std::string> &args)
             po.nGen = gens.empty() || gens.front() <= 0 ? 128 : static_cast<int>(gens.front());
             po.longPrompt = static_cast<int>(arriving);
             po.json = json;
+            po.flashAttention = flash;
+            po.kvCacheType = kvType;
             if (int rc = burrow::tools::benchParallel(model.value(), path, po); rc != 0)
                 return rc;
         }
@@ -509,6 +554,7 @@ int runBench(const std::vector<std::string> &args)
             maxTokens = std::max(maxTokens, p);
         for (long n : gens)
             maxTokens = std::max(maxTokens, n + 1);
+        maxTokens += depth;
         if (maxTokens > static_cast<long>(m.info().contextLength)) {
             std::fprintf(stderr, "burrow-cli bench: %s: a test needs %ld positions, the model's context is %u\n",
                          path.c_str(), maxTokens, m.info().contextLength);
@@ -518,6 +564,8 @@ int runBench(const std::vector<std::string> &args)
             burrow::SessionOptions so;
             so.contextSize = static_cast<uint32_t>(maxTokens);
             so.threads = static_cast<int32_t>(threads);
+            so.flashAttention = flash;
+            so.kvCacheType = kvType;
             auto session = burrow::Session::create(model.value(), so);
             if (!session) {
                 std::fprintf(stderr, "burrow-cli bench: %s\n", session.message().c_str());
@@ -527,14 +575,19 @@ int runBench(const std::vector<std::string> &args)
             std::vector<burrow::Token> seq;
             seq.reserve(static_cast<size_t>(maxTokens) + 1);
             std::vector<float> logits(m.vocabSize());
+            // Depth tokens: the prompt's ids (BOS first), as llama-bench fills its depth.
+            const std::vector<burrow::Token> depthTokens = depth > 0 ? promptTokens(m, static_cast<int>(depth))
+                                                                     : std::vector<burrow::Token>{};
+            const uint64_t kvBytes = m.info().kvCacheBytes(s.contextSize(), kvType);
             for (long p : prompts) {
                 if (p == 0)
                     continue;
-                TestResult r{path, m.info(), static_cast<int>(threads), static_cast<int>(p), 0, {}};
+                TestResult r{path, m.info(), static_cast<int>(threads), static_cast<int>(p), 0,
+                             static_cast<int>(depth), kvType, kvBytes, {}};
                 const std::vector<burrow::Token> tokens = promptTokens(m, static_cast<int>(p));
                 for (long k = 0; k <= reps; ++k) {
                     double sec = 0;
-                    if (burrow::Status st = runPrompt(s, tokens, &sec); !st) {
+                    if (burrow::Status st = runPrompt(s, depthTokens, tokens, &sec); !st) {
                         std::fprintf(stderr, "burrow-cli bench: %s: %s\n", path.c_str(), st.message().c_str());
                         return 1;
                     }
@@ -546,13 +599,14 @@ int runBench(const std::vector<std::string> &args)
             for (long n : gens) {
                 if (n == 0)
                     continue;
-                TestResult r{path, m.info(), static_cast<int>(threads), 0, static_cast<int>(n), {}};
+                TestResult r{path, m.info(), static_cast<int>(threads), 0, static_cast<int>(n),
+                             static_cast<int>(depth), kvType, kvBytes, {}};
                 const burrow::Token first = promptTokens(m, 1)[0];
                 for (long k = 0; k <= reps; ++k) {
                     double sec = 0;
                     // The warm-up generates one token, as llama-bench's.
                     const int count = k == 0 ? 1 : static_cast<int>(n);
-                    if (burrow::Status st = runGenerate(s, first, count, seq, logits, &sec); !st) {
+                    if (burrow::Status st = runGenerate(s, depthTokens, first, count, seq, logits, &sec); !st) {
                         std::fprintf(stderr, "burrow-cli bench: %s: %s\n", path.c_str(), st.message().c_str());
                         return 1;
                     }
@@ -606,6 +660,10 @@ int runBench(const std::vector<std::string> &args)
                              ", \"cpu_info\": " + jsonString(cpu) + ", \"cpu_path\": " + jsonString(path) +
                              ", \"n_threads\": " + std::to_string(r.threads) +
                              ", \"n_prompt\": " + std::to_string(r.nPrompt) + ", \"n_gen\": " + std::to_string(r.nGen) +
+                             ", \"n_depth\": " + std::to_string(r.depth) +
+                             ", \"type_k\": " + jsonString(burrow::kvCacheTypeName(r.kvType)) +
+                             ", \"type_v\": " + jsonString(burrow::kvCacheTypeName(r.kvType)) +
+                             ", \"kv_cache_bytes\": " + std::to_string(r.kvBytes) +
                              ", \"repetitions\": " + std::to_string(r.seconds.size());
             char buf[160];
             std::snprintf(buf, sizeof buf, ", \"avg_ns\": %.0f, \"stddev_ns\": %.0f, \"avg_ts\": %.3f, \"stddev_ts\": %.3f",
@@ -630,13 +688,14 @@ int runBench(const std::vector<std::string> &args)
         std::printf("\n");
     }
     if (!results.empty()) {
-        std::printf("| model | size | params | type | path | threads | test | t/s |\n");
-        std::printf("| --- | ---: | ---: | --- | --- | ---: | ---: | ---: |\n");
+        std::printf("| model | size | params | type | path | threads | kv | kv size | test | t/s |\n");
+        std::printf("| --- | ---: | ---: | --- | --- | ---: | --- | ---: | ---: | ---: |\n");
         for (const TestResult &r : results) {
             const Stats st = stats(r.tokensPerSecond());
-            std::printf("| %s | %s | %s | %s | %s | %d | %s | %.2f ± %.2f |\n", r.info.name.c_str(),
+            std::printf("| %s | %s | %s | %s | %s | %d | %s | %s | %s | %.2f ± %.2f |\n", r.info.name.c_str(),
                         humanSize(r.info.weightBytes).c_str(), humanParams(r.info.parameterCount).c_str(),
-                        r.info.fileType.c_str(), path, r.threads, r.name().c_str(), st.mean, st.stddev);
+                        r.info.fileType.c_str(), path, r.threads, burrow::kvCacheTypeName(r.kvType),
+                        humanSize(r.kvBytes).c_str(), r.name().c_str(), st.mean, st.stddev);
         }
     }
     if (!modelBandwidths.empty()) {

@@ -58,8 +58,11 @@ void printHelp(FILE *out)
                  "  --seed S                random seed (default: random)\n"
                  "  -t, --threads N         threads (default: all cores)\n"
                  "  -c, --ctx-size N        context size (default 4096, at most the model's)\n"
+                 "  -fa, --flash-attn on|off  attention as the reference with or without flash attention\n"
+                 "%s"
                  "  -h, --help              show this help\n\n"
-                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error, 130 cancelled (Ctrl+C)\n");
+                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error, 130 cancelled (Ctrl+C)\n",
+                 kCacheTypeHelp);
 }
 
 // One message from stdin: a line, continued while it ends with a backslash.

@@ -20,7 +20,7 @@ void printHelp(FILE *out)
 {
     std::fprintf(out,
                  "usage: burrow-cli eval -m MODEL (-p PROMPT | --prompt-tokens IDS) [-n N] [--json]\n"
-                 "                       [-t THREADS] [-c CTX]\n\n"
+                 "                       [-t THREADS] [-c CTX] [-fa on|off] [-ctk T -ctv T]\n\n"
                  "Evaluates PROMPT and prints the logits for the next token; with -n, also the\n"
                  "greedy (argmax) continuation of up to N tokens.\n\n"
                  "options:\n"
@@ -34,8 +34,10 @@ void printHelp(FILE *out)
                  "  -c, --ctx-size N        context size (default 2048, at most the model's)\n"
                  "  -fa, --flash-attn on|off  attention as the reference computes it with or without\n"
                  "                          flash attention (default on, as the reference)\n"
+                 "%s"
                  "  -h, --help              show this help\n\n"
-                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n");
+                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n",
+                 burrow::cli::kCacheTypeHelp);
 }
 
 using burrow::json::jsonString;
@@ -77,7 +79,7 @@ bool parseInt(const std::string &s, long *out)
 
 int runEval(const std::vector<std::string> &args)
 {
-    std::string modelPath, prompt, tokenList;
+    std::string modelPath, prompt, tokenList, cacheTypeK = "f16", cacheTypeV = "f16";
     bool havePrompt = false, json = false, flash = true;
     long n = 0, threads = 0, ctx = 2048;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -123,6 +125,8 @@ int runEval(const std::vector<std::string> &args)
                 std::fprintf(stderr, "burrow-cli eval: %s expects on or off, got '%s'\n", a.c_str(), v.c_str());
                 return 2;
             }
+        } else if (burrow::cli::isCacheTypeOption(a)) {
+            if (!value(a == "-ctk" || a == "--cache-type-k" ? &cacheTypeK : &cacheTypeV)) return 2;
         } else if (a == "--json") {
             json = true;
         } else {
@@ -170,6 +174,8 @@ int runEval(const std::vector<std::string> &args)
     so.contextSize = static_cast<uint32_t>(ctx);
     so.threads = static_cast<int32_t>(threads);
     so.flashAttention = flash;
+    if (!burrow::cli::parseKvCacheTypes("eval", cacheTypeK, cacheTypeV, &so.kvCacheType))
+        return 2;
     auto session = burrow::Session::create(model.value(), so);
     if (!session) {
         std::fprintf(stderr, "burrow-cli eval: %s\n", session.message().c_str());

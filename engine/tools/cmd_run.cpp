@@ -20,7 +20,8 @@ void printHelp(FILE *out)
 {
     std::fprintf(out,
                  "usage: burrow-cli run -m MODEL -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P]\n"
-                 "                      [--min-p P] [--repeat-penalty R] [--seed S] [-t THREADS] [-c CTX]\n\n"
+                 "                      [--min-p P] [--repeat-penalty R] [--seed S] [-t THREADS] [-c CTX]\n"
+                 "                      [-fa on|off] [-ctk f16|q8_0 -ctv f16|q8_0]\n\n"
                  "Generates a continuation of PROMPT and streams it to stdout (the prompt is\n"
                  "printed first). Timings (prompt and generation tokens/s) go to stderr.\n"
                  "Ctrl+C stops the prompt or the reply: \"cancelled\" and the timings so far go\n"
@@ -38,9 +39,12 @@ void printHelp(FILE *out)
                  "  --seed S                random seed (default: random)\n"
                  "  -t, --threads N         threads (default: all cores)\n"
                  "  -c, --ctx-size N        context size (default 4096, at most the model's)\n"
+                 "  -fa, --flash-attn on|off  attention as the reference with or without flash attention\n"
+                 "%s"
                  "  --no-display-prompt     do not print the prompt\n"
                  "  -h, --help              show this help\n\n"
-                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error, 130 cancelled (Ctrl+C)\n");
+                 "exit status: 0 ok, 1 failed (message on stderr), 2 usage error, 130 cancelled (Ctrl+C)\n",
+                 kCacheTypeHelp);
 }
 
 int runRun(const std::vector<std::string> &args)

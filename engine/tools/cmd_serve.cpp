@@ -25,7 +25,8 @@ void printHelp(FILE *out)
     std::fprintf(out,
                  "usage: burrow-cli serve -m MODEL [--host ADDR] [--port N] [--parallel N] [-c CTX] [-t THREADS]\n"
                  "                        [--api-key KEY | --api-key-file FILE] [--cors-origin ORIGIN]...\n"
-                 "                        [--allowed-host NAME]... [--alias NAME] [--max-queued N] [-fa on|off]\n\n"
+                 "                        [--allowed-host NAME]... [--alias NAME] [--max-queued N] [-fa on|off]\n"
+                 "                        [-ctk f16|q8_0 -ctv f16|q8_0]\n\n"
                  "Serves MODEL over an OpenAI-compatible HTTP API (GET /v1/models, POST /v1/chat/completions,\n"
                  "POST /v1/completions, GET /health) until Ctrl+C. Several requests are generated at\n"
                  "once (--parallel); more wait in a queue (--max-queued), and beyond that the server\n"
@@ -39,6 +40,7 @@ void printHelp(FILE *out)
                  "  -c, --ctx-size N        context per request: prompt and reply (default 4096, at most the model's)\n"
                  "  -t, --threads N         threads (default: all cores)\n"
                  "  -fa, --flash-attn on|off  attention as the reference computes it with or without flash attention\n"
+                 "%s"
                  "  --api-key KEY           require \"Authorization: Bearer KEY\" (all endpoints but /health)\n"
                  "  --api-key-file FILE     the same, the key read from FILE's first line (kept out of ps)\n"
                  "  --allow-no-key          listen beyond loopback without a key\n"
@@ -52,7 +54,8 @@ void printHelp(FILE *out)
                  "  --keep-alive SECONDS    \": keep-alive\" on a silent stream after this long (default 5; 0: never)\n"
                  "  --quiet                 no line per request on stderr\n"
                  "  -h, --help              show this help\n\n"
-                 "exit status: 0 stopped by a signal, 1 failed (message on stderr), 2 usage error\n");
+                 "exit status: 0 stopped by a signal, 1 failed (message on stderr), 2 usage error\n",
+                 kCacheTypeHelp);
 }
 
 bool isLoopback(const std::string &host)
@@ -72,7 +75,8 @@ int runServe(const std::vector<std::string> &args)
     while (reader.next()) {
         const std::string &a = reader.option();
         std::string v;
-        if (a == "-t" || a == "--threads" || a == "-c" || a == "--ctx-size" || a == "-fa" || a == "--flash-attn") {
+        if (a == "-t" || a == "--threads" || a == "-c" || a == "--ctx-size" || a == "-fa" || a == "--flash-attn" ||
+            isCacheTypeOption(a)) {
             if (readGenerationOption(reader, &gen) < 0)
                 return 2;
         } else if (a == "-h" || a == "--help") {
@@ -173,6 +177,7 @@ int runServe(const std::vector<std::string> &args)
     so.parallel = static_cast<int32_t>(parallel);
     so.threads = static_cast<int32_t>(gen.threads);
     so.flashAttention = gen.flashAttention;
+    so.kvCacheType = gen.kvCacheType;
     so.maxQueued = static_cast<int32_t>(maxQueued);
     auto scheduler = burrow::Scheduler::create(model.value(), so);
     if (!scheduler) {
@@ -186,8 +191,11 @@ int runServe(const std::vector<std::string> &args)
     }
     std::printf("listening on %s\n", server.value()->url().c_str());
     std::fflush(stdout);
-    std::fprintf(stderr, "burrow-cli serve: model '%s', %u positions per request, %ld at once, %s\n",
-                 server.value()->modelId().c_str(), scheduler.value()->options().contextSize, parallel,
+    const burrow::SchedulerOptions &used = scheduler.value()->options();
+    std::fprintf(stderr,
+                 "burrow-cli serve: model '%s', %u positions per request, %ld at once, KV cache %s %.1f MiB, %s\n",
+                 server.value()->modelId().c_str(), used.contextSize, parallel, burrow::kvCacheTypeName(used.kvCacheType),
+                 static_cast<double>(model.value()->info().kvCacheBytes(used.kvPositions, used.kvCacheType)) / (1 << 20),
                  options.apiKey.empty() ? "no API key" : "API key required");
     int received = 0;
     sigwait(&signals, &received);

@@ -92,11 +92,12 @@ std::shared_ptr<Model> load(const QString &relative)
 }
 
 std::vector<Token> soloTokens(const std::shared_ptr<Model> &model, const std::vector<Token> &prompt, int maxTokens,
-                              uint32_t ctx)
+                              uint32_t ctx, KvCacheType kv = KvCacheType::KV_CACHE_F16)
 {
     SessionOptions so;
     so.contextSize = ctx;
     so.threads = 2;
+    so.kvCacheType = kv;
     auto session = Session::create(model, so);
     if (!session)
         return {};
@@ -157,13 +158,17 @@ void TestScheduler::batchedEqualsAlone_data()
     QTest::addColumn<QString>("model");
     QTest::addColumn<int>("parallel");
     QTest::addColumn<int>("kvPositions");   // 0: enough for all; small: preemption
-    QTest::newRow("llama stories260K x4") << "models/stories260K.gguf" << 4 << 0;
-    QTest::newRow("llama stories260K preempting") << "models/stories260K.gguf" << 4 << 96;
-    QTest::newRow("qwen3 x4") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 0;
-    QTest::newRow("qwen3 preempting") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 96;
-    QTest::newRow("qwen3moe x4") << "models/synthetic-2026/qwen3moe-Q4_K_M.gguf" << 4 << 0;
-    QTest::newRow("gemma3 (sliding) x4") << "models/synthetic-2026/gemma3-Q4_K_M.gguf" << 4 << 0;
-    QTest::newRow("gpt-oss (sinks, MXFP4) x3") << "models/synthetic-2026/gpt-oss-MXFP4.gguf" << 3 << 0;
+    QTest::addColumn<bool>("q8");           // a Q8_0 KV cache (solo runs too)
+    QTest::newRow("llama stories260K x4") << "models/stories260K.gguf" << 4 << 0 << false;
+    QTest::newRow("llama stories260K preempting") << "models/stories260K.gguf" << 4 << 96 << false;
+    QTest::newRow("qwen3 x4") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 0 << false;
+    QTest::newRow("qwen3 preempting") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 96 << false;
+    QTest::newRow("qwen3moe x4") << "models/synthetic-2026/qwen3moe-Q4_K_M.gguf" << 4 << 0 << false;
+    QTest::newRow("gemma3 (sliding) x4") << "models/synthetic-2026/gemma3-Q4_K_M.gguf" << 4 << 0 << false;
+    QTest::newRow("gpt-oss (sinks, MXFP4) x3") << "models/synthetic-2026/gpt-oss-MXFP4.gguf" << 3 << 0 << false;
+    QTest::newRow("qwen3 Q8_0 KV x4") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 0 << true;
+    QTest::newRow("qwen3 Q8_0 KV preempting") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 96 << true;
+    QTest::newRow("gemma3 (sliding) Q8_0 KV x4") << "models/synthetic-2026/gemma3-Q4_K_M.gguf" << 4 << 0 << true;
 }
 
 void TestScheduler::batchedEqualsAlone()
@@ -171,6 +176,8 @@ void TestScheduler::batchedEqualsAlone()
     QFETCH(QString, model);
     QFETCH(int, parallel);
     QFETCH(int, kvPositions);
+    QFETCH(bool, q8);
+    const KvCacheType kv = q8 ? KvCacheType::KV_CACHE_Q8_0 : KvCacheType::KV_CACHE_F16;
     if (!sharedAvailable())
         QSKIP("../shared is absent: the scheduler is checked on its models");
     auto m = load(model);
@@ -182,7 +189,7 @@ void TestScheduler::batchedEqualsAlone()
     std::vector<std::vector<Token>> solo;
     for (const char *p : kPrompts) {
         prompts.push_back(m->tokenize(p, true, false));
-        solo.push_back(soloTokens(m, prompts.back(), kMax, kCtx));
+        solo.push_back(soloTokens(m, prompts.back(), kMax, kCtx, kv));
         QVERIFY2(!solo.back().empty(), "the solo run failed");
     }
     SchedulerOptions o;
@@ -190,6 +197,7 @@ void TestScheduler::batchedEqualsAlone()
     o.parallel = parallel;
     o.threads = 2;
     o.kvPositions = static_cast<uint32_t>(kvPositions);
+    o.kvCacheType = kv;
     o.batchTokens = 64;
     o.prefillTokensWhileGenerating = 8;   // several steps per prompt while others generate
     auto s = Scheduler::create(m, o);
@@ -209,6 +217,7 @@ void TestScheduler::batchedEqualsAlone()
             SessionOptions so;
             so.contextSize = kCtx;
             so.threads = 2;
+            so.kvCacheType = kv;
             auto session = Session::create(m, so);
             QVERIFY(session);
             std::vector<Token> prefix = prompts[i];
@@ -419,6 +428,17 @@ void TestScheduler::badRequests()
     bad = o;
     bad.kvPositions = 16;   // less than one context
     QVERIFY(!Scheduler::create(m, bad));
+    bad = o;
+    bad.kvCacheType = KvCacheType::KV_CACHE_Q8_0;   // a quantized V cache needs flash attention
+    bad.flashAttention = false;
+    auto noFa = Scheduler::create(m, bad);
+    QVERIFY(!noFa);
+    QVERIFY2(noFa.status().message().find("kvCacheType Q8_0 needs flashAttention") != std::string::npos,
+             noFa.status().message().c_str());
+    bad.flashAttention = true;   // stories260K's head size 8 is no multiple of 32
+    auto head = Scheduler::create(m, bad);
+    QVERIFY(!head);
+    QVERIFY2(head.status().message().find("multiples of 32") != std::string::npos, head.status().message().c_str());
 }
 
 QTEST_MAIN(TestScheduler)

@@ -1,0 +1,329 @@
+// The Q8_0 KV cache (SessionOptions/SchedulerOptions::kvCacheType):
+//   - memory: 34 bytes per 32 elements, 17/32 of the F16 cache, and
+//     ModelInfo::kvCacheBytes(n, Q8_0) says what is allocated;
+//   - rows written are quantized (each element within half a code step of
+//     its float), block accounting holds as for F16;
+//   - the errors: a Q8_0 cache without flash attention, head sizes that are
+//     no multiple of 32;
+//   - context shift re-rotates Q8_0 keys (dequantize, rotate, quantize) close
+//     to a recompute at the new positions;
+//   - logits with a Q8_0 cache against the F16 cache on generated and
+//     ../shared models: the same argmax, a normalized RMS error within
+//     kLogitsTolerance, greedy continuations mostly equal.
+#include "burrow/engine.h"
+#include "api/model_impl.h"
+#include "api/session_impl.h"
+#include "ops/f16.h"
+#include "quant/quant_traits.h"
+#include "runtime/kv_cache.h"
+#include "test_support.h"
+#include "tiny_model.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace burrow;
+
+namespace {
+
+double nrmse(const std::vector<float> &a, const std::vector<float> &ref)
+{
+    double mean = 0;
+    for (float v : ref)
+        mean += v;
+    mean /= double(ref.size());
+    double var = 0, err = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+        var += (ref[i] - mean) * (ref[i] - mean);
+        err += double(a[i] - ref[i]) * double(a[i] - ref[i]);
+    }
+    return std::sqrt(err / var);
+}
+
+size_t argmax(const std::vector<float> &v)
+{
+    return size_t(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+SamplingParams greedy()
+{
+    SamplingParams p;
+    p.temperature = 0.0f;
+    return p;
+}
+
+std::vector<Token> promptFor(const Model &m, size_t n)
+{
+    std::vector<Token> p{1};
+    for (size_t i = 1; i < n; ++i)
+        p.push_back(Token(3 + (i * 7) % (m.vocabSize() - 3)));
+    return p;
+}
+
+// Logits with a Q8_0 cache against F16: the quantization error of keys and
+// values (about 0.6% RMS per element) reaches the logits damped; the same
+// bound the project holds quantized weight files to against the reference
+// (../shared/README.md).
+constexpr double kLogitsTolerance = 0.03;
+
+} // namespace
+
+class TestKvCacheQ8 : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    // A generated model with head size 32 (nEmbd 128, 4 heads, 2 KV heads).
+    std::shared_ptr<Model> tiny(uint32_t layers, const QString &name)
+    {
+        test::TinySpec spec;
+        spec.nEmbd = 128;
+        spec.nFf = 256;
+        spec.nLayer = layers;
+        spec.nCtx = 256;
+        const auto bytes = test::buildTinyModel(spec);
+        const QString path = m_dir.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            return nullptr;
+        f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        f.close();
+        auto m = Model::load(path.toStdString());
+        if (!m)
+            qWarning("%s", m.message().c_str());
+        return m ? m.value() : nullptr;
+    }
+
+    static std::unique_ptr<Session> session(const std::shared_ptr<Model> &m, uint32_t ctx, KvCacheType kv)
+    {
+        SessionOptions o;
+        o.contextSize = ctx;
+        o.threads = 2;
+        o.kvCacheType = kv;
+        auto s = Session::create(m, o);
+        if (!s)
+            qWarning("%s", s.message().c_str());
+        return s ? std::move(s.value()) : nullptr;
+    }
+
+private slots:
+    void memoryIsSeventeenThirtySeconds()
+    {
+        auto m = tiny(2, QStringLiteral("mem.gguf"));
+        QVERIFY(m);
+        const model::ModelConfig &c = std::dynamic_pointer_cast<api::ModelImpl>(m)->config();
+        QCOMPARE(c.headDimK, 32u);
+        auto f16 = runtime::KvCache::create(c, 256, 64, 1, 0, GgmlType::GGML_TYPE_F16);
+        auto q8 = runtime::KvCache::create(c, 256, 64, 1, 0, GgmlType::GGML_TYPE_Q8_0);
+        QVERIFY(f16 && q8);
+        QCOMPARE(q8.value()->bytes() * 32, f16.value()->bytes() * 17);
+        QCOMPARE(q8.value()->kStride(), size_t(c.nEmbdKv()) / 32 * 17);
+        QCOMPARE(m->info().kvCacheBytes(256, KvCacheType::KV_CACHE_F16), f16.value()->bytes());
+        QCOMPARE(m->info().kvCacheBytes(256, KvCacheType::KV_CACHE_Q8_0), q8.value()->bytes());
+        QCOMPARE(m->info().kvCacheBytes(256), m->info().kvCacheBytes(256, KvCacheType::KV_CACHE_F16));
+        // Saturates like the F16 form.
+        ModelInfo huge;
+        huge.kvBytesPerToken = UINT64_MAX / 2;
+        QCOMPARE(huge.kvCacheBytes(4, KvCacheType::KV_CACHE_Q8_0), UINT64_MAX);
+    }
+
+    void rowsAreQuantized()
+    {
+        auto m = tiny(1, QStringLiteral("rows.gguf"));
+        QVERIFY(m);
+        const model::ModelConfig &c = std::dynamic_pointer_cast<api::ModelImpl>(m)->config();
+        auto made = runtime::KvCache::create(c, 64, 16, 2, 0, GgmlType::GGML_TYPE_Q8_0);
+        QVERIFY(made);
+        runtime::KvCache &kv = *made.value();
+        QVERIFY(kv.quantized());
+        std::mt19937 rng(3);
+        std::normal_distribution<float> nd(0.0f, 2.0f);
+        std::vector<float> row(c.nEmbdKv()), back(c.nEmbdKv());
+        for (float &x : row)
+            x = nd(rng);
+        QVERIFY(kv.reserve(1, 20));
+        kv.writeK(0, 1, 19, row.data());
+        kv.writeV(0, 1, 19, row.data());
+        kv.commit(1, 20);
+        QCOMPARE(kv.checkInvariants(), std::string());
+        const quant::TypeTraits &t = *quant::typeTraits(GgmlType::GGML_TYPE_Q8_0);
+        for (const uint16_t *cells : {kv.k(0, 1, 19), kv.v(0, 1, 19)}) {
+            t.dequantize(cells, back.data(), int64_t(back.size()));
+            for (size_t b = 0; b < row.size(); b += 32) {
+                float amax = 0;
+                for (size_t i = b; i < b + 32; ++i)
+                    amax = std::max(amax, std::fabs(row[i]));
+                for (size_t i = b; i < b + 32; ++i)   // half a step of amax / 127, plus the F16 scale's rounding
+                    QVERIFY2(std::fabs(back[i] - row[i]) <= amax / 127.0f * 0.5f + amax * 1e-3f,
+                             qPrintable(QString("element %1: %2 for %3").arg(i).arg(back[i]).arg(row[i])));
+            }
+        }
+        // Block accounting is the F16 cache's: truncate, prefix sharing.
+        const std::vector<int32_t> tokens(64, 5);
+        kv.truncate(1, 3);
+        QCOMPARE(kv.checkInvariants(), std::string());
+        QVERIFY(kv.reserve(0, 40));
+        kv.commit(0, 40);
+        kv.publish(0, tokens.data());
+        kv.clear(1);
+        QCOMPARE(kv.adoptPrefix(1, tokens.data(), 40), 32u);
+        QCOMPARE(kv.checkInvariants(), std::string());
+        kv.clear(0);
+        kv.clear(1);
+        QCOMPARE(kv.checkInvariants(), std::string());
+    }
+
+    void errors()
+    {
+        auto m = tiny(1, QStringLiteral("err.gguf"));
+        QVERIFY(m);
+        SessionOptions o;
+        o.contextSize = 64;
+        o.kvCacheType = KvCacheType::KV_CACHE_Q8_0;
+        o.flashAttention = false;
+        auto noFa = Session::create(m, o);
+        QVERIFY(!noFa);
+        QVERIFY2(noFa.message().find("kvCacheType Q8_0 needs flashAttention") != std::string::npos, noFa.message().c_str());
+        o.flashAttention = true;
+        QVERIFY(Session::create(m, o));
+
+        // Head size 8 (nEmbd 32, 4 heads): no multiple of Q8_0's 32.
+        test::TinySpec spec;
+        const auto bytes = test::buildTinyModel(spec);
+        const QString path = m_dir.filePath(QStringLiteral("head8.gguf"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size()));
+        f.close();
+        auto small = Model::load(path.toStdString());
+        QVERIFY(small);
+        auto head = Session::create(small.value(), o);
+        QVERIFY(!head);
+        QVERIFY2(head.message().find("multiples of 32") != std::string::npos, head.message().c_str());
+        o.kvCacheType = KvCacheType::KV_CACHE_F16;
+        QVERIFY(Session::create(small.value(), o));
+    }
+
+    void contextShiftRequantizes()
+    {
+        auto m = tiny(1, QStringLiteral("shift.gguf"));
+        QVERIFY(m);
+        const auto prompt = promptFor(*m, 41);
+        auto s = session(m, 48, KvCacheType::KV_CACHE_Q8_0);
+        QVERIFY(s);
+        QVERIFY(s->evaluate(prompt, nullptr));
+        auto *impl = dynamic_cast<api::SessionImpl *>(s.get());
+        QVERIFY(impl->shiftContext(4));
+        std::vector<Token> kept(prompt.begin(), prompt.begin() + 4);
+        kept.insert(kept.end(), prompt.begin() + 22, prompt.end());
+        QCOMPARE(s->cachedTokens(), kept);
+        auto fresh = session(m, 48, KvCacheType::KV_CACHE_Q8_0);
+        QVERIFY(fresh->evaluate(kept, nullptr));
+        const runtime::KvCache &a = impl->kvCache();
+        const runtime::KvCache &b = dynamic_cast<api::SessionImpl *>(fresh.get())->kvCache();
+        const model::ModelConfig &c = std::dynamic_pointer_cast<api::ModelImpl>(m)->config();
+        const quant::TypeTraits &t = *quant::typeTraits(GgmlType::GGML_TYPE_Q8_0);
+        std::vector<float> ka(c.nEmbdKv()), kb(c.nEmbdKv());
+        double maxDiff = 0, maxAbs = 0;
+        for (uint32_t pos = 0; pos + 1 < kept.size(); ++pos) {
+            t.dequantize(a.k(0, pos), ka.data(), int64_t(ka.size()));
+            t.dequantize(b.k(0, pos), kb.data(), int64_t(kb.size()));
+            for (size_t i = 0; i < ka.size(); ++i) {
+                maxDiff = std::max(maxDiff, double(std::fabs(ka[i] - kb[i])));
+                maxAbs = std::max(maxAbs, double(std::fabs(kb[i])));
+            }
+            // Values move without being touched.
+            QVERIFY(std::equal(a.v(0, pos), a.v(0, pos) + a.vStride(), b.v(0, pos)));
+        }
+        qInfo("keys after the shift: largest difference %.2e (largest key %.2e)", maxDiff, maxAbs);
+        // A shifted key is quantized twice (before and after the rotation):
+        // up to about a code step (amax / 127) from a fresh one.
+        QVERIFY(maxDiff <= 1.5 / 127.0 * maxAbs);
+        QVERIFY(maxDiff > 0);   // (it did re-rotate and re-quantize: a copy would be exact or far off)
+
+        std::vector<Token> next = kept;
+        next.push_back(prompt[7]);
+        std::vector<float> shifted, recomputed;
+        QVERIFY(s->evaluate(next, &shifted));
+        auto again = session(m, 48, KvCacheType::KV_CACHE_Q8_0);
+        QVERIFY(again->evaluate(next, &recomputed));
+        const double err = nrmse(shifted, recomputed);
+        qInfo("logits after the shift vs a full recompute: normalized RMS error %.2e", err);
+        QCOMPARE(argmax(shifted), argmax(recomputed));
+        QVERIFY(err < 2e-2);
+    }
+
+    void logitsCloseToF16_data()
+    {
+        QTest::addColumn<QString>("file");      // "" = generated (head size 32)
+        QTest::addColumn<int>("promptLength");  // >= 64: the F16 cache tiles the prompt, Q8_0 does not
+        QTest::newRow("tiny (generated), 100") << QString() << 100;
+        QTest::newRow("tiny (generated), 20") << QString() << 20;
+        QTest::newRow("llama-Q8_0") << QStringLiteral("models/synthetic/llama-Q8_0.gguf") << 100;
+        QTest::newRow("qwen2-Q8_0") << QStringLiteral("models/synthetic/qwen2-Q8_0.gguf") << 100;
+        QTest::newRow("qwen3-Q4_K_M") << QStringLiteral("models/synthetic-2026/qwen3-Q4_K_M.gguf") << 100;
+        QTest::newRow("gemma3-Q8_0 (sliding)") << QStringLiteral("models/synthetic-2026/gemma3-Q8_0.gguf") << 100;
+        QTest::newRow("gpt-oss (sinks)") << QStringLiteral("models/synthetic-2026/gpt-oss-MXFP4.gguf") << 100;
+        QTest::newRow("llama-155M (bench)") << QStringLiteral("models/bench/llama-155M-Q4_K_M.gguf") << 100;
+    }
+
+    void logitsCloseToF16()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, promptLength);
+        std::shared_ptr<Model> m;
+        if (file.isEmpty()) {
+            m = tiny(2, QStringLiteral("logits.gguf"));
+        } else {
+            BURROW_REQUIRE_SHARED(file);
+            auto loaded = Model::load(test::sharedPath(file).toStdString());
+            QVERIFY2(loaded, loaded.message().c_str());
+            m = loaded.value();
+        }
+        QVERIFY(m);
+        const ModelInfo &info = m->info();
+        const model::ModelConfig &c = std::dynamic_pointer_cast<api::ModelImpl>(m)->config();
+        if (c.headDimK % 32 != 0 || c.headDimV % 32 != 0) {
+            QVERIFY(!session(m, 64, KvCacheType::KV_CACHE_Q8_0));
+            QSKIP(qPrintable(QString("head size %1/%2 is no multiple of 32: the Q8_0 cache is refused").arg(c.headDimK).arg(c.headDimV)));
+        }
+        const std::vector<Token> prompt = promptFor(*m, size_t(promptLength));
+        constexpr uint32_t kCtx = 160;
+        auto f16 = session(m, kCtx, KvCacheType::KV_CACHE_F16);
+        QVERIFY(f16);
+        std::vector<float> a, b;
+        QVERIFY(f16->evaluate(prompt, &a));
+        auto q8 = session(m, kCtx, KvCacheType::KV_CACHE_Q8_0);
+        QVERIFY(q8);
+        QVERIFY(q8->evaluate(prompt, &b));
+        const double err = nrmse(b, a);
+        qInfo("%s (head size %u): Q8_0 vs F16 KV logits after %d tokens: normalized RMS error %.2e",
+              qPrintable(info.name.c_str()), info.headDim, promptLength, err);
+        QCOMPARE(argmax(b), argmax(a));
+        QVERIFY2(err <= kLogitsTolerance, qPrintable(QString("normalized RMS error %1").arg(err)));
+        QVERIFY2(err > 0, "the Q8_0 cache gave F16's logits bit for bit: it is not in use");
+
+        // Greedy continuations: mostly equal (random-weight models have near
+        // ties that a small error may flip; from there on they may part).
+        constexpr int kTokens = 16;
+        GenerateOptions go;
+        go.maxTokens = kTokens;
+        go.overflow = ContextOverflow::CONTEXT_OVERFLOW_STOP;
+        GenerateResult ra, rb;
+        QVERIFY(f16->generate(prompt, greedy(), go, {}, &ra));
+        QVERIFY(q8->generate(prompt, greedy(), go, {}, &rb));
+        size_t same = 0;
+        while (same < ra.tokens.size() && same < rb.tokens.size() && ra.tokens[same] == rb.tokens[same])
+            ++same;
+        qInfo("greedy: the first %zu of %zu tokens equal", same, ra.tokens.size());
+        QVERIFY2(same >= ra.tokens.size() / 2, qPrintable(QString("only %1 of %2 greedy tokens equal").arg(same).arg(ra.tokens.size())));
+    }
+};
+
+QTEST_MAIN(TestKvCacheQ8)
+#include "tst_kv_cache_q8.moc"
