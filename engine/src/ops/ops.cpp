@@ -3,6 +3,8 @@
 #include "ops/generic/generic_kernels.h"
 #include "ops/kernels.h"
 
+#include <cmath>
+
 namespace burrow::ops {
 
 void rmsNorm(const float *x, const float *w, float *y, int64_t n, float eps) { kernels().rmsNorm(x, w, y, n, eps); }
@@ -18,6 +20,23 @@ void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type
 }
 
 void softcap(float *x, int64_t n, float c) { generic::softcap(x, n, c); }
+
+void hadamardBlocks(float *x, int64_t n, int block)
+{
+    const float scale = 1.0f / std::sqrt(static_cast<float>(block));
+    for (int64_t b0 = 0; b0 < n; b0 += block) {
+        float *r = x + b0;
+        for (int j = 0; j < block; ++j)
+            r[j] *= scale;
+        for (int len = 1; len < block; len <<= 1)
+            for (int i = 0; i < block; i += 2 * len)
+                for (int j = 0; j < len; ++j) {
+                    const float u = r[i + j], v = r[i + len + j];
+                    r[i + j] = u + v;
+                    r[i + len + j] = u - v;
+                }
+    }
+}
 
 void swiglu(const float *gate, const float *up, float *out, int64_t n) { kernels().swiglu(gate, up, out, n); }
 

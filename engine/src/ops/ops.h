@@ -25,6 +25,15 @@ void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type
 // x[i] = c * tanh(x[i] / c)
 void softcap(float *x, int64_t n, float c);
 
+// The orthonormal Walsh-Hadamard transform (its own inverse) of each block of
+// `block` elements (a power of 2) of x[0, n) (n % block == 0), in place, as
+// the reference's fast transform computes it (ggml-cpu fwht, the product
+// with a Hadamard matrix that a quantized KV cache applies to q, k and v):
+// x *= 1 / sqrtf(block), then butterflies (u, v) -> (u + v, u - v) for
+// strides 1, 2, 4, ... Every step is exact float arithmetic (one rounding),
+// so no SIMD form differs. Cost: n log2(block) additions.
+void hadamardBlocks(float *x, int64_t n, int block);
+
 // Gated activations: out[i] = act(gate[i]) * up[i]; out may equal gate or up.
 // swiglu on the AVX-512 and AVX2 path computes e^-g with a polynomial (within
 // 2 ulp of expf; tests compare).

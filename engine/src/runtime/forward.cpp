@@ -245,6 +245,12 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
                 for (int64_t i = 0; i < Q; ++i)
                     qt[i] *= c.queryScale;
             const uint32_t seq = m_rowSeq[static_cast<size_t>(t)], pos = m_rowPos[static_cast<size_t>(t)];
+            if (m_cache.kRotation() > 0) {   // a quantized cache's Hadamard turn (kv_cache.h)
+                hadamardBlocks(qt, Q, m_cache.kRotation());
+                hadamardBlocks(kt, KV, m_cache.kRotation());
+            }
+            if (m_cache.vRotation() > 0)
+                hadamardBlocks(m_v.data() + t * VKV, VKV, m_cache.vRotation());
             m_cache.writeK(il, seq, pos, kt);
             m_cache.writeV(il, seq, pos, m_v.data() + t * VKV);
         });
@@ -265,6 +271,10 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
         }
         if (online)
             attentionRows(il, spans, nSpans);
+        if (m_cache.vRotation() > 0)   // the values' turn back
+            forRows(m_pool, n, c.nEmbdVOut(), [&](int t) {
+                hadamardBlocks(m_attn.data() + t * c.nEmbdVOut(), c.nEmbdVOut(), m_cache.vRotation());
+            });
 
         // x += post_norm(attn Wo)                                     [n, E]
         matmul(m_pool, L.wo, m_attn.data(), n, out, scratch, L.bo ? L.bo.f32() : nullptr);

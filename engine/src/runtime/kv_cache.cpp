@@ -34,6 +34,14 @@ KvCache::KvCache(const model::ModelConfig &config, uint32_t contextSize, GgmlTyp
     m_vHead = q8 ? q8_0RowHalves(config.headDimV) : config.headDimV;
     m_kRow = m_kHead * config.nHeadKv;
     m_vRow = m_vHead * config.nHeadKv;
+    // As the reference's llama_kv_cache (attn_rot_k / attn_rot_v).
+    if (q8 && config.headDimK % 64 == 0) {
+        m_kRot = 64;
+        while (config.headDimK % (2u * static_cast<uint32_t>(m_kRot)) == 0)
+            m_kRot *= 2;
+    }
+    if (q8 && config.headDimV % 64 == 0)
+        m_vRot = 64;
 }
 
 void KvCache::toCells(const float *src, uint16_t *dst, size_t n) const
@@ -302,8 +310,12 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
         rope.fill(-static_cast<float>(d), kind, cs.data() + static_cast<size_t>(kind) * c.nRot, false);
     const auto rerope = [&](uint32_t layer, uint16_t *kp, std::vector<float> &row) {
         fromCells(kp, row.data(), c.nEmbdKv());
+        if (m_kRot > 0)   // turn back, rotate, turn again (the reference's build_rope_shift)
+            hadamardBlocks(row.data(), c.nEmbdKv(), m_kRot);
         ropeApply(row.data(), static_cast<int>(c.nHeadKv), static_cast<int>(c.headDimK), static_cast<int>(c.nRot),
                   c.ropeType, cs.data() + static_cast<size_t>(rope.kindOf(layer)) * c.nRot);
+        if (m_kRot > 0)
+            hadamardBlocks(row.data(), c.nEmbdKv(), m_kRot);
         toCells(row.data(), kp, c.nEmbdKv());
     };
 

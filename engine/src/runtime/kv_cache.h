@@ -14,7 +14,17 @@
 // same rows as quant::BlockQ8_0 blocks of 32 elements (17 halves per 32;
 // head sizes must be multiples of 32, so a block never spans two heads;
 // kvHead h starts kHeadHalves() * h halves into a row). Writers quantize
-// with writeK/writeV. Position j of sequence s is cell
+// with writeK/writeV.
+//
+// Rotation (Q8_0 only, the reference's attn_rot since 2026): the forward
+// pass stores keys and values turned by an orthonormal Walsh-Hadamard
+// transform (ops::hadamardBlocks), which spreads an outlier over its block
+// so it costs the block's other codes less precision; the query gets the
+// same turn as the keys (q . k is unchanged) and the attention output the
+// values' turn back (the transform is its own inverse). Keys: blocks of
+// kRotation() = the largest power of 2 >= 64 dividing the head size, when
+// the head size is a multiple of 64; values: blocks of vRotation() = 64 when
+// the value head size is a multiple of 64; 0: none (F16, other sizes). Position j of sequence s is cell
 // table(s, group)[j / 16] * 16 + j % 16.
 //
 // Use: reserve(s, end) before a forward pass writes positions
@@ -74,6 +84,8 @@ public:
     bool quantized() const { return m_type == GgmlType::GGML_TYPE_Q8_0; }
     // Halves of one KV head in a K / V row (headDimK / headDimV for F16).
     size_t kHeadHalves() const { return m_kHead; }
+    int kRotation() const { return m_kRot; }
+    int vRotation() const { return m_vRot; }
     size_t vHeadHalves() const { return m_vHead; }
     // Bytes of K plus V of one position in one full-attention layer.
     size_t rowBytes() const { return (m_kRow + m_vRow) * sizeof(uint16_t); }
@@ -155,6 +167,7 @@ private:
     GgmlType m_type = GgmlType::GGML_TYPE_F16;
     size_t m_kRow = 0, m_vRow = 0;     // halves per cell
     size_t m_kHead = 0, m_vHead = 0;   // halves per KV head
+    int m_kRot = 0, m_vRot = 0;        // Hadamard block sizes (0: none)
     std::vector<int> m_layerGroup;                  // per layer
     std::vector<uint32_t> m_groupCells;             // cells per group
     std::vector<std::unique_ptr<BlockPool>> m_pools;
