@@ -60,11 +60,15 @@ public:
         if (m_process.state() == QProcess::NotRunning)
             return m_exit;
         ::kill(static_cast<pid_t>(m_process.processId()), SIGTERM);
-        if (!m_process.waitForFinished(10000)) {
+        if (!m_process.waitForFinished(30000)) {
+            qWarning("burrow-cli serve did not stop within 30 s of SIGTERM; killed");
             m_process.kill();
             m_process.waitForFinished(5000);
             return m_exit = -1;
         }
+        if (m_process.exitStatus() != QProcess::NormalExit || m_process.exitCode() != 0)
+            qWarning("burrow-cli serve ended with status %d: %s", m_process.exitCode(),
+                     m_process.readAllStandardError().right(4000).constData());
         return m_exit = m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
     }
 

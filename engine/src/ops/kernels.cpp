@@ -39,7 +39,6 @@ Kernels build(CpuPath path)
         x86::fillAvx512Elementwise(k);
         x86::fillAvx512Attention(k);
         x86::fillAvx512Flash(k);
-        x86::fillAvx512Gemm(k);
     }
 #endif
     return k;

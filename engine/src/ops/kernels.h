@@ -4,7 +4,7 @@
 // table uses, so quant::setCpuPath() and BURROW_CPU_PATH switch these kernels
 // together with the quantized dot products.
 //
-// The free functions of ops.h, f16.h, attention_kernels.h and gemm_q32.h
+// The free functions of ops.h, f16.h and attention_kernels.h
 // forward through kernels(); callers normally use those. Each path has its
 // own table, built on first use and never rewritten afterwards.
 #pragma once
@@ -43,9 +43,6 @@ struct Kernels {
                          float *const *out, const float *sinks) = nullptr;
     void (*attendTiled)(const KvView &kv, const TileQuery *queries, int nq, float *scratch) = nullptr;
 
-    // gemm_q32.h; null when the path has no kernel.
-    void (*gemmQ32)(GgmlType type, int64_t K, const uint8_t *w, size_t wRowBytes, int64_t r0, int64_t r1,
-                    const uint8_t *act, size_t actStride, int64_t nTokens, float *y, int64_t ldy) = nullptr;
 };
 
 // The table of the active CPU path (quant::activeCpuPath()).

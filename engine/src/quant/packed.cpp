@@ -1,6 +1,7 @@
 #include "quant/packed.h"
 
 #include "quant/cpu_features.h"
+#include "quant/generic/generic_kernels.h"
 #include "quant/quant_blocks.h"
 #include "quant/x86/x86_kernels.h"
 
@@ -129,105 +130,86 @@ void packPaddingRow(GgmlType type, int64_t nb, uint8_t *g, int rr)
     // K-quants: all zero bytes already (d = 0).
 }
 
-inline int32_t load32(const uint8_t *p)
+// --- scalar twin: unpack a row, then the scalar dot products --------------
+
+// The 12-byte 6-bit scale/min field of a Q4_K block from its 8 (scale, min)
+// pairs (the inverse of getScaleMinK4).
+void encodeScaleMinK4(const uint8_t sc[8], const uint8_t mn[8], uint8_t q[12])
 {
-    int32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
+    std::memset(q, 0, 12);
+    for (int j = 0; j < 4; ++j) {
+        q[j] = static_cast<uint8_t>(sc[j] & 63);
+        q[j + 4] = static_cast<uint8_t>(mn[j] & 63);
+    }
+    for (int j = 4; j < 8; ++j) {
+        q[j + 4] = static_cast<uint8_t>((sc[j] & 0xf) | ((mn[j] & 0xf) << 4));
+        q[j - 4] = static_cast<uint8_t>(q[j - 4] | ((sc[j] >> 4) << 6));
+        q[j] = static_cast<uint8_t>(q[j] | ((mn[j] >> 4) << 6));
+    }
 }
 
-// --- scalar twin -----------------------------------------------------------
-
-void scalarQ32(const PackedMatrix &W, bool four, const uint8_t *g, const PackedActivation &act, int64_t t, float *out)
+// Row `rr` of group `g` back in the type's blocks (the inverse of packRow).
+void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst)
 {
-    const int64_t nb = W.blocks;
-    const size_t runs = four ? kQ4_0Run : kQ8_0Run;
-    const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRunBytes;
-    const auto *a = reinterpret_cast<const BlockQ8_0 *>(act.rows + static_cast<size_t>(t) * act.stride);
-    const float *ad = act.scale + t * nb;
-    const int32_t *as = act.sum + t * nb;
-    for (int rr = 0; rr < kPackRows; ++rr) {
-        float acc = 0.0f;
+    const size_t lane = static_cast<size_t>(rr) * 4;
+    switch (type) {
+    case GgmlType::GGML_TYPE_Q8_0: {
+        auto *x = reinterpret_cast<BlockQ8_0 *>(dst);
+        const uint8_t *scales = g + static_cast<size_t>(nb) * kQ8_0Run * kRunBytes;
         for (int64_t b = 0; b < nb; ++b) {
-            const uint8_t *q = g + static_cast<size_t>(b) * runs * kRunBytes + static_cast<size_t>(rr) * 4;
-            int32_t sumi = 0;
-            if (four) {
-                for (size_t c = 0; c < runs; ++c)
-                    for (int i = 0; i < 4; ++i) {
-                        const uint8_t v = q[c * kRunBytes + i];
-                        sumi += (v & 0x0f) * a[b].qs[4 * c + i] + (v >> 4) * a[b].qs[16 + 4 * c + i];
-                    }
-                sumi -= 8 * as[b];
-            } else {
-                for (size_t c = 0; c < runs; ++c)
-                    for (int i = 0; i < 4; ++i)
-                        sumi += q[c * kRunBytes + i] * a[b].qs[4 * c + i];
-                sumi -= 128 * as[b];
-            }
-            const float dw = fp16ToFp32(get16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2));
-            acc = std::fma(static_cast<float>(sumi), dw * ad[b], acc);
+            for (size_t c = 0; c < kQ8_0Run; ++c)
+                for (int i = 0; i < 4; ++i)
+                    x[b].qs[4 * c + i] =
+                        static_cast<int8_t>(g[(static_cast<size_t>(b) * kQ8_0Run + c) * kRunBytes + lane + i] ^ 0x80u);
+            x[b].d = get16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2);
         }
-        out[rr] = acc;
+        break;
     }
-}
-
-void scalarQ4K(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t, float *out)
-{
-    const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t) * act.stride);
-    for (int rr = 0; rr < kPackRows; ++rr) {
-        float acc = 0.0f;
-        for (int64_t b = 0; b < W.blocks; ++b) {
+    case GgmlType::GGML_TYPE_Q4_0: {
+        auto *x = reinterpret_cast<BlockQ4_0 *>(dst);
+        const uint8_t *scales = g + static_cast<size_t>(nb) * kQ4_0Run * kRunBytes;
+        for (int64_t b = 0; b < nb; ++b) {
+            for (size_t c = 0; c < kQ4_0Run; ++c)
+                std::memcpy(x[b].qs + 4 * c, g + (static_cast<size_t>(b) * kQ4_0Run + c) * kRunBytes + lane, 4);
+            x[b].d = get16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2);
+        }
+        break;
+    }
+    case GgmlType::GGML_TYPE_Q4_K: {
+        auto *x = reinterpret_cast<BlockQ4_K *>(dst);
+        for (int64_t b = 0; b < nb; ++b) {
             const uint8_t *o = g + static_cast<size_t>(b) * kQ4KSuper;
-            int32_t sums[8] = {};
-            for (int c = 0; c < 32; ++c) {
-                const int ch = c / 8, j0 = 4 * (c % 8);
-                for (int i = 0; i < 4; ++i) {
-                    const uint8_t v = o[320 + c * kRunBytes + rr * 4 + i];
-                    sums[2 * ch] += (v & 0x0f) * a[b].qs[64 * ch + j0 + i];
-                    sums[2 * ch + 1] += (v >> 4) * a[b].qs[64 * ch + 32 + j0 + i];
-                }
-            }
-            int32_t tot = 0, mn = 0;
+            x[b].d = get16(o + 2 * rr);
+            x[b].dmin = get16(o + 32 + 2 * rr);
+            uint8_t sc[8], mn[8];
             for (int s = 0; s < 8; ++s) {
-                tot += o[64 + s * kPackRows + rr] * sums[s];
-                mn += o[192 + (s / 2) * 2 * kPackRows + rr * 2 + (s % 2)] * (a[b].bsums[2 * s] + a[b].bsums[2 * s + 1]);
+                sc[s] = o[64 + s * kPackRows + rr];
+                mn[s] = o[192 + (s / 2) * 2 * kPackRows + rr * 2 + (s % 2)];
             }
-            const float d = fp16ToFp32(get16(o + 2 * rr)), dmin = fp16ToFp32(get16(o + 32 + 2 * rr));
-            acc = std::fma(static_cast<float>(tot), d * a[b].d, acc);
-            acc = std::fma(-static_cast<float>(mn), dmin * a[b].d, acc);
+            encodeScaleMinK4(sc, mn, x[b].scales);
+            for (size_t c = 0; c < 32; ++c)
+                std::memcpy(x[b].qs + 4 * c, o + 320 + c * kRunBytes + lane, 4);
         }
-        out[rr] = acc;
+        break;
     }
-}
-
-void scalarQ6K(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t, float *out)
-{
-    const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t) * act.stride);
-    for (int rr = 0; rr < kPackRows; ++rr) {
-        float acc = 0.0f;
-        for (int64_t b = 0; b < W.blocks; ++b) {
+    case GgmlType::GGML_TYPE_Q6_K: {
+        auto *x = reinterpret_cast<BlockQ6_K *>(dst);
+        for (int64_t b = 0; b < nb; ++b) {
             const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
-            int32_t sums[16] = {};
+            for (int s = 0; s < 16; ++s)
+                x[b].scales[s] = static_cast<int8_t>(o[s * kPackRows + rr]);
+            x[b].d = get16(o + 256 + 2 * rr);
             for (int h = 0; h < 2; ++h)
                 for (int r = 0; r < 8; ++r) {
-                    const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + r) * 3 * kRunBytes + rr * 4;
-                    for (int i = 0; i < 4; ++i) {
-                        const int la = run[i], lb = run[kRunBytes + i], qh = run[2 * kRunBytes + i];
-                        const int v[4] = {(la & 15) | ((qh & 3) << 4), (lb & 15) | (((qh >> 2) & 3) << 4),
-                                          (la >> 4) | (((qh >> 4) & 3) << 4), (lb >> 4) | (((qh >> 6) & 3) << 4)};
-                        for (int k = 0; k < 4; ++k) {
-                            const int e = 128 * h + 32 * k + 4 * r + i;
-                            sums[e / 16] += v[k] * a[b].qs[e];
-                        }
-                    }
+                    const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + r) * 3 * kRunBytes + lane;
+                    std::memcpy(x[b].ql + 64 * h + 4 * r, run, 4);
+                    std::memcpy(x[b].ql + 64 * h + 32 + 4 * r, run + kRunBytes, 4);
+                    std::memcpy(x[b].qh + 32 * h + 4 * r, run + 2 * kRunBytes, 4);
                 }
-            int32_t tot = 0;
-            for (int s = 0; s < 16; ++s)
-                tot += static_cast<int8_t>(o[s * kPackRows + rr]) * (sums[s] - 32 * a[b].bsums[s]);
-            const float d = fp16ToFp32(get16(o + 256 + 2 * rr));
-            acc = std::fma(static_cast<float>(tot), d * a[b].d, acc);
         }
-        out[rr] = acc;
+        break;
+    }
+    default: break;
     }
 }
 
@@ -274,9 +256,12 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
 
 size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
 {
-    if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0)
-        return 0;
-    return static_cast<size_t>(K / 32) * static_cast<size_t>(nTokens) * (sizeof(float) + sizeof(int32_t));
+    const size_t blocks = static_cast<size_t>(K / 32) * static_cast<size_t>(nTokens);
+    if (type == GgmlType::GGML_TYPE_Q8_0)
+        return blocks * (sizeof(float) + 8 * sizeof(int32_t));
+    if (type == GgmlType::GGML_TYPE_Q4_0)
+        return blocks * (sizeof(float) + sizeof(int32_t));
+    return 0;
 }
 
 PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows, size_t stride, int64_t nTokens,
@@ -299,31 +284,47 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
     const int64_t nb = K / 32;
     const auto *a = reinterpret_cast<const BlockQ8_0 *>(act.rows + static_cast<size_t>(t) * act.stride);
     for (int64_t b = 0; b < nb; ++b) {
-        int32_t s = 0;
-        for (int i = 0; i < 32; ++i)
-            s += a[b].qs[i];
         act.scale[t * nb + b] = fp16ToFp32(a[b].d);
-        act.sum[t * nb + b] = s;
+        if (type == GgmlType::GGML_TYPE_Q4_0) {
+            int32_t s = 0;
+            for (int i = 0; i < 32; ++i)
+                s += a[b].qs[i];
+            act.sum[t * nb + b] = -8 * s;
+        } else {
+            for (int m = 0; m < 8; ++m) {
+                int32_t s = 0;
+                for (int i = 4 * m; i < 4 * m + 4; ++i)
+                    s += a[b].qs[i];
+                act.sum[(t * nb + b) * 8 + m] = -128 * s;
+            }
+        }
     }
 }
 
 void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
-                        int64_t nTokens, float *y, size_t ldy)
+                        int64_t nTokens, int64_t nGemm, float *y, size_t ldy)
 {
-    float out[kPackRows];
+    VecDotFn dot = nullptr, gemm = nullptr;
+    size_t blockBytes = 0;
+    switch (W.type) {
+    case GgmlType::GGML_TYPE_Q8_0: dot = gemm = generic::vecDotQ8_0Q8_0; blockBytes = sizeof(BlockQ8_0); break;
+    case GgmlType::GGML_TYPE_Q4_0: dot = gemm = generic::vecDotQ4_0Q8_0; blockBytes = sizeof(BlockQ4_0); break;
+    case GgmlType::GGML_TYPE_Q4_K:
+        dot = generic::vecDotQ4_KQ8_K;
+        gemm = generic::vecDotQ4_KQ8_KGemm;
+        blockBytes = sizeof(BlockQ4_K);
+        break;
+    case GgmlType::GGML_TYPE_Q6_K: dot = gemm = generic::vecDotQ6_KQ8_K; blockBytes = sizeof(BlockQ6_K); break;
+    default: return;
+    }
+    std::unique_ptr<uint8_t[]> row(new uint8_t[static_cast<size_t>(W.blocks) * blockBytes]);
     for (int64_t g = g0; g < g1; ++g) {
-        const uint8_t *grp = W.group(g);
         const int64_t rows = std::min<int64_t>(kPackRows, W.N - g * kPackRows);
-        for (int64_t t = 0; t < nTokens; ++t) {
-            switch (W.type) {
-            case GgmlType::GGML_TYPE_Q8_0: scalarQ32(W, false, grp, act, t, out); break;
-            case GgmlType::GGML_TYPE_Q4_0: scalarQ32(W, true, grp, act, t, out); break;
-            case GgmlType::GGML_TYPE_Q4_K: scalarQ4K(W, grp, act, t, out); break;
-            case GgmlType::GGML_TYPE_Q6_K: scalarQ6K(W, grp, act, t, out); break;
-            default: return;
-            }
-            std::memcpy(y + static_cast<size_t>(t) * ldy + static_cast<size_t>(g) * kPackRows, out,
-                        static_cast<size_t>(rows) * sizeof(float));
+        for (int rr = 0; rr < rows; ++rr) {
+            unpackRow(W.type, W.group(g), W.blocks, rr, row.get());
+            for (int64_t t = 0; t < nTokens; ++t)
+                (t < nGemm ? gemm : dot)(W.K, y + static_cast<size_t>(t) * ldy + static_cast<size_t>(g * kPackRows + rr),
+                                         row.get(), act.rows + static_cast<size_t>(t) * act.stride);
         }
     }
 }
@@ -357,20 +358,20 @@ bool packedKernelsActive(GgmlType type)
 }
 
 void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
-                  float *y, size_t ldy)
+                  int64_t nGemm, float *y, size_t ldy)
 {
 #if defined(BURROW_QUANT_X86)
     if (packedKernelsActive(W.type)) {
         if (activeCpuPath() == CpuPath::CPU_PATH_AVX512)
-            x86::packedMatmulAvx512(W, g0, g1, act, nTokens, y, ldy);
+            x86::packedMatmulAvx512(W, g0, g1, act, nTokens, nGemm, y, ldy);
         else if (useAvxVnni())
-            x86::packedMatmulAvxVnni(W, g0, g1, act, nTokens, y, ldy);
+            x86::packedMatmulAvxVnni(W, g0, g1, act, nTokens, nGemm, y, ldy);
         else
-            x86::packedMatmulAvx2(W, g0, g1, act, nTokens, y, ldy);
+            x86::packedMatmulAvx2(W, g0, g1, act, nTokens, nGemm, y, ldy);
         return;
     }
 #endif
-    packedMatmulScalar(W, g0, g1, act, nTokens, y, ldy);
+    packedMatmulScalar(W, g0, g1, act, nTokens, nGemm, y, ldy);
 }
 
 } // namespace burrow::quant

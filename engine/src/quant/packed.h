@@ -10,9 +10,11 @@
 // weights (the weights of the common GGUF files); the original rows stay
 // mapped and every other kernel keeps reading them. Weights become unsigned
 // bytes (Q8_0: w + 128; Q4_0 / Q4_K: the 4-bit code; Q6_K: the 6-bit code)
-// and the offset times the activations' block sums is taken back out, so the
-// integer sums are exact; results equal the per-row vecDot kernels up to
-// float summation order.
+// and the offset times the activations' sums is taken back out, so the
+// integer sums are exact; every row's float steps are those of the type's
+// dot product (quant_traits.h: the reference's AVX-512 build; Q8_0 and Q6_K
+// keep 8 lanes per row, Q4_K has the gemv and gemm forms), so the results
+// are bit-identical to vecDot / vecDotGemm of the same row.
 //
 // Layout of one group (groupBytes), rows r = 0..15 (rows past N are zero):
 //   Q8_0  [nb][8 runs][16 rows][4 bytes] codes w + 128, then [nb][16] f16 d
@@ -26,7 +28,7 @@
 //         padding, then for half h < 2, run g < 8: [16][4] ql bytes
 //         64h + 4g.., [16][4] ql bytes 64h + 32 + 4g.., [16][4] qh bytes 32h + 4g..
 //
-// Activations: Q8_0 rows (with a side array of block scales and sums, see
+// Activations: Q8_0 rows (with side arrays of block scales and sums, see
 // PackedActivation) for Q8_0/Q4_0; Q8_K rows for Q4_K/Q6_K.
 #pragma once
 
@@ -64,8 +66,10 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
 
 // The activations of a packed multiply: nTokens rows of the dot partner
 // (Q8_0 for Q8_0/Q4_0, Q8_K for Q4_K/Q6_K), `stride` bytes apart. For the
-// Q8_0 partner, `scale` and `sum` hold each block's d as float and the sum
-// of its 32 codes ([nTokens][K/32] each; preparePackedRow fills them).
+// Q8_0 partner, `scale` holds each block's d as float ([nTokens][K/32]) and
+// `sum` the offset corrections: for Q4_0 weights -8 times the sum of the
+// block's 32 codes ([nTokens][K/32]), for Q8_0 weights -128 times the sum of
+// each 4-code run ([nTokens][K/32][8]); preparePackedRow fills them.
 struct PackedActivation {
     const uint8_t *rows = nullptr;
     size_t stride = 0;
@@ -87,14 +91,17 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
 // y[t * ldy + r] = row r . activation t, for the rows of groups [g0, g1)
 // (r < N) and t < nTokens, with the active CPU path's kernel (AVX-512 VNNI:
 // all four types; AVX2 with AVX-VNNI: all four; plain AVX2: Q4_0, Q4_K,
-// Q6_K) or else the scalar twin. Cost: 16 * (g1 - g0) * nTokens * K multiply-adds.
+// Q6_K) or else the scalar twin. Tokens t < nGemm take the type's batch form
+// (vecDotGemm; quant_traits.h gemmFormTokens), the others its one-token form.
+// Cost: 16 * (g1 - g0) * nTokens * K multiply-adds.
 void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
-                  float *y, size_t ldy);
+                  int64_t nGemm, float *y, size_t ldy);
 
-// The scalar twin (same integer sums and the same float operations in the
-// same order as the SIMD kernel, so results are bit-identical).
+// The scalar twin: each row unpacked back into the type's blocks, then the
+// scalar dot products (generic/), so the SIMD kernels are checked against
+// the recipes and the layout at once.
 void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
-                        int64_t nTokens, float *y, size_t ldy);
+                        int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 
 // True when the active CPU path has a packed kernel for `type` (packing is
 // worth it): AVX-512 VNNI and AVX-VNNI for all four types, AVX2 without

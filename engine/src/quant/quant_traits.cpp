@@ -34,14 +34,14 @@ constexpr T kWeightTypes[] = {
 // A row; dot may be null (activation-only formats), multi is its loop
 // fallback (SIMD fills replace both).
 void setRowWith(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q, VecDotFn dot, VecDotMultiFn multi,
-                T dotType)
+                T dotType, VecDotFn gemm = nullptr, VecDotMultiFn multiGemm = nullptr)
 {
     const GgmlTypeInfo *info = ggmlTypeInfo(type);
     const auto id = static_cast<size_t>(type);
     const bool isActivation = type == T::GGML_TYPE_F32 || type == T::GGML_TYPE_F16 || type == T::GGML_TYPE_BF16
                            || type == T::GGML_TYPE_Q8_0 || type == T::GGML_TYPE_Q8_1 || type == T::GGML_TYPE_Q8_K;
     t.rows[id] = TypeTraits{type, info->name, info->blockSize, info->typeSize, deq, q, dot, dotType,
-                            isActivation ? q : nullptr, multi};
+                            isActivation ? q : nullptr, multi, gemm ? gemm : dot, multiGemm ? multiGemm : multi};
     t.present[id] = true;
 }
 
@@ -49,6 +49,12 @@ template <VecDotFn Dot>
 void setRow(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q, T dotType)
 {
     setRowWith(t, type, deq, q, Dot, vecDotMultiLoop<Dot>, dotType);
+}
+
+template <VecDotFn Dot, VecDotFn Gemm>
+void setRowGemm(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q, T dotType)
+{
+    setRowWith(t, type, deq, q, Dot, vecDotMultiLoop<Dot>, dotType, Gemm, vecDotMultiLoop<Gemm>);
 }
 
 void setActivationRow(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q)
@@ -59,18 +65,18 @@ void setActivationRow(Table &t, T type, DequantizeRowFn deq, QuantizeRowFn q)
 void fill(Table &t, CpuPath path)
 {
     namespace g = generic;
-    setRow<g::vecDotF32>(t, T::GGML_TYPE_F32, g::dequantizeRowF32, g::quantizeRowF32, T::GGML_TYPE_F32);
-    setRow<g::vecDotF16>(t, T::GGML_TYPE_F16, g::dequantizeRowF16, g::quantizeRowF16, T::GGML_TYPE_F16);
-    setRow<g::vecDotBF16>(t, T::GGML_TYPE_BF16, g::dequantizeRowBF16, g::quantizeRowBF16, T::GGML_TYPE_BF16);
+    setRowGemm<g::vecDotF32, g::vecDotF32Gemm>(t, T::GGML_TYPE_F32, g::dequantizeRowF32, g::quantizeRowF32, T::GGML_TYPE_F32);
+    setRowGemm<g::vecDotF16, g::vecDotF16Gemm>(t, T::GGML_TYPE_F16, g::dequantizeRowF16, g::quantizeRowF16, T::GGML_TYPE_F16);
+    setRowGemm<g::vecDotBF16, g::vecDotBF16Gemm>(t, T::GGML_TYPE_BF16, g::dequantizeRowBF16, g::quantizeRowBF16, T::GGML_TYPE_BF16);
     setRow<g::vecDotQ4_0Q8_0>(t, T::GGML_TYPE_Q4_0, g::dequantizeRowQ4_0, g::quantizeRowQ4_0, T::GGML_TYPE_Q8_0);
     setRow<g::vecDotQ4_1Q8_1>(t, T::GGML_TYPE_Q4_1, g::dequantizeRowQ4_1, g::quantizeRowQ4_1, T::GGML_TYPE_Q8_1);
     setRow<g::vecDotQ5_0Q8_0>(t, T::GGML_TYPE_Q5_0, g::dequantizeRowQ5_0, g::quantizeRowQ5_0, T::GGML_TYPE_Q8_0);
     setRow<g::vecDotQ5_1Q8_1>(t, T::GGML_TYPE_Q5_1, g::dequantizeRowQ5_1, g::quantizeRowQ5_1, T::GGML_TYPE_Q8_1);
     setRow<g::vecDotQ8_0Q8_0>(t, T::GGML_TYPE_Q8_0, g::dequantizeRowQ8_0, g::quantizeRowQ8_0, T::GGML_TYPE_Q8_0);
     setActivationRow(t, T::GGML_TYPE_Q8_1, g::dequantizeRowQ8_1, g::quantizeRowQ8_1);
-    setRow<g::vecDotQ2_KQ8_K>(t, T::GGML_TYPE_Q2_K, g::dequantizeRowQ2_K, nullptr, T::GGML_TYPE_Q8_K);
+    setRowGemm<g::vecDotQ2_KQ8_K, g::vecDotQ2_KQ8_KGemm>(t, T::GGML_TYPE_Q2_K, g::dequantizeRowQ2_K, nullptr, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotQ3_KQ8_K>(t, T::GGML_TYPE_Q3_K, g::dequantizeRowQ3_K, nullptr, T::GGML_TYPE_Q8_K);
-    setRow<g::vecDotQ4_KQ8_K>(t, T::GGML_TYPE_Q4_K, g::dequantizeRowQ4_K, g::quantizeRowQ4_K, T::GGML_TYPE_Q8_K);
+    setRowGemm<g::vecDotQ4_KQ8_K, g::vecDotQ4_KQ8_KGemm>(t, T::GGML_TYPE_Q4_K, g::dequantizeRowQ4_K, g::quantizeRowQ4_K, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotQ5_KQ8_K>(t, T::GGML_TYPE_Q5_K, g::dequantizeRowQ5_K, g::quantizeRowQ5_K, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotQ6_KQ8_K>(t, T::GGML_TYPE_Q6_K, g::dequantizeRowQ6_K, g::quantizeRowQ6_K, T::GGML_TYPE_Q8_K);
     setActivationRow(t, T::GGML_TYPE_Q8_K, g::dequantizeRowQ8_K, g::quantizeRowQ8_K);
@@ -115,6 +121,20 @@ Table &table()
 }
 
 } // namespace
+
+int64_t gemmFormTokens(GgmlType type, int64_t K, int64_t nTokens, bool expertRows)
+{
+    if (expertRows || nTokens < 2)
+        return 0;
+    switch (type) {
+    case T::GGML_TYPE_Q4_K:
+    case T::GGML_TYPE_Q2_K: return nTokens - nTokens % 4;
+    case T::GGML_TYPE_F32:
+    case T::GGML_TYPE_F16: return K % 16 == 0 ? nTokens : 0;
+    case T::GGML_TYPE_BF16: return K % 32 == 0 ? nTokens : 0;
+    default: return 0;
+    }
+}
 
 const TypeTraits *typeTraits(GgmlType type)
 {

@@ -6,12 +6,16 @@
 // one vecDot of a weight row against that quantized activation row.
 //
 // Rows are filled once, after CPU feature detection (cpu_features.h); the
-// scalar kernels in generic/ are the reference twins of every SIMD kernel
-// (the reference's generic C code, bit for bit). The x86 kernels keep the
-// integer sums exact and accumulate floats in the lanes and order of the
-// reference engine's AVX2 kernels, so on x86 our logits round like the
-// reference's. setCpuPath() re-fills the rows for another path (tests force
-// each one).
+// scalar kernels in generic/ are the twins of every SIMD kernel. Dot products
+// keep the integer sums exact and compute the float steps of the reference
+// engine's AVX-512 build (lanes, fused multiply-adds, reduction trees) on
+// every path, bit for bit, so the logits round like the reference's on any
+// CPU. Where the reference's batch kernel has other float steps than its
+// one-token kernel (Q4_K, Q2_K: repacked gemm vs gemv; F32, F16, BF16:
+// tinyBLAS vs vec_dot) a row has both forms: vecDot/vecDotMulti (one token)
+// and vecDotGemm/vecDotMultiGemm, and gemmFormTokens() says which tokens of a
+// multiply take the batch form. setCpuPath() re-fills the rows for another
+// path (tests force each one).
 //
 // Activation-only formats (Q8_1, Q8_K) have rows too (quantize + dequantize,
 // no vecDot); Q8_0, F16, BF16 and F32 are both weights and activations.
@@ -70,7 +74,22 @@ struct TypeTraits {
     QuantizeRowFn quantizeActivation;
     // Multi-column vecDot (see VecDotMultiFn); set whenever vecDot is.
     VecDotMultiFn vecDotMulti;
+    // The reference's batch-kernel form (see gemmFormTokens); equal to
+    // vecDot / vecDotMulti for the types with one form. Set whenever vecDot is.
+    VecDotFn vecDotGemm;
+    VecDotMultiFn vecDotMultiGemm;
 };
+
+// How many leading activation rows of a multiply of nTokens rows of K
+// elements the reference computes with its batch kernel (TypeTraits::
+// vecDotGemm), the rest with its one-token kernel (vecDot):
+//   Q4_K, Q2_K   nTokens - nTokens % 4 (its repacked gemm takes 4 rows at a time)
+//   F32, F16     nTokens when nTokens > 1 and K % 16 == 0 (tinyBLAS), else 0
+//   BF16         nTokens when nTokens > 1 and K % 32 == 0, else 0
+//   others       0 (one form)
+// A multiply of one expert's rows (the reference's mul_mat_id) takes the
+// one-token form for every row: pass expertRows = true (gives 0).
+int64_t gemmFormTokens(GgmlType type, int64_t K, int64_t nTokens, bool expertRows = false);
 
 // The row for `type`, or nullptr when the engine cannot compute with it.
 const TypeTraits *typeTraits(GgmlType type);

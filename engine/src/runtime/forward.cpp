@@ -451,8 +451,8 @@ void Forward::moeFfn(const model::LayerWeights &L, int n)
         const float *xe = n > 1 ? in + firstOf(e) * E : h;
         const float *bg = L.gateExpsBias ? reinterpret_cast<const float *>(L.gateExpsBias.row(e)) : nullptr;
         const float *bu = L.upExpsBias ? reinterpret_cast<const float *>(L.upExpsBias.row(e)) : nullptr;
-        m_tasks.push_back({&L.gateExps[static_cast<size_t>(e)], xe, rowsOf(e), m_moeGate.data() + firstOf(e) * FE, bg});
-        m_tasks.push_back({&L.upExps[static_cast<size_t>(e)], xe, rowsOf(e), m_moeUp.data() + firstOf(e) * FE, bu});
+        m_tasks.push_back({&L.gateExps[static_cast<size_t>(e)], xe, rowsOf(e), m_moeGate.data() + firstOf(e) * FE, bg, true});
+        m_tasks.push_back({&L.upExps[static_cast<size_t>(e)], xe, rowsOf(e), m_moeUp.data() + firstOf(e) * FE, bu, true});
     }
     matmulTasks(m_pool, m_tasks.data(), static_cast<int>(m_tasks.size()), scratch);
 
@@ -474,7 +474,7 @@ void Forward::moeFfn(const model::LayerWeights &L, int n)
             continue;
         const float *bd = L.downExpsBias ? reinterpret_cast<const float *>(L.downExpsBias.row(e)) : nullptr;
         m_tasks.push_back({&L.downExps[static_cast<size_t>(e)], m_moeGate.data() + firstOf(e) * FE, rowsOf(e),
-                           m_moeDown.data() + firstOf(e) * E, bd});
+                           m_moeDown.data() + firstOf(e) * E, bd, true});
     }
     matmulTasks(m_pool, m_tasks.data(), static_cast<int>(m_tasks.size()), scratch);
 

@@ -1,6 +1,5 @@
 #include "runtime/matmul.h"
 
-#include "ops/gemm_q32.h"
 #include "runtime/thread_pool.h"
 #include "quant/packed.h"
 #include "quant/quant_traits.h"
@@ -10,8 +9,6 @@
 #include <vector>
 
 namespace burrow::runtime {
-
-using namespace burrow::ops;   // the kernels (ops/)
 
 namespace {
 
@@ -205,11 +202,13 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
                 const float *bias = task.bias;
                 const int64_t jobEnd = firstBlock[static_cast<size_t>(j) + 1];
                 const int64_t r0 = (b - firstBlock[static_cast<size_t>(j)]) * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
+                // Tokens below nGemm take the reference's batch-kernel form.
+                const int64_t nGemm = quant::gemmFormTokens(W.type, K, nTokens, task.expertRows);
                 if (sl.packedType != GgmlType::GGML_TYPE_F32) {
                     // This task's run of groups in [b, b1) at once (16 rows per block).
                     const int64_t bEnd = std::min(b1, jobEnd);
                     const int64_t g0 = b - firstBlock[static_cast<size_t>(j)], g1 = bEnd - firstBlock[static_cast<size_t>(j)];
-                    quant::packedMatmul(*W.packed, g0, g1, sl.packed, nTokens, y, static_cast<size_t>(N));
+                    quant::packedMatmul(*W.packed, g0, g1, sl.packed, nTokens, nGemm, y, static_cast<size_t>(N));
                     if (bias)
                         for (int64_t t = 0; t < nTokens; ++t)
                             for (int64_t r = g0 * kRowBlock; r < std::min(N, g1 * kRowBlock); ++r)
@@ -220,14 +219,17 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
                 if (nTokens == 1) {
                     for (int64_t r = r0; r < r1; ++r)
                         W.traits->vecDot(K, &y[r], W.row(r), sl.act);
-                } else if (gemmQ32Supported(W.type, K)) {
-                    gemmQ32(W.type, K, W.data, W.rowBytes, r0, r1, sl.act, sl.actBytes, nTokens, y, N);
                 } else {
                     for (int64_t t0 = 0; t0 < nTokens; t0 += kTokenChunk) {
                         const int nt = static_cast<int>(std::min<int64_t>(kTokenChunk, nTokens - t0));
+                        const int ng = static_cast<int>(std::clamp<int64_t>(nGemm - t0, 0, nt));
                         const uint8_t *a = sl.act + static_cast<size_t>(t0) * sl.actBytes;
                         for (int64_t r = r0; r < r1; ++r) {
-                            W.traits->vecDotMulti(K, tmp, W.row(r), a, sl.actBytes, nt);
+                            if (ng > 0)
+                                W.traits->vecDotMultiGemm(K, tmp, W.row(r), a, sl.actBytes, ng);
+                            if (ng < nt)
+                                W.traits->vecDotMulti(K, tmp + ng, W.row(r), a + static_cast<size_t>(ng) * sl.actBytes,
+                                                      sl.actBytes, nt - ng);
                             for (int t = 0; t < nt; ++t)
                                 y[(t0 + t) * N + r] = tmp[t];
                         }

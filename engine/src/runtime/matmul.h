@@ -57,6 +57,9 @@ struct MatmulTask {
     int64_t nTokens;          // >= 1
     float *y;                 // [nTokens, W->ne1]
     const float *bias;        // null or W->ne1 floats
+    // Rows routed to one expert: computed as the reference's mul_mat_id does,
+    // every row with the one-token dot product form (quant::gemmFormTokens).
+    bool expertRows = false;
 };
 // scratch: at least the sum of matmulScratchBytes(W, nTokens) over the tasks'
 // distinct inputs (matmulScratchBytes(W, total tokens, inputs) bounds it).

@@ -401,7 +401,9 @@ private:
                 }
                 if (ec == net::error::operation_aborted && self->m_afterWatch)
                     return self->runAfterWatch();
-                // The client went away: stop its work now.
+                // The client went away: stop its work now. A continuation
+                // waiting for this read is dropped (it holds the connection).
+                self->m_afterWatch = nullptr;
                 self->clientGone();
             });
     }
@@ -653,6 +655,9 @@ private:
         if (m_closed)
             return;
         m_closed = true;
+        // A continuation holds the connection; the caller's handler keeps it alive past this.
+        const auto dropped = std::move(m_afterWatch);
+        m_afterWatch = nullptr;
         m_pingTimer.cancel();
         m_writeTimer.cancel();
         m_drainTimer.cancel();

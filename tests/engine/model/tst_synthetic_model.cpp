@@ -219,15 +219,16 @@ private slots:
         QVERIFY(stepSession);
         for (size_t n = 1; n <= prompt.size(); ++n)
             QVERIFY(stepSession.value()->evaluate(std::vector<Token>(prompt.begin(), prompt.begin() + long(n)), &stepwise));
-        // Float weights: the batch and per-token kernels differ in summation
-        // order only. Quantized weights: the attention kernels of a batch and
+        // Float weights: the batch and per-token dot products differ in
+        // summation order only (the reference's tinyBLAS and vec_dot orders),
+        // ~1e-4 through a random model. Quantized weights: the attention kernels of a batch and
         // of one token round their probabilities to F16 at different points
         // (~5e-4 relative), and the activations' 8-bit rounding can turn that
         // into a few percent on a random model (gemma3 Q4_K_M, 24 tokens, AVX-512:
         // 0.018; scalar against AVX2 on the same batch: 0.023). An engine bug
         // (a mask, a cache row, a layer kind) moves the logits by O(1).
         const bool floatWeights = type == QLatin1String("F32") || type == QLatin1String("F16");
-        const double bound = floatWeights ? 1e-4 : 5e-2;
+        const double bound = floatWeights ? 2e-3 : 5e-2;
         QVERIFY2(nrmse(stepwise, batch) < bound, qPrintable(QString::number(nrmse(stepwise, batch))));
     }
 

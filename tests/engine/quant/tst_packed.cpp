@@ -1,9 +1,11 @@
 // Packed 16-row weight groups (quant/packed.h): the packed scalar twin
-// against the trait table's per-row vecDot on random rows, and the AVX-512
-// AVX2 and AVX-VNNI kernels against the scalar twin (bit for bit) when the
-// CPU has them. Shapes:
-// row counts that do and do not fill a group, one and several super-blocks,
-// token counts around the 4-token tile, a group range inside the matrix.
+// against the trait table's per-row vecDot / vecDotGemm on random rows (bit
+// for bit: the same float steps), and the AVX-512, AVX2 and AVX-VNNI kernels
+// against the scalar twin (bit for bit) when the CPU has them, with the
+// tokens split between the batch form and the one-token form at several
+// points (Q4_K's gemm and gemv forms differ). Shapes: row counts that do and
+// do not fill a group, one and several super-blocks, token counts around the
+// tiles, a group range inside the matrix.
 #include "quant/cpu_features.h"
 #include "quant/packed.h"
 #include "quant/quant_traits.h"
@@ -18,10 +20,6 @@
 using namespace burrow;
 
 namespace {
-
-// Normalized RMS difference allowed against vecDot: every block product is
-// an exact integer in both; only the order of the float sums differs.
-constexpr double kPackedTolerance = 2e-6;
 
 struct Problem {
     std::vector<uint8_t> weights, acts, side;
@@ -119,66 +117,60 @@ void TestPacked::matchesVecDot()
     for (int tok = 0; tok < tokens; ++tok)
         quant::preparePackedRow(t, K, act, tok);
 
-    // Expected: the scalar path's vecDot per (row, token).
-    QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
-    const quant::TypeTraits *tr = quant::typeTraits(t);
     const int r0 = g0 * 16;
     const size_t ldy = static_cast<size_t>(rows);
-    std::vector<float> expected(ldy * static_cast<size_t>(tokens), 0.0f);
-    for (int tok = 0; tok < tokens; ++tok)
-        for (int r = r0; r < rows; ++r)
-            tr->vecDot(K, &expected[static_cast<size_t>(tok) * ldy + static_cast<size_t>(r)],
-                       p.weights.data() + static_cast<size_t>(r) * p.rowBytes,
-                       p.acts.data() + static_cast<size_t>(tok) * p.actBytes);
-
     const float sentinel = -12345.0f;
-    std::vector<float> scalar(expected.size(), sentinel);
-    quant::packedMatmulScalar(W, g0, W.groups, act, tokens, scalar.data(), ldy);
-    double err = 0.0, ref = 0.0;
-    for (int tok = 0; tok < tokens; ++tok)
-        for (int r = 0; r < rows; ++r) {
-            const size_t i = static_cast<size_t>(tok) * ldy + static_cast<size_t>(r);
-            if (r < r0) {
-                QCOMPARE(scalar[i], sentinel);   // rows outside [g0, g1) untouched
-                continue;
-            }
-            err += (scalar[i] - expected[i]) * static_cast<double>(scalar[i] - expected[i]);
-            ref += expected[i] * static_cast<double>(expected[i]);
-        }
-    QVERIFY(ref > 0.0);
-    const double nrmse = std::sqrt(err / ref);
-    QVERIFY2(nrmse <= kPackedTolerance, qPrintable(QStringLiteral("normalized RMS error %1").arg(nrmse)));
-
-    // packedMatmul on the scalar path is the twin; the AVX2 (Q4_0, Q4_K,
-    // Q6_K), AVX-VNNI (all four) and AVX-512 (all four) kernels are
-    // bit-identical to it.
-    struct Variant {
-        quant::CpuPath path;
-        bool vnni;
-        const char *name;
-    };
+    const int gemmSplits[] = {0, tokens - tokens % 4, tokens, tokens / 2};
     int checkedSimd = 0;
-    for (const Variant v : {Variant{quant::CpuPath::CPU_PATH_SCALAR, false, "scalar"},
-                            Variant{quant::CpuPath::CPU_PATH_AVX2, false, "avx2"},
-                            Variant{quant::CpuPath::CPU_PATH_AVX2, true, "avx2 + avx-vnni"},
-                            Variant{quant::CpuPath::CPU_PATH_AVX512, true, "avx512"}}) {
-        if (!quant::setCpuPath(v.path))
-            continue;
-        if (v.vnni && v.path == quant::CpuPath::CPU_PATH_AVX2 && !quant::cpuFeatures().avxvnni)
-            continue;
-        quant::setPackedAvxVnni(v.vnni);
-        const bool simd = quant::packedKernelsActive(t);
-        const bool expectSimd = v.path == quant::CpuPath::CPU_PATH_AVX512 ||
-                                (v.path == quant::CpuPath::CPU_PATH_AVX2 && (v.vnni || t != GgmlType::GGML_TYPE_Q8_0));
-        QCOMPARE(simd, expectSimd);
-        checkedSimd += simd ? 1 : 0;
-        std::vector<float> got(expected.size(), sentinel);
-        quant::packedMatmul(W, g0, W.groups, act, tokens, got.data(), ldy);
-        quant::setPackedAvxVnni(true);
-        for (size_t i = 0; i < got.size(); ++i)
-            if (std::memcmp(&got[i], &scalar[i], sizeof(float)) != 0)
-                QFAIL(qPrintable(QStringLiteral("%1, element %2: %3, scalar twin %4")
-                                     .arg(QString::fromLatin1(v.name)).arg(i).arg(got[i]).arg(scalar[i])));
+    for (int nGemm : gemmSplits) {
+        // Expected: the scalar path's vecDotGemm (t < nGemm) / vecDot per (row, token).
+        QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
+        const quant::TypeTraits *tr = quant::typeTraits(t);
+        std::vector<float> expected(ldy * static_cast<size_t>(tokens), sentinel);
+        for (int tok = 0; tok < tokens; ++tok)
+            for (int r = r0; r < rows; ++r)
+                (tok < nGemm ? tr->vecDotGemm : tr->vecDot)(K, &expected[static_cast<size_t>(tok) * ldy + static_cast<size_t>(r)],
+                                                              p.weights.data() + static_cast<size_t>(r) * p.rowBytes,
+                                                              p.acts.data() + static_cast<size_t>(tok) * p.actBytes);
+
+        std::vector<float> scalar(expected.size(), sentinel);
+        quant::packedMatmulScalar(W, g0, W.groups, act, tokens, nGemm, scalar.data(), ldy);
+        for (size_t i = 0; i < scalar.size(); ++i)
+            if (std::memcmp(&scalar[i], &expected[i], sizeof(float)) != 0)   // rows outside [g0, g1) untouched too
+                QFAIL(qPrintable(QStringLiteral("nGemm %1, element %2: twin %3, vecDot %4")
+                                     .arg(nGemm).arg(i).arg(scalar[i], 0, 'g', 9).arg(expected[i], 0, 'g', 9)));
+
+        // packedMatmul on the scalar path is the twin; the AVX2 (Q4_0, Q4_K,
+        // Q6_K), AVX-VNNI (all four) and AVX-512 (all four) kernels are
+        // bit-identical to it.
+        struct Variant {
+            quant::CpuPath path;
+            bool vnni;
+            const char *name;
+        };
+        for (const Variant v : {Variant{quant::CpuPath::CPU_PATH_SCALAR, false, "scalar"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX2, false, "avx2"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX2, true, "avx2 + avx-vnni"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX512, true, "avx512"}}) {
+            if (!quant::setCpuPath(v.path))
+                continue;
+            if (v.vnni && v.path == quant::CpuPath::CPU_PATH_AVX2 && !quant::cpuFeatures().avxvnni)
+                continue;
+            quant::setPackedAvxVnni(v.vnni);
+            const bool simd = quant::packedKernelsActive(t);
+            const bool expectSimd = v.path == quant::CpuPath::CPU_PATH_AVX512 ||
+                                    (v.path == quant::CpuPath::CPU_PATH_AVX2 && (v.vnni || t != GgmlType::GGML_TYPE_Q8_0));
+            QCOMPARE(simd, expectSimd);
+            checkedSimd += simd ? 1 : 0;
+            std::vector<float> got(expected.size(), sentinel);
+            quant::packedMatmul(W, g0, W.groups, act, tokens, nGemm, got.data(), ldy);
+            quant::setPackedAvxVnni(true);
+            for (size_t i = 0; i < got.size(); ++i)
+                if (std::memcmp(&got[i], &scalar[i], sizeof(float)) != 0)
+                    QFAIL(qPrintable(QStringLiteral("%1, nGemm %2, element %3: %4, scalar twin %5")
+                                         .arg(QString::fromLatin1(v.name)).arg(nGemm).arg(i).arg(got[i], 0, 'g', 9)
+                                         .arg(scalar[i], 0, 'g', 9)));
+        }
     }
     if (checkedSimd == 0)
         QSKIP("this CPU has neither AVX2 nor AVX-512 VNNI: only the scalar twin was checked");

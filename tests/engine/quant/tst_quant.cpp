@@ -2,7 +2,11 @@
 // hand-built blocks, checked against values this test works out itself from
 // the documented block layouts (it packs the bytes; the engine unpacks them);
 // reference-quantizer round trips within named tolerances; every SIMD path
-// against the scalar twin; and tensors of the synthetic ../shared models.
+// against the scalar twin (bit for bit where the twin follows the reference's
+// AVX-512 build); the dot products' float steps on every path against the
+// reference's recipes written out here from the block layouts (lanes, fused
+// multiply-adds, reduction trees; the batch and one-token forms, on rows
+// where they round differently); and tensors of the synthetic ../shared models.
 #include "common/ggml_types.h"
 #include "gguf/gguf_reader.h"
 #include "quant/cpu_features.h"
@@ -409,6 +413,307 @@ struct PathGuard {
     ~PathGuard() { setCpuPath(saved); }
 };
 
+
+// --- the reference's float steps (AVX-512 build), from the block layouts ---
+
+float tReduce16(const float *a)
+{
+    float h[8], q[4];
+    for (int i = 0; i < 8; ++i)
+        h[i] = a[i + 8] + a[i];
+    for (int i = 0; i < 4; ++i)
+        q[i] = h[i + 4] + h[i];
+    return (q[0] + q[2]) + (q[1] + q[3]);
+}
+
+float tHsum8(const float *a)
+{
+    float r[4];
+    for (int i = 0; i < 4; ++i)
+        r[i] = a[i + 4] + a[i];
+    return (r[0] + r[2]) + (r[1] + r[3]);
+}
+
+float tHalf(const uint8_t *p)
+{
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return static_cast<float>(halfValue(h));
+}
+
+float tBf16(const uint8_t *p)
+{
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return static_cast<float>(bf16Value(h));
+}
+
+void tScaleMin(int j, const uint8_t *q, int *d, int *m)
+{
+    if (j < 4) {
+        *d = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *d = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+// Element e's float of an F32 / F16 / BF16 row.
+float tFloatAt(GgmlType t, const uint8_t *p, int64_t e)
+{
+    if (t == GgmlType::GGML_TYPE_F32) {
+        float f;
+        std::memcpy(&f, p + 4 * e, 4);
+        return f;
+    }
+    return t == GgmlType::GGML_TYPE_F16 ? tHalf(p + 2 * e) : tBf16(p + 2 * e);
+}
+
+// ggml_vec_dot_f32 / _f16 / _bf16 (one token) and tinyBLAS (batch).
+float recipeFloat(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y, bool gemm)
+{
+    const auto prod = [&](int64_t e) { return tFloatAt(t, x, e) * tFloatAt(t, y, e); };
+    const auto fmaAt = [&](int64_t e, float c) { return std::fma(tFloatAt(t, x, e), tFloatAt(t, y, e), c); };
+    if (t == GgmlType::GGML_TYPE_BF16) {
+        const auto lane = [&](float c, int64_t e) { return fmaAt(e, fmaAt(e + 1, c)); };   // odd pair first
+        if (gemm) {
+            float c[16] = {};
+            for (int64_t i = 0; i < n; i += 32)
+                for (int l = 0; l < 16; ++l)
+                    c[l] = lane(c[l], i + 2 * l);
+            return tReduce16(c);
+        }
+        float c[2][16] = {};
+        int64_t i = 0;
+        for (; i + 64 <= n; i += 64)
+            for (int h = 0; h < 2; ++h)
+                for (int l = 0; l < 16; ++l)
+                    c[h][l] = lane(c[h][l], i + 32 * h + 2 * l);
+        double sum = static_cast<double>(tReduce16(c[0])) + static_cast<double>(tReduce16(c[1]));
+        for (; i < n; ++i)
+            sum += static_cast<double>(prod(i));
+        return static_cast<float>(sum);
+    }
+    if (gemm) {
+        float c[16] = {};
+        for (int64_t i = 0; i < n; i += 16)
+            for (int l = 0; l < 16; ++l)
+                c[l] = fmaAt(i + l, c[l]);
+        return tReduce16(c);
+    }
+    float a[4][16] = {};
+    const int64_t np = n & ~int64_t{63};
+    for (int64_t i = 0; i < np; i += 64)
+        for (int j = 0; j < 4; ++j)
+            for (int l = 0; l < 16; ++l)
+                a[j][l] = fmaAt(i + 16 * j + l, a[j][l]);
+    float f[16];
+    for (int l = 0; l < 16; ++l)
+        f[l] = (a[0][l] + a[2][l]) + (a[1][l] + a[3][l]);
+    const float red = tReduce16(f);
+    if (t == GgmlType::GGML_TYPE_F32) {
+        float sum = red;
+        for (int64_t i = np; i < n; ++i)
+            sum = fmaAt(i, sum);
+        return sum;
+    }
+    double sum = static_cast<double>(red);
+    for (int64_t i = np; i < n; ++i)
+        sum += static_cast<double>(prod(i));
+    return static_cast<float>(sum);
+}
+
+// Q8_0: 8 lanes of 4 elements per block, fused per lane, hsum8. Q4_0 / IQ4_NL
+// / MXFP4 (repacked q4_b32): per block acc = fma(isum, d_w d_a, acc).
+float recipeQ32(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y)
+{
+    const size_t wb = ggmlTypeInfo(t)->typeSize;
+    float lanes[8] = {}, chain = 0.0f;
+    for (int64_t b = 0; b < n / 32; ++b) {
+        const uint8_t *w = x + b * wb, *a = y + b * 34;
+        const auto av = [a](int e) { return static_cast<int>(static_cast<int8_t>(a[2 + e])); };
+        const float da = tHalf(a);
+        if (t == GgmlType::GGML_TYPE_Q8_0) {
+            const float d = tHalf(w) * da;
+            for (int m = 0; m < 8; ++m) {
+                int s = 0;
+                for (int e = 4 * m; e < 4 * m + 4; ++e)
+                    s += static_cast<int8_t>(w[2 + e]) * av(e);
+                lanes[m] = std::fma(d, static_cast<float>(s), lanes[m]);
+            }
+            continue;
+        }
+        const bool mx = t == GgmlType::GGML_TYPE_MXFP4;
+        const uint8_t *qs = w + (mx ? 1 : 2);
+        int s = 0;
+        for (int e = 0; e < 32; ++e) {
+            const int code = e < 16 ? qs[e] & 0xf : qs[e - 16] >> 4;
+            const int v = t == GgmlType::GGML_TYPE_Q4_0 ? code - 8 : mx ? kValuesMxfp4[code] : kValuesIq4nl[code];
+            s += v * av(e);
+        }
+        const float dw = mx ? static_cast<float>(std::ldexp(1.0, w[0] - 128)) : tHalf(w);
+        chain = std::fma(static_cast<float>(s), dw * da, chain);
+    }
+    return t == GgmlType::GGML_TYPE_Q8_0 ? tHsum8(lanes) : chain;
+}
+
+// Q4_K / Q2_K (repacked 8x8): sum and min chains per super-block (gemv) or
+// per part (gemm: 64 elements for Q4_K, 128 for Q2_K); acc - accm.
+float recipeChainsK(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y, bool gemm)
+{
+    const size_t wb = ggmlTypeInfo(t)->typeSize;
+    float acc = 0.0f, accm = 0.0f;
+    for (int64_t b = 0; b < n / 256; ++b) {
+        const uint8_t *w = x + b * wb, *a = y + b * 292;
+        float ad;
+        std::memcpy(&ad, a, 4);
+        const auto av = [a](int e) { return static_cast<int>(static_cast<int8_t>(a[4 + e])); };
+        const auto bsum = [a](int g) { int16_t v; std::memcpy(&v, a + 260 + 2 * g, 2); return static_cast<int>(v); };
+        const bool q4 = t == GgmlType::GGML_TYPE_Q4_K;
+        const float d = (q4 ? tHalf(w) : tHalf(w + 80)) * ad, dmin = (q4 ? tHalf(w + 2) : tHalf(w + 82)) * ad;
+        const int parts = q4 ? 4 : 2, partLen = 256 / parts;
+        int isumAll = 0, iminAll = 0;
+        for (int part = 0; part < parts; ++part) {
+            int isum = 0, imin = 0;
+            for (int e = part * partLen; e < (part + 1) * partLen; ++e) {
+                int q, sc;
+                if (q4) {
+                    int m;
+                    tScaleMin(e / 32, w + 4, &sc, &m);
+                    const uint8_t byte = w[16 + 32 * (e / 64) + e % 32];
+                    q = (e / 32) % 2 ? byte >> 4 : byte & 0xf;
+                } else {
+                    sc = w[e / 16] & 0xf;
+                    q = (w[16 + 32 * (e / 128) + e % 32] >> (2 * ((e / 32) % 4))) & 3;
+                }
+                isum += sc * q * av(e);
+            }
+            if (q4)
+                for (int sb = 2 * part; sb < 2 * part + 2; ++sb) {
+                    int sc, m;
+                    tScaleMin(sb, w + 4, &sc, &m);
+                    imin += m * (bsum(2 * sb) + bsum(2 * sb + 1));
+                }
+            else
+                for (int g = 8 * part; g < 8 * part + 8; ++g)
+                    imin += (w[g] >> 4) * bsum(g);
+            if (gemm) {
+                acc = std::fma(static_cast<float>(isum), d, acc);
+                accm = std::fma(static_cast<float>(imin), dmin, accm);
+            }
+            isumAll += isum;
+            iminAll += imin;
+        }
+        if (!gemm) {
+            acc = std::fma(static_cast<float>(isumAll), d, acc);
+            accm = std::fma(static_cast<float>(iminAll), dmin, accm);
+        }
+    }
+    return acc - accm;
+}
+
+// Q5_K / Q6_K (their AVX2 code): 8 lanes, lane m = elements 4m..4m+3 of every
+// 32 times the scale; Q5_K's mins in a fused float summs, Q6_K's levels
+// unsigned with 32 (bsums[2m] sc[2m] + bsums[2m+1] sc[2m+1]) off lane m.
+float recipeLanesK(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y)
+{
+    const size_t wb = ggmlTypeInfo(t)->typeSize;
+    float acc[8] = {}, summs = 0.0f;
+    for (int64_t b = 0; b < n / 256; ++b) {
+        const uint8_t *w = x + b * wb, *a = y + b * 292;
+        float ad;
+        std::memcpy(&ad, a, 4);
+        const auto av = [a](int e) { return static_cast<int>(static_cast<int8_t>(a[4 + e])); };
+        const auto bsum = [a](int g) { int16_t v; std::memcpy(&v, a + 260 + 2 * g, 2); return static_cast<int>(v); };
+        int lane[8] = {};
+        if (t == GgmlType::GGML_TYPE_Q5_K) {
+            int imin = 0;
+            for (int e = 0; e < 256; ++e) {
+                int sc, m;
+                tScaleMin(e / 32, w + 4, &sc, &m);
+                const uint8_t byte = w[48 + 32 * (e / 64) + e % 32];
+                const int lo = (e / 32) % 2 ? byte >> 4 : byte & 0xf;
+                const int q = lo | (((w[16 + e % 32] >> (e / 32)) & 1) << 4);
+                lane[(e % 32) / 4] += sc * q * av(e);
+            }
+            for (int sb = 0; sb < 8; ++sb) {
+                int sc, m;
+                tScaleMin(sb, w + 4, &sc, &m);
+                imin += m * (bsum(2 * sb) + bsum(2 * sb + 1));
+            }
+            summs = std::fma(-ad * tHalf(w + 2), static_cast<float>(imin), summs);
+            const float d = ad * tHalf(w);
+            for (int m = 0; m < 8; ++m)
+                acc[m] = std::fma(d, static_cast<float>(lane[m]), acc[m]);
+            continue;
+        }
+        // Q6_K: ql[128], qh[64], scales[16], d
+        const auto sc = [w](int g) { return static_cast<int>(static_cast<int8_t>(w[192 + g])); };
+        for (int e = 0; e < 256; ++e) {
+            const int h = e / 128, k = (e % 128) / 32, l = e % 32;
+            const uint8_t ql = w[64 * h + 32 * (k % 2) + l];
+            const int q = (k < 2 ? ql & 0xf : ql >> 4) | (((w[128 + 32 * h + l] >> (2 * k)) & 3) << 4);
+            lane[l / 4] += sc(e / 16) * q * av(e);
+        }
+        const float d = ad * tHalf(w + 208);
+        for (int m = 0; m < 8; ++m) {
+            lane[m] -= 32 * (bsum(2 * m) * sc(2 * m) + bsum(2 * m + 1) * sc(2 * m + 1));
+            acc[m] = std::fma(d, static_cast<float>(lane[m]), acc[m]);
+        }
+    }
+    return tHsum8(acc) + summs;
+}
+
+float recipe(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y, bool gemm)
+{
+    switch (t) {
+    case GgmlType::GGML_TYPE_F32:
+    case GgmlType::GGML_TYPE_F16:
+    case GgmlType::GGML_TYPE_BF16: return recipeFloat(t, n, x, y, gemm);
+    case GgmlType::GGML_TYPE_Q4_K:
+    case GgmlType::GGML_TYPE_Q2_K: return recipeChainsK(t, n, x, y, gemm);
+    case GgmlType::GGML_TYPE_Q5_K:
+    case GgmlType::GGML_TYPE_Q6_K: return recipeLanesK(t, n, x, y);
+    default: return recipeQ32(t, n, x, y);
+    }
+}
+
+// The types whose dot products follow the reference's AVX-512 build on
+// every path (the others follow its generic C code on the scalar path and
+// its AVX2 code on the x86 paths).
+const GgmlType kRecipeTypes[] = {
+    GgmlType::GGML_TYPE_F32,  GgmlType::GGML_TYPE_F16,  GgmlType::GGML_TYPE_BF16,   GgmlType::GGML_TYPE_Q4_0,
+    GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q2_K, GgmlType::GGML_TYPE_Q4_K,   GgmlType::GGML_TYPE_Q5_K,
+    GgmlType::GGML_TYPE_Q6_K, GgmlType::GGML_TYPE_IQ4_NL, GgmlType::GGML_TYPE_MXFP4,
+};
+
+bool followsRecipe(GgmlType t)
+{
+    return std::find(std::begin(kRecipeTypes), std::end(kRecipeTypes), t) != std::end(kRecipeTypes);
+}
+
+// A weight row of `type` and an activation row of its partner from normal
+// floats through the quantizers (realistic scales: the float steps round),
+// or random blocks for the types without a quantizer (Q2_K).
+void realisticRows(GgmlType type, int64_t n, Rng &rng, std::vector<uint8_t> *w, std::vector<uint8_t> *a)
+{
+    const TypeTraits *t = typeTraits(type);
+    const TypeTraits *p = typeTraits(t->vecDotType);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> f(static_cast<size_t>(n));
+    if (t->quantize) {
+        for (float &v : f) v = nd(rng) * 0.3f;
+        w->assign(static_cast<size_t>(n / t->blockSize) * t->typeSize, 0);
+        t->quantize(f.data(), w->data(), n);
+    } else {
+        *w = encodeRandom(type, n / t->blockSize, rng).bytes;
+    }
+    for (float &v : f) v = nd(rng);
+    a->assign(static_cast<size_t>(n / p->blockSize) * p->typeSize, 0);
+    p->quantize(f.data(), a->data(), n);
+}
+
 } // namespace
 
 class TestQuant : public QObject {
@@ -602,7 +907,19 @@ private slots:
             s0 += x[0].qs[j] * y[0].qs[j];
             s1 += x[1].qs[j] * y[1].qs[j];
         }
-        const float expected = 0.0f + static_cast<float>(s0) * (0.5f * 0.25f) + static_cast<float>(s1) * (1.5f * -0.125f);
+        // 8 lanes of 4 elements: lane m of block b sums elements 4m..4m+3,
+        // acc[m] = fma(d_w d_a, lane, acc[m]), then hsum8.
+        (void)s0;
+        (void)s1;
+        float lanes[8] = {};
+        for (int b = 0; b < 2; ++b)
+            for (int m = 0; m < 8; ++m) {
+                int lane = 0;
+                for (int e = 4 * m; e < 4 * m + 4; ++e)
+                    lane += x[b].qs[e] * y[b].qs[e];
+                lanes[m] = std::fma(b == 0 ? 0.5f * 0.25f : 1.5f * -0.125f, static_cast<float>(lane), lanes[m]);
+            }
+        const float expected = ((lanes[4] + lanes[0]) + (lanes[6] + lanes[2])) + ((lanes[5] + lanes[1]) + (lanes[7] + lanes[3]));
         float got = 0;
         generic::vecDotQ8_0Q8_0(64, &got, x, y);
         QCOMPARE(got, expected);
@@ -838,14 +1155,23 @@ private slots:
             const TypeTraits *t = typeTraits(type);
             const Encoded w = encodeRandom(type, n / t->blockSize, rng);
             const Encoded a = encodeActivation(t->vecDotType, n, rng);
-            float scalar = NAN;
+            float scalar = NAN, scalarGemm = NAN;
             t->vecDot(n, &scalar, w.bytes.data(), a.bytes.data());
+            t->vecDotGemm(n, &scalarGemm, w.bytes.data(), a.bytes.data());
             double sumAbs = 0;
             dotExpected(w.values, a.values, &sumAbs);
             for (CpuPath path : paths) {
                 QVERIFY(setCpuPath(path));
-                float got = NAN;
+                float got = NAN, gotGemm = NAN;
                 typeTraits(type)->vecDot(n, &got, w.bytes.data(), a.bytes.data());
+                typeTraits(type)->vecDotGemm(n, &gotGemm, w.bytes.data(), a.bytes.data());
+                if (followsRecipe(type)) {   // the same float steps: bit for bit
+                    QVERIFY2(std::memcmp(&got, &scalar, 4) == 0 && std::memcmp(&gotGemm, &scalarGemm, 4) == 0,
+                             qPrintable(QStringLiteral("%1 n=%2: %3 / %4, scalar %5 / %6").arg(cpuPathName(path)).arg(n)
+                                            .arg(got, 0, 'g', 9).arg(gotGemm, 0, 'g', 9).arg(scalar, 0, 'g', 9)
+                                            .arg(scalarGemm, 0, 'g', 9)));
+                    continue;
+                }
                 QVERIFY2(std::fabs(got - scalar) <= kSimdRelTolerance * sumAbs,
                          qPrintable(QStringLiteral("%1 n=%2: %3, scalar %4").arg(cpuPathName(path)).arg(n)
                                         .arg(got).arg(scalar)));
@@ -877,18 +1203,85 @@ private slots:
             std::vector<uint8_t> act(stride * kColumns);
             for (int j = 0; j < kColumns; ++j)
                 std::memcpy(act.data() + j * stride, cols[j].bytes.data(), rowBytes);
-            for (int ny = 1; ny <= kColumns; ++ny) {
-                std::vector<float> multi(static_cast<size_t>(ny), NAN);
-                t->vecDotMulti(nCheck, multi.data(), w.bytes.data(), act.data(), stride, ny);
-                for (int j = 0; j < ny; ++j) {
-                    float single = NAN;
-                    t->vecDot(nCheck, &single, w.bytes.data(), act.data() + j * stride);
-                    QVERIFY2(std::memcmp(&single, &multi[j], sizeof(float)) == 0,
-                             qPrintable(QStringLiteral("%1 ny=%2 column %3: multi %4, single %5")
-                                            .arg(cpuPathName(path)).arg(ny).arg(j).arg(multi[j]).arg(single)));
+            QVERIFY(t->vecDotMultiGemm && t->vecDotGemm);
+            for (int form = 0; form < 2; ++form)
+                for (int ny = 1; ny <= kColumns; ++ny) {
+                    std::vector<float> multi(static_cast<size_t>(ny), NAN);
+                    (form ? t->vecDotMultiGemm : t->vecDotMulti)(nCheck, multi.data(), w.bytes.data(), act.data(), stride, ny);
+                    for (int j = 0; j < ny; ++j) {
+                        float single = NAN;
+                        (form ? t->vecDotGemm : t->vecDot)(nCheck, &single, w.bytes.data(), act.data() + j * stride);
+                        QVERIFY2(std::memcmp(&single, &multi[j], sizeof(float)) == 0,
+                                 qPrintable(QStringLiteral("%1 form %2 ny=%3 column %4: multi %5, single %6")
+                                                .arg(cpuPathName(path)).arg(form).arg(ny).arg(j).arg(multi[j]).arg(single)));
+                    }
+                }
+        }
+    }
+
+    // Every path's dot products against the reference's recipe (above),
+    // both forms, on realistic rows of several lengths (whole and partial
+    // 64-element steps for the float types). Where a type has two forms the
+    // rows are checked to tell them apart: the per-64 (Q4_K), per-128 (Q2_K)
+    // and per-256 accumulations, tinyBLAS and vec_dot, round differently.
+    void floatOrderRecipes_data() { addTypeRows(kRecipeTypes, std::size(kRecipeTypes)); }
+    void floatOrderRecipes()
+    {
+        QFETCH(GgmlType, type);
+        PathGuard guard;
+        Rng rng(2026 + static_cast<int>(type));
+        const bool twoForms = gemmFormTokens(type, 4096, 8) > 0;
+        int formsDiffer = 0, rowsChecked = 0;
+        const bool floatType = type == GgmlType::GGML_TYPE_F32 || type == GgmlType::GGML_TYPE_F16 || type == GgmlType::GGML_TYPE_BF16;
+        std::vector<int64_t> lengths = {256, 2048, 4096, 11008};
+        if (floatType)
+            lengths = {32, 96, 160, 2048, 2080};
+        for (int rep = 0; rep < 6; ++rep)
+            for (int64_t n : lengths) {
+                QVERIFY(setCpuPath(CpuPath::CPU_PATH_SCALAR));
+                std::vector<uint8_t> w, a;
+                realisticRows(type, n, rng, &w, &a);
+                const float one = recipe(type, n, w.data(), a.data(), false);
+                const float batch = twoForms ? recipe(type, n, w.data(), a.data(), true) : one;
+                formsDiffer += std::memcmp(&one, &batch, 4) != 0;
+                ++rowsChecked;
+                for (CpuPath path : supportedPaths()) {
+                    QVERIFY(setCpuPath(path));
+                    const TypeTraits *t = typeTraits(type);
+                    float got = NAN, gotGemm = NAN;
+                    t->vecDot(n, &got, w.data(), a.data());
+                    t->vecDotGemm(n, &gotGemm, w.data(), a.data());
+                    QVERIFY2(std::memcmp(&got, &one, 4) == 0,
+                             qPrintable(QStringLiteral("%1 n=%2 one-token form: %3, recipe %4").arg(cpuPathName(path))
+                                            .arg(n).arg(got, 0, 'g', 9).arg(one, 0, 'g', 9)));
+                    if (twoForms || gemmFormTokens(type, n, 8) == 0)
+                        QVERIFY2(std::memcmp(&gotGemm, twoForms ? &batch : &one, 4) == 0 || (floatType && n % 16 != 0),
+                                 qPrintable(QStringLiteral("%1 n=%2 batch form: %3, recipe %4").arg(cpuPathName(path))
+                                                .arg(n).arg(gotGemm, 0, 'g', 9).arg(batch, 0, 'g', 9)));
                 }
             }
-        }
+        QVERIFY(rowsChecked > 0);
+        if (twoForms)
+            QVERIFY2(formsDiffer > 0, "no row tells the batch form from the one-token form");
+    }
+
+    // Which activation rows of a multiply take the batch form.
+    void gemmFormRows()
+    {
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_Q4_K, 256, 1), int64_t(0));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_Q4_K, 256, 7), int64_t(4));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_Q4_K, 256, 8), int64_t(8));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_Q4_K, 256, 3), int64_t(0));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_Q2_K, 256, 9), int64_t(8));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_Q4_K, 256, 9, true), int64_t(0));   // expert rows
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_F32, 64, 2), int64_t(2));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_F32, 40, 5), int64_t(0));             // K % 16 != 0: vec_dot
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_F32, 64, 1), int64_t(0));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_F16, 48, 3), int64_t(3));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_BF16, 48, 3), int64_t(0));            // K % 32 != 0
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_BF16, 64, 3), int64_t(3));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_Q8_0, 64, 8), int64_t(0));
+        QCOMPARE(gemmFormTokens(GgmlType::GGML_TYPE_Q6_K, 256, 8), int64_t(0));
     }
 
     // MXFP4 scales at the ends of E8M0 and every code: x = E2M1(q) * 2^(e - 127),
@@ -940,9 +1333,9 @@ private slots:
         }
     }
 
-    // The scalar twin follows the reference's generic float order on a case
-    // small enough to follow by hand: three blocks, sum += (fp16(y.d) *
-    // 2^(e-128)) * (low-half sum + high-half sum).
+    // The scalar twin follows the reference's repacked float order on a case
+    // small enough to follow by hand: three blocks, sum = fma(low-half sum +
+    // high-half sum, fp16(y.d) * 2^(e-128), sum).
     void mxfp4DotFloatOrder()
     {
         BlockMXFP4 x[3] = {};
@@ -961,20 +1354,17 @@ private slots:
                 sum += static_cast<int>(std::lround(2 * e2m1Value(q))) * y[b].qs[j];
             }
             const float d = static_cast<float>(yd[b]) * static_cast<float>(std::ldexp(1.0, es[b] - 128));
-            expected += d * static_cast<float>(sum);
+            expected = std::fma(static_cast<float>(sum), d, expected);
         }
         float got = NAN;
         generic::vecDotMXFP4Q8_0(96, &got, x, y);
         QCOMPARE(got, expected);
     }
 
-    // The AVX2 and AVX-512 kernels keep the float sums where the reference's
-    // x86 kernel keeps them: blocks in pairs, the first of each pair in one
-    // 8-lane accumulator and the second in another (lane l: 4 products,
-    // elements 4l..4l+3, fused multiply-add with the block scale), the two
-    // added lane by lane and reduced as ((v0+v4)+(v2+v6)) + ((v1+v5)+(v3+v7)),
-    // an odd last block added in scalar float. Emulated here step by step.
-    void mxfp4X86FloatOrder()
+    // Every path keeps the float sum where the reference's repacked kernel
+    // (the q4_b32 form) keeps it: one chain, per block
+    // acc = fma(float(isum), 2^(e-128) * fp16(y.d), acc). Emulated here step by step.
+    void mxfp4RepackFloatOrder()
     {
         PathGuard guard;
         Rng rng(2718);
@@ -984,35 +1374,17 @@ private slots:
             const Encoded a = encodeActivation(GgmlType::GGML_TYPE_Q8_0, n, rng);
             const auto *x = reinterpret_cast<const BlockMXFP4 *>(w.bytes.data());
             const auto *y = reinterpret_cast<const BlockQ8_0 *>(a.bytes.data());
-            auto laneSum = [&](int64_t ib, int l) {
+            float expected = 0.0f;
+            for (int64_t ib = 0; ib < nb; ++ib) {
                 int s = 0;
-                for (int j = 4 * l; j < 4 * l + 4; ++j) {
+                for (int j = 0; j < 32; ++j) {
                     const int byte = x[ib].qs[j % 16], q = j < 16 ? byte & 15 : byte >> 4;
                     s += static_cast<int>(std::lround(2 * e2m1Value(q))) * y[ib].qs[j];
                 }
-                return s;
-            };
-            auto scale = [&](int64_t ib) {
-                return static_cast<float>(halfValue(y[ib].d)) * static_cast<float>(std::ldexp(1.0, x[ib].e - 128));
-            };
-            float acc1[8] = {}, acc2[8] = {};
-            int64_t ib = 0;
-            for (; ib + 1 < nb; ib += 2)
-                for (int l = 0; l < 8; ++l) {
-                    acc1[l] = std::fma(scale(ib), static_cast<float>(laneSum(ib, l)), acc1[l]);
-                    acc2[l] = std::fma(scale(ib + 1), static_cast<float>(laneSum(ib + 1, l)), acc2[l]);
-                }
-            float v[8];
-            for (int l = 0; l < 8; ++l)
-                v[l] = acc1[l] + acc2[l];
-            float expected = ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
-            if (ib < nb) {
-                int s = 0;
-                for (int l = 0; l < 8; ++l)
-                    s += laneSum(ib, l);
-                expected += scale(ib) * static_cast<float>(s);
+                const float d = static_cast<float>(std::ldexp(1.0, x[ib].e - 128)) * static_cast<float>(halfValue(y[ib].d));
+                expected = std::fma(static_cast<float>(s), d, expected);
             }
-            for (CpuPath path : {CpuPath::CPU_PATH_AVX2, CpuPath::CPU_PATH_AVX512}) {
+            for (CpuPath path : supportedPaths()) {
                 if (!setCpuPath(path))
                     continue;
                 float got = NAN;

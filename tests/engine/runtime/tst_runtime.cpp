@@ -398,22 +398,36 @@ private slots:
         auto b = session(m, 64, 2);
         QVERIFY(b->evaluate(other, &freshOther));
 
+        // The reference's dot products round differently in a batch than for
+        // one token (F32/F16: tinyBLAS vs vec_dot; Q4_K: its gemm for the
+        // first n - n % 4 rows), and so do ours: how a prompt is split into
+        // evaluations moves the logits by float noise, which a random model
+        // amplifies (8-bit activation rounding) to up to a few percent for
+        // quantized weights; an engine bug (a cache row, a mask) moves them
+        // by O(1). Splits whose rows all take the same forms agree bit for
+        // bit (qwen2-Q8_0: one form).
+        const bool oneForm = file.contains(QLatin1String("Q8_0"));
+        const auto agree = [oneForm](const std::vector<float> &got, const std::vector<float> &want) {
+            if (oneForm)
+                return got == want;
+            return got.size() == want.size() && nrmse(got, want) < 5e-2;
+        };
         auto s = session(m, 64, 2);
         QVERIFY(s->evaluate(head, nullptr));
         QCOMPARE(s->cachedTokens(), head);
         QVERIFY(s->evaluate(full, &reused));               // reuses the 10 cached tokens
         QCOMPARE(s->cachedTokens(), full);
-        QCOMPARE(reused, fresh);
+        QVERIFY2(agree(reused, fresh), qPrintable(QString::number(nrmse(reused, fresh))));
         QVERIFY(s->evaluate(other, &reusedOther));         // diverges after 10: recomputes the rest
-        QCOMPARE(reusedOther, freshOther);
+        QVERIFY2(agree(reusedOther, freshOther), qPrintable(QString::number(nrmse(reusedOther, freshOther))));
         QVERIFY(s->evaluate(full, &reused));                // the same prompt again: only the last token
-        QCOMPARE(reused, fresh);
+        QVERIFY2(agree(reused, fresh), qPrintable(QString::number(nrmse(reused, fresh))));
 
-        // Token by token gives the same as the batch.
+        // Token by token gives the same as the batch (up to the forms).
         auto t = session(m, 64, 2);
         for (size_t n = 1; n <= full.size(); ++n)
             QVERIFY(t->evaluate(std::vector<Token>(full.begin(), full.begin() + long(n)), &stepwise));
-        QCOMPARE(stepwise, fresh);
+        QVERIFY2(agree(stepwise, fresh), qPrintable(QString::number(nrmse(stepwise, fresh))));
     }
 
     // Head size 64 with 4 query heads per KV head: prompts take the blocked

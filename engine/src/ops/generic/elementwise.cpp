@@ -1,6 +1,7 @@
 // Scalar elementwise and per-row kernels (see generic_kernels.h).
 #include "ops/generic/generic_kernels.h"
 
+#include "ops/expf.h"
 #include "ops/f16.h"
 
 #include <cmath>
@@ -32,6 +33,9 @@ void ropeCache(float pos, int nRot, float freqBase, float freqScale, const float
     }
 }
 
+// The reference's rotate_pairs as GCC contracts it (-march=native): both
+// outputs fuse the x0 product, dst0 = fma(x0, cos, -(x1 sin)),
+// dst1 = fma(x0, sin, x1 cos).
 void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type, const float *cs)
 {
     for (int h = 0; h < nHeads; ++h) {
@@ -40,8 +44,8 @@ void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type
             for (int i0 = 0; i0 < nRot; i0 += 2) {
                 const float c = cs[i0], s = cs[i0 + 1];
                 const float x0 = v[i0], x1 = v[i0 + 1];
-                v[i0] = x0 * c - x1 * s;
-                v[i0 + 1] = x0 * s + x1 * c;
+                v[i0] = std::fma(x0, c, -(x1 * s));
+                v[i0 + 1] = std::fma(x0, s, x1 * c);
             }
         } else {
             const int half = nRot / 2;
@@ -49,8 +53,8 @@ void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type
                 const float c = cs[i0], s = cs[i0 + 1];
                 const int ic = i0 / 2;
                 const float x0 = v[ic], x1 = v[ic + half];
-                v[ic] = x0 * c - x1 * s;
-                v[ic + half] = x0 * s + x1 * c;
+                v[ic] = std::fma(x0, c, -(x1 * s));
+                v[ic + half] = std::fma(x0, s, x1 * c);
             }
         }
     }
@@ -63,7 +67,20 @@ void softcap(float *x, int64_t n, float c)
         x[i] = std::tanh(x[i] * inv) * c;
 }
 
+// The reference's ggml_vec_swiglu_f32 (AVX-512 build): the first n & ~15
+// elements with its vector exp (vexpf, ops/expf.h) as (g / (1 + e^(0 - g))) * u,
+// the rest with libm's expf as g / (1 + expf(-g)) * u.
 void swiglu(const float *gate, const float *up, float *out, int64_t n)
+{
+    const int64_t nv = n & ~int64_t{15};
+    for (int64_t i = 0; i < nv; ++i) {
+        const float g = gate[i];
+        out[i] = (g / (1.0f + vexpf(0.0f - g))) * up[i];
+    }
+    swigluTail(gate + nv, up + nv, out + nv, n - nv);
+}
+
+void swigluTail(const float *gate, const float *up, float *out, int64_t n)
 {
     for (int64_t i = 0; i < n; ++i) {
         const float g = gate[i];

@@ -20,6 +20,9 @@ void ropeCache(float pos, int nRot, float freqBase, float freqScale, const float
 void ropeApply(float *x, int nHeads, int headDim, int nRot, model::RopeType type, const float *cs);
 void softcap(float *x, int64_t n, float c);
 void swiglu(const float *gate, const float *up, float *out, int64_t n);
+// The reference's scalar leftover form, g / (1 + expf(-g)) * u, for every
+// element (the SIMD swiglu kernels finish rows with it).
+void swigluTail(const float *gate, const float *up, float *out, int64_t n);
 void swigluOai(const float *gate, const float *up, float *out, int64_t n);
 void geglu(const float *gate, const float *up, float *out, int64_t n);
 float geluTanh(float x);

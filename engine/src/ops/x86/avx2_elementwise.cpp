@@ -6,7 +6,7 @@
 
 #include "ops/f16.h"
 #include "ops/generic/generic_kernels.h"
-#include "ops/x86/vec_exp.h"
+#include "ops/expf.h"
 
 #include <immintrin.h>
 
@@ -40,32 +40,20 @@ void rmsNormAvx2(const float *x, const float *w, float *y, int64_t n, float eps)
         y[i] = (x[i] * scale) * w[i];
 }
 
+// ggml_vec_swiglu_f32 of the reference's AVX-512 build, 8 lanes at a time:
+// vexpf256 for the first n & ~15 elements, the scalar leftover form for the
+// rest (the scalar twin's steps).
 void swigluAvx2(const float *gate, const float *up, float *out, int64_t n)
 {
+    const int64_t nv = n & ~int64_t{15};
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
+    for (; i < nv; i += 8) {
         const __m256 g = _mm256_loadu_ps(gate + i);
-        const __m256 e = simd::exp256(_mm256_sub_ps(_mm256_setzero_ps(), g));
+        const __m256 e = simd::vexpf256(_mm256_sub_ps(_mm256_setzero_ps(), g));
         const __m256 silu = _mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
         _mm256_storeu_ps(out + i, _mm256_mul_ps(silu, _mm256_loadu_ps(up + i)));
     }
-    generic::swiglu(gate + i, up + i, out + i, n - i);
-}
-
-// min/max operand order as std::min(g, limit) and std::clamp(u, -limit, limit)
-// compare: vminps/vmaxps return the second operand when either is NaN.
-void swigluOaiAvx2(const float *gate, const float *up, float *out, int64_t n)
-{
-    const __m256 limit = _mm256_set1_ps(7.0f), negLimit = _mm256_set1_ps(-7.0f);
-    const __m256 negAlpha = _mm256_set1_ps(-1.702f), one = _mm256_set1_ps(1.0f);
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 x = _mm256_min_ps(limit, _mm256_loadu_ps(gate + i));
-        const __m256 y = _mm256_max_ps(negLimit, _mm256_min_ps(limit, _mm256_loadu_ps(up + i)));
-        const __m256 glu = _mm256_div_ps(x, _mm256_add_ps(one, simd::exp256(_mm256_mul_ps(negAlpha, x))));
-        _mm256_storeu_ps(out + i, _mm256_mul_ps(glu, _mm256_add_ps(y, one)));
-    }
-    generic::swigluOai(gate + i, up + i, out + i, n - i);
+    generic::swigluTail(gate + i, up + i, out + i, n - i);
 }
 
 // F16C rounds to nearest even like f32ToF16 (only NaN payloads may differ).
@@ -85,7 +73,6 @@ void fillAvx2Elementwise(Kernels &k)
 {
     k.rmsNorm = rmsNormAvx2;
     k.swiglu = swigluAvx2;
-    k.swigluOai = swigluOaiAvx2;
     k.f32ToF16Row = f32ToF16RowF16c;
 }
 

@@ -4,7 +4,7 @@
 #include "ops/x86/x86_kernels.h"
 
 #include "ops/generic/generic_kernels.h"
-#include "ops/x86/vec_exp.h"
+#include "ops/expf.h"
 
 #include <immintrin.h>
 
@@ -36,31 +36,18 @@ void rmsNormAvx512(const float *x, const float *w, float *y, int64_t n, float ep
         y[i] = (x[i] * scale) * w[i];
 }
 
+// ggml_vec_swiglu_f32: 16 lanes with vexpf512 for the first n & ~15
+// elements, the scalar leftover form for the rest (the scalar twin's steps).
 void swigluAvx512(const float *gate, const float *up, float *out, int64_t n)
 {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m512 g = _mm512_loadu_ps(gate + i);
-        const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_setzero_ps(), g));
+        const __m512 e = simd::vexpf512(_mm512_sub_ps(_mm512_setzero_ps(), g));
         const __m512 silu = _mm512_div_ps(g, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
         _mm512_storeu_ps(out + i, _mm512_mul_ps(silu, _mm512_loadu_ps(up + i)));
     }
-    generic::swiglu(gate + i, up + i, out + i, n - i);
-}
-
-// As swigluOaiAvx2 (operand order of min/max for NaN), 16 lanes.
-void swigluOaiAvx512(const float *gate, const float *up, float *out, int64_t n)
-{
-    const __m512 limit = _mm512_set1_ps(7.0f), negLimit = _mm512_set1_ps(-7.0f);
-    const __m512 negAlpha = _mm512_set1_ps(-1.702f), one = _mm512_set1_ps(1.0f);
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m512 x = _mm512_min_ps(limit, _mm512_loadu_ps(gate + i));
-        const __m512 y = _mm512_max_ps(negLimit, _mm512_min_ps(limit, _mm512_loadu_ps(up + i)));
-        const __m512 glu = _mm512_div_ps(x, _mm512_add_ps(one, simd::exp512(_mm512_mul_ps(negAlpha, x))));
-        _mm512_storeu_ps(out + i, _mm512_mul_ps(glu, _mm512_add_ps(y, one)));
-    }
-    generic::swigluOai(gate + i, up + i, out + i, n - i);
+    generic::swigluTail(gate + i, up + i, out + i, n - i);
 }
 
 } // namespace
@@ -69,7 +56,6 @@ void fillAvx512Elementwise(Kernels &k)
 {
     k.rmsNorm = rmsNormAvx512;
     k.swiglu = swigluAvx512;
-    k.swigluOai = swigluOaiAvx512;
 }
 
 } // namespace burrow::ops::x86

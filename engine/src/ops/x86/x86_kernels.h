@@ -14,11 +14,10 @@
 
 namespace burrow::ops::x86 {
 
-void fillAvx2Elementwise(Kernels &k);     // rmsNorm, swiglu, swigluOai, f32ToF16Row
+void fillAvx2Elementwise(Kernels &k);     // rmsNorm, swiglu, f32ToF16Row
 void fillAvx2Attention(Kernels &k);       // attendHead, attendHeads, attendBlock (8 queries)
-void fillAvx512Elementwise(Kernels &k);   // rmsNorm, swiglu, swigluOai
+void fillAvx512Elementwise(Kernels &k);   // rmsNorm, swiglu
 void fillAvx512Attention(Kernels &k);     // attendHead, attendHeads (grouped), attendBlock (16 queries)
-void fillAvx512Gemm(Kernels &k);          // gemmQ32
 void fillAvx2Flash(Kernels &k);           // attendOnline, attendTiled (head sizes multiple of 8)
 void fillAvx512Flash(Kernels &k);         // attendOnline, attendTiled
 

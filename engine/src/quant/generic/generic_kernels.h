@@ -1,11 +1,13 @@
 // Scalar kernels: the reference twins of every SIMD kernel.
 //
-// Each function computes exactly what the reference engine's scalar code
-// computes (ggml-quants.c `*_ref`/`dequantize_row_*` and the generic
-// `ggml_vec_dot_*`): integer dot products first, then the float scaling and
-// accumulation in the same order, so results are bit-identical to that code
-// compiled without floating-point contraction (these files are built with
-// -ffp-contract=off).
+// Quantizers and dequantizers compute exactly what the reference engine's
+// scalar code computes (ggml-quants.c `*_ref` / `dequantize_row_*`). The dot
+// products compute the float steps of the reference's AVX-512 build (the
+// order of its SIMD kernels, written out in scalar code with explicit fused
+// multiply-adds; these files are built with -ffp-contract=off), so every CPU
+// path rounds as that build; Q4_1, Q5_0, Q5_1, Q3_K and IQ4_XS still follow
+// the reference's generic C kernels here (their x86 kernels follow its AVX2
+// code).
 //
 // Contracts (all): n is a multiple of the type's block size; pointers are to
 // whole blocks, aligned as the block struct; vec_dot's x is a weight row, y a
@@ -62,21 +64,36 @@ void quantizeRowQ8_K(const float *src, void *dst, int64_t n);
 void quantizeRowMXFP4(const float *src, void *dst, int64_t n);
 
 // --- dot products: *s = x . y over n elements ---
-void vecDotF32(int64_t n, float *s, const void *x, const void *y);     // f64 accumulation
-void vecDotF16(int64_t n, float *s, const void *x, const void *y);     // F16 . F16, f64 accumulation
-void vecDotBF16(int64_t n, float *s, const void *x, const void *y);    // BF16 . BF16, f64 accumulation
+// Each follows the float steps of the reference engine's AVX-512 build
+// (vec_dot.cpp states them); `...Gemm` is the form of the reference's batch
+// kernel where it differs from its one-token kernel (quant_traits.h:
+// vecDotGemm, gemmFormTokens).
+void vecDotF32(int64_t n, float *s, const void *x, const void *y);       // ggml_vec_dot_f32
+void vecDotF32Gemm(int64_t n, float *s, const void *x, const void *y);   // tinyBLAS, n % 16 == 0
+void vecDotF16(int64_t n, float *s, const void *x, const void *y);       // F16 . F16, ggml_vec_dot_f16
+void vecDotF16Gemm(int64_t n, float *s, const void *x, const void *y);   // tinyBLAS, n % 16 == 0
+void vecDotBF16(int64_t n, float *s, const void *x, const void *y);      // BF16 . BF16, ggml_vec_dot_bf16
+void vecDotBF16Gemm(int64_t n, float *s, const void *x, const void *y);  // tinyBLAS, n % 32 == 0
 void vecDotQ4_0Q8_0(int64_t n, float *s, const void *x, const void *y);
 void vecDotQ4_1Q8_1(int64_t n, float *s, const void *x, const void *y);
 void vecDotQ5_0Q8_0(int64_t n, float *s, const void *x, const void *y);
 void vecDotQ5_1Q8_1(int64_t n, float *s, const void *x, const void *y);
 void vecDotQ8_0Q8_0(int64_t n, float *s, const void *x, const void *y);
-void vecDotQ2_KQ8_K(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ2_KQ8_K(int64_t n, float *s, const void *x, const void *y);       // repacked gemv
+void vecDotQ2_KQ8_KGemm(int64_t n, float *s, const void *x, const void *y);   // repacked gemm
 void vecDotQ3_KQ8_K(int64_t n, float *s, const void *x, const void *y);
-void vecDotQ4_KQ8_K(int64_t n, float *s, const void *x, const void *y);
+void vecDotQ4_KQ8_K(int64_t n, float *s, const void *x, const void *y);       // repacked gemv
+void vecDotQ4_KQ8_KGemm(int64_t n, float *s, const void *x, const void *y);   // repacked gemm
 void vecDotQ5_KQ8_K(int64_t n, float *s, const void *x, const void *y);
 void vecDotQ6_KQ8_K(int64_t n, float *s, const void *x, const void *y);
 void vecDotIQ4_NLQ8_0(int64_t n, float *s, const void *x, const void *y);
 void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *x, const void *y);
 void vecDotMXFP4Q8_0(int64_t n, float *s, const void *x, const void *y);
+
+// The reference's float reductions: _mm512_reduce_add_ps as GCC expands it
+// (h[i] = a[i + 8] + a[i], q[i] = h[i + 4] + h[i], (q0 + q2) + (q1 + q3)) and
+// hsum_float_8 ((a4 + a0) + (a6 + a2)) + ((a5 + a1) + (a7 + a3)).
+float reduce16(const float a[16]);
+float hsum8(const float a[8]);
 
 } // namespace burrow::quant::generic

@@ -1,8 +1,9 @@
 // AVX2 + FMA + F16C kernels (this file is compiled with -mavx2 -mfma -mf16c;
-// see x86_kernels.h). Integer dot products are exact; the float scaling is
-// accumulated in vector lanes, so results differ from the scalar twins only by
-// float summation order. Activation quantizers write the same bytes as the
-// scalar reference quantizers.
+// see x86_kernels.h). Integer dot products are exact and the float steps are
+// those of the scalar twins (generic/vec_dot.cpp: the reference's AVX-512
+// build), lane for lane, so results are bit-identical to them; 16-lane
+// accumulators are kept as two 8-lane halves. Activation quantizers write
+// the bytes the reference's x86 quantizers write.
 //
 // Everything here has internal linkage (anonymous namespace) except the fill
 // function, so no AVX2 code can be picked by the linker for scalar callers.
@@ -57,62 +58,126 @@ inline __m256i nibbles32(const uint8_t *p)
 
 // --- float types ---
 
-void vecDotF32(int64_t n, float *s, const void *vx, const void *vy)
-{
-    const auto *x = static_cast<const float *>(vx);
-    const auto *y = static_cast<const float *>(vy);
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int k = 0; k < 4; ++k)
-            acc[k] = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8 * k), _mm256_loadu_ps(y + i + 8 * k), acc[k]);
-    for (; i + 8 <= n; i += 8)
-        acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), acc[0]);
-    float sum = hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
-    for (; i < n; ++i)
-        sum += x[i] * y[i];
-    *s = sum;
-}
+// reduce16 (generic_kernels.h) of the 16 lanes lo (0..7), hi (8..15).
+inline float reduce16(__m256 lo, __m256 hi) { return hsum(_mm256_add_ps(hi, lo)); }
 
 inline __m256 loadHalf8(const fp16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p))); }
 
-void vecDotF16(int64_t n, float *s, const void *vx, const void *vy)
+struct LoadF32 {
+    static __m256 load(const void *p, int64_t i) { return _mm256_loadu_ps(static_cast<const float *>(p) + i); }
+    static float at(const void *p, int64_t i) { return static_cast<const float *>(p)[i]; }
+};
+struct LoadF16 {
+    static __m256 load(const void *p, int64_t i) { return loadHalf8(static_cast<const fp16_t *>(p) + i); }
+    static float at(const void *p, int64_t i) { return halfToFloat(static_cast<const fp16_t *>(p)[i]); }
+};
+
+// The one-token form (vecForm64 of the twin): 4 x 16 lanes over steps of 64,
+// folded (s0 + s2) + (s1 + s3), reduce16; *done = n & ~63.
+template <typename L>
+float vecForm64(int64_t n, const void *x, const void *y, int64_t *done)
 {
-    const auto *x = static_cast<const fp16_t *>(vx);
-    const auto *y = static_cast<const fp16_t *>(vy);
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    __m256 acc[4][2];
+    for (auto &a : acc)
+        a[0] = a[1] = _mm256_setzero_ps();
+    const int64_t np = n & ~int64_t{63};
+    for (int64_t i = 0; i < np; i += 64)
+        for (int j = 0; j < 4; ++j)
+            for (int h = 0; h < 2; ++h)
+                acc[j][h] = _mm256_fmadd_ps(L::load(x, i + 16 * j + 8 * h), L::load(y, i + 16 * j + 8 * h), acc[j][h]);
+    for (int h = 0; h < 2; ++h) {
+        acc[0][h] = _mm256_add_ps(acc[0][h], acc[2][h]);
+        acc[1][h] = _mm256_add_ps(acc[1][h], acc[3][h]);
+        acc[0][h] = _mm256_add_ps(acc[0][h], acc[1][h]);
+    }
+    *done = np;
+    return reduce16(acc[0][0], acc[0][1]);
+}
+
+// The batch form (tinyBLAS): 16 lanes over steps of 16, reduce16, leftovers fused.
+template <typename L>
+float gemmForm16(int64_t n, const void *x, const void *y)
+{
+    __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
     int64_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int k = 0; k < 4; ++k)
-            acc[k] = _mm256_fmadd_ps(loadHalf8(x + i + 8 * k), loadHalf8(y + i + 8 * k), acc[k]);
-    for (; i + 8 <= n; i += 8)
-        acc[0] = _mm256_fmadd_ps(loadHalf8(x + i), loadHalf8(y + i), acc[0]);
-    float sum = hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+    for (; i + 16 <= n; i += 16) {
+        lo = _mm256_fmadd_ps(L::load(x, i), L::load(y, i), lo);
+        hi = _mm256_fmadd_ps(L::load(x, i + 8), L::load(y, i + 8), hi);
+    }
+    float sum = reduce16(lo, hi);
     for (; i < n; ++i)
-        sum += halfToFloat(x[i]) * halfToFloat(y[i]);
+        sum = __builtin_fmaf(L::at(x, i), L::at(y, i), sum);
+    return sum;
+}
+
+void vecDotF32(int64_t n, float *s, const void *x, const void *y)
+{
+    int64_t i = 0;
+    float sum = vecForm64<LoadF32>(n, x, y, &i);
+    for (; i < n; ++i)
+        sum = __builtin_fmaf(LoadF32::at(x, i), LoadF32::at(y, i), sum);
     *s = sum;
 }
 
-inline __m256 loadBf16x8(const bf16_t *p)
+void vecDotF32Gemm(int64_t n, float *s, const void *x, const void *y) { *s = gemmForm16<LoadF32>(n, x, y); }
+
+void vecDotF16(int64_t n, float *s, const void *x, const void *y)
 {
-    const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+    int64_t i = 0;
+    double sum = static_cast<double>(vecForm64<LoadF16>(n, x, y, &i));
+    for (; i < n; ++i)
+        sum += static_cast<double>(LoadF16::at(x, i) * LoadF16::at(y, i));
+    *s = static_cast<float>(sum);
 }
 
+void vecDotF16Gemm(int64_t n, float *s, const void *x, const void *y) { *s = gemmForm16<LoadF16>(n, x, y); }
+
+// vdpbf16ps on 8 pair lanes (16 bf16 at p): c + odd products, then + even
+// products, each add rounded (the products are exact).
+inline __m256 dpbf16(__m256 c, const bf16_t *x, const bf16_t *y)
+{
+    const __m256i a = loadu256(x), b = loadu256(y);
+    const __m256i highHalf = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+    c = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(a, highHalf)),
+                        _mm256_castsi256_ps(_mm256_and_si256(b, highHalf)), c);
+    return _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(a, 16)), _mm256_castsi256_ps(_mm256_slli_epi32(b, 16)), c);
+}
+
+// ggml_vec_dot_bf16 (twin: vecDotBF16).
 void vecDotBF16(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const bf16_t *>(vx);
     const auto *y = static_cast<const bf16_t *>(vy);
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    __m256 c[2][2];
+    for (auto &a : c)
+        a[0] = a[1] = _mm256_setzero_ps();
     int64_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int k = 0; k < 4; ++k)
-            acc[k] = _mm256_fmadd_ps(loadBf16x8(x + i + 8 * k), loadBf16x8(y + i + 8 * k), acc[k]);
-    for (; i + 8 <= n; i += 8)
-        acc[0] = _mm256_fmadd_ps(loadBf16x8(x + i), loadBf16x8(y + i), acc[0]);
-    float sum = hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+    for (; i + 64 <= n; i += 64)
+        for (int h = 0; h < 2; ++h)
+            for (int q = 0; q < 2; ++q)
+                c[h][q] = dpbf16(c[h][q], x + i + 32 * h + 16 * q, y + i + 32 * h + 16 * q);
+    double sum = 0.0;
+    sum += static_cast<double>(reduce16(c[0][0], c[0][1]));
+    sum += static_cast<double>(reduce16(c[1][0], c[1][1]));
     for (; i < n; ++i)
-        sum += bf16ToFp32(x[i]) * bf16ToFp32(y[i]);
+        sum += static_cast<double>(bf16ToFp32(x[i]) * bf16ToFp32(y[i]));
+    *s = static_cast<float>(sum);
+}
+
+// tinyBLAS BF16 (twin: vecDotBF16Gemm).
+void vecDotBF16Gemm(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const bf16_t *>(vx);
+    const auto *y = static_cast<const bf16_t *>(vy);
+    __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        lo = dpbf16(lo, x + i, y + i);
+        hi = dpbf16(hi, x + i + 16, y + i + 16);
+    }
+    float sum = reduce16(lo, hi);
+    for (; i < n; ++i)
+        sum = __builtin_fmaf(bf16ToFp32(x[i]), bf16ToFp32(y[i]), sum);
     *s = sum;
 }
 
@@ -165,25 +230,19 @@ struct Entry {
 
 // --- 32-element block types against Q8_0 ---
 
-template <int NY, bool Four, typename Block>
-void q32Cols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_0> &c)
+// Q8_0: 8 lanes (elements 4m..4m+3 of each block), acc = fma(d_w d_a, lanes, acc), hsum8.
+template <int NY>
+void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c)
 {
     const int64_t nb = n / QK8_0;
-    const __m256i ones = _mm256_set1_epi16(1);
     __m256 acc[NY];
     for (int j = 0; j < NY; ++j)
         acc[j] = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < nb; ++ib) {
-        __m256i qx;
-        if constexpr (Four)
-            qx = _mm256_sub_epi8(nibbles32(x[ib].qs), _mm256_set1_epi8(8));
-        else
-            qx = loadu256(x[ib].qs);
-        const __m256i ax = _mm256_sign_epi8(qx, qx);
+        const __m256i qx = loadu256(x[ib].qs);
         const float dx = halfToFloat(x[ib].d);
         for (int j = 0; j < NY; ++j) {
-            const __m256i sy = _mm256_sign_epi8(loadu256(c.y[j][ib].qs), qx);
-            const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(ax, sy), ones);
+            const __m256i p = dotI8(qx, loadu256(c.y[j][ib].qs));
             acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * halfToFloat(c.y[j][ib].d)), _mm256_cvtepi32_ps(p), acc[j]);
         }
     }
@@ -191,59 +250,55 @@ void q32Cols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_0> &c)
         out[j] = hsum(acc[j]);
 }
 
-// --- MXFP4 against Q8_0 ---
-
-// The 32 codes of an MXFP4 block as signed bytes (kValuesMxfp4 of the low
-// nibbles, then of the high nibbles: elements in order).
-inline __m256i mxfp4Values(const uint8_t *qs, __m128i table)
+// The 32 values of a 4-bit block as signed bytes, elements in order, and its
+// weight scale: Q4_0 (code - 8, d), IQ4_NL (table, d), MXFP4 (table, e8m0 / 2).
+inline __m128i table16(const int8_t *t) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(t)); }
+inline __m256i lookup32(const uint8_t *qs, __m128i table)
 {
     const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i *>(qs));
     const __m128i low4 = _mm_set1_epi8(0x0f);
     return _mm256_set_m128i(_mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(t, 4), low4)),
                             _mm_shuffle_epi8(table, _mm_and_si128(t, low4)));
 }
+struct DecodeQ4_0 {
+    using Block = BlockQ4_0;
+    static __m256i values(const Block &b, __m128i) { return _mm256_sub_epi8(nibbles32(b.qs), _mm256_set1_epi8(8)); }
+    static float scale(const Block &b) { return halfToFloat(b.d); }
+    static __m128i table() { return _mm_setzero_si128(); }
+};
+struct DecodeIQ4_NL {
+    using Block = BlockIQ4_NL;
+    static __m256i values(const Block &b, __m128i t) { return lookup32(b.qs, t); }
+    static float scale(const Block &b) { return halfToFloat(b.d); }
+    static __m128i table() { return table16(kValuesIq4nl); }
+};
+struct DecodeMXFP4 {
+    using Block = BlockMXFP4;
+    static __m256i values(const Block &b, __m128i t) { return lookup32(b.qs, t); }
+    static float scale(const Block &b) { return e8m0ToFp32Half(b.e); }
+    static __m128i table() { return table16(kValuesMxfp4); }
+};
 
-// The last block of an odd count, as the reference's x86 kernel finishes it:
-// sum += d * (low-half sum + high-half sum) in scalar float.
-inline float mxfp4BlockScalar(const BlockMXFP4 &x, const BlockQ8_0 &y)
+// The repacked q4_b32 form: per block acc = fma(float(isum), d_w d_a, acc),
+// one float chain per column.
+template <int NY, typename D>
+void chainCols(int64_t n, float *out, const typename D::Block *x, const Columns<BlockQ8_0> &c)
 {
-    int sumi1 = 0, sumi2 = 0;
-    for (int j = 0; j < QK_MXFP4 / 2; ++j) {
-        sumi1 += y.qs[j] * kValuesMxfp4[x.qs[j] & 0xf];
-        sumi2 += y.qs[j + QK_MXFP4 / 2] * kValuesMxfp4[x.qs[j] >> 4];
-    }
-    return halfToFloat(y.d) * e8m0ToFp32Half(x.e) * static_cast<float>(sumi1 + sumi2);
-}
-
-// The reference's x86 order: blocks in pairs, the first of each pair into one
-// 8-lane accumulator and the second into another (the block scale
-// fp16(y.d) * e8m0Half(x.e) times the 8 int32 sums of 4 products), the two
-// added and summed across lanes, then an odd last block in scalar float.
-template <int NY>
-void mxfp4Cols(int64_t n, float *out, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c)
-{
-    const int64_t nb = n / QK_MXFP4;
-    const __m128i table = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesMxfp4));
-    __m256 acc1[NY], acc2[NY];
+    const int64_t nb = n / QK8_0;
+    const __m128i table = D::table();
+    float acc[NY];
     for (int j = 0; j < NY; ++j)
-        acc1[j] = acc2[j] = _mm256_setzero_ps();
-    int64_t ib = 0;
-    for (; ib + 1 < nb; ib += 2) {
-        const __m256i q1 = mxfp4Values(x[ib].qs, table), q2 = mxfp4Values(x[ib + 1].qs, table);
-        const float e1 = e8m0ToFp32Half(x[ib].e), e2 = e8m0ToFp32Half(x[ib + 1].e);
+        acc[j] = 0.0f;
+    for (int64_t ib = 0; ib < nb; ++ib) {
+        const __m256i q = D::values(x[ib], table);
+        const float dw = D::scale(x[ib]);
         for (int j = 0; j < NY; ++j) {
-            const BlockQ8_0 *y = c.y[j] + ib;
-            const __m256i p1 = dotI8(q1, loadu256(y[0].qs)), p2 = dotI8(q2, loadu256(y[1].qs));
-            acc1[j] = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[0].d) * e1), _mm256_cvtepi32_ps(p1), acc1[j]);
-            acc2[j] = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[1].d) * e2), _mm256_cvtepi32_ps(p2), acc2[j]);
+            const int isum = hsumI32(dotI8(q, loadu256(c.y[j][ib].qs)));
+            acc[j] = __builtin_fmaf(static_cast<float>(isum), dw * halfToFloat(c.y[j][ib].d), acc[j]);
         }
     }
-    for (int j = 0; j < NY; ++j) {
-        float sum = hsum(_mm256_add_ps(acc1[j], acc2[j]));
-        if (ib < nb)
-            sum += mxfp4BlockScalar(x[ib], c.y[j][ib]);
-        out[j] = sum;
-    }
+    for (int j = 0; j < NY; ++j)
+        out[j] = acc[j];
 }
 
 // --- K-quants against Q8_K ---
@@ -270,20 +325,6 @@ inline __m128i minsDot(__m128i mins16, const int16_t bsums[16])
     return _mm_madd_epi16(mins16, _mm_hadd_epi16(b0, b1));
 }
 
-// Horizontal int32 sum of 4 lanes, pairwise as two hadds.
-inline int hsumI32x4(__m128i v)
-{
-    const __m128i zero = _mm_setzero_si128();
-    return _mm_cvtsi128_si32(_mm_hadd_epi32(_mm_hadd_epi32(v, zero), zero));
-}
-
-inline float hsum128(__m128 r)
-{
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
-}
-
 // The 8 int16 scales of half h (0: low 128 bits, 1: high) in both 128-bit lanes.
 inline __m256i halfScales(__m256i scales16, int h)
 {
@@ -293,20 +334,22 @@ inline __m256i halfScales(__m256i scales16, int h)
 // Shuffle control repeating 16-bit element e in every 16-bit lane.
 inline __m256i repeatWord(int e) { return _mm256_set1_epi16(static_cast<int16_t>((2 * e) | ((2 * e + 1) << 8))); }
 
-// Q4_K keeps the min term in a 4-lane float accumulator, Q5_K in a scalar
-// float (as the reference's x86 kernels do, so our sums round the same way).
-template <int NY, bool Five, typename Block>
+// Q4_K (the repacked 8x8 kernels' form, twin q4K): exact integer sums per
+// part, the super-block (gemv) or a 64-element chunk (Gemm), then
+// acc = fma(isum, d_w d_a, acc), accm = fma(imin, dmin_w d_a, accm); acc - accm.
+// Q5_K (ggml_vec_dot_q5_K_q8_K): 8 lanes (elements 4m..4m+3 of each
+// sub-block times its scale), acc = fma(d_a d_w, lanes, acc), summs =
+// fma(-(d_a dmin_w), imin, summs); hsum8(acc) + summs.
+template <int NY, bool Five, bool Gemm, typename Block>
 void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i one = _mm256_set1_epi8(1);
     __m256 acc[NY];
-    __m128 accMin[NY];
-    float summs[NY];
+    float accS[NY], accM[NY];
     for (int j = 0; j < NY; ++j) {
         acc[j] = _mm256_setzero_ps();
-        accMin[j] = _mm_setzero_ps();
-        summs[j] = 0.0f;
+        accS[j] = accM[j] = 0.0f;
     }
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m128i sm = unpackScaleMins(x[i].scales);
@@ -315,13 +358,11 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
         const __m128i mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
         const float dx = halfToFloat(x[i].d), dminx = halfToFloat(x[i].dmin);
         __m256i sumi[NY];
+        alignas(16) int32_t mins[NY][4];
         for (int j = 0; j < NY; ++j) {
             sumi[j] = _mm256_setzero_si256();
-            const __m128i prod = minsDot(mins16, c.y[j][i].bsums);
-            if constexpr (Five)
-                summs[j] -= (c.y[j][i].d * dminx) * static_cast<float>(hsumI32x4(prod));
-            else
-                accMin[j] = _mm_fmadd_ps(_mm_set1_ps(c.y[j][i].d * dminx), _mm_cvtepi32_ps(prod), accMin[j]);
+            const __m128i prod = minsDot(mins16, c.y[j][i].bsums);   // lane p: the min term of chunk p
+            _mm_store_si128(reinterpret_cast<__m128i *>(mins[j]), prod);
         }
         __m256i qh = _mm256_setzero_si256();
         if constexpr (Five)
@@ -340,14 +381,29 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
                 const int8_t *q8 = c.y[j][i].qs + 64 * ch;
                 const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, loadu256(q8)), scLo);
                 const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, loadu256(q8 + 32)), scHi);
-                sumi[j] = _mm256_add_epi32(sumi[j], _mm256_add_epi32(pl, ph));
+                if constexpr (!Five && Gemm) {
+                    const float da = c.y[j][i].d;
+                    accS[j] = __builtin_fmaf(static_cast<float>(hsumI32(_mm256_add_epi32(pl, ph))), dx * da, accS[j]);
+                    accM[j] = __builtin_fmaf(static_cast<float>(mins[j][ch]), dminx * da, accM[j]);
+                } else {
+                    sumi[j] = _mm256_add_epi32(sumi[j], _mm256_add_epi32(pl, ph));
+                }
             }
         }
-        for (int j = 0; j < NY; ++j)
-            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * c.y[j][i].d), _mm256_cvtepi32_ps(sumi[j]), acc[j]);
+        for (int j = 0; j < NY; ++j) {
+            const float da = c.y[j][i].d;
+            const int imin = (mins[j][0] + mins[j][1]) + (mins[j][2] + mins[j][3]);
+            if constexpr (Five) {
+                accM[j] = __builtin_fmaf(-(da * dminx), static_cast<float>(imin), accM[j]);
+                acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(da * dx), _mm256_cvtepi32_ps(sumi[j]), acc[j]);
+            } else if constexpr (!Gemm) {
+                accS[j] = __builtin_fmaf(static_cast<float>(hsumI32(sumi[j])), dx * da, accS[j]);
+                accM[j] = __builtin_fmaf(static_cast<float>(imin), dminx * da, accM[j]);
+            }
+        }
     }
     for (int j = 0; j < NY; ++j)
-        out[j] = Five ? hsum(acc[j]) + summs[j] : hsum(acc[j]) - hsum128(accMin[j]);
+        out[j] = Five ? hsum(acc[j]) + accM[j] : accS[j] - accM[j];
 }
 
 // Scale vector for group k (32 elements = sub-blocks 2k, 2k + 1 of a half):
@@ -360,15 +416,15 @@ inline __m256i groupScale(__m256i hs, int k)
 }
 
 
-// The "- 32" of every Q6_K level is subtracted per element pair in 16 bits
-// (32 * q8 via maddubs), so every int32 lane holds what the reference's x86
-// kernel holds and the float sums round identically.
+// Q6_K (ggml_vec_dot_q6_K_q8_K, twin vecDotQ6_KQ8_K): unsigned levels, 8
+// lanes (elements 4m..4m+3 of each 32-element chunk times its half's scale),
+// minus 32 (bsums[2m] sc[2m] + bsums[2m+1] sc[2m+1]) per lane;
+// acc = fma(d_a d_w, lanes, acc); hsum8.
 template <int NY>
 void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K> &c)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i mask2 = _mm256_set1_epi8(3);
-    const __m256i m32 = _mm256_set1_epi8(32);
     __m256 acc[NY];
     for (int j = 0; j < NY; ++j)
         acc[j] = _mm256_setzero_ps();
@@ -377,7 +433,9 @@ void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K>
         const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales)));
         __m256i sumi[NY];
         for (int j = 0; j < NY; ++j)
-            sumi[j] = _mm256_setzero_si256();
+            sumi[j] = _mm256_slli_epi32(_mm256_madd_epi16(loadu256(c.y[j][i].bsums), scales16), 5);
+        for (int j = 0; j < NY; ++j)
+            sumi[j] = _mm256_sub_epi32(_mm256_setzero_si256(), sumi[j]);
         for (int half = 0; half < 2; ++half) {
             const uint8_t *ql = x[i].ql + 64 * half;
             const __m256i qh = loadu256(x[i].qh + 32 * half);
@@ -398,17 +456,14 @@ void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K>
             for (int j = 0; j < NY; ++j) {
                 const int8_t *q8 = c.y[j][i].qs + 128 * half;
                 __m256i p[4];
-                for (int k = 0; k < 4; ++k) {
-                    const __m256i y8 = loadu256(q8 + 32 * k);
-                    p[k] = _mm256_madd_epi16(
-                        _mm256_sub_epi16(_mm256_maddubs_epi16(q[k], y8), _mm256_maddubs_epi16(m32, y8)), scale[k]);
-                }
+                for (int k = 0; k < 4; ++k)
+                    p[k] = _mm256_madd_epi16(_mm256_maddubs_epi16(q[k], loadu256(q8 + 32 * k)), scale[k]);
                 sumi[j] = _mm256_add_epi32(sumi[j], _mm256_add_epi32(p[0], p[1]));
                 sumi[j] = _mm256_add_epi32(sumi[j], _mm256_add_epi32(p[2], p[3]));
             }
         }
         for (int j = 0; j < NY; ++j)
-            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * c.y[j][i].d), _mm256_cvtepi32_ps(sumi[j]), acc[j]);
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(c.y[j][i].d * dx), _mm256_cvtepi32_ps(sumi[j]), acc[j]);
     }
     for (int j = 0; j < NY; ++j)
         out[j] = hsum(acc[j]);
@@ -485,20 +540,6 @@ inline __m256i iq4Table()
     return _mm256_set_m128i(t, t);
 }
 
-void vecDotIQ4_NLQ8_0(int64_t n, float *s, const void *vx, const void *vy)
-{
-    const auto *x = static_cast<const BlockIQ4_NL *>(vx);
-    const auto *y = static_cast<const BlockQ8_0 *>(vy);
-    const __m256i table = iq4Table();
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t ib = 0; ib < n / QK4_NL; ++ib) {
-        const __m256i q = _mm256_shuffle_epi8(table, nibbles32(x[ib].qs));
-        const __m256i p = dotI8(q, loadu256(y[ib].qs));
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[ib].d) * halfToFloat(x[ib].d)), _mm256_cvtepi32_ps(p), acc);
-    }
-    *s = hsum(acc);
-}
-
 void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockIQ4_XS *>(vx);
@@ -519,23 +560,25 @@ void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *vx, const void *vy)
     *s = hsum(acc);
 }
 
-// The min term goes into the same float accumulator, before the scaled sum,
-// as the reference's x86 kernel does.
-void vecDotQ2_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
+// Q2_K (the repacked 8x8 kernels' form, twin q2K): exact integer sums per
+// part, the super-block (gemv) or a 128-element half (Gemm), then
+// acc = fma(isum, d_w d_a, acc), accm = fma(imin, dmin_w d_a, accm); acc - accm.
+template <bool Gemm>
+void q2K(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockQ2_K *>(vx);
     const auto *y = static_cast<const BlockQ8_K *>(vy);
     const __m256i mask2 = _mm256_set1_epi8(3);
     const __m128i low4 = _mm_set1_epi8(0x0f);
-    __m256 acc = _mm256_setzero_ps();
+    float acc = 0.0f, accm = 0.0f;
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales));
         const __m256i scales16 = _mm256_cvtepu8_epi16(_mm_and_si128(sc, low4));
         const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc, 4), low4));
-        const __m256i summs = _mm256_madd_epi16(mins16, loadu256(y[i].bsums));
-        const float dmin = -(y[i].d * halfToFloat(x[i].dmin));
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(summs), acc);
-        __m256i sumi = _mm256_setzero_si256();
+        alignas(32) int32_t summs[8];   // lanes 0..3: the first half's sub-blocks, 4..7: the second's
+        _mm256_store_si256(reinterpret_cast<__m256i *>(summs), _mm256_madd_epi16(mins16, loadu256(y[i].bsums)));
+        const float d = halfToFloat(x[i].d) * y[i].d, dmin = halfToFloat(x[i].dmin) * y[i].d;
+        int isum = 0, imin = 0;
         for (int half = 0; half < 2; ++half) {
             const __m256i q2 = loadu256(x[i].qs + 32 * half);
             const __m256i hs = halfScales(scales16, half);
@@ -545,12 +588,24 @@ void vecDotQ2_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
                 p[k] = _mm256_madd_epi16(_mm256_maddubs_epi16(q, loadu256(y[i].qs + 128 * half + 32 * k)),
                                          groupScale(hs, k));
             }
-            sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(_mm256_add_epi32(p[0], p[1]), _mm256_add_epi32(p[2], p[3])));
+            isum += hsumI32(_mm256_add_epi32(_mm256_add_epi32(p[0], p[1]), _mm256_add_epi32(p[2], p[3])));
+            imin += (summs[4 * half] + summs[4 * half + 1]) + (summs[4 * half + 2] + summs[4 * half + 3]);
+            if constexpr (Gemm) {
+                acc = __builtin_fmaf(static_cast<float>(isum), d, acc);
+                accm = __builtin_fmaf(static_cast<float>(imin), dmin, accm);
+                isum = imin = 0;
+            }
         }
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * halfToFloat(x[i].d)), _mm256_cvtepi32_ps(sumi), acc);
+        if constexpr (!Gemm) {
+            acc = __builtin_fmaf(static_cast<float>(isum), d, acc);
+            accm = __builtin_fmaf(static_cast<float>(imin), dmin, accm);
+        }
     }
-    *s = hsum(acc);
+    *s = acc - accm;
 }
+
+void vecDotQ2_KQ8_K(int64_t n, float *s, const void *x, const void *y) { q2K<false>(n, s, x, y); }
+void vecDotQ2_KQ8_KGemm(int64_t n, float *s, const void *x, const void *y) { q2K<true>(n, s, x, y); }
 
 // Levels low2 - (high bit ? 0 : 4): the 4 is subtracted per element pair in
 // 16 bits (maddubs of 4 * q8), as the reference's x86 kernel does.
@@ -586,11 +641,13 @@ void vecDotQ3_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
     *s = hsum(acc);
 }
 
-template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, false>(n, o, x, c); } };
-template <int NY> struct Q4_0K { static void run(int64_t n, float *o, const BlockQ4_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, true>(n, o, x, c); } };
-template <int NY> struct MXFP4K { static void run(int64_t n, float *o, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c) { mxfp4Cols<NY>(n, o, x, c); } };
-template <int NY> struct Q4_KK { static void run(int64_t n, float *o, const BlockQ4_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, false>(n, o, x, c); } };
-template <int NY> struct Q5_KK { static void run(int64_t n, float *o, const BlockQ5_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, true>(n, o, x, c); } };
+template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { q8_0Cols<NY>(n, o, x, c); } };
+template <int NY> struct Q4_0K { static void run(int64_t n, float *o, const BlockQ4_0 *x, const Columns<BlockQ8_0> &c) { chainCols<NY, DecodeQ4_0>(n, o, x, c); } };
+template <int NY> struct IQ4_NLK { static void run(int64_t n, float *o, const BlockIQ4_NL *x, const Columns<BlockQ8_0> &c) { chainCols<NY, DecodeIQ4_NL>(n, o, x, c); } };
+template <int NY> struct MXFP4K { static void run(int64_t n, float *o, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c) { chainCols<NY, DecodeMXFP4>(n, o, x, c); } };
+template <int NY> struct Q4_KK { static void run(int64_t n, float *o, const BlockQ4_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, false, false>(n, o, x, c); } };
+template <int NY> struct Q4_KGemmK { static void run(int64_t n, float *o, const BlockQ4_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, false, true>(n, o, x, c); } };
+template <int NY> struct Q5_KK { static void run(int64_t n, float *o, const BlockQ5_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, true, false>(n, o, x, c); } };
 template <int NY> struct Q6_KK { static void run(int64_t n, float *o, const BlockQ6_K *x, const Columns<BlockQ8_K> &c) { q6KCols<NY>(n, o, x, c); } };
 
 // --- activation quantizers ---
@@ -689,31 +746,43 @@ void quantizeRowQ8_K(const float *src, void *dst, int64_t n)
 void fillAvx2(TypeTraits *rows)
 {
     auto row = [rows](GgmlType t) -> TypeTraits & { return rows[static_cast<size_t>(t)]; };
+    // One form: the batch form is the same kernel.
     auto set = [&](GgmlType t, VecDotFn dot, VecDotMultiFn multi) {
-        row(t).vecDot = dot;
-        row(t).vecDotMulti = multi;
+        row(t).vecDot = row(t).vecDotGemm = dot;
+        row(t).vecDotMulti = row(t).vecDotMultiGemm = multi;
+    };
+    auto setGemm = [&](GgmlType t, VecDotFn gemm, VecDotMultiFn multi) {
+        row(t).vecDotGemm = gemm;
+        row(t).vecDotMultiGemm = multi;
     };
     set(GgmlType::GGML_TYPE_F32, vecDotF32, vecDotMultiLoop<vecDotF32>);
+    setGemm(GgmlType::GGML_TYPE_F32, vecDotF32Gemm, vecDotMultiLoop<vecDotF32Gemm>);
     set(GgmlType::GGML_TYPE_F16, vecDotF16, vecDotMultiLoop<vecDotF16>);
+    setGemm(GgmlType::GGML_TYPE_F16, vecDotF16Gemm, vecDotMultiLoop<vecDotF16Gemm>);
     set(GgmlType::GGML_TYPE_BF16, vecDotBF16, vecDotMultiLoop<vecDotBF16>);
+    setGemm(GgmlType::GGML_TYPE_BF16, vecDotBF16Gemm, vecDotMultiLoop<vecDotBF16Gemm>);
     using Q8_0E = Entry<BlockQ8_0, BlockQ8_0, Q8_0K>;
     using Q4_0E = Entry<BlockQ4_0, BlockQ8_0, Q4_0K>;
+    using IQ4_NLE = Entry<BlockIQ4_NL, BlockQ8_0, IQ4_NLK>;
     using MXFP4E = Entry<BlockMXFP4, BlockQ8_0, MXFP4K>;
     using Q4_KE = Entry<BlockQ4_K, BlockQ8_K, Q4_KK>;
+    using Q4_KGemmE = Entry<BlockQ4_K, BlockQ8_K, Q4_KGemmK>;
     using Q5_KE = Entry<BlockQ5_K, BlockQ8_K, Q5_KK>;
     using Q6_KE = Entry<BlockQ6_K, BlockQ8_K, Q6_KK>;
     set(GgmlType::GGML_TYPE_Q8_0, Q8_0E::dot, Q8_0E::multi);
     set(GgmlType::GGML_TYPE_Q4_0, Q4_0E::dot, Q4_0E::multi);
+    set(GgmlType::GGML_TYPE_IQ4_NL, IQ4_NLE::dot, IQ4_NLE::multi);
     set(GgmlType::GGML_TYPE_MXFP4, MXFP4E::dot, MXFP4E::multi);
     set(GgmlType::GGML_TYPE_Q4_K, Q4_KE::dot, Q4_KE::multi);
+    setGemm(GgmlType::GGML_TYPE_Q4_K, Q4_KGemmE::dot, Q4_KGemmE::multi);
     set(GgmlType::GGML_TYPE_Q5_K, Q5_KE::dot, Q5_KE::multi);
     set(GgmlType::GGML_TYPE_Q6_K, Q6_KE::dot, Q6_KE::multi);
     set(GgmlType::GGML_TYPE_Q4_1, vecDotQ4_1Q8_1, vecDotMultiLoop<vecDotQ4_1Q8_1>);
     set(GgmlType::GGML_TYPE_Q5_0, vecDotQ5_0Q8_0, vecDotMultiLoop<vecDotQ5_0Q8_0>);
     set(GgmlType::GGML_TYPE_Q5_1, vecDotQ5_1Q8_1, vecDotMultiLoop<vecDotQ5_1Q8_1>);
-    set(GgmlType::GGML_TYPE_IQ4_NL, vecDotIQ4_NLQ8_0, vecDotMultiLoop<vecDotIQ4_NLQ8_0>);
     set(GgmlType::GGML_TYPE_IQ4_XS, vecDotIQ4_XSQ8_K, vecDotMultiLoop<vecDotIQ4_XSQ8_K>);
     set(GgmlType::GGML_TYPE_Q2_K, vecDotQ2_KQ8_K, vecDotMultiLoop<vecDotQ2_KQ8_K>);
+    setGemm(GgmlType::GGML_TYPE_Q2_K, vecDotQ2_KQ8_KGemm, vecDotMultiLoop<vecDotQ2_KQ8_KGemm>);
     set(GgmlType::GGML_TYPE_Q3_K, vecDotQ3_KQ8_K, vecDotMultiLoop<vecDotQ3_KQ8_K>);
     row(GgmlType::GGML_TYPE_F16).quantizeActivation = quantizeRowF16;
     row(GgmlType::GGML_TYPE_Q8_0).quantizeActivation = quantizeRowQ8_0;

@@ -2,7 +2,9 @@
 // x86_kernels.h). 512-bit registers hold two 32-element blocks or one
 // 64-element chunk of a K-quant super-block; VNNI's vpdpbusd / vpdpwssd do the
 // u8 x s8 and s16 x s16 multiply-accumulate in one instruction. Integer dot
-// products are exact; only float summation order differs from the scalar twin.
+// products are exact and the float steps are the scalar twins' (the
+// reference's AVX-512 build), so results are bit-identical to them. Types
+// without a kernel here keep their AVX2 kernel (same bits).
 //
 // Internal linkage for everything but the fill function (see avx2_kernels.cpp).
 #include "quant/x86/x86_kernels.h"
@@ -30,68 +32,118 @@ inline float hsum256(__m256 v)
     return _mm_cvtss_f32(r);
 }
 
-inline __m256i nibbles32(const uint8_t *p)
-{
-    const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
-    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0f));
-}
-
 // --- float types ---
 //
-// One 16-lane accumulator over the whole row, then one horizontal reduction:
-// the order of the reference engine's x86 float matrix multiply (llamafile's
-// tinyBLAS with AVX-512), so float models round as there. BF16 pairs are
-// added odd element first, then even, exactly as vdpbf16ps accumulates.
+// The twins' forms (generic/vec_dot.cpp): one token as ggml_vec_dot_f32 /
+// _f16 / _bf16, batches as tinyBLAS. reduce16 is written out (not
+// _mm512_reduce_add_ps, whose order is the compiler's).
 
-void vecDotF32(int64_t n, float *s, const void *vx, const void *vy)
+inline float reduce16(__m512 v)
 {
-    const auto *x = static_cast<const float *>(vx);
-    const auto *y = static_cast<const float *>(vy);
-    __m512 acc = _mm512_setzero_ps();
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        acc = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), acc);
-    float sum = _mm512_reduce_add_ps(acc);
-    for (; i < n; ++i)
-        sum += x[i] * y[i];
-    *s = sum;
+    const __m256 lo = _mm512_castps512_ps256(v);
+    const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+    return hsum256(_mm256_add_ps(hi, lo));
 }
 
 inline __m512 loadHalf16(const fp16_t *p) { return _mm512_cvtph_ps(loadu256(p)); }
 
-void vecDotF16(int64_t n, float *s, const void *vx, const void *vy)
+struct LoadF32 {
+    static __m512 load(const void *p, int64_t i) { return _mm512_loadu_ps(static_cast<const float *>(p) + i); }
+    static float at(const void *p, int64_t i) { return static_cast<const float *>(p)[i]; }
+};
+struct LoadF16 {
+    static __m512 load(const void *p, int64_t i) { return loadHalf16(static_cast<const fp16_t *>(p) + i); }
+    static float at(const void *p, int64_t i) { return halfToFloat(static_cast<const fp16_t *>(p)[i]); }
+};
+
+template <typename L>
+float vecForm64(int64_t n, const void *x, const void *y, int64_t *done)
 {
-    const auto *x = static_cast<const fp16_t *>(vx);
-    const auto *y = static_cast<const fp16_t *>(vy);
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    const int64_t np = n & ~int64_t{63};
+    for (int64_t i = 0; i < np; i += 64)
+        for (int j = 0; j < 4; ++j)
+            acc[j] = _mm512_fmadd_ps(L::load(x, i + 16 * j), L::load(y, i + 16 * j), acc[j]);
+    acc[0] = _mm512_add_ps(acc[0], acc[2]);
+    acc[1] = _mm512_add_ps(acc[1], acc[3]);
+    acc[0] = _mm512_add_ps(acc[0], acc[1]);
+    *done = np;
+    return reduce16(acc[0]);
+}
+
+template <typename L>
+float gemmForm16(int64_t n, const void *x, const void *y)
+{
     __m512 acc = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= n; i += 16)
-        acc = _mm512_fmadd_ps(loadHalf16(x + i), loadHalf16(y + i), acc);
-    float sum = _mm512_reduce_add_ps(acc);
+        acc = _mm512_fmadd_ps(L::load(x, i), L::load(y, i), acc);
+    float sum = reduce16(acc);
     for (; i < n; ++i)
-        sum += halfToFloat(x[i]) * halfToFloat(y[i]);
+        sum = __builtin_fmaf(L::at(x, i), L::at(y, i), sum);
+    return sum;
+}
+
+void vecDotF32(int64_t n, float *s, const void *x, const void *y)
+{
+    int64_t i = 0;
+    float sum = vecForm64<LoadF32>(n, x, y, &i);
+    for (; i < n; ++i)
+        sum = __builtin_fmaf(LoadF32::at(x, i), LoadF32::at(y, i), sum);
     *s = sum;
+}
+
+void vecDotF32Gemm(int64_t n, float *s, const void *x, const void *y) { *s = gemmForm16<LoadF32>(n, x, y); }
+
+void vecDotF16(int64_t n, float *s, const void *x, const void *y)
+{
+    int64_t i = 0;
+    double sum = static_cast<double>(vecForm64<LoadF16>(n, x, y, &i));
+    for (; i < n; ++i)
+        sum += static_cast<double>(LoadF16::at(x, i) * LoadF16::at(y, i));
+    *s = static_cast<float>(sum);
+}
+
+void vecDotF16Gemm(int64_t n, float *s, const void *x, const void *y) { *s = gemmForm16<LoadF16>(n, x, y); }
+
+// vdpbf16ps on 16 pair lanes (32 bf16): odd products added first, then even.
+inline __m512 dpbf16(__m512 c, const bf16_t *x, const bf16_t *y)
+{
+    const __m512i highHalf = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+    const __m512i a = _mm512_loadu_si512(x), b = _mm512_loadu_si512(y);
+    c = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(a, highHalf)), _mm512_castsi512_ps(_mm512_and_si512(b, highHalf)), c);
+    return _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(a, 16)), _mm512_castsi512_ps(_mm512_slli_epi32(b, 16)), c);
 }
 
 void vecDotBF16(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const bf16_t *>(vx);
     const auto *y = static_cast<const bf16_t *>(vy);
-    const __m512i highHalf = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+    __m512 c1 = _mm512_setzero_ps(), c2 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        c1 = dpbf16(c1, x + i, y + i);
+        c2 = dpbf16(c2, x + i + 32, y + i + 32);
+    }
+    double sum = 0.0;
+    sum += static_cast<double>(reduce16(c1));
+    sum += static_cast<double>(reduce16(c2));
+    for (; i < n; ++i)
+        sum += static_cast<double>(bf16ToFp32(x[i]) * bf16ToFp32(y[i]));
+    *s = static_cast<float>(sum);
+}
+
+void vecDotBF16Gemm(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const bf16_t *>(vx);
+    const auto *y = static_cast<const bf16_t *>(vy);
     __m512 acc = _mm512_setzero_ps();
     int64_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        const __m512i a = _mm512_loadu_si512(x + i), b = _mm512_loadu_si512(y + i);
-        const __m512 aOdd = _mm512_castsi512_ps(_mm512_and_si512(a, highHalf));
-        const __m512 bOdd = _mm512_castsi512_ps(_mm512_and_si512(b, highHalf));
-        const __m512 aEven = _mm512_castsi512_ps(_mm512_slli_epi32(a, 16));
-        const __m512 bEven = _mm512_castsi512_ps(_mm512_slli_epi32(b, 16));
-        acc = _mm512_fmadd_ps(aOdd, bOdd, acc);   // products of two bf16 are exact in f32
-        acc = _mm512_fmadd_ps(aEven, bEven, acc);
-    }
-    float sum = _mm512_reduce_add_ps(acc);
+    for (; i + 32 <= n; i += 32)
+        acc = dpbf16(acc, x + i, y + i);
+    float sum = reduce16(acc);
     for (; i < n; ++i)
-        sum += bf16ToFp32(x[i]) * bf16ToFp32(y[i]);
+        sum = __builtin_fmaf(bf16ToFp32(x[i]), bf16ToFp32(y[i]), sum);
     *s = sum;
 }
 
@@ -110,22 +162,18 @@ struct Columns {
 
 // --- 32-element blocks against Q8_0, two blocks per register ---
 
-// 32-element blocks stay 256 bits wide (one block per register): joining two
-// blocks costs more shuffles than the wider multiply saves; VNNI's vpdpbusd
-// replaces AVX2's maddubs + madd pair.
-template <int NY, bool Four, typename Block>
-void q32Cols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_0> &c)
+// Q8_0 (twin: 8 lanes of 4 elements, hsum8): one block per 256-bit register
+// (joining two blocks costs more shuffles than the wider multiply saves);
+// VNNI's vpdpbusd gives the 8 lanes' integers of AVX2's maddubs + madd.
+template <int NY>
+void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c)
 {
     const int64_t nb = n / QK8_0;
     __m256 acc[NY];
     for (int j = 0; j < NY; ++j)
         acc[j] = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < nb; ++ib) {
-        __m256i qx;
-        if constexpr (Four)
-            qx = _mm256_sub_epi8(nibbles32(x[ib].qs), _mm256_set1_epi8(8));
-        else
-            qx = loadu256(x[ib].qs);
+        const __m256i qx = loadu256(x[ib].qs);
         const __m256i ax = _mm256_sign_epi8(qx, qx);
         const float dx = halfToFloat(x[ib].d);
         for (int j = 0; j < NY; ++j) {
@@ -136,61 +184,6 @@ void q32Cols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_0> &c)
     }
     for (int j = 0; j < NY; ++j)
         out[j] = hsum256(acc[j]);
-}
-
-// --- MXFP4 against Q8_0 ---
-
-// The 32 codes of an MXFP4 block as signed bytes, elements in order.
-inline __m256i mxfp4Values(const uint8_t *qs, __m128i table)
-{
-    const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i *>(qs));
-    const __m128i low4 = _mm_set1_epi8(0x0f);
-    return _mm256_set_m128i(_mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(t, 4), low4)),
-                            _mm_shuffle_epi8(table, _mm_and_si128(t, low4)));
-}
-
-// 8 int32 sums of 4 products q * y (VNNI on |q| and y with q's sign); the
-// same integers as AVX2's maddubs + madd.
-inline __m256i dotI8Vnni(__m256i q, __m256i y)
-{
-    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(q, q), _mm256_sign_epi8(y, q));
-}
-
-// The reference's x86 float order, as the AVX2 kernel: pairs of blocks into
-// two 8-lane accumulators, their sum reduced, an odd last block in scalar
-// float. Bit-identical to the AVX2 kernel.
-template <int NY>
-void mxfp4Cols(int64_t n, float *out, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c)
-{
-    const int64_t nb = n / QK_MXFP4;
-    const __m128i table = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesMxfp4));
-    __m256 acc1[NY], acc2[NY];
-    for (int j = 0; j < NY; ++j)
-        acc1[j] = acc2[j] = _mm256_setzero_ps();
-    int64_t ib = 0;
-    for (; ib + 1 < nb; ib += 2) {
-        const __m256i q1 = mxfp4Values(x[ib].qs, table), q2 = mxfp4Values(x[ib + 1].qs, table);
-        const float e1 = e8m0ToFp32Half(x[ib].e), e2 = e8m0ToFp32Half(x[ib + 1].e);
-        for (int j = 0; j < NY; ++j) {
-            const BlockQ8_0 *y = c.y[j] + ib;
-            const __m256i p1 = dotI8Vnni(q1, loadu256(y[0].qs)), p2 = dotI8Vnni(q2, loadu256(y[1].qs));
-            acc1[j] = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[0].d) * e1), _mm256_cvtepi32_ps(p1), acc1[j]);
-            acc2[j] = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(y[1].d) * e2), _mm256_cvtepi32_ps(p2), acc2[j]);
-        }
-    }
-    for (int j = 0; j < NY; ++j) {
-        float sum = hsum256(_mm256_add_ps(acc1[j], acc2[j]));
-        if (ib < nb) {
-            const BlockQ8_0 &y = c.y[j][ib];
-            int sumi1 = 0, sumi2 = 0;
-            for (int k = 0; k < QK_MXFP4 / 2; ++k) {
-                sumi1 += y.qs[k] * kValuesMxfp4[x[ib].qs[k] & 0xf];
-                sumi2 += y.qs[k + QK_MXFP4 / 2] * kValuesMxfp4[x[ib].qs[k] >> 4];
-            }
-            sum += halfToFloat(y.d) * e8m0ToFp32Half(x[ib].e) * static_cast<float>(sumi1 + sumi2);
-        }
-        out[j] = sum;
-    }
 }
 
 // --- K-quants against Q8_K: one 64-element chunk per register ---
@@ -217,13 +210,6 @@ inline __m128i minsDot(__m128i mins16, const int16_t bsums[16])
     return _mm_madd_epi16(mins16, _mm_hadd_epi16(b0, b1));
 }
 
-inline float hsum128(__m128 r)
-{
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
-}
-
 // int16 lane l of chunk c's scale vector = scale of sub-block 2c + l / 16.
 inline __m512i chunkScaleIndex(int c)
 {
@@ -242,20 +228,18 @@ inline int hsumI32x4(__m128i v)
 // steps (256-bit, as the reference) round identically.
 inline __m256i fold(__m512i v) { return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1)); }
 
-// Q4_K keeps the min term in a 4-lane float accumulator, Q5_K in a scalar
-// float (as the reference's x86 kernels).
-template <int NY, bool Five, typename Block>
-void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
+// Q5_K (twin vecDotQ5_KQ8_K): 8 lanes, acc = fma(d_a d_w, lanes, acc),
+// summs = fma(-(d_a dmin_w), imin, summs); hsum8(acc) + summs.
+template <int NY>
+void q5KCols(int64_t n, float *out, const BlockQ5_K *x, const Columns<BlockQ8_K> &c)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i one = _mm256_set1_epi8(1);
     const __m512i index[4] = {chunkScaleIndex(0), chunkScaleIndex(1), chunkScaleIndex(2), chunkScaleIndex(3)};
     __m256 acc[NY];
-    __m128 accMin[NY];
     float summs[NY];
     for (int j = 0; j < NY; ++j) {
         acc[j] = _mm256_setzero_ps();
-        accMin[j] = _mm_setzero_ps();
         summs[j] = 0.0f;
     }
     for (int64_t i = 0; i < n / QK_K; ++i) {
@@ -266,23 +250,16 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
         __m512i sumi[NY];
         for (int j = 0; j < NY; ++j) {
             sumi[j] = _mm512_setzero_si512();
-            const __m128i prod = minsDot(mins16, c.y[j][i].bsums);
-            if constexpr (Five)
-                summs[j] -= (c.y[j][i].d * dminx) * static_cast<float>(hsumI32x4(prod));
-            else
-                accMin[j] = _mm_fmadd_ps(_mm_set1_ps(c.y[j][i].d * dminx), _mm_cvtepi32_ps(prod), accMin[j]);
+            const int imin = hsumI32x4(minsDot(mins16, c.y[j][i].bsums));
+            summs[j] = __builtin_fmaf(-(c.y[j][i].d * dminx), static_cast<float>(imin), summs[j]);
         }
-        __m256i qh = _mm256_setzero_si256();
-        if constexpr (Five)
-            qh = loadu256(x[i].qh);
+        const __m256i qh = loadu256(x[i].qh);
         for (int ch = 0; ch < 4; ++ch) {
             const __m256i q4 = loadu256(x[i].qs + 32 * ch);
             __m256i lo = _mm256_and_si256(q4, low4);
             __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), low4);
-            if constexpr (Five) {
-                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * ch), one), 4));
-                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * ch + 1), one), 4));
-            }
+            lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * ch), one), 4));
+            hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * ch + 1), one), 4));
             const __m512i q = join256(lo, hi);
             const __m512i sc = _mm512_permutexvar_epi16(index[ch], scales);
             for (int j = 0; j < NY; ++j) {
@@ -291,67 +268,10 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
             }
         }
         for (int j = 0; j < NY; ++j)
-            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * c.y[j][i].d), _mm256_cvtepi32_ps(fold(sumi[j])), acc[j]);
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(c.y[j][i].d * dx), _mm256_cvtepi32_ps(fold(sumi[j])), acc[j]);
     }
     for (int j = 0; j < NY; ++j)
-        out[j] = Five ? hsum256(acc[j]) + summs[j] : hsum256(acc[j]) - hsum128(accMin[j]);
-}
-
-// The "- 32" of every level is taken per element pair in 16 bits (32 * q8 via
-// maddubs), as the reference's x86 kernel does, so the folded lanes match it.
-template <int NY>
-void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K> &c)
-{
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
-    const __m256i mask2 = _mm256_set1_epi8(3);
-    const __m512i m32 = _mm512_set1_epi8(32);
-    // int16 lane l of a 64-element chunk belongs to sub-block l / 8 of the chunk's 4
-    const __m512i spread[4] = {
-        _mm512_set_epi16(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
-        _mm512_set_epi16(7, 7, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 4),
-        _mm512_set_epi16(11, 11, 11, 11, 11, 11, 11, 11, 10, 10, 10, 10, 10, 10, 10, 10, 9, 9, 9, 9, 9, 9, 9, 9, 8, 8,
-                         8, 8, 8, 8, 8, 8),
-        _mm512_set_epi16(15, 15, 15, 15, 15, 15, 15, 15, 14, 14, 14, 14, 14, 14, 14, 14, 13, 13, 13, 13, 13, 13, 13,
-                         13, 12, 12, 12, 12, 12, 12, 12, 12),
-    };
-    __m256 acc[NY];
-    for (int j = 0; j < NY; ++j)
-        acc[j] = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-        const float dx = halfToFloat(x[i].d);
-        const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales)));
-        const __m512i scales512 = _mm512_zextsi256_si512(scales16);
-        __m512i sumi[NY];
-        for (int j = 0; j < NY; ++j)
-            sumi[j] = _mm512_setzero_si512();
-        for (int half = 0; half < 2; ++half) {
-            const uint8_t *ql = x[i].ql + 64 * half;
-            const __m256i qh = loadu256(x[i].qh + 32 * half);
-            const __m256i ql0 = loadu256(ql), ql1 = loadu256(ql + 32);
-            const __m256i q0 = _mm256_or_si256(_mm256_and_si256(ql0, low4), _mm256_slli_epi16(_mm256_and_si256(qh, mask2), 4));
-            const __m256i q1 = _mm256_or_si256(_mm256_and_si256(ql1, low4),
-                                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2), 4));
-            const __m256i q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
-                                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), mask2), 4));
-            const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
-                                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), mask2), 4));
-            const __m512i z01 = join256(q0, q1), z23 = join256(q2, q3);
-            const __m512i s01 = _mm512_permutexvar_epi16(spread[2 * half], scales512);
-            const __m512i s23 = _mm512_permutexvar_epi16(spread[2 * half + 1], scales512);
-            for (int j = 0; j < NY; ++j) {
-                const int8_t *q8 = c.y[j][i].qs + 128 * half;
-                const __m512i y01 = loadu512(q8), y23 = loadu512(q8 + 64);
-                const __m512i p01 = _mm512_sub_epi16(_mm512_maddubs_epi16(z01, y01), _mm512_maddubs_epi16(m32, y01));
-                const __m512i p23 = _mm512_sub_epi16(_mm512_maddubs_epi16(z23, y23), _mm512_maddubs_epi16(m32, y23));
-                sumi[j] = _mm512_dpwssd_epi32(sumi[j], p01, s01);
-                sumi[j] = _mm512_dpwssd_epi32(sumi[j], p23, s23);
-            }
-        }
-        for (int j = 0; j < NY; ++j)
-            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * c.y[j][i].d), _mm256_cvtepi32_ps(fold(sumi[j])), acc[j]);
-    }
-    for (int j = 0; j < NY; ++j)
-        out[j] = hsum256(acc[j]);
+        out[j] = hsum256(acc[j]) + summs[j];
 }
 
 // vecDot (one column) and vecDotMulti (any number, 4 at a time) for a kernel family.
@@ -377,40 +297,30 @@ struct Entry {
     }
 };
 
-template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, false>(n, o, x, c); } };
-template <int NY> struct Q4_0K { static void run(int64_t n, float *o, const BlockQ4_0 *x, const Columns<BlockQ8_0> &c) { q32Cols<NY, true>(n, o, x, c); } };
-template <int NY> struct MXFP4K { static void run(int64_t n, float *o, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c) { mxfp4Cols<NY>(n, o, x, c); } };
-template <int NY> struct Q4_KK { static void run(int64_t n, float *o, const BlockQ4_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, false>(n, o, x, c); } };
-template <int NY> struct Q5_KK { static void run(int64_t n, float *o, const BlockQ5_K *x, const Columns<BlockQ8_K> &c) { qkCols<NY, true>(n, o, x, c); } };
-template <int NY> struct Q6_KK { static void run(int64_t n, float *o, const BlockQ6_K *x, const Columns<BlockQ8_K> &c) { q6KCols<NY>(n, o, x, c); } };
+template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { q8_0Cols<NY>(n, o, x, c); } };
+template <int NY> struct Q5_KK { static void run(int64_t n, float *o, const BlockQ5_K *x, const Columns<BlockQ8_K> &c) { q5KCols<NY>(n, o, x, c); } };
 
 } // namespace
 
 void fillAvx512(TypeTraits *rows)
 {
     auto row = [rows](GgmlType t) -> TypeTraits & { return rows[static_cast<size_t>(t)]; };
-    auto set = [&](GgmlType t, VecDotFn dot, VecDotMultiFn multi) {
+    auto set = [&](GgmlType t, VecDotFn dot, VecDotMultiFn multi, VecDotFn gemm, VecDotMultiFn multiGemm) {
         row(t).vecDot = dot;
         row(t).vecDotMulti = multi;
+        row(t).vecDotGemm = gemm;
+        row(t).vecDotMultiGemm = multiGemm;
     };
-    set(GgmlType::GGML_TYPE_F32, vecDotF32, vecDotMultiLoop<vecDotF32>);
-    set(GgmlType::GGML_TYPE_F16, vecDotF16, vecDotMultiLoop<vecDotF16>);
-    set(GgmlType::GGML_TYPE_BF16, vecDotBF16, vecDotMultiLoop<vecDotBF16>);
+    set(GgmlType::GGML_TYPE_F32, vecDotF32, vecDotMultiLoop<vecDotF32>, vecDotF32Gemm, vecDotMultiLoop<vecDotF32Gemm>);
+    set(GgmlType::GGML_TYPE_F16, vecDotF16, vecDotMultiLoop<vecDotF16>, vecDotF16Gemm, vecDotMultiLoop<vecDotF16Gemm>);
+    set(GgmlType::GGML_TYPE_BF16, vecDotBF16, vecDotMultiLoop<vecDotBF16>, vecDotBF16Gemm, vecDotMultiLoop<vecDotBF16Gemm>);
     using Q8_0E = Entry<BlockQ8_0, BlockQ8_0, Q8_0K>;
-    using Q4_0E = Entry<BlockQ4_0, BlockQ8_0, Q4_0K>;
-    using MXFP4E = Entry<BlockMXFP4, BlockQ8_0, MXFP4K>;
-    using Q4_KE = Entry<BlockQ4_K, BlockQ8_K, Q4_KK>;
     using Q5_KE = Entry<BlockQ5_K, BlockQ8_K, Q5_KK>;
-    using Q6_KE = Entry<BlockQ6_K, BlockQ8_K, Q6_KK>;
-    set(GgmlType::GGML_TYPE_Q8_0, Q8_0E::dot, Q8_0E::multi);
-    set(GgmlType::GGML_TYPE_Q4_0, Q4_0E::dot, Q4_0E::multi);
-    set(GgmlType::GGML_TYPE_MXFP4, MXFP4E::dot, MXFP4E::multi);
-    // Q4_K/Q5_K: one column runs faster on the AVX2 kernel (no 512-bit joins
-    // and folds to amortize); it gives the same bits, so only the
-    // multi-column entry is replaced.
-    row(GgmlType::GGML_TYPE_Q4_K).vecDotMulti = Q4_KE::multi;
-    row(GgmlType::GGML_TYPE_Q5_K).vecDotMulti = Q5_KE::multi;
-    set(GgmlType::GGML_TYPE_Q6_K, Q6_KE::dot, Q6_KE::multi);
+    set(GgmlType::GGML_TYPE_Q8_0, Q8_0E::dot, Q8_0E::multi, Q8_0E::dot, Q8_0E::multi);
+    // Q5_K: one column runs faster on the AVX2 kernel (no 512-bit joins and
+    // folds to amortize); it gives the same bits, so only the multi-column
+    // entry is replaced.
+    row(GgmlType::GGML_TYPE_Q5_K).vecDotMulti = row(GgmlType::GGML_TYPE_Q5_K).vecDotMultiGemm = Q5_KE::multi;
 }
 
 } // namespace burrow::quant::x86

@@ -14,6 +14,7 @@ struct DotMaddubs {
     {
         return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), _mm256_set1_epi16(1)));
     }
+    static __m256i dot2(__m256i acc, __m256i p, __m256i s) { return _mm256_add_epi32(acc, _mm256_madd_epi16(p, s)); }
 };
 
 } // namespace
@@ -24,10 +25,10 @@ bool packedAvx2Supports(GgmlType type)
 }
 
 void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
-                      float *y, size_t ldy)
+                      int64_t nGemm, float *y, size_t ldy)
 {
     if (packedAvx2Supports(W.type))
-        packedMatmulHalves<DotMaddubs>(W, g0, g1, act, nTokens, y, ldy);
+        packedMatmulHalves<DotMaddubs>(W, g0, g1, act, nTokens, nGemm, y, ldy);
 }
 
 } // namespace burrow::quant::x86

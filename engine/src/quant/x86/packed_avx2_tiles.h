@@ -6,8 +6,9 @@
 // is two halves, computed one after the other. Everything here has internal
 // linkage: each including file gets its own copy built for its flags.
 //
-// Every integer sum is exact, and the float steps are those of the scalar
-// twin (packedMatmulScalar) lane for lane, so the results are bit-identical.
+// Every integer sum is exact, and each row's float steps are those of its
+// type's scalar dot product (as packed_avx512.cpp), so the results are
+// bit-identical to the twin (packedMatmulScalar).
 #pragma once
 
 #include "quant/x86/x86_kernels.h"
@@ -60,12 +61,14 @@ inline void storeRows(float *dst, __m256 v, int rows)
 
 // Half `h` (rows 8h..8h+7) of a group; `rows`: valid rows in this half.
 // Dot::dot4(acc, w, a): acc + the 4-element dot products of unsigned w and
-// signed a in each 32-bit lane.
-template <bool Four, int NT, typename Dot>
-void q32Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
-             size_t ldy, int rows)
+// signed a in each 32-bit lane; Dot::dot2(acc, p, s): acc + the int16 pairs
+// of p times those of s, summed per 32-bit lane.
+// Q4_0: per block acc = fma(isum, d_w d_a, acc).
+template <int NT, typename Dot>
+void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
+              size_t ldy, int rows)
 {
-    constexpr size_t runs = Four ? 4 : 8;
+    constexpr size_t runs = 4;
     const int64_t nb = W.blocks;
     const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun + 16 * h;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
@@ -83,33 +86,23 @@ void q32Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivat
         const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun + 32 * h;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
         __m256i sA[NT], sB[NT];
-        for (int j = 0; j < NT; ++j)
-            sA[j] = sB[j] = _mm256_setzero_si256();
-        if constexpr (Four) {
-            for (size_t c = 0; c < runs; ++c) {
-                prefetchAhead<NT>(q + c * kRun);
-                const __m256i w = load256(q + c * kRun);
-                const __m256i lo = _mm256_and_si256(w, low4);
-                const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low4);
-                for (int j = 0; j < NT; ++j) {
-                    sA[j] = Dot::dot4(sA[j], lo, bcast32(a[j] + ab + 4 * c));
-                    sB[j] = Dot::dot4(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
-                }
-            }
-        } else {
-            for (size_t c = 0; c < runs; c += 2) {
-                prefetchAhead<NT>(q + c * kRun);
-                prefetchAhead<NT>(q + (c + 1) * kRun);
-                const __m256i w0 = load256(q + c * kRun), w1 = load256(q + (c + 1) * kRun);
-                for (int j = 0; j < NT; ++j) {
-                    sA[j] = Dot::dot4(sA[j], w0, bcast32(a[j] + ab + 4 * c));
-                    sB[j] = Dot::dot4(sB[j], w1, bcast32(a[j] + ab + 4 * c + 4));
-                }
+        for (int j = 0; j < NT; ++j) {
+            sA[j] = _mm256_set1_epi32(as[j][b]);   // -8 * the block's code sum
+            sB[j] = _mm256_setzero_si256();
+        }
+        for (size_t c = 0; c < runs; ++c) {
+            prefetchAhead<NT>(q + c * kRun);
+            const __m256i w = load256(q + c * kRun);
+            const __m256i lo = _mm256_and_si256(w, low4);
+            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low4);
+            for (int j = 0; j < NT; ++j) {
+                sA[j] = Dot::dot4(sA[j], lo, bcast32(a[j] + ab + 4 * c));
+                sB[j] = Dot::dot4(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
             }
         }
         const __m256 dw = halves8(scales + static_cast<size_t>(b) * 2 * kPackRows);
         for (int j = 0; j < NT; ++j) {
-            const __m256i sumi = _mm256_sub_epi32(_mm256_add_epi32(sA[j], sB[j]), _mm256_set1_epi32((Four ? 8 : 128) * as[j][b]));
+            const __m256i sumi = _mm256_add_epi32(sA[j], sB[j]);
             acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b])), acc[j]);
         }
     }
@@ -117,22 +110,87 @@ void q32Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivat
         storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, acc[j], rows);
 }
 
+// hsum8 over 8 lane registers, row by row.
+inline __m256 hsum8Rows(const __m256 a[8])
+{
+    const __m256 r0 = _mm256_add_ps(a[4], a[0]), r1 = _mm256_add_ps(a[5], a[1]);
+    const __m256 r2 = _mm256_add_ps(a[6], a[2]), r3 = _mm256_add_ps(a[7], a[3]);
+    return _mm256_add_ps(_mm256_add_ps(r0, r2), _mm256_add_ps(r1, r3));
+}
+
+// Q8_0 (Dot exact for 8-bit codes only): lane m = run m of every block,
+// acc[m] = fma(d_w d_a, lane, acc[m]), hsum8.
 template <int NT, typename Dot>
+void q8_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
+              size_t ldy, int rows)
+{
+    constexpr size_t runs = 8;
+    const int64_t nb = W.blocks;
+    const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun + 16 * h;
+    const uint8_t *a[NT];
+    const float *ad[NT];
+    const int32_t *as[NT];
+    __m256 acc[NT][8];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
+        ad[j] = act.scale + (t0 + j) * nb;
+        as[j] = act.sum + (t0 + j) * nb * 8;
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm256_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun + 32 * h;
+        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
+        const __m256 dw = halves8(scales + static_cast<size_t>(b) * 2 * kPackRows);
+        __m256 d[NT];
+        for (int j = 0; j < NT; ++j)
+            d[j] = _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b]));
+        for (size_t m = 0; m < runs; ++m) {
+            prefetchAhead<NT>(q + m * kRun);
+            const __m256i w = load256(q + m * kRun);
+            for (int j = 0; j < NT; ++j) {
+                const __m256i lane = Dot::dot4(_mm256_set1_epi32(as[j][8 * b + static_cast<int64_t>(m)]), w,
+                                               bcast32(a[j] + ab + 4 * m));
+                acc[j][m] = _mm256_fmadd_ps(d[j], _mm256_cvtepi32_ps(lane), acc[j][m]);
+            }
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, hsum8Rows(acc[j]), rows);
+}
+
+// Q4_K: sum and min chains per super-block (gemv) or per chunk (Gemm).
+template <bool Gemm, int NT, typename Dot>
 void q4KHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
              size_t ldy, int rows)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const BlockQ8_K *a[NT];
-    __m256 acc[NT];
+    __m256 acc[NT], accm[NT];
     for (int j = 0; j < NT; ++j) {
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
-        acc[j] = _mm256_setzero_ps();
+        acc[j] = accm[j] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ4KSuper;
-        __m256i tot[NT];
+        const __m256 d = halves8(o + 16 * h), dmin = halves8(o + 32 + 16 * h);
+        __m256 dd[NT], dm[NT];
+        int32_t pair[NT][4];
+        for (int j = 0; j < NT; ++j) {
+            const __m256 da = _mm256_set1_ps(a[j][b].d);
+            dd[j] = _mm256_mul_ps(d, da);
+            dm[j] = _mm256_mul_ps(dmin, da);
+            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
+                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(pair[j]), pairs);
+        }
+        const auto minTerm = [o, h](int p, int32_t pr) {
+            const __m256i m = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 192 + 32 * p + 16 * h)));
+            return _mm256_madd_epi16(m, _mm256_set1_epi32(pr));
+        };
+        __m256i tot[NT], mn[NT];
         for (int j = 0; j < NT; ++j)
-            tot[j] = _mm256_setzero_si256();
+            tot[j] = mn[j] = _mm256_setzero_si256();
         for (int ch = 0; ch < 4; ++ch) {
             __m256i sLo[NT], sHi[NT];
             for (int j = 0; j < NT; ++j)
@@ -150,115 +208,135 @@ void q4KHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivat
             }
             const __m256i scLo = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(o + 64 + 32 * ch + 8 * h)));
             const __m256i scHi = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(o + 80 + 32 * ch + 8 * h)));
-            for (int j = 0; j < NT; ++j)
-                tot[j] = _mm256_add_epi32(tot[j], _mm256_add_epi32(_mm256_mullo_epi32(sLo[j], scLo),
-                                                                   _mm256_mullo_epi32(sHi[j], scHi)));
+            for (int j = 0; j < NT; ++j) {
+                const __m256i t = _mm256_add_epi32(_mm256_mullo_epi32(sLo[j], scLo), _mm256_mullo_epi32(sHi[j], scHi));
+                const __m256i m = minTerm(ch, pair[j][ch]);
+                if constexpr (Gemm) {
+                    acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(t), dd[j], acc[j]);
+                    accm[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(m), dm[j], accm[j]);
+                } else {
+                    tot[j] = _mm256_add_epi32(tot[j], t);
+                    mn[j] = _mm256_add_epi32(mn[j], m);
+                }
+            }
         }
-        const __m256 d = halves8(o + 16 * h), dmin = halves8(o + 32 + 16 * h);
-        for (int j = 0; j < NT; ++j) {
-            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
-                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
-            const auto minTerm = [o, h](int p, int32_t pair) {
-                const __m256i m = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 192 + 32 * p + 16 * h)));
-                return _mm256_madd_epi16(m, _mm256_set1_epi32(pair));
-            };
-            const __m256i mn = _mm256_add_epi32(
-                _mm256_add_epi32(minTerm(0, _mm_extract_epi32(pairs, 0)), minTerm(1, _mm_extract_epi32(pairs, 1))),
-                _mm256_add_epi32(minTerm(2, _mm_extract_epi32(pairs, 2)), minTerm(3, _mm_extract_epi32(pairs, 3))));
-            const __m256 da = _mm256_set1_ps(a[j][b].d);
-            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(tot[j]), _mm256_mul_ps(d, da), acc[j]);
-            acc[j] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mn), _mm256_mul_ps(dmin, da), acc[j]);
-        }
+        if constexpr (!Gemm)
+            for (int j = 0; j < NT; ++j) {
+                acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(tot[j]), dd[j], acc[j]);
+                accm[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mn[j]), dm[j], accm[j]);
+            }
     }
     for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, acc[j], rows);
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, _mm256_sub_ps(acc[j], accm[j]), rows);
 }
 
+// Q6_K: 8 lane accumulators per row (as packed_avx512.cpp's q6KTile).
 template <int NT, typename Dot>
 void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActivation &act, int64_t t0, float *y,
              size_t ldy, int rows)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i bits45 = _mm256_set1_epi8(0x30);
+    const __m256i lowWord = _mm256_set1_epi32(0xffff);
     const BlockQ8_K *a[NT];
-    __m256 acc[NT];
+    __m256 acc[NT][8];
     for (int j = 0; j < NT; ++j) {
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
-        acc[j] = _mm256_setzero_ps();
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm256_setzero_ps();
     }
+    const auto scaleWords = [](const uint8_t *p) {   // 8 rows' int8 scales as int32
+        return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p)));
+    };
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
-        __m256i tot[NT];
+        alignas(32) int32_t scPair[16][8];   // (sc, sc) int16 pairs per row
+        for (int sb = 0; sb < 16; ++sb) {
+            const __m256i t = scaleWords(o + 16 * sb + 8 * h8);
+            _mm256_store_si256(reinterpret_cast<__m256i *>(scPair[sb]),
+                               _mm256_or_si256(_mm256_and_si256(t, lowWord), _mm256_slli_epi32(t, 16)));
+        }
+        const __m256 d = halves8(o + 256 + 16 * h8);
+        __m256 dd[NT];
         for (int j = 0; j < NT; ++j)
-            tot[j] = _mm256_setzero_si256();
-        for (int h = 0; h < 2; ++h) {
-            for (int quarter = 0; quarter < 2; ++quarter) {
-                __m256i S[NT][4];
-                for (int j = 0; j < NT; ++j)
-                    for (int k = 0; k < 4; ++k)
-                        S[j][k] = _mm256_setzero_si256();
-                for (int r = 4 * quarter; r < 4 * quarter + 4; ++r) {
-                    const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + r) * 3 * kRun + 32 * h8;
-                    prefetchAhead<NT>(run);
-                    prefetchAhead<NT>(run + kRun);
-                    prefetchAhead<NT>(run + 2 * kRun);
-                    const __m256i la = load256(run), lb = load256(run + kRun), qh = load256(run + 2 * kRun);
-                    const __m256i v[4] = {
-                        _mm256_or_si256(_mm256_and_si256(la, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)),
-                        _mm256_or_si256(_mm256_and_si256(lb, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45)),
-                        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(la, 4), low4), _mm256_and_si256(qh, bits45)),
-                        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(lb, 4), low4),
-                                        _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)),
-                    };
-                    for (int j = 0; j < NT; ++j)
-                        for (int k = 0; k < 4; ++k)
-                            S[j][k] = Dot::dot4(S[j][k], v[k], bcast32(a[j][b].qs + 128 * h + 32 * k + 4 * r));
-                }
+            dd[j] = _mm256_mul_ps(_mm256_set1_ps(a[j][b].d), d);
+        for (int gl = 0; gl < 8; ++gl) {
+            const __m256i corrScale = _mm256_or_si256(_mm256_and_si256(scaleWords(o + 16 * (2 * gl) + 8 * h8), lowWord),
+                                                      _mm256_slli_epi32(scaleWords(o + 16 * (2 * gl + 1) + 8 * h8), 16));
+            __m256i lane[NT];
+            for (int j = 0; j < NT; ++j)
+                lane[j] = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                           _mm256_slli_epi32(_mm256_madd_epi16(corrScale, bcast32(a[j][b].bsums + 2 * gl)), 5));
+            for (int h = 0; h < 2; ++h) {
+                const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + gl) * 3 * kRun + 32 * h8;
+                prefetchAhead<NT>(run);
+                prefetchAhead<NT>(run + kRun);
+                prefetchAhead<NT>(run + 2 * kRun);
+                const __m256i la = load256(run), lb = load256(run + kRun), qh = load256(run + 2 * kRun);
+                const __m256i v[4] = {
+                    _mm256_or_si256(_mm256_and_si256(la, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)),
+                    _mm256_or_si256(_mm256_and_si256(lb, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45)),
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(la, 4), low4), _mm256_and_si256(qh, bits45)),
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(lb, 4), low4),
+                                    _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)),
+                };
                 for (int k = 0; k < 4; ++k) {
-                    const int s = 8 * h + quarter + 2 * k;
-                    const __m256i sc = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(o + 16 * s + 8 * h8)));
+                    const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[8 * h + 2 * k + gl / 4]));
                     for (int j = 0; j < NT; ++j) {
-                        const __m256i centred = _mm256_sub_epi32(S[j][k], _mm256_set1_epi32(32 * a[j][b].bsums[s]));
-                        tot[j] = _mm256_add_epi32(tot[j], _mm256_mullo_epi32(centred, sc));
+                        const __m256i p = _mm256_maddubs_epi16(v[k], bcast32(a[j][b].qs + 128 * h + 32 * k + 4 * gl));
+                        lane[j] = Dot::dot2(lane[j], p, sc);
                     }
                 }
             }
+            for (int j = 0; j < NT; ++j)
+                acc[j][gl] = _mm256_fmadd_ps(dd[j], _mm256_cvtepi32_ps(lane[j]), acc[j][gl]);
         }
-        const __m256 d = halves8(o + 256 + 16 * h8);
-        for (int j = 0; j < NT; ++j)
-            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(tot[j]), _mm256_mul_ps(d, _mm256_set1_ps(a[j][b].d)), acc[j]);
     }
     for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h8, acc[j], rows);
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h8, hsum8Rows(acc[j]), rows);
 }
 
 using HalfFn = void (*)(const PackedMatrix &, const uint8_t *, int, const PackedActivation &, int64_t, float *, size_t,
                         int);
 
 // The packedMatmul loop over groups, halves and token tiles of 1 or 2 tokens
-// (16 ymm registers hold the sums of 2). Q8_0 only with a Dot that is exact
-// for 8-bit codes (VNNI).
+// (Q8_0 and Q6_K: one, their 8 lane accumulators fill the registers);
+// tokens below nGemm take the batch form (Q4_K). Q8_0 only with a Dot that
+// is exact for 8-bit codes (VNNI).
 template <typename Dot>
 void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
-                        float *y, size_t ldy)
+                        int64_t nGemm, float *y, size_t ldy)
 {
-    HalfFn fns[2] = {nullptr, nullptr};
+    HalfFn fns[2] = {nullptr, nullptr}, gemmFns[2] = {nullptr, nullptr};
+    int64_t tile = 2;
     switch (W.type) {
-    case GgmlType::GGML_TYPE_Q8_0: fns[0] = q32Half<false, 1, Dot>; fns[1] = q32Half<false, 2, Dot>; break;
-    case GgmlType::GGML_TYPE_Q4_0: fns[0] = q32Half<true, 1, Dot>; fns[1] = q32Half<true, 2, Dot>; break;
-    case GgmlType::GGML_TYPE_Q4_K: fns[0] = q4KHalf<1, Dot>; fns[1] = q4KHalf<2, Dot>; break;
-    case GgmlType::GGML_TYPE_Q6_K: fns[0] = q6KHalf<1, Dot>; fns[1] = q6KHalf<1, Dot>; break;   // one token: 4 sub-block sums each
+    case GgmlType::GGML_TYPE_Q8_0: fns[0] = fns[1] = q8_0Half<1, Dot>; tile = 1; break;
+    case GgmlType::GGML_TYPE_Q4_0: fns[0] = q4_0Half<1, Dot>; fns[1] = q4_0Half<2, Dot>; break;
+    case GgmlType::GGML_TYPE_Q4_K:
+        fns[0] = q4KHalf<false, 1, Dot>;
+        fns[1] = q4KHalf<false, 2, Dot>;
+        gemmFns[0] = q4KHalf<true, 1, Dot>;
+        gemmFns[1] = q4KHalf<true, 2, Dot>;
+        break;
+    case GgmlType::GGML_TYPE_Q6_K: fns[0] = fns[1] = q6KHalf<1, Dot>; tile = 1; break;
     default: return;
     }
-    const int64_t tile = W.type == GgmlType::GGML_TYPE_Q6_K ? 1 : 2;
+    if (!gemmFns[0]) {
+        gemmFns[0] = fns[0];
+        gemmFns[1] = fns[1];
+    }
     for (int64_t c0 = 0; c0 < nTokens; c0 += kTokenChunk) {
         const int64_t c1 = std::min(nTokens, c0 + kTokenChunk);
+        const int64_t split = std::clamp(nGemm, c0, c1);
         for (int64_t g = g0; g < g1; ++g) {
             const int rows = static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows));
             float *yg = y + static_cast<size_t>(g) * kPackRows;
-            for (int h = 0; h < 2 && 8 * h < rows; ++h)
-                for (int64_t t = c0; t < c1; t += tile)
+            for (int h = 0; h < 2 && 8 * h < rows; ++h) {
+                for (int64_t t = c0; t < split; t += tile)
+                    gemmFns[std::min<int64_t>(tile, split - t) - 1](W, W.group(g), h, act, t, yg, ldy, rows - 8 * h);
+                for (int64_t t = split; t < c1; t += tile)
                     fns[std::min<int64_t>(tile, c1 - t) - 1](W, W.group(g), h, act, t, yg, ldy, rows - 8 * h);
+            }
         }
     }
 }

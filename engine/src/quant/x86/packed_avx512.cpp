@@ -4,8 +4,12 @@
 // step serves 16 rows. Tiles of up to 4 (K-quants) or 8 tokens share each unpacked weight
 // register (prompt processing); one token is the generation case.
 //
-// Every integer sum is exact, and the float steps are those of the scalar
-// twin (packedMatmulScalar) lane for lane, so the results are bit-identical.
+// Every integer sum is exact, and each row's float steps are those of its
+// type's scalar dot product (the twin packedMatmulScalar unpacks the row and
+// calls it), so the results are bit-identical: Q4_0 one float chain per row,
+// Q8_0 and Q6_K 8 lane accumulators per row (one register per lane) reduced
+// by hsum8 at the end, Q4_K the sum and min chains per super-block (gemv) or
+// per 64-element chunk (gemm).
 #include "quant/x86/x86_kernels.h"
 
 #include "quant/packed.h"
@@ -53,12 +57,12 @@ inline void storeRows(float *dst, __m512 v, int rows)
         _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << rows) - 1u), v);
 }
 
-// Q8_0 / Q4_0 weights against Q8_0 activations.
-template <bool Four, int NT>
-void q32Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
-             int rows)
+// Q4_0 weights against Q8_0 activations: per block acc = fma(isum, d_w d_a, acc).
+template <int NT>
+void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
+              int rows)
 {
-    constexpr size_t runs = Four ? 4 : 8;
+    constexpr size_t runs = 4;
     const int64_t nb = W.blocks;
     const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun;
     const __m512i low4 = _mm512_set1_epi8(0x0f);
@@ -76,34 +80,23 @@ void q32Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
         __m512i sA[NT], sB[NT];
-        for (int j = 0; j < NT; ++j)
-            sA[j] = sB[j] = _mm512_setzero_si512();
-        if constexpr (Four) {
-            for (size_t c = 0; c < runs; ++c) {
-                prefetchAhead<NT>(q + c * kRun);
-                const __m512i w = load512(q + c * kRun);
-                const __m512i lo = _mm512_and_si512(w, low4);
-                const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), low4);
-                for (int j = 0; j < NT; ++j) {
-                    sA[j] = _mm512_dpbusd_epi32(sA[j], lo, bcast32(a[j] + ab + 4 * c));
-                    sB[j] = _mm512_dpbusd_epi32(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
-                }
-            }
-        } else {
-            for (size_t c = 0; c < runs; c += 2) {
-                prefetchAhead<NT>(q + c * kRun);
-                prefetchAhead<NT>(q + (c + 1) * kRun);
-                const __m512i w0 = load512(q + c * kRun), w1 = load512(q + (c + 1) * kRun);
-                for (int j = 0; j < NT; ++j) {
-                    sA[j] = _mm512_dpbusd_epi32(sA[j], w0, bcast32(a[j] + ab + 4 * c));
-                    sB[j] = _mm512_dpbusd_epi32(sB[j], w1, bcast32(a[j] + ab + 4 * c + 4));
-                }
+        for (int j = 0; j < NT; ++j) {
+            sA[j] = _mm512_set1_epi32(as[j][b]);   // -8 * the block's code sum
+            sB[j] = _mm512_setzero_si512();
+        }
+        for (size_t c = 0; c < runs; ++c) {
+            prefetchAhead<NT>(q + c * kRun);
+            const __m512i w = load512(q + c * kRun);
+            const __m512i lo = _mm512_and_si512(w, low4);
+            const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), low4);
+            for (int j = 0; j < NT; ++j) {
+                sA[j] = _mm512_dpbusd_epi32(sA[j], lo, bcast32(a[j] + ab + 4 * c));
+                sB[j] = _mm512_dpbusd_epi32(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
             }
         }
         const __m512 dw = halves16(scales + static_cast<size_t>(b) * 2 * kPackRows);
         for (int j = 0; j < NT; ++j) {
-            const __m512i off = _mm512_set1_epi32((Four ? 8 : 128) * as[j][b]);
-            const __m512i sumi = _mm512_sub_epi32(_mm512_add_epi32(sA[j], sB[j]), off);
+            const __m512i sumi = _mm512_add_epi32(sA[j], sB[j]);
             acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b])), acc[j]);
         }
     }
@@ -111,22 +104,91 @@ void q32Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
 }
 
+// hsum8 over 8 lane registers, row by row: ((a4 + a0) + (a6 + a2)) + ((a5 + a1) + (a7 + a3)).
+inline __m512 hsum8Rows(const __m512 a[8])
+{
+    const __m512 r0 = _mm512_add_ps(a[4], a[0]), r1 = _mm512_add_ps(a[5], a[1]);
+    const __m512 r2 = _mm512_add_ps(a[6], a[2]), r3 = _mm512_add_ps(a[7], a[3]);
+    return _mm512_add_ps(_mm512_add_ps(r0, r2), _mm512_add_ps(r1, r3));
+}
+
+// Q8_0 weights against Q8_0 activations: lane m of a row = run m of each
+// block (elements 4m..4m+3), acc[m] = fma(d_w d_a, lane, acc[m]), hsum8.
+// The run's vpdpbusd starts from the activation side's -128 * (run sum).
 template <int NT>
+void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
+              int rows)
+{
+    constexpr size_t runs = 8;
+    const int64_t nb = W.blocks;
+    const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun;
+    const uint8_t *a[NT];
+    const float *ad[NT];
+    const int32_t *as[NT];
+    __m512 acc[NT][8];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
+        ad[j] = act.scale + (t0 + j) * nb;
+        as[j] = act.sum + (t0 + j) * nb * 8;
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm512_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun;
+        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
+        const __m512 dw = halves16(scales + static_cast<size_t>(b) * 2 * kPackRows);
+        __m512 d[NT];
+        for (int j = 0; j < NT; ++j)
+            d[j] = _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b]));
+        for (size_t m = 0; m < runs; ++m) {
+            prefetchAhead<NT>(q + m * kRun);
+            const __m512i w = load512(q + m * kRun);
+            for (int j = 0; j < NT; ++j) {
+                const __m512i lane = _mm512_dpbusd_epi32(_mm512_set1_epi32(as[j][8 * b + static_cast<int64_t>(m)]), w,
+                                                         bcast32(a[j] + ab + 4 * m));
+                acc[j][m] = _mm512_fmadd_ps(d[j], _mm512_cvtepi32_ps(lane), acc[j][m]);
+            }
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
+}
+
+// Q4_K: sum and min chains, acc = fma(isum, d_w d_a, acc), accm =
+// fma(imin, dmin_w d_a, accm), per super-block (gemv) or per 64-element
+// chunk (Gemm); acc - accm.
+template <bool Gemm, int NT>
 void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
              int rows)
 {
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const BlockQ8_K *a[NT];
-    __m512 acc[NT];
+    __m512 acc[NT], accm[NT];
     for (int j = 0; j < NT; ++j) {
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
-        acc[j] = _mm512_setzero_ps();
+        acc[j] = accm[j] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ4KSuper;
-        __m512i tot[NT];
+        const __m512 d = halves16(o), dmin = halves16(o + 32);
+        __m512 dd[NT], dm[NT];
+        int32_t pair[NT][4];   // (bsums[4p] + bsums[4p+1], bsums[4p+2] + bsums[4p+3]) as two int16
+        for (int j = 0; j < NT; ++j) {
+            const __m512 da = _mm512_set1_ps(a[j][b].d);
+            dd[j] = _mm512_mul_ps(d, da);
+            dm[j] = _mm512_mul_ps(dmin, da);
+            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
+                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(pair[j]), pairs);
+        }
+        // chunk p's min term: min[2p] * pair sum 2p + min[2p+1] * pair sum 2p+1
+        const auto minTerm = [o](int p, int32_t pr) {
+            const __m512i m = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 192 + 32 * p)));
+            return _mm512_madd_epi16(m, _mm512_set1_epi32(pr));
+        };
+        __m512i tot[NT], mn[NT];
         for (int j = 0; j < NT; ++j)
-            tot[j] = _mm512_setzero_si512();
+            tot[j] = mn[j] = _mm512_setzero_si512();
         for (int ch = 0; ch < 4; ++ch) {
             __m512i sLo[NT], sHi[NT];
             for (int j = 0; j < NT; ++j)
@@ -143,127 +205,140 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             }
             const __m512i scLo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 64 + 32 * ch)));
             const __m512i scHi = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 80 + 32 * ch)));
-            for (int j = 0; j < NT; ++j)
-                tot[j] = _mm512_add_epi32(tot[j], _mm512_add_epi32(_mm512_mullo_epi32(sLo[j], scLo),
-                                                                   _mm512_mullo_epi32(sHi[j], scHi)));
+            for (int j = 0; j < NT; ++j) {
+                const __m512i t = _mm512_add_epi32(_mm512_mullo_epi32(sLo[j], scLo), _mm512_mullo_epi32(sHi[j], scHi));
+                const __m512i m = minTerm(ch, pair[j][ch]);
+                if constexpr (Gemm) {
+                    acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(t), dd[j], acc[j]);
+                    accm[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(m), dm[j], accm[j]);
+                } else {
+                    tot[j] = _mm512_add_epi32(tot[j], t);
+                    mn[j] = _mm512_add_epi32(mn[j], m);
+                }
+            }
         }
-        const __m512 d = halves16(o), dmin = halves16(o + 32);
-        for (int j = 0; j < NT; ++j) {
-            // (bsums[2s] + bsums[2s+1]) for s = 0..7 as int16; int32 lane p = the pair (2p, 2p+1).
-            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
-                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
-            const auto minTerm = [o](int p, int32_t pair) {
-                const __m512i m = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 192 + 32 * p)));
-                return _mm512_madd_epi16(m, _mm512_set1_epi32(pair));
-            };
-            const __m512i mn = _mm512_add_epi32(
-                _mm512_add_epi32(minTerm(0, _mm_extract_epi32(pairs, 0)), minTerm(1, _mm_extract_epi32(pairs, 1))),
-                _mm512_add_epi32(minTerm(2, _mm_extract_epi32(pairs, 2)), minTerm(3, _mm_extract_epi32(pairs, 3))));
-            const __m512 da = _mm512_set1_ps(a[j][b].d);
-            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(tot[j]), _mm512_mul_ps(d, da), acc[j]);
-            acc[j] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(mn), _mm512_mul_ps(dmin, da), acc[j]);
-        }
+        if constexpr (!Gemm)
+            for (int j = 0; j < NT; ++j) {
+                acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(tot[j]), dd[j], acc[j]);
+                accm[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(mn[j]), dm[j], accm[j]);
+            }
     }
     for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy, _mm512_sub_ps(acc[j], accm[j]), rows);
 }
 
+// Q6_K: lane g of a row = runs g of both halves (elements 4g..4g+3 of every
+// 32-element chunk), each 4-element sum times its 16-element half's scale
+// (vpmaddubsw pairs, vpdpwssd with the scale in both halves of the lane),
+// starting from -32 (bsums[2g] sc[2g] + bsums[2g+1] sc[2g+1]);
+// acc[g] = fma(d_a d_w, lane, acc[g]); hsum8.
 template <int NT>
 void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
              int rows)
 {
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i bits45 = _mm512_set1_epi8(0x30);
+    const __m512i lowWord = _mm512_set1_epi32(0xffff);
     const BlockQ8_K *a[NT];
-    __m512 acc[NT];
+    __m512 acc[NT][8];
     for (int j = 0; j < NT; ++j) {
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
-        acc[j] = _mm512_setzero_ps();
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
-        __m512i tot[NT];
+        // per sub-block s: the rows' scales as int16 pairs (sc, sc)
+        __m512i scPair[16];
+        for (int sb = 0; sb < 16; ++sb) {
+            const __m512i t = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * sb)));
+            scPair[sb] = _mm512_or_si512(_mm512_and_si512(t, lowWord), _mm512_slli_epi32(t, 16));
+        }
+        const __m512 d = halves16(o + 256);
+        __m512 dd[NT];
         for (int j = 0; j < NT; ++j)
-            tot[j] = _mm512_setzero_si512();
-        for (int h = 0; h < 2; ++h) {
-            for (int quarter = 0; quarter < 2; ++quarter) {
-                // Runs 4*quarter .. +3 touch sub-blocks 8h + quarter + 2k, k = 0..3.
-                __m512i S[NT][4];
-                for (int j = 0; j < NT; ++j)
-                    for (int k = 0; k < 4; ++k)
-                        S[j][k] = _mm512_setzero_si512();
-                for (int r = 4 * quarter; r < 4 * quarter + 4; ++r) {
-                    const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + r) * 3 * kRun;
-                    prefetchAhead<NT>(run);
-                    prefetchAhead<NT>(run + kRun);
-                    prefetchAhead<NT>(run + 2 * kRun);
-                    const __m512i la = load512(run), lb = load512(run + kRun), qh = load512(run + 2 * kRun);
-                    const __m512i v[4] = {
-                        _mm512_or_si512(_mm512_and_si512(la, low4), _mm512_and_si512(_mm512_slli_epi16(qh, 4), bits45)),
-                        _mm512_or_si512(_mm512_and_si512(lb, low4), _mm512_and_si512(_mm512_slli_epi16(qh, 2), bits45)),
-                        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(la, 4), low4), _mm512_and_si512(qh, bits45)),
-                        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(lb, 4), low4),
-                                        _mm512_and_si512(_mm512_srli_epi16(qh, 2), bits45)),
-                    };
-                    for (int j = 0; j < NT; ++j)
-                        for (int k = 0; k < 4; ++k)
-                            S[j][k] = _mm512_dpbusd_epi32(S[j][k], v[k], bcast32(a[j][b].qs + 128 * h + 32 * k + 4 * r));
-                }
+            dd[j] = _mm512_mul_ps(_mm512_set1_ps(a[j][b].d), d);
+        for (int gl = 0; gl < 8; ++gl) {
+            // (sc[2g], sc[2g+1]) as an int16 pair per row, times (bsums[2g], bsums[2g+1])
+            const __m512i s0 = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * (2 * gl))));
+            const __m512i s1 = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * (2 * gl + 1))));
+            const __m512i corrScale = _mm512_or_si512(_mm512_and_si512(s0, lowWord), _mm512_slli_epi32(s1, 16));
+            __m512i lane[NT];
+            for (int j = 0; j < NT; ++j)
+                lane[j] = _mm512_sub_epi32(_mm512_setzero_si512(),
+                                           _mm512_slli_epi32(_mm512_madd_epi16(corrScale, bcast32(a[j][b].bsums + 2 * gl)), 5));
+            for (int h = 0; h < 2; ++h) {
+                const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + gl) * 3 * kRun;
+                prefetchAhead<NT>(run);
+                prefetchAhead<NT>(run + kRun);
+                prefetchAhead<NT>(run + 2 * kRun);
+                const __m512i la = load512(run), lb = load512(run + kRun), qh = load512(run + 2 * kRun);
+                const __m512i v[4] = {
+                    _mm512_or_si512(_mm512_and_si512(la, low4), _mm512_and_si512(_mm512_slli_epi16(qh, 4), bits45)),
+                    _mm512_or_si512(_mm512_and_si512(lb, low4), _mm512_and_si512(_mm512_slli_epi16(qh, 2), bits45)),
+                    _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(la, 4), low4), _mm512_and_si512(qh, bits45)),
+                    _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(lb, 4), low4),
+                                    _mm512_and_si512(_mm512_srli_epi16(qh, 2), bits45)),
+                };
                 for (int k = 0; k < 4; ++k) {
-                    const int s = 8 * h + quarter + 2 * k;
-                    const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * s)));
+                    const __m512i sc = scPair[8 * h + 2 * k + gl / 4];
                     for (int j = 0; j < NT; ++j) {
-                        const __m512i centred = _mm512_sub_epi32(S[j][k], _mm512_set1_epi32(32 * a[j][b].bsums[s]));
-                        tot[j] = _mm512_add_epi32(tot[j], _mm512_mullo_epi32(centred, sc));
+                        const __m512i p = _mm512_maddubs_epi16(v[k], bcast32(a[j][b].qs + 128 * h + 32 * k + 4 * gl));
+                        lane[j] = _mm512_dpwssd_epi32(lane[j], p, sc);
                     }
                 }
             }
+            for (int j = 0; j < NT; ++j)
+                acc[j][gl] = _mm512_fmadd_ps(dd[j], _mm512_cvtepi32_ps(lane[j]), acc[j][gl]);
         }
-        const __m512 d = halves16(o + 256);
-        for (int j = 0; j < NT; ++j)
-            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(tot[j]), _mm512_mul_ps(d, _mm512_set1_ps(a[j][b].d)), acc[j]);
     }
     for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
 }
 
 using TileFn = void (*)(const PackedMatrix &, const uint8_t *, const PackedActivation &, int64_t, float *, size_t, int);
 
-// Tile kernels by token count 1..8; the K-quants stop at 4 (their per-token
-// sub-block sums need more registers), the 32-element types go to 8 (fewer
-// passes over the weights from L2 per token).
+// Tile kernels by token count 1..Max (Max <= 8): Q4_0 goes to 8 (fewer passes
+// over the weights from L2 per token), Q4_K to 4 (its per-token sub-block
+// sums need registers), Q8_0 and Q6_K to 2 (8 lane accumulators per token).
 template <template <int> class K, int Max>
 struct Tiles {
-    static constexpr TileFn fns[8] = {K<1>::run, K<2>::run, K<3>::run, K<4>::run,
-                                      K<Max >= 5 ? 5 : 4>::run, K<Max >= 6 ? 6 : 4>::run,
-                                      K<Max >= 7 ? 7 : 4>::run, K<Max >= 8 ? 8 : 4>::run};
+    static constexpr TileFn fns[8] = {K<1>::run, K<Max >= 2 ? 2 : 1>::run, K<Max >= 3 ? 3 : 1>::run,
+                                      K<Max >= 4 ? 4 : 1>::run, K<Max >= 5 ? 5 : 1>::run, K<Max >= 6 ? 6 : 1>::run,
+                                      K<Max >= 7 ? 7 : 1>::run, K<Max >= 8 ? 8 : 1>::run};
     static constexpr int64_t max = Max;
 };
-template <int NT> struct Q8_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q32Tile<false, NT>(W, g, a, t, y, l, r); } };
-template <int NT> struct Q4_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q32Tile<true, NT>(W, g, a, t, y, l, r); } };
-template <int NT> struct Q4_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct Q8_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q8_0Tile<NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct Q4_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4_0Tile<NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct Q4_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<false, NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct Q4_KGemmT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<true, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q6_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q6KTile<NT>(W, g, a, t, y, l, r); } };
 
 } // namespace
 
 void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
-                        float *y, size_t ldy)
+                        int64_t nGemm, float *y, size_t ldy)
 {
-    const TileFn *fns = nullptr;
-    int64_t maxTile = 4;
+    const TileFn *fns = nullptr, *gemmFns = nullptr;
+    int64_t maxTile = 1;
     switch (W.type) {
-    case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 8>::fns; maxTile = 8; break;
+    case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T, 8>::fns; maxTile = 8; break;
-    case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT, 4>::fns; break;
-    case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 4>::fns; break;
+    case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT, 4>::fns; gemmFns = Tiles<Q4_KGemmT, 4>::fns; maxTile = 4; break;
+    case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 2>::fns; maxTile = 2; break;
     default: return;
     }
+    if (!gemmFns)
+        gemmFns = fns;
     for (int64_t c0 = 0; c0 < nTokens; c0 += kTokenChunk) {
         const int64_t c1 = std::min(nTokens, c0 + kTokenChunk);
+        const int64_t split = std::clamp(nGemm, c0, c1);   // [c0, split): the batch form
         for (int64_t g = g0; g < g1; ++g) {
             const int rows = static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows));
             float *yg = y + static_cast<size_t>(g) * kPackRows;
-            for (int64_t t = c0; t < c1; t += maxTile)
+            for (int64_t t = c0; t < split; t += maxTile)
+                gemmFns[std::min<int64_t>(maxTile, split - t) - 1](W, W.group(g), act, t, yg, ldy, rows);
+            for (int64_t t = split; t < c1; t += maxTile)
                 fns[std::min<int64_t>(maxTile, c1 - t) - 1](W, W.group(g), act, t, yg, ldy, rows);
         }
     }

@@ -3,8 +3,8 @@
 // scalar kernels), the entries it has a faster kernel for. Callers must have
 // checked the CPU supports the path (cpu_features.h) before calling.
 //
-// Every SIMD kernel matches its scalar twin in generic/: integer parts
-// exactly; float accumulation may be reordered (tests name the tolerances).
+// Every SIMD kernel matches its scalar twin in generic/ bit for bit: integer
+// parts exactly, and the same float operations in the same order.
 #pragma once
 
 #include "quant/quant_traits.h"
@@ -24,15 +24,15 @@ void fillAvx512(TypeTraits *rows);
 // Packed-group matrix multiply (quant/packed.h: packedMatmul's contract) on
 // AVX-512 F/BW/VL + VNNI.
 void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
-                        int64_t nTokens, float *y, size_t ldy);
+                        int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 // The same on AVX2 + FMA + F16C, for the types packedAvx2Supports (4- and
 // 6-bit codes: Q4_0, Q4_K, Q6_K).
 bool packedAvx2Supports(GgmlType type);
 void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
-                      int64_t nTokens, float *y, size_t ldy);
+                      int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 // The same with AVX-VNNI (256-bit vpdpbusd; needs the CPU's avx_vnni flag):
 // all four types.
 void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
-                         int64_t nTokens, float *y, size_t ldy);
+                         int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 
 } // namespace burrow::quant::x86
