@@ -118,17 +118,16 @@ void EngineBridge::cancelAll()
 
 void EngineBridge::wakeUp(quint64 id)
 {
-    // At most one take every FlushIntervalMs: the view repaints at most ~60
-    // times a second. Until the timer fires the buffer keeps filling and the
+    // At most one take every flushIntervalMs(): each take repaints the view. Until the timer fires the buffer keeps filling and the
     // engine thread posts nothing more (the buffer is not empty).
     const qint64 since = m_sinceFlush.elapsed();
-    if (since >= FlushIntervalMs) {
+    if (since >= m_flushIntervalMs) {
         deliver(id);
         return;
     }
     m_flushPending = id;
     if (!m_flushTimer.isActive())
-        m_flushTimer.start(int(FlushIntervalMs - since));
+        m_flushTimer.start(int(m_flushIntervalMs - since));
 }
 
 void EngineBridge::deliver(quint64 id)

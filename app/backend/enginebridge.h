@@ -3,7 +3,8 @@
 // and the KV cache); the GUI thread never touches those. Requests go in as
 // queued calls, each with its own cancel token; results come back as queued
 // signals. Streamed text is taken from the request's ReplyBuffer at most
-// every FlushIntervalMs (16 ms, ~60 times a second).
+// once every flushIntervalMs() (33 ms by default, ~30 times a second; the app
+// sets it from what draws its window, app/common/renderpacing.h).
 //
 // It is also the one owner of the context size in use: the positions the
 // loaded session's KV cache holds, as the engine reports them.
@@ -36,7 +37,10 @@ public:
     static void setBackendFactory(const BackendFactory &factory);
     static void resetBackendFactory();
 
-    static constexpr int FlushIntervalMs = 16;
+    static constexpr int DefaultFlushIntervalMs = 33;
+    int flushIntervalMs() const { return m_flushIntervalMs; }
+    // At least 1 ms; a take already scheduled keeps its time.
+    void setFlushIntervalMs(int ms) { m_flushIntervalMs = ms < 1 ? 1 : ms; }
 
     // Reads a header on the calling thread (thread-safe; the loader runs it on a pool thread).
     const ModelInspector &inspector() const { return m_inspect; }
@@ -59,7 +63,7 @@ Q_SIGNALS:
     void contextSizeChanged();
     void promptPlanned(quint64 id, const PromptPlan &plan);
     void promptProgress(quint64 id, int done, int total);
-    // New text of a reply (at most every FlushIntervalMs): of its answer and
+    // New text of a reply (at most every flushIntervalMs()): of its answer and
     // of its reasoning (either may be empty), the engine's token count so far
     // and the milliseconds since its first token.
     void textReady(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs);
@@ -79,7 +83,8 @@ private:
     quint64 m_nextId = 0;
     std::map<quint64, Running> m_running;
     int m_contextSize = 0;
-    QTimer m_flushTimer;            // single shot: the next take when the last was < 16 ms ago
+    int m_flushIntervalMs = DefaultFlushIntervalMs;
+    QTimer m_flushTimer;            // single shot: the next take when the last was too recent
     QElapsedTimer m_sinceFlush;
     quint64 m_flushPending = 0;     // the request whose text waits for m_flushTimer
 };

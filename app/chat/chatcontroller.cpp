@@ -71,6 +71,16 @@ ChatController::~ChatController()
 MessageModel *ChatController::messages() const { return m_conversation->messages(); }
 ChatSettings *ChatController::settings() const { return m_conversation->settings(); }
 bool ChatController::hasModel() const { return m_models->hasModel(); }
+void ChatController::setViewFlushInterval(int ms)
+{
+    m_bridge->setFlushIntervalMs(ms);
+}
+
+int ChatController::viewFlushInterval() const
+{
+    return m_bridge->flushIntervalMs();
+}
+
 bool ChatController::isGenerating() const { return m_reply->isActive(); }
 double ChatController::conversationId() const { return m_conversation->idValue(); }
 

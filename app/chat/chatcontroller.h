@@ -70,6 +70,10 @@ public:
     bool hasModel() const;
     bool isGenerating() const;
     double conversationId() const;
+    // How often streamed text reaches the view (EngineBridge::setFlushIntervalMs;
+    // main.cpp sets it from the window's renderer, app/common/renderpacing.h).
+    void setViewFlushInterval(int ms);
+    int viewFlushInterval() const;
 
     // Opens the conversation store (`databasePath` empty: the default file),
     // reports a moved-aside database in the banner, and opens the most recent

@@ -67,8 +67,9 @@ void ReplyBench::onReplyFinished(int row)
     const double speed = m.tokensPerSecond;
     const double generateMs = speed > 0 ? m.tokens * 1000.0 / speed : 0;
     std::printf("{\"generated\": %d, \"tokens_per_second\": %.2f, \"generate_ms\": %.1f, \"gui_cpu_ms\": %.1f, "
-                "\"gui_cpu_share\": %.4f, \"wall_ms\": %.1f, \"prompt_tokens\": %d}\n",
-                m.tokens, speed, generateMs, cpuMs, wallMs > 0 ? cpuMs / wallMs : 0.0, wallMs, reply->promptTokens());
+                "\"gui_cpu_share\": %.4f, \"wall_ms\": %.1f, \"prompt_tokens\": %d, \"flush_ms\": %d}\n",
+                m.tokens, speed, generateMs, cpuMs, wallMs > 0 ? cpuMs / wallMs : 0.0, wallMs, reply->promptTokens(),
+                m_chat->viewFlushInterval());
     std::fflush(stdout);
     QCoreApplication::exit(m.state == Chat::State::Complete ? 0 : 3);
 }

@@ -312,12 +312,19 @@ Pane {
                                 }
                                 onActiveFocusChanged: if (!activeFocus) item.editing = false
                             }
-                            BusyIndicator {
+                            // A still dot, not a spinner: an endless animation
+                            // repaints the window every frame for the whole
+                            // reply, and that CPU is taken from the engine.
+                            Rectangle {
                                 objectName: "generatingIndicator"
                                 visible: item.generating
-                                running: item.generating
-                                Layout.preferredWidth: 16
-                                Layout.preferredHeight: 16
+                                Layout.preferredWidth: 8
+                                Layout.preferredHeight: 8
+                                Layout.rightMargin: 4
+                                radius: 4
+                                color: palette.highlight
+                                Accessible.role: Accessible.Indicator
+                                Accessible.name: qsTr("Writing a reply")
                             }
                             ToolButton {
                                 objectName: "menuButton"

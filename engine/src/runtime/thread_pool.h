@@ -11,10 +11,18 @@
 // Cost: one dispatch is an atomic store + futex wake for sleeping workers;
 // workers spin briefly before sleeping so back-to-back operations (a forward
 // pass issues a few per layer) do not pay the wake-up.
+//
+// A part no worker has started when the caller finishes its own is run by
+// the caller: each part is claimed once (per-part atomic, the dispatch's
+// generation), by its worker or by the caller. So a worker the OS has not
+// scheduled yet (the app's renderer on the same cores, another program)
+// costs the caller that part's time, not the wait for the worker's next time
+// slice. fn must therefore not wait for another part (no barriers inside).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -67,9 +75,19 @@ private:
     using Task = void (*)(void *ctx, int ith, int nth);
     void dispatch(Task task, void *ctx);
     void workerLoop(int ith);
+    // True when the caller of this claims part ith of dispatch `gen` (it was
+    // not claimed yet); each part of a dispatch is claimed exactly once.
+    bool claim(int ith, uint32_t gen);
+
+    // One per part (index ith - 1), on its own cache line: the generation of
+    // the last dispatch whose part ith has been claimed.
+    struct alignas(64) Claim {
+        std::atomic<uint32_t> gen{0};
+    };
 
     int m_nThreads = 1;
     std::vector<std::thread> m_workers;
+    std::unique_ptr<Claim[]> m_claims;
     Task m_task = nullptr;
     void *m_ctx = nullptr;
     std::atomic<uint32_t> m_generation{0};

@@ -14,6 +14,9 @@
 #include "test_support.h"
 #include "tiny_model.h"
 
+#include <array>
+#include <chrono>
+#include <thread>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -325,6 +328,37 @@ private slots:
             pool.run([&](int, int) { ++calls; }, 1);   // small work: the caller alone
             QCOMPARE(calls.load(), 1);
         }
+    }
+
+    // Each part runs exactly once, by its worker or by the caller when the
+    // worker has not started it: with workers asleep between rounds (more
+    // threads than cores), the caller takes parts whose workers are still
+    // waking, and no part is run twice or skipped.
+    void threadPoolCallerTakesLateParts()
+    {
+        const int threads = 8;
+        runtime::ThreadPool pool(threads);
+        const std::thread::id caller = std::this_thread::get_id();
+        int takenByCaller = 0;
+        for (int round = 0; round < 300; ++round) {
+            std::array<std::atomic<int>, threads> runs{};
+            std::array<std::thread::id, threads> by{};
+            pool.run([&](int ith, int nth) {
+                QCOMPARE(nth, threads);
+                runs[size_t(ith)].fetch_add(1);
+                by[size_t(ith)] = std::this_thread::get_id();
+            });
+            for (int i = 0; i < threads; ++i) {
+                QCOMPARE(runs[size_t(i)].load(), 1);
+                if (i > 0 && by[size_t(i)] == caller)
+                    ++takenByCaller;
+            }
+            QCOMPARE(by[0], caller);
+            if (round % 3 == 0)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));   // let the workers sleep
+        }
+        qInfo("the caller ran %d of %d worker parts", takenByCaller, 300 * (threads - 1));
+        QVERIFY2(takenByCaller > 0, "the caller never ran a part whose worker was late");
     }
 
     void threadsGiveSameLogits_data() { addModels(); }

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <functional>
+
+#include <QByteArray>
+#include <QSGRendererInterface>
+
+class QQuickWindow;
+
+// How often the view takes new reply text, from what draws the window.
+//
+// Each take repaints the window. With a GPU a frame costs the CPU well under
+// a millisecond, and 30 takes a second look smooth. When the CPU draws the
+// scene (Mesa's llvmpipe or softpipe on a machine or VM without a GPU, or
+// Qt Quick's software backend) one frame of a chat costs 10-15 ms of CPU on
+// two to three threads, taken from the engine's cores: at 60 frames a
+// second the app generated at a quarter of `burrow-cli run`'s speed on the
+// bench model (2 cores, docs/benchmarks.md, "The app"). There the view takes
+// text five times a second, which keeps drawing to a few per cent of the CPU.
+namespace RenderPacing {
+
+inline constexpr int GpuFlushIntervalMs = 33;
+inline constexpr int SoftwareFlushIntervalMs = 200;
+
+// True when `api` (and for OpenGL, the GL_RENDERER string) means the CPU
+// rasterises: the Software adaptation, or Mesa's llvmpipe / softpipe / swrast.
+bool isSoftwareRenderer(QSGRendererInterface::GraphicsApi api, const QByteArray &glRenderer);
+
+inline int flushIntervalMs(bool softwareRendering)
+{
+    return softwareRendering ? SoftwareFlushIntervalMs : GpuFlushIntervalMs;
+}
+
+// Calls onKnown(software) once on the GUI thread when `window`'s scene graph
+// is initialised (the renderer is only known then). Call before the window
+// is first exposed, i.e. before the event loop runs.
+void watch(QQuickWindow *window, std::function<void(bool software)> onKnown);
+
+} // namespace RenderPacing
