@@ -15,7 +15,9 @@
 //   qkNorm: each head of q and k = rmsnorm(head) * attn_q_norm / attn_k_norm
 //   rope(q), rope(k) with the layer's angles (RopeTables: base, scale, YaRN)
 //   q *= queryScale when queryScaleBeforeAttention
-//   K, V cache [pos] = f16(k), f16(v)   (a Q8_0 cache: Q8_0(k), Q8_0(v))
+//   K, V cache [pos] = f16(k), f16(v)   (a Q8_0 cache: Q8_0(k), Q8_0(v), with q, k
+//             and v first turned by the Hadamard transform of kv_cache.h, and o below
+//             turned back)
 //   per head: s_j = K_j . f16(q) (softcap; Q8_0: K_j . Q8_0(q)), p = softmax(s * scale + causal/window mask
 //             [+ the head's sink logit]), o = sum_j p_j V_j
 //   a = o Wo (+bo); (post-norm a); x += a
