@@ -97,7 +97,7 @@ ApplicationWindow {
         visible: window.sidebarOpen
         store: window.chat.store
         currentId: window.chat.conversation.conversationId
-        generatingId: window.chat.reply.conversationId
+        generatingIds: window.chat.generatingIds
         onConversationSelected: (conversationId) => window.chat.openConversation(conversationId)
         onNewConversationRequested: window.chat.newConversation()
         onExportRequested: (ids) => window.exportConversations(ids)

@@ -3,7 +3,8 @@
 //   EngineBridge  (backend/)  the engine thread, the context size in use
 //   ModelLoader   (models/)   the loaded model, the model card, loading
 //   Conversation  (chat/)     the chat shown: its messages and settings
-//   ReplyStream   (chat/)     the reply being written: text, tokens, speed
+//   ReplyStreams  (chat/)     the replies being written, one ReplyStream per
+//                             chat (text, tokens, speed); several at once
 //   ArchiveService (archive/) exports, imports, compressed models
 //   ConversationStore (storage/) the database
 // The actions that need several of them (send, regenerate, edit and resend,
@@ -20,6 +21,7 @@
 #include "chat/conversation.h"
 #include "chat/messagemodel.h"
 #include "chat/replystream.h"
+#include "chat/replystreams.h"
 #include "models/modelloader.h"
 #include "settings/chatsettings.h"
 #include "storage/conversationstore.h"
@@ -33,7 +35,10 @@ class ChatController : public QObject {
     QML_ELEMENT
     Q_PROPERTY(ModelLoader *models READ models CONSTANT)
     Q_PROPERTY(Conversation *conversation READ conversation CONSTANT)
-    Q_PROPERTY(ReplyStream *reply READ reply CONSTANT)
+    // The shown chat's reply (what the view, the composer and the status line bind to).
+    Q_PROPERTY(ReplyStream *reply READ reply NOTIFY replyChanged)
+    // The chats whose reply is being written (store ids; the sidebar marks them).
+    Q_PROPERTY(QVariantList generatingIds READ generatingIds NOTIFY generatingChanged)
     Q_PROPERTY(ArchiveService *archives READ archives CONSTANT)
     Q_PROPERTY(ConversationStore *store READ store CONSTANT)
     // The defaults new chats copy (DefaultSettings.settings).
@@ -53,7 +58,9 @@ public:
 
     ModelLoader *models() const { return m_models; }
     Conversation *conversation() const { return m_conversation; }
-    ReplyStream *reply() const { return m_reply; }
+    ReplyStream *reply() const;
+    ReplyStreams *replies() const { return m_replies; }
+    QVariantList generatingIds() const;
     ArchiveService *archives() const { return m_archives; }
     ConversationStore *store() const { return m_store; }
     ChatSettings *defaults() const { return m_defaults; }
@@ -68,6 +75,7 @@ public:
     MessageModel *messages() const;
     ChatSettings *settings() const;
     bool hasModel() const;
+    // The shown chat's reply is being written.
     bool isGenerating() const;
     double conversationId() const;
     // How often streamed text reaches the view (EngineBridge::setFlushIntervalMs;
@@ -92,7 +100,7 @@ public:
 
     // Sends a user message and starts the reply; false when it cannot now.
     Q_INVOKABLE bool send(const QString &text);
-    // Stops the running reply (also while it reads the prompt); its text so far stays, marked stopped.
+    // Stops the shown chat's reply (also while it reads the prompt); its text so far stays, marked stopped.
     Q_INVOKABLE void stop();
     Q_INVOKABLE bool regenerate();
     // Whether editing `row` would throw away replies that follow it.
@@ -108,6 +116,8 @@ Q_SIGNALS:
     void canSendChanged();
     void canRegenerateChanged();
     void contextChanged();
+    void replyChanged();
+    void generatingChanged();
     // A reply ended (complete, stopped or failed); `row` is its message.
     void replyFinished(int row);
     // A load ended; `ok` false: `banner` says why.
@@ -120,7 +130,7 @@ private:
 
     ConversationStore *m_store;
     EngineBridge *m_bridge;
-    ReplyStream *m_reply;
+    ReplyStreams *m_replies;
     Conversation *m_conversation;
     ArchiveService *m_archives;
     ModelLoader *m_models;

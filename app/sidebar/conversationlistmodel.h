@@ -36,6 +36,9 @@ class ConversationListModel : public QAbstractListModel {
     Q_PROPERTY(ConversationStore *store READ store WRITE setStore NOTIFY storeChanged)
     Q_PROPERTY(QString searchText READ searchText WRITE setSearchText NOTIFY searchTextChanged)
     Q_PROPERTY(qint64 generatingId READ generatingId WRITE setGeneratingId NOTIFY generatingIdChanged)
+    // Every chat whose reply is being written (ids as numbers); GeneratingRole
+    // is true for these and for generatingId.
+    Q_PROPERTY(QVariantList generatingIds READ generatingIds WRITE setGeneratingIds NOTIFY generatingIdsChanged)
     Q_PROPERTY(QDateTime now READ now WRITE setNow NOTIFY nowChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(qint64 currentId READ currentId WRITE setCurrentId NOTIFY currentIdChanged)
@@ -72,6 +75,8 @@ public:
     void setSearchText(const QString &text);
     qint64 generatingId() const { return m_generatingId; }
     void setGeneratingId(qint64 id);
+    QVariantList generatingIds() const;
+    void setGeneratingIds(const QVariantList &ids);
     /// The moment sections are relative to; invalid (the default): the current time.
     QDateTime now() const { return m_now; }
     void setNow(const QDateTime &now);
@@ -109,6 +114,7 @@ signals:
     void storeChanged();
     void searchTextChanged();
     void generatingIdChanged();
+    void generatingIdsChanged();
     void nowChanged();
     void countChanged();
     void currentIdChanged();
@@ -140,6 +146,7 @@ private:
     QPointer<ConversationStore> m_store;
     QString m_searchText;
     qint64 m_generatingId = -1;
+    QSet<qint64> m_generatingIds;
     QDateTime m_now;
     QVector<Row> m_rows;
     QTimer m_midnight;  // sections change when the day does

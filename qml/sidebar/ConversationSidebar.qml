@@ -19,6 +19,8 @@ Pane {
     property double currentId: -1
     // The conversation whose reply is generating (-1: none): marked in the list.
     property alias generatingId: conversations.generatingId
+    // Every conversation whose reply is being written (ids): each marked in the list.
+    property alias generatingIds: conversations.generatingIds
     readonly property alias model: conversations
     readonly property alias searchText: searchField.text
     // The conversations last deleted (one Delete), while Undo is offered.
