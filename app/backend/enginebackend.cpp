@@ -166,6 +166,11 @@ bool EngineBackend::ensureScheduler(int contextSize, QString *error)
     const int wanted = clampedContext(contextSize);
     if (m_scheduler && int(m_scheduler->options().contextSize) >= wanted)
         return true;
+    if (m_scheduler && m_inFlight->load() > 0) {
+        qCInfo(lcApp) << "context" << wanted << "asked for while replies run: they keep"
+                      << m_scheduler->options().contextSize;
+        return true;
+    }
     qCInfo(lcApp) << "context" << (m_scheduler ? int(m_scheduler->options().contextSize) : 0) << "->" << wanted
                   << ": the KV cache is made again";
     m_scheduler.reset();   // free the old KV cache before allocating the new one
@@ -188,6 +193,7 @@ struct LiveReply {
     bool unlimited = false;       // no length limit set: the end of its context ends it
     int promptTokens = 0;
     std::atomic<int> promptDone{0};   // prompt tokens computed so far (beyond the reused ones)
+    std::shared_ptr<std::atomic<int>> inFlight;
 };
 
 } // namespace
@@ -257,6 +263,7 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
     live->chatContext = contextSize;
     live->unlimited = request.settings.maxTokens <= 0;
     live->promptTokens = plan.promptTokens;
+    live->inFlight = m_inFlight;
 
     burrow::Request job;
     job.prompt = std::move(prompt->tokens);
@@ -306,11 +313,14 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
             if (outcome.stop == GenerationOutcome::Stop::MaxTokens && live->unlimited)
                 outcome.stop = GenerationOutcome::Stop::ContextFull;
         }
+        --*live->inFlight;
         live->sinks.onDone(outcome);
     };
+    ++*m_inFlight;
     auto submitted = m_scheduler->submit(std::move(job));
     if (!submitted) {
         // Refused without queuing (a full queue, a prompt too long): onDone is ours to call.
+        --*m_inFlight;
         GenerationOutcome outcome;
         outcome.stop = GenerationOutcome::Stop::Error;
         outcome.error = fromStd(submitted.message());

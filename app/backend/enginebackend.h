@@ -5,6 +5,7 @@
 // generate() only builds the prompt and queues it.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "chatbackend.h"
@@ -39,10 +40,13 @@ private:
     static burrow::Result<std::shared_ptr<burrow::Scheduler>> makeScheduler(
         const std::shared_ptr<burrow::Model> &model, int contextSize);
     // The scheduler in use is kept unless `contextSize` is larger than its
-    // own (then it is made again: what it still runs is cancelled).
+    // own and no reply runs on it (then it is made again; while replies run,
+    // a chat asking for more gets the size in use).
     bool ensureScheduler(int contextSize, QString *error);
 
     std::shared_ptr<burrow::Model> m_model;
     std::shared_ptr<burrow::Scheduler> m_scheduler;
+    // Replies submitted and not yet done (decremented on the scheduler's thread).
+    std::shared_ptr<std::atomic<int>> m_inFlight = std::make_shared<std::atomic<int>>(0);
     ModelCard m_card;
 };
