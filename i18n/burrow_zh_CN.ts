@@ -342,13 +342,6 @@
     </message>
 </context>
 <context>
-    <name>ChatController</name>
-    <message>
-        <source>Another chat is still writing its reply. Wait for it, or stop it, then send.</source>
-        <translation>另一个对话仍在生成回复。请等待它完成或停止它，然后再发送。</translation>
-    </message>
-</context>
-<context>
     <name>ChatHeader</name>
     <message>
         <source>Continue with %1</source>

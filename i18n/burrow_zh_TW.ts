@@ -342,13 +342,6 @@
     </message>
 </context>
 <context>
-    <name>ChatController</name>
-    <message>
-        <source>Another chat is still writing its reply. Wait for it, or stop it, then send.</source>
-        <translation>另一個對話仍在產生回覆。請等待它完成或停止它，然後再傳送。</translation>
-    </message>
-</context>
-<context>
     <name>ChatHeader</name>
     <message>
         <source>Continue with %1</source>
