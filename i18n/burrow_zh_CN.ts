@@ -936,6 +936,10 @@
             <numerusform>已删除 %n 个对话。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Writing a reply</source>
+        <translation>正在写回复</translation>
+    </message>
 </context>
 <context>
     <name>ConversationStore</name>

@@ -936,6 +936,10 @@
             <numerusform>已刪除 %n 個對話。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Writing a reply</source>
+        <translation>正在寫回覆</translation>
+    </message>
 </context>
 <context>
     <name>ConversationStore</name>

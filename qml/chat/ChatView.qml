@@ -47,15 +47,18 @@ Item {
             autoScrolling = false
         }
 
-        // Scrolling up (wheel, drag, flick, scroll bar) stops following;
-        // reaching the end again resumes it. Growth of the reply does not
-        // move contentY, and our own positioning is marked by autoScrolling.
+        // Scrolling up by the user (wheel, drag, flick, keys: `moving`; the
+        // scroll bar: its `pressed`) stops following; reaching the end again
+        // resumes it. Growth of the reply does not move contentY, our own
+        // positioning is marked by autoScrolling, and the list's own
+        // corrections (delegates replacing estimated heights) are neither.
         property real lastContentY: 0
         onContentYChanged: {
             if (!autoScrolling) {
-                if (atYEnd && (moving || contentY > lastContentY))
+                const byUser = moving || scrollBar.pressed
+                if (atYEnd && (byUser || contentY > lastContentY))
                     root.following = true
-                else if (contentY < lastContentY || moving)
+                else if (byUser && contentY < lastContentY)
                     root.following = false
             }
             lastContentY = contentY

@@ -317,7 +317,13 @@ private Q_SLOTS:
             QVERIFY(app.chat->send(QStringLiteral("Go on")));
             QVERIFY(finished.wait(5000));
         }
-        QTRY_VERIFY(list->property("atYEnd").toBool());
+        QTRY_VERIFY2(list->property("atYEnd").toBool(),
+                     qPrintable(QStringLiteral("following %1 contentY %2 originY %3 height %4 contentHeight %5")
+                                    .arg(view->property("following").toBool())
+                                    .arg(list->property("contentY").toReal())
+                                    .arg(list->property("originY").toReal())
+                                    .arg(list->height())
+                                    .arg(list->property("contentHeight").toReal())));
         QVERIFY(view->property("following").toBool());
         QTest::qWait(200);   // let the delegates settle
 
