@@ -152,7 +152,10 @@ void ReplyStream::onText(quint64 id, const QString &text, const QString &reasoni
         m_text.append(text);
     }
     m_tokens = tokens;
-    m_contextUsed = m_promptTokens + tokens;
+    // Past a full context the engine shifts it: the cache never holds more
+    // than its size (the exact count arrives with the outcome).
+    const int size = m_bridge->contextSize();
+    m_contextUsed = size > 0 ? qMin(m_promptTokens + tokens, size) : m_promptTokens + tokens;
     m_promptProgress = -1;
     // The engine's measure: tokens over the time since generation started.
     m_tokensPerSecond = elapsedMs > 0 ? tokens * 1000.0 / elapsedMs : 0;
@@ -204,7 +207,7 @@ void ReplyStream::onFinished(quint64 id, const GenerationOutcome &outcome)
         m_lastReplyStats = tr("%n tokens at %1 tokens/s", nullptr, outcome.generatedTokens)
                                .arg(QLocale().toString(speed, 'f', 1));
         if (outcome.reusedTokens > 0 || outcome.promptTokens > 0)
-            m_lastReplyStats += QLatin1String(" · ")
+            m_lastReplyStats += QStringLiteral(" · ")
                 + tr("prompt: %1 new, %2 reused").arg(outcome.promptTokens).arg(outcome.reusedTokens);
     }
     if (outcome.contextUsed > 0 || outcome.stop != GenerationOutcome::Stop::Error)

@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include "apptestsupport.h"
@@ -15,6 +16,8 @@ using namespace burrow::test;
 
 namespace {
 const QString storiesModel = QStringLiteral("models/stories260K.gguf");
+// Random weights: its replies run to their length limit (no end of text).
+const QString benchModel = QStringLiteral("models/bench/llama-155M-Q4_K_M.gguf");
 const QString otherModel = QStringLiteral("models/synthetic/llama-f32.gguf");
 }
 
@@ -120,7 +123,12 @@ private Q_SLOTS:
         QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Complete);
         QVERIFY(app.chat->reply()->contextUsed() > 0);
         QVERIFY(app.chat->reply()->contextUsed() <= app.chat->contextSize());
-        QVERIFY(!app.chat->reply()->lastReplyStats().isEmpty());
+        // The status line's summary, as the user reads it (the separator is
+        // one "·", not its UTF-8 bytes read as Latin-1).
+        const QString stats = app.chat->reply()->lastReplyStats();
+        QVERIFY2(QRegularExpression(QStringLiteral("^\\d+ tokens? at [\\d.,]+ tokens/s \u00b7 prompt: \\d+ new, \\d+ reused$"))
+                     .match(stats).hasMatch(),
+                 qPrintable(stats));
         auto *composer = app.find(QStringLiteral("composerInput"));
         QCOMPARE(composer->property("text").toString(), QString());
 
@@ -212,6 +220,30 @@ private Q_SLOTS:
         QVERIFY(app.chat->reply()->contextUsed() <= 64);
         for (int row = 1; row < 8; row += 2)
             QCOMPARE(messages->message(row).state, Chat::State::Complete);
+    }
+
+    // A reply that fills the context (the scheduler does not shift it: the
+    // reply ends where the context does) never shows the meter past the
+    // context size while it streams or after.
+    void aReplyLongerThanTheContextKeepsTheMeterInside()
+    {
+        BURROW_REQUIRE_SHARED(benchModel);
+        AppWindow app;
+        QVERIFY(app.open());
+        app.chat->settings()->setContextSize(64);
+        app.chat->settings()->setTemperature(0.0);
+        app.chat->settings()->setMaxTokens(120);
+        QVERIFY(dropAndLoad(app, sharedPath(benchModel)));
+        QCOMPARE(app.chat->contextSize(), 64);
+        int most = 0;
+        connect(app.chat->reply(), &ReplyStream::statsChanged, this,
+                [&] { most = qMax(most, app.chat->reply()->contextUsed()); });
+        QVERIFY(!sendAndWait(app, QStringLiteral("Once upon a time")).startsWith(QLatin1Char('<')));
+        const MessageModel::Message reply = app.chat->messages()->message(1);
+        QVERIFY2(reply.tokens + app.chat->reply()->promptTokens() >= 64,
+                 qPrintable(QStringLiteral("only %1 tokens: the context never filled").arg(reply.tokens)));
+        QVERIFY2(most <= 64, qPrintable(QString::number(most)));
+        QVERIFY(app.chat->reply()->contextUsed() <= 64);
     }
 
     void templateModelAnswersThroughItsChatTemplate()
