@@ -74,6 +74,7 @@ ApplicationWindow {
         }
         onChatSettingsRequested: chatSettingsDrawer.open()
         onDefaultSettingsRequested: defaultSettingsDialog.open()
+        onLocalServerRequested: localServerDialog.open()
         onAboutRequested: aboutDialog.open()
         onSendRequested: window.composer.send()
         onFocusComposerRequested: window.focusComposer()
@@ -286,6 +287,12 @@ ApplicationWindow {
             text: qsTr("Sending the edited message replaces the messages after it.")
         }
         onAccepted: window.chat.editAndResend(row, text)
+    }
+
+    LocalServerDialog {
+        id: localServerDialog
+        server: window.chat.server
+        onClosed: window.focusComposer()
     }
 
     AboutDialog {

@@ -16,6 +16,7 @@
 #include "burrow/engine.h"
 #include "models/modelcard.h"
 #include "replysettings.h"
+#include "serverconfig.h"
 
 // burrow::Request priorities: the chat shown runs first, then chats in the
 // background, then the local server's requests (ServerOptions::priority).
@@ -108,6 +109,20 @@ public:
     // reuses its prefix. Stops within one prompt chunk or one token once
     // request.cancel is cancelled.
     virtual void generate(const ChatRequest &request, ReplySinks sinks) = 0;
+
+    // The local server on this backend's model (Settings → Local server):
+    // applies `config` (starts, restarts or stops it; while no model is
+    // loaded it starts with the next load) and says where it stands. A
+    // backend without one reports that it cannot run.
+    virtual ServerStatus configureServer(const ServerConfig &config)
+    {
+        ServerStatus status;
+        status.enabled = config.enabled;
+        if (config.enabled)
+            status.error = QStringLiteral("this engine has no local server");
+        return status;
+    }
+    virtual ServerStatus serverStatus() const { return {}; }
 };
 
 // Reads a model file's header without loading it. Must be thread-safe and

@@ -8,6 +8,7 @@
 #include "burrow/engine.h"
 #include "common/logging.h"
 #include "models/systemmemory.h"
+#include "server/server.h"
 
 namespace {
 
@@ -83,7 +84,11 @@ void describeFormat(const burrow::Result<burrow::ChatFormat> &format, ModelCard 
 } // namespace
 
 EngineBackend::EngineBackend() = default;
-EngineBackend::~EngineBackend() = default;
+EngineBackend::~EngineBackend()
+{
+    m_server.reset();      // closes its connections, cancels their requests
+    m_scheduler.reset();   // ends the replies still running (their onDone), joins its thread
+}
 
 ModelCard EngineBackend::inspect(const QString &path, QString *error)
 {
@@ -150,12 +155,14 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
         return false;
     }
     // Only now replace the model in use: a refused file leaves it untouched.
+    m_server.reset();      // it serves the old model; it starts again below
     m_scheduler.reset();   // cancels what it still runs, joins its thread
     m_model = std::move(model);
     m_scheduler = std::move(scheduler).value();
     m_card = cardFromInfo(m_model->info());
     m_card.path = path;
     describeFormat(burrow::chatFormatFor(*m_model, "auto", true), &m_card);
+    startServer();
     qCInfo(lcApp) << "loaded" << path << "context" << m_scheduler->options().contextSize << "per reply,"
                   << m_scheduler->options().kvPositions << "KV positions, chat format" << m_card.chatFormat;
     return true;
@@ -173,14 +180,79 @@ bool EngineBackend::ensureScheduler(int contextSize, QString *error)
     }
     qCInfo(lcApp) << "context" << (m_scheduler ? int(m_scheduler->options().contextSize) : 0) << "->" << wanted
                   << ": the KV cache is made again";
+    m_server.reset();      // it serves on the old scheduler
     m_scheduler.reset();   // free the old KV cache before allocating the new one
     auto scheduler = makeScheduler(m_model, wanted);
     if (!scheduler) {
         *error = fromStd(scheduler.message());
+        m_serverError = tr("it stopped: %1").arg(*error);
         return false;
     }
     m_scheduler = std::move(scheduler).value();
+    startServer();
     return true;
+}
+
+ServerStatus EngineBackend::configureServer(const ServerConfig &config)
+{
+    const bool same = config.enabled == m_serverConfig.enabled && config.host == m_serverConfig.host
+                      && config.port == m_serverConfig.port && config.apiKey == m_serverConfig.apiKey;
+    m_serverConfig = config;
+    if (!same || (config.enabled && !m_server))
+        startServer();
+    return serverStatus();
+}
+
+ServerStatus EngineBackend::serverStatus() const
+{
+    ServerStatus status;
+    status.enabled = m_serverConfig.enabled;
+    if (m_server) {
+        const burrow::server::ServerStats stats = m_server->stats();
+        status.running = true;
+        status.url = fromStd(m_server->url());
+        status.connections = stats.connections;
+        status.activeRequests = stats.activeRequests;
+    } else if (m_serverConfig.enabled) {
+        status.error = m_serverError;
+    }
+    return status;
+}
+
+void EngineBackend::startServer()
+{
+    if (m_server) {
+        m_server.reset();   // closes its connections, cancels their requests
+        qCInfo(lcApp) << "local server stopped";
+    }
+    m_serverError.clear();
+    if (!m_serverConfig.enabled)
+        return;
+    if (!m_model || !m_scheduler) {
+        m_serverError = tr("it starts when a model is loaded");
+        return;
+    }
+    burrow::server::ServerOptions options;
+    options.host = toStd(m_serverConfig.host);
+    options.port = uint16_t(qBound(1, m_serverConfig.port, 65535));
+    options.apiKey = toStd(m_serverConfig.apiKey);
+    options.modelId = toStd(QFileInfo(m_card.path).completeBaseName());
+    options.priority = ReplyPriority::Server;   // below the user's chats
+    options.maxChoices = Parallel;
+    options.log = [](std::string_view line) { qCInfo(lcApp).noquote() << "server:" << fromStd(std::string(line)); };
+    auto server = burrow::server::Server::start(m_model, m_scheduler, options);
+    if (!server) {
+        const QString message = fromStd(server.message());
+        qCWarning(lcApp) << "local server:" << message;
+        if (message.contains(QLatin1String("in use"), Qt::CaseInsensitive))
+            m_serverError = tr("port %1 is in use by another program; choose another port in Settings → Local server")
+                                .arg(m_serverConfig.port);
+        else
+            m_serverError = tr("it cannot start: %1").arg(message);
+        return;
+    }
+    m_server = std::move(server).value();
+    qCInfo(lcApp) << "local server on" << fromStd(m_server->url());
 }
 
 namespace {

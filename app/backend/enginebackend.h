@@ -13,6 +13,9 @@
 namespace burrow {
 class Model;
 class Scheduler;
+namespace server {
+class Server;
+}
 }
 
 class EngineBackend final : public ChatBackend {
@@ -25,6 +28,8 @@ public:
     ModelCard loadedModel() const override { return m_card; }
     int contextSize() const override;
     void generate(const ChatRequest &request, ReplySinks sinks) override;
+    ServerStatus configureServer(const ServerConfig &config) override;
+    ServerStatus serverStatus() const override;
 
     // Replies generated at once (SchedulerOptions::parallel).
     static constexpr int Parallel = 4;
@@ -44,9 +49,17 @@ private:
     // a chat asking for more gets the size in use).
     bool ensureScheduler(int contextSize, QString *error);
 
+    // The local server with m_serverConfig on the model and scheduler in
+    // use (none while off or without a model; m_serverError says why).
+    void startServer();
+
     std::shared_ptr<burrow::Model> m_model;
     std::shared_ptr<burrow::Scheduler> m_scheduler;
     // Replies submitted and not yet done (decremented on the scheduler's thread).
     std::shared_ptr<std::atomic<int>> m_inFlight = std::make_shared<std::atomic<int>>(0);
+    // After the scheduler: destroyed first (it serves on it).
+    std::unique_ptr<burrow::server::Server> m_server;
+    ServerConfig m_serverConfig;
+    QString m_serverError;
     ModelCard m_card;
 };

@@ -54,6 +54,17 @@ void EngineWorker::loadModel(quint64 id, const QString &path, int contextSize,
     Q_EMIT loadProgress(id, 1.0);
     reportContextSize();
     Q_EMIT modelLoaded(id, m_backend->loadedModel());
+    Q_EMIT serverStatus(m_backend->serverStatus());   // it serves the new model
+}
+
+void EngineWorker::configureServer(const ServerConfig &config)
+{
+    Q_EMIT serverStatus(m_backend->configureServer(config));
+}
+
+void EngineWorker::pollServer()
+{
+    Q_EMIT serverStatus(m_backend->serverStatus());
 }
 
 void EngineWorker::generate(const ChatRequest &request, std::shared_ptr<ReplyBuffer> buffer,

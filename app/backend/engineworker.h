@@ -16,6 +16,7 @@
 
 #include "chatbackend.h"
 #include "replybuffer.h"
+#include "serverconfig.h"
 
 class EngineWorker : public QObject {
     Q_OBJECT
@@ -34,7 +35,12 @@ public:
     // when the buffer turns non-empty.
     void generate(const ChatRequest &request, std::shared_ptr<ReplyBuffer> buffer, std::function<void()> wake);
 
+    // Runs on the engine thread: the local server (Settings → Local server).
+    void configureServer(const ServerConfig &config);
+    void pollServer();
+
 Q_SIGNALS:
+    void serverStatus(const ServerStatus &status);
     void loadProgress(quint64 id, double progress);
     void modelLoaded(quint64 id, const ModelCard &card);
     void loadFailed(quint64 id, const QString &path, const QString &reason);

@@ -22,7 +22,8 @@ ChatController::ChatController(QObject *parent)
       m_replies(new ReplyStreams(m_bridge, m_store, this)),
       m_conversation(new Conversation(m_store, m_replies, this)),
       m_archives(new ArchiveService(this)),
-      m_models(new ModelLoader(m_bridge, m_conversation->settings(), m_archives, this))
+      m_models(new ModelLoader(m_bridge, m_conversation->settings(), m_archives, this)),
+      m_server(new LocalServer(m_bridge, this))
 {
     m_archives->setStore(m_store);
     connect(m_store, &ConversationStore::errorOccurred, this, &ChatController::setBanner);
@@ -116,8 +117,10 @@ int ChatController::contextWanted() const
 {
     if (!m_models->hasModel() || m_bridge->contextSize() <= 0)
         return 0;
+    // The engine makes its context again only for a larger size (a smaller
+    // one is served within the context in use).
     const int wanted = m_models->model().contextFor(settings()->contextSize());
-    return wanted != m_bridge->contextSize() ? wanted : 0;
+    return wanted > m_bridge->contextSize() ? wanted : 0;
 }
 
 void ChatController::setBanner(const QString &text)

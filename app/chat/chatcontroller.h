@@ -24,6 +24,7 @@
 #include "chat/replystreams.h"
 #include "models/modelloader.h"
 #include "settings/chatsettings.h"
+#include "settings/localserver.h"
 #include "storage/conversationstore.h"
 
 #include "backend/chatbackend.h"
@@ -41,6 +42,8 @@ class ChatController : public QObject {
     Q_PROPERTY(QVariantList generatingIds READ generatingIds NOTIFY generatingChanged)
     Q_PROPERTY(ArchiveService *archives READ archives CONSTANT)
     Q_PROPERTY(ConversationStore *store READ store CONSTANT)
+    // Settings → Local server: the OpenAI-compatible API on the loaded model.
+    Q_PROPERTY(LocalServer *server READ server CONSTANT)
     // The defaults new chats copy (DefaultSettings.settings).
     Q_PROPERTY(ChatSettings *defaults READ defaults WRITE setDefaults NOTIFY defaultsChanged)
     Q_PROPERTY(QString banner READ banner NOTIFY bannerChanged)
@@ -48,8 +51,8 @@ class ChatController : public QObject {
     Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY canRegenerateChanged)
     // The context size in use: positions the loaded session holds (the engine's).
     Q_PROPERTY(int contextSize READ contextSize NOTIFY contextChanged)
-    // The shown chat asks for another size than the one in use: what it
-    // asks for, clamped to the model (0 when it asks for the size in use).
+    // The shown chat asks for a larger size than the one in use: what it
+    // asks for, clamped to the model (0 when the size in use holds it).
     Q_PROPERTY(int contextWanted READ contextWanted NOTIFY contextChanged)
 
 public:
@@ -63,6 +66,7 @@ public:
     QVariantList generatingIds() const;
     ArchiveService *archives() const { return m_archives; }
     ConversationStore *store() const { return m_store; }
+    LocalServer *server() const { return m_server; }
     ChatSettings *defaults() const { return m_defaults; }
     void setDefaults(ChatSettings *defaults);
     QString banner() const { return m_banner; }
@@ -134,6 +138,7 @@ private:
     Conversation *m_conversation;
     ArchiveService *m_archives;
     ModelLoader *m_models;
+    LocalServer *m_server;
     QPointer<ChatSettings> m_defaults;
     QString m_banner;
 };

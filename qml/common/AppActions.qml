@@ -17,6 +17,7 @@ Item {
     signal findRequested()
     signal chatSettingsRequested()
     signal defaultSettingsRequested()
+    signal localServerRequested()
     signal aboutRequested()
     signal sendRequested()
     signal focusComposerRequested()
@@ -68,6 +69,10 @@ Item {
     readonly property Action defaultSettings: Action {
         text: qsTr("Settings for &new chats…")
         onTriggered: root.defaultSettingsRequested()
+    }
+    readonly property Action localServer: Action {
+        text: qsTr("&Local server…")
+        onTriggered: root.localServerRequested()
     }
     readonly property Action about: Action {
         text: qsTr("&About Burrow")

@@ -113,6 +113,11 @@ MenuBar {
             action: root.actions.defaultSettings
             Accessible.name: qsTr("Settings new chats start with")
         }
+        MenuItem {
+            objectName: "localServerMenuItem"
+            action: root.actions.localServer
+            Accessible.name: qsTr("Local server settings")
+        }
         Component.onCompleted: settingsMenu.addMenu(root.languageMenu)
     }
     Menu {
