@@ -36,6 +36,16 @@
     </message>
 </context>
 <context>
+    <name>LocalServer</name>
+    <message numerus="yes">
+        <source>Server: %1 · %n client(s)</source>
+        <translation>
+            <numerusform>Server: %1 · %n client</numerusform>
+            <numerusform>Server: %1 · %n clients</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MessageModel</name>
     <message numerus="yes">
         <source>%n tokens · %1 tokens/s</source>

@@ -94,6 +94,10 @@
         <source>Send</source>
         <translation>发送</translation>
     </message>
+    <message>
+        <source>&amp;Local server…</source>
+        <translation>本地服务器(&amp;L)…</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -188,6 +192,10 @@
     <message>
         <source>About Burrow</source>
         <translation>关于 Burrow</translation>
+    </message>
+    <message>
+        <source>Local server settings</source>
+        <translation>本地服务器设置</translation>
     </message>
 </context>
 <context>
@@ -339,13 +347,6 @@
     <message>
         <source>Dismiss this message</source>
         <translation>关闭此消息</translation>
-    </message>
-</context>
-<context>
-    <name>ChatController</name>
-    <message>
-        <source>Another chat is still writing its reply. Wait for it, or stop it, then send.</source>
-        <translation>另一个对话仍在生成回复。请等待它完成或停止它，然后再发送。</translation>
     </message>
 </context>
 <context>
@@ -1143,6 +1144,22 @@
         <source>The conversation cannot be written for this model: %1</source>
         <translation>无法为这个模型写出这段对话：%1</translation>
     </message>
+    <message>
+        <source>it starts when a model is loaded</source>
+        <translation>加载模型后启动</translation>
+    </message>
+    <message>
+        <source>port %1 is in use by another program; choose another port in Settings → Local server</source>
+        <translation>端口 %1 已被其他程序占用；请在“设置 → 本地服务器”中选择其他端口</translation>
+    </message>
+    <message>
+        <source>it cannot start: %1</source>
+        <translation>无法启动：%1</translation>
+    </message>
+    <message>
+        <source>it stopped: %1</source>
+        <translation>已停止：%1</translation>
+    </message>
 </context>
 <context>
     <name>EngineWorker</name>
@@ -1182,6 +1199,58 @@
     <message>
         <source>%1%</source>
         <translation>%1%</translation>
+    </message>
+</context>
+<context>
+    <name>LocalServer</name>
+    <message numerus="yes">
+        <source>Server: %1 · %n client(s)</source>
+        <translation>
+            <numerusform>服务器：%1 · %n 个客户端</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Server: %1</source>
+        <translation>服务器：%1</translation>
+    </message>
+    <message>
+        <source>Server: starting…</source>
+        <translation>服务器：正在启动…</translation>
+    </message>
+</context>
+<context>
+    <name>LocalServerDialog</name>
+    <message>
+        <source>Local server</source>
+        <translation>本地服务器</translation>
+    </message>
+    <message>
+        <source>Serves the loaded model over an OpenAI-compatible API (/v1/chat/completions, /v1/completions, /v1/models), for programs such as editor plug-ins or SDKs. Your own chats run first.</source>
+        <translation>通过兼容 OpenAI 的 API（/v1/chat/completions、/v1/completions、/v1/models）提供已加载的模型，供编辑器插件或 SDK 等程序使用。你自己的对话优先运行。</translation>
+    </message>
+    <message>
+        <source>Run the local server</source>
+        <translation>运行本地服务器</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <source>Allow other devices on the network</source>
+        <translation>允许网络上的其他设备</translation>
+    </message>
+    <message>
+        <source>Anyone who can reach this computer can use the model. Set an API key.</source>
+        <translation>任何能访问这台电脑的人都可以使用该模型。请设置 API 密钥。</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>none (optional)</source>
+        <translation>无（可选）</translation>
     </message>
 </context>
 <context>

@@ -94,6 +94,10 @@
         <source>Send</source>
         <translation>傳送</translation>
     </message>
+    <message>
+        <source>&amp;Local server…</source>
+        <translation>本機伺服器(&amp;L)…</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -188,6 +192,10 @@
     <message>
         <source>About Burrow</source>
         <translation>關於 Burrow</translation>
+    </message>
+    <message>
+        <source>Local server settings</source>
+        <translation>本機伺服器設定</translation>
     </message>
 </context>
 <context>
@@ -339,13 +347,6 @@
     <message>
         <source>Dismiss this message</source>
         <translation>關閉此訊息</translation>
-    </message>
-</context>
-<context>
-    <name>ChatController</name>
-    <message>
-        <source>Another chat is still writing its reply. Wait for it, or stop it, then send.</source>
-        <translation>另一個對話仍在產生回覆。請等待它完成或停止它，然後再傳送。</translation>
     </message>
 </context>
 <context>
@@ -1143,6 +1144,22 @@
         <source>The conversation cannot be written for this model: %1</source>
         <translation>無法為這個模型寫出這段對話：%1</translation>
     </message>
+    <message>
+        <source>it starts when a model is loaded</source>
+        <translation>載入模型後啟動</translation>
+    </message>
+    <message>
+        <source>port %1 is in use by another program; choose another port in Settings → Local server</source>
+        <translation>連接埠 %1 已被其他程式使用；請在「設定 → 本機伺服器」中選擇其他連接埠</translation>
+    </message>
+    <message>
+        <source>it cannot start: %1</source>
+        <translation>無法啟動：%1</translation>
+    </message>
+    <message>
+        <source>it stopped: %1</source>
+        <translation>已停止：%1</translation>
+    </message>
 </context>
 <context>
     <name>EngineWorker</name>
@@ -1182,6 +1199,58 @@
     <message>
         <source>%1%</source>
         <translation>%1%</translation>
+    </message>
+</context>
+<context>
+    <name>LocalServer</name>
+    <message numerus="yes">
+        <source>Server: %1 · %n client(s)</source>
+        <translation>
+            <numerusform>伺服器：%1 · %n 個用戶端</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Server: %1</source>
+        <translation>伺服器：%1</translation>
+    </message>
+    <message>
+        <source>Server: starting…</source>
+        <translation>伺服器：正在啟動…</translation>
+    </message>
+</context>
+<context>
+    <name>LocalServerDialog</name>
+    <message>
+        <source>Local server</source>
+        <translation>本機伺服器</translation>
+    </message>
+    <message>
+        <source>Serves the loaded model over an OpenAI-compatible API (/v1/chat/completions, /v1/completions, /v1/models), for programs such as editor plug-ins or SDKs. Your own chats run first.</source>
+        <translation>透過相容 OpenAI 的 API（/v1/chat/completions、/v1/completions、/v1/models）提供已載入的模型，供編輯器外掛或 SDK 等程式使用。你自己的對話優先執行。</translation>
+    </message>
+    <message>
+        <source>Run the local server</source>
+        <translation>執行本機伺服器</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>連接埠</translation>
+    </message>
+    <message>
+        <source>Allow other devices on the network</source>
+        <translation>允許網路上的其他裝置</translation>
+    </message>
+    <message>
+        <source>Anyone who can reach this computer can use the model. Set an API key.</source>
+        <translation>任何能連到這台電腦的人都可以使用該模型。請設定 API 金鑰。</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 金鑰</translation>
+    </message>
+    <message>
+        <source>none (optional)</source>
+        <translation>無（選用）</translation>
     </message>
 </context>
 <context>

@@ -74,6 +74,7 @@ ApplicationWindow {
         }
         onChatSettingsRequested: chatSettingsDrawer.open()
         onDefaultSettingsRequested: defaultSettingsDialog.open()
+        onLocalServerRequested: localServerDialog.open()
         onAboutRequested: aboutDialog.open()
         onSendRequested: window.composer.send()
         onFocusComposerRequested: window.focusComposer()
@@ -97,7 +98,7 @@ ApplicationWindow {
         visible: window.sidebarOpen
         store: window.chat.store
         currentId: window.chat.conversation.conversationId
-        generatingId: window.chat.reply.conversationId
+        generatingIds: window.chat.generatingIds
         onConversationSelected: (conversationId) => window.chat.openConversation(conversationId)
         onNewConversationRequested: window.chat.newConversation()
         onExportRequested: (ids) => window.exportConversations(ids)
@@ -286,6 +287,12 @@ ApplicationWindow {
             text: qsTr("Sending the edited message replaces the messages after it.")
         }
         onAccepted: window.chat.editAndResend(row, text)
+    }
+
+    LocalServerDialog {
+        id: localServerDialog
+        server: window.chat.server
+        onClosed: window.focusComposer()
     }
 
     AboutDialog {

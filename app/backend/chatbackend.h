@@ -1,7 +1,8 @@
-// ChatBackend: the engine as the app sees it. A small synchronous interface
-// that EngineWorker drives on the engine thread; EngineBackend is the real
-// one (burrow::Model + burrow::Session), tests substitute fakes that need
-// exact timing. Everything here is plain data: no QObject crosses threads.
+// ChatBackend: the engine as the app sees it. A small interface that
+// EngineWorker drives on the engine thread; EngineBackend is the real one
+// (burrow::Model + burrow::Scheduler: many replies at once), tests substitute
+// fakes that need exact timing. Everything here is plain data: no QObject
+// crosses threads.
 #pragma once
 
 #include <functional>
@@ -15,6 +16,15 @@
 #include "burrow/engine.h"
 #include "models/modelcard.h"
 #include "replysettings.h"
+#include "serverconfig.h"
+
+// burrow::Request priorities: the chat shown runs first, then chats in the
+// background, then the local server's requests (ServerOptions::priority).
+namespace ReplyPriority {
+constexpr int ShownChat = 20;
+constexpr int BackgroundChat = 10;
+constexpr int Server = 0;
+}
 
 // One reply to generate.
 struct ChatRequest {
@@ -24,6 +34,9 @@ struct ChatRequest {
     std::vector<burrow::ChatMessage> messages;
     QList<int> rows;                 // the MessageModel row of each message
     ReplySettings settings;
+    // burrow::Request::priority: higher runs first (the chat shown above
+    // chats in the background, both above the local server's requests).
+    int priority = 0;
     // This request's cancel token (set by the engine bridge; never shared
     // with another request, so a cancel cannot leak into the next one).
     std::shared_ptr<burrow::CancelToken> cancel;
@@ -65,6 +78,18 @@ public:
     // 0..1; return false to cancel the load.
     using LoadProgress = std::function<bool(double progress)>;
 
+    // The callbacks of one reply. onPlan is called (on the engine thread)
+    // before generate() returns, unless the reply fails or is cancelled
+    // first; onText and onPromptProgress may be called on another thread
+    // (the scheduler's) after it returned; onDone exactly once, last, on
+    // either thread. They must be quick.
+    struct ReplySinks {
+        TextSink onText;
+        PromptProgress onPromptProgress;
+        PlanSink onPlan;
+        std::function<void(const GenerationOutcome &outcome)> onDone;
+    };
+
     virtual ~ChatBackend() = default;
 
     // Loads `path` with a session of `contextSize` positions (clamped to the
@@ -73,16 +98,31 @@ public:
     virtual bool load(const QString &path, int contextSize, const LoadProgress &progress, QString *error) = 0;
     virtual bool hasModel() const = 0;
     virtual ModelCard loadedModel() const = 0;
-    // Positions the session's KV cache holds (0: no model). generate() may
-    // change it (a request asking for another size).
+    // Positions one reply may use, prompt and reply (0: no model).
+    // generate() may change it (a request asking for a larger size).
     virtual int contextSize() const = 0;
 
     // Builds the prompt (chat format, oldest exchanges left out when the
-    // conversation does not fit), reports the plan, then streams the reply.
-    // Reuses the KV cache for the prefix shared with the last call. Stops
-    // within one prompt chunk or one token once request.cancel is cancelled.
-    virtual GenerationOutcome generate(const ChatRequest &request, const TextSink &onText,
-                                       const PromptProgress &onPromptProgress, const PlanSink &onPlan) = 0;
+    // conversation does not fit), reports the plan, then starts the reply
+    // and returns (a fake may stream it all before returning). The KV cache
+    // keeps what earlier requests computed, so a conversation resent whole
+    // reuses its prefix. Stops within one prompt chunk or one token once
+    // request.cancel is cancelled.
+    virtual void generate(const ChatRequest &request, ReplySinks sinks) = 0;
+
+    // The local server on this backend's model (Settings → Local server):
+    // applies `config` (starts, restarts or stops it; while no model is
+    // loaded it starts with the next load) and says where it stands. A
+    // backend without one reports that it cannot run.
+    virtual ServerStatus configureServer(const ServerConfig &config)
+    {
+        ServerStatus status;
+        status.enabled = config.enabled;
+        if (config.enabled)
+            status.error = QStringLiteral("this engine has no local server");
+        return status;
+    }
+    virtual ServerStatus serverStatus() const { return {}; }
 };
 
 // Reads a model file's header without loading it. Must be thread-safe and

@@ -1,11 +1,14 @@
 #include "enginebackend.h"
 
+#include <atomic>
+
 #include <QCoreApplication>
 #include <QFileInfo>
 
 #include "burrow/engine.h"
 #include "common/logging.h"
 #include "models/systemmemory.h"
+#include "server/server.h"
 
 namespace {
 
@@ -81,7 +84,11 @@ void describeFormat(const burrow::Result<burrow::ChatFormat> &format, ModelCard 
 } // namespace
 
 EngineBackend::EngineBackend() = default;
-EngineBackend::~EngineBackend() = default;
+EngineBackend::~EngineBackend()
+{
+    m_server.reset();      // closes its connections, cancels their requests
+    m_scheduler.reset();   // ends the replies still running (their onDone), joins its thread
+}
 
 ModelCard EngineBackend::inspect(const QString &path, QString *error)
 {
@@ -102,7 +109,33 @@ ModelCard EngineBackend::inspect(const QString &path, QString *error)
 
 int EngineBackend::contextSize() const
 {
-    return m_session ? int(m_session->contextSize()) : 0;
+    return m_scheduler ? int(m_scheduler->options().contextSize) : 0;
+}
+
+int EngineBackend::clampedContext(int contextSize) const
+{
+    const int trained = m_card.trainedContext;
+    return trained > 0 ? qMin(qMax(1, contextSize), trained) : qMax(1, contextSize);
+}
+
+burrow::Result<std::shared_ptr<burrow::Scheduler>> EngineBackend::makeScheduler(
+    const std::shared_ptr<burrow::Model> &model, int contextSize)
+{
+    burrow::SchedulerOptions options;
+    options.contextSize = uint32_t(qMax(1, contextSize));
+    const uint32_t trained = uint32_t(qMin<quint64>(model->info().contextLength, quint64(UINT32_MAX)));
+    if (trained > 0 && options.contextSize > trained)
+        options.contextSize = trained;
+    options.parallel = Parallel;
+    options.threads = 0;
+    // Room for two whole conversations (more when they share a prefix: a
+    // chat resent whole reuses its blocks) when the memory free now holds
+    // it beside the weights; else one, as a single session had. Beyond that
+    // the lowest-priority reply waits and is recomputed from its cached prefix.
+    const quint64 doubled = model->info().kvCacheBytes(options.contextSize * 2);
+    const quint64 available = SystemMemory::availableBytes();
+    options.kvPositions = available > 0 && doubled < available / 2 ? options.contextSize * 2 : options.contextSize;
+    return burrow::Scheduler::create(model, options);
 }
 
 bool EngineBackend::load(const QString &path, int contextSize, const LoadProgress &progress, QString *error)
@@ -116,63 +149,153 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
         return false;
     }
     std::shared_ptr<burrow::Model> model = std::move(loaded).value();
-    burrow::SessionOptions sessionOptions;
-    sessionOptions.contextSize = uint32_t(qMax(1, contextSize));
-    auto session = burrow::Session::create(model, sessionOptions);
-    if (!session) {
-        *error = fromStd(session.message());
+    auto scheduler = makeScheduler(model, contextSize);
+    if (!scheduler) {
+        *error = fromStd(scheduler.message());
         return false;
     }
     // Only now replace the model in use: a refused file leaves it untouched.
-    m_session.reset();
+    m_server.reset();      // it serves the old model; it starts again below
+    m_scheduler.reset();   // cancels what it still runs, joins its thread
     m_model = std::move(model);
-    m_session = std::move(session).value();
+    m_scheduler = std::move(scheduler).value();
     m_card = cardFromInfo(m_model->info());
     m_card.path = path;
     describeFormat(burrow::chatFormatFor(*m_model, "auto", true), &m_card);
-    qCInfo(lcApp) << "loaded" << path << "context" << m_session->contextSize() << "chat format" << m_card.chatFormat;
+    startServer();
+    qCInfo(lcApp) << "loaded" << path << "context" << m_scheduler->options().contextSize << "per reply,"
+                  << m_scheduler->options().kvPositions << "KV positions, chat format" << m_card.chatFormat;
     return true;
 }
 
-bool EngineBackend::ensureSession(int contextSize, QString *error)
+bool EngineBackend::ensureScheduler(int contextSize, QString *error)
 {
-    const int trained = m_card.trainedContext;
-    const int wanted = trained > 0 ? qMin(qMax(1, contextSize), trained) : qMax(1, contextSize);
-    if (m_session && int(m_session->contextSize()) == wanted)
+    const int wanted = clampedContext(contextSize);
+    if (m_scheduler && int(m_scheduler->options().contextSize) >= wanted)
         return true;
-    burrow::SessionOptions options;
-    options.contextSize = uint32_t(wanted);
-    qCInfo(lcApp) << "context" << (m_session ? int(m_session->contextSize()) : 0) << "->" << wanted
+    if (m_scheduler && m_inFlight->load() > 0) {
+        qCInfo(lcApp) << "context" << wanted << "asked for while replies run: they keep"
+                      << m_scheduler->options().contextSize;
+        return true;
+    }
+    qCInfo(lcApp) << "context" << (m_scheduler ? int(m_scheduler->options().contextSize) : 0) << "->" << wanted
                   << ": the KV cache is made again";
-    m_session.reset();   // free the old KV cache before allocating the new one
-    auto session = burrow::Session::create(m_model, options);
-    if (!session) {
-        *error = fromStd(session.message());
+    m_server.reset();      // it serves on the old scheduler
+    m_scheduler.reset();   // free the old KV cache before allocating the new one
+    auto scheduler = makeScheduler(m_model, wanted);
+    if (!scheduler) {
+        *error = fromStd(scheduler.message());
+        m_serverError = tr("it stopped: %1").arg(*error);
         return false;
     }
-    m_session = std::move(session).value();
+    m_scheduler = std::move(scheduler).value();
+    startServer();
     return true;
 }
 
-GenerationOutcome EngineBackend::generate(const ChatRequest &request, const TextSink &onText,
-                                          const PromptProgress &onPromptProgress, const PlanSink &onPlan)
+ServerStatus EngineBackend::configureServer(const ServerConfig &config)
 {
-    GenerationOutcome outcome;
-    auto fail = [&outcome](const QString &message) {
+    const bool same = config.enabled == m_serverConfig.enabled && config.host == m_serverConfig.host
+                      && config.port == m_serverConfig.port && config.apiKey == m_serverConfig.apiKey;
+    m_serverConfig = config;
+    if (!same || (config.enabled && !m_server))
+        startServer();
+    return serverStatus();
+}
+
+ServerStatus EngineBackend::serverStatus() const
+{
+    ServerStatus status;
+    status.enabled = m_serverConfig.enabled;
+    if (m_server) {
+        const burrow::server::ServerStats stats = m_server->stats();
+        status.running = true;
+        status.url = fromStd(m_server->url());
+        status.connections = stats.connections;
+        status.activeRequests = stats.activeRequests;
+    } else if (m_serverConfig.enabled) {
+        status.error = m_serverError;
+    }
+    return status;
+}
+
+void EngineBackend::startServer()
+{
+    if (m_server) {
+        m_server.reset();   // closes its connections, cancels their requests
+        qCInfo(lcApp) << "local server stopped";
+    }
+    m_serverError.clear();
+    if (!m_serverConfig.enabled)
+        return;
+    if (!m_model || !m_scheduler) {
+        m_serverError = tr("it starts when a model is loaded");
+        return;
+    }
+    burrow::server::ServerOptions options;
+    options.host = toStd(m_serverConfig.host);
+    options.port = uint16_t(qBound(1, m_serverConfig.port, 65535));
+    options.apiKey = toStd(m_serverConfig.apiKey);
+    options.modelId = toStd(QFileInfo(m_card.path).completeBaseName());
+    options.priority = ReplyPriority::Server;   // below the user's chats
+    options.maxChoices = Parallel;
+    options.log = [](std::string_view line) { qCInfo(lcApp).noquote() << "server:" << fromStd(std::string(line)); };
+    auto server = burrow::server::Server::start(m_model, m_scheduler, options);
+    if (!server) {
+        const QString message = fromStd(server.message());
+        qCWarning(lcApp) << "local server:" << message;
+        if (message.contains(QLatin1String("in use"), Qt::CaseInsensitive))
+            m_serverError = tr("port %1 is in use by another program; choose another port in Settings → Local server")
+                                .arg(m_serverConfig.port);
+        else
+            m_serverError = tr("it cannot start: %1").arg(message);
+        return;
+    }
+    m_server = std::move(server).value();
+    qCInfo(lcApp) << "local server on" << fromStd(m_server->url());
+}
+
+namespace {
+
+// What one reply's callbacks share on the scheduler thread.
+struct LiveReply {
+    ChatBackend::ReplySinks sinks;
+    std::atomic<int> pieces{0};   // pieces so far: about one a token (the final count is the engine's)
+    int chatContext = 0;          // positions the chat asked for
+    bool unlimited = false;       // no length limit set: the end of its context ends it
+    int promptTokens = 0;
+    std::atomic<int> promptDone{0};   // prompt tokens computed so far (beyond the reused ones)
+    std::shared_ptr<std::atomic<int>> inFlight;
+};
+
+} // namespace
+
+void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
+{
+    auto fail = [&sinks](const QString &message) {
+        GenerationOutcome outcome;
         outcome.stop = GenerationOutcome::Stop::Error;
         outcome.error = message;
-        return outcome;
+        sinks.onDone(outcome);
     };
     if (request.cancel && request.cancel->isCancelled()) {
+        GenerationOutcome outcome;
         outcome.stop = GenerationOutcome::Stop::Cancelled;
-        return outcome;
+        sinks.onDone(outcome);
+        return;
     }
-    if (!m_model)
-        return fail(tr("No model is loaded."));
+    if (!m_model) {
+        fail(tr("No model is loaded."));
+        return;
+    }
     QString error;
-    if (!ensureSession(int(request.settings.contextSize), &error))
-        return fail(error);
-    const int contextSize = int(m_session->contextSize());
+    if (!ensureScheduler(int(request.settings.contextSize), &error)) {
+        fail(error);
+        return;
+    }
+    // The chat's own context: the scheduler's may be larger (another chat asked for more).
+    const int contextSize = qMin(clampedContext(int(request.settings.contextSize)),
+                                 int(m_scheduler->options().contextSize));
 
     std::vector<burrow::ChatMessage> messages;
     if (!request.settings.systemPrompt.empty())
@@ -191,8 +314,10 @@ GenerationOutcome EngineBackend::generate(const ChatRequest &request, const Text
     promptOptions.budget = uint32_t(qMax(1, contextSize - reserve));
     promptOptions.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
     auto prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
-    if (!prompt)
-        return fail(tr("The conversation cannot be written for this model: %1").arg(fromStd(prompt.message())));
+    if (!prompt) {
+        fail(tr("The conversation cannot be written for this model: %1").arg(fromStd(prompt.message())));
+        return;
+    }
 
     PromptPlan plan;
     // messages[firstMessage..] are in the prompt; the system message (when
@@ -202,45 +327,77 @@ GenerationOutcome EngineBackend::generate(const ChatRequest &request, const Text
     plan.firstRow = prompt->droppedMessages > 0 && first < request.rows.size() ? request.rows.at(first) : -1;
     plan.promptTokens = int(prompt->tokens.size());
     plan.chatFormat = prompt->format.plainText ? QStringLiteral("plain") : fromStd(prompt->format.name);
-    if (onPlan)
-        onPlan(plan);
+    if (sinks.onPlan)
+        sinks.onPlan(plan);
 
-    burrow::GenerateOptions options;
-    options.maxTokens = request.settings.maxTokens;
-    options.stopStrings = prompt->format.stopStrings;
-    options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
-    options.nKeep = prompt->keepTokens;
-    options.cancel = request.cancel;
-    options.reasoning = prompt->reasoning;
+    auto live = std::make_shared<LiveReply>();
+    live->sinks = std::move(sinks);
+    live->chatContext = contextSize;
+    live->unlimited = request.settings.maxTokens <= 0;
+    live->promptTokens = plan.promptTokens;
+    live->inFlight = m_inFlight;
 
-    burrow::GenerateResult result;
-    // generate() fills `result` as it goes: in the text callbacks,
-    // result.tokens holds every token generated so far.
-    options.onReasoning = [&onText, &result](std::string_view piece) {
-        return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), int(result.tokens.size()), true);
+    burrow::Request job;
+    job.prompt = std::move(prompt->tokens);
+    job.sampling = request.settings.sampling;
+    job.priority = request.priority;
+    // The reply ends where the chat's context does (the scheduler stops at
+    // the end of a context; it does not shift).
+    const int room = qMax(1, contextSize - int(job.prompt.size()));
+    job.options.maxTokens = request.settings.maxTokens > 0 ? qMin(request.settings.maxTokens, room) : room;
+    job.options.stopStrings = prompt->format.stopStrings;
+    job.options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
+    job.options.cancel = request.cancel;
+    job.options.reasoning = prompt->reasoning;
+    job.options.onReasoning = [live](std::string_view piece) {
+        const int n = ++live->pieces;
+        return !live->sinks.onText || live->sinks.onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), n, true);
     };
-    const burrow::Status status = m_session->generate(
-        prompt->tokens, request.settings.sampling, options,
-        [&onText, &result](std::string_view piece) {
-            return onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), int(result.tokens.size()), false);
-        },
-        &result,
-        [&onPromptProgress](int32_t done, int32_t total) {
-            if (onPromptProgress)
-                onPromptProgress(done, total);
-        });
-    outcome.promptTokens = result.timings.promptTokens;
-    outcome.reusedTokens = result.timings.reusedTokens;
-    outcome.generatedTokens = result.timings.generatedTokens;
-    outcome.promptMs = result.timings.promptMs;
-    outcome.generateMs = result.timings.generateMs;
-    outcome.contextUsed = int(m_session->cachedTokens().size());
-    outcome.reasoningTokens = result.timings.reasoningTokens;
-    outcome.reasoningMs = result.timings.reasoningTokens > 0 || !result.reasoning.empty() ? result.timings.reasoningMs : -1;
-    if (!status)
-        return fail(fromStd(status.message()));
-    outcome.stop = stopFrom(result.stopReason);
-    return outcome;
+    job.onText = [live](std::string_view piece) {
+        const int n = ++live->pieces;
+        return !live->sinks.onText || live->sinks.onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), n, false);
+    };
+    job.onPromptProgress = [live](int32_t done, int32_t total) {
+        live->promptDone = done;
+        if (live->sinks.onPromptProgress)
+            live->sinks.onPromptProgress(done, total);
+    };
+    job.onDone = [live](const burrow::GenerateResult &result, const burrow::Status &status) {
+        GenerationOutcome outcome;
+        outcome.promptTokens = result.timings.promptTokens;
+        outcome.reusedTokens = result.timings.reusedTokens;
+        outcome.generatedTokens = result.timings.generatedTokens;
+        outcome.promptMs = result.timings.promptMs;
+        outcome.generateMs = result.timings.generateMs;
+        // Positions the conversation holds: the whole prompt and the reply,
+        // or what was computed of the prompt when it was stopped before its end.
+        const bool promptDone = !result.tokens.empty() || result.stopReason != burrow::StopReason::STOP_REASON_CANCELLED;
+        outcome.contextUsed = promptDone ? live->promptTokens + int(result.tokens.size())
+                                         : qMin(live->promptTokens, result.timings.reusedTokens + live->promptDone.load());
+        outcome.reasoningTokens = result.timings.reasoningTokens;
+        outcome.reasoningMs = result.timings.reasoningTokens > 0 || !result.reasoning.empty() ? result.timings.reasoningMs : -1;
+        if (!status) {
+            outcome.stop = GenerationOutcome::Stop::Error;
+            outcome.error = fromStd(status.message());
+        } else {
+            outcome.stop = stopFrom(result.stopReason);
+            // The length we set to keep the reply inside the chat's context.
+            if (outcome.stop == GenerationOutcome::Stop::MaxTokens && live->unlimited)
+                outcome.stop = GenerationOutcome::Stop::ContextFull;
+        }
+        --*live->inFlight;
+        live->sinks.onDone(outcome);
+    };
+    ++*m_inFlight;
+    auto submitted = m_scheduler->submit(std::move(job));
+    if (!submitted) {
+        // Refused without queuing (a full queue, a prompt too long): onDone is ours to call.
+        --*m_inFlight;
+        GenerationOutcome outcome;
+        outcome.stop = GenerationOutcome::Stop::Error;
+        outcome.error = fromStd(submitted.message());
+        live->sinks.onDone(outcome);
+    }
 }
 
 BackendFactory defaultBackendFactory()

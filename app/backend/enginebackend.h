@@ -1,14 +1,21 @@
 // EngineBackend: ChatBackend on Burrow's own engine (burrow::Model,
-// burrow::Session). Lives on the engine thread; not thread-safe.
+// burrow::Scheduler). Lives on the engine thread; not thread-safe. The
+// scheduler runs the replies on its own thread (continuous batching over a
+// paged KV cache whose blocks are shared by prompts that start alike), so
+// generate() only builds the prompt and queues it.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "chatbackend.h"
 
 namespace burrow {
 class Model;
-class Session;
+class Scheduler;
+namespace server {
+class Server;
+}
 }
 
 class EngineBackend final : public ChatBackend {
@@ -20,18 +27,39 @@ public:
     bool hasModel() const override { return m_model != nullptr; }
     ModelCard loadedModel() const override { return m_card; }
     int contextSize() const override;
-    GenerationOutcome generate(const ChatRequest &request, const TextSink &onText,
-                               const PromptProgress &onPromptProgress, const PlanSink &onPlan) override;
+    void generate(const ChatRequest &request, ReplySinks sinks) override;
+    ServerStatus configureServer(const ServerConfig &config) override;
+    ServerStatus serverStatus() const override;
+
+    // Replies generated at once (SchedulerOptions::parallel).
+    static constexpr int Parallel = 4;
 
     // burrow::inspectModel() as a ModelInspector (thread-safe, header only).
     static ModelCard inspect(const QString &path, QString *error);
 
 private:
-    // A session of `contextSize` positions (clamped to the trained context);
-    // the one in use is kept when it already has that size.
-    bool ensureSession(int contextSize, QString *error);
+    // Positions a chat asking for `contextSize` gets (clamped to the trained context).
+    int clampedContext(int contextSize) const;
+    // A scheduler for `model` with `contextSize` positions per reply; its KV
+    // cache holds two such contexts when memory allows, else one.
+    static burrow::Result<std::shared_ptr<burrow::Scheduler>> makeScheduler(
+        const std::shared_ptr<burrow::Model> &model, int contextSize);
+    // The scheduler in use is kept unless `contextSize` is larger than its
+    // own and no reply runs on it (then it is made again; while replies run,
+    // a chat asking for more gets the size in use).
+    bool ensureScheduler(int contextSize, QString *error);
+
+    // The local server with m_serverConfig on the model and scheduler in
+    // use (none while off or without a model; m_serverError says why).
+    void startServer();
 
     std::shared_ptr<burrow::Model> m_model;
-    std::unique_ptr<burrow::Session> m_session;
+    std::shared_ptr<burrow::Scheduler> m_scheduler;
+    // Replies submitted and not yet done (decremented on the scheduler's thread).
+    std::shared_ptr<std::atomic<int>> m_inFlight = std::make_shared<std::atomic<int>>(0);
+    // After the scheduler: destroyed first (it serves on it).
+    std::unique_ptr<burrow::server::Server> m_server;
+    ServerConfig m_serverConfig;
+    QString m_serverError;
     ModelCard m_card;
 };

@@ -27,6 +27,8 @@ EngineBridge::EngineBridge(QObject *parent) : QObject(parent)
     qRegisterMetaType<GenerationOutcome>();
     qRegisterMetaType<PromptPlan>();
     qRegisterMetaType<ModelCard>();
+    qRegisterMetaType<ServerConfig>();
+    qRegisterMetaType<ServerStatus>();
 
     const BackendFactory factory = factoryOverride().create ? factoryOverride() : defaultBackendFactory();
     m_inspect = factory.inspect;
@@ -59,6 +61,11 @@ EngineBridge::EngineBridge(QObject *parent) : QObject(parent)
         deliver(id);
         m_running.erase(id);
         Q_EMIT generationFinished(id, outcome);
+    }, Qt::QueuedConnection);
+
+    connect(m_worker, &EngineWorker::serverStatus, this, [this](const ServerStatus &status) {
+        m_pollPending = false;
+        Q_EMIT serverStatus(status);
     }, Qt::QueuedConnection);
 
     m_flushTimer.setSingleShot(true);
@@ -101,6 +108,20 @@ quint64 EngineBridge::generate(ChatRequest request)
         worker->generate(request, buffer, wake);
     }, Qt::QueuedConnection);
     return id;
+}
+
+void EngineBridge::configureServer(const ServerConfig &config)
+{
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker, config] { worker->configureServer(config); },
+                              Qt::QueuedConnection);
+}
+
+void EngineBridge::pollServer()
+{
+    if (m_pollPending)
+        return;   // the engine thread is busy (a load): one ask waits there already
+    m_pollPending = true;
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->pollServer(); }, Qt::QueuedConnection);
 }
 
 void EngineBridge::cancel(quint64 id)

@@ -20,6 +20,7 @@
 
 #include "chatbackend.h"
 #include "replybuffer.h"
+#include "serverconfig.h"
 
 class EngineWorker;
 
@@ -53,7 +54,12 @@ public:
     void cancel(quint64 id);
     void cancelAll();
 
-    // Positions the loaded session's KV cache holds (0: none loaded).
+    // The local server: applied on the engine thread (serverStatus answers).
+    void configureServer(const ServerConfig &config);
+    // Asks for the server's numbers (no second ask while one is on its way).
+    void pollServer();
+
+    // Positions one reply may use (the scheduler's context; 0: none loaded).
     int contextSize() const { return m_contextSize; }
 
 Q_SIGNALS:
@@ -68,6 +74,7 @@ Q_SIGNALS:
     // and the milliseconds since its first token.
     void textReady(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs);
     void generationFinished(quint64 id, const GenerationOutcome &outcome);
+    void serverStatus(const ServerStatus &status);
 
 private:
     struct Running {
@@ -87,4 +94,5 @@ private:
     QTimer m_flushTimer;            // single shot: the next take when the last was too recent
     QElapsedTimer m_sinceFlush;
     quint64 m_flushPending = 0;     // the request whose text waits for m_flushTimer
+    bool m_pollPending = false;     // a pollServer() not answered yet
 };

@@ -1,5 +1,7 @@
 #include "engineworker.h"
 
+#include <atomic>
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
 
@@ -10,7 +12,12 @@ EngineWorker::EngineWorker(std::unique_ptr<ChatBackend> backend, QObject *parent
 {
 }
 
-EngineWorker::~EngineWorker() = default;
+EngineWorker::~EngineWorker()
+{
+    // The backend first, while this object is whole: its scheduler ends the
+    // replies still running, and their generationFinished is still sent.
+    m_backend.reset();
+}
 
 void EngineWorker::reportContextSize()
 {
@@ -47,41 +54,69 @@ void EngineWorker::loadModel(quint64 id, const QString &path, int contextSize,
     Q_EMIT loadProgress(id, 1.0);
     reportContextSize();
     Q_EMIT modelLoaded(id, m_backend->loadedModel());
+    Q_EMIT serverStatus(m_backend->serverStatus());   // it serves the new model
+}
+
+void EngineWorker::configureServer(const ServerConfig &config)
+{
+    Q_EMIT serverStatus(m_backend->configureServer(config));
+}
+
+void EngineWorker::pollServer()
+{
+    Q_EMIT serverStatus(m_backend->serverStatus());
 }
 
 void EngineWorker::generate(const ChatRequest &request, std::shared_ptr<ReplyBuffer> buffer,
                             std::function<void()> wake)
 {
-    const quint64 id = request.id;
-    QElapsedTimer clock;
-    clock.start();
-    qint64 lastProgress = -ProgressIntervalMs;
-    qint64 generationStartNs = -1;   // the prompt is done: generation (and its speed) starts
+    // The callbacks outlive this call: the scheduler's thread runs them.
+    struct State {
+        quint64 id = 0;
+        std::shared_ptr<burrow::CancelToken> cancel;
+        std::shared_ptr<ReplyBuffer> buffer;
+        std::function<void()> wake;
+        QElapsedTimer clock;
+        std::atomic<qint64> lastProgress{-ProgressIntervalMs};
+        std::atomic<qint64> generationStartNs{-1};   // the prompt is done: generation (and its speed) starts
+    };
+    auto state = std::make_shared<State>();
+    state->id = request.id;
+    state->cancel = request.cancel;
+    state->buffer = std::move(buffer);
+    state->wake = std::move(wake);
+    state->clock.start();
 
-    auto onText = [&](const QString &piece, int tokens, bool reasoning) {
+    ChatBackend::ReplySinks sinks;
+    sinks.onText = [state](const QString &piece, int tokens, bool reasoning) {
         // A stop requested while the engine computed this piece drops it.
-        if (request.cancel->isCancelled())
+        if (state->cancel->isCancelled())
             return false;
-        if (generationStartNs < 0)
-            generationStartNs = clock.nsecsElapsed();
-        if (buffer->push(piece, tokens, double(clock.nsecsElapsed() - generationStartNs) / 1e6, reasoning))
-            wake();
+        qint64 start = state->generationStartNs.load();
+        if (start < 0) {
+            start = state->clock.nsecsElapsed();
+            state->generationStartNs = start;
+        }
+        if (state->buffer->push(piece, tokens, double(state->clock.nsecsElapsed() - start) / 1e6, reasoning))
+            state->wake();
         return true;
     };
-    auto onProgress = [&](int done, int total) {
-        const qint64 now = clock.elapsed();
-        if (now - lastProgress >= ProgressIntervalMs || done >= total) {
-            Q_EMIT promptProgress(id, done, total);
-            lastProgress = now;
+    sinks.onPromptProgress = [this, state](int done, int total) {
+        const qint64 now = state->clock.elapsed();
+        if (now - state->lastProgress >= ProgressIntervalMs || done >= total) {
+            Q_EMIT promptProgress(state->id, done, total);
+            state->lastProgress = now;
         }
         if (done >= total)
-            generationStartNs = clock.nsecsElapsed();
+            state->generationStartNs = state->clock.nsecsElapsed();
     };
-    auto onPlan = [&](const PromptPlan &plan) {
-        reportContextSize();   // the request may have asked for another size
-        Q_EMIT promptPlanned(id, plan);
+    sinks.onPlan = [this, state](const PromptPlan &plan) {
+        reportContextSize();   // the request may have asked for another size (engine thread)
+        Q_EMIT promptPlanned(state->id, plan);
     };
-    const GenerationOutcome outcome = m_backend->generate(request, onText, onProgress, onPlan);
+    // On either thread; the worker outlives the backend (see the destructor),
+    // and the signal is queued to the bridge.
+    sinks.onDone = [this, state](const GenerationOutcome &outcome) { Q_EMIT generationFinished(state->id, outcome); };
+    m_backend->generate(request, std::move(sinks));
     reportContextSize();
-    Q_EMIT generationFinished(id, outcome);
 }

@@ -1,5 +1,6 @@
-// EngineWorker: owns the ChatBackend (model, KV cache, sampler) and runs it
-// on the engine thread. EngineBridge (GUI thread) invokes its slots queued
+// EngineWorker: owns the ChatBackend (model, scheduler, KV cache) and drives
+// it from the engine thread (loads, prompts, submits; the replies themselves
+// run on the scheduler's thread). EngineBridge (GUI thread) invokes its slots queued
 // and hears back through queued signals; nothing else reaches it.
 //
 // Streamed text does not travel as one signal per piece: the worker appends
@@ -15,6 +16,7 @@
 
 #include "chatbackend.h"
 #include "replybuffer.h"
+#include "serverconfig.h"
 
 class EngineWorker : public QObject {
     Q_OBJECT
@@ -28,11 +30,17 @@ public:
 
     // Runs on the engine thread: a load, cancelled when `cancel` is.
     void loadModel(quint64 id, const QString &path, int contextSize, std::shared_ptr<burrow::CancelToken> cancel);
-    // Runs on the engine thread: streams into `buffer`; `wake` is called (on
-    // this thread) when the buffer turns non-empty.
+    // Runs on the engine thread: starts the reply and returns; it streams
+    // into `buffer` (from the backend's thread) and `wake` is called there
+    // when the buffer turns non-empty.
     void generate(const ChatRequest &request, std::shared_ptr<ReplyBuffer> buffer, std::function<void()> wake);
 
+    // Runs on the engine thread: the local server (Settings → Local server).
+    void configureServer(const ServerConfig &config);
+    void pollServer();
+
 Q_SIGNALS:
+    void serverStatus(const ServerStatus &status);
     void loadProgress(quint64 id, double progress);
     void modelLoaded(quint64 id, const ModelCard &card);
     void loadFailed(quint64 id, const QString &path, const QString &reason);
@@ -41,7 +49,8 @@ Q_SIGNALS:
     void contextSizeChanged(int size);
     void promptPlanned(quint64 id, const PromptPlan &plan);
     void promptProgress(quint64 id, int done, int total);
-    // After the last piece went into the buffer.
+    // After the last piece went into the buffer (emitted from the thread
+    // that ran the reply; delivered queued).
     void generationFinished(quint64 id, const GenerationOutcome &outcome);
 
 private:

@@ -19,10 +19,11 @@ ChatController::ChatController(QObject *parent)
     : QObject(parent),
       m_store(new ConversationStore(this)),
       m_bridge(new EngineBridge(this)),
-      m_reply(new ReplyStream(m_bridge, m_store, this)),
-      m_conversation(new Conversation(m_store, m_reply, this)),
+      m_replies(new ReplyStreams(m_bridge, m_store, this)),
+      m_conversation(new Conversation(m_store, m_replies, this)),
       m_archives(new ArchiveService(this)),
-      m_models(new ModelLoader(m_bridge, m_conversation->settings(), m_archives, this))
+      m_models(new ModelLoader(m_bridge, m_conversation->settings(), m_archives, this)),
+      m_server(new LocalServer(m_bridge, this))
 {
     m_archives->setStore(m_store);
     connect(m_store, &ConversationStore::errorOccurred, this, &ChatController::setBanner);
@@ -30,7 +31,7 @@ ChatController::ChatController(QObject *parent)
     connect(m_models, &ModelLoader::problem, this, &ChatController::setBanner);
     connect(m_models, &ModelLoader::loadStarting, this, [this] {
         setBanner(QString());
-        stop();   // the reply stops first; its text stays, marked stopped
+        m_replies->stopAll();   // the replies stop first; their text stays, marked stopped
     });
     connect(m_models, &ModelLoader::loadingChanged, this, [this] {
         updateLoadedModel(false);
@@ -38,7 +39,7 @@ ChatController::ChatController(QObject *parent)
         Q_EMIT canRegenerateChanged();
     });
     connect(m_models, &ModelLoader::modelChanged, this, [this] {
-        m_reply->clearStats();
+        reply()->clearStats();
         m_conversation->messages()->setMemoryStart(-1);
         updateLoadedModel(true);   // the shown chat now uses it
         Q_EMIT canSendChanged();
@@ -47,11 +48,17 @@ ChatController::ChatController(QObject *parent)
     });
     connect(m_models, &ModelLoader::loadFinished, this, &ChatController::loadFinished);
 
-    connect(m_reply, &ReplyStream::activeChanged, this, [this] {
+    connect(m_replies, &ReplyStreams::writingChanged, this, [this] {
         Q_EMIT canSendChanged();
         Q_EMIT canRegenerateChanged();
+        Q_EMIT generatingChanged();
     });
-    connect(m_reply, &ReplyStream::finished, this, [this](int row) { Q_EMIT replyFinished(row); });
+    connect(m_replies, &ReplyStreams::finished, this, [this](qint64, int row) { Q_EMIT replyFinished(row); });
+    connect(m_conversation, &Conversation::opened, this, [this] {
+        m_replies->setShown(m_conversation->id());
+        Q_EMIT replyChanged();
+        Q_EMIT canSendChanged();
+    });
 
     connect(m_conversation->messages(), &MessageModel::countChanged, this, &ChatController::canRegenerateChanged);
     connect(m_conversation->settings(), &ChatSettings::changed, this, &ChatController::contextChanged);
@@ -64,7 +71,7 @@ ChatController::~ChatController()
     // reply stream keeps the text it has (the store shows it as interrupted
     // at the next start).
     delete m_models;
-    delete m_reply;
+    delete m_replies;
     delete m_bridge;
 }
 
@@ -81,7 +88,24 @@ int ChatController::viewFlushInterval() const
     return m_bridge->flushIntervalMs();
 }
 
-bool ChatController::isGenerating() const { return m_reply->isActive(); }
+ReplyStream *ChatController::reply() const
+{
+    return m_replies->forChat(m_conversation->id());
+}
+
+QVariantList ChatController::generatingIds() const
+{
+    QVariantList ids;
+    for (qint64 id : m_replies->writing())
+        ids.append(double(id));
+    return ids;
+}
+
+bool ChatController::isGenerating() const
+{
+    const ReplyStream *shown = m_replies->find(m_conversation->id());
+    return shown && shown->isActive();
+}
 double ChatController::conversationId() const { return m_conversation->idValue(); }
 
 int ChatController::contextSize() const
@@ -93,8 +117,10 @@ int ChatController::contextWanted() const
 {
     if (!m_models->hasModel() || m_bridge->contextSize() <= 0)
         return 0;
+    // The engine makes its context again only for a larger size (a smaller
+    // one is served within the context in use).
     const int wanted = m_models->model().contextFor(settings()->contextSize());
-    return wanted != m_bridge->contextSize() ? wanted : 0;
+    return wanted > m_bridge->contextSize() ? wanted : 0;
 }
 
 void ChatController::setBanner(const QString &text)
@@ -142,10 +168,6 @@ void ChatController::setDefaults(ChatSettings *defaults)
 
 bool ChatController::send(const QString &text)
 {
-    if (isGenerating() && m_conversation->isStored() && m_reply->conversationId() != m_conversation->id()) {
-        setBanner(tr("Another chat is still writing its reply. Wait for it, or stop it, then send."));
-        return false;
-    }
     if (text.trimmed().isEmpty() || !canSend())
         return false;
     if (m_conversation->appendUser(text) < 0)
@@ -158,13 +180,16 @@ void ChatController::startReply()
 {
     const ModelCard model = m_models->model();
     m_conversation->setLoadedModel(model.path, qint64(model.fileSize), QString(), true);
-    m_reply->start(m_conversation->request(), m_conversation->isStored() ? m_conversation->id() : -1,
+    ChatRequest request = m_conversation->request();
+    request.priority = ReplyPriority::ShownChat;   // sent from the chat shown
+    reply()->start(std::move(request), m_conversation->isStored() ? m_conversation->id() : -1,
                    QFileInfo(model.path).fileName(), settings()->toJson(), messages());
 }
 
 void ChatController::stop()
 {
-    m_reply->stop();
+    if (ReplyStream *shown = m_replies->find(m_conversation->id()))
+        shown->stop();
 }
 
 bool ChatController::regenerate()
@@ -205,10 +230,10 @@ bool ChatController::editAndResend(int row, const QString &text)
 
 void ChatController::clearConversation()
 {
-    if (isGenerating() && (!m_conversation->isStored() || m_reply->conversationId() == m_conversation->id()))
-        m_reply->abandon();   // its late signals are ignored
+    if (isGenerating())
+        reply()->abandon();   // its late signals are ignored
     m_conversation->clear();
-    m_reply->clearStats();
+    reply()->clearStats();
 }
 
 void ChatController::copyToClipboard(const QString &text) const
@@ -248,7 +273,6 @@ bool ChatController::openConversation(double id)
         return newConversation() > 0;
     if (!m_conversation->open(qint64(id)))
         return false;
-    m_reply->clearStats();
     Q_EMIT canRegenerateChanged();
     Q_EMIT contextChanged();
     return true;
@@ -261,7 +285,7 @@ double ChatController::newConversation()
     const qint64 id = m_conversation->create(defaults, model.path, qint64(model.fileSize));
     if (id <= 0)
         return -1;
-    m_reply->clearStats();
+    reply()->clearStats();
     Q_EMIT canRegenerateChanged();
     Q_EMIT contextChanged();
     return double(id);

@@ -3,7 +3,8 @@
 //   EngineBridge  (backend/)  the engine thread, the context size in use
 //   ModelLoader   (models/)   the loaded model, the model card, loading
 //   Conversation  (chat/)     the chat shown: its messages and settings
-//   ReplyStream   (chat/)     the reply being written: text, tokens, speed
+//   ReplyStreams  (chat/)     the replies being written, one ReplyStream per
+//                             chat (text, tokens, speed); several at once
 //   ArchiveService (archive/) exports, imports, compressed models
 //   ConversationStore (storage/) the database
 // The actions that need several of them (send, regenerate, edit and resend,
@@ -20,8 +21,10 @@
 #include "chat/conversation.h"
 #include "chat/messagemodel.h"
 #include "chat/replystream.h"
+#include "chat/replystreams.h"
 #include "models/modelloader.h"
 #include "settings/chatsettings.h"
+#include "settings/localserver.h"
 #include "storage/conversationstore.h"
 
 #include "backend/chatbackend.h"
@@ -33,9 +36,14 @@ class ChatController : public QObject {
     QML_ELEMENT
     Q_PROPERTY(ModelLoader *models READ models CONSTANT)
     Q_PROPERTY(Conversation *conversation READ conversation CONSTANT)
-    Q_PROPERTY(ReplyStream *reply READ reply CONSTANT)
+    // The shown chat's reply (what the view, the composer and the status line bind to).
+    Q_PROPERTY(ReplyStream *reply READ reply NOTIFY replyChanged)
+    // The chats whose reply is being written (store ids; the sidebar marks them).
+    Q_PROPERTY(QVariantList generatingIds READ generatingIds NOTIFY generatingChanged)
     Q_PROPERTY(ArchiveService *archives READ archives CONSTANT)
     Q_PROPERTY(ConversationStore *store READ store CONSTANT)
+    // Settings → Local server: the OpenAI-compatible API on the loaded model.
+    Q_PROPERTY(LocalServer *server READ server CONSTANT)
     // The defaults new chats copy (DefaultSettings.settings).
     Q_PROPERTY(ChatSettings *defaults READ defaults WRITE setDefaults NOTIFY defaultsChanged)
     Q_PROPERTY(QString banner READ banner NOTIFY bannerChanged)
@@ -43,8 +51,8 @@ class ChatController : public QObject {
     Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY canRegenerateChanged)
     // The context size in use: positions the loaded session holds (the engine's).
     Q_PROPERTY(int contextSize READ contextSize NOTIFY contextChanged)
-    // The shown chat asks for another size than the one in use: what it
-    // asks for, clamped to the model (0 when it asks for the size in use).
+    // The shown chat asks for a larger size than the one in use: what it
+    // asks for, clamped to the model (0 when the size in use holds it).
     Q_PROPERTY(int contextWanted READ contextWanted NOTIFY contextChanged)
 
 public:
@@ -53,9 +61,12 @@ public:
 
     ModelLoader *models() const { return m_models; }
     Conversation *conversation() const { return m_conversation; }
-    ReplyStream *reply() const { return m_reply; }
+    ReplyStream *reply() const;
+    ReplyStreams *replies() const { return m_replies; }
+    QVariantList generatingIds() const;
     ArchiveService *archives() const { return m_archives; }
     ConversationStore *store() const { return m_store; }
+    LocalServer *server() const { return m_server; }
     ChatSettings *defaults() const { return m_defaults; }
     void setDefaults(ChatSettings *defaults);
     QString banner() const { return m_banner; }
@@ -68,6 +79,7 @@ public:
     MessageModel *messages() const;
     ChatSettings *settings() const;
     bool hasModel() const;
+    // The shown chat's reply is being written.
     bool isGenerating() const;
     double conversationId() const;
     // How often streamed text reaches the view (EngineBridge::setFlushIntervalMs;
@@ -92,7 +104,7 @@ public:
 
     // Sends a user message and starts the reply; false when it cannot now.
     Q_INVOKABLE bool send(const QString &text);
-    // Stops the running reply (also while it reads the prompt); its text so far stays, marked stopped.
+    // Stops the shown chat's reply (also while it reads the prompt); its text so far stays, marked stopped.
     Q_INVOKABLE void stop();
     Q_INVOKABLE bool regenerate();
     // Whether editing `row` would throw away replies that follow it.
@@ -108,6 +120,8 @@ Q_SIGNALS:
     void canSendChanged();
     void canRegenerateChanged();
     void contextChanged();
+    void replyChanged();
+    void generatingChanged();
     // A reply ended (complete, stopped or failed); `row` is its message.
     void replyFinished(int row);
     // A load ended; `ok` false: `banner` says why.
@@ -120,10 +134,11 @@ private:
 
     ConversationStore *m_store;
     EngineBridge *m_bridge;
-    ReplyStream *m_reply;
+    ReplyStreams *m_replies;
     Conversation *m_conversation;
     ArchiveService *m_archives;
     ModelLoader *m_models;
+    LocalServer *m_server;
     QPointer<ChatSettings> m_defaults;
     QString m_banner;
 };

@@ -4,11 +4,12 @@
 
 #include "messagemodel.h"
 #include "replystream.h"
+#include "replystreams.h"
 #include "settings/chatsettings.h"
 #include "storage/conversationstore.h"
 
-Conversation::Conversation(ConversationStore *store, ReplyStream *reply, QObject *parent)
-    : QObject(parent), m_store(store), m_reply(reply), m_messages(new MessageModel(this)),
+Conversation::Conversation(ConversationStore *store, ReplyStreams *replies, QObject *parent)
+    : QObject(parent), m_store(store), m_replies(replies), m_messages(new MessageModel(this)),
       m_settings(new ChatSettings(this))
 {
     connect(m_settings, &ChatSettings::changed, this, &Conversation::saveSettings);
@@ -45,7 +46,11 @@ bool Conversation::open(qint64 id)
     const ConversationRecord record = m_store->conversation(id);
     if (record.id <= 0 || record.deletedAt.isValid())
         return false;
-    m_reply->hide();   // a reply in the chat shown so far keeps its text
+    if (ReplyStream *before = m_replies->find(m_id))
+        before->hide();   // a reply in the chat shown so far keeps its text
+    ReplyStream *reply = m_replies->find(id);
+    if (reply && !reply->isActive())
+        reply = nullptr;
     QList<MessageModel::Message> rows;
     int replyRow = -1;
     const QVector<MessageRecord> stored = m_store->messages(id);
@@ -61,14 +66,14 @@ bool Conversation::open(qint64 id)
         m.state = r.state;
         m.reasoning = r.reasoning;
         m.reasoningMs = r.reasoningMs;
-        if (m_reply->isActive() && r.id == m_reply->messageId())
+        if (reply && r.id == reply->messageId())
             replyRow = int(rows.size());   // its text comes from the reply stream
         rows.append(m);
     }
     m_id = id;
     m_messages->setMessages(rows);
     if (replyRow >= 0)
-        m_reply->show(m_messages, replyRow);
+        reply->show(m_messages, replyRow);
     applySettings(record.settings);
     updateOtherModel();
     Q_EMIT opened();
@@ -80,7 +85,8 @@ qint64 Conversation::create(const QJsonObject &settings, const QString &modelPat
 {
     if (!m_store || !m_store->isReady())
         return -1;
-    const bool replyHere = m_reply->isActive() && m_reply->conversationId() == m_id;
+    const ReplyStream *here = m_replies->find(m_id);
+    const bool replyHere = here && here->isActive();
     if (isStored() && m_messages->rowCount() == 0 && !replyHere && !m_store->conversation(m_id).deletedAt.isValid()) {
         // The shown chat is still empty: it becomes the new one.
         applySettings(settings);

@@ -2,8 +2,8 @@
 // messages (MessageModel) and its settings (ChatSettings), reads them from
 // the store when a chat is opened and writes every change back at once: a
 // sent message before the reply starts, an edit, a removal, a settings
-// change. The reply being written is ReplyStream's; this object hands it the
-// row of its chat when that chat is shown.
+// change. A reply being written is its chat's ReplyStream's (ReplyStreams);
+// this object hands it the row of its chat when that chat is shown.
 #pragma once
 
 #include <QJsonObject>
@@ -17,7 +17,7 @@
 #include "backend/chatbackend.h"
 
 class ConversationStore;
-class ReplyStream;
+class ReplyStreams;
 
 class Conversation : public QObject {
     Q_OBJECT
@@ -33,7 +33,7 @@ class Conversation : public QObject {
     Q_PROPERTY(QString otherModelName READ otherModelName NOTIFY otherModelChanged)
 
 public:
-    Conversation(ConversationStore *store, ReplyStream *reply, QObject *parent = nullptr);
+    Conversation(ConversationStore *store, ReplyStreams *replies, QObject *parent = nullptr);
 
     qint64 id() const { return m_id; }
     double idValue() const { return double(m_id); }
@@ -86,7 +86,7 @@ private:
     void updateOtherModel();
 
     QPointer<ConversationStore> m_store;
-    ReplyStream *m_reply;
+    ReplyStreams *m_replies;
     MessageModel *m_messages;
     ChatSettings *m_settings;
     qint64 m_id = -1;

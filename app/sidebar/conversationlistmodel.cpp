@@ -40,7 +40,7 @@ QVariant ConversationListModel::data(const QModelIndex &index, int role) const
     case SnippetRole: return r.snippet;
     case SnippetHtmlRole: return r.snippetHtml;
     case MatchedMessageIdRole: return r.matchedMessageId;
-    case GeneratingRole: return m_generatingId >= 0 && r.id == m_generatingId;
+    case GeneratingRole: return (m_generatingId >= 0 && r.id == m_generatingId) || m_generatingIds.contains(r.id);
     case SelectedRole: return r.id == m_currentId || m_extraSelected.contains(r.id);
     }
     return QVariant();
@@ -205,6 +205,37 @@ void ConversationListModel::setGeneratingId(qint64 id)
         if (row >= 0)
             emit dataChanged(index(row), index(row), {GeneratingRole});
     emit generatingIdChanged();
+}
+
+QVariantList ConversationListModel::generatingIds() const
+{
+    QList<qint64> sorted(m_generatingIds.begin(), m_generatingIds.end());
+    std::sort(sorted.begin(), sorted.end());
+    QVariantList out;
+    for (qint64 id : sorted)
+        out.append(double(id));
+    return out;
+}
+
+void ConversationListModel::setGeneratingIds(const QVariantList &ids)
+{
+    QSet<qint64> now;
+    for (const QVariant &id : ids) {
+        bool ok = false;
+        const qint64 value = qint64(id.toDouble(&ok));
+        if (ok && value > 0)
+            now.insert(value);
+    }
+    if (now == m_generatingIds)
+        return;
+    const QSet<qint64> changed = (now - m_generatingIds) + (m_generatingIds - now);
+    m_generatingIds = now;
+    for (qint64 id : changed) {
+        const int row = indexOf(id);
+        if (row >= 0)
+            emit dataChanged(index(row), index(row), {GeneratingRole});
+    }
+    emit generatingIdsChanged();
 }
 
 void ConversationListModel::setNow(const QDateTime &now)

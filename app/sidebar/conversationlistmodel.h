@@ -1,6 +1,8 @@
 // The sidebar's list of conversations: newest first, grouped by day.
 #pragma once
 
+#include <cmath>
+
 #include <QAbstractListModel>
 #include <QDateTime>
 #include <QPointer>
@@ -35,10 +37,15 @@ class ConversationListModel : public QAbstractListModel {
     QML_ELEMENT
     Q_PROPERTY(ConversationStore *store READ store WRITE setStore NOTIFY storeChanged)
     Q_PROPERTY(QString searchText READ searchText WRITE setSearchText NOTIFY searchTextChanged)
-    Q_PROPERTY(qint64 generatingId READ generatingId WRITE setGeneratingId NOTIFY generatingIdChanged)
+    // The ids are doubles to QML (exact up to 2^53), as everywhere in the app:
+    // Qt 6.4's QML tooling (qmllint, qmlsc) has no type for qint64 properties.
+    Q_PROPERTY(double generatingId READ generatingIdValue WRITE setGeneratingIdValue NOTIFY generatingIdChanged)
+    // Every chat whose reply is being written (ids as numbers); GeneratingRole
+    // is true for these and for generatingId.
+    Q_PROPERTY(QVariantList generatingIds READ generatingIds WRITE setGeneratingIds NOTIFY generatingIdsChanged)
     Q_PROPERTY(QDateTime now READ now WRITE setNow NOTIFY nowChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
-    Q_PROPERTY(qint64 currentId READ currentId WRITE setCurrentId NOTIFY currentIdChanged)
+    Q_PROPERTY(double currentId READ currentIdValue WRITE setCurrentIdValue NOTIFY currentIdChanged)
     Q_PROPERTY(QVariantList selectedIds READ selectedIdList NOTIFY selectionChanged)
     Q_PROPERTY(int selectionCount READ selectionCount NOTIFY selectionChanged)
 
@@ -72,6 +79,8 @@ public:
     void setSearchText(const QString &text);
     qint64 generatingId() const { return m_generatingId; }
     void setGeneratingId(qint64 id);
+    QVariantList generatingIds() const;
+    void setGeneratingIds(const QVariantList &ids);
     /// The moment sections are relative to; invalid (the default): the current time.
     QDateTime now() const { return m_now; }
     void setNow(const QDateTime &now);
@@ -79,6 +88,13 @@ public:
     /// The conversation shown in the chat (-1: none); changing it resets the selection to it.
     qint64 currentId() const { return m_currentId; }
     void setCurrentId(qint64 id);
+    // The properties' QML face. A number that is no exact id (not finite,
+    // or beyond 2^53) reads as -1 (none).
+    double generatingIdValue() const { return double(m_generatingId); }
+    void setGeneratingIdValue(double id) { setGeneratingId(idFromNumber(id)); }
+    double currentIdValue() const { return double(m_currentId); }
+    void setCurrentIdValue(double id) { setCurrentId(idFromNumber(id)); }
+    static qint64 idFromNumber(double id) { return std::isfinite(id) && std::abs(id) <= 9007199254740992.0 ? qint64(id) : -1; }
 
     /// The selected conversations in row order (the current one included when listed).
     QList<qint64> selection() const;
@@ -109,6 +125,7 @@ signals:
     void storeChanged();
     void searchTextChanged();
     void generatingIdChanged();
+    void generatingIdsChanged();
     void nowChanged();
     void countChanged();
     void currentIdChanged();
@@ -140,6 +157,7 @@ private:
     QPointer<ConversationStore> m_store;
     QString m_searchText;
     qint64 m_generatingId = -1;
+    QSet<qint64> m_generatingIds;
     QDateTime m_now;
     QVector<Row> m_rows;
     QTimer m_midnight;  // sections change when the day does

@@ -34,7 +34,7 @@ Dialog {
             objectName: "aboutTitle"
             text: qsTr("Burrow %1").arg(AboutInfo.version)
             font.bold: true
-            font.pixelSize: Qt.application.font.pixelSize * 1.4
+            font.pixelSize: Application.font.pixelSize * 1.4   // Qt.application, typed
         }
         Label {
             Layout.fillWidth: true

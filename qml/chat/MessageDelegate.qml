@@ -137,15 +137,19 @@ Item {
                 }
 
                 // The reasoning, collapsed above the answer (made only for a
-                // reply that has some).
+                // reply that has some). `qmllint disable unqualified` here and
+                // in the blocks below: qmllint 6.4 reports the file's ids inside
+                // a component of their own (a Loader's, a delegate) as
+                // unqualified; the engine resolves them (Qt 6.5's `pragma
+                // ComponentBehavior: Bound` declares it).
                 Loader {
                     Layout.fillWidth: true
                     active: !root.isUser && root.reasoning !== ""
                     visible: active
                     sourceComponent: ReasoningBlock {
-                        reasoning: root.reasoning
-                        reasoningMs: root.reasoningMs
-                        reasoningNow: root.state === Chat.Streaming && root.blocks.count === 0
+                        reasoning: root.reasoning // qmllint disable unqualified
+                        reasoningMs: root.reasoningMs // qmllint disable unqualified
+                        reasoningNow: root.state === Chat.Streaming && root.blocks.count === 0 // qmllint disable unqualified
                     }
                 }
 
@@ -172,8 +176,8 @@ Item {
                             Component {
                                 id: proseComponent
                                 TextEdit {
-                                    width: block.width
-                                    text: block.text
+                                    width: block.width // qmllint disable unqualified
+                                    text: block.text // qmllint disable unqualified
                                     textFormat: TextEdit.MarkdownText
                                     readOnly: true
                                     selectByMouse: true
@@ -193,12 +197,12 @@ Item {
                             Component {
                                 id: codeComponent
                                 CodeBlock {
-                                    width: block.width
-                                    code: block.text
-                                    language: block.language
-                                    continued: block.continued
-                                    continues: block.continues
-                                    onCopyRequested: root.chat.copyToClipboard(root.blocks.codeAt(block.index))
+                                    width: block.width // qmllint disable unqualified
+                                    code: block.text // qmllint disable unqualified
+                                    language: block.language // qmllint disable unqualified
+                                    continued: block.continued // qmllint disable unqualified
+                                    continues: block.continues // qmllint disable unqualified
+                                    onCopyRequested: root.chat.copyToClipboard(root.blocks.codeAt(block.index)) // qmllint disable unqualified
                                 }
                             }
                         }

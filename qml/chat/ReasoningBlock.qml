@@ -37,25 +37,24 @@ ColumnLayout {
         id: header
         objectName: "reasoningToggle"
         Layout.fillWidth: true
-        implicitHeight: headerRow.implicitHeight + 4
-        implicitWidth: headerRow.implicitWidth
+        implicitHeight: implicitContentHeight + 4
+        implicitWidth: implicitContentWidth
         checkable: true
         checked: root.expanded
         onToggled: root.expanded = checked
         Accessible.role: Accessible.Button
         Accessible.name: root.expanded ? qsTr("Hide the reasoning") : qsTr("Show the reasoning")
-        Accessible.description: headerLabel.text
+        Accessible.description: root.durationText()
         focusPolicy: Qt.TabFocus
 
+        // No ids inside: an id would make the deferred contentItem immediate.
         contentItem: RowLayout {
-            id: headerRow
             spacing: 6
             Label {
                 text: root.expanded ? "▾" : "▸"
                 opacity: 0.6
             }
             Label {
-                id: headerLabel
                 objectName: "reasoningHeader"
                 text: root.durationText()
                 opacity: 0.7

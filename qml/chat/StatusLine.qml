@@ -49,6 +49,14 @@ Pane {
                   : root.reply.lastReplyStats
         }
         Label {
+            objectName: "statusServer"
+            visible: text !== ""
+            text: root.chat.server.statusText
+            elide: Text.ElideRight
+            Layout.maximumWidth: 320
+            opacity: 0.8
+        }
+        Label {
             objectName: "statusContextWanted"
             visible: root.chat.contextWanted > 0
             text: qsTr("this chat asks for %L1: the next reply makes the context again").arg(root.chat.contextWanted)

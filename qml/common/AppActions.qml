@@ -17,28 +17,32 @@ Item {
     signal findRequested()
     signal chatSettingsRequested()
     signal defaultSettingsRequested()
+    signal localServerRequested()
     signal aboutRequested()
     signal sendRequested()
     signal focusComposerRequested()
 
+    // `qmllint disable unqualified` on the StandardKey lines: Qt 6.4's qmllint
+    // does not resolve StandardKey (QtQuick exports QKeySequence's enum under
+    // that name); the engine does, and StandardKey gives each platform its keys.
     readonly property Action openModel: Action {
         text: qsTr("&Open model…")
-        shortcut: StandardKey.Open
+        shortcut: StandardKey.Open // qmllint disable unqualified
         onTriggered: root.openModelRequested()
     }
     readonly property Action quit: Action {
         text: qsTr("&Quit")
-        shortcut: StandardKey.Quit
+        shortcut: StandardKey.Quit // qmllint disable unqualified
         onTriggered: Qt.quit()
     }
     readonly property Action newChat: Action {
         text: qsTr("&New chat")
-        shortcut: StandardKey.New
+        shortcut: StandardKey.New // qmllint disable unqualified
         onTriggered: root.newChatRequested()
     }
     readonly property Action find: Action {
         text: qsTr("&Find a chat")
-        shortcut: StandardKey.Find
+        shortcut: StandardKey.Find // qmllint disable unqualified
         onTriggered: root.findRequested()
     }
     readonly property Action chatSettings: Action {
@@ -65,6 +69,10 @@ Item {
     readonly property Action defaultSettings: Action {
         text: qsTr("Settings for &new chats…")
         onTriggered: root.defaultSettingsRequested()
+    }
+    readonly property Action localServer: Action {
+        text: qsTr("&Local server…")
+        onTriggered: root.localServerRequested()
     }
     readonly property Action about: Action {
         text: qsTr("&About Burrow")

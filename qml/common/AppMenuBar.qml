@@ -31,6 +31,9 @@ MenuBar {
             id: recentMenu
             title: qsTr("Recent models")
             enabled: root.chat.models.recentModels.paths.length > 0
+            // `qmllint disable unqualified`: qmllint 6.4 reports the file's ids
+            // inside a delegate (its own component) as unqualified; the engine
+            // resolves them (Qt 6.5's `pragma ComponentBehavior: Bound` declares it).
             Instantiator {
                 model: root.chat.models.recentModels.paths
                 delegate: MenuItem {
@@ -38,7 +41,7 @@ MenuBar {
                     required property string modelData
                     text: modelData.substring(modelData.lastIndexOf("/") + 1)
                     Accessible.name: qsTr("Open recent model %1").arg(text)
-                    onTriggered: root.chat.models.openFile(recentItem.modelData, false)
+                    onTriggered: root.chat.models.openFile(recentItem.modelData, false) // qmllint disable unqualified
                 }
                 onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
                 onObjectRemoved: (index, object) => recentMenu.removeItem(object)
@@ -109,6 +112,11 @@ MenuBar {
         MenuItem {
             action: root.actions.defaultSettings
             Accessible.name: qsTr("Settings new chats start with")
+        }
+        MenuItem {
+            objectName: "localServerMenuItem"
+            action: root.actions.localServer
+            Accessible.name: qsTr("Local server settings")
         }
         Component.onCompleted: settingsMenu.addMenu(root.languageMenu)
     }

@@ -45,6 +45,9 @@ Item {
         // and go with the list.
         Column {
             Layout.fillWidth: true
+            // `qmllint disable unqualified`: qmllint 6.4 reports the file's ids
+            // inside a delegate (its own component) as unqualified; the engine
+            // resolves them (Qt 6.5's `pragma ComponentBehavior: Bound` declares it).
             Repeater {
                 model: root.recentPaths
                 delegate: Button {
@@ -56,7 +59,7 @@ Item {
                     ToolTip.visible: hovered
                     ToolTip.text: modelData
                     Accessible.name: qsTr("Open recent model %1").arg(text)
-                    onClicked: root.recentRequested(recentButton.modelData)
+                    onClicked: root.recentRequested(recentButton.modelData) // qmllint disable unqualified
                 }
             }
         }

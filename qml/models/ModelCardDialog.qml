@@ -108,12 +108,12 @@ Dialog {
         Button {
             objectName: "cardLoad"
             text: root.card.fitsAt(root.chosenContext) ? qsTr("Load") : qsTr("Load anyway")
-            DialogButtonBox.buttonRole: DialogButtonBox.AcceptRole
+            DialogButtonBox.buttonRole: Dialog.AcceptRole   // the same enum; qmllint 6.4 finds it on Dialog only
             Accessible.name: qsTr("Load this model")
         }
         Button {
             text: qsTr("Cancel")
-            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+            DialogButtonBox.buttonRole: Dialog.RejectRole
             Accessible.name: qsTr("Don't load this model")
         }
     }

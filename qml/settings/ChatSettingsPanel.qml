@@ -15,7 +15,7 @@ Pane {
     // The chat's settings (its `defaults` are the ones for new chats).
     property ChatSettings settings
     // Show "Use for new chats" (the app passes DefaultSettings).
-    property QtObject defaultSettings: null
+    property DefaultSettings defaultSettings: null
     // What "Automatic" does for the loaded model, in the model card's words
     // (ModelCard.chatFormatText; "" when no model is loaded).
     property string automaticFormat
@@ -108,18 +108,21 @@ Pane {
                            + "A dot marks a value that differs from the defaults for new chats.")
             }
 
-            // The number fields, in the table's order.
+            // The number fields, in the table's order. `qmllint disable
+            // unqualified`: qmllint 6.4 reports the file's ids inside a delegate
+            // (its own component) as unqualified; the engine resolves them (Qt
+            // 6.5's `pragma ComponentBehavior: Bound` declares it).
             Repeater {
                 model: root.fields.filter(f => f.numberRow)
                 delegate: SettingRow {
                     id: numberRow
                     required property var modelData
-                    settings: root.settings
+                    settings: root.settings // qmllint disable unqualified
                     field: modelData.name
-                    label: root.labelOf(field)
-                    hint: field === "contextSize" && root.contextHint() !== ""
-                          ? root.hintOf(field) + " " + root.contextHint() : root.hintOf(field)
-                    onReset: numberInput.text = Qt.binding(() => root.valueText(numberRow.field))
+                    label: root.labelOf(field) // qmllint disable unqualified
+                    hint: field === "contextSize" && root.contextHint() !== "" // qmllint disable unqualified
+                          ? root.hintOf(field) + " " + root.contextHint() : root.hintOf(field) // qmllint disable unqualified
+                    onReset: numberInput.text = Qt.binding(() => root.valueText(numberRow.field)) // qmllint disable unqualified
 
                     TextField {
                         id: numberInput
@@ -127,13 +130,13 @@ Pane {
                         Layout.preferredWidth: 110
                         horizontalAlignment: TextInput.AlignRight
                         inputMethodHints: Qt.ImhFormattedNumbersOnly
-                        text: root.valueText(numberRow.field)
-                        enabled: root.settings !== null
+                        text: root.valueText(numberRow.field) // qmllint disable unqualified
+                        enabled: root.settings !== null // qmllint disable unqualified
                         Accessible.name: numberRow.label
                         Accessible.description: numberRow.error !== "" ? numberRow.error : numberRow.hint
                         onEditingFinished: {
-                            if (root.settings && root.settings.setValue(numberRow.field, text))
-                                text = Qt.binding(() => root.valueText(numberRow.field))
+                            if (root.settings && root.settings.setValue(numberRow.field, text)) // qmllint disable unqualified
+                                text = Qt.binding(() => root.valueText(numberRow.field)) // qmllint disable unqualified
                         }
                     }
                 }

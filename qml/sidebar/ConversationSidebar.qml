@@ -19,6 +19,8 @@ Pane {
     property double currentId: -1
     // The conversation whose reply is generating (-1: none): marked in the list.
     property alias generatingId: conversations.generatingId
+    // Every conversation whose reply is being written (ids): each marked in the list.
+    property alias generatingIds: conversations.generatingIds
     readonly property alias model: conversations
     readonly property alias searchText: searchField.text
     // The conversations last deleted (one Delete), while Undo is offered.
@@ -216,6 +218,11 @@ Pane {
                     Accessible.role: Accessible.Heading
                 }
 
+                // `qmllint disable unqualified` in the delegate: qmllint 6.4
+                // reports the file's ids inside a delegate (its own component)
+                // as unqualified; the engine resolves them (Qt 6.5's `pragma
+                // ComponentBehavior: Bound` declares it). The list itself is
+                // ListView.view.
                 delegate: ItemDelegate {
                     id: item
                     required property int index
@@ -226,12 +233,12 @@ Pane {
                     required property bool generating
                     required property bool selected
                     property bool editing: false
-                    readonly property bool current: conversationId === root.currentId
+                    readonly property bool current: conversationId === root.currentId // qmllint disable unqualified
 
                     objectName: "conversation_" + index
                     width: ListView.view.width
                     highlighted: selected
-                    font.bold: current && root.selectionCount > 1
+                    font.bold: current && root.selectionCount > 1 // qmllint disable unqualified
                     Accessible.name: displayTitle + (generating ? ", " + qsTr("generating a reply") : "")
                     Accessible.selectable: true
                     Accessible.selected: selected
@@ -240,23 +247,15 @@ Pane {
                     // the chat (a button's click), Ctrl+Space adds or removes it.
                     Keys.onPressed: event => {
                         if (event.key === Qt.Key_Space && (event.modifiers & Qt.ControlModifier)) {
-                            conversations.toggle(item.conversationId)
+                            conversations.toggle(item.conversationId) // qmllint disable unqualified
                             event.accepted = true
                         }
                     }
                     onClicked: {
-                        list.currentIndex = index
-                        root.conversationSelected(conversationId)
+                        ListView.view.currentIndex = index
+                        root.conversationSelected(conversationId) // qmllint disable unqualified
                     }
                     onDoubleClicked: editing = true
-                    onEditingChanged: {
-                        if (editing) {
-                            renameField.forceActiveFocus()
-                        } else if (renameField.activeFocus) {
-                            renameField.focus = false  // keys go back to the list
-                            list.forceActiveFocus()
-                        }
-                    }
 
                     // Ctrl+click adds or removes the chat, Shift+click selects up to
                     // it; right-click opens the actions. A plain left press goes
@@ -272,17 +271,18 @@ Pane {
                                              || (mouse.modifiers & (Qt.ControlModifier | Qt.ShiftModifier)) !== 0
                         }
                         onClicked: mouse => {
-                            list.currentIndex = item.index
-                            list.forceActiveFocus()   // Escape, Ctrl+A and Shift+arrows go on from here
+                            item.ListView.view.currentIndex = item.index
+                            item.ListView.view.forceActiveFocus()   // Escape, Ctrl+A and Shift+arrows go on from here
                             if (mouse.button === Qt.RightButton)
                                 menu.popup()
                             else if (mouse.modifiers & Qt.ShiftModifier)
-                                conversations.selectRange(item.conversationId)
+                                conversations.selectRange(item.conversationId) // qmllint disable unqualified
                             else
-                                conversations.toggle(item.conversationId)
+                                conversations.toggle(item.conversationId) // qmllint disable unqualified
                         }
                     }
 
+                    // No ids inside: an id would make the deferred contentItem immediate.
                     contentItem: ColumnLayout {
                         spacing: 2
                         RowLayout {
@@ -295,15 +295,25 @@ Pane {
                                 elide: Text.ElideRight
                             }
                             TextField {
-                                id: renameField
                                 objectName: "renameField"
                                 Layout.fillWidth: true
                                 visible: item.editing
+                                // Renaming starts: the field takes the keys; it
+                                // ends: they go back to the list.
+                                readonly property bool renaming: item.editing
+                                onRenamingChanged: {
+                                    if (renaming) {
+                                        forceActiveFocus()
+                                    } else if (activeFocus) {
+                                        focus = false
+                                        item.ListView.view.forceActiveFocus()
+                                    }
+                                }
                                 text: item.displayTitle
                                 Accessible.name: qsTr("New name for the chat")
                                 onAccepted: {
                                     if (text.trim() !== "")
-                                        root.store.rename(item.conversationId, text)
+                                        root.store.rename(item.conversationId, text) // qmllint disable unqualified
                                     item.editing = false
                                 }
                                 Keys.onEscapePressed: {
@@ -336,7 +346,7 @@ Pane {
                         Label {
                             objectName: "snippet"
                             Layout.fillWidth: true
-                            visible: root.searchText !== "" && item.snippet !== ""
+                            visible: root.searchText !== "" && item.snippet !== "" // qmllint disable unqualified
                             text: item.snippetHtml
                             textFormat: Text.StyledText
                             elide: Text.ElideRight
@@ -357,22 +367,22 @@ Pane {
                         }
                         MenuItem {
                             objectName: "exportSelectionAction"
-                            visible: root.selectionCount > 1
+                            visible: root.selectionCount > 1 // qmllint disable unqualified
                             height: visible ? implicitHeight : 0
-                            text: qsTr("Export selected conversations (%1)…").arg(root.selectionCount)
-                            onTriggered: root.exportSelection()
+                            text: qsTr("Export selected conversations (%1)…").arg(root.selectionCount) // qmllint disable unqualified
+                            onTriggered: root.exportSelection() // qmllint disable unqualified
                         }
                         MenuItem {
                             objectName: "deleteAction"
                             text: qsTr("Delete")
-                            onTriggered: root.deleteConversation(item.conversationId)
+                            onTriggered: root.deleteConversation(item.conversationId) // qmllint disable unqualified
                         }
                         MenuItem {
                             objectName: "deleteSelectionAction"
-                            visible: root.selectionCount > 1 && item.selected
+                            visible: root.selectionCount > 1 && item.selected // qmllint disable unqualified
                             height: visible ? implicitHeight : 0
-                            text: qsTr("Delete selected conversations (%1)").arg(root.selectionCount)
-                            onTriggered: root.deleteConversations(conversations.selectedIds)
+                            text: qsTr("Delete selected conversations (%1)").arg(root.selectionCount) // qmllint disable unqualified
+                            onTriggered: root.deleteConversations(conversations.selectedIds) // qmllint disable unqualified
                         }
                     }
                 }

@@ -69,8 +69,15 @@ public:
     ModelCard loadedModel() const override { return m_card; }
     int contextSize() const override { return m_contextSize; }
 
-    GenerationOutcome generate(const ChatRequest &request, const TextSink &onText,
-                               const PromptProgress &onPromptProgress, const PlanSink &onPlan) override
+    // Streams the whole reply before returning (on the engine thread, so
+    // replies run one after the other).
+    void generate(const ChatRequest &request, ReplySinks sinks) override
+    {
+        sinks.onDone(run(request, sinks.onText, sinks.onPromptProgress, sinks.onPlan));
+    }
+
+    GenerationOutcome run(const ChatRequest &request, const TextSink &onText,
+                          const PromptProgress &onPromptProgress, const PlanSink &onPlan)
     {
         ++m_control->generateCalls;
         m_control->requests.append(request);

@@ -9,6 +9,7 @@
 #include "cli_process.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -77,6 +78,17 @@ public:
     const QString &error() const { return m_error; }
     const QString &url() const { return m_url; }   // "http://127.0.0.1:PORT"
     int port() const { return m_port; }
+    // The server's resident memory now (VmRSS, Linux), in bytes; -1 when unknown.
+    qint64 residentBytes() const
+    {
+        QFile status(QStringLiteral("/proc/%1/status").arg(m_process.processId()));
+        if (!status.open(QIODevice::ReadOnly))
+            return -1;
+        for (const QByteArray &line : status.readAll().split('\n'))
+            if (line.startsWith("VmRSS:"))
+                return line.mid(6).trimmed().split(' ').value(0).toLongLong() * 1024;
+        return -1;
+    }
     QByteArray stderrText() { return m_process.readAllStandardError(); }
 
 private:

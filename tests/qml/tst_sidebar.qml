@@ -342,4 +342,16 @@ TestCase {
         verify(findChild(rowItem(t.root, 1), "generatingIndicator").visible)
         verify(!findChild(rowItem(t.root, 0), "generatingIndicator").visible)
     }
+
+    // Several chats write at once: each is marked, and only while it writes.
+    function test_generatingMarksSeveral() {
+        const t = make(["A", "B", "C"])
+        t.root.sidebar.generatingIds = [t.ids[0], t.ids[2]]
+        verify(findChild(rowItem(t.root, 2), "generatingIndicator").visible)
+        verify(!findChild(rowItem(t.root, 1), "generatingIndicator").visible)
+        verify(findChild(rowItem(t.root, 0), "generatingIndicator").visible)
+        t.root.sidebar.generatingIds = [t.ids[2]]
+        verify(!findChild(rowItem(t.root, 2), "generatingIndicator").visible)
+        verify(findChild(rowItem(t.root, 0), "generatingIndicator").visible)
+    }
 }

@@ -18,6 +18,8 @@
 
 #include <QFile>
 
+#include <future>
+
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
 
 using namespace burrow::test;
@@ -26,6 +28,21 @@ namespace {
 
 const QString kStories = QStringLiteral("models/stories260K.gguf");
 const QString kPhi3 = QStringLiteral("models/synthetic/phi3-Q4_K_M.gguf");
+
+// The backend's reply to `request`, waited for (the scheduler runs it on its thread).
+GenerationOutcome generateAndWait(ChatBackend &backend, const ChatRequest &request,
+                                  const std::function<void(const PromptPlan &)> &onPlan)
+{
+    std::promise<GenerationOutcome> done;
+    auto result = done.get_future();
+    ChatBackend::ReplySinks sinks;
+    sinks.onText = [](const QString &, int, bool) { return true; };
+    sinks.onPromptProgress = [](int, int) {};
+    sinks.onPlan = onPlan;
+    sinks.onDone = [&done](const GenerationOutcome &outcome) { done.set_value(outcome); };
+    backend.generate(request, std::move(sinks));
+    return result.get();
+}
 
 struct AbortOnExit {
     std::shared_ptr<FakeControl> control;
@@ -113,9 +130,7 @@ private Q_SLOTS:
         QCOMPARE(backend.loadedModel().chatFormat, QStringLiteral("plain"));   // no template, no chat tokens: plain text
         PromptPlan plan;
         bool planned = false;
-        const GenerationOutcome outcome = backend.generate(
-            request(format), [](const QString &, int, bool) { return true; }, [](int, int) {},
-            [&](const PromptPlan &p) {
+        const GenerationOutcome outcome = generateAndWait(backend, request(format), [&](const PromptPlan &p) {
                 plan = p;
                 planned = true;
             });
@@ -134,9 +149,7 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(backend.load(sharedPath(kStories), 256, {}, &error), qPrintable(error));
         bool planned = false;
-        const GenerationOutcome outcome = backend.generate(
-            request(QStringLiteral("vicuna")), [](const QString &, int, bool) { return true; }, [](int, int) {},
-            [&](const PromptPlan &) { planned = true; });
+        const GenerationOutcome outcome = generateAndWait(backend, request(QStringLiteral("vicuna")), [&](const PromptPlan &) { planned = true; });
         QCOMPARE(outcome.stop, GenerationOutcome::Stop::Error);
         QVERIFY2(outcome.error.contains(QStringLiteral("unknown chat format 'vicuna'")), qPrintable(outcome.error));
         QVERIFY2(outcome.error.contains(QStringLiteral("chatml")), qPrintable(outcome.error));
@@ -155,9 +168,7 @@ private Q_SLOTS:
         for (const auto &[format, used] : {std::pair<QString, QString>{QStringLiteral("auto"), QStringLiteral("template")},
                                            {QStringLiteral("chatml"), QStringLiteral("chatml")}}) {
             PromptPlan plan;
-            const GenerationOutcome outcome = backend.generate(
-                request(format), [](const QString &, int, bool) { return true; }, [](int, int) {},
-                [&](const PromptPlan &p) { plan = p; });
+            const GenerationOutcome outcome = generateAndWait(backend, request(format), [&](const PromptPlan &p) { plan = p; });
             QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
             QVERIFY(plan.chatFormat != QLatin1String("plain"));
             QCOMPARE(plan.chatFormat, used);
@@ -195,9 +206,7 @@ private Q_SLOTS:
         QVERIFY(!backend.loadedModel().hasChatTemplate);
         QCOMPARE(backend.loadedModel().chatFormat, chatTokens ? QStringLiteral("chatml") : QStringLiteral("plain"));
         PromptPlan plan;
-        const GenerationOutcome outcome = backend.generate(
-            request(QStringLiteral("auto")), [](const QString &, int, bool) { return true; }, [](int, int) {},
-            [&](const PromptPlan &p) { plan = p; });
+        const GenerationOutcome outcome = generateAndWait(backend, request(QStringLiteral("auto")), [&](const PromptPlan &p) { plan = p; });
         QVERIFY2(outcome.stop != GenerationOutcome::Stop::Error, qPrintable(outcome.error));
         QCOMPARE(plan.chatFormat != QLatin1String("plain"), chatTokens);
         QCOMPARE(plan.chatFormat, chatTokens ? QStringLiteral("chatml") : QStringLiteral("plain"));

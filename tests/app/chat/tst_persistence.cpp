@@ -92,24 +92,37 @@ private Q_SLOTS:
         QVERIFY(chat->isGenerating());
         QCOMPARE(stored(chat, first).at(1).state, Chat::State::Streaming);
 
-        // Another chat is shown meanwhile: the reply keeps going in its own chat,
-        // and a message in the other chat is refused while it runs.
+        // Another chat is shown meanwhile: the reply keeps going in its own
+        // chat, and the other chat can send at once (the engine generates
+        // both; this fake one after the other).
         const qint64 second = qint64(chat->newConversation());
         QVERIFY(second > 0 && second != first);
         QCOMPARE(qint64(chat->conversationId()), second);
-        QCOMPARE(qint64(chat->reply()->conversationIdValue()), first);
+        QVERIFY(!chat->reply()->isActive());   // the shown chat's reply
+        QVERIFY(!chat->isGenerating());
+        QCOMPARE(chat->generatingIds(), QVariantList{double(first)});
         QCOMPARE(chat->messages()->rowCount(), 0);
-        QVERIFY(!chat->send(QStringLiteral("Me too")));
-        QVERIFY(!chat->banner().isEmpty());
-        QCOMPARE(stored(chat, second).size(), 0);
+        QVERIFY(chat->send(QStringLiteral("Me too")));
+        QVERIFY(chat->isGenerating());
+        QCOMPARE(chat->generatingIds().size(), 2);
+        QCOMPARE(stored(chat, second).size(), 2);
         m_control->release(3);
         QVERIFY(!finished.isEmpty() || finished.wait(10000));
-        QCOMPARE(chat->messages()->rowCount(), 0);   // the shown chat was not disturbed
+        QCOMPARE(chat->generatingIds(), QVariantList{double(second)});
+        QCOMPARE(chat->messages()->rowCount(), 2);   // the shown chat: its own message and reply only
+        QCOMPARE(chat->messages()->message(1).text, QString());
+        m_control->release(5);
+        QVERIFY(finished.size() >= 2 || finished.wait(10000));
+        QCOMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon a time."));
+        QCOMPARE(stored(chat, second).at(1).content, QStringLiteral("Once upon a time."));
+        QVERIFY(chat->generatingIds().isEmpty());
         // An empty chat is reused by New chat, a deleted one is not.
-        QCOMPARE(qint64(chat->newConversation()), second);
-        QVERIFY(chat->store()->remove(second));
+        const qint64 empty = qint64(chat->newConversation());
+        QVERIFY(empty > 0 && empty != second);
+        QCOMPARE(qint64(chat->newConversation()), empty);
+        QVERIFY(chat->store()->remove(empty));
         const qint64 third = qint64(chat->newConversation());
-        QVERIFY(third > 0 && third != second);
+        QVERIFY(third > 0 && third != empty);
 
         rows = stored(chat, first);
         QCOMPARE(rows.size(), 2);
