@@ -332,7 +332,8 @@ Pane {
                                 Layout.preferredHeight: 8
                                 Layout.rightMargin: 4
                                 radius: 4
-                                color: palette.highlight
+                                // On a highlighted (selected) row the highlight colour would hide it.
+                                color: item.highlighted ? palette.highlightedText : palette.highlight
                                 Accessible.role: Accessible.Indicator
                                 Accessible.name: qsTr("Writing a reply")
                             }
