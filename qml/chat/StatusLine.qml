@@ -41,6 +41,8 @@ Pane {
         Label {
             objectName: "statusSpeed"
             Layout.fillWidth: true
+            // The reply's speed stays readable; the server's line gives way first.
+            Layout.minimumWidth: Math.min(implicitWidth, 160)
             elide: Text.ElideRight
             text: root.reply.active
                   ? (root.reply.promptProgress >= 0
@@ -53,7 +55,9 @@ Pane {
             visible: text !== ""
             text: root.chat.server.statusText
             elide: Text.ElideRight
-            Layout.maximumWidth: 320
+            Layout.fillWidth: true
+            Layout.minimumWidth: Math.min(implicitWidth, 80)
+            Layout.maximumWidth: implicitWidth
             opacity: 0.8
         }
         Label {
