@@ -32,24 +32,8 @@ using namespace burrow;
 
 namespace {
 
-double nrmse(const std::vector<float> &a, const std::vector<float> &ref)
-{
-    double mean = 0;
-    for (float v : ref)
-        mean += v;
-    mean /= double(ref.size());
-    double var = 0, err = 0;
-    for (size_t i = 0; i < ref.size(); ++i) {
-        var += (ref[i] - mean) * (ref[i] - mean);
-        err += double(a[i] - ref[i]) * double(a[i] - ref[i]);
-    }
-    return std::sqrt(err / var);
-}
-
-size_t argmax(const std::vector<float> &v)
-{
-    return size_t(std::max_element(v.begin(), v.end()) - v.begin());
-}
+using test::argmax;
+using test::nrmse;
 
 SamplingParams greedy()
 {
