@@ -79,6 +79,14 @@ struct ModelInfo {
     uint32_t slidingWindow = 0;      // positions a sliding layer sees (its KV cache holds no more)
     uint32_t slidingLayerCount = 0;  // layers that use the window
 
+    // Recurrent layers (Gated DeltaNet, qwen35; 0 / 0 when none): they keep
+    // a fixed-size state per conversation instead of keys and values.
+    uint32_t recurrentLayerCount = 0;
+    uint64_t recurrentStateBytes = 0;   // one conversation's state, all recurrent layers
+    // A conversation holds its state, two snapshots of it (for reusing a
+    // prefix) and a copy while a prompt chunk runs (undone on cancel).
+    static constexpr uint32_t kRecurrentStateCopies = 4;
+
     // KV cache (F16 K and V) for one position: of the full-attention layers,
     // and of the sliding-window layers (which keep at most
     // slidingWindow + kSlidingCacheSlack positions, however long the context).
@@ -89,17 +97,19 @@ struct ModelInfo {
     static constexpr uint32_t kSlidingCacheSlack = 512;
 
     // Memory for the KV cache at `nCtx` positions (F16 K and V), sliding
-    // layers bounded by their window. Saturates at UINT64_MAX (a hostile
-    // header may claim more than 2^64 bytes).
+    // layers bounded by their window, plus the recurrent state's copies.
+    // Saturates at UINT64_MAX (a hostile header may claim more than 2^64
+    // bytes).
     uint64_t kvCacheBytes(uint32_t nCtx) const
     {
         uint64_t windowed = nCtx;
         if (slidingWindow != 0 && uint64_t{slidingWindow} + kSlidingCacheSlack < nCtx)
             windowed = uint64_t{slidingWindow} + kSlidingCacheSlack;
-        uint64_t full = 0, sliding = 0, sum = 0;
+        uint64_t full = 0, sliding = 0, state = 0, sum = 0;
         if (__builtin_mul_overflow(kvBytesPerToken, uint64_t{nCtx}, &full) ||
             __builtin_mul_overflow(kvBytesPerTokenSliding, windowed, &sliding) ||
-            __builtin_add_overflow(full, sliding, &sum))
+            __builtin_mul_overflow(recurrentStateBytes, uint64_t{kRecurrentStateCopies}, &state) ||
+            __builtin_add_overflow(full, sliding, &sum) || __builtin_add_overflow(sum, state, &sum))
             return UINT64_MAX;
         return sum;
     }
@@ -109,13 +119,15 @@ struct ModelInfo {
     // is a multiple of 32, rounded up otherwise).
     uint64_t kvCacheBytes(uint32_t nCtx, KvCacheType type) const
     {
-        const uint64_t f16 = kvCacheBytes(nCtx);
-        if (type == KvCacheType::KV_CACHE_F16 || f16 == UINT64_MAX)
-            return f16;
+        const uint64_t total = kvCacheBytes(nCtx);
+        if (type == KvCacheType::KV_CACHE_F16 || total == UINT64_MAX)
+            return total;
+        const uint64_t state = recurrentStateBytes * kRecurrentStateCopies;   // F32 either way (no overflow: in total)
+        const uint64_t f16 = total - state;
         // f16 / 64 blocks of 32 elements (2 bytes each), 34 bytes per block.
         const uint64_t blocks = f16 / 64 + (f16 % 64 != 0 ? 1 : 0);
         uint64_t q8 = 0;
-        if (__builtin_mul_overflow(blocks, uint64_t{34}, &q8))
+        if (__builtin_mul_overflow(blocks, uint64_t{34}, &q8) || __builtin_add_overflow(q8, state, &q8))
             return UINT64_MAX;
         return q8;
     }
@@ -329,6 +341,8 @@ private:
 enum class ContextOverflow {
     CONTEXT_OVERFLOW_STOP,           // stop generating when the context is full
     CONTEXT_OVERFLOW_SHIFT,          // keep nKeep tokens, drop half of the rest, go on
+                                     // (not for models with recurrent layers, ModelInfo::recurrentLayerCount:
+                                     // their state cannot drop tokens, so they stop as with STOP)
 };
 
 // Receives UTF-8-complete pieces of text; return false to stop.

@@ -172,6 +172,14 @@ Result<ModelInfo> api::inspectGguf(const gguf::GgufFile &f)
         info.slidingLayerCount = c.slidingLayerCount();
         info.expertCount = c.nExpert;
         info.expertUsedCount = c.nExpertUsed;
+        info.recurrentLayerCount = c.recurrentLayerCount();
+        if (info.recurrentLayerCount > 0 && info.blockCount > 0) {
+            // Keys and values only for the attention layers (the trunk's;
+            // multi-token-prediction blocks are not run).
+            const uint64_t perLayer = perToken / info.blockCount;
+            info.kvBytesPerToken = perLayer * (c.nLayer - info.recurrentLayerCount);
+            info.recurrentStateBytes = c.ssmStateFloats() * info.recurrentLayerCount * sizeof(float);
+        }
         if (info.slidingLayerCount > 0 && info.blockCount > 0) {
             // Each layer has the same KV heads here (per-layer arrays of equal values).
             const uint64_t perLayer = perToken / info.blockCount;

@@ -187,7 +187,8 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
     s->m_pool = std::make_unique<ThreadPool>(o.threads > 0 ? o.threads : ThreadPool::defaultThreadCount());
     const uint32_t fullBlocks = (o.kvPositions + runtime::kKvBlockSize - 1) / runtime::kKvBlockSize;
     auto cache = KvCache::create(c, o.contextSize, static_cast<uint32_t>(o.batchTokens),
-                                 static_cast<uint32_t>(o.parallel), fullBlocks, kvCellType(o.kvCacheType));
+                                 static_cast<uint32_t>(o.parallel), fullBlocks, kvCellType(o.kvCacheType),
+                                 0 /* no recurrent snapshots: a finished request's sequence starts again at 0 */);
     if (!cache)
         return cache.status().withContext(s->m_model->info().path);
     s->m_cache = std::move(cache.value());

@@ -21,6 +21,7 @@
 
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
+#include "runtime/recurrent_state.h"
 #include "api/reply_output.h"
 #include "runtime/thread_pool.h"
 #include "sampling/sampler.h"
@@ -165,8 +166,13 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
     while (keep < m_tokens.size() && keep < prompt.size() && m_tokens[keep] == prompt[keep])
         ++keep;
     keep = std::min(keep, prompt.size() - 1);
-    // (A sliding-window layer may no longer hold the keys that position `keep` needs.)
+    // (A sliding-window layer may no longer hold the keys that position `keep`
+    // needs; a recurrent state is only had at its length and its snapshots.)
     keep = m_cache->reusableLength(0, static_cast<uint32_t>(keep));
+    // Recurrent layers: the state before the prompt's last token is kept (a
+    // snapshot), so the same prompt again (a regenerated reply) or one that
+    // changes only after it (an edited last message) starts from there.
+    runtime::RecurrentState *recurrent = m_cache->recurrent();
     m_cache->setSize(static_cast<uint32_t>(keep));
     m_tokens.resize(keep);
 
@@ -187,7 +193,11 @@ Status SessionImpl::evalPrompt(const std::vector<Token> &prompt, Timings *timing
             noteTimings();
             return Status::cancelled();
         }
-        const int n = std::min(total - done, m_forward->maxBatch());
+        int n = std::min(total - done, m_forward->maxBatch());
+        if (recurrent && done + n == total && n > 1)
+            --n;   // the last token alone, after a snapshot of the state before it
+        if (recurrent && done == total - 1)
+            recurrent->snapshot(0, m_cache->size());
         const bool last = done + n == total;
         const Token *batch = prompt.data() + keep + done;
         if (Status s = m_forward->eval(batch, n, last ? m_logits.data() : nullptr); !s) {
@@ -216,6 +226,10 @@ Status SessionImpl::evaluate(const std::vector<Token> &prompt, std::vector<float
 
 bool SessionImpl::shiftContext(int32_t nKeep)
 {
+    // A recurrent state cannot drop its oldest tokens: no shift (the reply
+    // ends with STOP_REASON_CONTEXT_FULL).
+    if (m_cache->recurrent())
+        return false;
     // Keep the first nKeep tokens (BOS always), drop half of the rest.
     const uint32_t size = m_cache->size();
     uint32_t keep = static_cast<uint32_t>(std::max(nKeep, 0));

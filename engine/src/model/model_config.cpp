@@ -9,7 +9,7 @@
 namespace burrow::model {
 namespace {
 
-constexpr std::array<ArchitectureSpec, 8> kArchitectures = {{
+constexpr std::array<ArchitectureSpec, 10> kArchitectures = {{
     {"llama", Architecture::ARCHITECTURE_LLAMA, configureLlama},
     {"qwen2", Architecture::ARCHITECTURE_QWEN2, configureQwen2},
     {"phi3", Architecture::ARCHITECTURE_PHI3, configurePhi3},
@@ -18,6 +18,8 @@ constexpr std::array<ArchitectureSpec, 8> kArchitectures = {{
     {"qwen3moe", Architecture::ARCHITECTURE_QWEN3MOE, configureQwen3Moe},
     {"gemma3", Architecture::ARCHITECTURE_GEMMA3, configureGemma3},
     {"gpt-oss", Architecture::ARCHITECTURE_GPT_OSS, configureGptOss},
+    {"qwen35", Architecture::ARCHITECTURE_QWEN35, configureQwen35},
+    {"qwen35moe", Architecture::ARCHITECTURE_QWEN35MOE, configureQwen35Moe},
 }};
 
 // Bounds that keep every size computed from them far from overflow.
@@ -92,6 +94,14 @@ const char *architectureName(Architecture arch)
 float ModelConfig::attentionScale() const
 {
     return queryScale > 0.0f ? queryScale : 1.0f / std::sqrt(static_cast<float>(headDimK));
+}
+
+uint32_t ModelConfig::recurrentLayerCount() const
+{
+    uint32_t n = 0;
+    for (const LayerSpec &l : layers)
+        n += l.recurrent ? 1 : 0;
+    return n;
 }
 
 uint32_t ModelConfig::slidingLayerCount() const
@@ -301,7 +311,7 @@ Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file)
 
     // Every layer: full attention, the global RoPE, dense FFN, unless the
     // architecture says otherwise.
-    c.layers.assign(c.nLayer, LayerSpec{false, c.ropeFreqBase, c.ropeFreqScale, false});
+    c.layers.assign(c.nLayer, LayerSpec{false, c.ropeFreqBase, c.ropeFreqScale, false, false});
     if (Status s = spec->configure(file, c); !s)
         return fail(s);
     if (c.layers.size() != c.nLayer)

@@ -31,6 +31,8 @@ enum class Architecture : uint32_t {
     ARCHITECTURE_QWEN3MOE,
     ARCHITECTURE_GEMMA3,
     ARCHITECTURE_GPT_OSS,
+    ARCHITECTURE_QWEN35,
+    ARCHITECTURE_QWEN35MOE,
 };
 
 // How RoPE pairs the elements of a head: NORM rotates (x[2i], x[2i+1]);
@@ -58,6 +60,9 @@ struct LayerSpec {
     float ropeFreqBase = 10000.0f; // RoPE base and frequency scale of this layer
     float ropeFreqScale = 1.0f;
     bool moe = false;              // the feed-forward is a mixture of experts
+    // A Gated DeltaNet layer (qwen35): no attention and no KV cache; a
+    // recurrent state per sequence instead (ModelConfig::ssm*).
+    bool recurrent = false;
 };
 
 struct ModelConfig {
@@ -127,6 +132,27 @@ struct ModelConfig {
     float expertWeightsScale = 0.0f;   // 0 or 1: none; else the weights are multiplied by it
     bool expertBiases = false;         // router and expert biases (gpt-oss)
 
+    // Gated attention (qwen35): attn_q holds, per head, the query and then a
+    // gate of the same size; the attention output is multiplied by
+    // sigmoid(gate) before attn_output.
+    bool attnOutputGate = false;
+    // Multi-section RoPE of text tokens (qwen35's IMROPE, NeoX pairs): the
+    // pairs i < nRot/2 fall into sections by i % sum(sections), interleaved
+    // t, h, w; a text token has position p in the first three and 0 in the
+    // fourth, so the fourth section's pairs are not turned. All zero: plain
+    // RoPE.
+    uint32_t ropeSections[4] = {0, 0, 0, 0};
+
+    // Gated DeltaNet (the layers where layers[il].recurrent): ssm.*.
+    uint32_t ssmConvKernel = 0;        // ssm.conv_kernel: taps of the causal convolution
+    uint32_t ssmStateSize = 0;         // ssm.state_size: key (= value) head size S
+    uint32_t ssmGroupCount = 0;        // ssm.group_count: key heads
+    uint32_t ssmTimeStepRank = 0;      // ssm.time_step_rank: value heads
+    uint32_t ssmInnerSize = 0;         // ssm.inner_size: value heads x S
+    // A shared expert beside the routed ones (qwen35moe): ffn_*_shexp, its
+    // output times sigmoid(ffn_gate_inp_shexp . h). 0: none.
+    uint32_t nFfShexp = 0;
+
     std::vector<LayerSpec> layers;     // size nLayer once loaded
 
     // Set by loadWeights().
@@ -138,13 +164,26 @@ struct ModelConfig {
     uint32_t nEmbdVOut() const { return nHead * headDimV; }   // attention output before attn_output
     float attentionScale() const;
     bool isMoe() const { return nExpert > 0; }
+    // Gated DeltaNet sizes: the conv channels are q | k | v.
+    uint32_t ssmKeyDim() const { return ssmGroupCount * ssmStateSize; }
+    uint32_t ssmValueDim() const { return ssmInnerSize; }
+    uint32_t ssmConvChannels() const { return 2 * ssmKeyDim() + ssmValueDim(); }
+    // Floats of one recurrent layer's state per sequence: the last
+    // ssmConvKernel - 1 conv inputs and the value heads' S x S matrices.
+    uint64_t ssmStateFloats() const
+    {
+        return static_cast<uint64_t>(ssmConvKernel - 1) * ssmConvChannels() +
+               static_cast<uint64_t>(ssmTimeStepRank) * ssmStateSize * ssmStateSize;
+    }
+    uint32_t recurrentLayerCount() const;
+    bool hasRecurrentLayers() const { return recurrentLayerCount() > 0; }
     uint32_t slidingLayerCount() const;
 };
 
 // Reads and checks the hyper-parameters of `file`.
 Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file);
 
-// "llama", "qwen2", "phi3", "gemma2", "qwen3", "qwen3moe", "gemma3", "gpt-oss".
+// "llama", "qwen2", "phi3", "gemma2", "qwen3", "qwen3moe", "gemma3", "gpt-oss", "qwen35", "qwen35moe".
 const char *architectureName(Architecture arch);
 
 } // namespace burrow::model

@@ -41,6 +41,18 @@ constexpr std::array<TensorNameEntry, static_cast<size_t>(TensorKind::TENSOR_KIN
     {TensorKind::TENSOR_KIND_FFN_UP_EXPS_BIAS, "blk.%d.ffn_up_exps.bias",          true},
     {TensorKind::TENSOR_KIND_FFN_DOWN_EXPS_BIAS, "blk.%d.ffn_down_exps.bias",      true},
     {TensorKind::TENSOR_KIND_FFN_GATE_UP_EXPS_BIAS, "blk.%d.ffn_gate_up_exps.bias", true},
+    {TensorKind::TENSOR_KIND_FFN_GATE_INP_SHEXP, "blk.%d.ffn_gate_inp_shexp.weight", true},
+    {TensorKind::TENSOR_KIND_FFN_GATE_SHEXP,   "blk.%d.ffn_gate_shexp.weight",     true},
+    {TensorKind::TENSOR_KIND_FFN_UP_SHEXP,     "blk.%d.ffn_up_shexp.weight",       true},
+    {TensorKind::TENSOR_KIND_FFN_DOWN_SHEXP,   "blk.%d.ffn_down_shexp.weight",     true},
+    {TensorKind::TENSOR_KIND_ATTN_GATE,        "blk.%d.attn_gate.weight",          true},
+    {TensorKind::TENSOR_KIND_SSM_CONV1D,       "blk.%d.ssm_conv1d.weight",         true},
+    {TensorKind::TENSOR_KIND_SSM_DT_BIAS,      "blk.%d.ssm_dt.bias",               true},
+    {TensorKind::TENSOR_KIND_SSM_A,            "blk.%d.ssm_a",                     true},
+    {TensorKind::TENSOR_KIND_SSM_BETA,         "blk.%d.ssm_beta.weight",           true},
+    {TensorKind::TENSOR_KIND_SSM_ALPHA,        "blk.%d.ssm_alpha.weight",          true},
+    {TensorKind::TENSOR_KIND_SSM_NORM,         "blk.%d.ssm_norm.weight",           true},
+    {TensorKind::TENSOR_KIND_SSM_OUT,          "blk.%d.ssm_out.weight",            true},
 }};
 
 // The table is indexed by kind; keep it in enum order.

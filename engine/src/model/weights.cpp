@@ -203,25 +203,38 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
         LayerWeights &L = w.layers[l];
         const int il = static_cast<int>(l);
         Status s = b.bind(L.attnNorm, K::TENSOR_KIND_ATTN_NORM, il, E, 0, REQ);
-        if (s && c.fusedQkv) {
+        if (s && c.layers[l].recurrent) {
+            const int64_t C = c.ssmConvChannels(), VD = c.ssmValueDim(), NV = c.ssmTimeStepRank;
+            s = b.bind(L.wqkv, K::TENSOR_KIND_ATTN_QKV, il, E, C, REQ);
+            if (s) s = b.bind(L.attnGate, K::TENSOR_KIND_ATTN_GATE, il, E, VD, REQ);
+            if (s) s = b.bindTable(L.ssmConv1d, K::TENSOR_KIND_SSM_CONV1D, il, c.ssmConvKernel, C, REQ);
+            if (s) s = b.bind(L.ssmDtBias, K::TENSOR_KIND_SSM_DT_BIAS, il, NV, 0, REQ);
+            if (s) s = b.bind(L.ssmA, K::TENSOR_KIND_SSM_A, il, NV, 0, REQ);
+            if (s) s = b.bind(L.ssmBeta, K::TENSOR_KIND_SSM_BETA, il, E, NV, REQ);
+            if (s) s = b.bind(L.ssmAlpha, K::TENSOR_KIND_SSM_ALPHA, il, E, NV, REQ);
+            if (s) s = b.bind(L.ssmNorm, K::TENSOR_KIND_SSM_NORM, il, c.ssmStateSize, 0, REQ);
+            if (s) s = b.bind(L.ssmOut, K::TENSOR_KIND_SSM_OUT, il, VD, E, REQ);
+        } else if (s && c.fusedQkv) {
             s = b.bind(L.wqkv, K::TENSOR_KIND_ATTN_QKV, il, E, Q + KV + VKV, REQ);
             if (s) s = b.bind(L.bqkv, K::TENSOR_KIND_ATTN_QKV_BIAS, il, Q + KV + VKV, 0, OPT);
         } else if (s) {
             const Need biasNeed = c.qkvBiasRequired ? REQ : OPT;
-            s = b.bind(L.wq, K::TENSOR_KIND_ATTN_Q, il, E, Q, REQ);
+            s = b.bind(L.wq, K::TENSOR_KIND_ATTN_Q, il, E, c.attnOutputGate ? 2 * Q : Q, REQ);
             if (s) s = b.bind(L.wk, K::TENSOR_KIND_ATTN_K, il, E, KV, REQ);
             if (s) s = b.bind(L.wv, K::TENSOR_KIND_ATTN_V, il, E, VKV, REQ);
             if (s) s = b.bind(L.bq, K::TENSOR_KIND_ATTN_Q_BIAS, il, Q, 0, biasNeed);
             if (s) s = b.bind(L.bk, K::TENSOR_KIND_ATTN_K_BIAS, il, KV, 0, biasNeed);
             if (s) s = b.bind(L.bv, K::TENSOR_KIND_ATTN_V_BIAS, il, VKV, 0, biasNeed);
         }
-        if (s) s = b.bind(L.wo, K::TENSOR_KIND_ATTN_OUTPUT, il, VO, E, REQ);
-        if (s) s = b.bind(L.bo, K::TENSOR_KIND_ATTN_OUTPUT_BIAS, il, E, 0, c.attnOutputBiasRequired ? REQ : OPT);
-        if (s && c.qkNorm) {
+        const bool attention = !c.layers[l].recurrent;
+        if (s && attention) s = b.bind(L.wo, K::TENSOR_KIND_ATTN_OUTPUT, il, VO, E, REQ);
+        if (s && attention)
+            s = b.bind(L.bo, K::TENSOR_KIND_ATTN_OUTPUT_BIAS, il, E, 0, c.attnOutputBiasRequired ? REQ : OPT);
+        if (s && attention && c.qkNorm) {
             s = b.bind(L.attnQNorm, K::TENSOR_KIND_ATTN_Q_NORM, il, c.headDimK, 0, REQ);
             if (s) s = b.bind(L.attnKNorm, K::TENSOR_KIND_ATTN_K_NORM, il, c.headDimK, 0, REQ);
         }
-        if (s && c.attnSinks)
+        if (s && attention && c.attnSinks)
             s = b.bind(L.attnSinks, K::TENSOR_KIND_ATTN_SINKS, il, c.nHead, 0, REQ);
         const K ffnNormKind = c.ffnNormNamedPostAttention ? K::TENSOR_KIND_ATTN_POST_NORM : K::TENSOR_KIND_FFN_NORM;
         if (s) s = b.bind(L.ffnNorm, ffnNormKind, il, E, 0, REQ);
@@ -250,6 +263,13 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
                     if (s) s = b.bindTable(L.downExpsBias, K::TENSOR_KIND_FFN_DOWN_EXPS_BIAS, il, E, X, biasNeed);
                 }
             }
+            if (s && c.nFfShexp > 0) {
+                const int64_t FS = c.nFfShexp;
+                s = b.bind(L.ffnGateInpShexp, K::TENSOR_KIND_FFN_GATE_INP_SHEXP, il, E, 0, REQ);
+                if (s) s = b.bind(L.ffnGateShexp, K::TENSOR_KIND_FFN_GATE_SHEXP, il, E, FS, REQ);
+                if (s) s = b.bind(L.ffnUpShexp, K::TENSOR_KIND_FFN_UP_SHEXP, il, E, FS, REQ);
+                if (s) s = b.bind(L.ffnDownShexp, K::TENSOR_KIND_FFN_DOWN_SHEXP, il, FS, E, REQ);
+            }
         } else if (s && c.fusedGateUp) {
             s = b.bind(L.ffnUp, K::TENSOR_KIND_FFN_UP, il, E, 2 * F, REQ);
             if (s) s = b.bind(L.ffnDown, K::TENSOR_KIND_FFN_DOWN, il, F, E, REQ);
@@ -276,7 +296,8 @@ std::vector<V *> matricesOf(W &weights)
 {
     std::vector<V *> out;
     for (auto &L : weights.layers) {
-        for (V *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown, &L.ffnGateInp})
+        for (V *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown, &L.ffnGateInp, &L.ffnGateShexp,
+                     &L.ffnUpShexp, &L.ffnDownShexp, &L.attnGate, &L.ssmBeta, &L.ssmAlpha, &L.ssmOut})
             if (*t)
                 out.push_back(t);
         for (auto *experts : {&L.gateExps, &L.upExps, &L.downExps})

@@ -68,6 +68,22 @@ struct LayerWeights {
     TensorView gateExpsBias;    // [nFfExp] x nExpert
     TensorView upExpsBias;      // [nFfExp] x nExpert
     TensorView downExpsBias;    // [nEmbd] x nExpert
+    // The shared expert (nFfShexp > 0): a SwiGLU FFN whose output is
+    // multiplied by sigmoid(ffnGateInpShexp . h).
+    TensorView ffnGateInpShexp; // [nEmbd] F32
+    TensorView ffnGateShexp, ffnUpShexp;   // [nEmbd] -> [nFfShexp]
+    TensorView ffnDownShexp;    // [nFfShexp] -> [nEmbd]
+
+    // Gated DeltaNet (LayerSpec::recurrent); wqkv is then
+    // [nEmbd] -> [ssmConvChannels()] (q | k | v before the convolution).
+    TensorView attnGate;        // z: [nEmbd] -> [ssmValueDim()]
+    TensorView ssmConv1d;       // F32 table: row c = the ssmConvKernel taps of channel c, [ssmConvChannels()] rows
+    TensorView ssmDtBias;       // [value heads] F32
+    TensorView ssmA;            // [value heads] F32: -exp(A_log), the decay rate
+    TensorView ssmBeta;         // [nEmbd] -> [value heads]
+    TensorView ssmAlpha;        // [nEmbd] -> [value heads]
+    TensorView ssmNorm;         // [ssmStateSize] F32: the gated RMS norm of each value head
+    TensorView ssmOut;          // [ssmValueDim()] -> [nEmbd]
 };
 
 struct Weights {

@@ -1,10 +1,12 @@
 #include "runtime/forward.h"
 
 #include "ops/attention_kernels.h"
+#include "ops/delta_net.h"
 #include "ops/flash_attention.h"
 #include "ops/f16.h"
 #include "runtime/kv_cache.h"
 #include "runtime/matmul.h"
+#include "runtime/recurrent_state.h"
 #include "ops/ops.h"
 #include "runtime/thread_pool.h"
 
@@ -72,6 +74,23 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         f->m_h.resize(B * c.nEmbd);
         if (c.fusedQkv)
             f->m_qkv.resize(B * (c.nEmbdQ() + c.nEmbdKv() + c.nEmbdVKv()));
+        if (c.attnOutputGate) {
+            f->m_qg.resize(B * 2 * c.nEmbdQ());
+            f->m_attnGate.resize(B * c.nEmbdQ());
+        }
+        if (c.hasRecurrentLayers()) {
+            f->m_ssmQkv.resize(B * c.ssmConvChannels());
+            f->m_ssmConv.resize(B * c.ssmConvChannels());
+            f->m_ssmZ.resize(B * c.ssmValueDim());
+            f->m_ssmCore.resize(B * c.ssmValueDim());
+            f->m_ssmBeta.resize(B * c.ssmTimeStepRank);
+            f->m_ssmAlpha.resize(B * c.ssmTimeStepRank);
+        }
+        if (c.nFfShexp > 0) {
+            f->m_shexpGate.resize(B * c.nFfShexp);
+            f->m_shexpUp.resize(B * c.nFfShexp);
+            f->m_shexpOut.resize(B * c.nEmbd);
+        }
         f->m_q.resize(B * c.nEmbdQ());
         f->m_k.resize(B * c.nEmbdKv());
         f->m_v.resize(B * c.nEmbdVKv());
@@ -200,8 +219,24 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             m_rope->fill(static_cast<float>(m_rowPos[static_cast<size_t>(t)]), kind, ropeCs(kind, t));
     });
 
+    // A recurrent state changes in place layer by layer: a cancel between
+    // layers puts back the copy taken here (prompt chunks; a batch of single
+    // tokens is short and is only cancelled before its first layer).
+    RecurrentState *recurrent = m_cache.recurrent();
+    bool cancelMidway = true;
+    if (recurrent && m_cancelCheck) {
+        bool prompt = false;
+        for (int si = 0; si < nSpans; ++si)
+            prompt = prompt || spans[si].n > 1;
+        cancelMidway = prompt;
+        for (int si = 0; si < nSpans && cancelMidway; ++si)
+            cancelMidway = recurrent->backup(spans[si].seq);
+    }
     for (uint32_t il = 0; il < c.nLayer; ++il) {
-        if (m_cancelCheck && m_cancelCheck()) {
+        if (m_cancelCheck && (il == 0 || cancelMidway) && m_cancelCheck()) {
+            if (recurrent && il > 0)
+                for (int si = 0; si < nSpans; ++si)
+                    recurrent->restore(spans[si].seq);
             unreserve(nSpans);            // lengths unchanged: this batch's keys are not kept
             return Status::cancelled();
         }
@@ -212,72 +247,93 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
         // h = rmsnorm(x) * attn_norm                                  [n, E]
         forRows(m_pool, n, E, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
 
-        // q [n, Q], k [n, KV], v [n, VKV]
-        if (c.fusedQkv) {
-            const int64_t QKV = Q + KV + VKV;
-            matmul(m_pool, L.wqkv, h, n, m_qkv.data(), scratch, L.bqkv ? L.bqkv.f32() : nullptr);
-            forRows(m_pool, n, E, [&](int t) {
-                const float *src = m_qkv.data() + t * QKV;
-                std::copy(src, src + Q, m_q.data() + t * Q);
-                std::copy(src + Q, src + Q + KV, m_k.data() + t * KV);
-                std::copy(src + Q + KV, src + QKV, m_v.data() + t * VKV);
-            });
+        if (spec.recurrent) {
+            deltaNetLayer(il, spans, nSpans, n);                       // out [n, E]
         } else {
-            const MatmulJob jobs[3] = {{&L.wq, m_q.data(), L.bq ? L.bq.f32() : nullptr},
-                                       {&L.wk, m_k.data(), L.bk ? L.bk.f32() : nullptr},
-                                       {&L.wv, m_v.data(), L.bv ? L.bv.f32() : nullptr}};
-            matmulGroup(m_pool, jobs, 3, h, n, scratch);
-        }
-
-        // Q/K head norms, RoPE, query scale, and the new keys/values into the cache (F16).
-        forRows(m_pool, n, E, [&](int t) {
-            const float *cs = ropeCs(kind, t);
-            float *qt = m_q.data() + t * Q, *kt = m_k.data() + t * KV;
-            if (c.qkNorm) {
-                for (uint32_t hd = 0; hd < c.nHead; ++hd)
-                    rmsNorm(qt + hd * dk, L.attnQNorm.f32(), qt + hd * dk, dk, c.rmsEps);
-                for (uint32_t hd = 0; hd < c.nHeadKv; ++hd)
-                    rmsNorm(kt + hd * dk, L.attnKNorm.f32(), kt + hd * dk, dk, c.rmsEps);
+            // q [n, Q], k [n, KV], v [n, VKV] (gated: q and the gate from
+            // one [n, 2Q] projection, head by head q | gate)
+            if (c.fusedQkv) {
+                const int64_t QKV = Q + KV + VKV;
+                matmul(m_pool, L.wqkv, h, n, m_qkv.data(), scratch, L.bqkv ? L.bqkv.f32() : nullptr);
+                forRows(m_pool, n, E, [&](int t) {
+                    const float *src = m_qkv.data() + t * QKV;
+                    std::copy(src, src + Q, m_q.data() + t * Q);
+                    std::copy(src + Q, src + Q + KV, m_k.data() + t * KV);
+                    std::copy(src + Q + KV, src + QKV, m_v.data() + t * VKV);
+                });
+            } else {
+                const MatmulJob jobs[3] = {{&L.wq, c.attnOutputGate ? m_qg.data() : m_q.data(), L.bq ? L.bq.f32() : nullptr},
+                                           {&L.wk, m_k.data(), L.bk ? L.bk.f32() : nullptr},
+                                           {&L.wv, m_v.data(), L.bv ? L.bv.f32() : nullptr}};
+                matmulGroup(m_pool, jobs, 3, h, n, scratch);
+                if (c.attnOutputGate)
+                    forRows(m_pool, n, 2 * Q, [&](int t) {
+                        for (uint32_t hd = 0; hd < c.nHead; ++hd) {
+                            const float *src = m_qg.data() + t * 2 * Q + static_cast<int64_t>(hd) * 2 * dk;
+                            std::copy(src, src + dk, m_q.data() + t * Q + static_cast<int64_t>(hd) * dk);
+                            std::copy(src + dk, src + 2 * dk, m_attnGate.data() + t * Q + static_cast<int64_t>(hd) * dk);
+                        }
+                    });
             }
-            ropeApply(qt, static_cast<int>(c.nHead), dk, nRot, c.ropeType, cs);
-            ropeApply(kt, static_cast<int>(c.nHeadKv), dk, nRot, c.ropeType, cs);
-            if (c.queryScaleBeforeAttention)
-                for (int64_t i = 0; i < Q; ++i)
-                    qt[i] *= c.queryScale;
-            const uint32_t seq = m_rowSeq[static_cast<size_t>(t)], pos = m_rowPos[static_cast<size_t>(t)];
-            if (m_cache.kRotation() > 0) {   // a quantized cache's Hadamard turn (kv_cache.h)
-                hadamardBlocks(qt, Q, m_cache.kRotation());
-                hadamardBlocks(kt, KV, m_cache.kRotation());
-            }
-            if (m_cache.vRotation() > 0)
-                hadamardBlocks(m_v.data() + t * VKV, VKV, m_cache.vRotation());
-            m_cache.writeK(il, seq, pos, kt);
-            m_cache.writeV(il, seq, pos, m_v.data() + t * VKV);
-        });
 
-        // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in
-        // tiles, every other row query by query in one dispatch (a Q8_0
-        // cache: every row, as the reference tiles only F16/F32 caches).
-        bool online = false;
-        for (int si = 0; si < nSpans; ++si) {
-            const BatchSpan &sp = spans[si];
-            const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
-            if (!m_flash)
-                attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
-            else if (sp.n >= kTileQueries && !m_cache.quantized())
-                attention(il, sp.seq, sp.row0, sp.n, pos0);
-            else
-                online = true;
-        }
-        if (online)
-            attentionRows(il, spans, nSpans);
-        if (m_cache.vRotation() > 0)   // the values' turn back
-            forRows(m_pool, n, c.nEmbdVOut(), [&](int t) {
-                hadamardBlocks(m_attn.data() + t * c.nEmbdVOut(), c.nEmbdVOut(), m_cache.vRotation());
+            // Q/K head norms, RoPE, query scale, and the new keys/values into the cache (F16).
+            forRows(m_pool, n, E, [&](int t) {
+                const float *cs = ropeCs(kind, t);
+                float *qt = m_q.data() + t * Q, *kt = m_k.data() + t * KV;
+                if (c.qkNorm) {
+                    for (uint32_t hd = 0; hd < c.nHead; ++hd)
+                        rmsNorm(qt + hd * dk, L.attnQNorm.f32(), qt + hd * dk, dk, c.rmsEps);
+                    for (uint32_t hd = 0; hd < c.nHeadKv; ++hd)
+                        rmsNorm(kt + hd * dk, L.attnKNorm.f32(), kt + hd * dk, dk, c.rmsEps);
+                }
+                ropeApply(qt, static_cast<int>(c.nHead), dk, nRot, c.ropeType, cs);
+                ropeApply(kt, static_cast<int>(c.nHeadKv), dk, nRot, c.ropeType, cs);
+                if (c.queryScaleBeforeAttention)
+                    for (int64_t i = 0; i < Q; ++i)
+                        qt[i] *= c.queryScale;
+                const uint32_t seq = m_rowSeq[static_cast<size_t>(t)], pos = m_rowPos[static_cast<size_t>(t)];
+                if (m_cache.kRotation() > 0) {   // a quantized cache's Hadamard turn (kv_cache.h)
+                    hadamardBlocks(qt, Q, m_cache.kRotation());
+                    hadamardBlocks(kt, KV, m_cache.kRotation());
+                }
+                if (m_cache.vRotation() > 0)
+                    hadamardBlocks(m_v.data() + t * VKV, VKV, m_cache.vRotation());
+                m_cache.writeK(il, seq, pos, kt);
+                m_cache.writeV(il, seq, pos, m_v.data() + t * VKV);
             });
 
-        // x += post_norm(attn Wo)                                     [n, E]
-        matmul(m_pool, L.wo, m_attn.data(), n, out, scratch, L.bo ? L.bo.f32() : nullptr);
+            // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in
+            // tiles, every other row query by query in one dispatch (a Q8_0
+            // cache: every row, as the reference tiles only F16/F32 caches).
+            bool online = false;
+            for (int si = 0; si < nSpans; ++si) {
+                const BatchSpan &sp = spans[si];
+                const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
+                if (!m_flash)
+                    attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
+                else if (sp.n >= kTileQueries && !m_cache.quantized())
+                    attention(il, sp.seq, sp.row0, sp.n, pos0);
+                else
+                    online = true;
+            }
+            if (online)
+                attentionRows(il, spans, nSpans);
+            if (m_cache.vRotation() > 0)   // the values' turn back
+                forRows(m_pool, n, c.nEmbdVOut(), [&](int t) {
+                    hadamardBlocks(m_attn.data() + t * c.nEmbdVOut(), c.nEmbdVOut(), m_cache.vRotation());
+                });
+
+            if (c.attnOutputGate)   // attn *= sigmoid(gate) (head sizes equal: VO == Q)
+                forRows(m_pool, n, Q, [&](int t) {
+                    float *a = m_attn.data() + t * Q;
+                    const float *g = m_attnGate.data() + t * Q;
+                    for (int64_t i = 0; i < Q; ++i)
+                        a[i] *= 1.0f / (1.0f + std::exp(-g[i]));
+                });
+
+            // x += post_norm(attn Wo)                                     [n, E]
+            matmul(m_pool, L.wo, m_attn.data(), n, out, scratch, L.bo ? L.bo.f32() : nullptr);
+        }
         forRows(m_pool, n, E, [&](int t) {
             float *ot = out + t * E, *xt = x + t * E;
             if (c.postNorms)
@@ -291,6 +347,8 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             moeFfn(L, n);                                              // out [n, E]
         else
             denseFfn(L, n);
+        if (c.nFfShexp > 0)
+            sharedExpert(L, n);                                        // out += [n, E]
         forRows(m_pool, n, E, [&](int t) {
             float *ot = out + t * E, *xt = x + t * E;
             if (c.postNorms)
@@ -347,6 +405,123 @@ void Forward::denseFfn(const model::LayerWeights &L, int n)
         });
     }
     matmul(m_pool, L.ffnDown, m_gate.data(), n, m_out.data(), scratch);
+}
+
+// The shared expert (qwen35moe): out[t] += sigmoid(Wsg . h[t]) *
+// (silu(h Wgate) * (h Wup)) Wdown.
+void Forward::sharedExpert(const model::LayerWeights &L, int n)
+{
+    const model::ModelConfig &c = m_c;
+    const int64_t E = c.nEmbd, FS = c.nFfShexp;
+    uint8_t *scratch = m_scratch.data();
+    const float *h = m_h.data();
+    const MatmulJob jobs[2] = {{&L.ffnGateShexp, m_shexpGate.data(), nullptr}, {&L.ffnUpShexp, m_shexpUp.data(), nullptr}};
+    matmulGroup(m_pool, jobs, 2, h, n, scratch);
+    forRows(m_pool, n, FS, [&](int t) {
+        float *g = m_shexpGate.data() + t * FS;
+        swiglu(g, m_shexpUp.data() + t * FS, g, FS);
+    });
+    matmul(m_pool, L.ffnDownShexp, m_shexpGate.data(), n, m_shexpOut.data(), scratch);
+    forRows(m_pool, n, E, [&](int t) {
+        const float *ht = h + t * E;
+        float logit = 0.0f;
+        for (int64_t i = 0; i < E; ++i)
+            logit += L.ffnGateInpShexp.f32()[i] * ht[i];
+        const float gate = 1.0f / (1.0f + std::exp(-logit));
+        float *ot = m_out.data() + t * E;
+        const float *st = m_shexpOut.data() + t * E;
+        for (int64_t i = 0; i < E; ++i)
+            ot[i] += st[i] * gate;
+    });
+}
+
+// A Gated DeltaNet layer over the batch (h -> out):
+//   qkv = h Wqkv [n, C], z = h Wgate [n, VD], beta = sigmoid(h Wbeta),
+//   g = softplus(h Walpha + dt_bias) * ssm_a                   [n, value heads]
+//   u = silu(causal conv of qkv with the sequence's window)    (C = q | k | v)
+//   q, k per key head: L2-normed; value head hv reads key head hv % key heads
+//   o = delta rule over the sequence's state, token by token   [n, VD]
+//   o = rmsnorm(o per value head) * ssm_norm * silu(z); out = o Wout
+// Rows of different sequences share the projections; the convolution and
+// the delta rule run per sequence, in token order.
+void Forward::deltaNetLayer(uint32_t il, const BatchSpan *spans, int nSpans, int n)
+{
+    const model::ModelConfig &c = m_c;
+    const model::LayerWeights &L = m_w.layers[il];
+    RecurrentState &state = *m_cache.recurrent();
+    const int64_t C = c.ssmConvChannels(), KD = c.ssmKeyDim(), VD = c.ssmValueDim();
+    const int NV = static_cast<int>(c.ssmTimeStepRank), NK = static_cast<int>(c.ssmGroupCount);
+    const int S = static_cast<int>(c.ssmStateSize), K = static_cast<int>(c.ssmConvKernel);
+    uint8_t *scratch = m_scratch.data();
+    const float *h = m_h.data();
+
+    {
+        const MatmulJob big[2] = {{&L.wqkv, m_ssmQkv.data(), nullptr}, {&L.attnGate, m_ssmZ.data(), nullptr}};
+        matmulGroup(m_pool, big, 2, h, n, scratch);
+        const MatmulJob small[2] = {{&L.ssmBeta, m_ssmBeta.data(), nullptr}, {&L.ssmAlpha, m_ssmAlpha.data(), nullptr}};
+        matmulGroup(m_pool, small, 2, h, n, scratch);
+    }
+
+    // The convolution, channels across the threads, each sequence's tokens in order.
+    const float *taps = L.ssmConv1d.f32();
+    m_pool.run([&](int ith, int nth) {
+        int64_t c0, c1;
+        ThreadPool::split(C, ith, nth, &c0, &c1);
+        if (c0 >= c1)
+            return;
+        for (int si = 0; si < nSpans; ++si) {
+            const BatchSpan &sp = spans[si];
+            const int64_t r0 = sp.row0;
+            causalConv(taps, state.conv(il, sp.seq), m_ssmQkv.data() + r0 * C, m_ssmConv.data() + r0 * C, sp.n, C, K, c0, c1);
+        }
+    }, static_cast<int64_t>(n) * C * K * 4);
+
+    // silu, the L2 norms of the q and k heads, the decay and rate of each value head.
+    const float *dtBias = L.ssmDtBias.f32(), *a = L.ssmA.f32();
+    forRows(m_pool, n, C, [&](int t) {
+        float *u = m_ssmConv.data() + t * C;
+        for (int64_t i = 0; i < C; ++i)
+            u[i] = u[i] / (1.0f + std::exp(-u[i]));
+        for (int hk = 0; hk < 2 * NK; ++hk)   // q heads, then k heads
+            l2Norm(u + static_cast<int64_t>(hk) * S, S, c.rmsEps);
+        float *beta = m_ssmBeta.data() + static_cast<int64_t>(t) * NV;
+        float *g = m_ssmAlpha.data() + static_cast<int64_t>(t) * NV;
+        for (int hv = 0; hv < NV; ++hv) {
+            beta[hv] = 1.0f / (1.0f + std::exp(-beta[hv]));
+            const float x = g[hv] + dtBias[hv];
+            const float softplus = x > 20.0f ? x : std::log1p(std::exp(x));
+            g[hv] = std::exp(softplus * a[hv]);   // the decay exp(g) of this step
+        }
+    });
+
+    // The delta rule: items (sequence, value head), each over its tokens in order.
+    const float scale = 1.0f / std::sqrt(static_cast<float>(S));
+    const int64_t items = static_cast<int64_t>(nSpans) * NV;
+    m_pool.run([&](int ith, int nth) {
+        for (int64_t item = ith; item < items; item += nth) {
+            const BatchSpan &sp = spans[item / NV];
+            const int hv = static_cast<int>(item % NV), hk = hv % NK;
+            float *M = state.delta(il, sp.seq) + static_cast<int64_t>(hv) * S * S;
+            for (int t = sp.row0; t < sp.row0 + sp.n; ++t) {
+                const float *u = m_ssmConv.data() + static_cast<int64_t>(t) * C;
+                deltaNetStep(M, u + static_cast<int64_t>(hk) * S, u + KD + static_cast<int64_t>(hk) * S,
+                             u + 2 * KD + static_cast<int64_t>(hv) * S, m_ssmAlpha[static_cast<size_t>(t) * NV + hv],
+                             m_ssmBeta[static_cast<size_t>(t) * NV + hv], scale,
+                             m_ssmCore.data() + static_cast<int64_t>(t) * VD + static_cast<int64_t>(hv) * S, S);
+            }
+        }
+    }, static_cast<int64_t>(n) * NV * S * S * 8);
+
+    // The gated norm of each value head, then ssm_out.
+    forRows(m_pool, n, VD, [&](int t) {
+        float *o = m_ssmCore.data() + static_cast<int64_t>(t) * VD;
+        const float *z = m_ssmZ.data() + static_cast<int64_t>(t) * VD;
+        for (int hv = 0; hv < NV; ++hv)
+            rmsNorm(o + static_cast<int64_t>(hv) * S, L.ssmNorm.f32(), o + static_cast<int64_t>(hv) * S, S, c.rmsEps);
+        for (int64_t i = 0; i < VD; ++i)
+            o[i] *= z[i] / (1.0f + std::exp(-z[i]));
+    });
+    matmul(m_pool, L.ssmOut, m_ssmCore.data(), n, m_out.data(), scratch);
 }
 
 namespace {

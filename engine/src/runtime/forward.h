@@ -99,6 +99,8 @@ private:
     // Generation rows of many sequences (one query each), one dispatch.
     void attentionRows(uint32_t layer, const BatchSpan *spans, int nSpans);
     void denseFfn(const model::LayerWeights &L, int n);   // m_h -> m_out
+    void sharedExpert(const model::LayerWeights &L, int n);   // m_out += shared expert of m_h
+    void deltaNetLayer(uint32_t layer, const BatchSpan *spans, int nSpans, int n);   // m_h -> m_out
     void moeFfn(const model::LayerWeights &L, int n);     // m_h -> m_out
 
     const model::ModelConfig &m_c;
@@ -112,6 +114,19 @@ private:
     std::vector<float> m_x;        // [B, nEmbd] residual stream
     std::vector<float> m_h;        // [B, nEmbd] normed input of a block
     std::vector<float> m_qkv;      // [B, nEmbdQ + nEmbdKv + nEmbdVKv] fused projection output
+    std::vector<float> m_qg;       // [B, 2 nEmbdQ] gated attention: per head query | gate
+    std::vector<float> m_attnGate; // [B, nEmbdQ] the gates
+    // Gated DeltaNet layers.
+    std::vector<float> m_ssmQkv;   // [B, ssmConvChannels] the projection before the convolution
+    std::vector<float> m_ssmConv;  // [B, ssmConvChannels] after it (silu, q and k heads L2-normed)
+    std::vector<float> m_ssmZ;     // [B, ssmValueDim] the output gate
+    std::vector<float> m_ssmCore;  // [B, ssmValueDim] the delta rule's output
+    std::vector<float> m_ssmBeta;  // [B, value heads] rates
+    std::vector<float> m_ssmAlpha; // [B, value heads] alpha, then the decays exp(g)
+    // The shared expert.
+    std::vector<float> m_shexpGate;   // [B, nFfShexp]
+    std::vector<float> m_shexpUp;     // [B, nFfShexp]
+    std::vector<float> m_shexpOut;    // [B, nEmbd]
     std::vector<float> m_q;        // [B, nEmbdQ]
     std::vector<float> m_k;        // [B, nEmbdKv]
     std::vector<float> m_v;        // [B, nEmbdVKv]

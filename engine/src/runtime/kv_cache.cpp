@@ -4,6 +4,7 @@
 #include "ops/f16.h"
 #include "ops/flash_attention.h"
 #include "ops/ops.h"
+#include "runtime/recurrent_state.h"
 #include "runtime/rope_tables.h"
 #include "runtime/thread_pool.h"
 #include "quant/quant_traits.h"
@@ -44,6 +45,8 @@ KvCache::KvCache(const model::ModelConfig &config, uint32_t contextSize, GgmlTyp
         m_vRot = 64;
 }
 
+KvCache::~KvCache() = default;
+
 void KvCache::toCells(const float *src, uint16_t *dst, size_t n) const
 {
     if (m_type == GgmlType::GGML_TYPE_Q8_0)
@@ -72,16 +75,17 @@ void KvCache::writeV(uint32_t layer, uint32_t seq, uint32_t pos, const float *ro
 
 uint64_t KvCache::bytes() const
 {
-    uint64_t total = 0;
+    uint64_t total = m_recurrent ? m_recurrent->bytes() : 0;
     for (uint32_t l = 0; l < m_config.nLayer; ++l)
-        total += static_cast<uint64_t>(m_groupCells[static_cast<size_t>(m_layerGroup[l])]) * (m_kRow + m_vRow) *
-                 sizeof(uint16_t);
+        if (hasCells(l))
+            total += static_cast<uint64_t>(m_groupCells[static_cast<size_t>(m_layerGroup[l])]) * (m_kRow + m_vRow) *
+                     sizeof(uint16_t);
     return total;
 }
 
 Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &config, uint32_t contextSize,
                                                  uint32_t maxBatch, uint32_t sequences, uint32_t fullBlocks,
-                                                 GgmlType type)
+                                                 GgmlType type, uint32_t snapshots)
 {
     if (type != GgmlType::GGML_TYPE_F16 && type != GgmlType::GGML_TYPE_Q8_0)
         return Status::error("KV cache: only F16 and Q8_0 cells are supported");
@@ -121,7 +125,16 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
         c.m_layerGroup[l] = sliding && config.layers[l].sliding ? 1 : 0;
 
     uint64_t total = 0;
+    if (config.hasRecurrentLayers()) {
+        auto state = RecurrentState::create(config, sequences, snapshots);
+        if (!state)
+            return state.status();
+        c.m_recurrent = std::move(state.value());
+        total = c.m_recurrent->bytes();
+    }
     for (uint32_t l = 0; l < config.nLayer; ++l) {
+        if (!c.hasCells(l))
+            continue;
         uint64_t layerBytes = 0;
         const uint64_t cells = c.m_groupCells[static_cast<size_t>(c.m_layerGroup[l])];
         if (!checkedMul<uint64_t>(cells, (c.m_kRow + c.m_vRow) * sizeof(uint16_t), &layerBytes) ||
@@ -139,6 +152,8 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
     c.m_k.resize(config.nLayer);
     c.m_v.resize(config.nLayer);
     for (uint32_t l = 0; l < config.nLayer; ++l) {
+        if (!c.hasCells(l))
+            continue;
         const size_t cells = c.m_groupCells[static_cast<size_t>(c.m_layerGroup[l])];
         c.m_k[l].reset(new (std::nothrow) uint16_t[cells * c.m_kRow]);
         c.m_v[l].reset(new (std::nothrow) uint16_t[cells * c.m_vRow]);
@@ -208,6 +223,10 @@ void KvCache::truncate(uint32_t seq, uint32_t n)
     Seq &s = m_seqs[seq];
     if (n > s.length)
         return;
+    // The recurrent state goes back to n too (n reachable: a snapshot or
+    // 0; otherwise the whole sequence is dropped).
+    if (m_recurrent && n < s.length && !m_recurrent->rewind(seq, n))
+        n = 0;
     const uint32_t keepBlocks = blocksFor(n);
     if (s.hashes.size() > n / kKvBlockSize)
         s.hashes.resize(n / kKvBlockSize);
@@ -225,7 +244,7 @@ void KvCache::truncate(uint32_t seq, uint32_t n)
 uint32_t KvCache::adoptPrefix(uint32_t seq, const int32_t *tokens, uint32_t n)
 {
     Seq &s = m_seqs[seq];
-    if (hasSlidingGroup() || s.length != 0 || n == 0)
+    if (hasSlidingGroup() || m_recurrent || s.length != 0 || n == 0)
         return s.length;
     BlockPool &pool = *m_pools[0];
     const uint32_t maxBlocks = std::min<uint32_t>((n - 1) / kKvBlockSize, m_contextSize / kKvBlockSize);
@@ -248,7 +267,7 @@ uint32_t KvCache::adoptPrefix(uint32_t seq, const int32_t *tokens, uint32_t n)
 void KvCache::publish(uint32_t seq, const int32_t *tokens)
 {
     Seq &s = m_seqs[seq];
-    if (hasSlidingGroup())
+    if (hasSlidingGroup() || m_recurrent)
         return;
     BlockPool &pool = *m_pools[0];
     const uint32_t full = s.length / kKvBlockSize;
@@ -280,6 +299,8 @@ uint32_t KvCache::reusableLength(uint32_t seq, uint32_t n) const
 {
     const Seq &s = m_seqs[seq];
     n = std::min(n, s.length);
+    if (m_recurrent)
+        n = m_recurrent->reachable(seq, s.length, n);
     if (m_pools.size() < 2 || n == 0)
         return n;
     // Position n (the next one computed) needs the sliding keys from its
@@ -299,7 +320,7 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
 {
     Seq &s = m_seqs[seq];
     end = std::min(end, s.length);
-    if (begin >= end)
+    if (begin >= end || m_recurrent)   // a recurrent state cannot drop its oldest tokens
         return;
     const uint32_t d = end - begin, oldLength = s.length, newLength = oldLength - d;
     const model::ModelConfig &c = m_config;

@@ -35,6 +35,13 @@
 // a prefix of length n is still whole (a sliding layer may have released
 // keys that position n would need).
 //
+// Recurrent layers (LayerSpec::recurrent, qwen35) have no cells; their
+// state lives in recurrent() (runtime/recurrent_state.h), one per sequence,
+// and moves with the length: truncate(s, n) restores the state at n (a
+// snapshot; reusableLength says which n can be had), and neither context
+// shift nor prefix sharing is possible (removeAndShift, adoptPrefix and
+// publish do nothing for such a model).
+//
 // Context shift: removeAndShift(s, begin, end) drops positions [begin, end),
 // moves the later ones down by end - begin and re-rotates their keys (RoPE of
 // a key depends only on its position), so the cache equals one computed at
@@ -53,6 +60,7 @@
 
 namespace burrow::runtime {
 
+class RecurrentState;
 class ThreadPool;
 
 class KvCache {
@@ -63,16 +71,24 @@ public:
     // pool); sliding blocks: window + chunk per sequence. Fails with a message
     // when the cache would not fit in memory.
     // type: GGML_TYPE_F16 or GGML_TYPE_Q8_0 (else an error; Q8_0 also when a
-    // head size is not a multiple of 32).
+    // head size is not a multiple of 32). snapshots: recurrent-state
+    // snapshots kept per sequence (models with recurrent layers).
     static Result<std::unique_ptr<KvCache>> create(const model::ModelConfig &config, uint32_t contextSize,
                                                    uint32_t maxBatch, uint32_t sequences = 1, uint32_t fullBlocks = 0,
-                                                   GgmlType type = GgmlType::GGML_TYPE_F16);
+                                                   GgmlType type = GgmlType::GGML_TYPE_F16, uint32_t snapshots = 2);
+
+    ~KvCache();
 
     uint32_t capacity() const { return m_contextSize; }   // positions per sequence
     uint32_t sequenceCount() const { return static_cast<uint32_t>(m_seqs.size()); }
     uint64_t bytes() const;
 
-    // Storage of a layer: cell c's key is kCells(layer) + c * kStride().
+    // The recurrent layers' state (null for a model without them).
+    RecurrentState *recurrent() { return m_recurrent.get(); }
+    const RecurrentState *recurrent() const { return m_recurrent.get(); }
+
+    // Storage of a layer: cell c's key is kCells(layer) + c * kStride()
+    // (null for a recurrent layer).
     int groupOf(uint32_t layer) const { return m_layerGroup[layer]; }
     uint16_t *kCells(uint32_t layer) { return m_k[layer].get(); }
     uint16_t *vCells(uint32_t layer) { return m_v[layer].get(); }
@@ -131,8 +147,8 @@ public:
         removeAndShift(0, begin, end, ropeFactors, pool);
     }
 
-    // Prefix sharing (full-attention layers only: hasSlidingGroup() false,
-    // else both do nothing). Blocks that hold 16 known tokens are registered
+    // Prefix sharing (full-attention layers only: hasSlidingGroup() false
+    // and no recurrent layers, else both do nothing). Blocks that hold 16 known tokens are registered
     // under blockHash(parent, tokens); a sequence whose prompt starts with
     // the same tokens takes them instead of computing them again.
     // adoptPrefix(seq, tokens, n): `seq` is empty; it takes the registered
@@ -151,6 +167,7 @@ public:
 
 private:
     KvCache(const model::ModelConfig &config, uint32_t contextSize, GgmlType type);
+    bool hasCells(uint32_t layer) const { return !m_config.layers[layer].recurrent; }
     void toCells(const float *src, uint16_t *dst, size_t n) const;     // n elements
     void fromCells(const uint16_t *src, float *dst, size_t n) const;
     // The first position a sliding layer still needs when the next position is `end`.
@@ -171,8 +188,9 @@ private:
     std::vector<int> m_layerGroup;                  // per layer
     std::vector<uint32_t> m_groupCells;             // cells per group
     std::vector<std::unique_ptr<BlockPool>> m_pools;
-    std::vector<std::unique_ptr<uint16_t[]>> m_k, m_v;   // per layer
+    std::vector<std::unique_ptr<uint16_t[]>> m_k, m_v;   // per layer (null for a recurrent one)
     std::vector<Seq> m_seqs;
+    std::unique_ptr<RecurrentState> m_recurrent;
 };
 
 } // namespace burrow::runtime

@@ -43,6 +43,17 @@ RopeTables::RopeTables(const model::ModelConfig &c, const float *factors)
     }
     if (m_kinds.empty())
         m_kinds.push_back(Kind{c.ropeFreqBase, c.ropeFreqScale, 0.0f, 0.0f});
+    const uint32_t *sec = c.ropeSections;
+    const uint32_t sectDims = sec[0] + sec[1] + sec[2] + sec[3];
+    if (sectDims > 0) {
+        m_still.assign(static_cast<size_t>(m_nRot / 2), 0);
+        for (uint32_t i = 0; i < m_still.size(); ++i) {
+            const uint32_t sector = i % sectDims;
+            const bool positioned = (sector % 3 == 1 && sector < 3 * sec[1]) || (sector % 3 == 2 && sector < 3 * sec[2]) ||
+                                    (sector % 3 == 0 && sector < 3 * sec[0]);
+            m_still[i] = positioned ? 0 : 1;
+        }
+    }
 }
 
 void RopeTables::fill(float pos, int kind, float *cs, bool withMagnitude) const
@@ -55,7 +66,7 @@ void RopeTables::fill(float pos, int kind, float *cs, bool withMagnitude) const
     float theta = pos;
     for (int i0 = 0; i0 < m_nRot; i0 += 2) {
         const float ff = m_factors ? m_factors[i0 / 2] : 1.0f;
-        const float extrap = theta / ff;
+        const float extrap = !m_still.empty() && m_still[static_cast<size_t>(i0 / 2)] ? 0.0f : theta / ff;
         const float interp = k.scale * extrap;
         float t = interp;
         if (m_extFactor != 0.0f) {

@@ -14,6 +14,13 @@
 // for beta_fast and beta_slow, clamped to [0, nRot - 1], and mscale the
 // model's ropeAttnFactor.
 //
+// Multi-section RoPE of text tokens (ModelConfig::ropeSections, qwen35's
+// IMROPE): pair i's section is i % sum(sections), interleaved as the
+// reference's ggml_mrope_cache_init assigns them (sector % 3 == 1 below
+// 3 s1: h, % 3 == 2 below 3 s2: w, % 3 == 0 below 3 s0: t, else the fourth);
+// t, h and w are the token's position, the fourth is 0, so those pairs get
+// theta 0 (cos = mscale, sin = 0).
+//
 // A rotation by a position difference (context shift) uses the same angles
 // with magnitude 1: theta is linear in p, so rotating a roped key by the
 // angles of -d moves it to p - d exactly (up to rounding).
@@ -52,6 +59,7 @@ private:
     float m_extFactor = 0.0f;
     float m_mscale = 1.0f;
     const float *m_factors = nullptr;
+    std::vector<uint8_t> m_still;   // per pair: 1 when its angle is that of position 0 (sections)
 };
 
 } // namespace burrow::runtime

@@ -6,8 +6,8 @@
 // of ../shared/README.md (0.005 for F32/F16/BF16 weights, 0.03 for quantized
 // ones), computed with the attention the reference used
 // (SessionOptions::flashAttention); greedy continuations of stories260K must
-// match token for token. The 2026 files of architectures Burrow does not run
-// yet (qwen35, qwen35moe: issue #19) are listed as such.
+// match token for token. Every architecture of both sets runs (qwen35 and
+// qwen35moe with their Gated DeltaNet layers too).
 #include "burrow/engine.h"
 #include "test_support.h"
 
@@ -61,12 +61,6 @@ constexpr ReferenceSet kSets[] = {
     {"reference/generation", "models/synthetic", false},
     {"reference/generation-2026", "models/synthetic-2026", true},
 };
-
-// Architectures of the 2026 set that Burrow does not run yet.
-bool notYetSupported(const QString &fileName)
-{
-    return fileName.startsWith(QLatin1String("qwen35"));
-}
 
 // "llama-Q4_K_M.0.json" -> "models/synthetic/llama-Q4_K_M.gguf"; stories260K lives at the top.
 QString modelPathFor(const ReferenceSet &set, const QString &fileName)
@@ -142,8 +136,6 @@ private slots:
         const ReferenceSet &rs = kSets[set];
         const QString refPath = QLatin1String(rs.dir) + QLatin1Char('/') + referenceFile;
         BURROW_REQUIRE_SHARED(refPath);
-        if (notYetSupported(referenceFile))
-            QSKIP("qwen35 / qwen35moe (Gated DeltaNet layers) are not supported yet: issue #19");
         const QString modelRel = modelPathFor(rs, referenceFile);
         BURROW_REQUIRE_SHARED(modelRel);
 
