@@ -1,7 +1,7 @@
 // The kernels of a Gated DeltaNet layer (qwen35; runtime/forward.h has the
 // layer): the short causal convolution, the L2 norm of query and key heads,
-// and the gated delta rule, step by step (generation, and the reference's
-// CPU order for prompts) and in chunks (prompts).
+// and the gated delta rule, step by step (generation; the reference's CPU
+// order for prompts too) and in chunks of kDeltaChunk tokens (prompts).
 //
 // The state of one value head is an S x S matrix stored transposed:
 // M[j * S + i] = state(i, j) (runtime/recurrent_state.h). One step with
@@ -33,5 +33,22 @@ void l2Norm(float *x, int64_t n, float eps);
 // One step of the gated delta rule for one head (see above).
 void deltaNetStep(float *M, const float *q, const float *k, const float *v, float decay, float beta, float scale,
                   float *out, int S);
+
+// The same for n <= kDeltaChunk consecutive tokens of one head at once, in
+// the chunked form: with G_t = g_0 + ... + g_t (log decays, a_t = exp g_t)
+// and S0 the state before the chunk,
+//   d_t = beta_t (v_t - e^G_t S0^T k_t) - sum_{s<t} beta_t e^(G_t - G_s) (k_t . k_s) d_s
+//   o_t = scale (e^G_t S0^T q_t + sum_{s<=t} e^(G_t - G_s) (q_t . k_s) d_s)
+//   S   = e^G_{n-1} S0 + sum_s e^(G_{n-1} - G_s) k_s d_s^T
+// (a triangular solve instead of n rank-1 updates: 3 S^2 + 2 n S + n^2 S
+// multiply-adds per token against 4 S^2). Equal to n deltaNetStep calls up
+// to float rounding. Token t's q, k, v are q + t qkStride, k + t qkStride,
+// v + t vStride; its g and beta g[t gStride], beta[t gStride]; its output
+// out + t outStride. scratch: deltaNetChunkScratch(S) floats.
+inline constexpr int kDeltaChunk = 16;
+int64_t deltaNetChunkScratch(int S);
+void deltaNetChunk(float *M, const float *q, const float *k, int64_t qkStride, const float *v, int64_t vStride,
+                   const float *g, const float *beta, int64_t gStride, float scale, float *out, int64_t outStride,
+                   int n, int S, float *scratch);
 
 } // namespace burrow::ops

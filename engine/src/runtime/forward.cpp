@@ -85,6 +85,7 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
             f->m_ssmCore.resize(B * c.ssmValueDim());
             f->m_ssmBeta.resize(B * c.ssmTimeStepRank);
             f->m_ssmAlpha.resize(B * c.ssmTimeStepRank);
+            f->m_deltaScratch.resize(nThreads * static_cast<size_t>(deltaNetChunkScratch(static_cast<int>(c.ssmStateSize))));
         }
         if (c.nFfShexp > 0) {
             f->m_shexpGate.resize(B * c.nFfShexp);
@@ -490,24 +491,40 @@ void Forward::deltaNetLayer(uint32_t il, const BatchSpan *spans, int nSpans, int
             beta[hv] = 1.0f / (1.0f + std::exp(-beta[hv]));
             const float x = g[hv] + dtBias[hv];
             const float softplus = x > 20.0f ? x : std::log1p(std::exp(x));
-            g[hv] = std::exp(softplus * a[hv]);   // the decay exp(g) of this step
+            g[hv] = softplus * a[hv];   // the log decay g of this step
         }
     });
 
-    // The delta rule: items (sequence, value head), each over its tokens in order.
+    // The delta rule: items (sequence, value head), each over its tokens in
+    // order: a single token by a step, more in chunks of kDeltaChunk.
     const float scale = 1.0f / std::sqrt(static_cast<float>(S));
     const int64_t items = static_cast<int64_t>(nSpans) * NV;
     m_pool.run([&](int ith, int nth) {
+        float *chunkScratch = m_deltaScratch.data() + static_cast<size_t>(ith) * deltaNetChunkScratch(S);
         for (int64_t item = ith; item < items; item += nth) {
             const BatchSpan &sp = spans[item / NV];
             const int hv = static_cast<int>(item % NV), hk = hv % NK;
             float *M = state.delta(il, sp.seq) + static_cast<int64_t>(hv) * S * S;
-            for (int t = sp.row0; t < sp.row0 + sp.n; ++t) {
-                const float *u = m_ssmConv.data() + static_cast<int64_t>(t) * C;
+            const auto row = [&](int t) { return m_ssmConv.data() + static_cast<int64_t>(t) * C; };
+            const auto outOf = [&](int t) { return m_ssmCore.data() + static_cast<int64_t>(t) * VD + static_cast<int64_t>(hv) * S; };
+            const size_t gi = static_cast<size_t>(hv);
+            if (sp.n == 1) {
+                const int t = sp.row0;
+                const float *u = row(t);
                 deltaNetStep(M, u + static_cast<int64_t>(hk) * S, u + KD + static_cast<int64_t>(hk) * S,
-                             u + 2 * KD + static_cast<int64_t>(hv) * S, m_ssmAlpha[static_cast<size_t>(t) * NV + hv],
-                             m_ssmBeta[static_cast<size_t>(t) * NV + hv], scale,
-                             m_ssmCore.data() + static_cast<int64_t>(t) * VD + static_cast<int64_t>(hv) * S, S);
+                             u + 2 * KD + static_cast<int64_t>(hv) * S,
+                             std::exp(m_ssmAlpha[static_cast<size_t>(t) * NV + gi]),
+                             m_ssmBeta[static_cast<size_t>(t) * NV + gi], scale, outOf(t), S);
+                continue;
+            }
+            for (int t0 = sp.row0; t0 < sp.row0 + sp.n; t0 += kDeltaChunk) {
+                const int len = std::min(kDeltaChunk, sp.row0 + sp.n - t0);
+                const float *u = row(t0);
+                deltaNetChunk(M, u + static_cast<int64_t>(hk) * S, u + KD + static_cast<int64_t>(hk) * S, C,
+                              u + 2 * KD + static_cast<int64_t>(hv) * S, C,
+                              m_ssmAlpha.data() + static_cast<size_t>(t0) * NV + gi,
+                              m_ssmBeta.data() + static_cast<size_t>(t0) * NV + gi, NV, scale, outOf(t0), VD, len, S,
+                              chunkScratch);
             }
         }
     }, static_cast<int64_t>(n) * NV * S * S * 8);

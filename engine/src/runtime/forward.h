@@ -122,7 +122,8 @@ private:
     std::vector<float> m_ssmZ;     // [B, ssmValueDim] the output gate
     std::vector<float> m_ssmCore;  // [B, ssmValueDim] the delta rule's output
     std::vector<float> m_ssmBeta;  // [B, value heads] rates
-    std::vector<float> m_ssmAlpha; // [B, value heads] alpha, then the decays exp(g)
+    std::vector<float> m_ssmAlpha; // [B, value heads] alpha, then the log decays g
+    std::vector<float> m_deltaScratch;   // per thread: deltaNetChunkScratch(S) floats
     // The shared expert.
     std::vector<float> m_shexpGate;   // [B, nFfShexp]
     std::vector<float> m_shexpUp;     // [B, nFfShexp]
