@@ -166,6 +166,9 @@ void TestScheduler::batchedEqualsAlone_data()
     QTest::newRow("qwen3moe x4") << "models/synthetic-2026/qwen3moe-Q4_K_M.gguf" << 4 << 0 << false;
     QTest::newRow("gemma3 (sliding) x4") << "models/synthetic-2026/gemma3-Q4_K_M.gguf" << 4 << 0 << false;
     QTest::newRow("gpt-oss (sinks, MXFP4) x3") << "models/synthetic-2026/gpt-oss-MXFP4.gguf" << 3 << 0 << false;
+    QTest::newRow("qwen35 (recurrent) x4") << "models/synthetic-2026/qwen35-Q4_K_M.gguf" << 4 << 0 << false;
+    QTest::newRow("qwen35 (recurrent) preempting") << "models/synthetic-2026/qwen35-Q4_K_M.gguf" << 4 << 96 << false;
+    QTest::newRow("qwen35moe (recurrent, shared expert) x3") << "models/synthetic-2026/qwen35moe-Q8_0.gguf" << 3 << 0 << false;
     QTest::newRow("qwen3 Q8_0 KV x4") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 0 << true;
     QTest::newRow("qwen3 Q8_0 KV preempting") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 96 << true;
     QTest::newRow("gemma3 (sliding) Q8_0 KV x4") << "models/synthetic-2026/gemma3-Q4_K_M.gguf" << 4 << 0 << true;
