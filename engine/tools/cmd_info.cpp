@@ -92,6 +92,8 @@ void printJson(const burrow::ModelInfo &info)
     std::printf("  \"expert_used_count\": %u,\n", info.expertUsedCount);
     std::printf("  \"sliding_window\": %u,\n", info.slidingWindow);
     std::printf("  \"sliding_layer_count\": %u,\n", info.slidingLayerCount);
+    std::printf("  \"recurrent_layer_count\": %u,\n", info.recurrentLayerCount);
+    std::printf("  \"recurrent_state_bytes\": %" PRIu64 ",\n", info.recurrentStateBytes);
     std::printf("  \"tensor_count\": %d,\n", tensorCount);
     std::printf("  \"tensor_types\": %s,\n", types.c_str());
     std::printf("  \"context_length\": %u,\n", info.contextLength);
@@ -142,6 +144,9 @@ void printText(const burrow::ModelInfo &info)
     if (info.slidingWindow > 0)
         std::printf("sliding window:    %u positions on %u of %u layers\n", info.slidingWindow, info.slidingLayerCount,
                     info.blockCount);
+    if (info.recurrentLayerCount > 0)
+        std::printf("recurrent layers:  %u of %u (Gated DeltaNet), state %s per conversation\n", info.recurrentLayerCount,
+                    info.blockCount, humanBytes(info.recurrentStateBytes).c_str());
     std::printf("vocabulary:        %s, %u tokens\n", info.vocabType.empty() ? "none" : info.vocabType.c_str(),
                 info.vocabSize);
     std::printf("BOS / EOS ids:     %s / %s\n", id(info.bosId).c_str(), id(info.eosId).c_str());

@@ -254,7 +254,8 @@ void TestModelInfo::cliJson()
                               "bos_token_id", "eos_token_id", "has_chat_template", "weight_bytes",
                               "kv_cache_bytes_per_token", "kv_cache_bytes_trained_context", "kv_cache_bytes_4096",
                               "active_parameter_count", "expert_count", "expert_used_count", "sliding_window",
-                              "sliding_layer_count", "kv_cache_bytes_per_token_sliding"};
+                              "sliding_layer_count", "kv_cache_bytes_per_token_sliding", "recurrent_layer_count",
+                              "recurrent_state_bytes"};
     QCOMPARE(QStringList(o.keys()).size(), keys.size());
     QFile docs(QStringLiteral(BURROW_SOURCE_DIR "/docs/cli.md"));
     QVERIFY(docs.open(QIODevice::ReadOnly));
