@@ -28,6 +28,8 @@ Kernels build(CpuPath path)
     k.attendOnline = generic::attendOnline;
     k.attendTiled = generic::attendTiled;
     k.attendOnlineQ8_0 = generic::attendOnlineQ8_0;
+    k.deltaNetStep = generic::deltaNetStep;
+    k.deltaNetChunk = generic::deltaNetChunk;
     if (!quant::cpuPathSupported(path))
         return k;
 #ifdef BURROW_OPS_X86
@@ -35,11 +37,13 @@ Kernels build(CpuPath path)
         x86::fillAvx2Elementwise(k);
         x86::fillAvx2Attention(k);
         x86::fillAvx2Flash(k);
+        x86::fillAvx2DeltaNet(k);
     }
     if (path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx512Elementwise(k);
         x86::fillAvx512Attention(k);
         x86::fillAvx512Flash(k);
+        x86::fillAvx512DeltaNet(k);
     }
 #endif
     return k;

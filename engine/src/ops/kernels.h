@@ -45,6 +45,13 @@ struct Kernels {
     void (*attendOnlineQ8_0)(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                              float *const *out, const float *sinks) = nullptr;
 
+    // delta_net.h
+    void (*deltaNetStep)(float *M, const float *q, const float *k, const float *v, float decay, float beta,
+                         float scale, float *out, int S) = nullptr;
+    void (*deltaNetChunk)(float *M, const float *q, const float *k, int64_t qkStride, const float *v, int64_t vStride,
+                          const float *g, const float *beta, int64_t gStride, float scale, float *out,
+                          int64_t outStride, int n, int S, float *scratch) = nullptr;
+
 };
 
 // The table of the active CPU path (quant::activeCpuPath()).

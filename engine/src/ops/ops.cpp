@@ -1,5 +1,6 @@
 #include "ops/ops.h"
 
+#include "ops/delta_net.h"
 #include "ops/generic/generic_kernels.h"
 #include "ops/kernels.h"
 
@@ -45,5 +46,18 @@ void swigluOai(const float *gate, const float *up, float *out, int64_t n) { kern
 void geglu(const float *gate, const float *up, float *out, int64_t n) { generic::geglu(gate, up, out, n); }
 
 float geluTanh(float x) { return generic::geluTanh(x); }
+
+void deltaNetStep(float *M, const float *q, const float *k, const float *v, float decay, float beta, float scale,
+                  float *out, int S)
+{
+    kernels().deltaNetStep(M, q, k, v, decay, beta, scale, out, S);
+}
+
+void deltaNetChunk(float *M, const float *q, const float *k, int64_t qkStride, const float *v, int64_t vStride,
+                   const float *g, const float *beta, int64_t gStride, float scale, float *out, int64_t outStride,
+                   int n, int S, float *scratch)
+{
+    kernels().deltaNetChunk(M, q, k, qkStride, v, vStride, g, beta, gStride, scale, out, outStride, n, S, scratch);
+}
 
 } // namespace burrow::ops

@@ -3,8 +3,11 @@
 // L2 norm, one delta-rule step, and a chunk of steps in the chunked form
 // (the same outputs and final state as step by step, float tolerance), for
 // chunk lengths 1..kDeltaChunk and head sizes 8..128, with strong and weak
-// decays.
+// decays, on every CPU path this machine has; the SIMD kernels against their
+// scalar twins (generic/).
 #include "ops/delta_net.h"
+#include "ops/generic/generic_kernels.h"
+#include "quant/cpu_features.h"
 
 #include <QtTest>
 
@@ -72,12 +75,17 @@ double maxAbs(const std::vector<double> &v)
     return m;
 }
 
+const quant::CpuPath kPaths[] = {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2,
+                                 quant::CpuPath::CPU_PATH_AVX512};
+
 } // namespace
 
 class TestDeltaNet : public QObject {
     Q_OBJECT
 
 private slots:
+    void cleanup() { quant::setCpuPath(quant::bestCpuPath()); }
+
     void causalConvRollsItsWindow_data()
     {
         QTest::addColumn<int>("K");
@@ -138,14 +146,18 @@ private slots:
 
     void stepMatchesTheRecurrence_data()
     {
+        QTest::addColumn<int>("path");
         QTest::addColumn<int>("S");
-        QTest::newRow("S 8") << 8;
-        QTest::newRow("S 64") << 64;
-        QTest::newRow("S 128") << 128;
+        for (quant::CpuPath p : kPaths)
+            if (quant::cpuPathSupported(p))
+                for (int S : {8, 24, 64, 128})
+                    QTest::newRow(qPrintable(QStringLiteral("%1, S %2").arg(quant::cpuPathName(p)).arg(S))) << int(p) << S;
     }
     void stepMatchesTheRecurrence()
     {
+        QFETCH(int, path);
         QFETCH(int, S);
+        QVERIFY(quant::setCpuPath(static_cast<quant::CpuPath>(path)));
         std::mt19937 rng(11);
         ExactHead exact(S);
         std::vector<float> M(size_t(S) * S, 0.0f), out(S);
@@ -172,19 +184,26 @@ private slots:
     // the state after, for every chunk length, from a state that is not zero.
     void chunkEqualsSteps_data()
     {
+        QTest::addColumn<int>("path");
         QTest::addColumn<int>("S");
         QTest::addColumn<int>("n");
         QTest::addColumn<float>("decay");   // log decay per token (g)
-        for (int S : {8, 64, 128})
-            for (int n : {1, 2, 5, ops::kDeltaChunk})
-                for (float g : {-0.02f, -3.0f})
-                    QTest::newRow(qPrintable(QStringLiteral("S %1, %2 tokens, g %3").arg(S).arg(n).arg(g))) << S << n << g;
+        for (quant::CpuPath p : kPaths)
+            if (quant::cpuPathSupported(p))
+                for (int S : {8, 64, 128})
+                    for (int n : {1, 2, 5, ops::kDeltaChunk})
+                        for (float g : {-0.02f, -3.0f})
+                            QTest::newRow(qPrintable(QStringLiteral("%1, S %2, %3 tokens, g %4")
+                                                         .arg(quant::cpuPathName(p)).arg(S).arg(n).arg(g)))
+                                << int(p) << S << n << g;
     }
     void chunkEqualsSteps()
     {
+        QFETCH(int, path);
         QFETCH(int, S);
         QFETCH(int, n);
         QFETCH(float, decay);
+        QVERIFY(quant::setCpuPath(static_cast<quant::CpuPath>(path)));
         std::mt19937 rng(uint32_t(S * 100 + n));
         const int stride = 3 * S + 5, gStride = 3;   // rows of a batch, as the forward pass lays them out
         std::vector<float> rows(size_t(n) * stride);
@@ -226,6 +245,61 @@ private slots:
         for (int t = 0; t < n; ++t)
             for (int j = S; j < stride; ++j)
                 QCOMPARE(outChunk[size_t(t) * stride + j], 0.0f);
+    }
+
+    // Each path's kernels against the scalar twins on the same inputs: only
+    // the order of the sums differs (and fused multiply-adds).
+    void simdMatchesTheTwins_data()
+    {
+        QTest::addColumn<int>("path");
+        for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512})
+            if (quant::cpuPathSupported(p))
+                QTest::newRow(quant::cpuPathName(p)) << int(p);
+        if (!quant::cpuPathSupported(quant::CpuPath::CPU_PATH_AVX2))
+            QTest::newRow("none") << -1;
+    }
+    void simdMatchesTheTwins()
+    {
+        QFETCH(int, path);
+        if (path < 0)
+            QSKIP("this CPU has no AVX2: only the scalar kernels run here");
+        QVERIFY(quant::setCpuPath(static_cast<quant::CpuPath>(path)));
+        const int S = 128, n = ops::kDeltaChunk;
+        std::mt19937 rng(5);
+        std::vector<float> rows(size_t(n) * 3 * S), g(n), beta(n);
+        for (int t = 0; t < n; ++t) {
+            std::vector<float> x = randomVector(rng, 3 * size_t(S), 1);
+            normalize(x.data(), S);
+            normalize(x.data() + S, S);
+            std::copy(x.begin(), x.end(), rows.begin() + size_t(t) * 3 * S);
+            g[t] = -0.1f * float(t % 4);
+            beta[t] = 0.5f;
+        }
+        const float scale = 1.0f / std::sqrt(float(S));
+        const std::vector<float> start = randomVector(rng, size_t(S) * S, 0.1f);
+        std::vector<float> a = start, b = start, oa(size_t(n) * S), ob(size_t(n) * S), scratch(size_t(ops::deltaNetChunkScratch(S)));
+        ops::deltaNetChunk(a.data(), rows.data(), rows.data() + S, 3 * S, rows.data() + 2 * S, 3 * S, g.data(), beta.data(), 1,
+                           scale, oa.data(), S, n, S, scratch.data());
+        ops::generic::deltaNetChunk(b.data(), rows.data(), rows.data() + S, 3 * S, rows.data() + 2 * S, 3 * S, g.data(),
+                                    beta.data(), 1, scale, ob.data(), S, n, S, scratch.data());
+        double chunkOut = 0, chunkState = 0;
+        for (size_t i = 0; i < oa.size(); ++i)
+            chunkOut = std::max(chunkOut, std::fabs(double(oa[i]) - ob[i]));
+        for (size_t i = 0; i < a.size(); ++i)
+            chunkState = std::max(chunkState, std::fabs(double(a[i]) - b[i]));
+        a = start;
+        b = start;
+        ops::deltaNetStep(a.data(), rows.data(), rows.data() + S, rows.data() + 2 * S, 0.9f, 0.5f, scale, oa.data(), S);
+        ops::generic::deltaNetStep(b.data(), rows.data(), rows.data() + S, rows.data() + 2 * S, 0.9f, 0.5f, scale, ob.data(), S);
+        double stepOut = 0, stepState = 0;
+        for (int j = 0; j < S; ++j)
+            stepOut = std::max(stepOut, std::fabs(double(oa[j]) - ob[j]));
+        for (size_t i = 0; i < a.size(); ++i)
+            stepState = std::max(stepState, std::fabs(double(a[i]) - b[i]));
+        qInfo("chunk: outputs %.2g, state %.2g; step: outputs %.2g, state %.2g", chunkOut, chunkState, stepOut, stepState);
+        QVERIFY(chunkOut < 1e-5 && chunkState < 1e-5 && stepOut < 1e-5 && stepState < 1e-5);
+        // Not the scalar twin itself (a table that forgot its SIMD entry would pass the rest).
+        QVERIFY(chunkOut > 0 || chunkState > 0 || stepOut > 0 || stepState > 0);
     }
 };
 

@@ -28,6 +28,13 @@ void geglu(const float *gate, const float *up, float *out, int64_t n);
 float geluTanh(float x);
 void f32ToF16Row(const float *src, uint16_t *dst, int64_t n);
 
+// --- delta_net.cpp (causalConv and l2Norm have no SIMD twins: ops/delta_net.h) ---
+void deltaNetStep(float *M, const float *q, const float *k, const float *v, float decay, float beta, float scale,
+                  float *out, int S);
+void deltaNetChunk(float *M, const float *q, const float *k, int64_t qkStride, const float *v, int64_t vStride,
+                   const float *g, const float *beta, int64_t gStride, float scale, float *out, int64_t outStride,
+                   int n, int S, float *scratch);
+
 // --- attention.cpp ---
 void attendHead(const AttentionHead &h, const float *q, float *scores, uint16_t *probs, float *out);
 // attendHead per head (sinks: as attention_kernels.h).

@@ -1,4 +1,7 @@
+// The scalar Gated DeltaNet kernels: the scalar path's, and the twins of
+// x86/delta_net_simd.h. Contracts: ops/delta_net.h.
 #include "ops/delta_net.h"
+#include "ops/generic/generic_kernels.h"
 
 #include <cmath>
 
@@ -38,6 +41,8 @@ void l2Norm(float *x, int64_t n, float eps)
         x[i] *= scale;
 }
 
+namespace generic {
+
 void deltaNetStep(float *M, const float *q, const float *k, const float *v, float decay, float beta, float scale,
                   float *out, int S)
 {
@@ -57,12 +62,6 @@ void deltaNetStep(float *M, const float *q, const float *k, const float *v, floa
         }
         out[j] = o * scale;
     }
-}
-
-int64_t deltaNetChunkScratch(int S)
-{
-    // d [L][S], w = S0^T k [L][S], A [L][L], QK [L][L], G [L]
-    return 2 * static_cast<int64_t>(kDeltaChunk) * S + 2 * kDeltaChunk * kDeltaChunk + kDeltaChunk;
 }
 
 void deltaNetChunk(float *M, const float *q, const float *k, int64_t qkStride, const float *v, int64_t vStride,
@@ -156,6 +155,14 @@ void deltaNetChunk(float *M, const float *q, const float *k, int64_t qkStride, c
                 row[i] += c * ks[i];
         }
     }
+}
+
+} // namespace generic
+
+int64_t deltaNetChunkScratch(int S)
+{
+    // d [L][S], w = S0^T k [L][S], A [L][L], QK [L][L], G [L]
+    return 2 * static_cast<int64_t>(kDeltaChunk) * S + 2 * kDeltaChunk * kDeltaChunk + kDeltaChunk;
 }
 
 } // namespace burrow::ops
