@@ -502,7 +502,11 @@ struct SchedulerStats {
     uint32_t kvBlocksCached = 0;     // free but still holding a known prefix
     uint64_t steps = 0;              // forward passes so far
     uint64_t preemptions = 0;
-    uint64_t reusedTokens = 0;       // prompt positions taken from cached blocks
+    uint64_t reusedTokens = 0;       // prompt positions taken from cached blocks (or a kept recurrent state)
+    // Recurrent models (qwen35): finished sequences kept, state and blocks
+    // (counted in kvBlocksUsed), for a request that continues one; their
+    // blocks are given back when others need them.
+    int32_t parked = 0;
 };
 
 class Scheduler {

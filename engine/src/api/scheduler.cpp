@@ -26,6 +26,14 @@
 //      reply through the text stream, reasoning split and stop strings
 //      (ReplyOutput), as Session::generate does.
 //
+// Recurrent models (qwen35: a state per sequence, no prefix sharing): a
+// finished request's slot is parked, its state and tokens kept, and a new
+// request takes the free slot whose tokens it continues (a chat's next
+// message) or whose snapshot it can start from (the state before a prompt's
+// last token, taken as it passes: a regenerated reply), computing only the
+// rest. Parked slots give their KV blocks back, least recently parked first,
+// when others need them.
+//
 // Costs: a step is one forward pass over <= batchTokens rows; the
 // bookkeeping is O(live requests) per step plus O(new blocks) hashing.
 #include "burrow/engine.h"
@@ -34,6 +42,7 @@
 #include "api/reply_output.h"
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
+#include "runtime/recurrent_state.h"
 #include "runtime/thread_pool.h"
 #include "sampling/sampler.h"
 
@@ -44,6 +53,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <unordered_set>
 
 namespace burrow::api {
@@ -111,7 +121,15 @@ private:
     bool step();
     void preempt(Live &victim);
     void finish(std::unique_ptr<Live> &live, const Status &status);
-    void releaseSlot(Live &live);
+    // park: keep a recurrent sequence's state for the next request (a
+    // finished one; not a preempted one, whose blocks are needed).
+    void releaseSlot(Live &live, bool park = false);
+    // Recurrent models: gives the least recently parked slot's blocks back;
+    // false when no slot is parked.
+    bool evictParked();
+    // Recurrent models: the free slot to admit `live` into and the position
+    // its sequence can start from there (0 when none fits).
+    std::pair<size_t, uint32_t> pickSlot(const Live &live) const;
     // Samples the next token of `live` from `logits`; false when it ended.
     bool sampleNext(Live &live, const float *logits);
     void publishStats();
@@ -131,6 +149,11 @@ private:
     std::vector<std::unique_ptr<Live>> m_waiting;   // not admitted (new or preempted)
     std::vector<int> m_freeSlots;
     uint64_t m_admissions = 0;
+    // Recurrent models: per slot, the tokens a parked sequence holds (empty:
+    // not parked) and when it was parked.
+    std::vector<std::vector<Token>> m_parked;
+    std::vector<uint64_t> m_parkedAt;
+    uint64_t m_parkings = 0;
     // Step costs, measured (exponential moving averages, ms): a step of
     // generation rows only, and each prompt row added to one.
     double m_decodeMs = 0, m_rowMs = 0;
@@ -188,7 +211,7 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
     const uint32_t fullBlocks = (o.kvPositions + runtime::kKvBlockSize - 1) / runtime::kKvBlockSize;
     auto cache = KvCache::create(c, o.contextSize, static_cast<uint32_t>(o.batchTokens),
                                  static_cast<uint32_t>(o.parallel), fullBlocks, kvCellType(o.kvCacheType),
-                                 0 /* no recurrent snapshots: a finished request's sequence starts again at 0 */);
+                                 1 /* recurrent snapshots per slot: before a prompt's last token */);
     if (!cache)
         return cache.status().withContext(s->m_model->info().path);
     s->m_cache = std::move(cache.value());
@@ -206,6 +229,10 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
     }
     for (int i = o.parallel - 1; i >= 0; --i)
         s->m_freeSlots.push_back(i);
+    if (s->m_cache->recurrent()) {
+        s->m_parked.resize(static_cast<size_t>(o.parallel));
+        s->m_parkedAt.assign(static_cast<size_t>(o.parallel), 0);
+    }
     s->m_stats.kvBlocksTotal = s->m_cache->pool(0).capacity();
     s->m_thread = std::thread([self] { self->run(); });
     return s;
@@ -298,24 +325,77 @@ void SchedulerImpl::publishStats()
     m_stats.steps = m_steps;
     m_stats.preemptions = m_preemptions;
     m_stats.reusedTokens = m_reused;
+    m_stats.parked = 0;
+    for (const std::vector<Token> &held : m_parked)
+        m_stats.parked += held.empty() ? 0 : 1;
 }
 
-void SchedulerImpl::releaseSlot(Live &live)
+void SchedulerImpl::releaseSlot(Live &live, bool park)
 {
     if (live.slot < 0)
         return;
     const uint32_t seq = static_cast<uint32_t>(live.slot);
-    m_cache->publish(seq, live.tokens.data());
-    m_cache->truncate(seq, 0);   // full blocks stay cached under their hash
+    if (park && m_cache->recurrent() && live.evaluated > 0) {
+        std::vector<Token> &held = m_parked[static_cast<size_t>(live.slot)];
+        held.assign(live.tokens.begin(), live.tokens.begin() + live.evaluated);
+        m_parkedAt[static_cast<size_t>(live.slot)] = ++m_parkings;
+    } else {
+        m_cache->publish(seq, live.tokens.data());
+        m_cache->truncate(seq, 0);   // full blocks stay cached under their hash
+        if (!m_parked.empty())
+            m_parked[static_cast<size_t>(live.slot)].clear();
+    }
     m_freeSlots.push_back(live.slot);
     live.slot = -1;
     live.evaluated = 0;
 }
 
+bool SchedulerImpl::evictParked()
+{
+    int oldest = -1;
+    for (int slot : m_freeSlots)
+        if (!m_parked.empty() && !m_parked[static_cast<size_t>(slot)].empty() &&
+            (oldest < 0 || m_parkedAt[static_cast<size_t>(slot)] < m_parkedAt[static_cast<size_t>(oldest)]))
+            oldest = slot;
+    if (oldest < 0)
+        return false;
+    m_cache->truncate(static_cast<uint32_t>(oldest), 0);
+    m_parked[static_cast<size_t>(oldest)].clear();
+    return true;
+}
+
+std::pair<size_t, uint32_t> SchedulerImpl::pickSlot(const Live &live) const
+{
+    // The most positions reused; among none, an empty slot, else the least
+    // recently parked one.
+    size_t best = m_freeSlots.size() - 1;
+    uint32_t bestReach = 0;
+    bool bestEmpty = false;
+    uint64_t bestAt = UINT64_MAX;
+    for (size_t i = 0; i < m_freeSlots.size(); ++i) {
+        const size_t slot = static_cast<size_t>(m_freeSlots[i]);
+        const std::vector<Token> &held = m_parked[slot];
+        size_t common = 0;
+        while (common < held.size() && common + 1 < live.tokens.size() && held[common] == live.tokens[common])
+            ++common;
+        const uint32_t reach = held.empty() ? 0 : m_cache->reusableLength(static_cast<uint32_t>(slot), static_cast<uint32_t>(common));
+        const bool better = reach > bestReach ||
+                            (reach == bestReach && reach == 0 &&
+                             (held.empty() ? !bestEmpty : (!bestEmpty && m_parkedAt[slot] < bestAt)));
+        if (i == 0 || better) {
+            best = i;
+            bestReach = reach;
+            bestEmpty = held.empty();
+            bestAt = held.empty() ? 0 : m_parkedAt[slot];
+        }
+    }
+    return {best, bestReach};
+}
+
 void SchedulerImpl::finish(std::unique_ptr<Live> &live, const Status &status)
 {
     Live &l = *live;
-    releaseSlot(l);
+    releaseSlot(l, status.isOk());
     if (status.isOk()) {
         l.out->finish(l.stream->finish());
         const Clock::time_point now = Clock::now();
@@ -356,16 +436,28 @@ void SchedulerImpl::admit()
         // it does not just preempt someone in the next step.
         if (!m_running.empty()) {
             const uint64_t need = ((*best)->tokens.size() + 1 + runtime::kKvBlockSize - 1) / runtime::kKvBlockSize;
+            while (m_cache->pool(0).availableCount() < need && evictParked()) {
+            }
             if (m_cache->pool(0).availableCount() < need)
                 break;
         }
         std::unique_ptr<Live> live = std::move(*best);
         m_waiting.erase(best);
-        live->slot = m_freeSlots.back();
-        m_freeSlots.pop_back();
+        size_t pick = m_freeSlots.size() - 1;
+        uint32_t reach = 0;
+        if (m_cache->recurrent())
+            std::tie(pick, reach) = pickSlot(*live);
+        live->slot = m_freeSlots[pick];
+        m_freeSlots.erase(m_freeSlots.begin() + static_cast<std::ptrdiff_t>(pick));
         live->admittedAt = ++m_admissions;
         const uint32_t seq = static_cast<uint32_t>(live->slot);
-        live->evaluated = m_cache->adoptPrefix(seq, live->tokens.data(), static_cast<uint32_t>(live->tokens.size()));
+        if (m_cache->recurrent()) {
+            m_cache->truncate(seq, reach);   // the parked state, or its snapshot, or nothing
+            m_parked[static_cast<size_t>(live->slot)].clear();
+            live->evaluated = m_cache->length(seq);
+        } else {
+            live->evaluated = m_cache->adoptPrefix(seq, live->tokens.data(), static_cast<uint32_t>(live->tokens.size()));
+        }
         m_reused += live->evaluated;
         if (live->reportProgress) {
             live->promptStart = Clock::now();
@@ -481,13 +573,20 @@ bool SchedulerImpl::step()
         int n = static_cast<int>(std::min<uint32_t>(l->remaining(), static_cast<uint32_t>(budget)));
         if (!decode)
             n = std::min(n, prefillBudget);
+        // A recurrent state is snapshot before the prompt's last token: that
+        // token goes in a step of its own.
+        if (m_cache->recurrent() && !l->started && n > 1 && l->evaluated + static_cast<uint32_t>(n) == l->promptLength)
+            --n;
         if (n <= 0)
             continue;
         const uint32_t seq = static_cast<uint32_t>(l->slot);
         // Blocks for its rows, preempting the newest lowest-priority sequence
-        // (not one already in this batch) when none are left.
+        // (not one already in this batch) when none are left; parked slots
+        // give theirs back first.
         bool alone = false;
         while (!m_cache->reserve(seq, l->evaluated + static_cast<uint32_t>(n))) {
+            if (evictParked())
+                continue;
             Live *victim = nullptr;
             for (auto &r : m_running) {
                 if (!r || r->slot < 0 || std::find(m_spanLive.begin(), m_spanLive.end(), r.get()) != m_spanLive.end())
@@ -573,6 +672,8 @@ bool SchedulerImpl::step()
         const BatchSpan &sp = m_spans[i];
         l->evaluated += static_cast<uint32_t>(sp.n);
         m_cache->publish(sp.seq, l->tokens.data());
+        if (m_cache->recurrent() && !l->started && l->evaluated + 1 == l->promptLength)
+            m_cache->recurrent()->snapshot(sp.seq, l->evaluated);
         if (l->reportProgress && l->req.onPromptProgress) {
             const uint32_t done = std::min(l->evaluated, l->promptLength) - static_cast<uint32_t>(l->result.timings.reusedTokens);
             l->req.onPromptProgress(static_cast<int32_t>(done),

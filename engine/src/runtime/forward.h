@@ -28,6 +28,17 @@
 //   (post-norm f); x += f
 // logits = (rmsnorm(x) * output_norm) Woutput (final softcap).
 //
+// Gated attention (attnOutputGate, qwen35): Wq gives per head q | gate; the
+// attention output is multiplied by sigmoid(gate) before Wo. A shared expert
+// (nFfShexp) adds sigmoid(Wsg . h) * SwiGLU_shexp(h) to the FFN output.
+// A recurrent layer (LayerSpec::recurrent, qwen35's Gated DeltaNet) replaces
+// the attention block (deltaNetLayer): qkv = h Wqkv, z = h Wgate, beta and
+// alpha per value head; a causal conv over qkv with the sequence's window,
+// silu, L2 norms of the q and k heads; the gated delta rule over the
+// sequence's state (ops/delta_net.h: prompts in chunks, one token by a
+// step); rmsnorm per value head * silu(z); out = that Wout. Its state lives
+// in the KV cache's RecurrentState (runtime/recurrent_state.h).
+//
 // Mixture of experts: a token reads only its k experts' matrices. A batch
 // groups its tokens by expert (each expert's rows gathered once), and all
 // experts' gate and up products run in one dispatch, then all down products.

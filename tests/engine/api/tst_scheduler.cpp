@@ -149,6 +149,7 @@ private slots:
     void batchedEqualsAlone_data();
     void batchedEqualsAlone();
     void prefixSharing();
+    void recurrentSlotsContinue();
     void cancelAndBusy();
     void badRequests();
 };
@@ -249,11 +250,74 @@ void TestScheduler::batchedEqualsAlone()
     QTRY_COMPARE(s.value()->stats().running, 0);
     const SchedulerStats st = s.value()->stats();
     QCOMPARE(st.waiting, 0);
-    QCOMPARE(st.kvBlocksUsed, 0u);
+    if (model.contains(QLatin1String("qwen35")))
+        QVERIFY2(st.parked > 0, "finished recurrent sequences are kept for a continuation");
+    else
+        QCOMPARE(st.kvBlocksUsed, 0u);
     if (kvPositions != 0)
         QVERIFY2(st.preemptions > 0, "a cache of 96 positions for 4 sequences must preempt");
     qInfo("%s: %llu steps, %llu preemptions, %u blocks", qPrintable(model),
           static_cast<unsigned long long>(st.steps), static_cast<unsigned long long>(st.preemptions), st.kvBlocksTotal);
+}
+
+// A recurrent model (qwen35) shares no prefix blocks; a finished request's
+// slot keeps its state instead: the next message of the same conversation
+// computes only what is new, the same prompt again (a regenerated reply)
+// starts from the snapshot before its last token, an unrelated prompt from
+// the start; each reply is what a fresh session gives.
+void TestScheduler::recurrentSlotsContinue()
+{
+    if (!sharedAvailable())
+        QSKIP("../shared is absent");
+    auto m = load("models/synthetic-2026/qwen35-Q4_K_M.gguf");
+    if (!m)
+        QSKIP("qwen35-Q4_K_M.gguf is absent");
+    SchedulerOptions o;
+    o.contextSize = 256;
+    o.parallel = 2;
+    o.threads = 2;
+    auto s = Scheduler::create(m, o);
+    QVERIFY(s);
+    const auto run = [&](const std::vector<Token> &prompt, GenerateResult *out) {
+        Results r;
+        Request q;
+        q.prompt = prompt;
+        q.sampling = greedy();
+        q.options.maxTokens = 6;
+        q.onDone = r.slot(0);
+        if (!s.value()->submit(std::move(q)) || !r.waitAll() || !r.status(0))
+            return false;
+        *out = r.result(0);
+        return true;
+    };
+    const std::vector<Token> first = m->tokenize(kPrompts[0], true, false);
+    GenerateResult a, b, c, d;
+    QVERIFY(run(first, &a));
+    QCOMPARE(a.timings.reusedTokens, 0);
+    QCOMPARE(a.tokens, soloTokens(m, first, 6, 256));
+
+    // The conversation goes on: the prompt, the reply (all but its last
+    // token were evaluated), and a new message.
+    std::vector<Token> next = first;
+    next.insert(next.end(), a.tokens.begin(), a.tokens.end());
+    const std::vector<Token> more = m->tokenize(" and then", false, false);
+    next.insert(next.end(), more.begin(), more.end());
+    QVERIFY(run(next, &b));
+    QCOMPARE(b.timings.reusedTokens, static_cast<int32_t>(first.size() + a.tokens.size() - 1));
+    QCOMPARE(b.tokens, soloTokens(m, next, 6, 256));
+
+    // The same prompt again: from the snapshot before its last token.
+    QVERIFY(run(next, &c));
+    QCOMPARE(c.timings.reusedTokens, static_cast<int32_t>(next.size() - 1));
+    QCOMPARE(c.timings.promptTokens, 1);
+    QCOMPARE(c.tokens, b.tokens);
+
+    // Something else: computed from the start, same reply as alone.
+    const std::vector<Token> other = m->tokenize(kPrompts[3], true, false);
+    QVERIFY(run(other, &d));
+    QCOMPARE(d.timings.reusedTokens, 0);
+    QCOMPARE(d.tokens, soloTokens(m, other, 6, 256));
+    QCOMPARE(s.value()->stats().reusedTokens, uint64_t(b.timings.reusedTokens + c.timings.reusedTokens));
 }
 
 void TestScheduler::prefixSharing()
