@@ -39,6 +39,11 @@ Status configureQwen3Moe(const gguf::GgufFile &file, ModelConfig &config)
 {
     if (Status s = configureQwen3Attention(config); !s)
         return s;
+    return readQwenExperts(file, config);
+}
+
+Status readQwenExperts(const gguf::GgufFile &file, ModelConfig &config)
+{
     // expert_feed_forward_length defaults to n_ff / n_expert_used, as the reference's.
     const uint32_t fallback = config.nExpertUsed > 0 ? config.nFf / config.nExpertUsed : 0;
     if (Status s = readExperts(file, config, fallback); !s)

@@ -141,11 +141,8 @@ Status configureQwen35Moe(const gguf::GgufFile &file, ModelConfig &config)
 {
     if (Status s = configureQwen35Common(file, config); !s)
         return s;
-    const uint32_t fallback = config.nExpertUsed > 0 ? config.nFf / config.nExpertUsed : 0;
-    if (Status s = readExperts(file, config, fallback); !s)
+    if (Status s = readQwenExperts(file, config); !s)
         return s;
-    config.expertGating = ExpertGating::EXPERT_GATING_SOFTMAX;
-    config.expertWeightsNorm = true;
     const std::string key = config.archName + ".expert_shared_feed_forward_length";
     config.nFfShexp = config.nFf;
     if (Status s = file.getOptionalU32(key, config.nFfShexp); !s)

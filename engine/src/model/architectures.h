@@ -43,5 +43,9 @@ Status applySlidingPattern(const gguf::GgufFile &file, ModelConfig &config, uint
 // architecture (expert_count > 0 required, expert_feed_forward_length with
 // `defaultFfExp` when absent) and marks every layer as MoE.
 Status readExperts(const gguf::GgufFile &file, ModelConfig &config, uint32_t defaultFfExp);
+// The Qwen MoE routing (qwen3moe, qwen35moe): readExperts with
+// expert_feed_forward_length defaulting to n_ff / n_expert_used (as the
+// reference), softmax over all experts, the top k renormalised.
+Status readQwenExperts(const gguf::GgufFile &file, ModelConfig &config);
 
 } // namespace burrow::model

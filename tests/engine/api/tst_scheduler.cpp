@@ -140,6 +140,21 @@ std::vector<std::vector<Token>> batched(Scheduler &s, const std::vector<std::vec
     return out;
 }
 
+// Submits one greedy request and waits for it; false on any failure.
+bool runOne(Scheduler &s, const std::vector<Token> &prompt, int maxTokens, GenerateResult *out)
+{
+    Results r;
+    Request q;
+    q.prompt = prompt;
+    q.sampling = greedy();
+    q.options.maxTokens = maxTokens;
+    q.onDone = r.slot(0);
+    if (!s.submit(std::move(q)) || !r.waitAll() || !r.status(0))
+        return false;
+    *out = r.result(0);
+    return true;
+}
+
 } // namespace
 
 class TestScheduler : public QObject {
@@ -278,18 +293,7 @@ void TestScheduler::recurrentSlotsContinue()
     o.threads = 2;
     auto s = Scheduler::create(m, o);
     QVERIFY(s);
-    const auto run = [&](const std::vector<Token> &prompt, GenerateResult *out) {
-        Results r;
-        Request q;
-        q.prompt = prompt;
-        q.sampling = greedy();
-        q.options.maxTokens = 6;
-        q.onDone = r.slot(0);
-        if (!s.value()->submit(std::move(q)) || !r.waitAll() || !r.status(0))
-            return false;
-        *out = r.result(0);
-        return true;
-    };
+    const auto run = [&](const std::vector<Token> &prompt, GenerateResult *out) { return runOne(*s.value(), prompt, 6, out); };
     const std::vector<Token> first = m->tokenize(kPrompts[0], true, false);
     GenerateResult a, b, c, d;
     QVERIFY(run(first, &a));
@@ -344,41 +348,21 @@ void TestScheduler::prefixSharing()
         ++common;
     QVERIFY2(common >= 64, "the prompts share at least four blocks");
 
-    Results r1;
-    Request a;
-    a.prompt = first;
-    a.sampling = greedy();
-    a.options.maxTokens = 4;
-    a.onDone = r1.slot(0);
-    QVERIFY(s.value()->submit(std::move(a)));
-    QVERIFY(r1.waitAll());
-    QCOMPARE(r1.result(0).timings.reusedTokens, 0);
+    GenerateResult r1, r2, r3;
+    QVERIFY(runOne(*s.value(), first, 4, &r1));
+    QCOMPARE(r1.timings.reusedTokens, 0);
 
-    Results r2;
-    Request b;
-    b.prompt = second;
-    b.sampling = greedy();
-    b.options.maxTokens = 4;
-    b.onDone = r2.slot(0);
-    QVERIFY(s.value()->submit(std::move(b)));
-    QVERIFY(r2.waitAll());
+    QVERIFY(runOne(*s.value(), second, 4, &r2));
     // Whole blocks of the common prefix come from the cache; the rest is computed.
-    QCOMPARE(r2.result(0).timings.reusedTokens, static_cast<int32_t>(common / 16 * 16));
-    QCOMPARE(r2.result(0).timings.promptTokens, static_cast<int32_t>(second.size() - common / 16 * 16));
+    QCOMPARE(r2.timings.reusedTokens, static_cast<int32_t>(common / 16 * 16));
+    QCOMPARE(r2.timings.promptTokens, static_cast<int32_t>(second.size() - common / 16 * 16));
     // And the reply is what a fresh session gives.
-    QCOMPARE(r2.result(0).tokens, soloTokens(m, second, 4, 256));
+    QCOMPARE(r2.tokens, soloTokens(m, second, 4, 256));
 
     // The same prompt again: everything but the last (partial) block is reused.
-    Results r3;
-    Request c;
-    c.prompt = second;
-    c.sampling = greedy();
-    c.options.maxTokens = 4;
-    c.onDone = r3.slot(0);
-    QVERIFY(s.value()->submit(std::move(c)));
-    QVERIFY(r3.waitAll());
-    QCOMPARE(r3.result(0).timings.reusedTokens, static_cast<int32_t>((second.size() - 1) / 16 * 16));
-    QCOMPARE(r3.result(0).tokens, r2.result(0).tokens);
+    QVERIFY(runOne(*s.value(), second, 4, &r3));
+    QCOMPARE(r3.timings.reusedTokens, static_cast<int32_t>((second.size() - 1) / 16 * 16));
+    QCOMPARE(r3.tokens, r2.tokens);
     QTRY_COMPARE(s.value()->stats().kvBlocksUsed, 0u);
     QVERIFY(s.value()->stats().kvBlocksCached > 0);
 }

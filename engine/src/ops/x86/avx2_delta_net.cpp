@@ -1,7 +1,6 @@
 // The Gated DeltaNet kernels with AVX2 + FMA (x86/delta_net_simd.h).
 #include "ops/x86/x86_kernels.h"
 
-#include "ops/generic/generic_kernels.h"
 #include "ops/x86/delta_net_simd.h"
 
 #include <immintrin.h>
@@ -27,30 +26,12 @@ struct Avx2 {
     }
 };
 
-void stepAvx2(float *M, const float *q, const float *k, const float *v, float decay, float beta, float scale, float *out,
-              int S)
-{
-    if (S % Avx2::W != 0)
-        return generic::deltaNetStep(M, q, k, v, decay, beta, scale, out, S);
-    deltaNetStepW<Avx2>(M, q, k, v, decay, beta, scale, out, S);
-}
-
-void chunkAvx2(float *M, const float *q, const float *k, int64_t qkStride, const float *v, int64_t vStride,
-               const float *g, const float *beta, int64_t gStride, float scale, float *out, int64_t outStride, int n,
-               int S, float *scratch)
-{
-    if (S % Avx2::W != 0)
-        return generic::deltaNetChunk(M, q, k, qkStride, v, vStride, g, beta, gStride, scale, out, outStride, n, S,
-                                      scratch);
-    deltaNetChunkW<Avx2>(M, q, k, qkStride, v, vStride, g, beta, gStride, scale, out, outStride, n, S, scratch);
-}
-
 } // namespace
 
 void fillAvx2DeltaNet(Kernels &k)
 {
-    k.deltaNetStep = stepAvx2;
-    k.deltaNetChunk = chunkAvx2;
+    k.deltaNetStep = deltaNetStepOrTwin<Avx2>;
+    k.deltaNetChunk = deltaNetChunkOrTwin<Avx2>;
 }
 
 } // namespace burrow::ops::x86

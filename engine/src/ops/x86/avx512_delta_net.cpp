@@ -1,7 +1,6 @@
 // The Gated DeltaNet kernels with AVX-512F (x86/delta_net_simd.h).
 #include "ops/x86/x86_kernels.h"
 
-#include "ops/generic/generic_kernels.h"
 #include "ops/x86/delta_net_simd.h"
 
 #include <immintrin.h>
@@ -22,30 +21,12 @@ struct Avx512 {
     static float reduce(R v) { return _mm512_reduce_add_ps(v); }
 };
 
-void stepAvx512(float *M, const float *q, const float *k, const float *v, float decay, float beta, float scale, float *out,
-              int S)
-{
-    if (S % Avx512::W != 0)
-        return generic::deltaNetStep(M, q, k, v, decay, beta, scale, out, S);
-    deltaNetStepW<Avx512>(M, q, k, v, decay, beta, scale, out, S);
-}
-
-void chunkAvx512(float *M, const float *q, const float *k, int64_t qkStride, const float *v, int64_t vStride,
-               const float *g, const float *beta, int64_t gStride, float scale, float *out, int64_t outStride, int n,
-               int S, float *scratch)
-{
-    if (S % Avx512::W != 0)
-        return generic::deltaNetChunk(M, q, k, qkStride, v, vStride, g, beta, gStride, scale, out, outStride, n, S,
-                                      scratch);
-    deltaNetChunkW<Avx512>(M, q, k, qkStride, v, vStride, g, beta, gStride, scale, out, outStride, n, S, scratch);
-}
-
 } // namespace
 
 void fillAvx512DeltaNet(Kernels &k)
 {
-    k.deltaNetStep = stepAvx512;
-    k.deltaNetChunk = chunkAvx512;
+    k.deltaNetStep = deltaNetStepOrTwin<Avx512>;
+    k.deltaNetChunk = deltaNetChunkOrTwin<Avx512>;
 }
 
 } // namespace burrow::ops::x86

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "ops/delta_net.h"
+#include "ops/generic/generic_kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -132,6 +133,27 @@ void deltaNetChunkW(float *M, const float *q, const float *k, int64_t qkStride, 
         for (int s = 0; s < n; ++s)
             axpyW<V>(row, ws[s] * d[static_cast<int64_t>(s) * S + j], kt(s), S);
     }
+}
+
+// The table entries: state sizes that are not a multiple of W keep the twins.
+template <class V>
+void deltaNetStepOrTwin(float *M, const float *q, const float *k, const float *v, float decay, float beta, float scale,
+                        float *out, int S)
+{
+    if (S % V::W != 0)
+        return generic::deltaNetStep(M, q, k, v, decay, beta, scale, out, S);
+    deltaNetStepW<V>(M, q, k, v, decay, beta, scale, out, S);
+}
+
+template <class V>
+void deltaNetChunkOrTwin(float *M, const float *q, const float *k, int64_t qkStride, const float *v, int64_t vStride,
+                         const float *g, const float *beta, int64_t gStride, float scale, float *out, int64_t outStride,
+                         int n, int S, float *scratch)
+{
+    if (S % V::W != 0)
+        return generic::deltaNetChunk(M, q, k, qkStride, v, vStride, g, beta, gStride, scale, out, outStride, n, S,
+                                      scratch);
+    deltaNetChunkW<V>(M, q, k, qkStride, v, vStride, g, beta, gStride, scale, out, outStride, n, S, scratch);
 }
 
 } // namespace
