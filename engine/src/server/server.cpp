@@ -415,7 +415,14 @@ private:
         next();
     }
 
-    // Runs `next` once no watch read is pending.
+    // Runs `next` once no watch read is pending: now, or from the watch
+    // read's handler once the cancel lands. `next` must not own the
+    // connection (capture `this`, not `self`): while it waits in
+    // m_afterWatch the pending read's handler keeps the connection alive,
+    // and when the io_context is stopped first, that handler is destroyed
+    // unrun and the connection goes with it. A `self` in `next` would be a
+    // cycle (connection -> m_afterWatch -> connection) that outlives the
+    // server.
     void afterWatch(std::function<void()> next)
     {
         if (!m_watching)
@@ -500,7 +507,7 @@ private:
     {
         if (!keep || m_closed)
             return lingeringClose();
-        afterWatch([self = shared_from_this()] { self->readHeader(); });
+        afterWatch([this] { readHeader(); });
     }
 
     void armWriteDeadline()
@@ -623,16 +630,16 @@ private:
     // the answer is not lost to a reset.
     void lingeringClose()
     {
-        afterWatch([self = shared_from_this()] {
+        afterWatch([this] {
             beast::error_code ignored;
-            self->m_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-            self->m_drainTimer.expires_after(std::chrono::seconds(2));
-            self->m_drainTimer.async_wait([weak = self->weak_from_this()](beast::error_code ec) {
+            m_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+            m_drainTimer.expires_after(std::chrono::seconds(2));
+            m_drainTimer.async_wait([weak = weak_from_this()](beast::error_code ec) {
                 if (!ec)
                     if (auto s = weak.lock())
                         s->close();
             });
-            self->drain();
+            drain();
         });
     }
 
@@ -655,8 +662,6 @@ private:
         if (m_closed)
             return;
         m_closed = true;
-        // A continuation holds the connection; the caller's handler keeps it alive past this.
-        const auto dropped = std::move(m_afterWatch);
         m_afterWatch = nullptr;
         m_pingTimer.cancel();
         m_writeTimer.cancel();

@@ -2,7 +2,8 @@
 // scheduler behind it: usage errors; curl (whole, streamed, completions, the
 // key, a foreign Host, a 10 MB body the way curl sends it); hostile requests
 // over raw sockets, each answered with its status while the server goes on
-// serving; a client that leaves mid-stream. Skips without the model.
+// serving; a client that leaves mid-stream; a stop with connections open.
+// Skips without the model.
 #include "http_client.h"
 #include "serve_process.h"
 #include "test_support.h"
@@ -253,6 +254,35 @@ private slots:
         }
         QVERIFY2(busy >= 1 && ok >= 2, qPrintable(QStringLiteral("%1 answered, %2 busy").arg(ok).arg(busy)));
         QCOMPARE(small.stop(), 0);
+    }
+
+    // SIGTERM the moment the last answer is read, the connections still
+    // open: the server stops with pending handlers (a keep-alive connection
+    // between its answer and its next read). It must end with status 0; under
+    // the sanitizers a connection that kept itself alive past the server
+    // (a leak) ends it with an error. Several rounds: the window is short.
+    void stopRightAfterAnswers()
+    {
+        for (int round = 0; round < 10; ++round) {
+            ServeProcess server(sharedPath(QString::fromLatin1(kModel)),
+                                {"--parallel", "3", "-t", "1", "-c", "256"});
+            QVERIFY2(server.ok(), qPrintable(server.error()));
+            std::vector<std::unique_ptr<QTcpSocket>> sockets;
+            for (int i = 0; i < 3; ++i) {
+                auto s = std::make_unique<QTcpSocket>();
+                s->connectToHost(QStringLiteral("127.0.0.1"), static_cast<quint16>(server.port()));
+                QVERIFY(s->waitForConnected(5000));
+                s->write(httpRequest("POST", "/v1/completions", R"({"prompt":"Once upon a time","max_tokens":4})"));
+                s->flush();
+                sockets.push_back(std::move(s));
+            }
+            for (auto &s : sockets) {
+                Reply r;
+                QVERIFY(readReply(*s, &r, 60000));
+                QCOMPARE(r.status, 200);
+            }
+            QCOMPARE(server.stop(), 0);
+        }
     }
 
     void midStreamDisconnect()
