@@ -4,6 +4,7 @@
 // special-token parsing, BOS/EOS, end-of-generation ids and token bytes.
 // Expected values come from the vectors and from the files' own metadata.
 #include "gguf/gguf_reader.h"
+#include "gguf/gguf_writer.h"
 #include "test_support.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/pretokenizer.h"
@@ -15,6 +16,7 @@
 #include <QRandomGenerator>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -126,6 +128,36 @@ std::string spmSpaces(const std::string &text)
     return out;
 }
 
+// A copy of `file`'s metadata (no tensors) with the string `key` set to
+// `value`: the vocabulary of a real file under another pre-tokenizer.
+std::vector<uint8_t> withString(const gguf::GgufFile &file, std::string_view key, const std::string &value)
+{
+    gguf::GgufWriter w;
+    for (const gguf::KeyValue &kv : file.metadata()) {
+        const std::string name(kv.key);
+        const gguf::Value &v = kv.value;
+        if (kv.key == key) {
+            w.addString(name, value);
+        } else if (v.type == gguf::ValueType::VALUE_TYPE_STRING) {
+            w.addString(name, v.str);
+        } else if (v.type == gguf::ValueType::VALUE_TYPE_ARRAY) {
+            if (v.arrayType == gguf::ValueType::VALUE_TYPE_STRING)
+                w.addStringArray(name, std::vector<std::string>(v.arrayStrings.begin(), v.arrayStrings.end()));
+            else
+                w.addScalarArray(name, v.arrayType, v.arrayData, v.arrayCount);
+        } else {
+            // A scalar: its bytes as stored, after the key and the type.
+            const uint64_t start = kv.offset + 8 + kv.key.size() + 4;
+            const size_t size = gguf::valueTypeSize(v.type);
+            const uint8_t *p = file.fileData() + start;
+            w.addRaw(name, static_cast<uint32_t>(v.type), std::vector<uint8_t>(p, p + size));
+        }
+    }
+    if (!file.find(key))
+        w.addString(std::string(key), value);
+    return w.bytes();
+}
+
 } // namespace
 
 class TestTokenizer : public QObject {
@@ -146,6 +178,7 @@ private slots:
     void harmonyMarkup();
     void preSplits_data();
     void preSplits();
+    void qwen35Vocabulary();
     void tokenBytes();
     void cleanSpaces();
     void everyPreTokenizerCompiles();
@@ -505,6 +538,72 @@ void TestTokenizer::preSplits_data()
     const QByteArray symbol = "a+\xcc\x81" "b";
     QTest::newRow("qwen2/symbol-mark") << "qwen2" << symbol << QByteArrayList{"a", "+\xcc\x81", "b"};
     QTest::newRow("qwen35/symbol-mark") << "qwen35" << symbol << QByteArrayList{"a", "+\xcc\x81" "b"};
+    // Thai สวัสดี: ส ว (Lo) ั (U+0E31, Mn) ส ด (Lo) ี (U+0E35, Mn). Qwen 2:
+    // \p{L}+ takes "สว" and stops at the mark; the mark is the optional
+    // [^\r\n\p{L}\p{N}] lead of the next word "ัสด"; the last mark has no
+    // letter after it, so it is a symbol run of its own. Qwen 3.5:
+    // [\p{L}\p{M}]+ takes all six.
+    const QByteArray thai = "\xe0\xb8\xaa\xe0\xb8\xa7\xe0\xb8\xb1\xe0\xb8\xaa\xe0\xb8\x94\xe0\xb8\xb5";
+    QTest::newRow("qwen2/thai") << "qwen2" << thai
+                                << QByteArrayList{"\xe0\xb8\xaa\xe0\xb8\xa7", "\xe0\xb8\xb1\xe0\xb8\xaa\xe0\xb8\x94",
+                                                  "\xe0\xb8\xb5"};
+    QTest::newRow("qwen35/thai") << "qwen35" << thai << QByteArrayList{thai};
+    // Hindi है। : ह (Lo) ै (U+0948, Mn) । (U+0964, Po). Qwen 2: "ह", then the
+    // mark cannot lead a word (no letter follows) and starts a symbol run
+    // that takes the danda too. Qwen 3.5: the word "है", then the danda
+    // alone (a symbol run; marks never join one).
+    const QByteArray hai = "\xe0\xa4\xb9\xe0\xa5\x88\xe0\xa5\xa4";
+    QTest::newRow("qwen2/danda") << "qwen2" << hai << QByteArrayList{"\xe0\xa4\xb9", "\xe0\xa5\x88\xe0\xa5\xa4"};
+    QTest::newRow("qwen35/danda") << "qwen35" << hai << QByteArrayList{"\xe0\xa4\xb9\xe0\xa5\x88", "\xe0\xa5\xa4"};
+    // " ❤️ ok": ❤ (U+2764, So) and the variation selector U+FE0F (Mn). Qwen 2:
+    // " ?[^\s\p{L}\p{N}]+" takes " ❤️". Qwen 3.5: the symbol run stops at the
+    // mark (" ❤"); the mark has no letter after it, so it is a word of
+    // [\p{L}\p{M}]+ alone.
+    const QByteArray heart = " \xe2\x9d\xa4\xef\xb8\x8f ok";
+    QTest::newRow("qwen2/variation-selector") << "qwen2" << heart << QByteArrayList{" \xe2\x9d\xa4\xef\xb8\x8f", " ok"};
+    QTest::newRow("qwen35/variation-selector") << "qwen35" << heart
+                                               << QByteArrayList{" \xe2\x9d\xa4", "\xef\xb8\x8f", " ok"};
+    // An apostrophe before a mark is no contraction ('\u0301s). Qwen 2: "'"
+    // cannot lead a word (a mark follows, not a letter), so "'\u0301" is a
+    // symbol run and "s" a word. Qwen 3.5: "'" leads the word "\u0301s".
+    const QByteArray apostrophe = "'\xcc\x81s";
+    QTest::newRow("qwen2/apostrophe-mark") << "qwen2" << apostrophe << QByteArrayList{"'\xcc\x81", "s"};
+    QTest::newRow("qwen35/apostrophe-mark") << "qwen35" << apostrophe << QByteArrayList{apostrophe};
+    // A space before a mark: Qwen 2 makes " \u0301" a symbol run (the space
+    // cannot lead a word whose first character is a mark) and "y" a word;
+    // Qwen 3.5 one word " \u0301y".
+    const QByteArray spaceMark = "x \xcc\x81y";
+    QTest::newRow("qwen2/space-mark") << "qwen2" << spaceMark << QByteArrayList{"x", " \xcc\x81", "y"};
+    QTest::newRow("qwen35/space-mark") << "qwen35" << spaceMark << QByteArrayList{"x", " \xcc\x81y"};
+    // Stacked marks before punctuation (e + two acute accents + "!"): Qwen 2
+    // "e" and the symbol run "\u0301\u0301!"; Qwen 3.5 "e\u0301\u0301" and "!".
+    const QByteArray stacked = "e\xcc\x81\xcc\x81!";
+    QTest::newRow("qwen2/stacked-marks") << "qwen2" << stacked << QByteArrayList{"e", "\xcc\x81\xcc\x81!"};
+    QTest::newRow("qwen35/stacked-marks") << "qwen35" << stacked << QByteArrayList{"e\xcc\x81\xcc\x81", "!"};
+    // Line breaks between marked words: Qwen 2's symbol run "\u0301" takes
+    // the "\n\n" after it ([\r\n]*), and the second mark leads "\u0301b";
+    // Qwen 3.5 keeps "a\u0301", the line breaks are \s*[\r\n]+, then "\u0301b".
+    const QByteArray lines = "a\xcc\x81\n\n\xcc\x81" "b";
+    QTest::newRow("qwen2/newlines-marks") << "qwen2" << lines << QByteArrayList{"a", "\xcc\x81\n\n", "\xcc\x81" "b"};
+    QTest::newRow("qwen35/newlines-marks") << "qwen35" << lines << QByteArrayList{"a\xcc\x81", "\n\n", "\xcc\x81" "b"};
+    // Where they agree although different alternatives match: a contraction
+    // comes before the word alternatives, so "'s" is taken before its mark,
+    // and the mark alone at the end is a symbol run (Qwen 2) or a word
+    // (Qwen 3.5); a digit is never part of a word, so the enclosing mark
+    // U+20DD (Me) between digits stands alone; a mark at the start of the
+    // text leads (Qwen 2) or begins (Qwen 3.5) the word.
+    for (const char *pre : {"qwen2", "qwen35"}) {
+        QTest::newRow(qPrintable(QStringLiteral("%1/contraction-mark").arg(QLatin1String(pre))))
+            << pre << QByteArray("it's\xcc\x81") << QByteArrayList{"it", "'s", "\xcc\x81"};
+        QTest::newRow(qPrintable(QStringLiteral("%1/digit-mark").arg(QLatin1String(pre))))
+            << pre << QByteArray("1\xe2\x83\x9d" "2") << QByteArrayList{"1", "\xe2\x83\x9d", "2"};
+        QTest::newRow(qPrintable(QStringLiteral("%1/leading-mark").arg(QLatin1String(pre))))
+            << pre << QByteArray("\xcc\x81" "a b") << QByteArrayList{"\xcc\x81" "a", " b"};
+        // No marks: contractions in any case, single digits, "\r\n" as
+        // \s*[\r\n]+, the space before a digit as \s+ alone.
+        QTest::newRow(qPrintable(QStringLiteral("%1/plain").arg(QLatin1String(pre))))
+            << pre << QByteArray("I'M fine 123\r\n") << QByteArrayList{"I", "'M", " fine", " ", "1", "2", "3", "\r\n"};
+    }
     // What both share: contractions, single digits, symbol runs with their
     // line breaks, white space before a word kept apart.
     QTest::newRow("qwen35/common") << "qwen35" << QByteArray("I'LL pay 42!!\n\n  ok")
@@ -541,6 +640,75 @@ void TestTokenizer::preSplits()
     for (const auto w : got)
         gotList << QByteArray(w.data(), qsizetype(w.size()));
     QCOMPARE(gotList, words);
+}
+
+// A byte-level BPE file whose `pre` is "qwen35" loads and tokenizes with the
+// Qwen 3.5 split. Qwen 3.5's own vocabulary is not in ../shared, so this is
+// Qwen3's (pre "qwen2") written again with pre "qwen35": where the two
+// splits agree (no combining marks: 45 of the 51 texts) the ids must be the
+// reference's for Qwen3; where they differ, the ids must spell the text,
+// no token may cross a boundary of the Qwen 3.5 split, and in some texts a
+// token crosses one of the Qwen 2 split (so the other split is in use).
+void TestTokenizer::qwen35Vocabulary()
+{
+    BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer-2026/ggml-vocab-qwen3.gguf"));
+    auto original = gguf::GgufFile::open(vocabPath(QStringLiteral("qwen3")).toStdString());
+    QVERIFY2(original, original.message().c_str());
+    auto file = gguf::GgufFile::parse(
+        MappedFile::fromBytes(withString(*original.value(), "tokenizer.ggml.pre", "qwen35"), "qwen35-vocab.gguf"));
+    QVERIFY2(file, file.message().c_str());
+    auto loaded = Tokenizer::fromGguf(*file.value());
+    QVERIFY2(loaded, loaded.message().c_str());
+    const Tokenizer &tok = *loaded.value();
+    QCOMPARE(QString::fromStdString(tok.preName()), QStringLiteral("qwen35"));
+    QCOMPARE(tok.size(), load(QStringLiteral("qwen3"))->size());
+    QVERIFY(!tok.addBos());   // as Qwen 2: no BOS by default
+
+    auto qwen2 = PreTokenizer::create("qwen2");
+    auto qwen35 = PreTokenizer::create("qwen35");
+    QVERIFY(qwen2 && qwen35);
+    // Byte offsets where words of `splitter` end (the text's end included).
+    auto boundaries = [](const PreTokenizer &splitter, const std::string &text) {
+        std::vector<std::string_view> words;
+        splitter.split(text, words);
+        std::vector<size_t> ends;
+        size_t at = 0;
+        for (const auto w : words)
+            ends.push_back(at += w.size());
+        return ends;
+    };
+
+    const VectorFile vectors = readVectors(QStringLiteral("qwen3"));
+    QCOMPARE(int(vectors.texts.size()), 51);
+    DetokenizeOptions exact;
+    exact.cleanSpaces = false;
+    int agreeing = 0, differing = 0, crossing = 0;
+    for (size_t i = 0; i < vectors.texts.size(); ++i) {
+        const std::string &text = vectors.texts[i];
+        const std::vector<int32_t> ids = tok.tokenize(text, false, false);
+        const std::vector<size_t> ends35 = boundaries(*qwen35.value(), text);
+        const std::vector<size_t> ends2 = boundaries(*qwen2.value(), text);
+        if (ends35 == ends2) {
+            ++agreeing;
+            QVERIFY2(toList(ids) == toList(vectors.ids[i]), qPrintable(QStringLiteral("text %1").arg(i)));
+            continue;
+        }
+        ++differing;
+        QCOMPARE(bytes(tok.detokenize(ids, exact)), bytes(text));
+        std::vector<size_t> tokenEnds;
+        size_t at = 0;
+        for (const int32_t id : ids)
+            tokenEnds.push_back(at += tok.tokenBytes(id).size());
+        for (const size_t end : ends35)
+            QVERIFY2(std::binary_search(tokenEnds.begin(), tokenEnds.end(), end),
+                     qPrintable(QStringLiteral("text %1: a token crosses the word end at byte %2").arg(i).arg(end)));
+        crossing += std::any_of(ends2.begin(), ends2.end(), [&](size_t end) {
+            return !std::binary_search(tokenEnds.begin(), tokenEnds.end(), end);
+        });
+    }
+    QCOMPARE(agreeing, 45);
+    QCOMPARE(differing, 6);
+    QVERIFY(crossing > 0);
 }
 
 void TestTokenizer::tokenBytes()
