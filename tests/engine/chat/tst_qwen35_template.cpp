@@ -423,10 +423,10 @@ void TestQwen35Template::constructs()
     QCOMPARE(QString::fromStdString(*out), expected);
 }
 
-void TestQwen35Template::ownTemplate_data()
+// The conversations our template and Qwen3.5's render alike (ownTemplate and
+// realTemplate both check them).
+static void addRowsBothTemplatesRender()
 {
-    QTest::addColumn<QString>("conversation");
-    QTest::addColumn<QString>("expected");
     // A user turn, then the generation prompt opens <think> (enable_thinking
     // not given is not false).
     QTest::newRow("plain") << "plain" << "<|im_start|>user\nHello!<|im_end|>\n<|im_start|>assistant\n<think>\n";
@@ -454,6 +454,22 @@ void TestQwen35Template::ownTemplate_data()
         << "tool response is no query"
         << "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>\na\n</think>\n\nb<|im_end|>\n"
            "<|im_start|>user\n<tool_response>\nr\n</tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n";
+    // Empty content: the first call follows the think block directly, the
+    // second after "\n"; reasoning from reasoning_content; the flat call
+    // form works as the nested one.
+    QTest::newRow("two calls, empty content")
+        << "two calls, empty content"
+        << "<|im_start|>user\nTwo cities<|im_end|>\n<|im_start|>assistant\n<think>\nBoth.\n</think>\n\n<tool_call>\n<function=w>\n"
+           "<parameter=city>\nA\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=w>\n<parameter=city>\nB\n"
+           "</parameter>\n</function>\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n1\n</tool_response>\n"
+           "<tool_response>\n2\n</tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n";
+}
+
+void TestQwen35Template::ownTemplate_data()
+{
+    QTest::addColumn<QString>("conversation");
+    QTest::addColumn<QString>("expected");
+    addRowsBothTemplatesRender();
     // Tools first with the system text after them; the assistant turn after
     // the query keeps its reasoning; content then "\n\n" then the call; each
     // argument as a parameter (the list as JSON); the two tool responses in
@@ -465,15 +481,6 @@ void TestQwen35Template::ownTemplate_data()
            "<parameter=city>\nParis\n</parameter>\n<parameter=days>\n2\n</parameter>\n<parameter=units>\n[\"C\"]\n</parameter>\n"
            "</function>\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n21\n</tool_response>\n<tool_response>\nsunny\n"
            "</tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n";
-    // Empty content: the first call follows the think block directly, the
-    // second after "\n"; reasoning from reasoning_content; the flat call
-    // form works as the nested one.
-    QTest::newRow("two calls, empty content")
-        << "two calls, empty content"
-        << "<|im_start|>user\nTwo cities<|im_end|>\n<|im_start|>assistant\n<think>\nBoth.\n</think>\n\n<tool_call>\n<function=w>\n"
-           "<parameter=city>\nA\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=w>\n<parameter=city>\nB\n"
-           "</parameter>\n</function>\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n1\n</tool_response>\n"
-           "<tool_response>\n2\n</tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n";
     // Content as parts (ChatMessage::extraJson's "content" wins over the
     // empty string).
     QTest::newRow("content parts") << "content parts"
@@ -592,22 +599,7 @@ void TestQwen35Template::realTemplate_data()
     // <|vision_start|><|image_pad|><|vision_end|> (no "Picture N: " without
     // add_vision_id), and the tools header is "# Tools" with a long fixed
     // instruction text (elided here as [...]) before "</IMPORTANT>".
-    QTest::newRow("plain") << "plain" << "<|im_start|>user\nHello!<|im_end|>\n<|im_start|>assistant\n<think>\n";
-    QTest::newRow("system, thinking off")
-        << "system, thinking off"
-        << "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n";
-    QTest::newRow("thinking on") << "thinking on" << "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n";
-    QTest::newRow("earlier reasoning dropped")
-        << "earlier reasoning dropped"
-        << "<|im_start|>user\n2+2?<|im_end|>\n<|im_start|>assistant\n4<|im_end|>\n<|im_start|>user\nTimes 3?<|im_end|>\n"
-           "<|im_start|>assistant\n12<|im_end|>\n<|im_start|>user\nThanks<|im_end|>\n<|im_start|>assistant\n<think>\n";
-    QTest::newRow("last reasoning kept") << "last reasoning kept"
-                                         << "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\nGreet.\n</think>\n\nHello!"
-                                            "<|im_end|>\n";
-    QTest::newRow("tool response is no query")
-        << "tool response is no query"
-        << "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>\na\n</think>\n\nb<|im_end|>\n"
-           "<|im_start|>user\n<tool_response>\nr\n</tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n";
+    addRowsBothTemplatesRender();
     QTest::newRow("tool calls")
         << "tool calls"
         << "<|im_start|>system\n# Tools\n\nYou have access to the following functions:\n\n<tools>\n{\"name\": \"get_weather\"}\n"
@@ -617,12 +609,6 @@ void TestQwen35Template::realTemplate_data()
            "<parameter=city>\nParis\n</parameter>\n<parameter=days>\n2\n</parameter>\n<parameter=units>\n[\"C\"]\n</parameter>\n"
            "</function>\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n21\n</tool_response>\n<tool_response>\nsunny\n"
            "</tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n";
-    QTest::newRow("two calls, empty content")
-        << "two calls, empty content"
-        << "<|im_start|>user\nTwo cities<|im_end|>\n<|im_start|>assistant\n<think>\nBoth.\n</think>\n\n<tool_call>\n<function=w>\n"
-           "<parameter=city>\nA\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=w>\n<parameter=city>\nB\n"
-           "</parameter>\n</function>\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n1\n</tool_response>\n"
-           "<tool_response>\n2\n</tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n";
     QTest::newRow("content parts")
         << "content parts"
         << "<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>What is it?<|im_end|>\n<|im_start|>assistant\n<think>\n";

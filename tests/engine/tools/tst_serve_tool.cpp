@@ -52,6 +52,22 @@ class TestServeTool : public QObject {
     static int curlStatus(const QByteArray &out) { return out.mid(out.lastIndexOf('\n') + 1).toInt(); }
     static QByteArray curlBody(const QByteArray &out) { return out.left(out.lastIndexOf('\n')); }
 
+    // n connections to `port`, each with one POST /v1/completions of `body` sent.
+    static std::vector<std::unique_ptr<QTcpSocket>> sendCompletions(int port, int n, const QByteArray &body)
+    {
+        std::vector<std::unique_ptr<QTcpSocket>> sockets;
+        for (int i = 0; i < n; ++i) {
+            auto s = std::make_unique<QTcpSocket>();
+            s->connectToHost(QStringLiteral("127.0.0.1"), static_cast<quint16>(port));
+            if (!s->waitForConnected(5000))
+                return {};
+            s->write(httpRequest("POST", "/v1/completions", body));
+            s->flush();
+            sockets.push_back(std::move(s));
+        }
+        return sockets;
+    }
+
     bool healthy()
     {
         return httpExchange(httpRequest("GET", "/health"), m_server->port()).status == 200;
@@ -230,15 +246,8 @@ private slots:
         ServeProcess small(sharedPath(QString::fromLatin1(kModel)),
                            {"--parallel", "1", "--max-queued", "1", "-t", "1", "-c", "512"});
         QVERIFY2(small.ok(), qPrintable(small.error()));
-        std::vector<std::unique_ptr<QTcpSocket>> sockets;
-        for (int i = 0; i < 6; ++i) {
-            auto s = std::make_unique<QTcpSocket>();
-            s->connectToHost(QStringLiteral("127.0.0.1"), static_cast<quint16>(small.port()));
-            QVERIFY(s->waitForConnected(5000));
-            s->write(httpRequest("POST", "/v1/completions", R"({"prompt":"Once upon a time","max_tokens":400})"));
-            s->flush();
-            sockets.push_back(std::move(s));
-        }
+        const auto sockets = sendCompletions(small.port(), 6, R"({"prompt":"Once upon a time","max_tokens":400})");
+        QCOMPARE(sockets.size(), size_t(6));
         int ok = 0, busy = 0;
         for (auto &s : sockets) {
             Reply r;
@@ -267,15 +276,8 @@ private slots:
             ServeProcess server(sharedPath(QString::fromLatin1(kModel)),
                                 {"--parallel", "3", "-t", "1", "-c", "256"});
             QVERIFY2(server.ok(), qPrintable(server.error()));
-            std::vector<std::unique_ptr<QTcpSocket>> sockets;
-            for (int i = 0; i < 3; ++i) {
-                auto s = std::make_unique<QTcpSocket>();
-                s->connectToHost(QStringLiteral("127.0.0.1"), static_cast<quint16>(server.port()));
-                QVERIFY(s->waitForConnected(5000));
-                s->write(httpRequest("POST", "/v1/completions", R"({"prompt":"Once upon a time","max_tokens":4})"));
-                s->flush();
-                sockets.push_back(std::move(s));
-            }
+            const auto sockets = sendCompletions(server.port(), 3, R"({"prompt":"Once upon a time","max_tokens":4})");
+            QCOMPARE(sockets.size(), size_t(3));
             for (auto &s : sockets) {
                 Reply r;
                 QVERIFY(readReply(*s, &r, 60000));

@@ -91,16 +91,19 @@ void deltaNetChunk(float *M, const float *q, const float *k, int64_t qkStride, c
             A[t * L + s] = kk;
             QK[t * L + s] = qk;
         }
-    // w_t = S0^T k_t: row j of M is state(., j).
-    for (int j = 0; j < S; ++j) {
-        const float *row = M + static_cast<int64_t>(j) * S;
-        for (int t = 0; t < n; ++t) {
-            float dot = 0.0f;
-            for (int i = 0; i < S; ++i)
-                dot += row[i] * kt(t)[i];
-            w[static_cast<int64_t>(t) * S + j] = dot;
+    // w_t = S0^T x_t for the chunk's keys, later its queries: row j of M is state(., j).
+    const auto stateTimes = [&](const auto &xt) {
+        for (int j = 0; j < S; ++j) {
+            const float *row = M + static_cast<int64_t>(j) * S;
+            for (int t = 0; t < n; ++t) {
+                float dot = 0.0f;
+                for (int i = 0; i < S; ++i)
+                    dot += row[i] * xt(t)[i];
+                w[static_cast<int64_t>(t) * S + j] = dot;
+            }
         }
-    }
+    };
+    stateTimes(kt);
     // The triangular solve, token by token.
     for (int t = 0; t < n; ++t) {
         const float b = beta[t * gStride], gt = std::exp(G[t]);
@@ -116,15 +119,7 @@ void deltaNetChunk(float *M, const float *q, const float *k, int64_t qkStride, c
         }
     }
     // Outputs: w_t = S0^T q_t, then the chunk's own contributions.
-    for (int j = 0; j < S; ++j) {
-        const float *row = M + static_cast<int64_t>(j) * S;
-        for (int t = 0; t < n; ++t) {
-            float dot = 0.0f;
-            for (int i = 0; i < S; ++i)
-                dot += row[i] * qt(t)[i];
-            w[static_cast<int64_t>(t) * S + j] = dot;
-        }
-    }
+    stateTimes(qt);
     for (int t = 0; t < n; ++t) {
         float *ot = out + t * outStride;
         const float gt = std::exp(G[t]);

@@ -89,11 +89,14 @@ void deltaNetChunkW(float *M, const float *q, const float *k, int64_t qkStride, 
             A[t * L + s] = dotW<V>(kt(t), kt(s), S);
             QK[t * L + s] = dotW<V>(qt(t), kt(s), S);
         }
-    for (int j = 0; j < S; ++j) {
-        const float *row = M + static_cast<int64_t>(j) * S;
-        for (int t = 0; t < n; ++t)
-            w[static_cast<int64_t>(t) * S + j] = dotW<V>(row, kt(t), S);
-    }
+    const auto stateTimes = [&](const auto &xt) {   // w_t = S0^T x_t
+        for (int j = 0; j < S; ++j) {
+            const float *row = M + static_cast<int64_t>(j) * S;
+            for (int t = 0; t < n; ++t)
+                w[static_cast<int64_t>(t) * S + j] = dotW<V>(row, xt(t), S);
+        }
+    };
+    stateTimes(kt);
     for (int t = 0; t < n; ++t) {
         const float b = beta[t * gStride], gt = std::exp(G[t]);
         float *dt = d + static_cast<int64_t>(t) * S;
@@ -104,11 +107,7 @@ void deltaNetChunkW(float *M, const float *q, const float *k, int64_t qkStride, 
         for (int s = 0; s < t; ++s)
             axpyW<V>(dt, -(b * std::exp(G[t] - G[s]) * A[t * L + s]), d + static_cast<int64_t>(s) * S, S);
     }
-    for (int j = 0; j < S; ++j) {
-        const float *row = M + static_cast<int64_t>(j) * S;
-        for (int t = 0; t < n; ++t)
-            w[static_cast<int64_t>(t) * S + j] = dotW<V>(row, qt(t), S);
-    }
+    stateTimes(qt);
     const typename V::R vscale = V::set1(scale);
     for (int t = 0; t < n; ++t) {
         float *ot = out + t * outStride;
