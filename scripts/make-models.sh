@@ -2,14 +2,16 @@
 # Writes the benchmark models (docs/benchmarks.md) with burrow-cli synth:
 #   llama-1.1b and llama-3b (random weights in Llama shapes) in Q4_K_M, Q5_K_M,
 #   Q6_K, Q8_0, Q4_0 and IQ4_XS; qwen3moe-1b (64 experts, 8 active) and
-#   dense-for-qwen3moe-1b (a dense qwen3 of its active size) in Q4_K_M.
+#   dense-for-qwen3moe-1b (a dense qwen3 of its active size) in Q4_K_M;
+#   qwen35-1b (Gated DeltaNet beside attention) and its all-recurrent and
+#   all-attention twins in Q4_K_M.
 # Usage: scripts/make-models.sh [DIR]          (default: build/models)
 # Environment: BURROW_CLI (default build/release/engine/tools/burrow-cli),
 #   BURROW_JOBS (threads, default: all), BURROW_MODELS (a space-separated
 #   subset of the names below, e.g. "llama-1.1b-Q4_K_M qwen3moe-1b-Q4_K_M").
 # Idempotent: a file that exists with the size burrow-cli synth --dry-run
 # gives for it is kept; anything else (missing, partial, another size) is
-# written again. About 19 GB in all; not run by CI. Prints each file, its size
+# written again. About 21 GB in all; not run by CI. Prints each file, its size
 # and the time it took (wall clock, and CPU time over all threads).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +35,9 @@ for preset in llama-1.1b llama-3b; do
 done
 models+=("qwen3moe-1b-Q4_K_M qwen3moe-1b Q4_K_M")
 models+=("dense-for-qwen3moe-1b-Q4_K_M dense-for-qwen3moe-1b Q4_K_M")
+for preset in qwen35-1b qwen35-1b-recurrent qwen35-1b-attention; do
+    models+=("$preset-Q4_K_M $preset Q4_K_M")
+done
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 

@@ -34,7 +34,7 @@ void printHelp(FILE *out)
                  "options:\n"
                  "  --preset NAME        start from a named shape (below); later options change it\n"
                  "  --arch ARCH          architecture: llama, qwen2, phi3, gemma2, qwen3, qwen3moe,\n"
-                 "                       gemma3, gpt-oss (required without --preset)\n"
+                 "                       gemma3, gpt-oss, qwen35, qwen35moe (required without --preset)\n"
                  "  --embd N             embedding length\n"
                  "  --layers N           layers\n"
                  "  --heads N            attention heads\n"
@@ -44,6 +44,12 @@ void printHelp(FILE *out)
                  "  --experts N          experts per layer (qwen3moe, gpt-oss)\n"
                  "  --experts-used N     experts each token runs\n"
                  "  --expert-ffn N       feed-forward length of one expert\n"
+                 "  --shared-expert-ffn N  feed-forward length of the shared expert (qwen35moe)\n"
+                 "  --ssm-state N        Gated DeltaNet head size (qwen35, qwen35moe)\n"
+                 "  --ssm-key-heads N    Gated DeltaNet key heads\n"
+                 "  --ssm-value-heads N  Gated DeltaNet value heads (a multiple of the key heads)\n"
+                 "  --attention-interval N  every Nth layer is attention, the others DeltaNet\n"
+                 "                       (default 4; 1: all attention; more than the layers: none)\n"
                  "  --vocab N            vocabulary size (>= 8; >= 259 adds byte-fallback tokens)\n"
                  "  --ctx N              trained context length\n"
                  "  --sliding-window N   sliding-window size (gemma2, gemma3, gpt-oss)\n"
@@ -94,6 +100,11 @@ constexpr ShapeOption kShapeOptions[] = {
     {"--experts", &SyntheticShape::nExpert},
     {"--experts-used", &SyntheticShape::nExpertUsed},
     {"--expert-ffn", &SyntheticShape::nFfExp},
+    {"--shared-expert-ffn", &SyntheticShape::nFfShexp},
+    {"--ssm-state", &SyntheticShape::ssmStateSize},
+    {"--ssm-key-heads", &SyntheticShape::ssmGroups},
+    {"--ssm-value-heads", &SyntheticShape::ssmHeads},
+    {"--attention-interval", &SyntheticShape::attentionInterval},
     {"--vocab", &SyntheticShape::nVocab},
     {"--ctx", &SyntheticShape::nCtx},
     {"--sliding-window", &SyntheticShape::slidingWindow},

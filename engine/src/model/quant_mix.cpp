@@ -97,7 +97,7 @@ QuantMix::QuantMix(const QuantFileType &fileType, const QuantMixModel &model) : 
 bool QuantMix::isQuantizable(std::string_view name, uint32_t nDims)
 {
     return endsWith(name, "weight") && nDims >= 2 && !contains(name, "_norm.weight") &&
-           !contains(name, "ffn_gate_inp.weight") && name != "position_embd.weight" &&
+           !contains(name, "ffn_gate_inp.weight") && !contains(name, "ssm_conv1d") && name != "position_embd.weight" &&
            name != "token_types.weight" && !contains(name, "attn_rel_b.weight");
 }
 

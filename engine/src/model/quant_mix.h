@@ -7,8 +7,9 @@
 // Rules for the file types offered here (n = block_count, i = the layer,
 // X = expert_count, gqa = head_count / head_count_kv):
 //   - Only 2-D and 3-D (expert) tensors whose name ends in "weight" and not
-//     in "_norm.weight" or "ffn_gate_inp.weight" (the router) are quantized;
-//     1-D tensors (norms, biases, rope_freqs) are copied unchanged.
+//     in "_norm.weight" or "ffn_gate_inp.weight" (the router), and not the
+//     DeltaNet convolution ssm_conv1d, are quantized; 1-D tensors (norms,
+//     biases, rope_freqs) are copied unchanged.
 //   - F32, F16, BF16: every quantized tensor gets that type (no mix).
 //   - output.weight (or token_embd.weight when the model has no output, as
 //     the embeddings are then the output): Q8_0 when ne[0] is not a multiple

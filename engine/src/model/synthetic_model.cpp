@@ -32,6 +32,8 @@ struct ArchRules {
     bool writeHeadDims;        // key_length / value_length always written (as real files do)
     float rmsEps;
     float ropeBase;
+    bool hybrid = false;       // qwen35*: Gated DeltaNet layers, gated attention (attn_q 2x), IMROPE sections
+    bool sharedExpert = false; // qwen35moe: ffn_*_shexp beside the experts
 };
 
 constexpr ArchRules kRules[] = {
@@ -44,6 +46,8 @@ constexpr ArchRules kRules[] = {
     {"qwen3moe", true,  true,  false, false, false, false, false, false, false, 0, true,  1e-6f, 1000000.0f},
     {"gemma3",   false, true,  true,  false, false, false, false, false, false, 2, true,  1e-6f, 1000000.0f},
     {"gpt-oss",  true,  false, false, false, false, true,  true,  false, true,  1, true,  1e-5f, 150000.0f},
+    {"qwen35",   false, true,  false, false, false, false, false, false, false, 0, true,  1e-6f, 10000000.0f, true},
+    {"qwen35moe", true, true,  false, false, false, false, false, false, false, 0, true,  1e-6f, 10000000.0f, true, true},
 };
 
 const ArchRules *rulesFor(const std::string &arch)
@@ -57,6 +61,17 @@ const ArchRules *rulesFor(const std::string &arch)
 uint32_t headDimOf(const SyntheticShape &s) { return s.headDim != 0 ? s.headDim : s.nEmbd / std::max(1u, s.nHead); }
 
 bool hasOutput(const ArchRules &r, const SyntheticShape &s) { return r.outputAlways || (!r.outputNever && !s.tiedOutput); }
+
+uint32_t attentionIntervalOf(const SyntheticShape &s) { return s.attentionInterval != 0 ? s.attentionInterval : 4; }
+
+// qwen35*: layer il is a Gated DeltaNet layer (as model/arch_qwen35.cpp reads the interval).
+bool recurrentLayer(const ArchRules &r, const SyntheticShape &s, uint32_t il)
+{
+    return r.hybrid && (il + 1) % attentionIntervalOf(s) != 0;
+}
+
+// qwen35*: rotated dims per head (a quarter, as Qwen3.5's 64 of 256), at least one pair.
+uint32_t hybridRopeDims(uint32_t headDim) { return std::max(2u, headDim / 4 / 2 * 2); }
 
 Status range(const char *field, uint64_t value, uint64_t lo, uint64_t hi)
 {
@@ -127,11 +142,12 @@ private:
 };
 
 constexpr float kSigma = 0.02f;
+constexpr int64_t kSsmConvKernel = 4;   // ssm.conv_kernel, as every Qwen3.5
 
 // n values: base + kSigma * N(0, 1), four deviates per 64 random bits.
 void fillRow(float *out, int64_t n, SyntheticTensor::Fill fill, RowRng &rng)
 {
-    const float base = fill == SyntheticTensor::Fill::FILL_NORM ? 1.0f : 0.0f;
+    const float base = fill == SyntheticTensor::Fill::FILL_NORM ? 1.0f : fill == SyntheticTensor::Fill::FILL_DECAY ? -1.0f : 0.0f;
     const float *table = normalTable().data();
     for (int64_t i = 0; i < n; i += 4) {
         uint64_t z = rng.next();
@@ -207,10 +223,27 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
     add("output_norm.weight", {E}, Fill::FILL_NORM);
     if (hasOutput(r, s))
         add("output.weight", {E, V});
+    const int64_t SS = s.ssmStateSize, SK = int64_t(s.ssmGroups) * SS, SV = int64_t(s.ssmHeads) * SS, SH = s.ssmHeads;
     for (uint32_t l = 0; l < s.nLayer; ++l) {
         const std::string b = "blk." + std::to_string(l) + ".";
         add(b + "attn_norm.weight", {E}, Fill::FILL_NORM);
-        if (r.fusedQkv) {
+        if (recurrentLayer(r, s, l)) {
+            // Gated DeltaNet: q|k|v into a 4-tap convolution, the gate, the
+            // decay (ssm_a, ssm_alpha, ssm_dt.bias) and step (ssm_beta) terms.
+            add(b + "attn_qkv.weight", {E, 2 * SK + SV});
+            add(b + "attn_gate.weight", {E, SV});
+            add(b + "ssm_conv1d.weight", {kSsmConvKernel, 2 * SK + SV});
+            add(b + "ssm_dt.bias", {SH});
+            add(b + "ssm_a", {SH}, Fill::FILL_DECAY);
+            add(b + "ssm_beta.weight", {E, SH});
+            add(b + "ssm_alpha.weight", {E, SH});
+            add(b + "ssm_norm.weight", {SS}, Fill::FILL_NORM);
+            add(b + "ssm_out.weight", {SV, E});
+        } else if (r.hybrid) {
+            add(b + "attn_q.weight", {E, 2 * Q});   // query and gate per head
+            add(b + "attn_k.weight", {E, KV});
+            add(b + "attn_v.weight", {E, KV});
+        } else if (r.fusedQkv) {
             add(b + "attn_qkv.weight", {E, Q + 2 * KV});
         } else {
             add(b + "attn_q.weight", {E, Q});
@@ -222,16 +255,17 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
             add(b + "attn_k.bias", {KV});
             add(b + "attn_v.bias", {KV});
         }
-        add(b + "attn_output.weight", {Q, E});
+        if (!recurrentLayer(r, s, l))
+            add(b + "attn_output.weight", {Q, E});
         if (r.gptOss) {
             add(b + "attn_output.bias", {E});
             add(b + "attn_sinks.weight", {static_cast<int64_t>(s.nHead)});
         }
-        if (r.qkNorm) {
+        if (r.qkNorm && !recurrentLayer(r, s, l)) {
             add(b + "attn_q_norm.weight", {Dh}, Fill::FILL_NORM);
             add(b + "attn_k_norm.weight", {Dh}, Fill::FILL_NORM);
         }
-        add(b + (r.gptOss ? "post_attention_norm.weight" : "ffn_norm.weight"), {E}, Fill::FILL_NORM);
+        add(b + (r.gptOss || r.hybrid ? "post_attention_norm.weight" : "ffn_norm.weight"), {E}, Fill::FILL_NORM);
         if (r.moe) {
             add(b + "ffn_gate_inp.weight", {E, X});
             add(b + "ffn_gate_exps.weight", {E, FE, X});
@@ -242,6 +276,13 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
                 add(b + "ffn_gate_exps.bias", {FE, X});
                 add(b + "ffn_up_exps.bias", {FE, X});
                 add(b + "ffn_down_exps.bias", {E, X});
+            }
+            if (r.sharedExpert) {
+                const int64_t FS = s.nFfShexp;
+                add(b + "ffn_gate_inp_shexp.weight", {E});   // one gate row: sigmoid(w . h)
+                add(b + "ffn_gate_shexp.weight", {E, FS});
+                add(b + "ffn_up_shexp.weight", {E, FS});
+                add(b + "ffn_down_shexp.weight", {FS, E});
             }
         } else if (r.fusedGateUp) {
             add(b + "ffn_up.weight", {E, 2 * F});
@@ -346,6 +387,29 @@ Status checkSyntheticSpec(const SyntheticSpec &spec)
     } else if (s.nExpert != 0 || s.nExpertUsed != 0 || s.nFfExp != 0) {
         return Status::error(spec.arch + " has no experts (expert count, active experts and expert FFN length must be 0)");
     }
+    if (r->sharedExpert) {
+        if (Status st = range("shared expert FFN length", s.nFfShexp, 1, 1u << 20); !st)
+            return st;
+    } else if (s.nFfShexp != 0) {
+        return Status::error(spec.arch + " has no shared expert (shared expert FFN length must be 0)");
+    }
+    if (r->hybrid) {
+        if (Status st = range("DeltaNet state size", s.ssmStateSize, 1, 1024); !st)
+            return st;
+        if (Status st = range("DeltaNet key head count", s.ssmGroups, 1, 1024); !st)
+            return st;
+        if (Status st = range("DeltaNet value head count", s.ssmHeads, 1, 1024); !st)
+            return st;
+        if (s.ssmHeads % s.ssmGroups != 0)
+            return Status::error("DeltaNet value head count " + std::to_string(s.ssmHeads) +
+                                 " is not a multiple of the key head count " + std::to_string(s.ssmGroups));
+        if (Status st = range("attention interval", s.attentionInterval, 0, 1024); !st)
+            return st;
+        if (dh < 8)
+            return Status::error("head size is " + std::to_string(dh) + ", expected 8 or more (a quarter is rotated)");
+    } else if (s.ssmStateSize != 0 || s.ssmGroups != 0 || s.ssmHeads != 0 || s.attentionInterval != 0) {
+        return Status::error(spec.arch + " has no recurrent layers (DeltaNet sizes and attention interval must be 0)");
+    }
     if (r->sliding == 1 && s.slidingWindow == 0)
         return Status::error(spec.arch + " needs a sliding window (> 0)");
     if (r->sliding == 0 && (s.slidingWindow != 0 || s.slidingPattern != 0))
@@ -435,6 +499,14 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
     // Metadata.
     gguf::GgufWriter &w = out.metadata();
     std::map<std::string, uint32_t> overrides = spec.u32Keys;
+    std::map<std::string, std::vector<int32_t>> arrayOverrides = spec.i32ArrayKeys;
+    const auto i32Array = [&](const std::string &key, std::vector<int32_t> values) {
+        if (auto it = arrayOverrides.find(key); it != arrayOverrides.end()) {
+            values = it->second;
+            arrayOverrides.erase(it);
+        }
+        w.addArray(key, ValueType::VALUE_TYPE_I32, values);
+    };
     const auto u32 = [&](const std::string &key, uint32_t value) {
         if (auto it = overrides.find(key); it != overrides.end()) {
             value = it->second;
@@ -458,8 +530,19 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
         u32(p + "attention.value_length", dh);
     }
     w.addF32(p + "attention.layer_norm_rms_epsilon", r.rmsEps);
-    u32(p + "rope.dimension_count", dh);
+    u32(p + "rope.dimension_count", r.hybrid ? hybridRopeDims(dh) : dh);
     w.addF32(p + "rope.freq_base", s.ropeFreqBase > 0.0f ? s.ropeFreqBase : r.ropeBase);
+    if (r.hybrid) {
+        // The rotated pairs over the text sections, as Qwen3.5's [11, 11, 10, 0] of 32.
+        const int32_t pairs = static_cast<int32_t>(hybridRopeDims(dh) / 2);
+        i32Array(p + "rope.dimension_sections", {(pairs + 2) / 3, (pairs + 1) / 3, pairs / 3, 0});
+        u32(p + "full_attention_interval", attentionIntervalOf(s));
+        u32(p + "ssm.conv_kernel", static_cast<uint32_t>(kSsmConvKernel));
+        u32(p + "ssm.state_size", s.ssmStateSize);
+        u32(p + "ssm.group_count", s.ssmGroups);
+        u32(p + "ssm.time_step_rank", s.ssmHeads);
+        u32(p + "ssm.inner_size", s.ssmHeads * s.ssmStateSize);
+    }
     if (spec.arch == "gemma2") {
         w.addF32(p + "attn_logit_softcapping", 50.0f);
         w.addF32(p + "final_logit_softcapping", 30.0f);
@@ -485,6 +568,8 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
         u32(p + "expert_count", s.nExpert);
         u32(p + "expert_used_count", s.nExpertUsed);
         u32(p + "expert_feed_forward_length", s.nFfExp);
+        if (r.sharedExpert)
+            u32(p + "expert_shared_feed_forward_length", s.nFfShexp);
     }
     const Vocab vocab = buildVocab(s.nVocab);
     w.addString("tokenizer.ggml.model", "llama");
@@ -498,6 +583,8 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
     u32("general.file_type", ft.id);
     for (const auto &[key, value] : overrides)   // the ones not among the standard keys
         w.addU32(key, value);
+    for (const auto &[key, values] : arrayOverrides)
+        w.addArray(key, ValueType::VALUE_TYPE_I32, values);
 
     // Tensor infos, then data.
     summary = {};

@@ -6,7 +6,9 @@
 // What a file holds:
 //   - the metadata the architecture reads (model/arch_*.cpp): sizes, head
 //     counts and head size, RMS epsilon, RoPE base, experts, sliding window,
-//     softcaps (gemma2), YaRN (gpt-oss), general.file_type and
+//     softcaps (gemma2), YaRN (gpt-oss), the Gated DeltaNet sizes, the
+//     attention interval and RoPE sections (qwen35, qwen35moe: a quarter of
+//     each head rotated, as Qwen3.5), general.file_type and
 //     general.quantization_version;
 //   - an SPM vocabulary of nVocab tokens: <unk>, <s>, </s>, then (when
 //     nVocab >= 259) the 256 byte-fallback tokens <0x00>..<0xFF>, then
@@ -14,7 +16,9 @@
 //   - every tensor the architecture needs (model/weights.cpp), and no other,
 //     in the order llama-quantize writes them (QuantMix::sortTensorNames):
 //     matrices, biases, attention sinks and the router drawn from N(0, 0.02),
-//     norm weights 1 + N(0, 0.02) (gemma's stored "1 + w" too);
+//     norm weights 1 + N(0, 0.02) (gemma's stored "1 + w" too), the
+//     DeltaNet decay ssm_a -1 + N(0, 0.02) (negative, as -exp(A_log) is in
+//     a real file, so the state decays instead of growing);
 //   - each tensor's type from the file type's mix (model/quant_mix.h), as
 //     llama-quantize would give it, quantized with the engine's reference
 //     quantizers; 1-D tensors, the router and bias tables stay F32.
@@ -56,6 +60,13 @@ struct SyntheticShape {
     uint32_t nExpert = 0;          // qwen3moe, gpt-oss: experts per layer
     uint32_t nExpertUsed = 0;      // experts each token runs
     uint32_t nFfExp = 0;           // rows of one expert's gate/up
+    uint32_t nFfShexp = 0;         // qwen35moe: rows of the shared expert's gate/up
+    // qwen35, qwen35moe (Gated DeltaNet layers beside gated attention):
+    uint32_t ssmStateSize = 0;     // ssm.state_size: key and value head size of the delta rule
+    uint32_t ssmGroups = 0;        // ssm.group_count: key heads
+    uint32_t ssmHeads = 0;         // ssm.time_step_rank: value heads (a multiple of ssmGroups)
+    uint32_t attentionInterval = 0;   // full_attention_interval: layer il is attention when (il + 1) % it == 0;
+                                      // 0: 4. 1: every layer attention; > nLayer: none
     uint32_t nVocab = 512;         // tokens (>= 8; >= 259 adds the byte-fallback tokens)
     uint32_t nCtx = 2048;          // {arch}.context_length
     uint32_t slidingWindow = 0;    // gemma2, gemma3, gpt-oss: {arch}.attention.sliding_window (gemma3: 0 = none)
@@ -74,7 +85,8 @@ struct SyntheticTensorReport {
 };
 
 struct SyntheticSpec {
-    std::string arch = "llama";    // general.architecture: llama, qwen2, phi3, gemma2, qwen3, qwen3moe, gemma3, gpt-oss
+    std::string arch = "llama";    // general.architecture: llama, qwen2, phi3, gemma2, qwen3, qwen3moe, gemma3, gpt-oss,
+                                   // qwen35, qwen35moe
     SyntheticShape shape;
     std::string fileType = "F32";  // a quantFileTypes() name: F32, F16, Q8_0, Q4_K_M, IQ4_XS, ...
     uint64_t seed = 1;
@@ -87,6 +99,8 @@ struct SyntheticSpec {
     // u32 metadata: a key the generator writes as u32 gets this value instead;
     // any other key is added after the standard ones.
     std::map<std::string, uint32_t> u32Keys;
+    // i32 array metadata (e.g. qwen35.rope.dimension_sections), likewise.
+    std::map<std::string, std::vector<int32_t>> i32ArrayKeys;
     std::vector<std::string> lastTensors;         // moved to the end of the file, in this order
 
     std::function<void(const SyntheticTensorReport &)> onTensor;   // after each tensor is written
@@ -96,7 +110,8 @@ struct SyntheticSpec {
 struct SyntheticTensor {
     std::string name;
     std::vector<int64_t> dims;     // ne[0] (row length) first
-    enum class Fill : uint32_t { FILL_WEIGHT, FILL_NORM } fill = Fill::FILL_WEIGHT;
+    // FILL_WEIGHT N(0, 0.02), FILL_NORM 1 + N(0, 0.02), FILL_DECAY -1 + N(0, 0.02).
+    enum class Fill : uint32_t { FILL_WEIGHT, FILL_NORM, FILL_DECAY } fill = Fill::FILL_WEIGHT;
 };
 
 struct SyntheticSummary {

@@ -45,6 +45,23 @@ SyntheticShape tied(SyntheticShape s)
     return s;
 }
 
+// qwen35*: Gated DeltaNet heads (state size, key heads, value heads) and the attention interval.
+SyntheticShape withDeltaNet(SyntheticShape s, uint32_t state, uint32_t keyHeads, uint32_t valueHeads,
+                            uint32_t interval = 0)
+{
+    s.ssmStateSize = state;
+    s.ssmGroups = keyHeads;
+    s.ssmHeads = valueHeads;
+    s.attentionInterval = interval;
+    return s;
+}
+
+SyntheticShape withSharedExpert(SyntheticShape s, uint32_t ff)
+{
+    s.nFfShexp = ff;
+    return s;
+}
+
 SyntheticShape withBase(SyntheticShape s, float base)
 {
     s.ropeFreqBase = base;
@@ -65,6 +82,13 @@ const std::vector<SyntheticPreset> &syntheticPresets()
          "1024 embd, 9 layers, 16/4 heads of 128, 64 experts of 512 (8 active), vocab 32000 (1.02 B, 0.23 B active)"},
         {"dense-for-qwen3moe-1b", "qwen3", shape(1024, 9, 16, 4, 128, 4096, 32000, 32768),
          "qwen3 with qwen3moe-1b's active size: its attention, one FFN of 4096 = 8 x 512 (0.23 B)"},
+        {"qwen35-1b", "qwen35", withDeltaNet(tied(shape(1536, 24, 8, 2, 256, 6144, 32000, 32768)), 128, 16, 16),
+         "Qwen3.5 shape: 1536 embd, 24 layers (3 of 4 Gated DeltaNet, 16 heads of 128), 8/2 heads of 256, FFN 6144, "
+         "vocab 32000, tied (1.08 B)"},
+        {"qwen35-1b-recurrent", "qwen35", withDeltaNet(tied(shape(1536, 24, 8, 2, 256, 6144, 32000, 32768)), 128, 16, 16, 25),
+         "qwen35-1b with every layer Gated DeltaNet (per-layer comparison)"},
+        {"qwen35-1b-attention", "qwen35", withDeltaNet(tied(shape(1536, 24, 8, 2, 256, 6144, 32000, 32768)), 128, 16, 16, 1),
+         "qwen35-1b with every layer gated attention (per-layer comparison)"},
         // Small models for tests: 256 embd, a 512-token vocabulary.
         {"llama-tiny", "llama", shape(256, 2, 8, 4, 0, 768, 512, 512), "llama, 2 layers, 8/4 heads"},
         {"qwen2-tiny", "qwen2", shape(256, 2, 8, 4, 0, 768, 512, 512), "qwen2 (Q/K/V biases), 2 layers"},
@@ -79,6 +103,12 @@ const std::vector<SyntheticPreset> &syntheticPresets()
          "gemma3, 6 layers, window 16 on five of six"},
         {"gpt-oss-tiny", "gpt-oss", withExperts(withWindow(shape(256, 4, 8, 2, 64, 256, 512, 1024), 8), 8, 2, 256),
          "gpt-oss (sinks, biases, YaRN), 4 layers, window 8 on even layers, 8 experts (2 active)"},
+        // The shapes of ../shared/models/synthetic-2026/qwen35*.gguf.
+        {"qwen35-tiny", "qwen35", withDeltaNet(tied(shape(256, 4, 2, 1, 128, 512, 512, 1024)), 64, 2, 4),
+         "qwen35, 4 layers (3 Gated DeltaNet: 2 key / 4 value heads of 64, then gated attention), tied"},
+        {"qwen35moe-tiny", "qwen35moe",
+         withSharedExpert(withDeltaNet(tied(withExperts(shape(256, 4, 2, 1, 128, 512, 512, 1024), 8, 2, 256)), 64, 2, 4), 256),
+         "qwen35moe, 4 layers as qwen35-tiny, 8 experts of 256 (2 active) and a shared expert of 256"},
     };
     return presets;
 }

@@ -6,12 +6,15 @@
 //     prompt fed token by token;
 //   - the files have the tensor names, shapes and types of the reference's
 //     own random models quantized by llama-quantize (../shared/models/
-//     synthetic-2026: qwen3, qwen3moe, gemma3, gpt-oss);
+//     synthetic-2026: qwen3, qwen3moe, gemma3, gpt-oss, qwen35, qwen35moe);
 //   - the same seed gives the same file whatever the thread count; another
 //     seed another file; the SPM vocabulary has its byte-fallback tokens;
 //   - broken files are refused naming the problem: a bad expert count, a
 //     missing router, a sliding-window pattern longer than the model, a
-//     truncated tensor (and a truncated MXFP4 expert tensor);
+//     truncated tensor (and a truncated MXFP4 expert tensor); qwen35 files
+//     with a missing ssm_* tensor, a wrong or impossible conv kernel, RoPE
+//     sections that exceed the head, value heads that are not a multiple of
+//     the key heads;
 //   - bad specs are refused by checkSyntheticSpec naming the field.
 #include "burrow/engine.h"
 #include "api/model_impl.h"
@@ -34,6 +37,7 @@ namespace {
 
 struct ArchFacts {
     bool moe = false, qkvBias = false, gptOss = false, qkNorm = false, postNorms = false, fusedGateUp = false;
+    bool hybrid = false, sharedExpert = false;   // qwen35*: DeltaNet layers and gated attention; qwen35moe
     bool outputAlways = false, outputNever = false;
     uint32_t slidingPeriod = 0;   // default pattern period when the window is on
 };
@@ -42,16 +46,29 @@ struct ArchFacts {
 ArchFacts factsOf(const std::string &arch)
 {
     ArchFacts f;
-    f.moe = arch == "qwen3moe" || arch == "gpt-oss";
+    f.moe = arch == "qwen3moe" || arch == "gpt-oss" || arch == "qwen35moe";
+    f.hybrid = arch == "qwen35" || arch == "qwen35moe";
+    f.sharedExpert = arch == "qwen35moe";
     f.qkvBias = arch == "qwen2" || arch == "gpt-oss";
     f.gptOss = arch == "gpt-oss";
-    f.qkNorm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3";
+    f.qkNorm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3" || f.hybrid;
     f.postNorms = arch == "gemma2" || arch == "gemma3";
     f.fusedGateUp = arch == "phi3";
     f.outputAlways = arch == "gpt-oss";
     f.outputNever = arch == "gemma2";
     f.slidingPeriod = arch == "gemma3" ? 6 : (arch == "gemma2" || arch == "gpt-oss") ? 2 : 0;
     return f;
+}
+
+uint32_t recurrentLayers(const std::string &arch, const SyntheticShape &s)
+{
+    if (!factsOf(arch).hybrid)
+        return 0;
+    const uint32_t interval = s.attentionInterval ? s.attentionInterval : 4;
+    uint32_t n = 0;
+    for (uint32_t il = 0; il < s.nLayer; ++il)
+        n += (il + 1) % interval != 0 ? 1 : 0;
+    return n;
 }
 
 struct Counts {
@@ -66,7 +83,8 @@ Counts countParameters(const std::string &arch, const SyntheticShape &s)
     const uint64_t Dh = s.headDim ? s.headDim : s.nEmbd / s.nHead;
     const uint64_t Q = H * Dh, KV = s.nHeadKv * Dh, F = s.nFf, X = s.nExpert, FE = s.nFfExp;
     const bool output = f.outputAlways || (!f.outputNever && !s.tiedOutput);
-    uint64_t perLayer = E /*attn_norm*/ + E * Q + 2 * E * KV + Q * E + E /*ffn norm*/;
+    // Attention layers (qwen35*: attn_q holds query and gate).
+    uint64_t perLayer = E /*attn_norm*/ + E * Q * (f.hybrid ? 2 : 1) + 2 * E * KV + Q * E + E /*ffn norm*/;
     if (f.qkvBias)
         perLayer += Q + 2 * KV;
     if (f.gptOss)
@@ -75,15 +93,25 @@ Counts countParameters(const std::string &arch, const SyntheticShape &s)
         perLayer += 2 * Dh;
     if (f.postNorms)
         perLayer += 2 * E;
-    uint64_t experts = 0;
+    // Gated DeltaNet layers: qkv (keys and queries of the key heads, values
+    // of the value heads), gate, 4-tap conv, dt bias and A per value head,
+    // beta and alpha rows, the norm of one head, out.
+    const uint64_t S = s.ssmStateSize, SK = s.ssmGroups * S, SV = s.ssmHeads * S, NV = s.ssmHeads;
+    const uint64_t recurrentLayer = E + E * (2 * SK + SV) + E * SV + 4 * (2 * SK + SV) + 2 * NV + 2 * E * NV + S +
+                                    SV * E + E;
+    const uint64_t nRecurrent = recurrentLayers(arch, s);
+    uint64_t ffn = 0, experts = 0;
     if (f.moe) {
-        perLayer += E * X + (f.gptOss ? X : 0);                    // router (+ bias)
+        ffn = E * X + (f.gptOss ? X : 0);                    // router (+ bias)
+        if (f.sharedExpert)
+            ffn += E + 3 * E * s.nFfShexp;                   // its gate row, gate/up/down
         experts = 3 * E * FE * X + (f.gptOss ? 2 * FE * X + E * X : 0);
     } else {
-        perLayer += 3 * E * F;
+        ffn = 3 * E * F;
     }
     Counts c;
-    c.total = E * V + (output ? E * V : 0) + E + L * (perLayer + experts);
+    c.total = E * V + (output ? E * V : 0) + E + (L - nRecurrent) * perLayer + nRecurrent * recurrentLayer +
+              L * (ffn + experts);
     c.active = c.total - (f.moe ? L * experts - L * experts / X * s.nExpertUsed : 0);
     return c;
 }
@@ -156,7 +184,8 @@ private slots:
     {
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("type");
-        for (const char *arch : {"llama", "qwen2", "phi3", "gemma2", "qwen3", "qwen3moe", "gemma3", "gpt-oss"})
+        for (const char *arch : {"llama", "qwen2", "phi3", "gemma2", "qwen3", "qwen3moe", "gemma3", "gpt-oss", "qwen35",
+                                 "qwen35moe"})
             for (const char *type : {"F32", "F16", "Q8_0", "Q4_K_M", "Q4_0", "IQ4_XS"})
                 QTest::addRow("%s %s", arch, type) << QStringLiteral("%1-tiny").arg(QLatin1String(arch))
                                                    << QString::fromLatin1(type);
@@ -188,6 +217,7 @@ private slots:
         QCOMPARE(info->expertUsedCount, s.nExpertUsed);
         QCOMPARE(info->slidingWindow, factsOf(spec.arch).slidingPeriod ? s.slidingWindow : 0u);
         QCOMPARE(info->slidingLayerCount, slidingLayers(spec.arch, s));
+        QCOMPARE(info->recurrentLayerCount, recurrentLayers(spec.arch, s));
         const Counts counts = countParameters(spec.arch, s);
         QCOMPARE(info->parameterCount, counts.total);
         QCOMPARE(info->activeParameterCount, counts.active);
@@ -246,6 +276,10 @@ private slots:
         QTest::newRow("gemma3 Q4_K_M") << "gemma3-tiny" << "Q4_K_M" << "models/synthetic-2026/gemma3-Q4_K_M.gguf";
         QTest::newRow("gemma3 Q8_0") << "gemma3-tiny" << "Q8_0" << "models/synthetic-2026/gemma3-Q8_0.gguf";
         QTest::newRow("gpt-oss MXFP4_MOE") << "gpt-oss-tiny" << "MXFP4_MOE" << "models/synthetic-2026/gpt-oss-MXFP4.gguf";
+        QTest::newRow("qwen35 Q4_K_M") << "qwen35-tiny" << "Q4_K_M" << "models/synthetic-2026/qwen35-Q4_K_M.gguf";
+        QTest::newRow("qwen35 F32") << "qwen35-tiny" << "F32" << "models/synthetic-2026/qwen35-f32.gguf";
+        QTest::newRow("qwen35moe Q4_K_M") << "qwen35moe-tiny" << "Q4_K_M" << "models/synthetic-2026/qwen35moe-Q4_K_M.gguf";
+        QTest::newRow("qwen35moe Q8_0") << "qwen35moe-tiny" << "Q8_0" << "models/synthetic-2026/qwen35moe-Q8_0.gguf";
     }
     void matchesReferenceFiles()
     {
@@ -359,6 +393,18 @@ private slots:
         QTest::newRow("truncated MXFP4 expert tensor")
             << 6 << "tensor 'blk.3.ffn_up_exps.weight' at offset";
         QTest::newRow("missing expert tensor") << 7 << "missing tensor 'blk.0.ffn_up_exps.weight' (expected shape [256, 256, 8]";
+        QTest::newRow("qwen35 missing ssm_beta") << 8 << "missing tensor 'blk.1.ssm_beta.weight'";
+        QTest::newRow("qwen35 missing ssm_conv1d") << 9 << "missing tensor 'blk.0.ssm_conv1d.weight'";
+        QTest::newRow("qwen35 conv kernel 3, tensor of 4 taps") << 10 << "blk.0.ssm_conv1d.weight";
+        QTest::newRow("qwen35 conv kernel 1") << 11 << "metadata key 'qwen35.ssm.conv_kernel' is 1, expected 2..16";
+        QTest::newRow("qwen35 sections exceed the head")
+            << 12 << "'qwen35.rope.dimension_sections' adds up to 220 pairs, more than the head size 128";
+        QTest::newRow("qwen35 sections of 3 values") << 13 << "'qwen35.rope.dimension_sections' has 3 values, expected 4";
+        QTest::newRow("qwen35 value heads not a multiple of key heads")
+            << 14 << "ssm.time_step_rank 3 (value heads) is not a multiple of ssm.group_count 2";
+        QTest::newRow("qwen35moe missing shared expert")
+            << 15 << "missing tensor 'blk.2.ffn_up_shexp.weight'";
+        QTest::newRow("qwen35 missing attention gate") << 16 << "missing tensor 'blk.0.attn_gate.weight'";
     }
     void refusals()
     {
@@ -390,6 +436,25 @@ private slots:
             cut = 17;   // inside the last MXFP4 block
             break;
         case 7: spec.dropTensors.insert("blk.0.ffn_up_exps.weight"); break;
+        case 8: spec = presetSpec("qwen35-tiny", "Q4_K_M"); spec.dropTensors.insert("blk.1.ssm_beta.weight"); break;
+        case 9: spec = presetSpec("qwen35-tiny", "Q8_0"); spec.dropTensors.insert("blk.0.ssm_conv1d.weight"); break;
+        case 10: spec = presetSpec("qwen35-tiny", "Q8_0"); spec.u32Keys["qwen35.ssm.conv_kernel"] = 3; break;
+        case 11: spec = presetSpec("qwen35-tiny", "Q8_0"); spec.u32Keys["qwen35.ssm.conv_kernel"] = 1; break;
+        case 12:
+            spec = presetSpec("qwen35-tiny", "Q8_0");
+            spec.i32ArrayKeys["qwen35.rope.dimension_sections"] = {200, 10, 10, 0};
+            break;
+        case 13:
+            spec = presetSpec("qwen35-tiny", "Q8_0");
+            spec.i32ArrayKeys["qwen35.rope.dimension_sections"] = {11, 11, 10};
+            break;
+        case 14:
+            spec = presetSpec("qwen35-tiny", "Q8_0");
+            spec.u32Keys["qwen35.ssm.time_step_rank"] = 3;
+            spec.u32Keys["qwen35.ssm.inner_size"] = 192;
+            break;
+        case 15: spec = presetSpec("qwen35moe-tiny", "Q8_0"); spec.dropTensors.insert("blk.2.ffn_up_shexp.weight"); break;
+        case 16: spec = presetSpec("qwen35-tiny", "Q8_0"); spec.dropTensors.insert("blk.0.attn_gate.weight"); break;
         default: QFAIL("unknown variant");
         }
         const QString path = write(spec);
@@ -423,6 +488,10 @@ private slots:
         QTest::newRow("odd head size") << 7 << "head size is 7";
         QTest::newRow("vocabulary too small") << 8 << "vocabulary size is 4, expected 8..";
         QTest::newRow("window on llama") << 9 << "llama has no sliding-window attention";
+        QTest::newRow("DeltaNet sizes on llama") << 10 << "llama has no recurrent layers";
+        QTest::newRow("qwen35 without DeltaNet heads") << 11 << "DeltaNet value head count is 0, expected 1..1024";
+        QTest::newRow("qwen35 value heads") << 12 << "DeltaNet value head count 6 is not a multiple of the key head count 4";
+        QTest::newRow("qwen35moe without a shared expert") << 13 << "shared expert FFN length is 0, expected 1..";
     }
     void badSpecs()
     {
@@ -440,6 +509,10 @@ private slots:
         case 7: spec.shape.headDim = 7; break;
         case 8: spec.shape.nVocab = 4; break;
         case 9: spec.shape.slidingWindow = 16; break;
+        case 10: spec.shape.ssmStateSize = 64; break;
+        case 11: spec = presetSpec("qwen35-tiny", "F32"); spec.shape.ssmHeads = 0; break;
+        case 12: spec = presetSpec("qwen35-tiny", "F32"); spec.shape.ssmGroups = 4; spec.shape.ssmHeads = 6; break;
+        case 13: spec = presetSpec("qwen35moe-tiny", "F32"); spec.shape.nFfShexp = 0; break;
         default: QFAIL("unknown variant");
         }
         const Status s = model::checkSyntheticSpec(spec);
@@ -462,6 +535,9 @@ private slots:
         QTest::newRow("llama-3b") << "llama-3b" << 2.92 << 2.92;
         QTest::newRow("qwen3moe-1b") << "qwen3moe-1b" << 1.02 << 0.23;
         QTest::newRow("dense-for-qwen3moe-1b") << "dense-for-qwen3moe-1b" << 0.23 << 0.23;
+        QTest::newRow("qwen35-1b") << "qwen35-1b" << 1.08 << 1.08;
+        QTest::newRow("qwen35-1b-recurrent") << "qwen35-1b-recurrent" << 1.11 << 1.11;
+        QTest::newRow("qwen35-1b-attention") << "qwen35-1b-attention" << 0.99 << 0.99;
     }
     void benchmarkPresetSizes()
     {

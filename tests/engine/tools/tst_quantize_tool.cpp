@@ -1,5 +1,6 @@
 // burrow-cli quantize, run as a process:
-//   - quantizing ../shared/models/synthetic/{llama,qwen2}-f32.gguf reproduces
+//   - quantizing ../shared/models/synthetic/{llama,qwen2}-f32.gguf (and
+//     synthetic-2026/qwen35-f32.gguf: DeltaNet tensors, ssm_conv1d kept F32) reproduces
 //     the reference engine's llama-quantize output byte for byte (Q8_0, Q4_0,
 //     Q4_K_M and the other offered types that have a reference file);
 //   - requantizing a Q4_K_M file to Q8_0 dequantizes first;
@@ -240,6 +241,8 @@ void TestQuantizeTool::matchesReference_data()
     QTest::addRow("qwen2 Q8_0") << "models/synthetic/qwen2-f32.gguf" << "Q8_0" << "models/synthetic/qwen2-Q8_0.gguf";
     QTest::addRow("qwen2 Q4_K_M") << "models/synthetic/qwen2-f32.gguf" << "Q4_K_M"
                                   << "models/synthetic/qwen2-Q4_K_M.gguf";
+    QTest::addRow("qwen35 Q4_K_M") << "models/synthetic-2026/qwen35-f32.gguf" << "Q4_K_M"
+                                   << "models/synthetic-2026/qwen35-Q4_K_M.gguf";
 }
 
 void TestQuantizeTool::matchesReference()
@@ -564,6 +567,12 @@ void TestQuantizeTool::expertTypesAsReference_data()
                                              << "models/synthetic-2026/qwen3moe-Q4_K_M.gguf";
     QTest::newRow("gpt-oss F32 -> MXFP4_MOE") << "gpt-oss-tiny" << "" << "MXFP4_MOE"
                                               << "models/synthetic-2026/gpt-oss-MXFP4.gguf";
+    QTest::newRow("qwen35moe F32 -> Q4_K_M") << "qwen35moe-tiny" << "" << "Q4_K_M"
+                                             << "models/synthetic-2026/qwen35moe-Q4_K_M.gguf";
+    QTest::newRow("qwen35moe F32 -> Q8_0") << "qwen35moe-tiny" << "" << "Q8_0"
+                                           << "models/synthetic-2026/qwen35moe-Q8_0.gguf";
+    QTest::newRow("qwen35moe Q8_0 -> Q4_K_M") << "" << "models/synthetic-2026/qwen35moe-Q8_0.gguf" << "Q4_K_M"
+                                              << "models/synthetic-2026/qwen35moe-Q4_K_M.gguf";
 }
 
 void TestQuantizeTool::expertTypesAsReference()

@@ -120,6 +120,37 @@ private slots:
         QCOMPARE(uint64_t(info.value(QLatin1String("active_parameter_count")).toDouble()), active);
     }
 
+    // qwen35 by options: the DeltaNet sizes and the attention interval reach
+    // the file (burrow-cli info's layer and state counts), and it generates.
+    void hybridByOptions()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = dir.filePath(QStringLiteral("h.gguf"));
+        const ProcessResult r = runCli(
+            {QStringLiteral("synth"), QStringLiteral("--arch"), QStringLiteral("qwen35"), QStringLiteral("--embd"),
+             QStringLiteral("128"), QStringLiteral("--layers"), QStringLiteral("5"), QStringLiteral("--heads"),
+             QStringLiteral("2"), QStringLiteral("--kv-heads"), QStringLiteral("1"), QStringLiteral("--head-dim"),
+             QStringLiteral("64"), QStringLiteral("--ffn"), QStringLiteral("256"), QStringLiteral("--vocab"),
+             QStringLiteral("300"), QStringLiteral("--ssm-state"), QStringLiteral("32"), QStringLiteral("--ssm-key-heads"),
+             QStringLiteral("2"), QStringLiteral("--ssm-value-heads"), QStringLiteral("4"),
+             QStringLiteral("--attention-interval"), QStringLiteral("5"), QStringLiteral("--type"), QStringLiteral("Q8_0"),
+             QStringLiteral("-q"), QStringLiteral("-o"), out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject info = infoJson(out);
+        QCOMPARE(info.value(QLatin1String("architecture")).toString(), QStringLiteral("qwen35"));
+        QCOMPARE(info.value(QLatin1String("block_count")).toInt(), 5);
+        QCOMPARE(info.value(QLatin1String("recurrent_layer_count")).toInt(), 4);   // all but layer 4
+        // Per recurrent layer: 3 conv inputs of 2 x 2 x 32 + 4 x 32 channels,
+        // and 4 value heads' 32 x 32 matrices, F32.
+        QCOMPARE(qint64(info.value(QLatin1String("recurrent_state_bytes")).toDouble()),
+                 qint64(4 * (3 * (2 * 2 * 32 + 4 * 32) + 4 * 32 * 32) * 4));
+        const ProcessResult run = runCli({QStringLiteral("run"), QStringLiteral("-m"), out, QStringLiteral("-p"),
+                                          QStringLiteral("ab cd"), QStringLiteral("-n"), QStringLiteral("8"),
+                                          QStringLiteral("--temp"), QStringLiteral("0")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+    }
+
     void sameSeedSameBytes()
     {
         QTemporaryDir dir;
