@@ -59,6 +59,8 @@ void printHelp(FILE *out)
                  "  --type TYPE          file type (default F32): %s\n"
                  "  --seed N             random seed, 0..2^64-1 (default 1); same seed, same file\n"
                  "  --name TEXT          general.name (default synthetic-ARCH)\n"
+                 "  --chat-template FILE write FILE (Jinja, <= 1 MiB) as tokenizer.chat_template\n"
+                 "                       (default: none, a base model)\n"
                  "  -o, --output FILE    where to write (required unless --dry-run)\n"
                  "  --dry-run            write nothing; print the file's size in bytes, tensor and\n"
                  "                       parameter counts (\"file_size N\" lines)\n"
@@ -197,6 +199,20 @@ int runSynth(const std::vector<std::string> &args)
             spec.seed = n;
         } else if (a == "--name") {
             spec.name = v;
+        } else if (a == "--chat-template") {
+            // A Jinja file (at most 1 MiB), written as tokenizer.chat_template.
+            std::FILE *f = std::fopen(v.c_str(), "rb");
+            if (!f)
+                return usage("--chat-template: cannot open '%s'", v);
+            std::string text;
+            char buf[65536];
+            size_t n;
+            while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() <= (size_t(1) << 20))
+                text.append(buf, n);
+            std::fclose(f);
+            if (text.empty() || text.size() > (size_t(1) << 20))
+                return usage("--chat-template: '%s' is empty or larger than 1 MiB", v);
+            spec.chatTemplate = std::move(text);
         } else if (a == "--rope-base") {
             char *end = nullptr;
             spec.shape.ropeFreqBase = std::strtof(v.c_str(), &end);

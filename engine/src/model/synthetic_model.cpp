@@ -573,6 +573,8 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
     }
     const Vocab vocab = buildVocab(s.nVocab);
     w.addString("tokenizer.ggml.model", "llama");
+    if (!spec.chatTemplate.empty())
+        w.addString("tokenizer.chat_template", spec.chatTemplate);
     w.addStringArray("tokenizer.ggml.tokens", vocab.tokens);
     w.addArray("tokenizer.ggml.scores", ValueType::VALUE_TYPE_F32, vocab.scores);
     w.addArray("tokenizer.ggml.token_type", ValueType::VALUE_TYPE_I32, vocab.types);

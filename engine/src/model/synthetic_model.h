@@ -91,6 +91,7 @@ struct SyntheticSpec {
     std::string fileType = "F32";  // a quantFileTypes() name: F32, F16, Q8_0, Q4_K_M, IQ4_XS, ...
     uint64_t seed = 1;
     std::string name;              // general.name; "synthetic-<arch>" when empty
+    std::string chatTemplate;      // tokenizer.chat_template; none when empty (a base model)
     int threads = 0;               // 0: all hardware threads
 
     // For tests that need broken files (the checks of checkSyntheticSpec

@@ -121,7 +121,8 @@ private slots:
     }
 
     // qwen35 by options: the DeltaNet sizes and the attention interval reach
-    // the file (burrow-cli info's layer and state counts), and it generates.
+    // the file (burrow-cli info's layer and state counts), and it generates;
+    // --chat-template puts a template in (burrow-cli template renders it).
     void hybridByOptions()
     {
         QTemporaryDir dir;
@@ -145,6 +146,36 @@ private slots:
         // and 4 value heads' 32 x 32 matrices, F32.
         QCOMPARE(qint64(info.value(QLatin1String("recurrent_state_bytes")).toDouble()),
                  qint64(4 * (3 * (2 * 2 * 32 + 4 * 32) + 4 * 32 * 32) * 4));
+        // --chat-template writes the file's text; `template` renders with it.
+        const QString jinja = dir.filePath(QStringLiteral("t.jinja"));
+        {
+            QFile f(jinja);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}"
+                    "{% if add_generation_prompt %}[assistant] <think>\n{% endif %}");
+        }
+        const QString templated = dir.filePath(QStringLiteral("t.gguf"));
+        const ProcessResult withTemplate = runCli({QStringLiteral("synth"), QStringLiteral("--preset"),
+                                                   QStringLiteral("qwen35-tiny"), QStringLiteral("--chat-template"),
+                                                   jinja, QStringLiteral("-q"), QStringLiteral("-o"), templated});
+        QVERIFY2(withTemplate.exitCode == 0, withTemplate.err.constData());
+        const QString messages = dir.filePath(QStringLiteral("m.json"));
+        {
+            QFile f(messages);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"([{"role": "user", "content": "Hello"}])");
+        }
+        const ProcessResult rendered = runCli({QStringLiteral("template"), QStringLiteral("-m"), templated,
+                                               QStringLiteral("--messages"), messages,
+                                               QStringLiteral("--add-generation-prompt")});
+        QVERIFY2(rendered.exitCode == 0, rendered.err.constData());
+        QVERIFY2(rendered.out.contains("[user] Hello\n[assistant] <think>\n"), rendered.out.constData());
+        const ProcessResult missing = runCli({QStringLiteral("synth"), QStringLiteral("--preset"),
+                                              QStringLiteral("qwen35-tiny"), QStringLiteral("--chat-template"),
+                                              dir.filePath(QStringLiteral("none.jinja")), QStringLiteral("-o"), templated});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY2(missing.err.contains("--chat-template: cannot open"), missing.err.constData());
+
         const ProcessResult run = runCli({QStringLiteral("run"), QStringLiteral("-m"), out, QStringLiteral("-p"),
                                           QStringLiteral("ab cd"), QStringLiteral("-n"), QStringLiteral("8"),
                                           QStringLiteral("--temp"), QStringLiteral("0")});
