@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <QList>
@@ -26,6 +27,44 @@ constexpr int BackgroundChat = 10;
 constexpr int Server = 0;
 }
 
+// A running reply's priority, changed from the GUI thread (the user switched
+// chats: the chat shown rises, the one left goes to the background) and
+// applied by the backend that runs the reply. Thread-safe.
+class ReplyPriorityCell {
+public:
+    explicit ReplyPriorityCell(int priority) : m_priority(priority) {}
+    int get() const
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_priority;
+    }
+    // Any thread; calls the attached backend's apply (under the cell's lock,
+    // so it must be quick: burrow::Scheduler::setPriority is).
+    void set(int priority)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (priority == m_priority)
+            return;
+        m_priority = priority;
+        if (m_apply)
+            m_apply(priority);
+    }
+    // The backend's, once the reply was submitted at `submitted`: `apply`
+    // gets each later change, and at once the value set since, if any.
+    void attach(int submitted, std::function<void(int)> apply)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_apply = std::move(apply);
+        if (m_apply && m_priority != submitted)
+            m_apply(m_priority);
+    }
+
+private:
+    mutable std::mutex m_mutex;
+    int m_priority;
+    std::function<void(int)> m_apply;
+};
+
 // One reply to generate.
 struct ChatRequest {
     quint64 id = 0;
@@ -37,6 +76,9 @@ struct ChatRequest {
     // burrow::Request::priority: higher runs first (the chat shown above
     // chats in the background, both above the local server's requests).
     int priority = 0;
+    // Its priority from then on (set by the engine bridge from `priority`;
+    // EngineBridge::setPriority changes it while the reply runs).
+    std::shared_ptr<ReplyPriorityCell> priorityCell;
     // This request's cancel token (set by the engine bridge; never shared
     // with another request, so a cancel cannot leak into the next one).
     std::shared_ptr<burrow::CancelToken> cancel;

@@ -340,7 +340,8 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
     burrow::Request job;
     job.prompt = std::move(prompt->tokens);
     job.sampling = request.settings.sampling;
-    job.priority = request.priority;
+    job.priority = request.priorityCell ? request.priorityCell->get() : request.priority;
+    const int submittedPriority = job.priority;
     // The reply ends where the chat's context does (the scheduler stops at
     // the end of a context; it does not shift).
     const int room = qMax(1, contextSize - int(job.prompt.size()));
@@ -397,6 +398,16 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
         outcome.stop = GenerationOutcome::Stop::Error;
         outcome.error = fromStd(submitted.message());
         live->sinks.onDone(outcome);
+        return;
+    }
+    if (request.priorityCell) {
+        // The user switching chats changes it while it runs. A scheduler
+        // rebuilt meanwhile (this request then ended) is not reached.
+        request.priorityCell->attach(submittedPriority, [scheduler = std::weak_ptr<burrow::Scheduler>(m_scheduler),
+                                                         rid = submitted.value()](int priority) {
+            if (auto s = scheduler.lock())
+                s->setPriority(rid, priority);
+        });
     }
 }
 

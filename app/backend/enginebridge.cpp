@@ -97,8 +97,9 @@ quint64 EngineBridge::generate(ChatRequest request)
     const quint64 id = ++m_nextId;
     request.id = id;
     request.cancel = std::make_shared<burrow::CancelToken>();
+    request.priorityCell = std::make_shared<ReplyPriorityCell>(request.priority);
     auto buffer = std::make_shared<ReplyBuffer>();
-    m_running[id] = {request.cancel, buffer};
+    m_running[id] = {request.cancel, buffer, request.priorityCell};
     // The wake-up runs on the engine thread; it posts one queued call here.
     // (The engine thread ends before this object does: see the destructor.)
     auto wake = [this, id] {
@@ -122,6 +123,13 @@ void EngineBridge::pollServer()
         return;   // the engine thread is busy (a load): one ask waits there already
     m_pollPending = true;
     QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->pollServer(); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::setPriority(quint64 id, int priority)
+{
+    auto it = m_running.find(id);
+    if (it != m_running.end() && it->second.priority)
+        it->second.priority->set(priority);
 }
 
 void EngineBridge::cancel(quint64 id)

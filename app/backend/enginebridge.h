@@ -52,6 +52,8 @@ public:
     quint64 generate(ChatRequest request);
     // Cancels a load or a request (no effect when it has ended).
     void cancel(quint64 id);
+    // A running reply's priority (ReplyPriority; no effect when it has ended).
+    void setPriority(quint64 id, int priority);
     void cancelAll();
 
     // The local server: applied on the engine thread (serverStatus answers).
@@ -80,6 +82,7 @@ private:
     struct Running {
         std::shared_ptr<burrow::CancelToken> cancel;
         std::shared_ptr<ReplyBuffer> buffer;    // null for a load
+        std::shared_ptr<ReplyPriorityCell> priority;   // null for a load
     };
     void wakeUp(quint64 id);
     void deliver(quint64 id);

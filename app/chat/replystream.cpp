@@ -67,6 +67,12 @@ int ReplyStream::start(ChatRequest request, qint64 conversationId, const QString
     return m_row;
 }
 
+void ReplyStream::setPriority(int priority)
+{
+    if (isActive())
+        m_bridge->setPriority(m_requestId, priority);
+}
+
 void ReplyStream::stop()
 {
     if (isActive())

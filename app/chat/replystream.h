@@ -64,6 +64,8 @@ public:
               MessageModel *shown);
     // Asks the engine to stop (the reply ends with generationFinished).
     void stop();
+    // The running reply's priority from now on (ReplyPriority; nothing when none runs).
+    void setPriority(int priority);
     // Stops and forgets the reply at once (its chat was cleared): late
     // signals are ignored, nothing more is written.
     void abandon();

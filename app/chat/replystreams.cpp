@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "backend/chatbackend.h"
 #include "replystream.h"
 
 ReplyStreams::ReplyStreams(EngineBridge *bridge, ConversationStore *store, QObject *parent)
@@ -39,8 +40,13 @@ ReplyStream *ReplyStreams::forChat(qint64 conversationId)
 void ReplyStreams::setShown(qint64 conversationId)
 {
     const qint64 before = std::exchange(m_shown, conversationId);
-    if (before != conversationId)
-        dropIfDone(before);
+    if (before == conversationId)
+        return;
+    if (ReplyStream *left = find(before))
+        left->setPriority(ReplyPriority::BackgroundChat);
+    if (ReplyStream *shown = find(conversationId))
+        shown->setPriority(ReplyPriority::ShownChat);
+    dropIfDone(before);
 }
 
 void ReplyStreams::dropIfDone(qint64 conversationId)

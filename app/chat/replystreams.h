@@ -27,7 +27,9 @@ public:
     // Its stream, or null.
     ReplyStream *find(qint64 conversationId) const;
     // The chat shown: its stream is kept after its reply ends (its numbers
-    // stay on the status line); others' are dropped once they end.
+    // stay on the status line); others' are dropped once they end. A reply
+    // running in it gets ReplyPriority::ShownChat, the one in the chat left
+    // BackgroundChat (the scheduler serves the chat watched first).
     void setShown(qint64 conversationId);
     qint64 shown() const { return m_shown; }
 

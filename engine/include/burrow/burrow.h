@@ -319,6 +319,10 @@ int32_t burrow_stream_read(burrow_stream *stream, char *buf, size_t capacity, in
 int burrow_stream_result(const burrow_stream *stream, burrow_generate_result *result);
 /* Thread-safe; the request stops within one scheduler step. */
 void burrow_stream_cancel(burrow_stream *stream);
+/* Thread-safe; the request runs at `priority` from the next scheduler step
+ * (queue order, prompt chunks, preemption). No effect once it has ended or
+ * its scheduler is freed; NULL is a no-op. */
+void burrow_stream_set_priority(burrow_stream *stream, int32_t priority);
 /* Cancels the request if still running. NULL is a no-op. */
 void burrow_stream_free(burrow_stream *stream);
 

@@ -523,6 +523,11 @@ public:
     // Thread-safe; the request stops within one step (STOP_REASON_CANCELLED).
     // Unknown or finished ids are ignored.
     virtual void cancel(RequestId id) = 0;
+    // Thread-safe; from the next step the request runs at `priority` (its
+    // place in the queue, among the prompt chunks, and as a preemption
+    // victim): e.g. the chat the user switched to rises above the others.
+    // Unknown or finished ids are ignored.
+    virtual void setPriority(RequestId id, int32_t priority) = 0;
     virtual SchedulerStats stats() const = 0;
     virtual const SchedulerOptions &options() const = 0;
 };

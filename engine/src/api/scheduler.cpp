@@ -10,7 +10,8 @@
 // generating. So a prompt, a preempted sequence being recomputed and a
 // generating sequence are one mechanism, and a step is:
 //
-//   1. take new requests and cancels; finish the cancelled ones;
+//   1. take new requests, cancels and priority changes; finish the
+//      cancelled ones;
 //   2. admit waiting requests into free slots by priority (higher first,
 //      then first come): the slot takes the cached blocks of the longest
 //      known prefix (KvCache::adoptPrefix) and computes only the rest;
@@ -109,6 +110,7 @@ public:
 
     Result<RequestId> submit(Request request) override;
     void cancel(RequestId id) override;
+    void setPriority(RequestId id, int32_t priority) override;
     SchedulerStats stats() const override;
     const SchedulerOptions &options() const override { return m_options; }
 
@@ -116,7 +118,8 @@ private:
     SchedulerImpl() = default;
     void run();
     // Scheduler thread only.
-    void takeNew(std::vector<std::unique_ptr<Live>> &incoming, std::vector<RequestId> &cancels);
+    void takeNew(std::vector<std::unique_ptr<Live>> &incoming, std::vector<RequestId> &cancels,
+                 std::vector<std::pair<RequestId, int32_t>> &priorities);
     void admit();
     bool step();
     void preempt(Live &victim);
@@ -164,6 +167,7 @@ private:
     std::condition_variable m_wake;
     std::vector<std::unique_ptr<Live>> m_incoming;
     std::vector<RequestId> m_cancels;
+    std::vector<std::pair<RequestId, int32_t>> m_priorities;   // setPriority calls, in order
     bool m_stopping = false;
     std::atomic<bool> m_stopFlag{false};      // m_stopping for the forward pass's cancel check
     RequestId m_nextId = 1;
@@ -307,6 +311,15 @@ void SchedulerImpl::cancel(RequestId id)
     m_wake.notify_all();
 }
 
+void SchedulerImpl::setPriority(RequestId id, int32_t priority)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_priorities.emplace_back(id, priority);
+    }
+    m_wake.notify_all();
+}
+
 SchedulerStats SchedulerImpl::stats() const
 {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -407,11 +420,18 @@ void SchedulerImpl::finish(std::unique_ptr<Live> &live, const Status &status)
     live.reset();
 }
 
-void SchedulerImpl::takeNew(std::vector<std::unique_ptr<Live>> &incoming, std::vector<RequestId> &cancels)
+void SchedulerImpl::takeNew(std::vector<std::unique_ptr<Live>> &incoming, std::vector<RequestId> &cancels,
+                            std::vector<std::pair<RequestId, int32_t>> &priorities)
 {
     for (auto &l : incoming)
         m_waiting.push_back(std::move(l));
     incoming.clear();
+    for (const auto &[id, priority] : priorities)   // in call order: the last one for an id wins
+        for (auto *list : {&m_running, &m_waiting})
+            for (auto &l : *list)
+                if (l && l->id == id)
+                    l->req.priority = priority;
+    priorities.clear();
     if (cancels.empty())
         return;
     const std::unordered_set<RequestId> ids(cancels.begin(), cancels.end());
@@ -699,6 +719,7 @@ void SchedulerImpl::run()
 {
     std::vector<std::unique_ptr<Live>> incoming;
     std::vector<RequestId> cancels;
+    std::vector<std::pair<RequestId, int32_t>> priorities;
     for (;;) {
         bool stopping;
         {
@@ -710,8 +731,9 @@ void SchedulerImpl::run()
             stopping = m_stopping;
             incoming.swap(m_incoming);
             cancels.swap(m_cancels);
+            priorities.swap(m_priorities);
         }
-        takeNew(incoming, cancels);
+        takeNew(incoming, cancels, priorities);
         m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
         m_waiting.erase(std::remove(m_waiting.begin(), m_waiting.end(), nullptr), m_waiting.end());
         if (stopping) {

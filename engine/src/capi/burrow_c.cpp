@@ -56,6 +56,8 @@ struct StreamState {
 
 struct burrow_stream {
     std::shared_ptr<StreamState> state;
+    std::weak_ptr<burrow::Scheduler> scheduler;   // for burrow_stream_set_priority (gone: a no-op)
+    burrow::RequestId id = 0;
 };
 
 struct burrow_scheduler {
@@ -813,6 +815,8 @@ burrow_stream *burrow_scheduler_submit(burrow_scheduler *scheduler, const burrow
         }
         auto *stream = new burrow_stream;
         stream->state = std::move(state);
+        stream->scheduler = scheduler->scheduler;
+        stream->id = id.value();
         return stream;
     });
 }
@@ -881,6 +885,14 @@ int burrow_stream_result(const burrow_stream *stream, burrow_generate_result *re
             toC(st.result, result);
         return 0;
     });
+}
+
+void burrow_stream_set_priority(burrow_stream *stream, int32_t priority)
+{
+    if (stream == nullptr)
+        return;
+    if (auto scheduler = stream->scheduler.lock())
+        scheduler->setPriority(stream->id, priority);
 }
 
 void burrow_stream_cancel(burrow_stream *stream)

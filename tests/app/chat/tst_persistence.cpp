@@ -1,7 +1,7 @@
 // The chat window and the conversation store together: a sent message is
 // stored before its reply starts, the reply is written while it streams and
 // ends with its stats, a reply keeps going in its own chat while another is
-// shown, per-chat settings are saved, an interrupted reply shows as such,
+// shown (its priority following the chat shown), per-chat settings are saved, an interrupted reply shows as such,
 // and quitting and restarting with the same data folder brings it all back
 // (real window, real engine, stories260K).
 #include <QTemporaryDir>
@@ -245,9 +245,17 @@ private Q_SLOTS:
         QVERIFY(chat->send(QStringLiteral("Hi")));
         m_control->release(1);
         QTRY_COMPARE(chat->messages()->message(1).text, QStringLiteral("Once"));
+        // The reply's priority follows the chat shown (the engine's
+        // scheduler serves the chat watched first; tst_scheduler priorities).
+        QCOMPARE(m_control->requests.size(), 1);
+        const std::shared_ptr<ReplyPriorityCell> priority = m_control->requests.first().priorityCell;
+        QVERIFY(priority);
+        QCOMPARE(priority->get(), ReplyPriority::ShownChat);
         QVERIFY(chat->newConversation() > 0);
+        QCOMPARE(priority->get(), ReplyPriority::BackgroundChat);
         m_control->release(1);
         QVERIFY(chat->openConversation(double(first)));
+        QCOMPARE(priority->get(), ReplyPriority::ShownChat);
         // The text received while the chat was not shown is there, and streaming goes on.
         QTRY_COMPARE(chat->messages()->message(1).text, QStringLiteral("Once upon"));
         QCOMPARE(chat->messages()->message(1).state, Chat::State::Streaming);

@@ -4,8 +4,10 @@
 // start alike share their cached blocks; a KV cache too small for all
 // sequences at once preempts and recomputes, and still gives the solo
 // tokens; cancels (by id, by token, by callback) finish within a step; a
-// full queue says busy; bad requests are refused at submit; every block is
-// released when the requests are done.
+// full queue says busy; bad requests are refused at submit; a request of
+// higher priority runs ahead of those queued before it (a chat ahead of the
+// local server's load), and setPriority reorders a queue that waits; every
+// block is released when the requests are done.
 #include "burrow/engine.h"
 #include "test_support.h"
 
@@ -166,6 +168,8 @@ private slots:
     void prefixSharing();
     void recurrentSlotsContinue();
     void cancelAndBusy();
+    void priorities_data();
+    void priorities();
     void badRequests();
 };
 
@@ -439,6 +443,84 @@ void TestScheduler::cancelAndBusy()
     }
     QTRY_COMPARE(sch.stats().kvBlocksUsed, 0u);
     QCOMPARE(sch.stats().running, 0);
+}
+
+// One slot: request 0 runs until cancelled while three wait. Which waiting
+// request runs next follows the priorities, not the order of submission.
+void TestScheduler::priorities_data()
+{
+    QTest::addColumn<bool>("raise");           // setPriority(request 1, 30) while it waits
+    QTest::addColumn<QList<int>>("expected");  // the order requests 1..3 finish in
+    // 1 and 2 at the server's priority 0, then 3 at a chat's 20: 3 first.
+    QTest::newRow("a chat ahead of queued API requests") << false << QList<int>{3, 1, 2};
+    // 1 raised above the chat while it waits: 1 first.
+    QTest::newRow("setPriority while waiting") << true << QList<int>{1, 3, 2};
+}
+
+void TestScheduler::priorities()
+{
+    QFETCH(bool, raise);
+    QFETCH(QList<int>, expected);
+    if (!sharedAvailable())
+        QSKIP("../shared is absent");
+    auto m = load("models/stories260K.gguf");
+    if (!m)
+        QSKIP("stories260K.gguf is absent");
+    SchedulerOptions o;
+    o.contextSize = 256;
+    o.parallel = 1;
+    o.threads = 2;
+    auto s = Scheduler::create(m, o);
+    QVERIFY(s);
+    Scheduler &sch = *s.value();
+    const std::vector<Token> prompt = m->tokenize("Once upon a time", true, false);
+
+    Results results;
+    std::mutex orderMutex;
+    std::vector<int> order;
+    std::condition_variable startedCv;
+    bool started = false;
+    std::vector<RequestId> ids;
+    for (int i = 0; i < 4; ++i) {
+        Request r;
+        r.prompt = prompt;
+        r.sampling.seed = 3;
+        r.options.maxTokens = i == 0 ? 100000 : 4;   // 0 runs until cancelled
+        r.priority = i == 3 ? 20 : 0;
+        if (i == 0)
+            r.onText = [&](std::string_view) {
+                std::lock_guard<std::mutex> lock(orderMutex);
+                started = true;
+                startedCv.notify_all();
+                return true;
+            };
+        auto done = results.slot(static_cast<size_t>(i));
+        r.onDone = [&, i, done](const GenerateResult &g, const Status &st) {
+            {
+                std::lock_guard<std::mutex> lock(orderMutex);
+                order.push_back(i);
+            }
+            done(g, st);
+        };
+        if (i == 1) {   // the others are queued behind request 0, which holds the one slot
+            std::unique_lock<std::mutex> lock(orderMutex);
+            QVERIFY(startedCv.wait_for(lock, std::chrono::seconds(60), [&] { return started; }));
+        }
+        auto id = sch.submit(std::move(r));
+        QVERIFY2(id, id ? "" : id.status().message().c_str());
+        ids.push_back(id.value());
+    }
+    if (raise)
+        sch.setPriority(ids[1], 30);
+    sch.setPriority(987654321, 5);   // unknown: ignored
+    sch.cancel(ids[0]);
+    QVERIFY(results.waitAll());
+    for (size_t i = 0; i < 4; ++i)
+        QVERIFY2(results.status(i), results.status(i).message().c_str());
+    std::lock_guard<std::mutex> lock(orderMutex);
+    QCOMPARE(order.size(), size_t(4));
+    QCOMPARE(order[0], 0);
+    QCOMPARE(QList<int>(order.begin() + 1, order.end()), expected);
 }
 
 void TestScheduler::badRequests()

@@ -716,6 +716,7 @@ static void test_scheduler(burrow_model *model, const burrow_token *prompt, int3
         CHECK(burrow_stream_read(s, piece, sizeof piece, 60000, NULL) > 0, "no first piece");
         burrow_generate_result r;
         CHECK(burrow_stream_result(s, &r) == -1, "a running stream has a result");
+        burrow_stream_set_priority(s, 7);   /* accepted while it runs (tst_scheduler checks the order) */
         burrow_stream_cancel(s);
         while (burrow_stream_read(s, piece, sizeof piece, 60000, NULL) > 0) {
         }
@@ -723,6 +724,7 @@ static void test_scheduler(burrow_model *model, const burrow_token *prompt, int3
               "cancelled stream: %d", (int)r.stop_reason);
         burrow_stream *t = burrow_scheduler_submit(sch, prompt, n_prompt, &greedy, &longer, 0, NULL);
         burrow_scheduler_free(sch);
+        burrow_stream_set_priority(t, 3);   /* its scheduler is gone: a no-op */
         if (t) {
             while (burrow_stream_read(t, piece, sizeof piece, 60000, NULL) > 0) {
             }
@@ -734,6 +736,7 @@ static void test_scheduler(burrow_model *model, const burrow_token *prompt, int3
     }
     CHECK(burrow_scheduler_submit(NULL, prompt, n_prompt, NULL, NULL, 0, NULL) == NULL, "NULL scheduler accepted");
     burrow_stream_free(NULL);
+    burrow_stream_set_priority(NULL, 1);
     burrow_scheduler_free(NULL);
 }
 

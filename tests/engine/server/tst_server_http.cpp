@@ -61,6 +61,7 @@ public:
         m_cancelled.insert(id);
         ++cancelCalls;
     }
+    void setPriority(RequestId, int32_t) override {}
     SchedulerStats stats() const override { return {}; }
     const SchedulerOptions &options() const override { return m_options; }
 
