@@ -66,10 +66,14 @@ Pane {
         if (!settings)
             return ""
         const parts = []
-        if (settings.trainedContext > 0)
-            parts.push(qsTr("trained for %1").arg(settings.trainedContext))
-        if (settings.memoryContextLimit > 0)
-            parts.push(qsTr("about %1 fit in memory").arg(settings.memoryContextLimit))
+        const count = (n) => Number(n).toLocaleString(Qt.locale(), "f", 0)   // 32,768
+        const trained = settings.trainedContext, memory = settings.memoryContextLimit
+        if (trained > 0)
+            parts.push(qsTr("trained for %1").arg(count(trained)))
+        // Memory matters only when it allows less than the model was trained
+        // for (a recurrent model's small cache can hold far more).
+        if (memory > 0 && (trained <= 0 || memory < trained))
+            parts.push(qsTr("about %1 fit in memory").arg(count(memory)))
         return parts.length > 0 ? qsTr("This model: %1.").arg(parts.join(", ")) : ""
     }
 

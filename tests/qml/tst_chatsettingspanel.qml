@@ -146,6 +146,23 @@ TestCase {
         verify(!error.visible)
     }
 
+    // The hint under the context size: the trained length, and the memory
+    // limit only when it is the smaller (a recurrent model's cache can hold
+    // far more than it was trained for); numbers in the locale's digits.
+    function test_contextHint() {
+        const root = make()
+        const hint = child(root, "hint_contextSize")
+        const count = (n) => Number(n).toLocaleString(Qt.locale(), "f", 0)
+        root.settings.trainedContext = 32768
+        root.settings.memoryContextLimit = 1048576
+        const ends = (text) => verify(hint.text.endsWith(" " + text), hint.text)
+        ends("This model: trained for " + count(32768) + ".")
+        root.settings.memoryContextLimit = 12000
+        ends("This model: trained for " + count(32768) + ", about " + count(12000) + " fit in memory.")
+        root.settings.trainedContext = 0
+        ends("This model: about " + count(12000) + " fit in memory.")
+    }
+
     function test_changedIsMarkedAndReset() {
         const root = make()
         const input = child(root, "field_topP")
