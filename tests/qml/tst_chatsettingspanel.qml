@@ -187,6 +187,27 @@ TestCase {
         verify(!child(root, "changed_temperature").visible)
     }
 
+    // Every row's editors sit above its hint, none over it (seen in a real
+    // window: the seed row's check box over its hint line).
+    function test_editorsDoNotCoverTheHints_data() {
+        return [{tag: "seed", editors: ["field_randomSeed", "field_seed"]},
+                {tag: "temperature", editors: ["field_temperature"]},
+                {tag: "contextSize", editors: ["field_contextSize"]}]
+    }
+    function test_editorsDoNotCoverTheHints(data) {
+        const root = make()
+        root.width = 420   // the drawer's width in the window
+        const hint = child(root, "hint_" + data.tag)
+        verify(hint.visible)
+        waitForRendering(root.panel)
+        const hintTop = hint.mapToItem(root, 0, 0).y
+        for (const name of data.editors) {
+            const editor = child(root, name)
+            const bottom = editor.mapToItem(root, 0, editor.height).y
+            verify(bottom <= hintTop + 0.5, name + " ends at " + bottom + ", the hint starts at " + hintTop)
+        }
+    }
+
     function test_seed() {
         const root = make()
         const random = child(root, "field_randomSeed")
