@@ -81,9 +81,17 @@ int64_t burrow_detokenize(const burrow_model *model, const burrow_token *tokens,
 
 /* ---- sessions ----------------------------------------------------------- */
 
+/* What the KV cache stores: F16 (the default), or Q8_0 (17/32 of the
+ * memory, within the quantized tolerance of F16; see docs/models.md). */
+typedef enum burrow_kv_cache_type {
+    BURROW_KV_CACHE_F16 = 0,
+    BURROW_KV_CACHE_Q8_0 = 1,
+} burrow_kv_cache_type;
+
 typedef struct burrow_session_params {
     uint32_t context_size; /* positions in the KV cache; clamped to the trained context (default 4096) */
     int32_t threads;       /* 0: all physical cores */
+    burrow_kv_cache_type kv_cache_type;   /* default F16; another value fails the create */
 } burrow_session_params;
 
 burrow_session_params burrow_session_default(void);
@@ -283,6 +291,7 @@ typedef struct burrow_scheduler_params {
     int32_t batch_tokens;    /* rows per forward pass (default 512) */
     int32_t threads;         /* 0: all physical cores */
     int32_t max_queued;      /* waiting requests beyond which submit fails as busy (default 64) */
+    burrow_kv_cache_type kv_cache_type;   /* default F16; another value fails the create */
 } burrow_scheduler_params;
 
 burrow_scheduler_params burrow_scheduler_default(void);

@@ -328,12 +328,29 @@ int64_t burrow_detokenize(const burrow_model *model, const burrow_token *tokens,
 
 // ---- sessions ---------------------------------------------------------------
 
+namespace {
+
+// The C enum as the engine's; false (and the error set) for a value outside it.
+bool toKvCacheType(const char *where, burrow_kv_cache_type in, burrow::KvCacheType *out)
+{
+    switch (in) {
+    case BURROW_KV_CACHE_F16: *out = burrow::KvCacheType::KV_CACHE_F16; return true;
+    case BURROW_KV_CACHE_Q8_0: *out = burrow::KvCacheType::KV_CACHE_Q8_0; return true;
+    }
+    setError(std::string(where) + ": kv_cache_type " + std::to_string(static_cast<int>(in)) +
+             " is not BURROW_KV_CACHE_F16 (0) or BURROW_KV_CACHE_Q8_0 (1)");
+    return false;
+}
+
+} // namespace
+
 burrow_session_params burrow_session_default(void)
 {
     const burrow::SessionOptions defaults;
     burrow_session_params params;
     params.context_size = defaults.contextSize;
     params.threads = defaults.threads;
+    params.kv_cache_type = BURROW_KV_CACHE_F16;
     return params;
 }
 
@@ -348,6 +365,8 @@ burrow_session *burrow_session_create(burrow_model *model, const burrow_session_
         burrow::SessionOptions options;
         options.contextSize = p.context_size;
         options.threads = p.threads;
+        if (!toKvCacheType("burrow_session_create", p.kv_cache_type, &options.kvCacheType))
+            return nullptr;
         auto created = burrow::Session::create(model->model, options);
         if (!created) {
             setError("burrow_session_create: " + created.message());
@@ -730,6 +749,7 @@ burrow_scheduler_params burrow_scheduler_default(void)
     p.batch_tokens = d.batchTokens;
     p.threads = d.threads;
     p.max_queued = d.maxQueued;
+    p.kv_cache_type = BURROW_KV_CACHE_F16;
     return p;
 }
 
@@ -748,6 +768,8 @@ burrow_scheduler *burrow_scheduler_create(burrow_model *model, const burrow_sche
         o.batchTokens = p.batch_tokens;
         o.threads = p.threads;
         o.maxQueued = p.max_queued;
+        if (!toKvCacheType("burrow_scheduler_create", p.kv_cache_type, &o.kvCacheType))
+            return nullptr;
         auto s = burrow::Scheduler::create(model->model, o);
         if (!s) {
             setError("burrow_scheduler_create: " + s.status().message());

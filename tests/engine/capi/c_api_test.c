@@ -279,6 +279,8 @@ static void test_defaults(void)
     burrow_cancel_token_cancel(NULL);
     CHECK(!burrow_cancel_token_is_cancelled(NULL), "NULL token cancelled");
     CHECK(strlen(burrow_version()) > 0, "version is empty");
+    CHECK(burrow_session_default().kv_cache_type == BURROW_KV_CACHE_F16, "session KV default");
+    CHECK(burrow_scheduler_default().kv_cache_type == BURROW_KV_CACHE_F16, "scheduler KV default");
 }
 
 static void test_error_paths(void)
@@ -464,6 +466,31 @@ static void test_model(const char *model_path, const char *json)
     burrow_session_params session_params = burrow_session_default();
     session_params.context_size = 256;
     session_params.threads = 1;
+    /* The KV cache type: a value outside the enum is refused by name; Q8_0
+     * either works or says why (stories260K's heads of 8 are too small for
+     * its blocks of 32). */
+    {
+        burrow_session_params kv = session_params;
+        kv.kv_cache_type = (burrow_kv_cache_type)7;
+        CHECK(burrow_session_create(model, &kv) == NULL, "kv_cache_type 7 accepted");
+        CHECK(strstr(burrow_last_error(), "kv_cache_type 7") != NULL, "error: '%s'", burrow_last_error());
+        burrow_scheduler_params skv = burrow_scheduler_default();
+        skv.kv_cache_type = (burrow_kv_cache_type)7;
+        CHECK(burrow_scheduler_create(model, &skv) == NULL, "scheduler kv_cache_type 7 accepted");
+        CHECK(strstr(burrow_last_error(), "kv_cache_type 7") != NULL, "error: '%s'", burrow_last_error());
+        kv.kv_cache_type = BURROW_KV_CACHE_Q8_0;
+        burrow_session *q8 = burrow_session_create(model, &kv);
+        if (q8 == NULL) {
+            CHECK(strstr(burrow_last_error(), "Q8_0") != NULL, "Q8_0 refused without a reason: '%s'", burrow_last_error());
+            printf("Q8_0 KV cache: %s\n", burrow_last_error());
+        } else {
+            const burrow_token first[2] = {ref_prompt[0], ref_prompt[n_ref > 1 ? 1 : 0]};
+            float *l = malloc(sizeof(float) * (size_t)vocab);
+            CHECK(burrow_evaluate(q8, first, 2, l, vocab) == vocab, "Q8_0 evaluate: %s", burrow_last_error());
+            free(l);
+            burrow_session_free(q8);
+        }
+    }
     burrow_session *session = burrow_session_create(model, &session_params);
     CHECK(session != NULL, "session failed: %s", burrow_last_error());
     /* The session keeps the model alive. */
