@@ -91,7 +91,7 @@ typedef enum burrow_kv_cache_type {
 typedef struct burrow_session_params {
     uint32_t context_size; /* positions in the KV cache; clamped to the trained context (default 4096) */
     int32_t threads;       /* 0: all physical cores */
-    burrow_kv_cache_type kv_cache_type;   /* default F16; another value fails the create */
+    int32_t kv_cache_type;   /* a burrow_kv_cache_type (default F16); another value fails the create */
 } burrow_session_params;
 
 burrow_session_params burrow_session_default(void);
@@ -291,7 +291,7 @@ typedef struct burrow_scheduler_params {
     int32_t batch_tokens;    /* rows per forward pass (default 512) */
     int32_t threads;         /* 0: all physical cores */
     int32_t max_queued;      /* waiting requests beyond which submit fails as busy (default 64) */
-    burrow_kv_cache_type kv_cache_type;   /* default F16; another value fails the create */
+    int32_t kv_cache_type;   /* a burrow_kv_cache_type (default F16); another value fails the create */
 } burrow_scheduler_params;
 
 burrow_scheduler_params burrow_scheduler_default(void);

@@ -331,13 +331,19 @@ int64_t burrow_detokenize(const burrow_model *model, const burrow_token *tokens,
 namespace {
 
 // The C enum as the engine's; false (and the error set) for a value outside it.
-bool toKvCacheType(const char *where, burrow_kv_cache_type in, burrow::KvCacheType *out)
+// (An int32_t field, not the enum: a C caller may store any number there,
+// and loading it as the enum would be undefined in C++.)
+bool toKvCacheType(const char *where, int32_t in, burrow::KvCacheType *out)
 {
-    switch (in) {
-    case BURROW_KV_CACHE_F16: *out = burrow::KvCacheType::KV_CACHE_F16; return true;
-    case BURROW_KV_CACHE_Q8_0: *out = burrow::KvCacheType::KV_CACHE_Q8_0; return true;
+    if (in == BURROW_KV_CACHE_F16) {
+        *out = burrow::KvCacheType::KV_CACHE_F16;
+        return true;
     }
-    setError(std::string(where) + ": kv_cache_type " + std::to_string(static_cast<int>(in)) +
+    if (in == BURROW_KV_CACHE_Q8_0) {
+        *out = burrow::KvCacheType::KV_CACHE_Q8_0;
+        return true;
+    }
+    setError(std::string(where) + ": kv_cache_type " + std::to_string(in) +
              " is not BURROW_KV_CACHE_F16 (0) or BURROW_KV_CACHE_Q8_0 (1)");
     return false;
 }

@@ -471,11 +471,11 @@ static void test_model(const char *model_path, const char *json)
      * its blocks of 32). */
     {
         burrow_session_params kv = session_params;
-        kv.kv_cache_type = (burrow_kv_cache_type)7;
+        kv.kv_cache_type = 7;
         CHECK(burrow_session_create(model, &kv) == NULL, "kv_cache_type 7 accepted");
         CHECK(strstr(burrow_last_error(), "kv_cache_type 7") != NULL, "error: '%s'", burrow_last_error());
         burrow_scheduler_params skv = burrow_scheduler_default();
-        skv.kv_cache_type = (burrow_kv_cache_type)7;
+        skv.kv_cache_type = 7;
         CHECK(burrow_scheduler_create(model, &skv) == NULL, "scheduler kv_cache_type 7 accepted");
         CHECK(strstr(burrow_last_error(), "kv_cache_type 7") != NULL, "error: '%s'", burrow_last_error());
         kv.kv_cache_type = BURROW_KV_CACHE_Q8_0;
