@@ -479,7 +479,20 @@ void TestScheduler::priorities()
     std::mutex orderMutex;
     std::vector<int> order;
     std::condition_variable startedCv;
-    bool started = false;
+    bool started = false, released = false;
+    // Let the held thread go however the test ends (a failed check returns
+    // early; the scheduler, made before, is destroyed after this).
+    struct Release {
+        std::mutex &m;
+        std::condition_variable &cv;
+        bool &flag;
+        ~Release()
+        {
+            std::lock_guard<std::mutex> lock(m);
+            flag = true;
+            cv.notify_all();
+        }
+    } releaseOnExit{orderMutex, startedCv, released};
     std::vector<RequestId> ids;
     for (int i = 0; i < 4; ++i) {
         Request r;
@@ -487,11 +500,12 @@ void TestScheduler::priorities()
         r.sampling.seed = 3;
         r.options.maxTokens = i == 0 ? 100000 : 4;   // 0 runs until cancelled
         r.priority = i == 3 ? 20 : 0;
-        if (i == 0)
+        if (i == 0)   // holds the scheduler's thread at its first piece until the queue is set up
             r.onText = [&](std::string_view) {
-                std::lock_guard<std::mutex> lock(orderMutex);
+                std::unique_lock<std::mutex> lock(orderMutex);
                 started = true;
                 startedCv.notify_all();
+                startedCv.wait(lock, [&] { return released; });
                 return true;
             };
         auto done = results.slot(static_cast<size_t>(i));
@@ -514,6 +528,11 @@ void TestScheduler::priorities()
         sch.setPriority(ids[1], 30);
     sch.setPriority(987654321, 5);   // unknown: ignored
     sch.cancel(ids[0]);
+    {
+        std::lock_guard<std::mutex> lock(orderMutex);
+        released = true;
+        startedCv.notify_all();
+    }
     QVERIFY(results.waitAll());
     for (size_t i = 0; i < 4; ++i)
         QVERIFY2(results.status(i), results.status(i).message().c_str());
