@@ -3,6 +3,7 @@
 // architecture and shape (engine/src/model/synthetic_model.h), for tests and
 // benchmarks (scripts/make-models.sh).
 #include "cli_command.h"
+#include "cli_files.h"
 
 #include "burrow/engine.h"
 #include "model/synthetic_model.h"
@@ -13,6 +14,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -201,17 +203,14 @@ int runSynth(const std::vector<std::string> &args)
             spec.name = v;
         } else if (a == "--chat-template") {
             // A Jinja file (at most 1 MiB), written as tokenizer.chat_template.
-            std::FILE *f = std::fopen(v.c_str(), "rb");
-            if (!f)
-                return usage("--chat-template: cannot open '%s'", v);
             std::string text;
-            char buf[65536];
-            size_t n;
-            while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() <= (size_t(1) << 20))
-                text.append(buf, n);
-            std::fclose(f);
-            if (text.empty() || text.size() > (size_t(1) << 20))
-                return usage("--chat-template: '%s' is empty or larger than 1 MiB", v);
+            if (!burrow::cli::readWholeFile(v, text, size_t(1) << 20)) {
+                if (!std::ifstream(v))
+                    return usage("--chat-template: cannot open '%s'", v);
+                return usage("--chat-template: '%s' is larger than 1 MiB or unreadable", v);
+            }
+            if (text.empty())
+                return usage("--chat-template: '%s' is empty", v);
             spec.chatTemplate = std::move(text);
         } else if (a == "--rope-base") {
             char *end = nullptr;

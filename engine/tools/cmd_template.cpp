@@ -1,6 +1,7 @@
 // burrow-cli template: renders a conversation with a chat template (a model's
 // own, a template file, or a built-in format) and prints it exactly.
 #include "cli_args.h"
+#include "cli_files.h"
 #include "cli_command.h"
 
 #include "chat/chat_format.h"
@@ -11,9 +12,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 namespace {
 
@@ -46,17 +45,6 @@ const char *const kUsage =
     "                             reproduce fixtures rendered with such a stub)\n"
     "  --show-format              print the format used, why, its stop strings, its reasoning\n"
     "                             syntax and the reasoning variables it reads on stderr\n";
-
-bool readFile(const std::string &path, std::string &out)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
-    return !in.bad();
-}
 
 std::string jsonQuoted(const std::string &s)
 {
@@ -176,7 +164,7 @@ int runTemplate(const std::vector<std::string> &args)
     }
 
     std::string messagesText;
-    if (!readFile(messagesPath, messagesText)) {
+    if (!burrow::cli::readWholeFile(messagesPath, messagesText)) {
         std::fprintf(stderr, "burrow-cli template: cannot read %s\n", messagesPath.c_str());
         return 1;
     }
@@ -192,7 +180,7 @@ int runTemplate(const std::vector<std::string> &args)
     inputs.render.fixedStrftime = fixedStrftime;
     if (!contextPath.empty()) {
         std::string text;
-        if (!readFile(contextPath, text)) {
+        if (!burrow::cli::readWholeFile(contextPath, text)) {
             std::fprintf(stderr, "burrow-cli template: cannot read %s\n", contextPath.c_str());
             return 1;
         }
@@ -255,7 +243,7 @@ int runTemplate(const std::vector<std::string> &args)
     } else {
         std::string text, name;
         if (!templatePath.empty()) {
-            if (!readFile(templatePath, text)) {
+            if (!burrow::cli::readWholeFile(templatePath, text)) {
                 std::fprintf(stderr, "burrow-cli template: cannot read %s\n", templatePath.c_str());
                 return 1;
             }

@@ -147,7 +147,11 @@ constexpr int64_t kSsmConvKernel = 4;   // ssm.conv_kernel, as every Qwen3.5
 // n values: base + kSigma * N(0, 1), four deviates per 64 random bits.
 void fillRow(float *out, int64_t n, SyntheticTensor::Fill fill, RowRng &rng)
 {
-    const float base = fill == SyntheticTensor::Fill::FILL_NORM ? 1.0f : fill == SyntheticTensor::Fill::FILL_DECAY ? -1.0f : 0.0f;
+    float base = 0.0f;   // FILL_WEIGHT
+    if (fill == SyntheticTensor::Fill::FILL_NORM)
+        base = 1.0f;
+    else if (fill == SyntheticTensor::Fill::FILL_DECAY)
+        base = -1.0f;
     const float *table = normalTable().data();
     for (int64_t i = 0; i < n; i += 4) {
         uint64_t z = rng.next();
@@ -226,8 +230,9 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
     const int64_t SS = s.ssmStateSize, SK = int64_t(s.ssmGroups) * SS, SV = int64_t(s.ssmHeads) * SS, SH = s.ssmHeads;
     for (uint32_t l = 0; l < s.nLayer; ++l) {
         const std::string b = "blk." + std::to_string(l) + ".";
+        const bool recurrent = recurrentLayer(r, s, l);
         add(b + "attn_norm.weight", {E}, Fill::FILL_NORM);
-        if (recurrentLayer(r, s, l)) {
+        if (recurrent) {
             // Gated DeltaNet: q|k|v into a 4-tap convolution, the gate, the
             // decay (ssm_a, ssm_alpha, ssm_dt.bias) and step (ssm_beta) terms.
             add(b + "attn_qkv.weight", {E, 2 * SK + SV});
@@ -255,13 +260,13 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
             add(b + "attn_k.bias", {KV});
             add(b + "attn_v.bias", {KV});
         }
-        if (!recurrentLayer(r, s, l))
+        if (!recurrent)
             add(b + "attn_output.weight", {Q, E});
         if (r.gptOss) {
             add(b + "attn_output.bias", {E});
             add(b + "attn_sinks.weight", {static_cast<int64_t>(s.nHead)});
         }
-        if (r.qkNorm && !recurrentLayer(r, s, l)) {
+        if (r.qkNorm && !recurrent) {
             add(b + "attn_q_norm.weight", {Dh}, Fill::FILL_NORM);
             add(b + "attn_k_norm.weight", {Dh}, Fill::FILL_NORM);
         }
@@ -500,18 +505,20 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
     gguf::GgufWriter &w = out.metadata();
     std::map<std::string, uint32_t> overrides = spec.u32Keys;
     std::map<std::string, std::vector<int32_t>> arrayOverrides = spec.i32ArrayKeys;
-    const auto i32Array = [&](const std::string &key, std::vector<int32_t> values) {
-        if (auto it = arrayOverrides.find(key); it != arrayOverrides.end()) {
-            values = it->second;
-            arrayOverrides.erase(it);
+    // A key the test overrides gets its value (and leaves the map: what is
+    // left there is added after the standard keys).
+    const auto takeOverride = [](auto &map, const std::string &key, auto &value) {
+        if (auto it = map.find(key); it != map.end()) {
+            value = it->second;
+            map.erase(it);
         }
+    };
+    const auto i32Array = [&](const std::string &key, std::vector<int32_t> values) {
+        takeOverride(arrayOverrides, key, values);
         w.addArray(key, ValueType::VALUE_TYPE_I32, values);
     };
     const auto u32 = [&](const std::string &key, uint32_t value) {
-        if (auto it = overrides.find(key); it != overrides.end()) {
-            value = it->second;
-            overrides.erase(it);
-        }
+        takeOverride(overrides, key, value);
         w.addU32(key, value);
     };
     const std::string p = spec.arch + ".";
