@@ -236,7 +236,11 @@ void TestScheduler::batchedEqualsAlone()
         // Batched rows may sum in another float order than a lone row (the
         // matrix kernels for several rows, experts grouped per batch): a
         // greedy choice may then flip on a near tie. Where the tokens first
-        // differ, the solo logits of the two tokens must be that close.
+        // differ, the solo logits of the two tokens must be that close:
+        // within 3e-2, the spread batch against lone rows reach on these
+        // random quantized models (gemma3 Q4_K_M: 0.017 on the scalar path
+        // when the batches formed differently under load; tst_synthetic_model
+        // sees 0.018-0.023). An engine bug moves logits by O(1).
         size_t d = 0;
         while (d < out[i].size() && d < solo[i].size() && out[i][d] == solo[i][d])
             ++d;
@@ -253,7 +257,7 @@ void TestScheduler::batchedEqualsAlone()
             QVERIFY(session.value()->evaluate(prefix, &logits));
             const float gap = logits[static_cast<size_t>(solo[i][d])] - logits[static_cast<size_t>(out[i][d])];
             qInfo("prompt %zu: token %zu differs on a tie of %g", i, d, static_cast<double>(gap));
-            QVERIFY2(std::fabs(gap) < 1e-2f, qPrintable(QStringLiteral("prompt %1 token %2: gap %3").arg(i).arg(d).arg(gap)));
+            QVERIFY2(std::fabs(gap) < 3e-2f, qPrintable(QStringLiteral("prompt %1 token %2: gap %3").arg(i).arg(d).arg(gap)));
             continue;
         }
         if (out[i] != solo[i]) {
