@@ -6,6 +6,7 @@
 
 #include "archive/archiveservice.h"
 #include "backend/enginebridge.h"
+#include "common/renderpacing.h"
 #include "conversation.h"
 #include "messagemodel.h"
 #include "models/modelloader.h"
@@ -49,6 +50,7 @@ ChatController::ChatController(QObject *parent)
     connect(m_models, &ModelLoader::loadFinished, this, &ChatController::loadFinished);
 
     connect(m_replies, &ReplyStreams::writingChanged, this, [this] {
+        RenderPacing::setCursorSteady(m_replies->anyActive());
         Q_EMIT canSendChanged();
         Q_EMIT canRegenerateChanged();
         Q_EMIT generatingChanged();

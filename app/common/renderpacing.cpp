@@ -2,7 +2,9 @@
 
 #include <memory>
 
+#include <QGuiApplication>
 #include <QOpenGLContext>
+#include <QStyleHints>
 #include <QOpenGLFunctions>
 #include <QQuickWindow>
 
@@ -21,6 +23,19 @@ bool isSoftwareRenderer(QSGRendererInterface::GraphicsApi api, const QByteArray 
     const QByteArray r = glRenderer.toLower();
     return r.contains("llvmpipe") || r.contains("softpipe") || r.contains("software rasterizer")
         || r.contains("swrast");
+}
+
+void setCursorSteady(bool steady)
+{
+    static int platformFlashMs = -1;   // -1: not held
+    QStyleHints *hints = QGuiApplication::styleHints();
+    if (steady && platformFlashMs < 0) {
+        platformFlashMs = hints->cursorFlashTime();
+        hints->setCursorFlashTime(0);
+    } else if (!steady && platformFlashMs >= 0) {
+        hints->setCursorFlashTime(platformFlashMs);
+        platformFlashMs = -1;
+    }
 }
 
 void watch(QQuickWindow *window, std::function<void(bool software)> onKnown)

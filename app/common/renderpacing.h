@@ -31,6 +31,13 @@ inline int flushIntervalMs(bool softwareRendering)
     return softwareRendering ? SoftwareFlushIntervalMs : GpuFlushIntervalMs;
 }
 
+// While `steady` the text cursors do not blink (they stay drawn): each blink
+// is a frame of the whole window, and while a reply streams the engine needs
+// the CPU (two blinks a second were a third of the frames drawn on a
+// CPU-drawn window, scripts/bench-app.sh). The first call with true keeps the
+// platform's flash time; false brings it back. GUI thread.
+void setCursorSteady(bool steady);
+
 // Calls onKnown(software) once on the GUI thread when `window`'s scene graph
 // is initialised (the renderer is only known then). Call before the window
 // is first exposed, i.e. before the event loop runs.

@@ -64,9 +64,14 @@ Item {
             lastContentY = contentY
         }
         onMovementEnded: root.following = atYEnd
-        // Qt 6.4's qmltypes declare Qt.callLater as a QJSValue property, so
-        // the linter cannot tell it is a method (its `type` warning, off on these lines).
-        onContentHeightChanged: if (root.following) Qt.callLater(scrollToEnd) // qmllint disable type
+        // Growth is followed at once, in the same polish as the layout that
+        // grew: the frame then shows the new text at the end (later, through
+        // Qt.callLater, each take of streamed text cost a second frame of
+        // the whole window). A new row is positioned once the list has made
+        // its delegate. Qt 6.4's qmltypes declare Qt.callLater as a QJSValue
+        // property, so the linter cannot tell it is a method (its `type`
+        // warning, off on that line).
+        onContentHeightChanged: if (root.following) scrollToEnd()
         onCountChanged: if (root.following) Qt.callLater(scrollToEnd) // qmllint disable type
 
         ScrollBar.vertical: ScrollBar {

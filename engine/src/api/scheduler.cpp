@@ -41,6 +41,7 @@
 
 #include "api/model_impl.h"
 #include "api/reply_output.h"
+#include "common/thread_name.h"
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
 #include "runtime/recurrent_state.h"
@@ -717,6 +718,7 @@ bool SchedulerImpl::step()
 
 void SchedulerImpl::run()
 {
+    common::setCurrentThreadName("burrow-sched");
     std::vector<std::unique_ptr<Live>> incoming;
     std::vector<RequestId> cancels;
     std::vector<std::pair<RequestId, int32_t>> priorities;

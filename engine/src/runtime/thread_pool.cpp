@@ -1,5 +1,7 @@
 #include "runtime/thread_pool.h"
 
+#include "common/thread_name.h"
+
 #include <fstream>
 #include <set>
 #include <string>
@@ -101,6 +103,7 @@ void ThreadPool::dispatch(Task task, void *ctx)
 
 void ThreadPool::workerLoop(int ith)
 {
+    common::setCurrentThreadName("burrow-pool");
     uint32_t seen = 0;
     for (;;) {
         int spins = 0;

@@ -2,6 +2,8 @@
 // test controls: coalesced streaming, stop mid-reply, switching models while
 // a reply streams, regenerate, edit and resend, refused files.
 #include <QAccessible>
+#include <QGuiApplication>
+#include <QStyleHints>
 #include <QTemporaryDir>
 
 #include "apptestsupport.h"
@@ -67,9 +69,12 @@ private Q_SLOTS:
         QVERIFY(app.open());
         QVERIFY(load(app, QStringLiteral("good.gguf")));
         QSignalSpy finished(app.chat, &ChatController::replyFinished);
+        const int flashMs = QGuiApplication::styleHints()->cursorFlashTime();
         QVERIFY(app.chat->send(QStringLiteral("Tell me")));
         QVERIFY(app.chat->isGenerating());
         QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Streaming);
+        // While it streams the cursors do not blink (each blink is a frame).
+        QCOMPARE(QGuiApplication::styleHints()->cursorFlashTime(), 0);
 
         m_control->release(2);
         QTRY_COMPARE(replyText(app), QStringLiteral("Once upon"));
@@ -85,6 +90,7 @@ private Q_SLOTS:
         QCOMPARE(app.chat->messages()->message(1).state, Chat::State::Stopped);
         QVERIFY(!app.chat->isGenerating());
         QTRY_COMPARE(button->property("text").toString(), QStringLiteral("Send"));
+        QCOMPARE(QGuiApplication::styleHints()->cursorFlashTime(), flashMs);
     }
 
     void escapeStopsTheReply()

@@ -1,7 +1,9 @@
 // How often reply text reaches the view, from what draws the window
 // (app/common/renderpacing.h), and that the chat controller passes the
 // interval to the engine bridge.
+#include <QGuiApplication>
 #include <QQuickItem>
+#include <QStyleHints>
 #include <QQuickWindow>
 #include <QSignalSpy>
 #include <QThread>
@@ -68,6 +70,20 @@ private slots:
         QCOMPARE(thread, QThread::currentThread());
         if (window.rendererInterface()->graphicsApi() == QSGRendererInterface::Software)
             QVERIFY(software);
+    }
+
+    void cursorSteadyHoldsAndRestoresTheFlashTime()
+    {
+        QStyleHints *hints = QGuiApplication::styleHints();
+        hints->setCursorFlashTime(1200);
+        RenderPacing::setCursorSteady(true);
+        QCOMPARE(hints->cursorFlashTime(), 0);
+        RenderPacing::setCursorSteady(true);   // a second hold keeps the platform's time
+        QCOMPARE(hints->cursorFlashTime(), 0);
+        RenderPacing::setCursorSteady(false);
+        QCOMPARE(hints->cursorFlashTime(), 1200);
+        RenderPacing::setCursorSteady(false);   // nothing held: unchanged
+        QCOMPARE(hints->cursorFlashTime(), 1200);
     }
 
     void controllerPassesTheInterval()
