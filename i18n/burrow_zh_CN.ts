@@ -650,6 +650,22 @@
         <source>Automatic (from the model)</source>
         <translation>自动（由模型决定）</translation>
     </message>
+    <message>
+        <source>Context memory</source>
+        <translation>上下文内存</translation>
+    </message>
+    <message>
+        <source>q8_0 keeps the context in 8 bits: half the memory, replies may differ slightly.</source>
+        <translation>q8_0 以 8 位保存上下文：内存减半，回复可能略有不同。</translation>
+    </message>
+    <message>
+        <source>KV cache %1</source>
+        <translation>KV 缓存 %1</translation>
+    </message>
+    <message>
+        <source>The context memory is one of: %1.</source>
+        <translation>上下文内存只能是：%1。</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsPanel</name>
@@ -708,6 +724,14 @@
     <message>
         <source>For this model, Automatic uses %1.</source>
         <translation>对于这个模型，“自动”使用%1。</translation>
+    </message>
+    <message>
+        <source>Full (16-bit)</source>
+        <translation>完整（16 位）</translation>
+    </message>
+    <message>
+        <source>Compact (8-bit, half the memory)</source>
+        <translation>紧凑（8 位，内存减半）</translation>
     </message>
 </context>
 <context>
@@ -1159,6 +1183,10 @@
     <message>
         <source>it stopped: %1</source>
         <translation>已停止：%1</translation>
+    </message>
+    <message>
+        <source>The context memory cannot be %1 for this model: %2</source>
+        <translation>此模型的上下文内存不能为 %1：%2</translation>
     </message>
 </context>
 <context>

@@ -650,6 +650,22 @@
         <source>Automatic (from the model)</source>
         <translation>自動（由模型決定）</translation>
     </message>
+    <message>
+        <source>Context memory</source>
+        <translation>上下文記憶體</translation>
+    </message>
+    <message>
+        <source>q8_0 keeps the context in 8 bits: half the memory, replies may differ slightly.</source>
+        <translation>q8_0 以 8 位元儲存上下文：記憶體減半，回覆可能略有不同。</translation>
+    </message>
+    <message>
+        <source>KV cache %1</source>
+        <translation>KV 快取 %1</translation>
+    </message>
+    <message>
+        <source>The context memory is one of: %1.</source>
+        <translation>上下文記憶體只能是：%1。</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsPanel</name>
@@ -708,6 +724,14 @@
     <message>
         <source>For this model, Automatic uses %1.</source>
         <translation>對於這個模型，「自動」使用%1。</translation>
+    </message>
+    <message>
+        <source>Full (16-bit)</source>
+        <translation>完整（16 位元）</translation>
+    </message>
+    <message>
+        <source>Compact (8-bit, half the memory)</source>
+        <translation>精簡（8 位元，記憶體減半）</translation>
     </message>
 </context>
 <context>
@@ -1159,6 +1183,10 @@
     <message>
         <source>it stopped: %1</source>
         <translation>已停止：%1</translation>
+    </message>
+    <message>
+        <source>The context memory cannot be %1 for this model: %2</source>
+        <translation>此模型的上下文記憶體不能為 %1：%2</translation>
     </message>
 </context>
 <context>

@@ -112,6 +112,11 @@ int EngineBackend::contextSize() const
     return m_scheduler ? int(m_scheduler->options().contextSize) : 0;
 }
 
+burrow::KvCacheType EngineBackend::kvCacheType() const
+{
+    return m_scheduler ? m_scheduler->options().kvCacheType : burrow::KvCacheType::KV_CACHE_F16;
+}
+
 int EngineBackend::clampedContext(int contextSize) const
 {
     const int trained = m_card.trainedContext;
@@ -119,9 +124,10 @@ int EngineBackend::clampedContext(int contextSize) const
 }
 
 burrow::Result<std::shared_ptr<burrow::Scheduler>> EngineBackend::makeScheduler(
-    const std::shared_ptr<burrow::Model> &model, int contextSize)
+    const std::shared_ptr<burrow::Model> &model, int contextSize, burrow::KvCacheType kvType)
 {
     burrow::SchedulerOptions options;
+    options.kvCacheType = kvType;
     options.contextSize = uint32_t(qMax(1, contextSize));
     const uint32_t trained = uint32_t(qMin<quint64>(model->info().contextLength, quint64(UINT32_MAX)));
     if (trained > 0 && options.contextSize > trained)
@@ -132,7 +138,7 @@ burrow::Result<std::shared_ptr<burrow::Scheduler>> EngineBackend::makeScheduler(
     // chat resent whole reuses its blocks) when the memory free now holds
     // it beside the weights; else one, as a single session had. Beyond that
     // the lowest-priority reply waits and is recomputed from its cached prefix.
-    const quint64 doubled = model->info().kvCacheBytes(options.contextSize * 2);
+    const quint64 doubled = model->info().kvCacheBytes(options.contextSize * 2, kvType);
     const quint64 available = SystemMemory::availableBytes();
     options.kvPositions = available > 0 && doubled < available / 2 ? options.contextSize * 2 : options.contextSize;
     return burrow::Scheduler::create(model, options);
@@ -168,21 +174,37 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     return true;
 }
 
-bool EngineBackend::ensureScheduler(int contextSize, QString *error)
+bool EngineBackend::ensureScheduler(int contextSize, burrow::KvCacheType kvType, QString *error)
 {
     const int wanted = clampedContext(contextSize);
-    if (m_scheduler && int(m_scheduler->options().contextSize) >= wanted)
+    if (m_scheduler && int(m_scheduler->options().contextSize) >= wanted && m_scheduler->options().kvCacheType == kvType)
         return true;
     if (m_scheduler && m_inFlight->load() > 0) {
-        qCInfo(lcApp) << "context" << wanted << "asked for while replies run: they keep"
-                      << m_scheduler->options().contextSize;
+        qCInfo(lcApp) << "context" << wanted << burrow::kvCacheTypeName(kvType) << "asked for while replies run: they keep"
+                      << m_scheduler->options().contextSize << burrow::kvCacheTypeName(m_scheduler->options().kvCacheType);
         return true;
     }
-    qCInfo(lcApp) << "context" << (m_scheduler ? int(m_scheduler->options().contextSize) : 0) << "->" << wanted
-                  << ": the KV cache is made again";
+    // What runs now, to come back to when the model refuses the new type.
+    const int before = m_scheduler ? int(m_scheduler->options().contextSize) : wanted;
+    const burrow::KvCacheType typeBefore =
+        m_scheduler ? m_scheduler->options().kvCacheType : burrow::KvCacheType::KV_CACHE_F16;
+    // A larger context is kept when only the type changes.
+    const int size = qMax(wanted, m_scheduler ? before : 0);
+    qCInfo(lcApp) << "context" << before << burrow::kvCacheTypeName(typeBefore) << "->" << size
+                  << burrow::kvCacheTypeName(kvType) << ": the KV cache is made again";
     m_server.reset();      // it serves on the old scheduler
     m_scheduler.reset();   // free the old KV cache before allocating the new one
-    auto scheduler = makeScheduler(m_model, wanted);
+    auto scheduler = makeScheduler(m_model, size, kvType);
+    if (!scheduler && kvType != typeBefore) {
+        *error = tr("The context memory cannot be %1 for this model: %2")
+                     .arg(QString::fromLatin1(burrow::kvCacheTypeName(kvType)), fromStd(scheduler.message()));
+        auto again = makeScheduler(m_model, before, typeBefore);
+        if (again) {
+            m_scheduler = std::move(again).value();
+            startServer();
+        }
+        return false;
+    }
     if (!scheduler) {
         *error = fromStd(scheduler.message());
         m_serverError = tr("it stopped: %1").arg(*error);
@@ -289,7 +311,7 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
         return;
     }
     QString error;
-    if (!ensureScheduler(int(request.settings.contextSize), &error)) {
+    if (!ensureScheduler(int(request.settings.contextSize), request.settings.kvCacheType, &error)) {
         fail(error);
         return;
     }

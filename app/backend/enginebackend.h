@@ -27,6 +27,8 @@ public:
     bool hasModel() const override { return m_model != nullptr; }
     ModelCard loadedModel() const override { return m_card; }
     int contextSize() const override;
+    // The KV cache type of the scheduler in use (F16 without one).
+    burrow::KvCacheType kvCacheType() const;
     void generate(const ChatRequest &request, ReplySinks sinks) override;
     ServerStatus configureServer(const ServerConfig &config) override;
     ServerStatus serverStatus() const override;
@@ -40,14 +42,19 @@ public:
 private:
     // Positions a chat asking for `contextSize` gets (clamped to the trained context).
     int clampedContext(int contextSize) const;
-    // A scheduler for `model` with `contextSize` positions per reply; its KV
-    // cache holds two such contexts when memory allows, else one.
+    // A scheduler for `model` with `contextSize` positions per reply and a
+    // KV cache of `kvType`; the cache holds two such contexts when memory
+    // allows, else one.
     static burrow::Result<std::shared_ptr<burrow::Scheduler>> makeScheduler(
-        const std::shared_ptr<burrow::Model> &model, int contextSize);
+        const std::shared_ptr<burrow::Model> &model, int contextSize,
+        burrow::KvCacheType kvType = burrow::KvCacheType::KV_CACHE_F16);
     // The scheduler in use is kept unless `contextSize` is larger than its
-    // own and no reply runs on it (then it is made again; while replies run,
-    // a chat asking for more gets the size in use).
-    bool ensureScheduler(int contextSize, QString *error);
+    // own or `kvType` is not its cache's type, and no reply runs on it (then
+    // it is made again; while replies run, a chat asking for more or for the
+    // other type gets what is in use). When the model refuses `kvType` (a
+    // Q8_0 cache needs heads of whole 32-element blocks) the scheduler is
+    // made again as it was and `error` says why.
+    bool ensureScheduler(int contextSize, burrow::KvCacheType kvType, QString *error);
 
     // The local server with m_serverConfig on the model and scheduler in
     // use (none while off or without a model; m_serverError says why).

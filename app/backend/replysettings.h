@@ -14,6 +14,7 @@ struct ReplySettings {
     int32_t maxTokens = -1;            // GenerateOptions::maxTokens (-1: until the model ends its turn)
     uint32_t contextSize = 0;          // what the chat asks for (SessionOptions::contextSize; the engine
                                        // clamps it to the trained context)
+    burrow::KvCacheType kvCacheType = burrow::KvCacheType::KV_CACHE_F16;   // SchedulerOptions::kvCacheType
     std::string systemPrompt;          // a system message before the conversation ("" for none)
     std::string chatFormat = "auto";   // RenderOptions::chatFormat
     bool enableThinking = true;        // RenderOptions::enableThinking (templates that read enable_thinking)

@@ -77,14 +77,16 @@ int ModelCard::contextFor(int requested) const
     return requested;
 }
 
-qulonglong ModelCard::memoryBytesAt(int context) const
+qulonglong ModelCard::memoryBytesAt(int context, const QString &kvCacheType) const
 {
     // The engine's arithmetic (ModelInfo::kvCacheBytes, saturating), on the card's copy of its fields.
     burrow::ModelInfo info;
     info.kvBytesPerToken = kvBytesPerToken;
     info.kvBytesPerTokenSliding = kvBytesPerTokenSliding;
     info.slidingWindow = uint32_t(qMax(0, slidingWindow));
-    const uint64_t kv = info.kvCacheBytes(uint32_t(qMax(0, contextFor(context))));
+    const burrow::KvCacheType type = kvCacheType == QLatin1String("q8_0") ? burrow::KvCacheType::KV_CACHE_Q8_0
+                                                                          : burrow::KvCacheType::KV_CACHE_F16;
+    const uint64_t kv = info.kvCacheBytes(uint32_t(qMax(0, contextFor(context))), type);
     return kv > UINT64_MAX - weightBytes ? UINT64_MAX : weightBytes + kv;
 }
 

@@ -97,12 +97,19 @@ public:
     // vocabulary (it has no chat template)").
     QString chatFormatText() const;
 
-    // Weights (all experts) + F16 KV cache if the context were `contextSize`
-    // positions (clamped), sliding layers holding at most their window plus
-    // one prompt chunk (burrow::ModelInfo::kvCacheBytes).
-    Q_INVOKABLE qulonglong memoryBytesAt(int contextSize) const;
-    Q_INVOKABLE QString memoryTextAt(int contextSize) const { return formatBytes(memoryBytesAt(contextSize)); }
-    Q_INVOKABLE bool fitsAt(int contextSize) const { return availableMemory == 0 || memoryBytesAt(contextSize) <= availableMemory; }
+    // Weights (all experts) + the KV cache if the context were `contextSize`
+    // positions (clamped) of `kvCacheType` ("f16", "q8_0": the chat setting
+    // of that name; Q8_0 is 34 bytes per 64 of F16), sliding layers holding
+    // at most their window plus one prompt chunk (burrow::ModelInfo::kvCacheBytes).
+    Q_INVOKABLE qulonglong memoryBytesAt(int contextSize, const QString &kvCacheType = QStringLiteral("f16")) const;
+    Q_INVOKABLE QString memoryTextAt(int contextSize, const QString &kvCacheType = QStringLiteral("f16")) const
+    {
+        return formatBytes(memoryBytesAt(contextSize, kvCacheType));
+    }
+    Q_INVOKABLE bool fitsAt(int contextSize, const QString &kvCacheType = QStringLiteral("f16")) const
+    {
+        return availableMemory == 0 || memoryBytesAt(contextSize, kvCacheType) <= availableMemory;
+    }
 
     static QString formatBytes(quint64 bytes);
 };

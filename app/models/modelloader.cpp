@@ -27,6 +27,12 @@ ModelLoader::ModelLoader(EngineBridge *bridge, ChatSettings *settings, ArchiveSe
         Q_EMIT loadProgressChanged();
     });
     connect(m_bridge, &EngineBridge::modelLoaded, this, &ModelLoader::onLoaded);
+    // The context that fits in memory depends on the chat's KV cache type.
+    if (m_settings)
+        connect(m_settings, &ChatSettings::changed, this, [this] {
+            if (m_model.isValid() && m_settings->kvCacheType() != m_limitKvType)
+                updateMemoryLimit();
+        });
     connect(m_bridge, &EngineBridge::loadFailed, this, &ModelLoader::onLoadFailed);
     if (m_archives) {
         connect(m_archives, &ArchiveService::modelReady, this,
@@ -127,7 +133,7 @@ void ModelLoader::inspected(quint64 ticket, const QString &path, const ModelCard
         return;
     }
     const int context = m_settings ? m_settings->contextSize() : 0;
-    if (confirm || !card.fitsAt(context)) {
+    if (confirm || !card.fitsAt(context, m_settings ? m_settings->kvCacheType() : QStringLiteral("f16"))) {
         m_pendingCard = card;
         Q_EMIT pendingCardChanged();
         return;
@@ -203,11 +209,13 @@ void ModelLoader::updateMemoryLimit()
     // The largest context whose memory estimate fits in what was free when
     // the card was made (0: unknown). About 20 estimates.
     int limit = 0;
-    if (m_model.availableMemory > 0 && m_model.fitsAt(ChatSettings::MinContextSize)) {
+    const QString kvType = m_settings->kvCacheType();
+    m_limitKvType = kvType;
+    if (m_model.availableMemory > 0 && m_model.fitsAt(ChatSettings::MinContextSize, kvType)) {
         int lo = ChatSettings::MinContextSize, hi = ChatSettings::MaxContextSize;
         while (lo < hi) {
             const int mid = lo + (hi - lo + 1) / 2;
-            if (m_model.fitsAt(mid))
+            if (m_model.fitsAt(mid, kvType))
                 lo = mid;
             else
                 hi = mid - 1;

@@ -89,6 +89,7 @@ private:
     QPointer<ArchiveService> m_archives;
     RecentModels *m_recent;
     ModelCard m_model;
+    QString m_limitKvType;   // the KV cache type the memory limit was computed for
     ModelCard m_pendingCard;
     bool m_inspecting = false;
     quint64 m_inspectTicket = 0;

@@ -51,6 +51,8 @@ class ChatSettings : public QObject {
     Q_PROPERTY(qint64 seed READ seed WRITE setSeed NOTIFY changed)
     Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY changed)
     Q_PROPERTY(int contextSize READ contextSize WRITE setContextSize NOTIFY changed)
+    Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY changed)
+    Q_PROPERTY(QStringList kvCacheTypes READ kvCacheTypes CONSTANT)
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
     Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY changed)
     Q_PROPERTY(QStringList chatFormats READ chatFormats CONSTANT)
@@ -96,6 +98,8 @@ public:
     qint64 seed() const { return m_values.value(QStringLiteral("seed")).toLongLong(); }
     int maxTokens() const { return m_values.value(QStringLiteral("maxTokens")).toInt(); }
     int contextSize() const { return m_values.value(QStringLiteral("contextSize")).toInt(); }
+    QString kvCacheType() const { return m_values.value(QStringLiteral("kvCacheType")).toString(); }
+    static QStringList kvCacheTypes() { return SettingsFields::kvCacheTypes(); }
     QString systemPrompt() const { return m_values.value(QStringLiteral("systemPrompt")).toString(); }
     QString chatFormat() const { return m_values.value(QStringLiteral("chatFormat")).toString(); }
     bool thinking() const { return m_values.value(QStringLiteral("thinking")).toBool(); }
@@ -112,6 +116,7 @@ public:
     void setSeed(qint64 v) { setValue(QStringLiteral("seed"), v); }
     void setMaxTokens(int v) { setValue(QStringLiteral("maxTokens"), v); }
     void setContextSize(int v) { setValue(QStringLiteral("contextSize"), v); }
+    void setKvCacheType(const QString &v) { setValue(QStringLiteral("kvCacheType"), v); }
     void setSystemPrompt(const QString &v) { setValue(QStringLiteral("systemPrompt"), v); }
     void setChatFormat(const QString &v) { setValue(QStringLiteral("chatFormat"), v); }
     void setThinking(bool v) { setValue(QStringLiteral("thinking"), v); }

@@ -148,6 +148,22 @@ const QList<SettingsField> &SettingsFields::all()
          [](const QVariantHash &v, ReplySettings *out) {
              out->contextSize = uint32_t(qMax(1, v.value(QStringLiteral("contextSize")).toInt()));
          }},
+        // The scheduler's cache is shared by the chats: a chat asking for the
+        // other type has it made again when no reply runs (EngineBackend::ensureScheduler).
+        {"kvCacheType", Kind::Choice, QStringLiteral("f16"), QT_TRANSLATE_NOOP("ChatSettings", "Context memory"),
+         QT_TRANSLATE_NOOP("ChatSettings", "q8_0 keeps the context in 8 bits: half the memory, replies may differ slightly."),
+         QT_TRANSLATE_NOOP("ChatSettings", "KV cache %1"), false,
+         [](const QVariant &v, const SettingsLimits &) {
+             const QStringList known = kvCacheTypes();
+             return known.contains(v.toString())
+                        ? QString()
+                        : tr("The context memory is one of: %1.").arg(known.join(QStringLiteral(", ")));
+         },
+         [](const QVariantHash &v, ReplySettings *out) {
+             out->kvCacheType = v.value(QStringLiteral("kvCacheType")).toString() == QLatin1String("q8_0")
+                                    ? burrow::KvCacheType::KV_CACHE_Q8_0
+                                    : burrow::KvCacheType::KV_CACHE_F16;
+         }},
         {"systemPrompt", Kind::Text, QString(), QT_TRANSLATE_NOOP("ChatSettings", "System prompt"),
          QT_TRANSLATE_NOOP("ChatSettings", "Instructions the model sees before the conversation"), nullptr, false,
          [](const QVariant &, const SettingsLimits &) { return QString(); },
@@ -189,6 +205,13 @@ const QList<SettingsField> &SettingsFields::all()
          }},
     };
     return fields;
+}
+
+QStringList SettingsFields::kvCacheTypes()
+{
+    // The engine's names (burrow::kvCacheTypeName).
+    return {QString::fromLatin1(burrow::kvCacheTypeName(burrow::KvCacheType::KV_CACHE_F16)),
+            QString::fromLatin1(burrow::kvCacheTypeName(burrow::KvCacheType::KV_CACHE_Q8_0))};
 }
 
 QStringList SettingsFields::reasoningEfforts()

@@ -58,6 +58,8 @@ public:
     static QStringList chatFormats();
     // The values reasoningEffort takes (gpt-oss's reasoning_effort): low, medium, high.
     static QStringList reasoningEfforts();
+    // The values kvCacheType takes: f16, q8_0 (burrow::KvCacheType).
+    static QStringList kvCacheTypes();
     // How a chat format is named to the user: "Automatic (from the model)",
     // else the family's own name ("ChatML", "Llama 3"; not translated).
     static QString chatFormatLabel(const QString &name);

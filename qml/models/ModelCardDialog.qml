@@ -89,14 +89,14 @@ Dialog {
             Label { text: qsTr("Memory needed"); opacity: 0.7 }
             Label {
                 objectName: "cardMemory"
-                text: qsTr("%1 (weights and KV cache), %2 free").arg(root.card.memoryTextAt(root.chosenContext))
+                text: qsTr("%1 (weights and KV cache), %2 free").arg(root.card.memoryTextAt(root.chosenContext, root.chat.conversation.settings.kvCacheType))
                                                              .arg(root.card.availableMemoryText)
             }
         }
         Label {
             objectName: "cardMemoryWarning"
             Layout.fillWidth: true
-            visible: !root.card.fitsAt(root.chosenContext)
+            visible: !root.card.fitsAt(root.chosenContext, root.chat.conversation.settings.kvCacheType)
             wrapMode: Text.Wrap
             color: Theme.negativeText
             text: qsTr("This needs more memory than is free now. Loading may fail or make the computer slow; "
@@ -107,7 +107,7 @@ Dialog {
     footer: DialogButtonBox {
         Button {
             objectName: "cardLoad"
-            text: root.card.fitsAt(root.chosenContext) ? qsTr("Load") : qsTr("Load anyway")
+            text: root.card.fitsAt(root.chosenContext, root.chat.conversation.settings.kvCacheType) ? qsTr("Load") : qsTr("Load anyway")
             DialogButtonBox.buttonRole: Dialog.AcceptRole   // the same enum; qmllint 6.4 finds it on Dialog only
             Accessible.name: qsTr("Load this model")
         }

@@ -52,6 +52,14 @@ Pane {
         { value: "medium", text: qsTr("Medium") },
         { value: "high", text: qsTr("High") }
     ]
+    readonly property var kvChoices: [
+        { value: "f16", text: qsTr("Full (16-bit)") },
+        { value: "q8_0", text: qsTr("Compact (8-bit, half the memory)") }
+    ]
+    function kvIndex() {
+        const index = settings ? kvChoices.findIndex(choice => choice.value === settings.kvCacheType) : -1
+        return index >= 0 ? index : 0
+    }
     function effortIndex() {
         const index = settings ? effortChoices.findIndex(choice => choice.value === settings.reasoningEffort) : -1
         return index >= 0 ? index : 1
@@ -278,6 +286,35 @@ Pane {
                         if (root.settings)
                             root.settings.setValue("reasoningEffort", root.effortChoices[index].value)
                         currentIndex = Qt.binding(() => root.effortIndex())
+                    }
+                }
+            }
+
+            // Context memory: the KV cache in F16 or Q8_0 (half the memory).
+            SettingRow {
+                id: kvRow
+                objectName: "row_kvCacheType"
+                settings: root.settings
+                field: "kvCacheType"
+                label: root.labelOf("kvCacheType")
+                hint: root.hintOf("kvCacheType")
+                onReset: kvBox.currentIndex = Qt.binding(() => root.kvIndex())
+
+                ComboBox {
+                    id: kvBox
+                    objectName: "field_kvCacheType"
+                    Layout.preferredWidth: 240
+                    model: root.kvChoices
+                    textRole: "text"
+                    valueRole: "value"
+                    currentIndex: root.kvIndex()
+                    enabled: root.settings !== null
+                    Accessible.name: kvRow.label
+                    Accessible.description: kvRow.error !== "" ? kvRow.error : kvRow.hint
+                    onActivated: index => {
+                        if (root.settings)
+                            root.settings.setValue("kvCacheType", root.kvChoices[index].value)
+                        currentIndex = Qt.binding(() => root.kvIndex())
                     }
                 }
             }

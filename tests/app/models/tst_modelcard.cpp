@@ -72,6 +72,11 @@ private Q_SLOTS:
         for (const int context : {64, card.trainedContext}) {
             const quint64 expected = info->weightBytes + info->kvCacheBytes(uint32_t(card.contextFor(context)));
             QCOMPARE(card.memoryBytesAt(context), expected);
+            // The chat's "Context memory" q8_0: the engine's Q8_0 arithmetic (34 bytes per 64 of F16).
+            const quint64 q8 = info->weightBytes
+                               + info->kvCacheBytes(uint32_t(card.contextFor(context)), burrow::KvCacheType::KV_CACHE_Q8_0);
+            QCOMPARE(card.memoryBytesAt(context, QStringLiteral("q8_0")), q8);
+            QVERIFY(q8 < expected);
         }
     }
 

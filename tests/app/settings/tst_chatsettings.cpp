@@ -41,7 +41,9 @@ private slots:
         QCOMPARE(s.reasoningEffort(), QStringLiteral("medium"));
         QCOMPARE(s.toEngine().enableThinking, true);
         QCOMPARE(s.toEngine().reasoningEffort, std::string("medium"));
-        QCOMPARE(ChatSettings::fieldNames().size(), 14);
+        QCOMPARE(s.kvCacheType(), QStringLiteral("f16"));
+        QVERIFY(s.toEngine().kvCacheType == burrow::KvCacheType::KV_CACHE_F16);
+        QCOMPARE(ChatSettings::fieldNames().size(), 15);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }
@@ -463,6 +465,7 @@ private slots:
             {QStringLiteral("seed"), {qint64(987654321), qint64(-1)}},
             {QStringLiteral("maxTokens"), {77, 0}},
             {QStringLiteral("contextSize"), {1536, 10}},
+            {QStringLiteral("kvCacheType"), {QStringLiteral("q8_0"), QStringLiteral("q4_0")}},
             {QStringLiteral("systemPrompt"), {QStringLiteral("Réponds brièvement."), true}},
             {QStringLiteral("chatFormat"), {QStringLiteral("chatml"), QStringLiteral("vicuna")}},
             {QStringLiteral("thinking"), {false, QStringLiteral("perhaps")}},
@@ -546,6 +549,8 @@ private slots:
             if (field == QLatin1String("seed")) return r.sampling.seed == uint32_t(value.toLongLong());
             if (field == QLatin1String("maxTokens")) return r.maxTokens == value.toInt();
             if (field == QLatin1String("contextSize")) return r.contextSize == uint32_t(value.toInt());
+            if (field == QLatin1String("kvCacheType"))
+                return r.kvCacheType == burrow::KvCacheType::KV_CACHE_Q8_0 && base.kvCacheType == burrow::KvCacheType::KV_CACHE_F16;
             if (field == QLatin1String("systemPrompt")) return r.systemPrompt == value.toString().toStdString();
             if (field == QLatin1String("chatFormat")) return r.chatFormat == value.toString().toStdString();
             if (field == QLatin1String("thinking")) return r.enableThinking == value.toBool() && base.enableThinking;
