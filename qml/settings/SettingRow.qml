@@ -47,13 +47,20 @@ ColumnLayout {
             font.bold: row.changed
             wrapMode: Text.Wrap
         }
+        // Editors and Reset at the top of the row: centred, they kept the
+        // place they had while the label was still wrapped into several
+        // lines before the panel had its width (Qt 6.4 does not move a
+        // nested layout again when only its row's height shrinks), and sat
+        // over the hint below.
         RowLayout {
             id: inlineSlot
+            Layout.alignment: Qt.AlignTop
             Layout.fillWidth: row.label === ""
             spacing: 6
         }
         Button {
             objectName: "reset_" + row.field
+            Layout.alignment: Qt.AlignTop
             text: qsTr("Reset")
             flat: true
             visible: row.changed || row.error !== ""
