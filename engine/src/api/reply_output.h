@@ -2,8 +2,8 @@
 // UTF-8 complete — the reasoning apart from the answer (when the request has
 // a reasoning syntax), stop strings on the answer only, and the two
 // callbacks. A stop string or a callback that says stop ends it (stopped();
-// the result's stop reason is set). Used per request by Session::generate
-// and by the scheduler for each of its sequences.
+// the result's stop reason is set). Used by the scheduler for each of its
+// sequences (a Session's one included).
 //
 // Holds references to the options' callbacks and to the result: they must
 // outlive it. Cost per push: the splitter's and the stop filter's work on

@@ -25,7 +25,11 @@
 //   4. one forward pass (Forward::evalBatch); register the new full blocks;
 //   5. sample every sequence whose span reached its last token, and run its
 //      reply through the text stream, reasoning split and stop strings
-//      (ReplyOutput), as Session::generate does.
+//      (ReplyOutput).
+//
+// A Session is this loop with one slot, stepped by its caller (drive(),
+// SchedulerMode::session(): finished sequences parked for token-level prefix
+// reuse, no block sharing, context shift; see session.cpp).
 //
 // Recurrent models (qwen35: a state per sequence, no prefix sharing): a
 // finished request's slot is parked, its state and tokens kept, and a new
@@ -37,9 +41,8 @@
 //
 // Costs: a step is one forward pass over <= batchTokens rows; the
 // bookkeeping is O(live requests) per step plus O(new blocks) hashing.
-#include "burrow/engine.h"
+#include "api/scheduler_impl.h"
 
-#include "api/model_impl.h"
 #include "api/reply_output.h"
 #include "common/thread_name.h"
 #include "runtime/forward.h"
@@ -66,32 +69,12 @@ using runtime::BatchSpan;
 using runtime::Forward;
 using runtime::KvCache;
 using runtime::ThreadPool;
-using Clock = std::chrono::steady_clock;
+using Clock = SchedulerClock;
 
 double msBetween(Clock::time_point a, Clock::time_point b)
 {
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
-
-struct Live {
-    RequestId id = 0;
-    Request req;
-    uint64_t order = 0;            // submission order (first come, first served among equals)
-    uint64_t admittedAt = 0;       // admission counter of the latest admission (preemption picks the newest)
-    int slot = -1;                 // KV sequence while running, -1 while waiting
-    std::vector<Token> tokens;     // prompt + generated so far
-    uint32_t promptLength = 0;
-    uint32_t evaluated = 0;        // tokens[0, evaluated) are in the slot's KV sequence
-    bool reportProgress = true;    // the first evaluation of the prompt (not a recompute)
-    bool started = false;          // the first token has been sampled
-    std::unique_ptr<sampling::Chain> chain;
-    std::unique_ptr<TokenTextStream> stream;
-    GenerateResult result;
-    std::unique_ptr<ReplyOutput> out;
-    Clock::time_point promptStart, generateStart;
-
-    uint32_t remaining() const { return static_cast<uint32_t>(tokens.size()) - evaluated; }
-};
 
 // Runs before `b` in the scheduler's eyes: higher priority, then earlier.
 bool before(const Live &a, const Live &b)
@@ -103,83 +86,13 @@ bool before(const Live &a, const Live &b)
 
 } // namespace
 
-class SchedulerImpl final : public Scheduler {
-public:
-    static Result<std::shared_ptr<SchedulerImpl>> create(std::shared_ptr<const ModelImpl> model,
-                                                         const SchedulerOptions &options);
-    ~SchedulerImpl() override;
+Live::Live() = default;
+Live::~Live() = default;
 
-    Result<RequestId> submit(Request request) override;
-    void cancel(RequestId id) override;
-    void setPriority(RequestId id, int32_t priority) override;
-    SchedulerStats stats() const override;
-    const SchedulerOptions &options() const override { return m_options; }
-
-private:
-    SchedulerImpl() = default;
-    void run();
-    // Scheduler thread only.
-    void takeNew(std::vector<std::unique_ptr<Live>> &incoming, std::vector<RequestId> &cancels,
-                 std::vector<std::pair<RequestId, int32_t>> &priorities);
-    void admit();
-    bool step();
-    void preempt(Live &victim);
-    void finish(std::unique_ptr<Live> &live, const Status &status);
-    // park: keep a recurrent sequence's state for the next request (a
-    // finished one; not a preempted one, whose blocks are needed).
-    void releaseSlot(Live &live, bool park = false);
-    // Recurrent models: gives the least recently parked slot's blocks back;
-    // false when no slot is parked.
-    bool evictParked();
-    // Recurrent models: the free slot to admit `live` into and the position
-    // its sequence can start from there (0 when none fits).
-    std::pair<size_t, uint32_t> pickSlot(const Live &live) const;
-    // Samples the next token of `live` from `logits`; false when it ended.
-    bool sampleNext(Live &live, const float *logits);
-    void publishStats();
-
-    std::shared_ptr<const ModelImpl> m_model;
-    SchedulerOptions m_options;
-    std::unique_ptr<ThreadPool> m_pool;
-    std::unique_ptr<KvCache> m_cache;
-    std::unique_ptr<Forward> m_forward;
-    std::vector<float> m_logits;              // [parallel, nVocab]
-    std::vector<Token> m_batchTokens;         // [batchTokens]
-    std::vector<BatchSpan> m_spans;
-    std::vector<Live *> m_spanLive;
-
-    // Scheduler thread's own state.
-    std::vector<std::unique_ptr<Live>> m_running;   // holding a slot
-    std::vector<std::unique_ptr<Live>> m_waiting;   // not admitted (new or preempted)
-    std::vector<int> m_freeSlots;
-    uint64_t m_admissions = 0;
-    // Recurrent models: per slot, the tokens a parked sequence holds (empty:
-    // not parked) and when it was parked.
-    std::vector<std::vector<Token>> m_parked;
-    std::vector<uint64_t> m_parkedAt;
-    uint64_t m_parkings = 0;
-    // Step costs, measured (exponential moving averages, ms): a step of
-    // generation rows only, and each prompt row added to one.
-    double m_decodeMs = 0, m_rowMs = 0;
-    uint64_t m_steps = 0, m_preemptions = 0, m_reused = 0;
-
-    // Shared with other threads.
-    mutable std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::vector<std::unique_ptr<Live>> m_incoming;
-    std::vector<RequestId> m_cancels;
-    std::vector<std::pair<RequestId, int32_t>> m_priorities;   // setPriority calls, in order
-    bool m_stopping = false;
-    std::atomic<bool> m_stopFlag{false};      // m_stopping for the forward pass's cancel check
-    RequestId m_nextId = 1;
-    uint64_t m_nextOrder = 0;
-    int32_t m_queued = 0;                     // incoming + waiting (for the queue limit)
-    SchedulerStats m_stats;
-    std::thread m_thread;
-};
+SchedulerImpl::SchedulerImpl() = default;
 
 Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<const ModelImpl> model,
-                                                             const SchedulerOptions &options)
+                                                             const SchedulerOptions &options, Mode mode)
 {
     const model::ModelConfig &c = model->config();
     SchedulerOptions o = options;
@@ -209,14 +122,17 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
         return Status::error("scheduler: kvCacheType Q8_0 needs flashAttention (a quantized V cache is only computed "
                              "with flash attention); set flashAttention or use KV_CACHE_F16");
 
+    if (mode.shareBlocks)
+        mode.shift = false;   // a sequence that shares blocks cannot move its positions
     std::shared_ptr<SchedulerImpl> s(new SchedulerImpl());
     s->m_model = std::move(model);
     s->m_options = o;
+    s->m_mode = mode;
     s->m_pool = std::make_unique<ThreadPool>(o.threads > 0 ? o.threads : ThreadPool::defaultThreadCount());
     const uint32_t fullBlocks = (o.kvPositions + runtime::kKvBlockSize - 1) / runtime::kKvBlockSize;
     auto cache = KvCache::create(c, o.contextSize, static_cast<uint32_t>(o.batchTokens),
                                  static_cast<uint32_t>(o.parallel), fullBlocks, kvCellType(o.kvCacheType),
-                                 1 /* recurrent snapshots per slot: before a prompt's last token */);
+                                 mode.snapshots /* recurrent snapshots per slot: before a prompt's last token */);
     if (!cache)
         return cache.status().withContext(s->m_model->info().path);
     s->m_cache = std::move(cache.value());
@@ -225,7 +141,7 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
         return forward.status();
     s->m_forward = std::move(forward.value());
     SchedulerImpl *self = s.get();
-    s->m_forward->setCancelCheck([self] { return self->m_stopFlag.load(std::memory_order_acquire); });
+    s->m_forward->setCancelCheck([self] { return self->batchCancelled(); });
     try {
         s->m_logits.assign(static_cast<size_t>(o.parallel) * c.nVocab, 0.0f);
         s->m_batchTokens.resize(static_cast<size_t>(o.batchTokens));
@@ -234,12 +150,12 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
     }
     for (int i = o.parallel - 1; i >= 0; --i)
         s->m_freeSlots.push_back(i);
-    if (s->m_cache->recurrent()) {
-        s->m_parked.resize(static_cast<size_t>(o.parallel));
-        s->m_parkedAt.assign(static_cast<size_t>(o.parallel), 0);
-    }
+    s->m_park = mode.parkFinished || s->m_cache->recurrent() != nullptr;
+    s->m_parked.resize(static_cast<size_t>(o.parallel));
+    s->m_parkedAt.assign(static_cast<size_t>(o.parallel), 0);
     s->m_stats.kvBlocksTotal = s->m_cache->pool(0).capacity();
-    s->m_thread = std::thread([self] { self->run(); });
+    if (mode.threaded)
+        s->m_thread = std::thread([self] { self->run(); });
     return s;
 }
 
@@ -255,7 +171,7 @@ SchedulerImpl::~SchedulerImpl()
         m_thread.join();
 }
 
-Result<RequestId> SchedulerImpl::submit(Request request)
+Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateResult *result)
 {
     const model::ModelConfig &c = m_model->config();
     if (request.prompt.empty())
@@ -268,13 +184,16 @@ Result<RequestId> SchedulerImpl::submit(Request request)
         if (request.prompt[i] < 0 || static_cast<uint32_t>(request.prompt[i]) >= c.nVocab)
             return Status::error("prompt token " + std::to_string(i) + " is " + std::to_string(request.prompt[i]) +
                                  ", outside the vocabulary (0.." + std::to_string(c.nVocab - 1) + ")");
-    if (request.options.overflow == ContextOverflow::CONTEXT_OVERFLOW_SHIFT)
-        request.options.overflow = ContextOverflow::CONTEXT_OVERFLOW_STOP;   // the scheduler does not shift
+    if (request.options.overflow == ContextOverflow::CONTEXT_OVERFLOW_SHIFT && !m_mode.shift)
+        request.options.overflow = ContextOverflow::CONTEXT_OVERFLOW_STOP;   // shared blocks cannot shift
     auto chain = sampling::Chain::create(request.sampling, c.nVocab, m_options.contextSize);
     if (!chain)
         return chain.status();
 
     auto live = std::make_unique<Live>();
+    if (result)
+        live->result = result;
+    *live->result = GenerateResult{};
     live->chain = std::move(chain.value());
     for (Token t : request.prompt)
         live->chain->accept(t);
@@ -282,9 +201,16 @@ Result<RequestId> SchedulerImpl::submit(Request request)
     live->promptLength = static_cast<uint32_t>(request.prompt.size());
     live->req = std::move(request);
     live->stream = m_model->newTextStream();
-    live->out = std::make_unique<ReplyOutput>(live->req.options, live->req.onText, live->result);
-    live->result.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
+    live->out = std::make_unique<ReplyOutput>(live->req.options, live->req.onText, *live->result);
+    live->result->stopReason = StopReason::STOP_REASON_MAX_TOKENS;
+    return live;
+}
 
+Result<RequestId> SchedulerImpl::submit(Request request)
+{
+    auto live = prepare(std::move(request));
+    if (!live)
+        return live.status();
     RequestId id;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -293,9 +219,9 @@ Result<RequestId> SchedulerImpl::submit(Request request)
         if (m_queued >= m_options.maxQueued + m_options.parallel)
             return Status::busy("the queue is full (" + std::to_string(m_queued) + " requests waiting)");
         id = m_nextId++;
-        live->id = id;
-        live->order = m_nextOrder++;
-        m_incoming.push_back(std::move(live));
+        live.value()->id = id;
+        live.value()->order = m_nextOrder++;
+        m_incoming.push_back(std::move(live.value()));
         ++m_queued;
         ++m_stats.waiting;
     }
@@ -308,8 +234,38 @@ void SchedulerImpl::cancel(RequestId id)
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_cancels.push_back(id);
+        m_cancelCalls.fetch_add(1, std::memory_order_release);
     }
     m_wake.notify_all();
+}
+
+bool SchedulerImpl::cancelled(const Live &live) const
+{
+    return (live.req.options.cancel && live.req.options.cancel->isCancelled()) ||
+           (m_externalCancel && m_externalCancel());
+}
+
+bool SchedulerImpl::batchCancelled()
+{
+    // Called by the thread that runs the step, between layers: m_spanLive is
+    // the batch being computed. One atomic load per sequence, and a look at
+    // the cancel list only when cancel() was called since the last look.
+    if (m_stopFlag.load(std::memory_order_acquire))
+        return true;
+    if (m_spanLive.empty())
+        return false;
+    const uint64_t calls = m_cancelCalls.load(std::memory_order_acquire);
+    std::vector<RequestId> listed;
+    if (calls != m_cancelCallsSeen) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        listed = m_cancels;
+    }
+    bool all = true;
+    for (const Live *l : m_spanLive)
+        all = all && (cancelled(*l) || std::find(listed.begin(), listed.end(), l->id) != listed.end());
+    if (!all)
+        m_cancelCallsSeen = calls;   // nothing for this batch: look again only after the next cancel()
+    return all;
 }
 
 void SchedulerImpl::setPriority(RequestId id, int32_t priority)
@@ -349,15 +305,15 @@ void SchedulerImpl::releaseSlot(Live &live, bool park)
     if (live.slot < 0)
         return;
     const uint32_t seq = static_cast<uint32_t>(live.slot);
-    if (park && m_cache->recurrent() && live.evaluated > 0) {
+    if (park && m_park && live.evaluated > 0) {
         std::vector<Token> &held = m_parked[static_cast<size_t>(live.slot)];
         held.assign(live.tokens.begin(), live.tokens.begin() + live.evaluated);
         m_parkedAt[static_cast<size_t>(live.slot)] = ++m_parkings;
     } else {
-        m_cache->publish(seq, live.tokens.data());
+        if (m_mode.shareBlocks)
+            m_cache->publish(seq, live.tokens.data());
         m_cache->truncate(seq, 0);   // full blocks stay cached under their hash
-        if (!m_parked.empty())
-            m_parked[static_cast<size_t>(live.slot)].clear();
+        m_parked[static_cast<size_t>(live.slot)].clear();
     }
     m_freeSlots.push_back(live.slot);
     live.slot = -1;
@@ -368,7 +324,7 @@ bool SchedulerImpl::evictParked()
 {
     int oldest = -1;
     for (int slot : m_freeSlots)
-        if (!m_parked.empty() && !m_parked[static_cast<size_t>(slot)].empty() &&
+        if (!m_parked[static_cast<size_t>(slot)].empty() &&
             (oldest < 0 || m_parkedAt[static_cast<size_t>(slot)] < m_parkedAt[static_cast<size_t>(oldest)]))
             oldest = slot;
     if (oldest < 0)
@@ -406,18 +362,30 @@ std::pair<size_t, uint32_t> SchedulerImpl::pickSlot(const Live &live) const
     return {best, bestReach};
 }
 
+void SchedulerImpl::eraseFinished()
+{
+    m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+    m_waiting.erase(std::remove(m_waiting.begin(), m_waiting.end(), nullptr), m_waiting.end());
+}
+
 void SchedulerImpl::finish(std::unique_ptr<Live> &live, const Status &status)
 {
     Live &l = *live;
+    if (!l.started && l.promptStart != Clock::time_point{}) {
+        // Ended during its prompt (cancelled, failed): what was computed so far.
+        const int32_t reused = l.result->timings.reusedTokens;
+        l.result->timings.promptTokens = std::max(0, static_cast<int32_t>(std::min(l.evaluated, l.promptLength)) - reused);
+        l.result->timings.promptMs = msBetween(l.promptStart, Clock::now());
+    }
     releaseSlot(l, status.isOk());
     if (status.isOk()) {
         l.out->finish(l.stream->finish());
         const Clock::time_point now = Clock::now();
-        l.result.timings.generatedTokens = static_cast<int32_t>(l.result.tokens.size());
-        l.result.timings.generateMs = l.started ? msBetween(l.generateStart, now) : 0.0;
+        l.result->timings.generatedTokens = static_cast<int32_t>(l.result->tokens.size());
+        l.result->timings.generateMs = l.started ? msBetween(l.generateStart, now) : 0.0;
     }
     if (l.req.onDone)
-        l.req.onDone(l.result, status);
+        l.req.onDone(*l.result, status);
     live.reset();
 }
 
@@ -440,7 +408,7 @@ void SchedulerImpl::takeNew(std::vector<std::unique_ptr<Live>> &incoming, std::v
     for (auto *list : {&m_running, &m_waiting})
         for (auto &l : *list)
             if (l && ids.count(l->id)) {
-                l->result.stopReason = StopReason::STOP_REASON_CANCELLED;
+                l->result->stopReason = StopReason::STOP_REASON_CANCELLED;
                 finish(l, Status::ok());
             }
 }
@@ -466,23 +434,23 @@ void SchedulerImpl::admit()
         m_waiting.erase(best);
         size_t pick = m_freeSlots.size() - 1;
         uint32_t reach = 0;
-        if (m_cache->recurrent())
+        if (m_park)
             std::tie(pick, reach) = pickSlot(*live);
         live->slot = m_freeSlots[pick];
         m_freeSlots.erase(m_freeSlots.begin() + static_cast<std::ptrdiff_t>(pick));
         live->admittedAt = ++m_admissions;
         const uint32_t seq = static_cast<uint32_t>(live->slot);
-        if (m_cache->recurrent()) {
-            m_cache->truncate(seq, reach);   // the parked state, or its snapshot, or nothing
+        if (m_park) {
+            m_cache->truncate(seq, reach);   // the parked sequence's shared prefix (a state: or its snapshot), or nothing
             m_parked[static_cast<size_t>(live->slot)].clear();
             live->evaluated = m_cache->length(seq);
-        } else {
-            live->evaluated = m_cache->adoptPrefix(seq, live->tokens.data(), static_cast<uint32_t>(live->tokens.size()));
         }
+        if (live->evaluated == 0 && m_mode.shareBlocks)
+            live->evaluated = m_cache->adoptPrefix(seq, live->tokens.data(), static_cast<uint32_t>(live->tokens.size()));
         m_reused += live->evaluated;
         if (live->reportProgress) {
             live->promptStart = Clock::now();
-            live->result.timings.reusedTokens = static_cast<int32_t>(live->evaluated);
+            live->result->timings.reusedTokens = static_cast<int32_t>(live->evaluated);
             if (live->req.onPromptProgress)
                 live->req.onPromptProgress(0, static_cast<int32_t>(live->promptLength - live->evaluated));
         }
@@ -499,13 +467,13 @@ void SchedulerImpl::preempt(Live &victim)
             m_waiting.push_back(std::move(l));
             break;
         }
-    m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+    eraseFinished();
 }
 
 bool SchedulerImpl::sampleNext(Live &l, const float *logits)
 {
     const GenerateOptions &o = l.req.options;
-    GenerateResult &r = l.result;
+    GenerateResult &r = *l.result;
     if (!l.started) {
         l.started = true;
         l.generateStart = Clock::now();
@@ -536,11 +504,54 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits)
         return false;
     }
     if (l.tokens.size() >= m_options.contextSize) {
-        r.stopReason = StopReason::STOP_REASON_CONTEXT_FULL;
-        return false;
+        // The new token has no position left: shift (drop half of the
+        // sequence after nKeep) or stop.
+        const uint32_t dropped = o.overflow == ContextOverflow::CONTEXT_OVERFLOW_SHIFT
+                                     ? shiftSequence(static_cast<uint32_t>(l.slot), l.tokens, l.evaluated, o.nKeep)
+                                     : 0;
+        if (dropped == 0) {
+            r.stopReason = StopReason::STOP_REASON_CONTEXT_FULL;
+            return false;
+        }
+        l.evaluated -= dropped;
     }
     l.tokens.push_back(token);
     return true;
+}
+
+uint32_t SchedulerImpl::shiftSequence(uint32_t seq, std::vector<Token> &tokens, uint32_t length, int32_t nKeep)
+{
+    // A recurrent state cannot drop its oldest tokens; shared blocks cannot move.
+    if (!m_mode.shift || m_cache->recurrent() || length != m_cache->length(seq) || length > tokens.size())
+        return 0;
+    // Keep the first nKeep tokens (BOS always), drop half of the rest.
+    uint32_t keep = static_cast<uint32_t>(std::max(nKeep, 0));
+    const Token bos = m_model->addedBos();
+    if (bos >= 0 && length > 0 && tokens[0] == bos)
+        keep = std::max<uint32_t>(keep, 1);
+    keep = std::min(keep, length);
+    const uint32_t discard = (length - keep) / 2;
+    if (discard == 0)
+        return 0;
+    const model::Weights &w = m_model->weights();
+    m_cache->removeAndShift(seq, keep, keep + discard, w.ropeFreqs ? w.ropeFreqs.f32() : nullptr, *m_pool);
+    tokens.erase(tokens.begin() + keep, tokens.begin() + keep + discard);
+    return discard;
+}
+
+bool SchedulerImpl::shiftParked(int32_t nKeep)
+{
+    std::vector<Token> &held = m_parked[0];
+    return !held.empty() && shiftSequence(0, held, static_cast<uint32_t>(held.size()), nKeep) > 0;
+}
+
+void SchedulerImpl::forgetParked()
+{
+    for (size_t slot = 0; slot < m_parked.size(); ++slot)
+        if (!m_parked[slot].empty()) {
+            m_cache->truncate(static_cast<uint32_t>(slot), 0);
+            m_parked[slot].clear();
+        }
 }
 
 bool SchedulerImpl::step()
@@ -548,23 +559,24 @@ bool SchedulerImpl::step()
     // Cancel tokens of the requests themselves.
     for (auto *list : {&m_running, &m_waiting})
         for (auto &l : *list)
-            if (l && l->req.options.cancel && l->req.options.cancel->isCancelled()) {
-                l->result.stopReason = StopReason::STOP_REASON_CANCELLED;
+            if (l && cancelled(*l)) {
+                l->result->stopReason = StopReason::STOP_REASON_CANCELLED;
                 finish(l, Status::ok());
             }
-    m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
-    m_waiting.erase(std::remove(m_waiting.begin(), m_waiting.end(), nullptr), m_waiting.end());
+    eraseFinished();
     admit();
     if (m_running.empty())
         return false;
 
     // Decode rows first (every generating sequence), then prompt chunks, each
     // group in priority order.
-    std::vector<Live *> order;
-    order.reserve(m_running.size());
+    std::vector<Live *> &order = m_order;   // kept: a step allocates nothing once it has grown
+    order.clear();
     for (auto &l : m_running)
         order.push_back(l.get());
-    std::stable_sort(order.begin(), order.end(), [](const Live *a, const Live *b) {
+    // (before() is a total order: submission numbers are unique, so a plain
+    // sort is stable here and needs no buffer.)
+    std::sort(order.begin(), order.end(), [](const Live *a, const Live *b) {
         const bool da = a->remaining() == 1 && a->started, db = b->remaining() == 1 && b->started;
         if (da != db)
             return da;
@@ -656,7 +668,7 @@ bool SchedulerImpl::step()
             break;
     }
     if (m_spans.empty()) {
-        m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+        eraseFinished();
         return !m_running.empty() || !m_waiting.empty();
     }
 
@@ -678,13 +690,19 @@ bool SchedulerImpl::step()
         }
     }
     if (!st) {
-        if (st.isCancelled())
+        if (st.isCancelled() && m_stopFlag.load(std::memory_order_acquire))
             return true;   // shutting down
+        // Cancelled between layers (every sequence of the batch was): nothing
+        // of this batch is kept; each ends with what it had before it.
         for (auto &l : m_running)
             for (Live *b : m_spanLive)
-                if (l && l.get() == b)
-                    finish(l, st);
-        m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+                if (l && l.get() == b) {
+                    if (st.isCancelled())
+                        l->result->stopReason = StopReason::STOP_REASON_CANCELLED;
+                    finish(l, st.isCancelled() ? Status::ok() : st);
+                }
+        m_spanLive.clear();
+        eraseFinished();
         return true;
     }
     int wanted = 0;
@@ -692,18 +710,21 @@ bool SchedulerImpl::step()
         Live *l = m_spanLive[i];
         const BatchSpan &sp = m_spans[i];
         l->evaluated += static_cast<uint32_t>(sp.n);
-        m_cache->publish(sp.seq, l->tokens.data());
+        if (m_mode.shareBlocks)
+            m_cache->publish(sp.seq, l->tokens.data());
         if (m_cache->recurrent() && !l->started && l->evaluated + 1 == l->promptLength)
             m_cache->recurrent()->snapshot(sp.seq, l->evaluated);
         if (l->reportProgress && l->req.onPromptProgress) {
-            const uint32_t done = std::min(l->evaluated, l->promptLength) - static_cast<uint32_t>(l->result.timings.reusedTokens);
+            const uint32_t done = std::min(l->evaluated, l->promptLength) - static_cast<uint32_t>(l->result->timings.reusedTokens);
             l->req.onPromptProgress(static_cast<int32_t>(done),
-                                    static_cast<int32_t>(l->promptLength) - l->result.timings.reusedTokens);
+                                    static_cast<int32_t>(l->promptLength) - l->result->timings.reusedTokens);
         }
         if (!sp.logits)
             continue;
         l->reportProgress = false;
         const float *logits = m_logits.data() + static_cast<size_t>(wanted++) * m_model->config().nVocab;
+        if (l->logitsOut && !l->started)
+            l->logitsOut->assign(logits, logits + m_model->config().nVocab);
         if (!sampleNext(*l, logits)) {
             for (auto &r : m_running)
                 if (r.get() == l) {
@@ -712,8 +733,63 @@ bool SchedulerImpl::step()
                 }
         }
     }
-    m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
+    m_spanLive.clear();   // the forward pass's cancel check reads it only during a pass
+    eraseFinished();
     return true;
+}
+
+void SchedulerImpl::takeQueued()
+{
+    std::vector<std::unique_ptr<Live>> incoming;
+    std::vector<RequestId> cancels;
+    std::vector<std::pair<RequestId, int32_t>> priorities;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        incoming.swap(m_incoming);
+        cancels.swap(m_cancels);
+        priorities.swap(m_priorities);
+    }
+    takeNew(incoming, cancels, priorities);
+    eraseFinished();
+}
+
+Status SchedulerImpl::drive(Request request, GenerateResult *result, std::vector<float> *logitsOut)
+{
+    bool done = false;
+    auto onDone = std::move(request.onDone);
+    request.onDone = [&done, &onDone](const GenerateResult &r, const Status &status) {
+        done = true;
+        if (onDone)
+            onDone(r, status);
+    };
+    auto prepared = prepare(std::move(request), result);
+    if (!prepared)
+        return prepared.status();
+    std::unique_ptr<Live> live = std::move(prepared.value());
+    live->logitsOut = logitsOut;
+    const Live *mine = live.get();
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        live->id = m_nextId++;
+        live->order = m_nextOrder++;
+    }
+    m_waiting.push_back(std::move(live));
+    while (!done) {
+        takeQueued();
+        if (!step() && !done) {
+            // Nothing can run and it is not done: cannot happen with one
+            // caller; end it rather than spin.
+            for (auto *list : {&m_running, &m_waiting})
+                for (auto &l : *list)
+                    if (l && l.get() == mine)
+                        finish(l, Status::error("the request could not be scheduled"));
+            eraseFinished();
+            if (!done)
+                break;
+        }
+    }
+    publishStats();
+    return Status::ok();
 }
 
 void SchedulerImpl::run()
@@ -736,13 +812,12 @@ void SchedulerImpl::run()
             priorities.swap(m_priorities);
         }
         takeNew(incoming, cancels, priorities);
-        m_running.erase(std::remove(m_running.begin(), m_running.end(), nullptr), m_running.end());
-        m_waiting.erase(std::remove(m_waiting.begin(), m_waiting.end(), nullptr), m_waiting.end());
+        eraseFinished();
         if (stopping) {
             for (auto *list : {&m_running, &m_waiting})
                 for (auto &l : *list)
                     if (l) {
-                        l->result.stopReason = StopReason::STOP_REASON_CANCELLED;
+                        l->result->stopReason = StopReason::STOP_REASON_CANCELLED;
                         finish(l, Status::ok());
                     }
             m_running.clear();

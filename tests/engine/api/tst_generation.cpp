@@ -232,6 +232,42 @@ private slots:
         QVERIFY(r.tokens.size() <= 4);
     }
 
+    // A Session is the scheduler's loop stepped by its caller: the callbacks
+    // run on the thread that called generate(), and the caller's result
+    // holds every token generated so far when a piece arrives.
+    void callbacksOnTheCallersThread()
+    {
+        BURROW_REQUIRE_SHARED(QString::fromLatin1(kStories));
+        auto m = stories();
+        auto session = Session::create(m, SessionOptions{256, 2});
+        QVERIFY(session);
+        const std::thread::id caller = std::this_thread::get_id();
+        int elsewhere = 0, pieces = 0, progress = 0;
+        size_t lastCount = 0;
+        bool countsGrow = true;
+        GenerateResult r;
+        GenerateOptions go;
+        go.maxTokens = 24;
+        QVERIFY(session.value()->generate(
+            m->tokenize("Once upon a time", true, true), greedy(), go,
+            [&](std::string_view) {
+                ++pieces;
+                elsewhere += std::this_thread::get_id() != caller;
+                countsGrow = countsGrow && r.tokens.size() > lastCount;
+                lastCount = r.tokens.size();
+                return true;
+            },
+            &r, [&](int32_t, int32_t) {
+                ++progress;
+                elsewhere += std::this_thread::get_id() != caller;
+            }));
+        QVERIFY(pieces > 0);
+        QVERIFY(progress > 0);
+        QCOMPARE(elsewhere, 0);
+        QVERIFY(countsGrow);
+        QCOMPARE(int(r.tokens.size()), 24);
+    }
+
     void cancelFromAnotherThread()
     {
         BURROW_REQUIRE_SHARED(QString::fromLatin1(kStories));

@@ -13,6 +13,7 @@
 
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
@@ -168,6 +169,7 @@ private slots:
     void prefixSharing();
     void recurrentSlotsContinue();
     void cancelAndBusy();
+    void cancelByIdStopsAPromptChunk();
     void priorities_data();
     void priorities();
     void badRequests();
@@ -447,6 +449,90 @@ void TestScheduler::cancelAndBusy()
     }
     QTRY_COMPARE(sch.stats().kvBlocksUsed, 0u);
     QCOMPARE(sch.stats().running, 0);
+}
+
+// Scheduler::cancel(id) reaches a prompt chunk already in the forward pass
+// (its check between layers), not only the next step: a request cancelled by
+// id as it is admitted computes nothing of its first chunk.
+void TestScheduler::cancelByIdStopsAPromptChunk()
+{
+    if (!sharedAvailable())
+        QSKIP("../shared is absent");
+    auto m = load("models/stories260K.gguf");
+    if (!m)
+        QSKIP("stories260K.gguf is absent");
+    SchedulerOptions o;
+    o.contextSize = 512;
+    o.parallel = 1;
+    o.batchTokens = 256;
+    o.threads = 2;
+    auto s = Scheduler::create(m, o);
+    QVERIFY(s);
+    Scheduler &sch = *s.value();
+    std::vector<Token> longPrompt = m->tokenize("Once upon a time", true, false);
+    const std::vector<Token> sentence = m->tokenize(" Tom and Lily went to the park to play with a big red ball.", false, false);
+    while (longPrompt.size() < 300)
+        longPrompt.insert(longPrompt.end(), sentence.begin(), sentence.end());
+
+    Results results;
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool started = false, released = false;
+    struct Release {
+        std::mutex &m;
+        std::condition_variable &cv;
+        bool &flag;
+        ~Release()
+        {
+            std::lock_guard<std::mutex> lock(m);
+            flag = true;
+            cv.notify_all();
+        }
+    } releaseOnExit{mutex, cv, released};
+    // Request 0 holds the scheduler's thread at its one token until request 1
+    // is queued with its id known.
+    Request first;
+    first.prompt = m->tokenize("Once upon a time", true, false);
+    first.options.maxTokens = 1;
+    first.onText = [&](std::string_view) {
+        std::unique_lock<std::mutex> lock(mutex);
+        started = true;
+        cv.notify_all();
+        cv.wait(lock, [&] { return released; });
+        return true;
+    };
+    first.onDone = results.slot(0);
+    QVERIFY(sch.submit(std::move(first)));
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        QVERIFY(cv.wait_for(lock, std::chrono::seconds(60), [&] { return started; }));
+    }
+    std::atomic<RequestId> secondId{0};
+    std::atomic<int> mostDone{-1};
+    Request second;
+    second.prompt = longPrompt;
+    second.options.maxTokens = 8;
+    second.onPromptProgress = [&](int32_t done, int32_t) {
+        mostDone = std::max(mostDone.load(), done);
+        if (done == 0)
+            sch.cancel(secondId.load());   // as it is admitted, before its first chunk runs
+    };
+    second.onDone = results.slot(1);
+    auto id = sch.submit(std::move(second));
+    QVERIFY2(id, id ? "" : id.status().message().c_str());
+    secondId = id.value();
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        released = true;
+        cv.notify_all();
+    }
+    QVERIFY(results.waitAll());
+    QVERIFY2(results.status(1), results.status(1).message().c_str());
+    QCOMPARE(static_cast<int>(results.result(1).stopReason), static_cast<int>(StopReason::STOP_REASON_CANCELLED));
+    QCOMPARE(mostDone.load(), 0);   // no chunk of its prompt completed
+    QCOMPARE(results.result(1).timings.promptTokens, 0);
+    QVERIFY(results.result(1).tokens.empty());
+    QTRY_COMPARE(sch.stats().kvBlocksUsed, 0u);
 }
 
 // One slot: request 0 runs until cancelled while three wait. Which waiting

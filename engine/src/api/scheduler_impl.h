@@ -1,0 +1,204 @@
+// The implementation of burrow::Scheduler (see engine.h for the contract and
+// scheduler.cpp for how a step is built), and of the one generation loop the
+// engine has: a Session is a SchedulerImpl with one sequence that its
+// caller's thread steps (Mode::session()), so a single conversation and many
+// go through the same admission, batching, sampling and text output.
+#pragma once
+
+#include "burrow/engine.h"
+
+#include "api/model_impl.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace burrow::runtime {
+class Forward;
+class KvCache;
+class ThreadPool;
+struct BatchSpan;
+}
+
+namespace burrow::sampling {
+class Chain;
+}
+
+namespace burrow::api {
+
+class ReplyOutput;
+
+using SchedulerClock = std::chrono::steady_clock;
+
+// One request while the scheduler holds it.
+struct Live {
+    RequestId id = 0;
+    Request req;
+    uint64_t order = 0;            // submission order (first come, first served among equals)
+    uint64_t admittedAt = 0;       // admission counter of the latest admission (preemption picks the newest)
+    int slot = -1;                 // KV sequence while running, -1 while waiting
+    std::vector<Token> tokens;     // prompt + generated so far
+    uint32_t promptLength = 0;
+    uint32_t evaluated = 0;        // tokens[0, evaluated) are in the slot's KV sequence
+    bool reportProgress = true;    // the first evaluation of the prompt (not a recompute)
+    bool started = false;          // the first token has been sampled
+    std::vector<float> *logitsOut = nullptr;   // receives the logits after the prompt (Session::evaluate)
+    std::unique_ptr<sampling::Chain> chain;
+    std::unique_ptr<TokenTextStream> stream;
+    GenerateResult ownResult;
+    GenerateResult *result = &ownResult;   // filled as the reply grows (a driven request's: the caller's)
+    std::unique_ptr<ReplyOutput> out;
+    SchedulerClock::time_point promptStart, generateStart;
+
+    Live();
+    ~Live();
+    uint32_t remaining() const { return static_cast<uint32_t>(tokens.size()) - evaluated; }
+};
+
+// How the scheduler is driven and what it keeps between requests.
+struct SchedulerMode {
+    // Its own thread steps it; otherwise drive() on the caller's thread.
+    bool threaded = true;
+    // Prefix sharing between sequences by block hashes (publish / adopt).
+    // Off for a Session: a sequence that shares blocks cannot shift.
+    bool shareBlocks = true;
+    // A finished sequence stays in its slot (parked) with its tokens, so
+    // the next request continues from the longest prefix they share
+    // (always so for recurrent models, whose state cannot be shared).
+    bool parkFinished = false;
+    // Context shift (ContextOverflow::CONTEXT_OVERFLOW_SHIFT): needs
+    // shareBlocks off; else a full context stops the reply.
+    bool shift = false;
+    // Recurrent-state snapshots per sequence (models with recurrent layers).
+    uint32_t snapshots = 1;
+
+    static SchedulerMode session() { return {false, false, true, true, 2}; }
+};
+
+class SchedulerImpl final : public Scheduler {
+public:
+    using Mode = SchedulerMode;
+
+
+    static Result<std::shared_ptr<SchedulerImpl>> create(std::shared_ptr<const ModelImpl> model,
+                                                         const SchedulerOptions &options, Mode mode = {});
+    ~SchedulerImpl() override;
+
+    Result<RequestId> submit(Request request) override;
+    void cancel(RequestId id) override;
+    void setPriority(RequestId id, int32_t priority) override;
+    SchedulerStats stats() const override;
+    const SchedulerOptions &options() const override { return m_options; }
+
+    // ---- the caller-driven mode (a Session's) -------------------------------
+    // Runs `request` on this thread: steps until it is done (its onDone has
+    // been called). `result` (may be null) is filled as the reply grows, as
+    // GenerateResult promises a Session's caller; logitsOut (may be null)
+    // receives the logits after its prompt. Errors as submit(), without
+    // onDone.
+    Status drive(Request request, GenerateResult *result = nullptr, std::vector<float> *logitsOut = nullptr);
+    // Read by every cancel check of a driven request (between steps and
+    // between the layers of a forward pass), besides its own token.
+    void setExternalCancel(std::function<bool()> check) { m_externalCancel = std::move(check); }
+    // Slot 0's tokens in the KV cache when nothing runs (a parked sequence).
+    const std::vector<Token> &heldTokens() const { return m_parked[0]; }
+    // Forgets every parked sequence (their blocks are freed).
+    void forgetParked();
+    // Context shift of the parked slot 0: keeps its first nKeep tokens (BOS
+    // always), drops half of the rest; false when nothing can be dropped (or
+    // the model has recurrent layers).
+    bool shiftParked(int32_t nKeep);
+    // The logits of the last row sampled in a step of one sequence [nVocab].
+    const float *lastLogits() const { return m_logits.data(); }
+    const runtime::KvCache &kvCache() const { return *m_cache; }
+    uint32_t contextSize() const { return m_options.contextSize; }
+
+private:
+    SchedulerImpl();
+    // Checks a request and makes its live state (the reply written into
+    // `result` when given, else its own).
+    Result<std::unique_ptr<Live>> prepare(Request request, GenerateResult *result = nullptr);
+    void run();
+    // Scheduler thread (or the driving caller) only.
+    void takeNew(std::vector<std::unique_ptr<Live>> &incoming, std::vector<RequestId> &cancels,
+                 std::vector<std::pair<RequestId, int32_t>> &priorities);
+    // Takes what other threads queued (requests, cancels, priority changes).
+    void takeQueued();
+    void admit();
+    bool step();
+    void preempt(Live &victim);
+    void finish(std::unique_ptr<Live> &live, const Status &status);
+    // park: keep the sequence's tokens (and state) in its slot for the next
+    // request (a finished one; not a preempted one, whose blocks are needed).
+    void releaseSlot(Live &live, bool park = false);
+    // Gives the least recently parked slot's blocks back; false when no slot is parked.
+    bool evictParked();
+    // The free slot to admit `live` into and the position its sequence can
+    // start from there (0 when none fits).
+    std::pair<size_t, uint32_t> pickSlot(const Live &live) const;
+    // Samples the next token of `live` from `logits`; false when it ended.
+    bool sampleNext(Live &live, const float *logits);
+    // Drops tokens[keep, keep + half of the rest) of sequence `seq` (see
+    // shiftParked); the number dropped (0: none).
+    uint32_t shiftSequence(uint32_t seq, std::vector<Token> &tokens, uint32_t length, int32_t nKeep);
+    // A request's cancel: its token, or the external check (driven mode).
+    bool cancelled(const Live &live) const;
+    // The forward pass's check between layers: shutting down, or every
+    // sequence of the batch is cancelled.
+    bool batchCancelled();
+    void publishStats();
+    void eraseFinished();
+
+    std::shared_ptr<const ModelImpl> m_model;
+    SchedulerOptions m_options;
+    Mode m_mode;
+    bool m_park = false;                      // parkFinished, or a recurrent model
+    std::unique_ptr<runtime::ThreadPool> m_pool;
+    std::unique_ptr<runtime::KvCache> m_cache;
+    std::unique_ptr<runtime::Forward> m_forward;
+    std::vector<float> m_logits;              // [parallel, nVocab]
+    std::vector<Token> m_batchTokens;         // [batchTokens]
+    std::vector<runtime::BatchSpan> m_spans;
+    std::vector<Live *> m_spanLive;
+    std::vector<Live *> m_order;              // a step's sequences, decode rows first
+    std::function<bool()> m_externalCancel;
+
+    // Scheduler thread's own state.
+    std::vector<std::unique_ptr<Live>> m_running;   // holding a slot
+    std::vector<std::unique_ptr<Live>> m_waiting;   // not admitted (new or preempted)
+    std::vector<int> m_freeSlots;
+    uint64_t m_admissions = 0;
+    // Per slot, the tokens a parked sequence holds (empty: not parked) and
+    // when it was parked.
+    std::vector<std::vector<Token>> m_parked;
+    std::vector<uint64_t> m_parkedAt;
+    uint64_t m_parkings = 0;
+    // Step costs, measured (exponential moving averages, ms): a step of
+    // generation rows only, and each prompt row added to one.
+    double m_decodeMs = 0, m_rowMs = 0;
+    uint64_t m_steps = 0, m_preemptions = 0, m_reused = 0;
+
+    // Shared with other threads.
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::vector<std::unique_ptr<Live>> m_incoming;
+    std::vector<RequestId> m_cancels;
+    std::atomic<uint64_t> m_cancelCalls{0};   // cancel() calls so far (the forward pass's check reads m_cancels then)
+    uint64_t m_cancelCallsSeen = 0;           // stepping thread: m_cancelCalls at its last look that found nothing
+    std::vector<std::pair<RequestId, int32_t>> m_priorities;   // setPriority calls, in order
+    bool m_stopping = false;
+    std::atomic<bool> m_stopFlag{false};      // m_stopping for the forward pass's cancel check
+    RequestId m_nextId = 1;
+    uint64_t m_nextOrder = 0;
+    int32_t m_queued = 0;                     // incoming + waiting (for the queue limit)
+    SchedulerStats m_stats;
+    std::thread m_thread;
+};
+
+} // namespace burrow::api
