@@ -70,6 +70,8 @@ int main(int argc, char *argv[])
     // engine), not as distance fields: crisper at reading sizes, and a third
     // of the drawing cost when the CPU draws the window (llvmpipe).
     QQuickWindow::setTextRenderType(QQuickWindow::NativeTextRendering);
+    // Without a GPU, the software backend (repaints only what changed).
+    RenderPacing::applyBackend();
     // The saved language, or the system's (docs/translations.md).
     Language::installSaved();
 

@@ -5,6 +5,7 @@
 #include <QGuiApplication>
 #include <QOpenGLContext>
 #include <QStyleHints>
+#include <QOffscreenSurface>
 #include <QOpenGLFunctions>
 #include <QQuickWindow>
 
@@ -23,6 +24,43 @@ bool isSoftwareRenderer(QSGRendererInterface::GraphicsApi api, const QByteArray 
     const QByteArray r = glRenderer.toLower();
     return r.contains("llvmpipe") || r.contains("softpipe") || r.contains("software rasterizer")
         || r.contains("swrast");
+}
+
+Backend chooseBackend(bool userChose, bool glStarts, const QByteArray &glRenderer)
+{
+    if (userChose)
+        return Backend::Default;   // Qt reads the user's variables itself
+    if (!glStarts)
+        return Backend::Software;  // no OpenGL at all: the software backend still draws
+    return isSoftwareRenderer(QSGRendererInterface::OpenGL, glRenderer) ? Backend::Software : Backend::Default;
+}
+
+Backend applyBackend()
+{
+    const QString platform = QGuiApplication::platformName();
+    if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal"))
+        return Backend::Default;
+    const bool userChose = qEnvironmentVariableIsSet("QT_QUICK_BACKEND") || qEnvironmentVariableIsSet("QSG_RHI_BACKEND");
+    QByteArray renderer;
+    bool glStarts = false;
+    if (!userChose) {
+        QOffscreenSurface surface;
+        surface.create();
+        QOpenGLContext context;
+        if (surface.isValid() && context.create() && context.makeCurrent(&surface)) {
+            if (const GLubyte *name = context.functions()->glGetString(GL_RENDERER))
+                renderer = QByteArray(reinterpret_cast<const char *>(name));
+            glStarts = true;
+            context.doneCurrent();
+        }
+    }
+    const Backend backend = chooseBackend(userChose, glStarts, renderer);
+    if (backend == Backend::Software) {
+        QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+        qCInfo(lcApp) << "OpenGL" << (glStarts ? QByteArray("draws on the CPU (" + renderer + ")") : QByteArray("does not start"))
+                      << "- the window is drawn by Qt Quick's software backend (set QSG_RHI_BACKEND=opengl to keep OpenGL)";
+    }
+    return backend;
 }
 
 void setCursorSteady(bool steady)

@@ -26,6 +26,24 @@ inline constexpr int SoftwareFlushIntervalMs = 200;
 // rasterises: the Software adaptation, or Mesa's llvmpipe / softpipe / swrast.
 bool isSoftwareRenderer(QSGRendererInterface::GraphicsApi api, const QByteArray &glRenderer);
 
+// What draws the window when nobody chose (QT_QUICK_BACKEND or
+// QSG_RHI_BACKEND unset): with a GPU, Qt Quick's default (OpenGL); when
+// OpenGL rasterises on the CPU (Mesa's llvmpipe: a VM, a remote desktop, a
+// machine without a GPU driver) or cannot start at all, Qt Quick's software
+// backend, which repaints only what changed: a streaming reply costs the CPU
+// half of what a whole llvmpipe frame per take does (scripts/bench-app.sh:
+// the app's non-engine threads 85 -> 45 ms per run of 512 tokens), and that
+// CPU is the engine's. Pure, so it is tested without a display.
+enum class Backend { Default, Software };
+Backend chooseBackend(bool userChose, bool glStarts, const QByteArray &glRenderer);
+
+// Applies chooseBackend() to this machine: starts an OpenGL context on an
+// offscreen surface to read GL_RENDERER (tens of milliseconds, once), and
+// sets QQuickWindow::setGraphicsApi(Software) when it says so. Call after
+// QGuiApplication exists and before the first window. Does nothing on the
+// offscreen and minimal platforms (tests). Returns what it chose.
+Backend applyBackend();
+
 inline int flushIntervalMs(bool softwareRendering)
 {
     return softwareRendering ? SoftwareFlushIntervalMs : GpuFlushIntervalMs;

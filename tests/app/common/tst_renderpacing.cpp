@@ -43,6 +43,41 @@ private slots:
         QCOMPARE(RenderPacing::isSoftwareRenderer(QSGRendererInterface::GraphicsApi(api), renderer), software);
     }
 
+    // Which backend draws the window: the user's variables win; OpenGL that
+    // rasterises on the CPU, or none at all, means the software backend.
+    void chooseBackend_data()
+    {
+        QTest::addColumn<bool>("userChose");
+        QTest::addColumn<bool>("glStarts");
+        QTest::addColumn<QByteArray>("renderer");
+        QTest::addColumn<bool>("software");
+        QTest::newRow("llvmpipe") << false << true << QByteArray("llvmpipe (LLVM 15.0.6, 256 bits)") << true;
+        QTest::newRow("softpipe") << false << true << QByteArray("softpipe") << true;
+        QTest::newRow("a GPU") << false << true << QByteArray("Mesa Intel(R) UHD Graphics 620 (KBL GT2)") << false;
+        QTest::newRow("nvidia") << false << true << QByteArray("NVIDIA GeForce RTX 3060/PCIe/SSE2") << false;
+        QTest::newRow("no OpenGL") << false << false << QByteArray() << true;
+        QTest::newRow("the user chose, llvmpipe") << true << true << QByteArray("llvmpipe") << false;
+        QTest::newRow("the user chose, no OpenGL") << true << false << QByteArray() << false;
+    }
+    void chooseBackend()
+    {
+        QFETCH(bool, userChose);
+        QFETCH(bool, glStarts);
+        QFETCH(QByteArray, renderer);
+        QFETCH(bool, software);
+        QCOMPARE(RenderPacing::chooseBackend(userChose, glStarts, renderer) == RenderPacing::Backend::Software, software);
+    }
+
+    // On the offscreen platform (tests) nothing is probed or changed.
+    void applyBackendLeavesOffscreenAlone()
+    {
+        if (QGuiApplication::platformName() != QLatin1String("offscreen"))
+            QSKIP("runs on the offscreen platform");
+        const auto before = QQuickWindow::graphicsApi();
+        QCOMPARE(RenderPacing::applyBackend(), RenderPacing::Backend::Default);
+        QCOMPARE(QQuickWindow::graphicsApi(), before);
+    }
+
     void intervals()
     {
         QCOMPARE(RenderPacing::flushIntervalMs(false), RenderPacing::GpuFlushIntervalMs);
