@@ -55,8 +55,66 @@ bool startsListItemOrHeading(QStringView line)
         && line.at(digits + 1) == u' ';
 }
 
+// Inline markup of a prose block so far, to cut a long paragraph only where
+// nothing is open (a code span, emphasis, a link's text).
+struct InlineMarks {
+    int backticks = 0;   // parity decides: a code span is open when odd
+    int doubleStars = 0, singleStars = 0, doubleUnderscores = 0;
+    int openBrackets = 0;
+    QChar previous;
+
+    void take(QChar c)
+    {
+        if (c == u'`') {
+            ++backticks;
+        } else if (backticks % 2 == 0) {
+            if (c == u'*') {
+                if (previous == u'*') {
+                    --singleStars;   // the pair is a double, not two singles
+                    ++doubleStars;
+                } else {
+                    ++singleStars;
+                }
+            } else if (c == u'_' && previous == u'_') {
+                ++doubleUnderscores;
+            } else if (c == u'[') {
+                ++openBrackets;
+            } else if (c == u']' && openBrackets > 0) {
+                --openBrackets;
+            }
+        }
+        previous = (c == u'*' && previous == u'*') ? QChar() : c;   // "***" is a double and a single
+    }
+    bool balanced() const
+    {
+        return backticks % 2 == 0 && doubleStars % 2 == 0 && singleStars % 2 == 0 && doubleUnderscores % 2 == 0
+            && openBrackets == 0;
+    }
+};
+
+// A sentence ends just before `q` (text[q - 1] is a space after ".", "!" or
+// "?", perhaps closed by a quote or bracket; or is a full-width "。", "！",
+// "？", which need no space) and the next one starts at q.
+bool sentenceStartsAt(QStringView text, qsizetype q)
+{
+    if (q < 1 || q >= text.size() || text.at(q).isSpace())
+        return false;
+    const QChar before = text.at(q - 1);
+    if (before == QChar(0x3002) || before == QChar(0xFF01) || before == QChar(0xFF1F))
+        return true;
+    if (q < 2 || before != u' ')
+        return false;
+    qsizetype e = q - 2;
+    if (e > 0 && (text.at(e) == u'"' || text.at(e) == u'\'' || text.at(e) == u')' || text.at(e) == QChar(0x201D)
+                  || text.at(e) == QChar(0x2019)))
+        --e;
+    const QChar c = text.at(e);
+    return c == u'.' || c == u'!' || c == u'?';
+}
+
 // Where parsing starts: at the start of a line, either in prose with no
-// block open, or inside code (the block that starts here) opened by `fence`.
+// block open, or inside code (the block that starts here) opened by `fence`;
+// or inside a line, at a prose block that continues a long paragraph.
 struct ParseStart {
     qsizetype at = 0;
     bool inCode = false;
@@ -64,6 +122,7 @@ struct ParseStart {
     int fenceLength = 0;
     QString language;
     bool continued = false;
+    bool midLine = false;   // prose continued inside a line: its first segment is not a new line
 };
 
 // Appends the blocks of text[from.at..] to *out (the rules in the header).
@@ -83,12 +142,30 @@ void parse(QStringView text, const ParseStart &from, bool complete, QList<Markdo
         current.fenceChar = from.fenceChar;
         current.fenceLength = from.fenceLength;
     }
+    InlineMarks marks;
     auto openProse = [&](qsizetype at) {
         current = MarkdownBlock();
         current.start = at;
         proseOpen = true;
         pendingBlank = false;
         blockLines = 0;
+        marks = InlineMarks();
+    };
+    // A prose segment [from, to) of the current block: cut the paragraph
+    // after a sentence once the block is MaxProseChars long and no inline
+    // markup is open; the rest goes on in a `continued` block. Decided by
+    // the text up to the next sentence's first character, so appending never
+    // moves a cut.
+    auto proseSegment = [&](qsizetype from, qsizetype to) {
+        for (qsizetype q = from; q < to; ++q) {
+            if (q - current.start >= MarkdownSplitter::MaxProseChars && marks.balanced() && sentenceStartsAt(text, q)) {
+                current.length = q - current.start;
+                out->append(current);
+                openProse(q);
+                current.continued = true;
+            }
+            marks.take(text.at(q));
+        }
     };
     auto closeProse = [&] {
         if (proseOpen)
@@ -98,6 +175,11 @@ void parse(QStringView text, const ParseStart &from, bool complete, QList<Markdo
     };
 
     qsizetype pos = from.at;
+    bool midLine = from.midLine && !inCode;
+    if (midLine) {
+        openProse(pos);
+        current.continued = true;
+    }
     while (pos < text.size() || (pos == text.size() && inCode && false)) {
         const qsizetype newline = text.indexOf(u'\n', pos);
         const bool whole = newline >= 0 || complete;
@@ -105,13 +187,33 @@ void parse(QStringView text, const ParseStart &from, bool complete, QList<Markdo
         const QStringView line = text.mid(pos, lineEnd - pos);
         const qsizetype next = newline >= 0 ? newline + 1 : text.size();
 
+        if (midLine) {
+            // The rest of a line whose paragraph was cut: prose, whatever it starts with.
+            midLine = false;
+            proseSegment(pos, lineEnd);
+            current.length = lineEnd - current.start;
+            if (whole)
+                ++blockLines;
+            pos = next;
+            if (newline < 0)
+                break;
+            continue;
+        }
+
         if (!whole) {
-            // The last line of a growing text: shown, decides nothing yet.
+            // The last line of a growing text: shown, decides nothing yet
+            // (but a long paragraph's sentences, see proseSegment).
             if (inCode) {
                 current.length = lineEnd - current.start;
             } else if (!isBlank(line)) {
+                // Cut inside it only when the line surely belongs to this
+                // block: a blank line before it, or a long block before a
+                // list item, may still make it the next block's first line.
+                const bool decided = !proseOpen || (!pendingBlank && blockLines < MarkdownSplitter::MaxLines);
                 if (!proseOpen)
                     openProse(pos);
+                if (decided)
+                    proseSegment(pos, lineEnd);
                 current.length = lineEnd - current.start;
             }
             break;
@@ -159,6 +261,7 @@ void parse(QStringView text, const ParseStart &from, bool complete, QList<Markdo
                 closeProse();
                 openProse(pos);
             }
+            proseSegment(pos, lineEnd);
             current.length = lineEnd - current.start;
             pendingBlank = false;
             ++blockLines;
@@ -199,10 +302,13 @@ qsizetype MarkdownSplitter::update(QStringView text, bool complete)
             from.fenceLength = last.fenceLength;
             from.language = last.language;
             from.continued = last.continued;
+        } else if (last.continued) {
+            from.midLine = true;   // a cut paragraph goes on here, inside its line
         }
     }
     QList<MarkdownBlock> tail;
     parse(text, from, complete, &tail);
+    m_lastParsed = text.size() - from.at;
     qsizetype firstChanged = keep;
     while (firstChanged - keep < tail.size() && firstChanged < m_blocks.size()
            && m_blocks.at(firstChanged) == tail.at(firstChanged - keep))

@@ -11,15 +11,21 @@
 //   - prose longer than MaxLines lines ends before a line that starts a list
 //     item or a heading, so a long list does not grow one block forever;
 //   - code longer than MaxLines lines goes on in a new block marked
-//     `continued` (the view draws it as part of the same box).
+//     `continued` (the view draws it as part of the same box);
+//   - prose longer than MaxProseChars characters ends after a sentence (a
+//     ".", "!" or "?" and a space, inside a line too) where no inline markup
+//     is open (code span, emphasis, link text); the rest goes on in a block
+//     marked `continued` (the view draws it right under, as the same
+//     paragraph), so one very long paragraph does not grow one block forever.
 // While a reply streams its last line may be incomplete; it is then content
 // of the last block and decides nothing until its newline arrives (or the
 // text is complete).
 //
 // Cost: split() is one pass over the text. MarkdownSplitter::update()
-// re-parses only from the start of the last block, which is bounded (see
-// the rules above) for everything but one very long paragraph; the blocks
-// before it are final and never looked at again.
+// re-parses only from the start of the last block, which is bounded by the
+// rules above (MaxLines lines, MaxProseChars characters plus a sentence; only
+// a single line of prose without a sentence end is not); the blocks before it
+// are final and never looked at again.
 #pragma once
 
 #include <QList>
@@ -34,7 +40,7 @@ struct MarkdownBlock {
     QString language;        // code: the fence's info string ("cpp"), may be empty
     bool closed = true;      // code: its closing fence came right after it (false while it has not,
                              // and for a part that goes on in the next block)
-    bool continued = false;  // code: goes on from the block before (one box, split for cost)
+    bool continued = false;  // goes on from the block before (code: one box; prose: one paragraph), split for cost
     // The fence that opened this code block (what closes it); re-parsing starts here.
     QChar fenceChar;
     int fenceLength = 0;
@@ -53,14 +59,19 @@ QList<MarkdownBlock> splitMarkdown(QStringView markdown, bool complete = true);
 class MarkdownSplitter {
 public:
     static constexpr int MaxLines = 40;
+    static constexpr int MaxProseChars = 1200;
 
     // `text` must start with the text of the previous call (it only grew);
     // otherwise call reset() first. Returns the index of the first block that
     // differs from before the call (blocks().size() when none did).
     qsizetype update(QStringView text, bool complete);
     void reset() { m_blocks.clear(); }
+    // Characters the last update() parsed (from its last block's start): the
+    // cost of one streamed take, bounded by the block rules.
+    qsizetype lastParsed() const { return m_lastParsed; }
     const QList<MarkdownBlock> &blocks() const { return m_blocks; }
 
 private:
     QList<MarkdownBlock> m_blocks;
+    qsizetype m_lastParsed = 0;
 };

@@ -155,14 +155,16 @@ Item {
 
                 // One delegate per block. While a reply streams only the last
                 // block changes (and new ones are added): the blocks before
-                // it are never rebuilt.
+                // it are never rebuilt. A block that continues the one before
+                // (a long code box or paragraph split for cost) sits right
+                // under it, the others 6 px apart.
                 Column {
                     Layout.fillWidth: true
                     visible: !root.editing
-                    spacing: 6
+                    spacing: 0
                     Repeater {
                         model: root.blocks
-                        delegate: Loader {
+                        delegate: Item {
                             id: block
                             required property int index
                             required property string kind
@@ -170,8 +172,16 @@ Item {
                             required property string language
                             required property bool continued
                             required property bool continues
+                            readonly property real gap: index > 0 && !continued ? 6 : 0
                             width: parent ? parent.width : 0
-                            sourceComponent: kind === "code" ? codeComponent : proseComponent
+                            height: gap + loader.height
+
+                            Loader {
+                                id: loader
+                                y: block.gap
+                                width: block.width
+                                sourceComponent: block.kind === "code" ? codeComponent : proseComponent
+                            }
 
                             Component {
                                 id: proseComponent

@@ -29,6 +29,7 @@ struct Shown {
     bool continued = false;
 };
 Shown text(const QString &t) { return {MarkdownBlock::Kind::Text, t, QString(), true, false}; }
+Shown continuedText(const QString &t) { return {MarkdownBlock::Kind::Text, t, QString(), true, true}; }
 Shown code(const QString &t, const QString &lang, bool closed = true, bool continued = false)
 {
     return {MarkdownBlock::Kind::Code, t, lang, closed, continued};
@@ -43,9 +44,21 @@ QString describe(const QList<MarkdownBlock> &blocks, QStringView source)
     return out.join(QLatin1Char('|'));
 }
 
+// `count` sentences of exactly 50 characters (the space after each
+// included), in one line: "Sentence 007 goes on for a long while, then ends. "
+QString sentences(int count, int first = 0)
+{
+    QString out;
+    for (int i = first; i < first + count; ++i)
+        out += QStringLiteral("Sentence %1 goes on for a long while, then ends. ").arg(i, 3, 10, QLatin1Char('0'));
+    return out;
+}
+
 // Replies with everything the splitter decides on: paragraphs, lists,
 // fences of both kinds and lengths, an unclosed fence, a long code block
-// and a long list (split by MaxLines), blank lines with spaces, CRLF.
+// and a long list (split by MaxLines), blank lines with spaces, CRLF, one
+// very long paragraph (split by MaxProseChars), also with markup open across
+// where it would be cut.
 QStringList sampleReplies()
 {
     QString longCode = QStringLiteral("Here:\n```python\n");
@@ -63,6 +76,9 @@ QStringList sampleReplies()
         QStringLiteral("```"),
         longCode,
         longList,
+        sentences(60) + QStringLiteral("And the end?"),
+        sentences(23) + QStringLiteral("It says `x. y` and **bold. still** here. ") + sentences(30, 23) +
+            QStringLiteral("\n\nA [link. text](u) then. ") + sentences(30, 60) + QStringLiteral("\n```\ncode\n```\n"),
     };
 }
 } // namespace
@@ -171,6 +187,26 @@ private Q_SLOTS:
             firstPart << QStringLiteral("l%1").arg(i);
         secondPart << QStringLiteral("l%1").arg(MarkdownSplitter::MaxLines)
                    << QStringLiteral("l%1").arg(MarkdownSplitter::MaxLines + 1);
+        const QString para = sentences(60) + QStringLiteral("Last.");
+        QTest::newRow("a long paragraph is cut after a sentence, in its line")
+            << para
+            << QList<Shown>{text(sentences(24)), continuedText(sentences(24, 24)), continuedText(sentences(12, 48) + QStringLiteral("Last."))};
+        // Its sentence end past the limit falls inside the code span.
+        const QString spanning = QStringLiteral("Here is one long sentence that runs past the limit with `code. Inside` and then ends. ");
+        QTest::newRow("not where a code span is open: at the next sentence")
+            << sentences(23) + spanning + sentences(30, 23)
+            << QList<Shown>{text(sentences(23) + spanning), continuedText(sentences(24, 23)), continuedText(sentences(6, 47))};
+        QTest::newRow("a long paragraph with lines: the cut may fall inside a line")
+            << sentences(20) + QStringLiteral("\n") + sentences(10, 20)
+            << QList<Shown>{text(sentences(20) + QStringLiteral("\n") + sentences(4, 20)), continuedText(sentences(6, 24))};
+        QString chinese;   // 24 sentences of 50 characters each, no spaces
+        for (int i = 0; i < 30; ++i)
+            chinese += QString(49, QChar(0x5B57)) + QChar(0x3002);
+        QTest::newRow("full-width sentence ends need no space")
+            << chinese << QList<Shown>{text(chinese.left(1200)), continuedText(chinese.mid(1200))};
+        QTest::newRow("no sentence end: no cut")
+            << QString(2 * MarkdownSplitter::MaxProseChars, QLatin1Char('a'))
+            << QList<Shown>{text(QString(2 * MarkdownSplitter::MaxProseChars, QLatin1Char('a')))};
         QTest::newRow("a long code block goes on in a continued block")
             << QStringLiteral("```\n") + lines + QStringLiteral("```")
             << QList<Shown>{code(firstPart.join(u'\n'), QString(), /*closed=*/false),
@@ -230,6 +266,33 @@ private Q_SLOTS:
         QVERIFY2(splitter.blocks() == ::splitMarkdown(reply, true),
                  qPrintable(describe(splitter.blocks(), reply) + QStringLiteral("\n") +
                             describe(::splitMarkdown(reply, true), reply)));
+    }
+
+    // The cost of a streamed take: what the splitter re-reads is bounded
+    // however long the reply grows (a ~20,000-token reply of paragraphs,
+    // lists, code and one very long paragraph, in pieces of a take's size).
+    void takesStayBoundedInALongReply()
+    {
+        QString reply;
+        for (int i = 0; reply.size() < 80000; ++i) {
+            switch (i % 4) {
+            case 0: reply += sentences(8, i) + QStringLiteral("\n\n"); break;
+            case 1: reply += QStringLiteral("- item %1\n- item %2\n\n").arg(i).arg(i + 1); break;
+            case 2: reply += QStringLiteral("```cpp\nint x%1 = %1;\n```\n\n").arg(i); break;
+            default: reply += sentences(100, i) + QStringLiteral("\n\n"); break;   // 5,000 characters in one line
+            }
+        }
+        MarkdownSplitter splitter;
+        qsizetype most = 0;
+        constexpr int piece = 400;   // about a take's text (5 takes a second at ~100 tokens/s)
+        for (qsizetype at = piece; at < reply.size(); at += piece) {
+            splitter.update(QStringView(reply).left(at), false);
+            most = qMax(most, splitter.lastParsed());
+        }
+        qInfo("most characters re-read by one take: %lld of a %lld-character reply", qlonglong(most), qlonglong(reply.size()));
+        QVERIFY2(most <= MarkdownSplitter::MaxProseChars + 50 + piece, qPrintable(QString::number(most)));
+        splitter.update(reply, true);
+        QVERIFY(splitter.blocks() == ::splitMarkdown(reply, true));
     }
 
     // The view's model of one message: a streaming reply adds rows and
