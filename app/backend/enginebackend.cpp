@@ -123,6 +123,16 @@ int EngineBackend::clampedContext(int contextSize) const
     return trained > 0 ? qMin(qMax(1, contextSize), trained) : qMax(1, contextSize);
 }
 
+int EngineBackend::engineThreadCount() const
+{
+    return m_scheduler ? m_scheduler->options().threads : 0;
+}
+
+int EngineBackend::engineThreads(int physicalCores)
+{
+    return physicalCores <= 4 ? qMax(1, physicalCores) : physicalCores - 1;
+}
+
 burrow::Result<std::shared_ptr<burrow::Scheduler>> EngineBackend::makeScheduler(
     const std::shared_ptr<burrow::Model> &model, int contextSize, burrow::KvCacheType kvType)
 {
@@ -133,7 +143,7 @@ burrow::Result<std::shared_ptr<burrow::Scheduler>> EngineBackend::makeScheduler(
     if (trained > 0 && options.contextSize > trained)
         options.contextSize = trained;
     options.parallel = Parallel;
-    options.threads = 0;
+    options.threads = engineThreads(burrow::physicalCoreCount());
     // Room for two whole conversations (more when they share a prefix: a
     // chat resent whole reuses its blocks) when the memory free now holds
     // it beside the weights; else one, as a single session had. Beyond that

@@ -36,6 +36,18 @@ public:
     // Replies generated at once (SchedulerOptions::parallel).
     static constexpr int Parallel = 4;
 
+    // The engine's threads in the app on a machine with `physicalCores`:
+    // all of them up to four, one fewer from five on. The window's threads
+    // (GUI, drawing) need some CPU while a reply streams; where the engine
+    // holds every core, each of their time slices stalls all the engine's
+    // threads, since an operation waits for its slowest part. With five
+    // cores or more the spare core costs generation little (it is bound by
+    // memory bandwidth, which a few cores already use) and prompts at most
+    // a fifth.
+    static int engineThreads(int physicalCores);
+    // The threads of the scheduler in use (0 before a model is loaded).
+    int engineThreadCount() const;
+
     // burrow::inspectModel() as a ModelInspector (thread-safe, header only).
     static ModelCard inspect(const QString &path, QString *error);
 

@@ -136,6 +136,10 @@ struct ModelInfo {
 // Reads and validates the header only (cheap: no weights are touched).
 Result<ModelInfo> inspectModel(const std::string &path);
 
+// The physical cores of this machine (SMT siblings counted once): what
+// `threads = 0` means in SessionOptions and SchedulerOptions.
+int physicalCoreCount();
+
 struct LoadOptions {
     // Called on the loading thread with 0..1; return false to cancel the load.
     std::function<bool(float progress)> progress;

@@ -19,10 +19,16 @@
 #include "api/session_impl.h"
 
 #include "api/scheduler_impl.h"
+#include "runtime/thread_pool.h"
 
 #include <algorithm>
 
 namespace burrow {
+
+int physicalCoreCount()
+{
+    return runtime::ThreadPool::defaultThreadCount();
+}
 
 Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, const SessionOptions &options)
 {

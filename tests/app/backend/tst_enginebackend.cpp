@@ -3,7 +3,8 @@
 // reply; the next chat asking for f16 gets F16 again (the cache is made
 // again only when no reply runs); a model whose heads a Q8_0 cache cannot
 // hold (stories260K: 8-element heads) refuses that reply with the engine's
-// reason, keeps its F16 scheduler and answers the next f16 request.
+// reason, keeps its F16 scheduler and answers the next f16 request. And how
+// many threads the engine runs beside the window.
 #include <QTest>
 
 #include "backend/enginebackend.h"
@@ -57,6 +58,35 @@ class TestEngineBackend : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // The engine's threads leave the window a core from five cores on.
+    void engineThreads_data()
+    {
+        QTest::addColumn<int>("cores");
+        QTest::addColumn<int>("threads");
+        QTest::newRow("unknown") << 0 << 1;
+        QTest::newRow("one") << 1 << 1;
+        QTest::newRow("two") << 2 << 2;
+        QTest::newRow("four") << 4 << 4;
+        QTest::newRow("five") << 5 << 4;
+        QTest::newRow("eight") << 8 << 7;
+        QTest::newRow("sixteen") << 16 << 15;
+    }
+    void engineThreads()
+    {
+        QFETCH(int, cores);
+        QFETCH(int, threads);
+        QCOMPARE(EngineBackend::engineThreads(cores), threads);
+    }
+
+    void theSchedulerUsesThem()
+    {
+        BURROW_REQUIRE_SHARED(kStories);
+        EngineBackend backend;
+        QString error;
+        QVERIFY2(backend.load(sharedPath(kStories), 256, {}, &error), qPrintable(error));
+        QCOMPARE(backend.engineThreadCount(), EngineBackend::engineThreads(burrow::physicalCoreCount()));
+    }
+
     void chatsChooseTheKvCacheType()
     {
         BURROW_REQUIRE_SHARED(kQwen3);
