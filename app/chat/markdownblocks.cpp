@@ -158,7 +158,14 @@ void parse(QStringView text, const ParseStart &from, bool complete, QList<Markdo
     // moves a cut.
     auto proseSegment = [&](qsizetype from, qsizetype to) {
         for (qsizetype q = from; q < to; ++q) {
-            if (q - current.start >= MarkdownSplitter::MaxProseChars && marks.balanced() && sentenceStartsAt(text, q)) {
+            const qsizetype length = q - current.start;
+            // After a sentence; in a run of twice the length without one,
+            // before any word (text without sentences: generated lists of
+            // words, a random model's output).
+            const bool cut = length >= MarkdownSplitter::MaxProseChars && marks.balanced()
+                && (sentenceStartsAt(text, q)
+                    || (length >= 2 * MarkdownSplitter::MaxProseChars && text.at(q - 1) == u' ' && !text.at(q).isSpace()));
+            if (cut) {
                 current.length = q - current.start;
                 out->append(current);
                 openProse(q);
@@ -206,12 +213,22 @@ void parse(QStringView text, const ParseStart &from, bool complete, QList<Markdo
             if (inCode) {
                 current.length = lineEnd - current.start;
             } else if (!isBlank(line)) {
-                // Cut inside it only when the line surely belongs to this
-                // block: a blank line before it, or a long block before a
-                // list item, may still make it the next block's first line.
-                const bool decided = !proseOpen || (!pendingBlank && blockLines < MarkdownSplitter::MaxLines);
-                if (!proseOpen)
+                // Cut inside it only once it is known which block the line
+                // belongs to. After a blank line its first character tells
+                // (no space: a new block, whatever the line turns out to be);
+                // a line that may still become a fence, or a list item after
+                // a long block, is undecided until its newline.
+                const QChar first = line.trimmed().isEmpty() ? QChar() : line.trimmed().front();
+                const bool mayBeFence = first == u'`' || first == u'~';
+                bool decided = !mayBeFence;
+                if (!proseOpen) {
                     openProse(pos);
+                } else if (pendingBlank && !startsWithSpace(line)) {
+                    closeProse();   // a blank line, then a line that starts at the margin
+                    openProse(pos);
+                } else {
+                    decided = decided && !pendingBlank && blockLines < MarkdownSplitter::MaxLines;
+                }
                 if (decided)
                     proseSegment(pos, lineEnd);
                 current.length = lineEnd - current.start;

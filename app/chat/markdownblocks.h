@@ -13,19 +13,23 @@
 //   - code longer than MaxLines lines goes on in a new block marked
 //     `continued` (the view draws it as part of the same box);
 //   - prose longer than MaxProseChars characters ends after a sentence (a
-//     ".", "!" or "?" and a space, inside a line too) where no inline markup
+//     ".", "!" or "?" and a space, inside a line too; after twice that
+//     without a sentence end, before any word) where no inline markup
 //     is open (code span, emphasis, link text); the rest goes on in a block
 //     marked `continued` (the view draws it right under, as the same
 //     paragraph), so one very long paragraph does not grow one block forever.
 // While a reply streams its last line may be incomplete; it is then content
 // of the last block and decides nothing until its newline arrives (or the
-// text is complete).
+// text is complete), except what its first character already decides (after
+// a blank line, a line at the margin starts a new block) and where a long
+// paragraph is cut.
 //
 // Cost: split() is one pass over the text. MarkdownSplitter::update()
 // re-parses only from the start of the last block, which is bounded by the
-// rules above (MaxLines lines, MaxProseChars characters plus a sentence; only
-// a single line of prose without a sentence end is not); the blocks before it
-// are final and never looked at again.
+// rules above (MaxLines lines; MaxProseChars characters plus a sentence, at
+// most twice that plus a word; only prose without a space, or with inline
+// markup left open, is not); the blocks before it are final and never looked
+// at again.
 #pragma once
 
 #include <QList>

@@ -204,9 +204,14 @@ private Q_SLOTS:
             chinese += QString(49, QChar(0x5B57)) + QChar(0x3002);
         QTest::newRow("full-width sentence ends need no space")
             << chinese << QList<Shown>{text(chinese.left(1200)), continuedText(chinese.mid(1200))};
-        QTest::newRow("no sentence end: no cut")
-            << QString(2 * MarkdownSplitter::MaxProseChars, QLatin1Char('a'))
-            << QList<Shown>{text(QString(2 * MarkdownSplitter::MaxProseChars, QLatin1Char('a')))};
+        QTest::newRow("no space: no cut")
+            << QString(3 * MarkdownSplitter::MaxProseChars, QLatin1Char('a'))
+            << QList<Shown>{text(QString(3 * MarkdownSplitter::MaxProseChars, QLatin1Char('a')))};
+        QString words;   // 1,000 words of 5 characters, no sentence end
+        for (int i = 0; i < 1000; ++i)
+            words += QStringLiteral("word ");
+        QTest::newRow("no sentence end: before a word at twice the length")
+            << words << QList<Shown>{text(words.left(2400)), continuedText(words.mid(2400, 2400)), continuedText(words.mid(4800))};
         QTest::newRow("a long code block goes on in a continued block")
             << QStringLiteral("```\n") + lines + QStringLiteral("```")
             << QList<Shown>{code(firstPart.join(u'\n'), QString(), /*closed=*/false),
@@ -275,11 +280,16 @@ private Q_SLOTS:
     {
         QString reply;
         for (int i = 0; reply.size() < 80000; ++i) {
-            switch (i % 4) {
+            switch (i % 5) {
             case 0: reply += sentences(8, i) + QStringLiteral("\n\n"); break;
             case 1: reply += QStringLiteral("- item %1\n- item %2\n\n").arg(i).arg(i + 1); break;
             case 2: reply += QStringLiteral("```cpp\nint x%1 = %1;\n```\n\n").arg(i); break;
-            default: reply += sentences(100, i) + QStringLiteral("\n\n"); break;   // 5,000 characters in one line
+            case 3: reply += sentences(100, i) + QStringLiteral("\n\n"); break;   // 5,000 characters in one line
+            default:   // 6,000 characters of words without a sentence end (a random model's)
+                for (int w = 0; w < 1000; ++w)
+                    reply += QStringLiteral("w%1 ").arg(w % 100, 3, 10, QLatin1Char('0'));
+                reply += QStringLiteral("\n\n");
+                break;
             }
         }
         MarkdownSplitter splitter;
@@ -290,7 +300,7 @@ private Q_SLOTS:
             most = qMax(most, splitter.lastParsed());
         }
         qInfo("most characters re-read by one take: %lld of a %lld-character reply", qlonglong(most), qlonglong(reply.size()));
-        QVERIFY2(most <= MarkdownSplitter::MaxProseChars + 50 + piece, qPrintable(QString::number(most)));
+        QVERIFY2(most <= 2 * MarkdownSplitter::MaxProseChars + 10 + piece, qPrintable(QString::number(most)));
         splitter.update(reply, true);
         QVERIFY(splitter.blocks() == ::splitMarkdown(reply, true));
     }
@@ -351,8 +361,10 @@ private Q_SLOTS:
         streaming.state = Chat::State::Streaming;
         const int row = model.append(streaming);
         MessageBlocks *growing = model.blocksAt(row);
-        model.appendText(row, QStringLiteral("One.\n\nTwo"));
-        QCOMPARE(growing->rowCount(), 1);   // "Two" may still turn out to go on the paragraph
+        model.appendText(row, QStringLiteral("One.\n\n "));
+        QCOMPARE(growing->rowCount(), 1);   // an indented line after a blank one may go on the block
+        model.appendText(row, QStringLiteral("\nTwo"));
+        QCOMPARE(growing->rowCount(), 2);   // at the margin after a blank line: a new block, decided at once
         model.appendText(row, QStringLiteral(".\n"));
         QCOMPARE(growing->rowCount(), 2);
         model.appendText(row, QStringLiteral("```\nx\n``"));
