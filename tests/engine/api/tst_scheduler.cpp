@@ -143,6 +143,39 @@ std::vector<std::vector<Token>> batched(Scheduler &s, const std::vector<std::vec
     return out;
 }
 
+// Holds the scheduler's thread inside a request's callback until opened, so
+// a test can queue requests behind it; opened however the test ends (a
+// failed check returns early; the scheduler, made before, is destroyed
+// after this).
+class Gate {
+public:
+    ~Gate() { open(); }
+    // On the scheduler's thread: says it is held, then waits to be opened.
+    void hold()
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_held = true;
+        m_cv.notify_all();
+        m_cv.wait(lock, [&] { return m_open; });
+    }
+    bool waitHeld(int seconds = 60)
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        return m_cv.wait_for(lock, std::chrono::seconds(seconds), [&] { return m_held; });
+    }
+    void open()
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_open = true;
+        m_cv.notify_all();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    bool m_held = false, m_open = false;
+};
+
 // Submits one greedy request and waits for it; false on any failure.
 bool runOne(Scheduler &s, const std::vector<Token> &prompt, int maxTokens, GenerateResult *out)
 {
@@ -475,38 +508,19 @@ void TestScheduler::cancelByIdStopsAPromptChunk()
         longPrompt.insert(longPrompt.end(), sentence.begin(), sentence.end());
 
     Results results;
-    std::mutex mutex;
-    std::condition_variable cv;
-    bool started = false, released = false;
-    struct Release {
-        std::mutex &m;
-        std::condition_variable &cv;
-        bool &flag;
-        ~Release()
-        {
-            std::lock_guard<std::mutex> lock(m);
-            flag = true;
-            cv.notify_all();
-        }
-    } releaseOnExit{mutex, cv, released};
+    Gate gate;
     // Request 0 holds the scheduler's thread at its one token until request 1
     // is queued with its id known.
     Request first;
     first.prompt = m->tokenize("Once upon a time", true, false);
     first.options.maxTokens = 1;
     first.onText = [&](std::string_view) {
-        std::unique_lock<std::mutex> lock(mutex);
-        started = true;
-        cv.notify_all();
-        cv.wait(lock, [&] { return released; });
+        gate.hold();
         return true;
     };
     first.onDone = results.slot(0);
     QVERIFY(sch.submit(std::move(first)));
-    {
-        std::unique_lock<std::mutex> lock(mutex);
-        QVERIFY(cv.wait_for(lock, std::chrono::seconds(60), [&] { return started; }));
-    }
+    QVERIFY(gate.waitHeld());
     std::atomic<RequestId> secondId{0};
     std::atomic<int> mostDone{-1};
     Request second;
@@ -521,11 +535,7 @@ void TestScheduler::cancelByIdStopsAPromptChunk()
     auto id = sch.submit(std::move(second));
     QVERIFY2(id, id ? "" : id.status().message().c_str());
     secondId = id.value();
-    {
-        std::lock_guard<std::mutex> lock(mutex);
-        released = true;
-        cv.notify_all();
-    }
+    gate.open();
     QVERIFY(results.waitAll());
     QVERIFY2(results.status(1), results.status(1).message().c_str());
     QCOMPARE(static_cast<int>(results.result(1).stopReason), static_cast<int>(StopReason::STOP_REASON_CANCELLED));
@@ -568,21 +578,7 @@ void TestScheduler::priorities()
     Results results;
     std::mutex orderMutex;
     std::vector<int> order;
-    std::condition_variable startedCv;
-    bool started = false, released = false;
-    // Let the held thread go however the test ends (a failed check returns
-    // early; the scheduler, made before, is destroyed after this).
-    struct Release {
-        std::mutex &m;
-        std::condition_variable &cv;
-        bool &flag;
-        ~Release()
-        {
-            std::lock_guard<std::mutex> lock(m);
-            flag = true;
-            cv.notify_all();
-        }
-    } releaseOnExit{orderMutex, startedCv, released};
+    Gate gate;
     std::vector<RequestId> ids;
     for (int i = 0; i < 4; ++i) {
         Request r;
@@ -592,10 +588,7 @@ void TestScheduler::priorities()
         r.priority = i == 3 ? 20 : 0;
         if (i == 0)   // holds the scheduler's thread at its first piece until the queue is set up
             r.onText = [&](std::string_view) {
-                std::unique_lock<std::mutex> lock(orderMutex);
-                started = true;
-                startedCv.notify_all();
-                startedCv.wait(lock, [&] { return released; });
+                gate.hold();
                 return true;
             };
         auto done = results.slot(static_cast<size_t>(i));
@@ -606,10 +599,8 @@ void TestScheduler::priorities()
             }
             done(g, st);
         };
-        if (i == 1) {   // the others are queued behind request 0, which holds the one slot
-            std::unique_lock<std::mutex> lock(orderMutex);
-            QVERIFY(startedCv.wait_for(lock, std::chrono::seconds(60), [&] { return started; }));
-        }
+        if (i == 1)   // the others are queued behind request 0, which holds the one slot
+            QVERIFY(gate.waitHeld());
         auto id = sch.submit(std::move(r));
         QVERIFY2(id, id ? "" : id.status().message().c_str());
         ids.push_back(id.value());
@@ -618,11 +609,7 @@ void TestScheduler::priorities()
         sch.setPriority(ids[1], 30);
     sch.setPriority(987654321, 5);   // unknown: ignored
     sch.cancel(ids[0]);
-    {
-        std::lock_guard<std::mutex> lock(orderMutex);
-        released = true;
-        startedCv.notify_all();
-    }
+    gate.open();
     QVERIFY(results.waitAll());
     for (size_t i = 0; i < 4; ++i)
         QVERIFY2(results.status(i), results.status(i).message().c_str());
