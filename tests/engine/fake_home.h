@@ -64,6 +64,7 @@ public:
 
         // Burrow's own models folder.
         model(".local/share/Burrow/models/burrow-tiny.gguf", tiny);
+        text(".local/share/Burrow/models/downloading.gguf.part", QByteArray("GGUF\x03\x00\x00\x00", 8));   // passed over silently
 
         // LM Studio: publisher/repo/file.gguf.
         const QString lms = QStringLiteral(".lmstudio/models/");

@@ -8,7 +8,7 @@
 // into parts (NAME-00001-of-00003.gguf, split.* keys) is one model. Files are
 // opened in place: nothing is copied, moved or written. Vision projectors
 // (mmproj) and LoRA adapters are GGUF files but not models to chat with; they
-// are left out.
+// are left out, and so are files named *.part (downloads still being written).
 //
 // Safety: every folder is untrusted. Walks are bounded (depth, entries per
 // place), follow symbolic links to folders at most once per folder (loops end),

@@ -77,6 +77,8 @@ void filesCandidates(const Place &place, const WalkLimits &limits, WalkState &st
     std::vector<WalkedFile> files;
     walkFolder(place.path, limits, state, files, skipped);
     for (WalkedFile &f : files) {
+        if (f.relative.ends_with(".part"))
+            continue;   // a download still being written (Burrow's, burrow-cli synth's): not a model yet
         Candidate c;
         c.repository = folderOf(f.relative);
         c.name = modelNameFor(fileNameOf(f.relative), c.repository);
@@ -109,7 +111,7 @@ void hubCandidates(const Place &place, const WalkLimits &limits, WalkState &stat
     for (const std::string &repo : repos) {
         std::string id = repo.substr(8);   // ORG--REPO -> ORG/REPO
         if (const size_t sep = id.find("--"); sep != std::string::npos)
-            id.replace(sep, 2, "/");
+            id = id.substr(0, sep) + "/" + id.substr(sep + 2);
         const std::string snapshots = place.path + "/" + repo + "/snapshots";
         std::vector<WalkedFile> files;
         walkFolder(snapshots, limits, state, files, skipped);
