@@ -36,6 +36,26 @@
     </message>
 </context>
 <context>
+    <name>EmptyState</name>
+    <message numerus="yes">
+        <source>%n model(s) on this computer…</source>
+        <translation>
+            <numerusform>%n model on this computer…</numerusform>
+            <numerusform>%n models on this computer…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>LibraryModel</name>
+    <message numerus="yes">
+        <source>Split into %n files; Burrow opens single-file models only.</source>
+        <translation>
+            <numerusform>Split into %n file; Burrow opens single-file models only.</numerusform>
+            <numerusform>Split into %n files; Burrow opens single-file models only.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>LocalServer</name>
     <message numerus="yes">
         <source>Server: %1 · %n client(s)</source>
@@ -52,6 +72,16 @@
         <translation>
             <numerusform>%n token · %1 tokens/s</numerusform>
             <numerusform>%n tokens · %1 tokens/s</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ModelLibraryView</name>
+    <message numerus="yes">
+        <source>%n file(s) passed over (not GGUF models, or unreadable)</source>
+        <translation>
+            <numerusform>%n file passed over (not a GGUF model, or unreadable)</numerusform>
+            <numerusform>%n files passed over (not GGUF models, or unreadable)</numerusform>
         </translation>
     </message>
 </context>

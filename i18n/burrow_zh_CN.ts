@@ -98,6 +98,10 @@
         <source>&amp;Local server…</source>
         <translation>本地服务器(&amp;L)…</translation>
     </message>
+    <message>
+        <source>Model &amp;library…</source>
+        <translation>模型库(&amp;L)…</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -196,6 +200,10 @@
     <message>
         <source>Local server settings</source>
         <translation>本地服务器设置</translation>
+    </message>
+    <message>
+        <source>Models on this computer</source>
+        <translation>这台电脑上的模型</translation>
     </message>
 </context>
 <context>
@@ -1157,6 +1165,20 @@
         <source>Open recent model %1</source>
         <translation>打开最近使用的模型 %1</translation>
     </message>
+    <message numerus="yes">
+        <source>%n model(s) on this computer…</source>
+        <translation>
+            <numerusform>这台电脑上有 %n 个模型…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Model library…</source>
+        <translation>模型库…</translation>
+    </message>
+    <message>
+        <source>Show the models on this computer</source>
+        <translation>显示这台电脑上的模型</translation>
+    </message>
 </context>
 <context>
     <name>EngineBackend</name>
@@ -1212,6 +1234,74 @@
     <message>
         <source>System language</source>
         <translation>跟随系统</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryModel</name>
+    <message>
+        <source>Burrow</source>
+        <translation>Burrow</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t run the %1 architecture yet.</source>
+        <translation>Burrow 暂时还不能运行 %1 架构。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Split into %n files; Burrow opens single-file models only.</source>
+        <translation>
+            <numerusform>分成了 %n 个文件；Burrow 只能打开单个文件的模型。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>A part of this split model is missing: %1</source>
+        <translation>这个分卷模型缺少一部分：%1</translation>
+    </message>
+    <message>
+        <source>Its settings are not supported: %1</source>
+        <translation>不支持它的设置：%1</translation>
+    </message>
+    <message>
+        <source>Its weights can&apos;t be used: %1</source>
+        <translation>无法使用它的权重：%1</translation>
+    </message>
+    <message>
+        <source>Its tokenizer is not supported: %1</source>
+        <translation>不支持它的分词器：%1</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryRow</name>
+    <message>
+        <source>%L1 tokens</source>
+        <translation>%L1 个词元</translation>
+    </message>
+    <message>
+        <source>%1, from %2</source>
+        <translation>%1，来自 %2</translation>
+    </message>
+    <message>
+        <source>%1, from %2: %3</source>
+        <translation>%1，来自 %2：%3</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>最近使用</translation>
+    </message>
+    <message>
+        <source>Needs %1; fits in the memory free now</source>
+        <translation>需要 %1；当前可用内存够用</translation>
+    </message>
+    <message>
+        <source>Needs %1, more than the memory free now</source>
+        <translation>需要 %1，超过当前可用内存</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Open %1</source>
+        <translation>打开 %1</translation>
     </message>
 </context>
 <context>
@@ -1564,6 +1654,123 @@
     <message>
         <source>%1 (weights and KV cache), %2 free</source>
         <translation>%1（权重和 KV 缓存），可用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>ModelLibraryView</name>
+    <message>
+        <source>Model library</source>
+        <translation>模型库</translation>
+    </message>
+    <message>
+        <source>Looking for models</source>
+        <translation>正在查找模型</translation>
+    </message>
+    <message>
+        <source>Download a model…</source>
+        <translation>下载模型…</translation>
+    </message>
+    <message>
+        <source>Download a model from Hugging Face</source>
+        <translation>从 Hugging Face 下载模型</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Add a folder to look for models in</source>
+        <translation>添加一个用来查找模型的文件夹</translation>
+    </message>
+    <message>
+        <source>Back to the chat</source>
+        <translation>返回对话</translation>
+    </message>
+    <message>
+        <source>Close the model library</source>
+        <translation>关闭模型库</translation>
+    </message>
+    <message>
+        <source>Search by name, family, quantization or source</source>
+        <translation>按名称、系列、量化或来源搜索</translation>
+    </message>
+    <message>
+        <source>Search the models</source>
+        <translation>搜索模型</translation>
+    </message>
+    <message>
+        <source>Sort</source>
+        <translation>排序</translation>
+    </message>
+    <message>
+        <source>Recently used first</source>
+        <translation>最近使用的在前</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Size, smallest first</source>
+        <translation>大小，从小到大</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Sort the models</source>
+        <translation>对模型排序</translation>
+    </message>
+    <message>
+        <source>Models on this computer</source>
+        <translation>这台电脑上的模型</translation>
+    </message>
+    <message>
+        <source>Scroll the models</source>
+        <translation>滚动模型列表</translation>
+    </message>
+    <message>
+        <source>No model matches “%1”.</source>
+        <translation>没有与“%1”匹配的模型。</translation>
+    </message>
+    <message>
+        <source>Looking for models on this computer…</source>
+        <translation>正在这台电脑上查找模型…</translation>
+    </message>
+    <message>
+        <source>No models found. Burrow looks in the folders of LM Studio, Ollama, GPT4All, Jan and the Hugging Face cache, and in its own models folder. Add a folder, or drop a .gguf file on the window.</source>
+        <translation>没有找到模型。Burrow 会在 LM Studio、Ollama、GPT4All、Jan 和 Hugging Face 缓存的文件夹以及它自己的模型文件夹中查找。可以添加一个文件夹，或把 .gguf 文件拖放到窗口上。</translation>
+    </message>
+    <message>
+        <source>Looked in:</source>
+        <translation>查找位置：</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>不存在</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Stop looking in %1</source>
+        <translation>不再在 %1 中查找</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) passed over (not GGUF models, or unreadable)</source>
+        <translation>
+            <numerusform>跳过了 %n 个文件（不是 GGUF 模型，或无法读取）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Add a folder with models</source>
+        <translation>添加包含模型的文件夹</translation>
     </message>
 </context>
 <context>

@@ -98,6 +98,10 @@
         <source>&amp;Local server…</source>
         <translation>本機伺服器(&amp;L)…</translation>
     </message>
+    <message>
+        <source>Model &amp;library…</source>
+        <translation>模型庫(&amp;L)…</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -196,6 +200,10 @@
     <message>
         <source>Local server settings</source>
         <translation>本機伺服器設定</translation>
+    </message>
+    <message>
+        <source>Models on this computer</source>
+        <translation>這台電腦上的模型</translation>
     </message>
 </context>
 <context>
@@ -1157,6 +1165,20 @@
         <source>Open recent model %1</source>
         <translation>開啟最近使用的模型 %1</translation>
     </message>
+    <message numerus="yes">
+        <source>%n model(s) on this computer…</source>
+        <translation>
+            <numerusform>這台電腦上有 %n 個模型…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Model library…</source>
+        <translation>模型庫…</translation>
+    </message>
+    <message>
+        <source>Show the models on this computer</source>
+        <translation>顯示這台電腦上的模型</translation>
+    </message>
 </context>
 <context>
     <name>EngineBackend</name>
@@ -1212,6 +1234,74 @@
     <message>
         <source>System language</source>
         <translation>跟隨系統</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryModel</name>
+    <message>
+        <source>Burrow</source>
+        <translation>Burrow</translation>
+    </message>
+    <message>
+        <source>Burrow can&apos;t run the %1 architecture yet.</source>
+        <translation>Burrow 暫時還不能執行 %1 架構。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Split into %n files; Burrow opens single-file models only.</source>
+        <translation>
+            <numerusform>分成了 %n 個檔案；Burrow 只能開啟單一檔案的模型。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>A part of this split model is missing: %1</source>
+        <translation>這個分割模型缺少一部分：%1</translation>
+    </message>
+    <message>
+        <source>Its settings are not supported: %1</source>
+        <translation>不支援它的設定：%1</translation>
+    </message>
+    <message>
+        <source>Its weights can&apos;t be used: %1</source>
+        <translation>無法使用它的權重：%1</translation>
+    </message>
+    <message>
+        <source>Its tokenizer is not supported: %1</source>
+        <translation>不支援它的分詞器：%1</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryRow</name>
+    <message>
+        <source>%L1 tokens</source>
+        <translation>%L1 個詞元</translation>
+    </message>
+    <message>
+        <source>%1, from %2</source>
+        <translation>%1，來自 %2</translation>
+    </message>
+    <message>
+        <source>%1, from %2: %3</source>
+        <translation>%1，來自 %2：%3</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>最近使用</translation>
+    </message>
+    <message>
+        <source>Needs %1; fits in the memory free now</source>
+        <translation>需要 %1；目前可用記憶體足夠</translation>
+    </message>
+    <message>
+        <source>Needs %1, more than the memory free now</source>
+        <translation>需要 %1，超過目前可用記憶體</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>開啟</translation>
+    </message>
+    <message>
+        <source>Open %1</source>
+        <translation>開啟 %1</translation>
     </message>
 </context>
 <context>
@@ -1564,6 +1654,123 @@
     <message>
         <source>%1 (weights and KV cache), %2 free</source>
         <translation>%1（權重與 KV 快取），可用 %2</translation>
+    </message>
+</context>
+<context>
+    <name>ModelLibraryView</name>
+    <message>
+        <source>Model library</source>
+        <translation>模型庫</translation>
+    </message>
+    <message>
+        <source>Looking for models</source>
+        <translation>正在尋找模型</translation>
+    </message>
+    <message>
+        <source>Download a model…</source>
+        <translation>下載模型…</translation>
+    </message>
+    <message>
+        <source>Download a model from Hugging Face</source>
+        <translation>從 Hugging Face 下載模型</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>新增資料夾…</translation>
+    </message>
+    <message>
+        <source>Add a folder to look for models in</source>
+        <translation>新增一個用來尋找模型的資料夾</translation>
+    </message>
+    <message>
+        <source>Back to the chat</source>
+        <translation>返回對話</translation>
+    </message>
+    <message>
+        <source>Close the model library</source>
+        <translation>關閉模型庫</translation>
+    </message>
+    <message>
+        <source>Search by name, family, quantization or source</source>
+        <translation>依名稱、系列、量化或來源搜尋</translation>
+    </message>
+    <message>
+        <source>Search the models</source>
+        <translation>搜尋模型</translation>
+    </message>
+    <message>
+        <source>Sort</source>
+        <translation>排序</translation>
+    </message>
+    <message>
+        <source>Recently used first</source>
+        <translation>最近使用的在前</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名稱</translation>
+    </message>
+    <message>
+        <source>Size, smallest first</source>
+        <translation>大小，由小到大</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>來源</translation>
+    </message>
+    <message>
+        <source>Sort the models</source>
+        <translation>排序模型</translation>
+    </message>
+    <message>
+        <source>Models on this computer</source>
+        <translation>這台電腦上的模型</translation>
+    </message>
+    <message>
+        <source>Scroll the models</source>
+        <translation>捲動模型清單</translation>
+    </message>
+    <message>
+        <source>No model matches “%1”.</source>
+        <translation>沒有符合「%1」的模型。</translation>
+    </message>
+    <message>
+        <source>Looking for models on this computer…</source>
+        <translation>正在這台電腦上尋找模型…</translation>
+    </message>
+    <message>
+        <source>No models found. Burrow looks in the folders of LM Studio, Ollama, GPT4All, Jan and the Hugging Face cache, and in its own models folder. Add a folder, or drop a .gguf file on the window.</source>
+        <translation>沒有找到模型。Burrow 會在 LM Studio、Ollama、GPT4All、Jan 和 Hugging Face 快取的資料夾以及它自己的模型資料夾中尋找。可以新增一個資料夾，或把 .gguf 檔案拖放到視窗上。</translation>
+    </message>
+    <message>
+        <source>Looked in:</source>
+        <translation>尋找位置：</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>不存在</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Stop looking in %1</source>
+        <translation>不再在 %1 中尋找</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) passed over (not GGUF models, or unreadable)</source>
+        <translation>
+            <numerusform>略過了 %n 個檔案（不是 GGUF 模型，或無法讀取）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Add a folder with models</source>
+        <translation>新增包含模型的資料夾</translation>
     </message>
 </context>
 <context>

@@ -22,10 +22,27 @@ ApplicationWindow {
         // The conversation store opens and the last chat comes back.
         Component.onCompleted: startPersistence()
     }
+    // The models on this computer (the library screen, the empty state's count).
+    readonly property ModelLibrary library: ModelLibrary {
+        recentModels: window.chat.models.recentModels
+        contextSize: window.chat.conversation.settings.contextSize
+        kvCacheType: window.chat.conversation.settings.kvCacheType
+    }
     property bool sidebarOpen: true
+    // The library screen is shown instead of the chat.
+    property bool libraryShown: false
     readonly property alias composer: composer
 
     function openModelDialog() { fileDialog.open() }
+    function showLibrary() {
+        window.libraryShown = true
+        window.library.rescan()
+        libraryView.focusSearch()
+    }
+    function closeLibrary() {
+        window.libraryShown = false
+        window.focusComposer()
+    }
     // Where typing goes: the composer, at start, after a model loads, after
     // switching or creating a chat and after a dialog closes.
     function focusComposer() { composer.focusInput() }
@@ -61,6 +78,7 @@ ApplicationWindow {
         chat: window.chat
         sidebarShown: sidebar.visible
         onOpenModelRequested: window.openModelDialog()
+        onLibraryRequested: window.showLibrary()
         onNewChatRequested: {
             if (sidebar.visible)
                 sidebar.newConversation()   // clears its search first
@@ -138,17 +156,35 @@ ApplicationWindow {
 
             EmptyState {
                 anchors.fill: parent
-                visible: !window.chat.models.hasModel && window.chat.conversation.messages.count === 0
+                visible: !window.libraryShown && !window.chat.models.hasModel
+                         && window.chat.conversation.messages.count === 0
                 recentPaths: window.chat.models.recentModels.paths
+                libraryCount: window.library.allModels.count
                 onOpenRequested: window.openModelDialog()
+                onLibraryRequested: window.showLibrary()
                 onRecentRequested: (path) => window.chat.models.openFile(path, false)
             }
             ChatView {
                 id: chatView
                 anchors.fill: parent
-                visible: window.chat.models.hasModel || window.chat.conversation.messages.count > 0
+                visible: !window.libraryShown
+                         && (window.chat.models.hasModel || window.chat.conversation.messages.count > 0)
                 chat: window.chat
                 onEditRequested: (row, text) => window.editAndResend(row, text)
+            }
+            ModelLibraryView {
+                id: libraryView
+                anchors.fill: parent
+                visible: window.libraryShown
+                models: window.library.models
+                library: window.library
+                // Set when the download dialog is wired (libraryView.openDownloads() emits downloadRequested).
+                downloadsAvailable: false
+                onOpenRequested: (path) => {
+                    window.libraryShown = false
+                    window.chat.models.openFile(path, false)
+                }
+                onCloseRequested: window.closeLibrary()
             }
             BusyIndicator {
                 anchors.centerIn: parent
@@ -160,6 +196,7 @@ ApplicationWindow {
         Composer {
             id: composer
             Layout.fillWidth: true
+            visible: !window.libraryShown
             hasModel: window.chat.models.hasModel
             busy: window.chat.models.loading
             generating: window.chat.reply.active
@@ -169,6 +206,7 @@ ApplicationWindow {
         }
         StatusLine {
             Layout.fillWidth: true
+            visible: !window.libraryShown
             chat: window.chat
         }
     }

@@ -27,32 +27,6 @@ QString fromStd(const std::string &s)
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-ModelCard cardFromInfo(const burrow::ModelInfo &info)
-{
-    ModelCard card;
-    card.path = fromStd(info.path);
-    card.name = fromStd(info.name);
-    if (card.name.isEmpty())
-        card.name = QFileInfo(card.path).completeBaseName();
-    card.architecture = fromStd(info.architecture);
-    card.quantization = fromStd(info.fileType);
-    card.parameterCount = info.parameterCount;
-    card.trainedContext = int(qMin<quint64>(info.contextLength, quint64(INT_MAX)));
-    card.fileSize = info.fileSize;
-    card.weightBytes = info.weightBytes;
-    card.kvBytesPerToken = info.kvBytesPerToken;
-    card.kvBytesPerTokenSliding = info.kvBytesPerTokenSliding;
-    card.layerCount = int(qMin<quint64>(info.blockCount, quint64(INT_MAX)));
-    card.expertCount = int(qMin<quint64>(info.expertCount, quint64(INT_MAX)));
-    card.expertUsedCount = int(qMin<quint64>(info.expertUsedCount, quint64(INT_MAX)));
-    card.activeParameterCount = info.activeParameterCount ? info.activeParameterCount : info.parameterCount;
-    card.slidingWindow = int(qMin<quint64>(info.slidingWindow, quint64(INT_MAX)));
-    card.slidingLayerCount = int(qMin<quint64>(info.slidingLayerCount, quint64(INT_MAX)));
-    card.hasChatTemplate = info.hasChatTemplate;
-    card.availableMemory = SystemMemory::availableBytes();
-    return card;
-}
-
 GenerationOutcome::Stop stopFrom(burrow::StopReason reason)
 {
     switch (reason) {
@@ -98,7 +72,7 @@ ModelCard EngineBackend::inspect(const QString &path, QString *error)
             *error = fromStd(info.message());
         return {};
     }
-    ModelCard card = cardFromInfo(*info);
+    ModelCard card = ModelCard::fromInfo(*info);
     card.path = path;
     // The engine's format decision from the header, so the card shows it
     // before the load (when the template cannot be read, the card says the
@@ -175,7 +149,7 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     m_scheduler.reset();   // cancels what it still runs, joins its thread
     m_model = std::move(model);
     m_scheduler = std::move(scheduler).value();
-    m_card = cardFromInfo(m_model->info());
+    m_card = ModelCard::fromInfo(m_model->info());
     m_card.path = path;
     describeFormat(burrow::chatFormatFor(*m_model, "auto", true), &m_card);
     startServer();

@@ -6,6 +6,7 @@
 
 #include "burrow/engine.h"
 #include "settings/settingsfields.h"
+#include "systemmemory.h"
 
 namespace {
 QString tr(const char *text)
@@ -13,6 +14,34 @@ QString tr(const char *text)
     return QCoreApplication::translate("ModelCard", text);
 }
 } // namespace
+
+ModelCard ModelCard::fromInfo(const burrow::ModelInfo &info)
+{
+    const auto fromStd = [](const std::string &s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); };
+    const auto toInt = [](uint64_t v) { return int(qMin<quint64>(v, quint64(INT_MAX))); };
+    ModelCard card;
+    card.path = fromStd(info.path);
+    card.name = fromStd(info.name);
+    if (card.name.isEmpty())
+        card.name = QFileInfo(card.path).completeBaseName();
+    card.architecture = fromStd(info.architecture);
+    card.quantization = fromStd(info.fileType);
+    card.parameterCount = info.parameterCount;
+    card.trainedContext = toInt(info.contextLength);
+    card.fileSize = info.fileSize;
+    card.weightBytes = info.weightBytes;
+    card.kvBytesPerToken = info.kvBytesPerToken;
+    card.kvBytesPerTokenSliding = info.kvBytesPerTokenSliding;
+    card.layerCount = toInt(info.blockCount);
+    card.expertCount = toInt(info.expertCount);
+    card.expertUsedCount = toInt(info.expertUsedCount);
+    card.activeParameterCount = info.activeParameterCount ? info.activeParameterCount : info.parameterCount;
+    card.slidingWindow = toInt(info.slidingWindow);
+    card.slidingLayerCount = toInt(info.slidingLayerCount);
+    card.hasChatTemplate = info.hasChatTemplate;
+    card.availableMemory = SystemMemory::availableBytes();
+    return card;
+}
 
 QString ModelCard::fileName() const
 {

@@ -7,6 +7,8 @@
 #include <QString>
 #include <QtQml/qqmlregistration.h>
 
+namespace burrow { struct ModelInfo; }
+
 class ModelCard {
     Q_GADGET
     QML_VALUE_TYPE(modelCard)
@@ -73,6 +75,11 @@ public:
     bool readsReasoningEffort = false;   // gpt-oss's reasoning_effort
     // Replies may carry reasoning (a format with a reasoning syntax).
     bool reasoning = false;
+
+    // The card of an engine header (burrow::inspectModel, the model library),
+    // with the memory free now (SystemMemory); the chat format is left for
+    // the engine to say.
+    static ModelCard fromInfo(const burrow::ModelInfo &info);
 
     bool isValid() const { return !path.isEmpty(); }
     QString fileName() const;

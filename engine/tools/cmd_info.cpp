@@ -1,6 +1,7 @@
 // burrow-cli info MODEL [--json]: what a .gguf file says about itself, read
 // from the header only (see docs/cli.md for every field and JSON key).
 #include "cli_command.h"
+#include "cli_format.h"
 
 #include "burrow/engine.h"
 #include "common/json.h"
@@ -27,6 +28,7 @@ void printHelp(FILE *out)
                  "exit status: 0 ok, 1 the file was refused (message on stderr), 2 usage error\n");
 }
 
+using burrow::cli::humanBytes;
 using burrow::json::jsonString;
 
 // Saturating product for memory figures (a hostile header may ask for more
@@ -34,23 +36,6 @@ using burrow::json::jsonString;
 uint64_t kvBytes(const burrow::ModelInfo &info, uint32_t nCtx)
 {
     return info.kvCacheBytes(nCtx);
-}
-
-std::string humanBytes(uint64_t bytes)
-{
-    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024.0 && u < 6) {
-        v /= 1024.0;
-        ++u;
-    }
-    char buf[64];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%" PRIu64 " B", bytes);
-    else
-        std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
-    return buf;
 }
 
 std::string humanCount(uint64_t n)

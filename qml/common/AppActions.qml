@@ -13,6 +13,7 @@ Item {
     property bool sidebarShown: true
 
     signal openModelRequested()
+    signal libraryRequested()
     signal newChatRequested()
     signal findRequested()
     signal chatSettingsRequested()
@@ -29,6 +30,11 @@ Item {
         text: qsTr("&Open model…")
         shortcut: StandardKey.Open // qmllint disable unqualified
         onTriggered: root.openModelRequested()
+    }
+    readonly property Action library: Action {
+        text: qsTr("Model &library…")
+        shortcut: "Ctrl+Shift+L"
+        onTriggered: root.libraryRequested()
     }
     readonly property Action quit: Action {
         text: qsTr("&Quit")

@@ -27,6 +27,11 @@ MenuBar {
             action: root.actions.openModel
             Accessible.name: qsTr("Open model")
         }
+        MenuItem {
+            objectName: "libraryMenuItem"
+            action: root.actions.library
+            Accessible.name: qsTr("Models on this computer")
+        }
         Menu {
             id: recentMenu
             title: qsTr("Recent models")

@@ -9,7 +9,10 @@ Item {
     objectName: "emptyState"
 
     property var recentPaths: []
+    // Models the library found on this computer (0: none, or not looked yet).
+    property int libraryCount: 0
     signal openRequested()
+    signal libraryRequested()
     signal recentRequested(string path)
 
     ColumnLayout {
@@ -28,12 +31,23 @@ Item {
             text: qsTr("Everything runs on this computer. Nothing leaves it.")
             opacity: 0.7
         }
-        Button {
-            objectName: "emptyStateOpen"
+        RowLayout {
             Layout.alignment: Qt.AlignHCenter
-            text: qsTr("Open model…")
-            Accessible.name: qsTr("Open a model file")
-            onClicked: root.openRequested()
+            spacing: 8
+            Button {
+                objectName: "emptyStateLibrary"
+                text: root.libraryCount > 0 ? qsTr("%n model(s) on this computer…", "", root.libraryCount)
+                                            : qsTr("Model library…")
+                highlighted: root.libraryCount > 0
+                Accessible.name: qsTr("Show the models on this computer")
+                onClicked: root.libraryRequested()
+            }
+            Button {
+                objectName: "emptyStateOpen"
+                text: qsTr("Open model…")
+                Accessible.name: qsTr("Open a model file")
+                onClicked: root.openRequested()
+            }
         }
         Label {
             Layout.topMargin: 12

@@ -6,6 +6,7 @@
 
 #include <QByteArray>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 
@@ -22,9 +23,13 @@ struct ProcessResult {
     QByteArray out, err;
 };
 
-inline ProcessResult runCli(const QStringList &args, const QByteArray &input = {}, int timeoutMs = 60000)
+// `environment`: the child's variables (empty: this process's).
+inline ProcessResult runCli(const QStringList &args, const QByteArray &input = {}, int timeoutMs = 60000,
+                            const QProcessEnvironment &environment = {})
 {
     QProcess p;
+    if (!environment.isEmpty())
+        p.setProcessEnvironment(environment);
     p.start(cliPath(), args);
     ProcessResult r;
     if (!p.waitForStarted(10000))
