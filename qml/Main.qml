@@ -26,6 +26,8 @@ ApplicationWindow {
     readonly property alias composer: composer
 
     function openModelDialog() { fileDialog.open() }
+    // File → Download a model…, the empty window's button (and the library's).
+    function openDownloads() { downloadDialog.open() }
     // Where typing goes: the composer, at start, after a model loads, after
     // switching or creating a chat and after a dialog closes.
     function focusComposer() { composer.focusInput() }
@@ -61,6 +63,8 @@ ApplicationWindow {
         chat: window.chat
         sidebarShown: sidebar.visible
         onOpenModelRequested: window.openModelDialog()
+        onDownloadModelRequested: window.openDownloads()
+        onAccessTokenRequested: accessTokenDialog.open()
         onNewChatRequested: {
             if (sidebar.visible)
                 sidebar.newConversation()   // clears its search first
@@ -141,6 +145,7 @@ ApplicationWindow {
                 visible: !window.chat.models.hasModel && window.chat.conversation.messages.count === 0
                 recentPaths: window.chat.models.recentModels.paths
                 onOpenRequested: window.openModelDialog()
+                onDownloadRequested: window.openDownloads()
                 onRecentRequested: (path) => window.chat.models.openFile(path, false)
             }
             ChatView {
@@ -287,6 +292,20 @@ ApplicationWindow {
             text: qsTr("Sending the edited message replaces the messages after it.")
         }
         onAccepted: window.chat.editAndResend(row, text)
+    }
+
+    DownloadDialog {
+        id: downloadDialog
+        // A finished download opens like a recent model (the card only when memory is short).
+        onOpenRequested: (path) => {
+            downloadDialog.close()
+            window.chat.models.openFile(path, false)
+        }
+        onTokenRequested: accessTokenDialog.open()
+        onClosed: window.focusComposer()
+    }
+    AccessTokenDialog {
+        id: accessTokenDialog
     }
 
     LocalServerDialog {

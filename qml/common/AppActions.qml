@@ -13,6 +13,8 @@ Item {
     property bool sidebarShown: true
 
     signal openModelRequested()
+    signal downloadModelRequested()
+    signal accessTokenRequested()
     signal newChatRequested()
     signal findRequested()
     signal chatSettingsRequested()
@@ -29,6 +31,14 @@ Item {
         text: qsTr("&Open model…")
         shortcut: StandardKey.Open // qmllint disable unqualified
         onTriggered: root.openModelRequested()
+    }
+    readonly property Action downloadModel: Action {
+        text: qsTr("&Download a model…")
+        onTriggered: root.downloadModelRequested()
+    }
+    readonly property Action accessToken: Action {
+        text: qsTr("Hugging Face &access token…")
+        onTriggered: root.accessTokenRequested()
     }
     readonly property Action quit: Action {
         text: qsTr("&Quit")

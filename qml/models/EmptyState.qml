@@ -10,6 +10,7 @@ Item {
 
     property var recentPaths: []
     signal openRequested()
+    signal downloadRequested()
     signal recentRequested(string path)
 
     ColumnLayout {
@@ -28,12 +29,21 @@ Item {
             text: qsTr("Everything runs on this computer. Nothing leaves it.")
             opacity: 0.7
         }
-        Button {
-            objectName: "emptyStateOpen"
+        RowLayout {
             Layout.alignment: Qt.AlignHCenter
-            text: qsTr("Open model…")
-            Accessible.name: qsTr("Open a model file")
-            onClicked: root.openRequested()
+            spacing: 12
+            Button {
+                objectName: "emptyStateOpen"
+                text: qsTr("Open model…")
+                Accessible.name: qsTr("Open a model file")
+                onClicked: root.openRequested()
+            }
+            Button {
+                objectName: "emptyStateDownload"
+                text: qsTr("Download a model…")
+                Accessible.name: qsTr("Download a model from the Hugging Face hub")
+                onClicked: root.downloadRequested()
+            }
         }
         Label {
             Layout.topMargin: 12
