@@ -79,7 +79,7 @@ QHash<int, QByteArray> DownloadManager::roleNames() const
         {FileNameRole, "fileName"},
         {RepoRole, "repo"},
         {RepoPathRole, "repoPath"},
-        {StateRole, "state"},
+        {StateRole, "downloadState"},
         {ReceivedRole, "received"},
         {TotalRole, "total"},
         {ProgressRole, "progress"},

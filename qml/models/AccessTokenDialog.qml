@@ -23,7 +23,8 @@ Dialog {
         tokenField.forceActiveFocus()
     }
 
-    contentItem: ColumnLayout {
+    ColumnLayout {
+        anchors.fill: parent
         spacing: 10
 
         Label {

@@ -37,6 +37,15 @@ Dialog {
             }
         }
     }
+    // The non-empty texts, with " · " between them.
+    function joined(texts) {
+        let out = ""
+        for (let i = 0; i < texts.length; ++i) {
+            if (texts[i] !== "")
+                out += (out === "" ? "" : " · ") + texts[i]
+        }
+        return out
+    }
     function stateText(state) {
         switch (state) {
         case DownloadManager.Starting: return qsTr("Starting…")
@@ -67,7 +76,8 @@ Dialog {
         }
     }
 
-    contentItem: ColumnLayout {
+    ColumnLayout {
+        anchors.fill: parent
         spacing: 8
 
         Label {
@@ -255,7 +265,7 @@ Dialog {
                 required property int downloadId
                 required property string fileName
                 required property string repo
-                required property int state
+                required property int downloadState
                 required property double progress
                 required property string sizeText
                 required property string speedText
@@ -263,13 +273,14 @@ Dialog {
                 required property string message
                 required property string localPath
                 required property bool canResume
-                readonly property bool running: state === DownloadManager.Starting || state === DownloadManager.Checking
-                                                || state === DownloadManager.Downloading || state === DownloadManager.Verifying
+                readonly property bool running: downloadState === DownloadManager.Starting || downloadState === DownloadManager.Checking
+                                                || downloadState === DownloadManager.Downloading
+                                                || downloadState === DownloadManager.Verifying
 
                 objectName: "download_" + index
                 width: ListView.view.width
                 padding: 6
-                Accessible.name: qsTr("%1: %2").arg(fileName).arg(root.stateText(state)) // qmllint disable unqualified
+                Accessible.name: qsTr("%1: %2").arg(fileName).arg(root.stateText(downloadState)) // qmllint disable unqualified
 
                 ColumnLayout {
                     anchors.fill: parent
@@ -284,14 +295,14 @@ Dialog {
                         }
                         Label {
                             objectName: "downloadState"
-                            text: root.stateText(downloadItem.state) // qmllint disable unqualified
+                            text: root.stateText(downloadItem.downloadState) // qmllint disable unqualified
                             opacity: 0.8
                         }
                     }
                     ProgressBar {
                         objectName: "downloadProgress"
                         Layout.fillWidth: true
-                        visible: downloadItem.state !== DownloadManager.Finished
+                        visible: downloadItem.downloadState !== DownloadManager.Finished
                         from: 0
                         to: 1
                         indeterminate: downloadItem.progress < 0 && downloadItem.running
@@ -304,8 +315,7 @@ Dialog {
                         Label {
                             objectName: "downloadNumbers"
                             Layout.fillWidth: true
-                            text: [downloadItem.sizeText, downloadItem.speedText, downloadItem.timeLeftText]
-                                  .filter(t => t !== "").join(" · ")
+                            text: root.joined([downloadItem.sizeText, downloadItem.speedText, downloadItem.timeLeftText]) // qmllint disable unqualified
                             opacity: 0.8
                             elide: Text.ElideRight
                         }
@@ -319,20 +329,20 @@ Dialog {
                         Button {
                             objectName: "downloadResume"
                             visible: downloadItem.canResume
-                            text: downloadItem.state === DownloadManager.Failed ? qsTr("Retry") : qsTr("Resume")
+                            text: downloadItem.downloadState === DownloadManager.Failed ? qsTr("Retry") : qsTr("Resume")
                             Accessible.name: qsTr("Resume the download of %1").arg(downloadItem.fileName)
                             onClicked: DownloadManager.resume(downloadItem.downloadId)
                         }
                         Button {
                             objectName: "downloadCancel"
-                            visible: downloadItem.state !== DownloadManager.Finished
+                            visible: downloadItem.downloadState !== DownloadManager.Finished
                             text: qsTr("Cancel")
                             Accessible.name: qsTr("Cancel the download of %1 and delete what was downloaded").arg(downloadItem.fileName)
                             onClicked: DownloadManager.cancel(downloadItem.downloadId)
                         }
                         Button {
                             objectName: "downloadOpen"
-                            visible: downloadItem.state === DownloadManager.Finished
+                            visible: downloadItem.downloadState === DownloadManager.Finished
                             text: qsTr("Open")
                             highlighted: true
                             Accessible.name: qsTr("Open %1 and chat with it").arg(downloadItem.fileName)
@@ -340,7 +350,7 @@ Dialog {
                         }
                         Button {
                             objectName: "downloadDismiss"
-                            visible: downloadItem.state === DownloadManager.Finished
+                            visible: downloadItem.downloadState === DownloadManager.Finished
                             text: qsTr("Remove from list")
                             flat: true
                             Accessible.name: qsTr("Remove %1 from this list (the file stays)").arg(downloadItem.fileName)
