@@ -229,7 +229,7 @@ QVariantList HubClient::files() const
             hint = tr("a vision projector that goes with a model, not a chat model by itself");
         QString note;
         if (file.parts > 1)
-            note = tr("split into %n files; Burrow opens single-file models only", nullptr, file.parts);
+            note = tr("split into %n file(s); Burrow opens single-file models only", nullptr, file.parts);
         else if (HubProtocol::localFileName(file.path).isEmpty())
             note = tr("this file name cannot be saved safely");
         QVariantMap map;
