@@ -36,12 +36,32 @@
     </message>
 </context>
 <context>
+    <name>DownloadManager</name>
+    <message numerus="yes">
+        <source>about %n minute(s) left</source>
+        <translation>
+            <numerusform>about %n minute left</numerusform>
+            <numerusform>about %n minutes left</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>EmptyState</name>
     <message numerus="yes">
         <source>%n model(s) on this computer…</source>
         <translation>
             <numerusform>%n model on this computer…</numerusform>
             <numerusform>%n models on this computer…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>HubClient</name>
+    <message numerus="yes">
+        <source>split into %n file(s); Burrow opens single-file models only</source>
+        <translation>
+            <numerusform>split into %n file; Burrow opens single-file models only</numerusform>
+            <numerusform>split into %n files; Burrow opens single-file models only</numerusform>
         </translation>
     </message>
 </context>

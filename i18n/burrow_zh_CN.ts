@@ -45,6 +45,96 @@
     </message>
 </context>
 <context>
+    <name>AccessToken</name>
+    <message>
+        <source>A token is saved in the system keychain.</source>
+        <translation>已在系统密钥环中保存了一个令牌。</translation>
+    </message>
+    <message>
+        <source>A token is saved in %1, which only you can read (no keychain service was available).</source>
+        <translation>令牌已保存在 %1，只有你能读取（没有可用的密钥环服务）。</translation>
+    </message>
+    <message>
+        <source>Paste a token first.</source>
+        <translation>请先粘贴令牌。</translation>
+    </message>
+    <message>
+        <source>This is too long for an access token.</source>
+        <translation>这对访问令牌来说太长了。</translation>
+    </message>
+    <message>
+        <source>An access token has no spaces or special characters; paste it again.</source>
+        <translation>访问令牌不含空格或特殊字符，请重新粘贴。</translation>
+    </message>
+    <message>
+        <source>cannot create the folder %1</source>
+        <translation>无法创建文件夹 %1</translation>
+    </message>
+    <message>
+        <source>The token could not be saved (%1); it is used until Burrow quits.</source>
+        <translation>无法保存令牌（%1）；在 Burrow 退出前仍会使用它。</translation>
+    </message>
+    <message>
+        <source>The saved access token could not be read; save it again.</source>
+        <translation>无法读取已保存的访问令牌，请重新保存。</translation>
+    </message>
+    <message>
+        <source>Could not read the access token from the system keychain: %1</source>
+        <translation>无法从系统密钥环读取访问令牌：%1</translation>
+    </message>
+    <message>
+        <source>The token is kept in the system keychain, which this build of Burrow cannot read; save it again.</source>
+        <translation>令牌保存在系统密钥环中，但此版本的 Burrow 无法读取，请重新保存。</translation>
+    </message>
+</context>
+<context>
+    <name>AccessTokenDialog</name>
+    <message>
+        <source>Hugging Face access token</source>
+        <translation>Hugging Face 访问令牌</translation>
+    </message>
+    <message>
+        <source>Gated and private repositories need an access token: create a read token in your Hugging Face account (Settings → Access Tokens) and accept the model&apos;s license on its page. Burrow sends the token to the hub only, never to the servers the downloads come from.</source>
+        <translation>受限仓库和私有仓库需要访问令牌：在你的 Hugging Face 账户中创建一个只读令牌（Settings → Access Tokens），并在模型页面上接受其许可协议。Burrow 只把令牌发送给 Hub，绝不会发送给提供下载的服务器。</translation>
+    </message>
+    <message>
+        <source>paste a new token to replace the saved one</source>
+        <translation>粘贴新令牌以替换已保存的令牌</translation>
+    </message>
+    <message>
+        <source>hf_…</source>
+        <translation>hf_…</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>访问令牌</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Save the access token</source>
+        <translation>保存访问令牌</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>No token is saved.</source>
+        <translation>尚未保存令牌。</translation>
+    </message>
+    <message>
+        <source>Remove the saved token</source>
+        <translation>删除已保存的令牌</translation>
+    </message>
+    <message>
+        <source>Remove the saved access token</source>
+        <translation>删除已保存的访问令牌</translation>
+    </message>
+</context>
+<context>
     <name>AppActions</name>
     <message>
         <source>&amp;Open model…</source>
@@ -101,6 +191,14 @@
     <message>
         <source>Model &amp;library…</source>
         <translation>模型库(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>&amp;Download a model…</source>
+        <translation>下载模型(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Hugging Face &amp;access token…</source>
+        <translation>Hugging Face 访问令牌(&amp;A)…</translation>
     </message>
 </context>
 <context>
@@ -204,6 +302,14 @@
     <message>
         <source>Models on this computer</source>
         <translation>这台电脑上的模型</translation>
+    </message>
+    <message>
+        <source>Download a model from the Hugging Face hub</source>
+        <translation>从 Hugging Face Hub 下载模型</translation>
+    </message>
+    <message>
+        <source>The Hugging Face access token for downloads</source>
+        <translation>用于下载的 Hugging Face 访问令牌</translation>
     </message>
 </context>
 <context>
@@ -1133,6 +1239,289 @@
     </message>
 </context>
 <context>
+    <name>DownloadDialog</name>
+    <message>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>Checking the part downloaded before…</source>
+        <translation>正在检查之前下载的部分…</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>正在下载</translation>
+    </message>
+    <message>
+        <source>Checking the file…</source>
+        <translation>正在校验文件…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked</source>
+        <translation>已下载并校验</translation>
+    </message>
+    <message>
+        <source>Download a model</source>
+        <translation>下载模型</translation>
+    </message>
+    <message>
+        <source>Paste a repository id or a link from the Hugging Face hub. Burrow goes online only to list its files and to download the one you choose.</source>
+        <translation>粘贴 Hugging Face Hub 上的仓库 ID 或链接。Burrow 只在列出文件和下载你选择的文件时联网。</translation>
+    </message>
+    <message>
+        <source>organisation/name, e.g. Qwen/Qwen2.5-0.5B-Instruct-GGUF</source>
+        <translation>组织/名称，例如 Qwen/Qwen2.5-0.5B-Instruct-GGUF</translation>
+    </message>
+    <message>
+        <source>Repository id or link</source>
+        <translation>仓库 ID 或链接</translation>
+    </message>
+    <message>
+        <source>List files</source>
+        <translation>列出文件</translation>
+    </message>
+    <message>
+        <source>List the GGUF files of this repository</source>
+        <translation>列出此仓库中的 GGUF 文件</translation>
+    </message>
+    <message>
+        <source>Listing the files</source>
+        <translation>正在列出文件</translation>
+    </message>
+    <message>
+        <source>GGUF files of %1 (%2)</source>
+        <translation>%1 的 GGUF 文件（%2）</translation>
+    </message>
+    <message>
+        <source>Files of the repository</source>
+        <translation>仓库中的文件</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <source>in %1</source>
+        <translation>位于 %1</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Download the chosen file</source>
+        <translation>下载所选文件</translation>
+    </message>
+    <message>
+        <source>Access token (set)…</source>
+        <translation>访问令牌（已设置）…</translation>
+    </message>
+    <message>
+        <source>Access token…</source>
+        <translation>访问令牌…</translation>
+    </message>
+    <message>
+        <source>The Hugging Face access token, for gated and private repositories</source>
+        <translation>Hugging Face 访问令牌，用于受限仓库和私有仓库</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>Download progress</source>
+        <translation>下载进度</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Pause the download of %1</source>
+        <translation>暂停下载 %1</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Resume the download of %1</source>
+        <translation>继续下载 %1</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel the download of %1 and delete what was downloaded</source>
+        <translation>取消下载 %1 并删除已下载的部分</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Open %1 and chat with it</source>
+        <translation>打开 %1 并与它对话</translation>
+    </message>
+    <message>
+        <source>Remove from list</source>
+        <translation>从列表中移除</translation>
+    </message>
+    <message>
+        <source>Remove %1 from this list (the file stays)</source>
+        <translation>从列表中移除 %1（文件保留）</translation>
+    </message>
+    <message>
+        <source>Downloads are saved in %1</source>
+        <translation>下载的文件保存在 %1</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadManager</name>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>This is no file of a repository on the hub.</source>
+        <translation>这不是 Hub 上某个仓库中的文件。</translation>
+    </message>
+    <message>
+        <source>%1 cannot be saved under its name: Burrow downloads .gguf files with plain names only.</source>
+        <translation>无法以原名保存 %1：Burrow 只下载名称普通的 .gguf 文件。</translation>
+    </message>
+    <message>
+        <source>%1 is one part of a split model; Burrow opens single-file models only.</source>
+        <translation>%1 是分卷模型的一部分；Burrow 只能打开单文件模型。</translation>
+    </message>
+    <message>
+        <source>%1 is already in the list of downloads.</source>
+        <translation>%1 已在下载列表中。</translation>
+    </message>
+    <message>
+        <source>%1 is already in the models folder (%2).</source>
+        <translation>%1 已在模型文件夹中（%2）。</translation>
+    </message>
+    <message>
+        <source>%1/s</source>
+        <translation>%1/秒</translation>
+    </message>
+    <message>
+        <source>less than a minute left</source>
+        <translation>剩余不到一分钟</translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n minute(s) left</source>
+        <translation>
+            <numerusform>大约还剩 %n 分钟</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>about %1 h %2 min left</source>
+        <translation>大约还剩 %1 小时 %2 分钟</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadWorker</name>
+    <message>
+        <source>This download names no valid file on the hub.</source>
+        <translation>此下载未指向 Hub 上的有效文件。</translation>
+    </message>
+    <message>
+        <source>Cannot create the models folder %1.</source>
+        <translation>无法创建模型文件夹 %1。</translation>
+    </message>
+    <message>
+        <source>%1 is a link, not a file Burrow wrote; remove it and try again.</source>
+        <translation>%1 是一个链接，不是 Burrow 写入的文件；请删除它后重试。</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Not enough free space in %1: %2 needs %3 more, and %4 is free.</source>
+        <translation>%1 的可用空间不足：%2 还需要 %3，而只有 %4 可用。</translation>
+    </message>
+    <message>
+        <source>The hub gives %1 a size of %2, but its list of files said %3; try again.</source>
+        <translation>Hub 给出的 %1 大小为 %2，但其文件列表中是 %3；请重试。</translation>
+    </message>
+    <message>
+        <source>The server sent another part of %1 than the one asked for.</source>
+        <translation>服务器发送的 %1 部分与请求的不同。</translation>
+    </message>
+    <message>
+        <source>The server sends %1 with a size of %2, but the hub said %3; try again.</source>
+        <translation>服务器发送的 %1 大小为 %2，但 Hub 给出的是 %3；请重试。</translation>
+    </message>
+    <message>
+        <source>The hub gives no checksum for %1, so Burrow could not check it; nothing was downloaded.</source>
+        <translation>Hub 没有提供 %1 的校验和，Burrow 无法校验它；未下载任何内容。</translation>
+    </message>
+    <message>
+        <source>The server sent more than the %1 of %2; the download was stopped.</source>
+        <translation>服务器发送的数据超过了 %2 的 %1；下载已停止。</translation>
+    </message>
+    <message>
+        <source>The disk is full: %1 could not be written (%2 free). The part downloaded so far is kept; free some space and resume.</source>
+        <translation>磁盘已满：无法写入 %1（可用 %2）。已下载的部分会保留；请释放一些空间后继续。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2. The part downloaded so far is kept; resume when the problem is solved.</source>
+        <translation>无法写入 %1：%2。已下载的部分会保留；问题解决后请继续。</translation>
+    </message>
+    <message>
+        <source>The hub redirected the download of %1 too many times.</source>
+        <translation>Hub 对 %1 的下载重定向次数过多。</translation>
+    </message>
+    <message>
+        <source>The hub redirected the download of %1 to an address Burrow does not follow.</source>
+        <translation>Hub 把 %1 的下载重定向到了 Burrow 不会访问的地址。</translation>
+    </message>
+    <message>
+        <source>The download of %1 was redirected to an insecure (http) address; it was stopped.</source>
+        <translation>%1 的下载被重定向到不安全的（http）地址，已停止。</translation>
+    </message>
+    <message>
+        <source>The server answered the download of %1 with the unexpected status %2.</source>
+        <translation>服务器对 %1 的下载返回了意外的状态 %2。</translation>
+    </message>
+    <message>
+        <source>%1 The part downloaded so far (%2) is kept; Resume continues from there.</source>
+        <translation>%1 已下载的部分（%2）会保留；点“继续”将从那里接着下载。</translation>
+    </message>
+    <message>
+        <source>The downloaded %1 does not match the checksum the hub gives for it (%2), so it was not kept. Try again; if this repeats, the file on the hub may be damaged.</source>
+        <translation>下载的 %1 与 Hub 给出的校验和（%2）不符，因此未保留。请重试；如果再次出现，Hub 上的文件可能已损坏。</translation>
+    </message>
+    <message>
+        <source>The download of %1 is complete and checked, but it could not be renamed to %2.</source>
+        <translation>%1 已下载完成并通过校验，但无法重命名为 %2。</translation>
+    </message>
+</context>
+<context>
     <name>DropOverlay</name>
     <message>
         <source>Drop to open this model</source>
@@ -1179,6 +1568,14 @@
         <source>Show the models on this computer</source>
         <translation>显示这台电脑上的模型</translation>
     </message>
+    <message>
+        <source>Download a model…</source>
+        <translation>下载模型…</translation>
+    </message>
+    <message>
+        <source>Download a model from the Hugging Face hub</source>
+        <translation>从 Hugging Face Hub 下载模型</translation>
+    </message>
 </context>
 <context>
     <name>EngineBackend</name>
@@ -1216,6 +1613,190 @@
     <message>
         <source>Loading was cancelled.</source>
         <translation>已取消加载。</translation>
+    </message>
+</context>
+<context>
+    <name>HubClient</name>
+    <message>
+        <source>The hub&apos;s list of files for %1 is too long to read.</source>
+        <translation>Hub 上 %1 的文件列表太长，无法读取。</translation>
+    </message>
+    <message>
+        <source>The hub&apos;s answer for %1 could not be read: %2</source>
+        <translation>无法读取 Hub 对 %1 的回复：%2</translation>
+    </message>
+    <message>
+        <source>%1 has no GGUF files. Burrow runs GGUF models: look for a repository whose name ends in -GGUF.</source>
+        <translation>%1 中没有 GGUF 文件。Burrow 运行 GGUF 模型：请找名称以 -GGUF 结尾的仓库。</translation>
+    </message>
+    <message>
+        <source>not a list of files</source>
+        <translation>不是文件列表</translation>
+    </message>
+    <message>
+        <source>a vision projector that goes with a model, not a chat model by itself</source>
+        <translation>配合模型使用的视觉投影器，本身不是对话模型</translation>
+    </message>
+    <message>
+        <source>this file name cannot be saved safely</source>
+        <translation>此文件名无法安全保存</translation>
+    </message>
+    <message>
+        <source>unknown size</source>
+        <translation>大小未知</translation>
+    </message>
+    <message numerus="yes">
+        <source>split into %n file(s); Burrow opens single-file models only</source>
+        <translation>
+            <numerusform>分为 %n 个文件；Burrow 只能打开单文件模型</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>HubProtocol</name>
+    <message>
+        <source>Paste a repository id (organisation/name) or a link to a model on the Hugging Face hub.</source>
+        <translation>请粘贴仓库 ID（组织/名称）或 Hugging Face Hub 上模型的链接。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a repository id: write it as organisation/name, for example Qwen/Qwen2.5-0.5B-Instruct-GGUF.</source>
+        <translation>“%1”不是仓库 ID：请写成 组织/名称，例如 Qwen/Qwen2.5-0.5B-Instruct-GGUF。</translation>
+    </message>
+    <message>
+        <source>Only links to the Hugging Face hub (huggingface.co) can be downloaded from.</source>
+        <translation>只能从 Hugging Face Hub（huggingface.co）的链接下载。</translation>
+    </message>
+    <message>
+        <source>This is a link to a dataset or a space; Burrow downloads models.</source>
+        <translation>这是数据集或 Space 的链接；Burrow 只下载模型。</translation>
+    </message>
+    <message>
+        <source>This link does not name a model repository (organisation/name).</source>
+        <translation>此链接没有指向模型仓库（组织/名称）。</translation>
+    </message>
+    <message>
+        <source>This link names no valid revision.</source>
+        <translation>此链接中的版本无效。</translation>
+    </message>
+    <message>
+        <source>This link names no valid file.</source>
+        <translation>此链接中的文件无效。</translation>
+    </message>
+    <message>
+        <source>32-bit: the original weights, very large</source>
+        <translation>32 位：原始权重，非常大</translation>
+    </message>
+    <message>
+        <source>16-bit: full quality, large</source>
+        <translation>16 位：完整质量，较大</translation>
+    </message>
+    <message>
+        <source>8-bit: close to the original, large</source>
+        <translation>8 位：接近原始质量，较大</translation>
+    </message>
+    <message>
+        <source>6-bit: near the original quality</source>
+        <translation>6 位：接近原始质量</translation>
+    </message>
+    <message>
+        <source>5-bit: high quality</source>
+        <translation>5 位：高质量</translation>
+    </message>
+    <message>
+        <source>4-bit: a good balance of size and quality</source>
+        <translation>4 位：大小与质量的良好平衡</translation>
+    </message>
+    <message>
+        <source>3-bit: smaller, lower quality</source>
+        <translation>3 位：更小，质量较低</translation>
+    </message>
+    <message>
+        <source>2-bit or less: the smallest, the lowest quality</source>
+        <translation>2 位或更低：最小，质量最低</translation>
+    </message>
+    <message>
+        <source>The hub refused the access token. Check it, or remove it, under Access token.</source>
+        <translation>Hub 拒绝了访问令牌。请在“访问令牌”中检查或删除它。</translation>
+    </message>
+    <message>
+        <source>%1 is a gated repository and this token has no access to it yet: accept the license on the model page (%2), then try again.</source>
+        <translation>%1 是受限仓库，此令牌还没有访问权限：请在模型页面（%2）上接受许可协议，然后重试。</translation>
+    </message>
+    <message>
+        <source>%1 is a gated repository: it needs an access token. Accept the license on the model page (%2) and add a token under Access token.</source>
+        <translation>%1 是受限仓库：需要访问令牌。请在模型页面（%2）上接受许可协议，并在“访问令牌”中添加令牌。</translation>
+    </message>
+    <message>
+        <source>The hub refused access to %1 with this token (%2). Check that the token may read it.</source>
+        <translation>Hub 拒绝此令牌访问 %1（%2）。请检查该令牌是否有读取权限。</translation>
+    </message>
+    <message>
+        <source>%1 was not found, or it is private or gated and needs an access token: accept the license on the model page (%2) and add a token under Access token.</source>
+        <translation>找不到 %1，或者它是私有或受限仓库，需要访问令牌：请在模型页面（%2）上接受许可协议，并在“访问令牌”中添加令牌。</translation>
+    </message>
+    <message>
+        <source>Not found: %1 has no revision %2.</source>
+        <translation>未找到：%1 没有版本 %2。</translation>
+    </message>
+    <message>
+        <source>Not found: %1 has no file %2 (at %3).</source>
+        <translation>未找到：%1 中没有文件 %2（版本 %3）。</translation>
+    </message>
+    <message>
+        <source>Not found: there is no repository %1 on the hub.</source>
+        <translation>未找到：Hub 上没有仓库 %1。</translation>
+    </message>
+    <message>
+        <source>The server could not continue the download where it stopped (416: range not satisfiable).</source>
+        <translation>服务器无法从中断处继续下载（416：请求的范围无法满足）。</translation>
+    </message>
+    <message>
+        <source>The hub is busy (too many requests). Try again in a few minutes.</source>
+        <translation>Hub 繁忙（请求过多）。请几分钟后重试。</translation>
+    </message>
+    <message>
+        <source>The hub had a server error (%1). Try again later.</source>
+        <translation>Hub 出现服务器错误（%1）。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The hub answered %1: %2</source>
+        <translation>Hub 返回了 %1：%2</translation>
+    </message>
+    <message>
+        <source>The hub answered with the unexpected status %1.</source>
+        <translation>Hub 返回了意外的状态 %1。</translation>
+    </message>
+    <message>
+        <source>Could not find %1. Is this computer online?</source>
+        <translation>找不到 %1。这台电脑联网了吗？</translation>
+    </message>
+    <message>
+        <source>%1 refused the connection. Is this computer online?</source>
+        <translation>%1 拒绝了连接。这台电脑联网了吗？</translation>
+    </message>
+    <message>
+        <source>%1 did not answer in time.</source>
+        <translation>%1 没有及时响应。</translation>
+    </message>
+    <message>
+        <source>The connection to %1 was cut.</source>
+        <translation>与 %1 的连接已中断。</translation>
+    </message>
+    <message>
+        <source>A secure connection to %1 could not be made: %2</source>
+        <translation>无法与 %1 建立安全连接：%2</translation>
+    </message>
+    <message>
+        <source>The network is not available (%1).</source>
+        <translation>网络不可用（%1）。</translation>
+    </message>
+    <message>
+        <source>The proxy did not let the connection to %1 through: %2</source>
+        <translation>代理没有放行到 %1 的连接：%2</translation>
+    </message>
+    <message>
+        <source>Could not reach %1: %2</source>
+        <translation>无法连接到 %1：%2</translation>
     </message>
 </context>
 <context>

@@ -45,6 +45,96 @@
     </message>
 </context>
 <context>
+    <name>AccessToken</name>
+    <message>
+        <source>A token is saved in the system keychain.</source>
+        <translation>已在系統鑰匙圈中儲存了一組權杖。</translation>
+    </message>
+    <message>
+        <source>A token is saved in %1, which only you can read (no keychain service was available).</source>
+        <translation>權杖已儲存在 %1，只有你能讀取（沒有可用的鑰匙圈服務）。</translation>
+    </message>
+    <message>
+        <source>Paste a token first.</source>
+        <translation>請先貼上權杖。</translation>
+    </message>
+    <message>
+        <source>This is too long for an access token.</source>
+        <translation>這對存取權杖來說太長了。</translation>
+    </message>
+    <message>
+        <source>An access token has no spaces or special characters; paste it again.</source>
+        <translation>存取權杖不含空格或特殊字元，請重新貼上。</translation>
+    </message>
+    <message>
+        <source>cannot create the folder %1</source>
+        <translation>無法建立資料夾 %1</translation>
+    </message>
+    <message>
+        <source>The token could not be saved (%1); it is used until Burrow quits.</source>
+        <translation>無法儲存權杖（%1）；在 Burrow 結束前仍會使用它。</translation>
+    </message>
+    <message>
+        <source>The saved access token could not be read; save it again.</source>
+        <translation>無法讀取已儲存的存取權杖，請重新儲存。</translation>
+    </message>
+    <message>
+        <source>Could not read the access token from the system keychain: %1</source>
+        <translation>無法從系統鑰匙圈讀取存取權杖：%1</translation>
+    </message>
+    <message>
+        <source>The token is kept in the system keychain, which this build of Burrow cannot read; save it again.</source>
+        <translation>權杖存放在系統鑰匙圈中，但此版本的 Burrow 無法讀取，請重新儲存。</translation>
+    </message>
+</context>
+<context>
+    <name>AccessTokenDialog</name>
+    <message>
+        <source>Hugging Face access token</source>
+        <translation>Hugging Face 存取權杖</translation>
+    </message>
+    <message>
+        <source>Gated and private repositories need an access token: create a read token in your Hugging Face account (Settings → Access Tokens) and accept the model&apos;s license on its page. Burrow sends the token to the hub only, never to the servers the downloads come from.</source>
+        <translation>受限儲存庫和私人儲存庫需要存取權杖：在你的 Hugging Face 帳號中建立一組唯讀權杖（Settings → Access Tokens），並在模型頁面上接受其授權條款。Burrow 只把權杖傳送給 Hub，絕不會傳送給提供下載的伺服器。</translation>
+    </message>
+    <message>
+        <source>paste a new token to replace the saved one</source>
+        <translation>貼上新權杖以取代已儲存的權杖</translation>
+    </message>
+    <message>
+        <source>hf_…</source>
+        <translation>hf_…</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>存取權杖</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>儲存</translation>
+    </message>
+    <message>
+        <source>Save the access token</source>
+        <translation>儲存存取權杖</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在儲存…</translation>
+    </message>
+    <message>
+        <source>No token is saved.</source>
+        <translation>尚未儲存權杖。</translation>
+    </message>
+    <message>
+        <source>Remove the saved token</source>
+        <translation>移除已儲存的權杖</translation>
+    </message>
+    <message>
+        <source>Remove the saved access token</source>
+        <translation>移除已儲存的存取權杖</translation>
+    </message>
+</context>
+<context>
     <name>AppActions</name>
     <message>
         <source>&amp;Open model…</source>
@@ -101,6 +191,14 @@
     <message>
         <source>Model &amp;library…</source>
         <translation>模型庫(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>&amp;Download a model…</source>
+        <translation>下載模型(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Hugging Face &amp;access token…</source>
+        <translation>Hugging Face 存取權杖(&amp;A)…</translation>
     </message>
 </context>
 <context>
@@ -204,6 +302,14 @@
     <message>
         <source>Models on this computer</source>
         <translation>這台電腦上的模型</translation>
+    </message>
+    <message>
+        <source>Download a model from the Hugging Face hub</source>
+        <translation>從 Hugging Face Hub 下載模型</translation>
+    </message>
+    <message>
+        <source>The Hugging Face access token for downloads</source>
+        <translation>用於下載的 Hugging Face 存取權杖</translation>
     </message>
 </context>
 <context>
@@ -1133,6 +1239,289 @@
     </message>
 </context>
 <context>
+    <name>DownloadDialog</name>
+    <message>
+        <source>Starting…</source>
+        <translation>正在開始…</translation>
+    </message>
+    <message>
+        <source>Checking the part downloaded before…</source>
+        <translation>正在檢查先前下載的部分…</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>正在下載</translation>
+    </message>
+    <message>
+        <source>Checking the file…</source>
+        <translation>正在檢查檔案…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暫停</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked</source>
+        <translation>已下載並檢查</translation>
+    </message>
+    <message>
+        <source>Download a model</source>
+        <translation>下載模型</translation>
+    </message>
+    <message>
+        <source>Paste a repository id or a link from the Hugging Face hub. Burrow goes online only to list its files and to download the one you choose.</source>
+        <translation>貼上 Hugging Face Hub 上的儲存庫 ID 或連結。Burrow 只在列出檔案和下載你選擇的檔案時連線。</translation>
+    </message>
+    <message>
+        <source>organisation/name, e.g. Qwen/Qwen2.5-0.5B-Instruct-GGUF</source>
+        <translation>組織/名稱，例如 Qwen/Qwen2.5-0.5B-Instruct-GGUF</translation>
+    </message>
+    <message>
+        <source>Repository id or link</source>
+        <translation>儲存庫 ID 或連結</translation>
+    </message>
+    <message>
+        <source>List files</source>
+        <translation>列出檔案</translation>
+    </message>
+    <message>
+        <source>List the GGUF files of this repository</source>
+        <translation>列出此儲存庫中的 GGUF 檔案</translation>
+    </message>
+    <message>
+        <source>Listing the files</source>
+        <translation>正在列出檔案</translation>
+    </message>
+    <message>
+        <source>GGUF files of %1 (%2)</source>
+        <translation>%1 的 GGUF 檔案（%2）</translation>
+    </message>
+    <message>
+        <source>Files of the repository</source>
+        <translation>儲存庫中的檔案</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <source>in %1</source>
+        <translation>位於 %1</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下載</translation>
+    </message>
+    <message>
+        <source>Download the chosen file</source>
+        <translation>下載所選檔案</translation>
+    </message>
+    <message>
+        <source>Access token (set)…</source>
+        <translation>存取權杖（已設定）…</translation>
+    </message>
+    <message>
+        <source>Access token…</source>
+        <translation>存取權杖…</translation>
+    </message>
+    <message>
+        <source>The Hugging Face access token, for gated and private repositories</source>
+        <translation>Hugging Face 存取權杖，用於受限儲存庫和私人儲存庫</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>下載</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>Download progress</source>
+        <translation>下載進度</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暫停</translation>
+    </message>
+    <message>
+        <source>Pause the download of %1</source>
+        <translation>暫停下載 %1</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重試</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>繼續</translation>
+    </message>
+    <message>
+        <source>Resume the download of %1</source>
+        <translation>繼續下載 %1</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel the download of %1 and delete what was downloaded</source>
+        <translation>取消下載 %1 並刪除已下載的部分</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>開啟</translation>
+    </message>
+    <message>
+        <source>Open %1 and chat with it</source>
+        <translation>開啟 %1 並與它對話</translation>
+    </message>
+    <message>
+        <source>Remove from list</source>
+        <translation>從清單中移除</translation>
+    </message>
+    <message>
+        <source>Remove %1 from this list (the file stays)</source>
+        <translation>從清單中移除 %1（檔案保留）</translation>
+    </message>
+    <message>
+        <source>Downloads are saved in %1</source>
+        <translation>下載的檔案儲存在 %1</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadManager</name>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>This is no file of a repository on the hub.</source>
+        <translation>這不是 Hub 上某個儲存庫中的檔案。</translation>
+    </message>
+    <message>
+        <source>%1 cannot be saved under its name: Burrow downloads .gguf files with plain names only.</source>
+        <translation>無法以原名儲存 %1：Burrow 只下載名稱一般的 .gguf 檔案。</translation>
+    </message>
+    <message>
+        <source>%1 is one part of a split model; Burrow opens single-file models only.</source>
+        <translation>%1 是分割模型的一部分；Burrow 只能開啟單一檔案的模型。</translation>
+    </message>
+    <message>
+        <source>%1 is already in the list of downloads.</source>
+        <translation>%1 已在下載清單中。</translation>
+    </message>
+    <message>
+        <source>%1 is already in the models folder (%2).</source>
+        <translation>%1 已在模型資料夾中（%2）。</translation>
+    </message>
+    <message>
+        <source>%1/s</source>
+        <translation>%1/秒</translation>
+    </message>
+    <message>
+        <source>less than a minute left</source>
+        <translation>剩餘不到一分鐘</translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n minute(s) left</source>
+        <translation>
+            <numerusform>大約還剩 %n 分鐘</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>about %1 h %2 min left</source>
+        <translation>大約還剩 %1 小時 %2 分鐘</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadWorker</name>
+    <message>
+        <source>This download names no valid file on the hub.</source>
+        <translation>此下載未指向 Hub 上的有效檔案。</translation>
+    </message>
+    <message>
+        <source>Cannot create the models folder %1.</source>
+        <translation>無法建立模型資料夾 %1。</translation>
+    </message>
+    <message>
+        <source>%1 is a link, not a file Burrow wrote; remove it and try again.</source>
+        <translation>%1 是一個連結，不是 Burrow 寫入的檔案；請刪除它後重試。</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>無法寫入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Not enough free space in %1: %2 needs %3 more, and %4 is free.</source>
+        <translation>%1 的可用空間不足：%2 還需要 %3，而只有 %4 可用。</translation>
+    </message>
+    <message>
+        <source>The hub gives %1 a size of %2, but its list of files said %3; try again.</source>
+        <translation>Hub 給出的 %1 大小為 %2，但其檔案清單中是 %3；請重試。</translation>
+    </message>
+    <message>
+        <source>The server sent another part of %1 than the one asked for.</source>
+        <translation>伺服器傳送的 %1 部分與要求的不同。</translation>
+    </message>
+    <message>
+        <source>The server sends %1 with a size of %2, but the hub said %3; try again.</source>
+        <translation>伺服器傳送的 %1 大小為 %2，但 Hub 給出的是 %3；請重試。</translation>
+    </message>
+    <message>
+        <source>The hub gives no checksum for %1, so Burrow could not check it; nothing was downloaded.</source>
+        <translation>Hub 沒有提供 %1 的檢查碼，Burrow 無法檢查它；未下載任何內容。</translation>
+    </message>
+    <message>
+        <source>The server sent more than the %1 of %2; the download was stopped.</source>
+        <translation>伺服器傳送的資料超過了 %2 的 %1；下載已停止。</translation>
+    </message>
+    <message>
+        <source>The disk is full: %1 could not be written (%2 free). The part downloaded so far is kept; free some space and resume.</source>
+        <translation>磁碟已滿：無法寫入 %1（可用 %2）。已下載的部分會保留；請釋出一些空間後繼續。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2. The part downloaded so far is kept; resume when the problem is solved.</source>
+        <translation>無法寫入 %1：%2。已下載的部分會保留；問題解決後請繼續。</translation>
+    </message>
+    <message>
+        <source>The hub redirected the download of %1 too many times.</source>
+        <translation>Hub 對 %1 的下載重新導向次數過多。</translation>
+    </message>
+    <message>
+        <source>The hub redirected the download of %1 to an address Burrow does not follow.</source>
+        <translation>Hub 把 %1 的下載重新導向到了 Burrow 不會存取的位址。</translation>
+    </message>
+    <message>
+        <source>The download of %1 was redirected to an insecure (http) address; it was stopped.</source>
+        <translation>%1 的下載被重新導向到不安全的（http）位址，已停止。</translation>
+    </message>
+    <message>
+        <source>The server answered the download of %1 with the unexpected status %2.</source>
+        <translation>伺服器對 %1 的下載傳回了意外的狀態 %2。</translation>
+    </message>
+    <message>
+        <source>%1 The part downloaded so far (%2) is kept; Resume continues from there.</source>
+        <translation>%1 已下載的部分（%2）會保留；按「繼續」將從那裡接著下載。</translation>
+    </message>
+    <message>
+        <source>The downloaded %1 does not match the checksum the hub gives for it (%2), so it was not kept. Try again; if this repeats, the file on the hub may be damaged.</source>
+        <translation>下載的 %1 與 Hub 給出的檢查碼（%2）不符，因此未保留。請重試；如果再次出現，Hub 上的檔案可能已損壞。</translation>
+    </message>
+    <message>
+        <source>The download of %1 is complete and checked, but it could not be renamed to %2.</source>
+        <translation>%1 已下載完成並通過檢查，但無法重新命名為 %2。</translation>
+    </message>
+</context>
+<context>
     <name>DropOverlay</name>
     <message>
         <source>Drop to open this model</source>
@@ -1179,6 +1568,14 @@
         <source>Show the models on this computer</source>
         <translation>顯示這台電腦上的模型</translation>
     </message>
+    <message>
+        <source>Download a model…</source>
+        <translation>下載模型…</translation>
+    </message>
+    <message>
+        <source>Download a model from the Hugging Face hub</source>
+        <translation>從 Hugging Face Hub 下載模型</translation>
+    </message>
 </context>
 <context>
     <name>EngineBackend</name>
@@ -1216,6 +1613,190 @@
     <message>
         <source>Loading was cancelled.</source>
         <translation>已取消載入。</translation>
+    </message>
+</context>
+<context>
+    <name>HubClient</name>
+    <message>
+        <source>The hub&apos;s list of files for %1 is too long to read.</source>
+        <translation>Hub 上 %1 的檔案清單太長，無法讀取。</translation>
+    </message>
+    <message>
+        <source>The hub&apos;s answer for %1 could not be read: %2</source>
+        <translation>無法讀取 Hub 對 %1 的回應：%2</translation>
+    </message>
+    <message>
+        <source>%1 has no GGUF files. Burrow runs GGUF models: look for a repository whose name ends in -GGUF.</source>
+        <translation>%1 中沒有 GGUF 檔案。Burrow 執行 GGUF 模型：請找名稱以 -GGUF 結尾的儲存庫。</translation>
+    </message>
+    <message>
+        <source>not a list of files</source>
+        <translation>不是檔案清單</translation>
+    </message>
+    <message>
+        <source>a vision projector that goes with a model, not a chat model by itself</source>
+        <translation>搭配模型使用的視覺投影器，本身不是對話模型</translation>
+    </message>
+    <message>
+        <source>this file name cannot be saved safely</source>
+        <translation>此檔名無法安全儲存</translation>
+    </message>
+    <message>
+        <source>unknown size</source>
+        <translation>大小未知</translation>
+    </message>
+    <message numerus="yes">
+        <source>split into %n file(s); Burrow opens single-file models only</source>
+        <translation>
+            <numerusform>分割為 %n 個檔案；Burrow 只能開啟單一檔案的模型</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>HubProtocol</name>
+    <message>
+        <source>Paste a repository id (organisation/name) or a link to a model on the Hugging Face hub.</source>
+        <translation>請貼上儲存庫 ID（組織/名稱）或 Hugging Face Hub 上模型的連結。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a repository id: write it as organisation/name, for example Qwen/Qwen2.5-0.5B-Instruct-GGUF.</source>
+        <translation>「%1」不是儲存庫 ID：請寫成 組織/名稱，例如 Qwen/Qwen2.5-0.5B-Instruct-GGUF。</translation>
+    </message>
+    <message>
+        <source>Only links to the Hugging Face hub (huggingface.co) can be downloaded from.</source>
+        <translation>只能從 Hugging Face Hub（huggingface.co）的連結下載。</translation>
+    </message>
+    <message>
+        <source>This is a link to a dataset or a space; Burrow downloads models.</source>
+        <translation>這是資料集或 Space 的連結；Burrow 只下載模型。</translation>
+    </message>
+    <message>
+        <source>This link does not name a model repository (organisation/name).</source>
+        <translation>此連結沒有指向模型儲存庫（組織/名稱）。</translation>
+    </message>
+    <message>
+        <source>This link names no valid revision.</source>
+        <translation>此連結中的版本無效。</translation>
+    </message>
+    <message>
+        <source>This link names no valid file.</source>
+        <translation>此連結中的檔案無效。</translation>
+    </message>
+    <message>
+        <source>32-bit: the original weights, very large</source>
+        <translation>32 位元：原始權重，非常大</translation>
+    </message>
+    <message>
+        <source>16-bit: full quality, large</source>
+        <translation>16 位元：完整品質，較大</translation>
+    </message>
+    <message>
+        <source>8-bit: close to the original, large</source>
+        <translation>8 位元：接近原始品質，較大</translation>
+    </message>
+    <message>
+        <source>6-bit: near the original quality</source>
+        <translation>6 位元：接近原始品質</translation>
+    </message>
+    <message>
+        <source>5-bit: high quality</source>
+        <translation>5 位元：高品質</translation>
+    </message>
+    <message>
+        <source>4-bit: a good balance of size and quality</source>
+        <translation>4 位元：大小與品質的良好平衡</translation>
+    </message>
+    <message>
+        <source>3-bit: smaller, lower quality</source>
+        <translation>3 位元：更小，品質較低</translation>
+    </message>
+    <message>
+        <source>2-bit or less: the smallest, the lowest quality</source>
+        <translation>2 位元或更低：最小，品質最低</translation>
+    </message>
+    <message>
+        <source>The hub refused the access token. Check it, or remove it, under Access token.</source>
+        <translation>Hub 拒絕了存取權杖。請在「存取權杖」中檢查或移除它。</translation>
+    </message>
+    <message>
+        <source>%1 is a gated repository and this token has no access to it yet: accept the license on the model page (%2), then try again.</source>
+        <translation>%1 是受限儲存庫，此權杖還沒有存取權限：請在模型頁面（%2）上接受授權條款，然後重試。</translation>
+    </message>
+    <message>
+        <source>%1 is a gated repository: it needs an access token. Accept the license on the model page (%2) and add a token under Access token.</source>
+        <translation>%1 是受限儲存庫：需要存取權杖。請在模型頁面（%2）上接受授權條款，並在「存取權杖」中加入權杖。</translation>
+    </message>
+    <message>
+        <source>The hub refused access to %1 with this token (%2). Check that the token may read it.</source>
+        <translation>Hub 拒絕此權杖存取 %1（%2）。請檢查該權杖是否有讀取權限。</translation>
+    </message>
+    <message>
+        <source>%1 was not found, or it is private or gated and needs an access token: accept the license on the model page (%2) and add a token under Access token.</source>
+        <translation>找不到 %1，或者它是私人或受限儲存庫，需要存取權杖：請在模型頁面（%2）上接受授權條款，並在「存取權杖」中加入權杖。</translation>
+    </message>
+    <message>
+        <source>Not found: %1 has no revision %2.</source>
+        <translation>找不到：%1 沒有版本 %2。</translation>
+    </message>
+    <message>
+        <source>Not found: %1 has no file %2 (at %3).</source>
+        <translation>找不到：%1 中沒有檔案 %2（版本 %3）。</translation>
+    </message>
+    <message>
+        <source>Not found: there is no repository %1 on the hub.</source>
+        <translation>找不到：Hub 上沒有儲存庫 %1。</translation>
+    </message>
+    <message>
+        <source>The server could not continue the download where it stopped (416: range not satisfiable).</source>
+        <translation>伺服器無法從中斷處繼續下載（416：要求的範圍無法滿足）。</translation>
+    </message>
+    <message>
+        <source>The hub is busy (too many requests). Try again in a few minutes.</source>
+        <translation>Hub 忙碌中（要求過多）。請幾分鐘後重試。</translation>
+    </message>
+    <message>
+        <source>The hub had a server error (%1). Try again later.</source>
+        <translation>Hub 發生伺服器錯誤（%1）。請稍後重試。</translation>
+    </message>
+    <message>
+        <source>The hub answered %1: %2</source>
+        <translation>Hub 傳回了 %1：%2</translation>
+    </message>
+    <message>
+        <source>The hub answered with the unexpected status %1.</source>
+        <translation>Hub 傳回了意外的狀態 %1。</translation>
+    </message>
+    <message>
+        <source>Could not find %1. Is this computer online?</source>
+        <translation>找不到 %1。這台電腦有連上網路嗎？</translation>
+    </message>
+    <message>
+        <source>%1 refused the connection. Is this computer online?</source>
+        <translation>%1 拒絕了連線。這台電腦有連上網路嗎？</translation>
+    </message>
+    <message>
+        <source>%1 did not answer in time.</source>
+        <translation>%1 沒有及時回應。</translation>
+    </message>
+    <message>
+        <source>The connection to %1 was cut.</source>
+        <translation>與 %1 的連線已中斷。</translation>
+    </message>
+    <message>
+        <source>A secure connection to %1 could not be made: %2</source>
+        <translation>無法與 %1 建立安全連線：%2</translation>
+    </message>
+    <message>
+        <source>The network is not available (%1).</source>
+        <translation>網路無法使用（%1）。</translation>
+    </message>
+    <message>
+        <source>The proxy did not let the connection to %1 through: %2</source>
+        <translation>代理伺服器沒有放行到 %1 的連線：%2</translation>
+    </message>
+    <message>
+        <source>Could not reach %1: %2</source>
+        <translation>無法連線到 %1：%2</translation>
     </message>
 </context>
 <context>

@@ -43,6 +43,8 @@ ApplicationWindow {
         window.libraryShown = false
         window.focusComposer()
     }
+    // File → Download a model…, the empty window's button (and the library's).
+    function openDownloads() { downloadDialog.open() }
     // Where typing goes: the composer, at start, after a model loads, after
     // switching or creating a chat and after a dialog closes.
     function focusComposer() { composer.focusInput() }
@@ -79,6 +81,8 @@ ApplicationWindow {
         sidebarShown: sidebar.visible
         onOpenModelRequested: window.openModelDialog()
         onLibraryRequested: window.showLibrary()
+        onDownloadModelRequested: window.openDownloads()
+        onAccessTokenRequested: accessTokenDialog.open()
         onNewChatRequested: {
             if (sidebar.visible)
                 sidebar.newConversation()   // clears its search first
@@ -162,6 +166,7 @@ ApplicationWindow {
                 libraryCount: window.library.allModels.count
                 onOpenRequested: window.openModelDialog()
                 onLibraryRequested: window.showLibrary()
+                onDownloadRequested: window.openDownloads()
                 onRecentRequested: (path) => window.chat.models.openFile(path, false)
             }
             ChatView {
@@ -178,8 +183,7 @@ ApplicationWindow {
                 visible: window.libraryShown
                 models: window.library.models
                 library: window.library
-                // Set when the download dialog is wired (libraryView.openDownloads() emits downloadRequested).
-                downloadsAvailable: false
+                onDownloadRequested: window.openDownloads()
                 onOpenRequested: (path) => {
                     window.libraryShown = false
                     window.chat.models.openFile(path, false)
@@ -325,6 +329,20 @@ ApplicationWindow {
             text: qsTr("Sending the edited message replaces the messages after it.")
         }
         onAccepted: window.chat.editAndResend(row, text)
+    }
+
+    DownloadDialog {
+        id: downloadDialog
+        // A finished download opens like a recent model (the card only when memory is short).
+        onOpenRequested: (path) => {
+            downloadDialog.close()
+            window.chat.models.openFile(path, false)
+        }
+        onTokenRequested: accessTokenDialog.open()
+        onClosed: window.focusComposer()
+    }
+    AccessTokenDialog {
+        id: accessTokenDialog
     }
 
     LocalServerDialog {

@@ -14,6 +14,8 @@ Item {
 
     signal openModelRequested()
     signal libraryRequested()
+    signal downloadModelRequested()
+    signal accessTokenRequested()
     signal newChatRequested()
     signal findRequested()
     signal chatSettingsRequested()
@@ -35,6 +37,14 @@ Item {
         text: qsTr("Model &library…")
         shortcut: "Ctrl+Shift+L"
         onTriggered: root.libraryRequested()
+    }
+    readonly property Action downloadModel: Action {
+        text: qsTr("&Download a model…")
+        onTriggered: root.downloadModelRequested()
+    }
+    readonly property Action accessToken: Action {
+        text: qsTr("Hugging Face &access token…")
+        onTriggered: root.accessTokenRequested()
     }
     readonly property Action quit: Action {
         text: qsTr("&Quit")

@@ -32,6 +32,11 @@ MenuBar {
             action: root.actions.library
             Accessible.name: qsTr("Models on this computer")
         }
+        MenuItem {
+            objectName: "downloadModelMenuItem"
+            action: root.actions.downloadModel
+            Accessible.name: qsTr("Download a model from the Hugging Face hub")
+        }
         Menu {
             id: recentMenu
             title: qsTr("Recent models")
@@ -122,6 +127,11 @@ MenuBar {
             objectName: "localServerMenuItem"
             action: root.actions.localServer
             Accessible.name: qsTr("Local server settings")
+        }
+        MenuItem {
+            objectName: "accessTokenMenuItem"
+            action: root.actions.accessToken
+            Accessible.name: qsTr("The Hugging Face access token for downloads")
         }
         Component.onCompleted: settingsMenu.addMenu(root.languageMenu)
     }

@@ -13,6 +13,7 @@ Item {
     property int libraryCount: 0
     signal openRequested()
     signal libraryRequested()
+    signal downloadRequested()
     signal recentRequested(string path)
 
     ColumnLayout {
@@ -47,6 +48,12 @@ Item {
                 text: qsTr("Open model…")
                 Accessible.name: qsTr("Open a model file")
                 onClicked: root.openRequested()
+            }
+            Button {
+                objectName: "emptyStateDownload"
+                text: qsTr("Download a model…")
+                Accessible.name: qsTr("Download a model from the Hugging Face hub")
+                onClicked: root.downloadRequested()
             }
         }
         Label {

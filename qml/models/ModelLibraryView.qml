@@ -17,15 +17,11 @@ Pane {
 
     required property LibraryFilter models
     property ModelLibrary library: null
-    // Whether something opens the download dialog: the "Download a model…"
-    // button is shown only then (downloadRequested() is not handled yet).
-    property bool downloadsAvailable: false
-
     signal openRequested(string path)
     signal closeRequested()
     signal downloadRequested()
 
-    // The download dialog (issue 18, item 3) is wired here.
+    // "Download a model…": the window opens the download dialog.
     function openDownloads() { root.downloadRequested() }
     function focusSearch() {
         searchField.forceActiveFocus()
@@ -61,7 +57,6 @@ Pane {
             }
             Button {
                 objectName: "libraryDownload"
-                visible: root.downloadsAvailable
                 text: qsTr("Download a model…")
                 Accessible.name: qsTr("Download a model from Hugging Face")
                 onClicked: root.openDownloads()
