@@ -131,7 +131,7 @@ void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *
     float *kt = scratch;                                   // [dk][kTileKeys]
     float *vt = kt + static_cast<size_t>(kTileKeys) * dk;  // [kTileKeys][dv]
     float *acc = vt + static_cast<size_t>(kTileKeys) * dv; // [nq][dv]
-    float M[kTileQueries], S[kTileQueries];
+    float M[kTileCallQueries], S[kTileCallQueries];
     uint32_t lo = queries[0].first, hi = queries[0].last;
     for (int i = 0; i < nq; ++i) {
         lo = queries[i].first < lo ? queries[i].first : lo;
