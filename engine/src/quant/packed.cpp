@@ -32,7 +32,7 @@ size_t groupBytesFor(GgmlType type, int64_t blocks)
 {
     const auto nb = static_cast<size_t>(blocks);
     switch (type) {
-    // (the scales after the runs, the group padded to 64 bytes)
+    // (each chunk of 8 blocks: runs, then scales; the group padded to 64 bytes)
     case GgmlType::GGML_TYPE_Q8_0: return (nb * (kQ8_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_0: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_K: return nb * kQ4KSuper;
@@ -63,23 +63,22 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
     switch (type) {
     case GgmlType::GGML_TYPE_Q8_0: {
         const auto *x = reinterpret_cast<const BlockQ8_0 *>(src);
-        uint8_t *scales = g + static_cast<size_t>(nb) * kQ8_0Run * kRunBytes;
         for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ8_0Run * kRunBytes);
             for (size_t c = 0; c < kQ8_0Run; ++c)
                 for (int i = 0; i < 4; ++i)
-                    g[(static_cast<size_t>(b) * kQ8_0Run + c) * kRunBytes + lane + i] =
-                        static_cast<uint8_t>(x[b].qs[4 * c + i]) ^ 0x80u;
-            put16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2, x[b].d);
+                    g[at.runs + c * kRunBytes + lane + i] = static_cast<uint8_t>(x[b].qs[4 * c + i]) ^ 0x80u;
+            put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
         }
         break;
     }
     case GgmlType::GGML_TYPE_Q4_0: {
         const auto *x = reinterpret_cast<const BlockQ4_0 *>(src);
-        uint8_t *scales = g + static_cast<size_t>(nb) * kQ4_0Run * kRunBytes;
         for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
             for (size_t c = 0; c < kQ4_0Run; ++c)
-                std::memcpy(g + (static_cast<size_t>(b) * kQ4_0Run + c) * kRunBytes + lane, x[b].qs + 4 * c, 4);
-            put16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2, x[b].d);
+                std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
+            put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
         }
         break;
     }
@@ -162,8 +161,9 @@ void packPaddingRow(GgmlType type, int64_t nb, uint8_t *g, int rr)
     if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0) {
         const size_t runs = type == GgmlType::GGML_TYPE_Q8_0 ? kQ8_0Run : kQ4_0Run;
         const uint8_t code = type == GgmlType::GGML_TYPE_Q8_0 ? 0x80 : 0x88;
-        for (size_t c = 0; c < static_cast<size_t>(nb) * runs; ++c)
-            std::memset(g + c * kRunBytes + lane, code, 4);
+        for (int64_t b = 0; b < nb; ++b)
+            for (size_t c = 0; c < runs; ++c)
+                std::memset(g + packedBlockOffsets(b, nb, runs * kRunBytes).runs + c * kRunBytes + lane, code, 4);
     }
     // K-quants: all zero bytes already (d = 0).
 }
@@ -193,23 +193,22 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
     switch (type) {
     case GgmlType::GGML_TYPE_Q8_0: {
         auto *x = reinterpret_cast<BlockQ8_0 *>(dst);
-        const uint8_t *scales = g + static_cast<size_t>(nb) * kQ8_0Run * kRunBytes;
         for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ8_0Run * kRunBytes);
             for (size_t c = 0; c < kQ8_0Run; ++c)
                 for (int i = 0; i < 4; ++i)
-                    x[b].qs[4 * c + i] =
-                        static_cast<int8_t>(g[(static_cast<size_t>(b) * kQ8_0Run + c) * kRunBytes + lane + i] ^ 0x80u);
-            x[b].d = get16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2);
+                    x[b].qs[4 * c + i] = static_cast<int8_t>(g[at.runs + c * kRunBytes + lane + i] ^ 0x80u);
+            x[b].d = get16(g + at.scales + 2 * static_cast<size_t>(rr));
         }
         break;
     }
     case GgmlType::GGML_TYPE_Q4_0: {
         auto *x = reinterpret_cast<BlockQ4_0 *>(dst);
-        const uint8_t *scales = g + static_cast<size_t>(nb) * kQ4_0Run * kRunBytes;
         for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
             for (size_t c = 0; c < kQ4_0Run; ++c)
-                std::memcpy(x[b].qs + 4 * c, g + (static_cast<size_t>(b) * kQ4_0Run + c) * kRunBytes + lane, 4);
-            x[b].d = get16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2);
+                std::memcpy(x[b].qs + 4 * c, g + at.runs + c * kRunBytes + lane, 4);
+            x[b].d = get16(g + at.scales + 2 * static_cast<size_t>(rr));
         }
         break;
     }

@@ -19,9 +19,13 @@
 // so the results are bit-identical to vecDot / vecDotGemm of the same row.
 //
 // Layout of one group (groupBytes), rows r = 0..15 (rows past N are zero):
-//   Q8_0  [nb][8 runs][16 rows][4 bytes] codes w + 128, then [nb][16] f16 d
-//   Q4_0  [nb][4 runs][16 rows][4 bytes] qs bytes 4i..4i+3 (low nibbles:
-//         elements 4i.., high: 16 + 4i..), then [nb][16] f16 d
+//   Q8_0  per chunk of up to 8 blocks (packedBlockOffsets): [blocks][8 runs]
+//         [16 rows][4 bytes] codes w + 128, then [blocks][16] f16 d
+//   Q4_0  per chunk of up to 8 blocks: [blocks][4 runs][16 rows][4 bytes] qs
+//         bytes 4i..4i+3 (low nibbles: elements 4i.., high: 16 + 4i..), then
+//         [blocks][16] f16 d
+//         (the scales beside their runs: one stream through memory, as the
+//         K-quants' super-blocks)
 //   Q4_K  per super-block: [16] f16 d, [16] f16 dmin, [8 subs][16] u8 scale,
 //         [4 sub pairs][16 rows][2] u8 min, [32 runs][16 rows][4] qs bytes
 //         (run c: qs bytes 4c..4c+3; low nibbles: sub-block 2(c/8),
@@ -53,6 +57,23 @@
 namespace burrow::quant {
 
 inline constexpr int kPackRows = 16;
+
+// Where block b (of nb) of a Q8_0 / Q4_0 group has its runs (runBytes: the
+// block's runs of 16 rows, 8 or 4 x 64 bytes) and its 16 scales: blocks in
+// chunks of 8, each chunk's runs followed by its scales (a multiple of 64
+// bytes for a whole chunk).
+struct PackedBlockOffsets {
+    size_t runs;
+    size_t scales;
+};
+inline PackedBlockOffsets packedBlockOffsets(int64_t b, int64_t nb, size_t runBytes)
+{
+    constexpr int64_t chunk = 8;
+    const int64_t c = b / chunk, within = b % chunk, inChunk = nb - c * chunk < chunk ? nb - c * chunk : chunk;
+    const size_t base = static_cast<size_t>(c) * static_cast<size_t>(chunk) * (runBytes + 2 * kPackRows);
+    return {base + static_cast<size_t>(within) * runBytes,
+            base + static_cast<size_t>(inChunk) * runBytes + static_cast<size_t>(within) * 2 * kPackRows};
+}
 
 struct PackedMatrix {
     GgmlType type = GgmlType::GGML_TYPE_F32;   // the original weight type

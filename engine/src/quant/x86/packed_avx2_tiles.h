@@ -72,7 +72,6 @@ void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
 {
     constexpr size_t runs = 4;
     const int64_t nb = W.blocks;
-    const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun + 16 * h;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const uint8_t *a[NT];
     const float *ad[NT];
@@ -85,7 +84,8 @@ void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
         acc[j] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun + 32 * h;
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs + 32 * h;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
         __m256i sA[NT], sB[NT];
         for (int j = 0; j < NT; ++j) {
@@ -102,7 +102,7 @@ void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
                 sB[j] = Dot::dot4(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
             }
         }
-        const __m256 dw = halves8(scales + static_cast<size_t>(b) * 2 * kPackRows);
+        const __m256 dw = halves8(g + at.scales + 16 * h);
         for (int j = 0; j < NT; ++j) {
             const __m256i sumi = _mm256_add_epi32(sA[j], sB[j]);
             acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b])), acc[j]);
@@ -128,7 +128,6 @@ void q8_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
 {
     constexpr size_t runs = 8;
     const int64_t nb = W.blocks;
-    const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun + 16 * h;
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
@@ -141,9 +140,10 @@ void q8_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
             acc[j][m] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun + 32 * h;
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs + 32 * h;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
-        const __m256 dw = halves8(scales + static_cast<size_t>(b) * 2 * kPackRows);
+        const __m256 dw = halves8(g + at.scales + 16 * h);
         __m256 d[NT];
         for (int j = 0; j < NT; ++j)
             d[j] = _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b]));

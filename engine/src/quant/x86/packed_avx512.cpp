@@ -66,7 +66,6 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
 {
     constexpr size_t runs = 4;
     const int64_t nb = W.blocks;
-    const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun;
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const uint8_t *a[NT];
     const float *ad[NT];
@@ -79,7 +78,8 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         acc[j] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun;
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
         __m512i sA[NT], sB[NT];
         for (int j = 0; j < NT; ++j) {
@@ -96,7 +96,7 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
                 sB[j] = _mm512_dpbusd_epi32(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
             }
         }
-        const __m512 dw = halves16(scales + static_cast<size_t>(b) * 2 * kPackRows);
+        const __m512 dw = halves16(g + at.scales);
         for (int j = 0; j < NT; ++j) {
             const __m512i sumi = _mm512_add_epi32(sA[j], sB[j]);
             acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b])), acc[j]);
@@ -123,7 +123,6 @@ void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
 {
     constexpr size_t runs = 8;
     const int64_t nb = W.blocks;
-    const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun;
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
@@ -136,9 +135,10 @@ void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
             acc[j][m] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun;
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
-        const __m512 dw = halves16(scales + static_cast<size_t>(b) * 2 * kPackRows);
+        const __m512 dw = halves16(g + at.scales);
         __m512 d[NT];
         for (int j = 0; j < NT; ++j)
             d[j] = _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b]));
