@@ -31,7 +31,7 @@ constexpr size_t kQ6KSuper = 3392;
 constexpr size_t kQ5KSuper = 2880;
 constexpr size_t kIQ4XSSuper = 2176;
 constexpr int64_t kTokenChunk = 128;
-constexpr size_t kPrefetchAhead = 2048;
+constexpr size_t kPrefetchAhead = 4096;   // as packed_avx512.cpp
 
 template <int NT>
 inline void prefetchAhead(const uint8_t *p)
