@@ -310,10 +310,12 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
     auto *p = static_cast<uint8_t *>(std::aligned_alloc(64, total));
     if (!p)
         return Status::error("packing weights: out of memory for " + std::to_string(total) + " bytes");
-    std::memset(p, 0, total);
     m->data = std::unique_ptr<uint8_t[], void (*)(uint8_t *)>(p, freeAligned);
     for (int64_t g = 0; g < m->groups; ++g) {
+        // Zeroed group by group while it is in cache (padding bytes, K-quant
+        // padding rows), not in a pass of its own over the whole copy.
         uint8_t *dst = p + static_cast<size_t>(g) * m->groupBytes;
+        std::memset(dst, 0, m->groupBytes);
         for (int rr = 0; rr < kPackRows; ++rr) {
             const int64_t r = g * kPackRows + rr;
             if (r < N)
