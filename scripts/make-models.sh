@@ -4,7 +4,8 @@
 #   Q6_K, Q8_0, Q4_0 and IQ4_XS; qwen3moe-1b (64 experts, 8 active) and
 #   dense-for-qwen3moe-1b (a dense qwen3 of its active size) in Q4_K_M;
 #   qwen35-1b (Gated DeltaNet beside attention) and its all-recurrent and
-#   all-attention twins in Q4_K_M.
+#   all-attention twins in Q4_K_M; llama-1.1b-32k and llama-3b-32k (the same
+#   shapes with a trained context of 32768, for long prompts) in Q4_K_M.
 # Usage: scripts/make-models.sh [DIR]          (default: build/models)
 # Environment: BURROW_CLI (default build/release/engine/tools/burrow-cli),
 #   BURROW_JOBS (threads, default: all), BURROW_MODELS (a space-separated
@@ -26,7 +27,7 @@ if [[ ! -x "$cli" ]]; then
 fi
 mkdir -p "$dir"
 
-# name preset type
+# name preset type [synth options]
 models=()
 for preset in llama-1.1b llama-3b; do
     for type in Q4_K_M Q5_K_M Q6_K Q8_0 Q4_0 IQ4_XS; do
@@ -38,17 +39,24 @@ models+=("dense-for-qwen3moe-1b-Q4_K_M dense-for-qwen3moe-1b Q4_K_M")
 for preset in qwen35-1b qwen35-1b-recurrent qwen35-1b-attention; do
     models+=("$preset-Q4_K_M $preset Q4_K_M")
 done
+for preset in llama-1.1b llama-3b; do
+    models+=("$preset-32k-Q4_K_M $preset Q4_K_M --ctx 32768")
+done
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 
 made=0 kept=0
 for entry in "${models[@]}"; do
-    read -r name preset type <<<"$entry"
+    read -r name preset type extra <<<"$entry"
     if [[ -n "${BURROW_MODELS:-}" && " $BURROW_MODELS " != *" $name "* ]]; then
         continue
     fi
     file=$dir/$name.gguf
     args=(synth --preset "$preset" --type "$type" --seed "$seed")
+    if [[ -n "${extra:-}" ]]; then
+        read -r -a more <<<"$extra"
+        args+=("${more[@]}")
+    fi
     want=$("$cli" "${args[@]}" --dry-run | awk '$1 == "file_size" { print $2 }')
     if [[ -f "$file" && $(stat -c %s "$file") == "$want" ]]; then
         printf '%-36s kept     %9s MiB\n' "$name.gguf" "$(mib "$want")"

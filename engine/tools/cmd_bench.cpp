@@ -194,17 +194,19 @@ __attribute__((noinline)) uint64_t sumSlice(const uint64_t *p, size_t n)
 }
 
 #if defined(__x86_64__)
+constexpr size_t kPrefetchAhead = 4096;   // quant/x86/packed_avx512.cpp's distance
+
 // The same sum with 256-bit loads (4 independent accumulators), so the read
 // rate is limited by the memory system rather than by instructions, and a
-// software prefetch 2 KiB ahead as the matrix kernels issue (the hardware
+// software prefetch 4 KiB ahead as the matrix kernels issue (the hardware
 // prefetchers stop at every 4 KiB page).
 __attribute__((target("avx2"), noinline)) uint64_t sumSliceAvx2(const uint64_t *p, size_t n)
 {
     __m256i a = _mm256_setzero_si256(), b = a, c = a, d = a;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        _mm_prefetch(reinterpret_cast<const char *>(p + i) + 2048, _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char *>(p + i) + 2048 + 64, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char *>(p + i) + kPrefetchAhead, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char *>(p + i) + kPrefetchAhead + 64, _MM_HINT_T0);
         a = _mm256_add_epi64(a, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i)));
         b = _mm256_add_epi64(b, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i + 4)));
         c = _mm256_add_epi64(c, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i + 8)));
@@ -224,10 +226,10 @@ __attribute__((target("avx512f"), noinline)) uint64_t sumSliceAvx512(const uint6
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         const char *line = reinterpret_cast<const char *>(p + i);
-        _mm_prefetch(line + 2048, _MM_HINT_T0);
-        _mm_prefetch(line + 2048 + 64, _MM_HINT_T0);
-        _mm_prefetch(line + 2048 + 128, _MM_HINT_T0);
-        _mm_prefetch(line + 2048 + 192, _MM_HINT_T0);
+        _mm_prefetch(line + kPrefetchAhead, _MM_HINT_T0);
+        _mm_prefetch(line + kPrefetchAhead + 64, _MM_HINT_T0);
+        _mm_prefetch(line + kPrefetchAhead + 128, _MM_HINT_T0);
+        _mm_prefetch(line + kPrefetchAhead + 192, _MM_HINT_T0);
         a = _mm512_add_epi64(a, _mm512_loadu_si512(p + i));
         b = _mm512_add_epi64(b, _mm512_loadu_si512(p + i + 8));
         c = _mm512_add_epi64(c, _mm512_loadu_si512(p + i + 16));

@@ -30,7 +30,7 @@ void printHelp(FILE *out)
                  "  -n N                    greedy tokens to generate (default 0)\n"
                  "  --json                  one JSON object: model, prompt, prompt_tokens,\n"
                  "                          greedy_tokens, greedy_text, logits_after_prompt\n"
-                 "  -t, --threads N         threads (default: all cores)\n"
+                 "  -t, --threads N         threads (default: the physical cores)\n"
                  "  -c, --ctx-size N        context size (default 2048, at most the model's)\n"
                  "  -fa, --flash-attn on|off  attention as the reference computes it with or without\n"
                  "                          flash attention (default on, as the reference)\n"

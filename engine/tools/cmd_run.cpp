@@ -37,7 +37,7 @@ void printHelp(FILE *out)
                  "  --min-p P               min-p (default 0.05; 0 = off)\n"
                  "  --repeat-penalty R      repetition penalty over the last 64 tokens (default 1 = off)\n"
                  "  --seed S                random seed (default: random)\n"
-                 "  -t, --threads N         threads (default: all cores)\n"
+                 "  -t, --threads N         threads (default: the physical cores)\n"
                  "  -c, --ctx-size N        context size (default 4096, at most the model's)\n"
                  "  -fa, --flash-attn on|off  attention as the reference with or without flash attention\n"
                  "%s"

@@ -38,7 +38,7 @@ void printHelp(FILE *out)
                  "  --port N                the port (default 8080; 0: any free port, shown on stdout)\n"
                  "  --parallel N            requests generated at once, and the largest n (default 4)\n"
                  "  -c, --ctx-size N        context per request: prompt and reply (default 4096, at most the model's)\n"
-                 "  -t, --threads N         threads (default: all cores)\n"
+                 "  -t, --threads N         threads (default: the physical cores)\n"
                  "  -fa, --flash-attn on|off  attention as the reference computes it with or without flash attention\n"
                  "%s"
                  "  --api-key KEY           require \"Authorization: Bearer KEY\" (all endpoints but /health)\n"

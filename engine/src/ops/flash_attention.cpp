@@ -24,8 +24,11 @@ void attendOnlineQ8_0Scalar(const KvView &kv, uint32_t first, uint32_t last, int
 
 size_t tiledScratchFloats(int dk, int dv)
 {
-    return static_cast<size_t>(kTileKeys) * (static_cast<size_t>(dk) + static_cast<size_t>(dv)) +
-           static_cast<size_t>(kTileQueries) * static_cast<size_t>(dv);
+    // keys and values of a tile as floats, the accumulators, the queries
+    // transposed, the scores of a tile (x86/avx512_flash.cpp's layout; the
+    // other kernels use a prefix of it).
+    const size_t k = static_cast<size_t>(dk), v = static_cast<size_t>(dv);
+    return kTileKeys * (k + v) + kTileCallQueries * v + k * kTileCallQueries + kTileKeys * kTileCallQueries;
 }
 
 void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch)

@@ -59,7 +59,8 @@
 
 namespace burrow::ops {
 
-inline constexpr int kTileQueries = 64;      // the reference's GGML_FA_TILE_Q
+inline constexpr int kTileQueries = 64;      // the reference's GGML_FA_TILE_Q: a chunk of this many rows is tiled
+inline constexpr int kTileCallQueries = 128; // queries one attendTiled call takes (each key tile converted once for them)
 inline constexpr int kTileKeys = 64;         // GGML_FA_TILE_KV
 inline constexpr int kMaxOnlineHeads = 8;    // query heads of one KV head per attendOnline call
 inline constexpr int kMaxFlashHeadDim = 512; // dk, dv
@@ -111,8 +112,10 @@ struct TileQuery {
 };
 // Scratch floats attendTiled needs for head sizes dk, dv.
 size_t tiledScratchFloats(int dk, int dv);
-// nq (1..kTileQueries) queries of one KV head. scratch: tiledScratchFloats.
-// Cost: sum over queries of (keys in their tiles) (dk + dv) multiply-adds.
+// nq (1..kTileCallQueries) queries of one KV head. scratch: tiledScratchFloats.
+// Each query's result is the same whichever queries share the call.
+// Cost: sum over queries of (keys in their tiles) (dk + dv) multiply-adds,
+// plus (keys from the lowest first to the highest last) (dk + dv) conversions.
 void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
 
 } // namespace burrow::ops

@@ -22,6 +22,8 @@ constexpr size_t kQ4_0Run = 4;
 constexpr size_t kRunBytes = 4 * kPackRows;    // one run of 16 rows: 64 bytes
 constexpr size_t kQ4KSuper = 64 + 128 + 128 + 32 * kRunBytes;   // 2368
 constexpr size_t kQ6KSuper = 256 + 64 + 48 * kRunBytes;         // 3392
+constexpr size_t kQ5KSuper = 64 + 128 + 128 + 40 * kRunBytes;   // 2880
+constexpr size_t kIQ4XSSuper = 128 + 32 * kRunBytes;            // 2176
 constexpr int64_t kMaxK = int64_t{1} << 20;
 
 void freeAligned(uint8_t *p) { std::free(p); }
@@ -30,18 +32,20 @@ size_t groupBytesFor(GgmlType type, int64_t blocks)
 {
     const auto nb = static_cast<size_t>(blocks);
     switch (type) {
-    // (the scales after the runs, the group padded to 64 bytes)
+    // (each chunk of 8 blocks: runs, then scales; the group padded to 64 bytes)
     case GgmlType::GGML_TYPE_Q8_0: return (nb * (kQ8_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_0: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_K: return nb * kQ4KSuper;
     case GgmlType::GGML_TYPE_Q6_K: return nb * kQ6KSuper;
+    case GgmlType::GGML_TYPE_Q5_K: return nb * kQ5KSuper;
+    case GgmlType::GGML_TYPE_IQ4_XS: return nb * kIQ4XSSuper;
     default: return 0;
     }
 }
 
 int64_t blockSizeOf(GgmlType type)
 {
-    return type == GgmlType::GGML_TYPE_Q4_K || type == GgmlType::GGML_TYPE_Q6_K ? QK_K : 32;
+    return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 ? 32 : QK_K;
 }
 
 void put16(uint8_t *dst, fp16_t v) { std::memcpy(dst, &v, 2); }
@@ -59,23 +63,22 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
     switch (type) {
     case GgmlType::GGML_TYPE_Q8_0: {
         const auto *x = reinterpret_cast<const BlockQ8_0 *>(src);
-        uint8_t *scales = g + static_cast<size_t>(nb) * kQ8_0Run * kRunBytes;
         for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ8_0Run * kRunBytes);
             for (size_t c = 0; c < kQ8_0Run; ++c)
                 for (int i = 0; i < 4; ++i)
-                    g[(static_cast<size_t>(b) * kQ8_0Run + c) * kRunBytes + lane + i] =
-                        static_cast<uint8_t>(x[b].qs[4 * c + i]) ^ 0x80u;
-            put16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2, x[b].d);
+                    g[at.runs + c * kRunBytes + lane + i] = static_cast<uint8_t>(x[b].qs[4 * c + i]) ^ 0x80u;
+            put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
         }
         break;
     }
     case GgmlType::GGML_TYPE_Q4_0: {
         const auto *x = reinterpret_cast<const BlockQ4_0 *>(src);
-        uint8_t *scales = g + static_cast<size_t>(nb) * kQ4_0Run * kRunBytes;
         for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
             for (size_t c = 0; c < kQ4_0Run; ++c)
-                std::memcpy(g + (static_cast<size_t>(b) * kQ4_0Run + c) * kRunBytes + lane, x[b].qs + 4 * c, 4);
-            put16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2, x[b].d);
+                std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
+            put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
         }
         break;
     }
@@ -113,6 +116,40 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
         }
         break;
     }
+    case GgmlType::GGML_TYPE_Q5_K: {
+        const auto *x = reinterpret_cast<const BlockQ5_K *>(src);
+        for (int64_t b = 0; b < nb; ++b) {
+            uint8_t *o = g + static_cast<size_t>(b) * kQ5KSuper;
+            put16(o + 2 * rr, x[b].d);
+            put16(o + 32 + 2 * rr, x[b].dmin);
+            for (int s = 0; s < 8; ++s) {
+                uint8_t sc = 0, m = 0;
+                getScaleMinK4(s, x[b].scales, &sc, &m);
+                o[64 + s * kPackRows + rr] = sc;
+                o[192 + (s / 2) * 2 * kPackRows + rr * 2 + (s % 2)] = m;
+            }
+            for (size_t m = 0; m < 8; ++m) {
+                uint8_t *runs = o + 320 + m * 5 * kRunBytes + lane;
+                for (size_t p = 0; p < 4; ++p)
+                    std::memcpy(runs + p * kRunBytes, x[b].qs + 32 * p + 4 * m, 4);
+                std::memcpy(runs + 4 * kRunBytes, x[b].qh + 4 * m, 4);
+            }
+        }
+        break;
+    }
+    case GgmlType::GGML_TYPE_IQ4_XS: {
+        const auto *x = reinterpret_cast<const BlockIQ4_XS *>(src);
+        for (int64_t b = 0; b < nb; ++b) {
+            uint8_t *o = g + static_cast<size_t>(b) * kIQ4XSSuper;
+            put16(o + 2 * rr, x[b].d);
+            std::memcpy(o + 32 + 2 * rr, &x[b].scales_h, 2);
+            std::memcpy(o + 64 + lane, x[b].scales_l, 4);
+            for (size_t c = 0; c < 4; ++c)
+                for (size_t ib = 0; ib < 8; ++ib)
+                    std::memcpy(o + 128 + (c * 8 + ib) * kRunBytes + lane, x[b].qs + 16 * ib + 4 * c, 4);
+        }
+        break;
+    }
     default: break;
     }
 }
@@ -124,8 +161,9 @@ void packPaddingRow(GgmlType type, int64_t nb, uint8_t *g, int rr)
     if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0) {
         const size_t runs = type == GgmlType::GGML_TYPE_Q8_0 ? kQ8_0Run : kQ4_0Run;
         const uint8_t code = type == GgmlType::GGML_TYPE_Q8_0 ? 0x80 : 0x88;
-        for (size_t c = 0; c < static_cast<size_t>(nb) * runs; ++c)
-            std::memset(g + c * kRunBytes + lane, code, 4);
+        for (int64_t b = 0; b < nb; ++b)
+            for (size_t c = 0; c < runs; ++c)
+                std::memset(g + packedBlockOffsets(b, nb, runs * kRunBytes).runs + c * kRunBytes + lane, code, 4);
     }
     // K-quants: all zero bytes already (d = 0).
 }
@@ -155,23 +193,22 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
     switch (type) {
     case GgmlType::GGML_TYPE_Q8_0: {
         auto *x = reinterpret_cast<BlockQ8_0 *>(dst);
-        const uint8_t *scales = g + static_cast<size_t>(nb) * kQ8_0Run * kRunBytes;
         for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ8_0Run * kRunBytes);
             for (size_t c = 0; c < kQ8_0Run; ++c)
                 for (int i = 0; i < 4; ++i)
-                    x[b].qs[4 * c + i] =
-                        static_cast<int8_t>(g[(static_cast<size_t>(b) * kQ8_0Run + c) * kRunBytes + lane + i] ^ 0x80u);
-            x[b].d = get16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2);
+                    x[b].qs[4 * c + i] = static_cast<int8_t>(g[at.runs + c * kRunBytes + lane + i] ^ 0x80u);
+            x[b].d = get16(g + at.scales + 2 * static_cast<size_t>(rr));
         }
         break;
     }
     case GgmlType::GGML_TYPE_Q4_0: {
         auto *x = reinterpret_cast<BlockQ4_0 *>(dst);
-        const uint8_t *scales = g + static_cast<size_t>(nb) * kQ4_0Run * kRunBytes;
         for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
             for (size_t c = 0; c < kQ4_0Run; ++c)
-                std::memcpy(x[b].qs + 4 * c, g + (static_cast<size_t>(b) * kQ4_0Run + c) * kRunBytes + lane, 4);
-            x[b].d = get16(scales + (static_cast<size_t>(b) * kPackRows + rr) * 2);
+                std::memcpy(x[b].qs + 4 * c, g + at.runs + c * kRunBytes + lane, 4);
+            x[b].d = get16(g + at.scales + 2 * static_cast<size_t>(rr));
         }
         break;
     }
@@ -209,6 +246,40 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
         }
         break;
     }
+    case GgmlType::GGML_TYPE_Q5_K: {
+        auto *x = reinterpret_cast<BlockQ5_K *>(dst);
+        for (int64_t b = 0; b < nb; ++b) {
+            const uint8_t *o = g + static_cast<size_t>(b) * kQ5KSuper;
+            x[b].d = get16(o + 2 * rr);
+            x[b].dmin = get16(o + 32 + 2 * rr);
+            uint8_t sc[8], mn[8];
+            for (int s = 0; s < 8; ++s) {
+                sc[s] = o[64 + s * kPackRows + rr];
+                mn[s] = o[192 + (s / 2) * 2 * kPackRows + rr * 2 + (s % 2)];
+            }
+            encodeScaleMinK4(sc, mn, x[b].scales);
+            for (size_t m = 0; m < 8; ++m) {
+                const uint8_t *runs = o + 320 + m * 5 * kRunBytes + lane;
+                for (size_t p = 0; p < 4; ++p)
+                    std::memcpy(x[b].qs + 32 * p + 4 * m, runs + p * kRunBytes, 4);
+                std::memcpy(x[b].qh + 4 * m, runs + 4 * kRunBytes, 4);
+            }
+        }
+        break;
+    }
+    case GgmlType::GGML_TYPE_IQ4_XS: {
+        auto *x = reinterpret_cast<BlockIQ4_XS *>(dst);
+        for (int64_t b = 0; b < nb; ++b) {
+            const uint8_t *o = g + static_cast<size_t>(b) * kIQ4XSSuper;
+            x[b].d = get16(o + 2 * rr);
+            std::memcpy(&x[b].scales_h, o + 32 + 2 * rr, 2);
+            std::memcpy(x[b].scales_l, o + 64 + lane, 4);
+            for (size_t c = 0; c < 4; ++c)
+                for (size_t ib = 0; ib < 8; ++ib)
+                    std::memcpy(x[b].qs + 16 * ib + 4 * c, o + 128 + (c * 8 + ib) * kRunBytes + lane, 4);
+        }
+        break;
+    }
     default: break;
     }
 }
@@ -239,10 +310,12 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
     auto *p = static_cast<uint8_t *>(std::aligned_alloc(64, total));
     if (!p)
         return Status::error("packing weights: out of memory for " + std::to_string(total) + " bytes");
-    std::memset(p, 0, total);
     m->data = std::unique_ptr<uint8_t[], void (*)(uint8_t *)>(p, freeAligned);
     for (int64_t g = 0; g < m->groups; ++g) {
+        // Zeroed group by group while it is in cache (padding bytes, K-quant
+        // padding rows), not in a pass of its own over the whole copy.
         uint8_t *dst = p + static_cast<size_t>(g) * m->groupBytes;
+        std::memset(dst, 0, m->groupBytes);
         for (int rr = 0; rr < kPackRows; ++rr) {
             const int64_t r = g * kPackRows + rr;
             if (r < N)
@@ -315,6 +388,8 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
         blockBytes = sizeof(BlockQ4_K);
         break;
     case GgmlType::GGML_TYPE_Q6_K: dot = gemm = generic::vecDotQ6_KQ8_K; blockBytes = sizeof(BlockQ6_K); break;
+    case GgmlType::GGML_TYPE_Q5_K: dot = gemm = generic::vecDotQ5_KQ8_K; blockBytes = sizeof(BlockQ5_K); break;
+    case GgmlType::GGML_TYPE_IQ4_XS: dot = gemm = generic::vecDotIQ4_XSQ8_K; blockBytes = sizeof(BlockIQ4_XS); break;
     default: return;
     }
     std::unique_ptr<uint8_t[]> row(new uint8_t[static_cast<size_t>(W.blocks) * blockBytes]);

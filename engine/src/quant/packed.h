@@ -6,20 +6,26 @@
 // once per row, and the per-block float work (scales, conversion) is done
 // for 16 rows per instruction.
 //
-// Packed once at model load (packMatrix), for Q8_0, Q4_0, Q4_K and Q6_K
-// weights (the weights of the common GGUF files); the original rows stay
-// mapped and every other kernel keeps reading them. Weights become unsigned
-// bytes (Q8_0: w + 128; Q4_0 / Q4_K: the 4-bit code; Q6_K: the 6-bit code)
-// and the offset times the activations' sums is taken back out, so the
+// Packed once at model load (packMatrix), for Q8_0, Q4_0, Q4_K, Q5_K, Q6_K
+// and IQ4_XS weights (the weights of the common GGUF files: Q4_0, Q8_0,
+// Q4_K_M, Q5_K_M, Q6_K and IQ4_XS files); the original rows stay mapped and
+// every other kernel keeps reading them. Weights become unsigned bytes (Q8_0:
+// w + 128; Q4_0 / Q4_K: the 4-bit code; Q5_K / Q6_K: the 5- / 6-bit code;
+// IQ4_XS: the table value's magnitude, its sign moved onto the activation)
+// and any offset times the activations' sums is taken back out, so the
 // integer sums are exact; every row's float steps are those of the type's
-// dot product (quant_traits.h: the reference's AVX-512 build; Q8_0 and Q6_K
-// keep 8 lanes per row, Q4_K has the gemv and gemm forms), so the results
-// are bit-identical to vecDot / vecDotGemm of the same row.
+// dot product (quant_traits.h: the reference's AVX-512 build; Q8_0, Q5_K,
+// Q6_K and IQ4_XS keep 8 lanes per row, Q4_K has the gemv and gemm forms),
+// so the results are bit-identical to vecDot / vecDotGemm of the same row.
 //
 // Layout of one group (groupBytes), rows r = 0..15 (rows past N are zero):
-//   Q8_0  [nb][8 runs][16 rows][4 bytes] codes w + 128, then [nb][16] f16 d
-//   Q4_0  [nb][4 runs][16 rows][4 bytes] qs bytes 4i..4i+3 (low nibbles:
-//         elements 4i.., high: 16 + 4i..), then [nb][16] f16 d
+//   Q8_0  per chunk of up to 8 blocks (packedBlockOffsets): [blocks][8 runs]
+//         [16 rows][4 bytes] codes w + 128, then [blocks][16] f16 d
+//   Q4_0  per chunk of up to 8 blocks: [blocks][4 runs][16 rows][4 bytes] qs
+//         bytes 4i..4i+3 (low nibbles: elements 4i.., high: 16 + 4i..), then
+//         [blocks][16] f16 d
+//         (the scales beside their runs: one stream through memory, as the
+//         K-quants' super-blocks)
 //   Q4_K  per super-block: [16] f16 d, [16] f16 dmin, [8 subs][16] u8 scale,
 //         [4 sub pairs][16 rows][2] u8 min, [32 runs][16 rows][4] qs bytes
 //         (run c: qs bytes 4c..4c+3; low nibbles: sub-block 2(c/8),
@@ -27,9 +33,18 @@
 //   Q6_K  per super-block: [16 subs][16] i8 scale, [16] f16 d, 32 bytes
 //         padding, then for half h < 2, run g < 8: [16][4] ql bytes
 //         64h + 4g.., [16][4] ql bytes 64h + 32 + 4g.., [16][4] qh bytes 32h + 4g..
+//   Q5_K  per super-block (2880 bytes): [16] f16 d, [16] f16 dmin, [8 subs][16]
+//         u8 scale, [4 sub pairs][16 rows][2] u8 min, then for run m < 8
+//         (elements 4m..4m+3 of every 32): for pair p < 4 [16][4] qs bytes
+//         32p + 4m.. (low nibbles: sub-block 2p, high: 2p + 1), then [16][4]
+//         qh bytes 4m.. (bit s: sub-block s's fifth bit)
+//   IQ4_XS per super-block (2176 bytes): [16] f16 d, [16] u16 scales_h,
+//         [16][4] scales_l, then for run c < 4, sub-block ib < 8: [16][4] qs
+//         bytes 16 ib + 4c.. (low nibbles: elements 4c.. of the sub-block,
+//         high: 16 + 4c..)
 //
 // Activations: Q8_0 rows (with side arrays of block scales and sums, see
-// PackedActivation) for Q8_0/Q4_0; Q8_K rows for Q4_K/Q6_K.
+// PackedActivation) for Q8_0/Q4_0; Q8_K rows for Q4_K/Q5_K/Q6_K/IQ4_XS.
 #pragma once
 
 #include "common/ggml_types.h"
@@ -43,12 +58,29 @@ namespace burrow::quant {
 
 inline constexpr int kPackRows = 16;
 
+// Where block b (of nb) of a Q8_0 / Q4_0 group has its runs (runBytes: the
+// block's runs of 16 rows, 8 or 4 x 64 bytes) and its 16 scales: blocks in
+// chunks of 8, each chunk's runs followed by its scales (a multiple of 64
+// bytes for a whole chunk).
+struct PackedBlockOffsets {
+    size_t runs;
+    size_t scales;
+};
+inline PackedBlockOffsets packedBlockOffsets(int64_t b, int64_t nb, size_t runBytes)
+{
+    constexpr int64_t chunk = 8;
+    const int64_t c = b / chunk, within = b % chunk, inChunk = nb - c * chunk < chunk ? nb - c * chunk : chunk;
+    const size_t base = static_cast<size_t>(c) * static_cast<size_t>(chunk) * (runBytes + 2 * kPackRows);
+    return {base + static_cast<size_t>(within) * runBytes,
+            base + static_cast<size_t>(inChunk) * runBytes + static_cast<size_t>(within) * 2 * kPackRows};
+}
+
 struct PackedMatrix {
     GgmlType type = GgmlType::GGML_TYPE_F32;   // the original weight type
     int64_t K = 0;             // row length (elements)
     int64_t N = 0;             // rows
     int64_t groups = 0;        // ceil(N / 16)
-    int64_t blocks = 0;        // blocks (Q8_0/Q4_0) or super-blocks (Q4_K/Q6_K) per row
+    int64_t blocks = 0;        // blocks (Q8_0/Q4_0) or super-blocks (the K-quants, IQ4_XS) per row
     size_t groupBytes = 0;     // a multiple of 64
     std::unique_ptr<uint8_t[], void (*)(uint8_t *)> data{nullptr, nullptr};   // 64-aligned
 
@@ -65,7 +97,7 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
                                                  int64_t N);
 
 // The activations of a packed multiply: nTokens rows of the dot partner
-// (Q8_0 for Q8_0/Q4_0, Q8_K for Q4_K/Q6_K), `stride` bytes apart. For the
+// (Q8_0 for Q8_0/Q4_0, Q8_K for the others), `stride` bytes apart. For the
 // Q8_0 partner, `scale` holds each block's d as float ([nTokens][K/32]) and
 // `sum` the offset corrections: for Q4_0 weights -8 times the sum of the
 // block's 32 codes ([nTokens][K/32]), for Q8_0 weights -128 times the sum of
@@ -89,9 +121,9 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
 void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t);
 
 // y[t * ldy + r] = row r . activation t, for the rows of groups [g0, g1)
-// (r < N) and t < nTokens, with the active CPU path's kernel (AVX-512 VNNI:
-// all four types; AVX2 with AVX-VNNI: all four; plain AVX2: Q4_0, Q4_K,
-// Q6_K) or else the scalar twin. Tokens t < nGemm take the type's batch form
+// (r < N) and t < nTokens, with the active CPU path's kernel (AVX-512 VNNI
+// and AVX2 with AVX-VNNI: all six types; plain AVX2: all but Q8_0) or else
+// the scalar twin. Tokens t < nGemm take the type's batch form
 // (vecDotGemm; quant_traits.h gemmFormTokens), the others its one-token form.
 // Cost: 16 * (g1 - g0) * nTokens * K multiply-adds.
 void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
@@ -104,8 +136,8 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
                         int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 
 // True when the active CPU path has a packed kernel for `type` (packing is
-// worth it): AVX-512 VNNI and AVX-VNNI for all four types, AVX2 without
-// VNNI for Q4_0, Q4_K and Q6_K.
+// worth it): AVX-512 VNNI and AVX-VNNI for all six types, AVX2 without
+// VNNI for all but Q8_0.
 bool packedKernelsActive(GgmlType type);
 
 // Whether the AVX2 path may use the CPU's AVX-VNNI (default: yes, where the

@@ -744,14 +744,14 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
     const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per query, at most
     const int64_t work = static_cast<int64_t>(n) * c.nHead * span * (dk + dv) * 2;
 
-    // Tiles: up to kTileQueries (token, head) queries of one KV head,
+    // Tiles: up to kTileCallQueries (token, head) queries of one KV head,
     // consecutive tokens times the heads of the group.
-    const int tokensPerTile = std::max(1, kTileQueries / group);
+    const int tokensPerTile = std::max(1, kTileCallQueries / group);
     const int64_t tilesPerHead = (n + tokensPerTile - 1) / tokensPerTile;
     const int64_t items = tilesPerHead * c.nHeadKv;
     m_pool.run([&](int ith, int nth) {
         float *scratch = m_tileScratch.data() + static_cast<size_t>(ith) * tiledScratchFloats(dk, dv);
-        TileQuery qs[kTileQueries];
+        TileQuery qs[kTileCallQueries];
         // Interleaved: later tiles see more keys.
         for (int64_t item = ith; item < items; item += nth) {
             const int kvHead = static_cast<int>(item % c.nHeadKv);
@@ -769,7 +769,7 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
                     tq.first = firstKey(pos);
                     tq.last = pos;
                     tq.sink = sinks ? sinks[head] : kNoSink;
-                    if (nq == kTileQueries) {
+                    if (nq == kTileCallQueries) {
                         attendTiled(kv, qs, nq, scratch);
                         nq = 0;
                     }

@@ -1,11 +1,7 @@
 #include "runtime/thread_pool.h"
 
 #include "common/thread_name.h"
-
-#include <fstream>
-#include <set>
-#include <string>
-#include <utility>
+#include "runtime/cpu_topology.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -40,24 +36,8 @@ ThreadPool::~ThreadPool()
 
 int ThreadPool::defaultThreadCount()
 {
-    // Physical cores: distinct (package, core) pairs in sysfs (Linux); the
-    // hardware threads elsewhere. A second hyper-thread on a core adds little
-    // to memory-bound matrix work and costs a wake-up per operation.
-    static const int count = [] {
-        std::set<std::pair<long, long>> cores;
-        for (unsigned cpu = 0; cpu < 4096; ++cpu) {
-            const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
-            std::ifstream package(dir + "physical_package_id"), core(dir + "core_id");
-            long p = 0, c = 0;
-            if (!(package >> p) || !(core >> c))
-                break;
-            cores.insert({p, c});
-        }
-        const unsigned hw = std::thread::hardware_concurrency();
-        if (!cores.empty() && (hw == 0 || cores.size() <= hw))
-            return static_cast<int>(cores.size());
-        return hw == 0 ? 1 : static_cast<int>(hw);
-    }();
+    // The physical cores this process may use (runtime/cpu_topology.h).
+    static const int count = detectPhysicalCores();
     return count;
 }
 

@@ -68,7 +68,8 @@ public:
         *end = *begin + per + (ith < extra ? 1 : 0);
     }
 
-    // Number of threads to use when `threads` <= 0: the physical cores.
+    // Number of threads to use when `threads` <= 0: the physical cores the
+    // process may run on (cpu_topology.h), detected once.
     static int defaultThreadCount();
 
 private:

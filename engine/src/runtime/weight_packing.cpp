@@ -43,7 +43,6 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
     // Every matrix a multiply reads (experts one by one: a token reads only
     // its experts' packed rows).
     std::vector<model::TensorView *> todo = model::weightMatrices(weights);
-    const bool tied = weights.output.data == weights.tokenEmbd.data;
     std::erase_if(todo, [](const model::TensorView *t) {
         return !quant::packSupported(t->type, t->ne0) || !quant::packedKernelsActive(t->type);
     });
@@ -62,7 +61,9 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
         for (size_t i; !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < todo.size();) {
             const model::TensorView &t = *todo[i];
             packed[i] = quant::packMatrix(t.type, t.data, t.rowBytes, t.ne0, t.ne1);
-            if (packed[i] && !(tied && &t == &weights.output))
+            // (A tied output's rows are the embedding table's too: a lookup
+            // faults its row back in from the file, one page.)
+            if (packed[i])
                 releasePages(t.data, t.rowBytes * static_cast<size_t>(t.ne1));
             done.fetch_add(1, std::memory_order_release);
         }

@@ -316,6 +316,9 @@ private slots:
             {"gemma: 256, softcap", 256, 17, 80, 0, 50.0f, kNoSink},
             {"sinks", 64, 33, 70, 8, 0.0f, 1.5f},
             {"head size 80", 80, 12, 65, 0, 0.0f, kNoSink},
+            {"a full call: 128 queries, 5 tiles", 64, kTileCallQueries, 300, 0, 0.0f, kNoSink},
+            {"101 queries of 128, window 40", 128, 101, 230, 40, 0.0f, kNoSink},
+            {"head size 96, 70 queries", 96, 70, 140, 0, 0.0f, kNoSink},
         };
         for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512}) {
             if (!quant::cpuPathSupported(p))
@@ -359,6 +362,100 @@ private slots:
             const double err = normalizedRms(out[static_cast<size_t>(i)], exact);
             QVERIFY2(err <= kTiledVsExact, qPrintable(QString("query %1 [%2, %3]: %4").arg(i).arg(t.first).arg(t.last).arg(err)));
         }
+    }
+
+    // The SIMD tiled kernels against the scalar twin: the same products and
+    // sums in the same order, only e^x differs (a polynomial within about an
+    // ulp of expf), so the outputs agree to a few float ulps (measured: up to
+    // 1.6e-7 of the output's norm).
+    void tiledMatchesScalarTwin_data()
+    {
+        QTest::addColumn<int>("path");
+        QTest::addColumn<int>("dk");
+        QTest::addColumn<int>("nq");
+        QTest::addColumn<uint32_t>("keys");
+        for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512}) {
+            if (!quant::cpuPathSupported(p))
+                continue;
+            const std::string name = quant::cpuPathName(p);
+            QTest::newRow((name + ": 64, 128 queries").c_str()) << static_cast<int>(p) << 64 << kTileCallQueries << 700u;
+            QTest::newRow((name + ": 128, 45 queries").c_str()) << static_cast<int>(p) << 128 << 45 << 333u;
+            QTest::newRow((name + ": 80, 9 queries").c_str()) << static_cast<int>(p) << 80 << 9 << 70u;
+        }
+    }
+
+    void tiledMatchesScalarTwin()
+    {
+        QFETCH(int, path);
+        QFETCH(int, dk);
+        QFETCH(int, nq);
+        QFETCH(uint32_t, keys);
+        const int dv = dk;
+        const Cache c = makeCache(dk, dv, keys, true, 77u + keys);
+        std::vector<std::vector<float>> q, simd(static_cast<size_t>(nq), std::vector<float>(static_cast<size_t>(dv)));
+        std::vector<std::vector<float>> twin = simd;
+        std::vector<TileQuery> qs(static_cast<size_t>(nq));
+        for (int i = 0; i < nq; ++i) {
+            q.push_back(randomQuery(dk, 2.0f, 900u + static_cast<uint32_t>(i)));
+            qs[static_cast<size_t>(i)].q = q.back().data();
+            qs[static_cast<size_t>(i)].last = keys - 1 - static_cast<uint32_t>(nq - 1 - i) / 2;   // causal, two heads a position
+            qs[static_cast<size_t>(i)].first = i % 5 == 0 ? 0 : static_cast<uint32_t>(i) * 3;
+        }
+        std::vector<float> scratch(tiledScratchFloats(dk, dv));
+        const auto run = [&](std::vector<std::vector<float>> &out) {
+            for (int i = 0; i < nq; ++i)
+                qs[static_cast<size_t>(i)].out = out[static_cast<size_t>(i)].data();
+            attendTiled(c.view(1.0f / std::sqrt(static_cast<float>(dk)), 0.0f), qs.data(), nq, scratch.data());
+        };
+        quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR);
+        run(twin);
+        quant::setCpuPath(static_cast<quant::CpuPath>(path));
+        run(simd);
+        for (int i = 0; i < nq; ++i) {
+            std::vector<double> ref(twin[static_cast<size_t>(i)].begin(), twin[static_cast<size_t>(i)].end());
+            const double err = normalizedRms(simd[static_cast<size_t>(i)], ref);
+            QVERIFY2(err <= 4e-7, qPrintable(QString("query %1: %2 from the scalar twin").arg(i).arg(err)));
+        }
+    }
+
+    // A query's result does not depend on which queries share its call: the
+    // 128 queries in one call, in two of 64, and one of 1 then one of 127.
+    void tiledCallGroupingChangesNothing_data()
+    {
+        QTest::addColumn<int>("path");
+        addPathRows();
+    }
+
+    void tiledCallGroupingChangesNothing()
+    {
+        QFETCH(int, path);
+        quant::setCpuPath(static_cast<quant::CpuPath>(path));
+        const int dk = 64, nq = kTileCallQueries;
+        const uint32_t keys = 400;
+        const Cache c = makeCache(dk, dk, keys, true, 3);
+        std::vector<std::vector<float>> q;
+        std::vector<TileQuery> qs(static_cast<size_t>(nq));
+        for (int i = 0; i < nq; ++i) {
+            q.push_back(randomQuery(dk, 1.5f, 40u + static_cast<uint32_t>(i)));
+            qs[static_cast<size_t>(i)].q = q.back().data();
+            qs[static_cast<size_t>(i)].last = keys - 1 - static_cast<uint32_t>(nq - 1 - i);
+            qs[static_cast<size_t>(i)].first = static_cast<uint32_t>(i);
+        }
+        std::vector<float> scratch(tiledScratchFloats(dk, dk));
+        const auto outputs = [&](std::initializer_list<int> splits) {
+            std::vector<float> out(static_cast<size_t>(nq) * dk, -1.0f);
+            for (int i = 0; i < nq; ++i)
+                qs[static_cast<size_t>(i)].out = out.data() + static_cast<size_t>(i) * dk;
+            int begin = 0;
+            for (int n : splits) {
+                attendTiled(c.view(0.125f, 0.0f), qs.data() + begin, n, scratch.data());
+                begin += n;
+            }
+            return out;
+        };
+        const std::vector<float> one = outputs({nq});
+        QVERIFY(sameBits(one, outputs({64, 64})));
+        QVERIFY(sameBits(one, outputs({1, nq - 1})));
     }
 
     void blockTablesChangeNothing_data()

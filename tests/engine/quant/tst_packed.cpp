@@ -88,7 +88,8 @@ void TestPacked::matchesVecDot_data()
         QTest::addRow("%s 32x37 groups 1..3 t9", typeName(t)) << static_cast<int>(t) << 32 << 37 << 1 << 9;
         QTest::addRow("%s 2816x20 t3", typeName(t)) << static_cast<int>(t) << 2816 << 20 << 0 << 3;
     }
-    for (GgmlType t : {GgmlType::GGML_TYPE_Q4_K, GgmlType::GGML_TYPE_Q6_K}) {
+    for (GgmlType t : {GgmlType::GGML_TYPE_Q4_K, GgmlType::GGML_TYPE_Q5_K, GgmlType::GGML_TYPE_Q6_K,
+                       GgmlType::GGML_TYPE_IQ4_XS}) {
         QTest::addRow("%s 256x16 t1", typeName(t)) << static_cast<int>(t) << 256 << 16 << 0 << 1;
         QTest::addRow("%s 1024x48 t4", typeName(t)) << static_cast<int>(t) << 1024 << 48 << 0 << 4;
         QTest::addRow("%s 512x5 t6 (one partial group)", typeName(t)) << static_cast<int>(t) << 512 << 5 << 0 << 6;
@@ -140,8 +141,8 @@ void TestPacked::matchesVecDot()
                 QFAIL(qPrintable(QStringLiteral("nGemm %1, element %2: twin %3, vecDot %4")
                                      .arg(nGemm).arg(i).arg(scalar[i], 0, 'g', 9).arg(expected[i], 0, 'g', 9)));
 
-        // packedMatmul on the scalar path is the twin; the AVX2 (Q4_0, Q4_K,
-        // Q6_K), AVX-VNNI (all four) and AVX-512 (all four) kernels are
+        // packedMatmul on the scalar path is the twin; the AVX2 (all but
+        // Q8_0), AVX-VNNI (all six) and AVX-512 (all six) kernels are
         // bit-identical to it.
         struct Variant {
             quant::CpuPath path;
@@ -180,7 +181,9 @@ void TestPacked::refusesUnsupported_data()
 {
     QTest::addColumn<int>("type");
     QTest::addColumn<int>("K");
-    QTest::addRow("Q5_K has no packed layout") << static_cast<int>(GgmlType::GGML_TYPE_Q5_K) << 256;
+    QTest::addRow("Q3_K has no packed layout") << static_cast<int>(GgmlType::GGML_TYPE_Q3_K) << 256;
+    QTest::addRow("Q5_K row not a whole super-block") << static_cast<int>(GgmlType::GGML_TYPE_Q5_K) << 320;
+    QTest::addRow("IQ4_XS row not a whole super-block") << static_cast<int>(GgmlType::GGML_TYPE_IQ4_XS) << 96;
     QTest::addRow("F32 has no packed layout") << static_cast<int>(GgmlType::GGML_TYPE_F32) << 256;
     QTest::addRow("Q4_K row not a whole super-block") << static_cast<int>(GgmlType::GGML_TYPE_Q4_K) << 288;
     QTest::addRow("Q8_0 row not a whole block") << static_cast<int>(GgmlType::GGML_TYPE_Q8_0) << 40;

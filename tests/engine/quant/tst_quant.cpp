@@ -441,6 +441,13 @@ float tHalf(const uint8_t *p)
     return static_cast<float>(halfValue(h));
 }
 
+int tU16(const uint8_t *p)
+{
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
+
 float tBf16(const uint8_t *p)
 {
     uint16_t h;
@@ -613,9 +620,10 @@ float recipeChainsK(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y, b
     return acc - accm;
 }
 
-// Q5_K / Q6_K (their AVX2 code): 8 lanes, lane m = elements 4m..4m+3 of every
-// 32 times the scale; Q5_K's mins in a fused float summs, Q6_K's levels
-// unsigned with 32 (bsums[2m] sc[2m] + bsums[2m+1] sc[2m+1]) off lane m.
+// Q5_K / Q6_K / IQ4_XS (their AVX2 code): 8 lanes, lane m = elements
+// 4m..4m+3 of every 32 times the scale; Q5_K's mins in a fused float summs,
+// Q6_K's levels unsigned with 32 (bsums[2m] sc[2m] + bsums[2m+1] sc[2m+1])
+// off lane m, IQ4_XS's scale ls - 32 over its value table.
 float recipeLanesK(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y)
 {
     const size_t wb = ggmlTypeInfo(t)->typeSize;
@@ -648,6 +656,19 @@ float recipeLanesK(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y)
                 acc[m] = std::fma(d, static_cast<float>(lane[m]), acc[m]);
             continue;
         }
+        if (t == GgmlType::GGML_TYPE_IQ4_XS) {
+            // d, scales_h (u16), scales_l[4], qs[128]
+            for (int e = 0; e < 256; ++e) {
+                const int ib = e / 32, j = e % 32;
+                const int ls = ((w[4 + ib / 2] >> (4 * (ib % 2))) & 0xf) | (((tU16(w + 2) >> (2 * ib)) & 3) << 4);
+                const uint8_t byte = w[8 + 16 * ib + j % 16];
+                lane[(e % 32) / 4] += (ls - 32) * kValuesIq4nl[j < 16 ? byte & 0xf : byte >> 4] * av(e);
+            }
+            const float d = tHalf(w) * ad;
+            for (int m = 0; m < 8; ++m)
+                acc[m] = std::fma(d, static_cast<float>(lane[m]), acc[m]);
+            continue;
+        }
         // Q6_K: ql[128], qh[64], scales[16], d
         const auto sc = [w](int g) { return static_cast<int>(static_cast<int8_t>(w[192 + g])); };
         for (int e = 0; e < 256; ++e) {
@@ -674,7 +695,8 @@ float recipe(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y, bool gem
     case GgmlType::GGML_TYPE_Q4_K:
     case GgmlType::GGML_TYPE_Q2_K: return recipeChainsK(t, n, x, y, gemm);
     case GgmlType::GGML_TYPE_Q5_K:
-    case GgmlType::GGML_TYPE_Q6_K: return recipeLanesK(t, n, x, y);
+    case GgmlType::GGML_TYPE_Q6_K:
+    case GgmlType::GGML_TYPE_IQ4_XS: return recipeLanesK(t, n, x, y);
     default: return recipeQ32(t, n, x, y);
     }
 }
@@ -685,7 +707,7 @@ float recipe(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y, bool gem
 const GgmlType kRecipeTypes[] = {
     GgmlType::GGML_TYPE_F32,  GgmlType::GGML_TYPE_F16,  GgmlType::GGML_TYPE_BF16,   GgmlType::GGML_TYPE_Q4_0,
     GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q2_K, GgmlType::GGML_TYPE_Q4_K,   GgmlType::GGML_TYPE_Q5_K,
-    GgmlType::GGML_TYPE_Q6_K, GgmlType::GGML_TYPE_IQ4_NL, GgmlType::GGML_TYPE_MXFP4,
+    GgmlType::GGML_TYPE_Q6_K, GgmlType::GGML_TYPE_IQ4_NL, GgmlType::GGML_TYPE_IQ4_XS, GgmlType::GGML_TYPE_MXFP4,
 };
 
 bool followsRecipe(GgmlType t)

@@ -158,7 +158,7 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
     float *kt = scratch;                                   // [kTileKeys][dk]
     float *vt = kt + static_cast<size_t>(kTileKeys) * dk;  // [kTileKeys][dv]
     float *acc = vt + static_cast<size_t>(kTileKeys) * dv; // [nq][dv]
-    float M[kTileQueries], S[kTileQueries];
+    float M[kTileCallQueries], S[kTileCallQueries];
     uint32_t lo = queries[0].first, hi = queries[0].last;
     for (int i = 0; i < nq; ++i) {
         lo = std::min(lo, queries[i].first);

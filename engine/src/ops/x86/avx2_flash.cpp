@@ -32,13 +32,6 @@ inline float hsum(__m256 v)
     return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
 }
 
-inline float hmax(__m256 v)
-{
-    const __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    const __m128 t = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_max_ss(t, _mm_movehdup_ps(t)));
-}
-
 inline float scoreOf(const KvView &kv, float dot)
 {
     if (kv.softcap != 0.0f)
@@ -121,6 +114,67 @@ void attendOnlineAvx2(const KvView &kv, uint32_t first, uint32_t last, int nHead
     }
 }
 
+// attendTiled as in avx512_flash.cpp, 8 queries to a vector: QK products
+// 4 keys x 2 query vectors and PV products 4 queries x 16 value dims in
+// registers (16 of them in all on AVX2).
+template <int NK, int NV>
+inline void tileScores8(const float *kf, int dk, const float *qt, size_t ldq, int k0, float *p, size_t ldp)
+{
+    __m256 s[NK][NV];
+    for (int k = 0; k < NK; ++k)
+        for (int v = 0; v < NV; ++v)
+            s[k][v] = _mm256_setzero_ps();
+    const float *kr = kf + static_cast<size_t>(k0) * dk;
+    for (int d = 0; d < dk; ++d) {
+        __m256 q[NV];
+        for (int v = 0; v < NV; ++v)
+            q[v] = _mm256_loadu_ps(qt + static_cast<size_t>(d) * ldq + 8 * v);
+        for (int k = 0; k < NK; ++k) {
+            const __m256 b = _mm256_set1_ps(kr[static_cast<size_t>(k) * dk + d]);
+            for (int v = 0; v < NV; ++v)
+                s[k][v] = _mm256_fmadd_ps(b, q[v], s[k][v]);
+        }
+    }
+    for (int k = 0; k < NK; ++k)
+        for (int v = 0; v < NV; ++v)
+            _mm256_storeu_ps(p + static_cast<size_t>(k0 + k) * ldp + 8 * v, s[k][v]);
+}
+
+template <int NV>
+inline void tileScoresAll8(const float *kf, int dk, int n, const float *qt, size_t ldq, float *p, size_t ldp)
+{
+    int k0 = 0;
+    for (; k0 + 4 <= n; k0 += 4)
+        tileScores8<4, NV>(kf, dk, qt, ldq, k0, p, ldp);
+    for (; k0 < n; ++k0)
+        tileScores8<1, NV>(kf, dk, qt, ldq, k0, p, ldp);
+}
+
+// acc rows [i0, i0 + 4), dims [d0, d0 + 8 C) += sum over tk < n of p[tk ldp + i] vf[tk].
+template <int C>
+inline void tileValues8(const float *vf, int dv, int n, const float *p, size_t ldp, int i0, int d0, float *acc)
+{
+    __m256 a[4][C];
+    for (int j = 0; j < 4; ++j)
+        for (int c = 0; c < C; ++c)
+            a[j][c] = _mm256_loadu_ps(acc + static_cast<size_t>(i0 + j) * dv + d0 + 8 * c);
+    for (int tk = 0; tk < n; ++tk) {
+        const float *vr = vf + static_cast<size_t>(tk) * dv + d0;
+        __m256 v[C];
+        for (int c = 0; c < C; ++c)
+            v[c] = _mm256_loadu_ps(vr + 8 * c);
+        const float *pr = p + static_cast<size_t>(tk) * ldp + i0;
+        for (int j = 0; j < 4; ++j) {
+            const __m256 b = _mm256_set1_ps(pr[j]);
+            for (int c = 0; c < C; ++c)
+                a[j][c] = _mm256_fmadd_ps(b, v[c], a[j][c]);
+        }
+    }
+    for (int j = 0; j < 4; ++j)
+        for (int c = 0; c < C; ++c)
+            _mm256_storeu_ps(acc + static_cast<size_t>(i0 + j) * dv + d0 + 8 * c, a[j][c]);
+}
+
 void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
 {
     const int dk = kv.dk, dv = kv.dv;
@@ -128,112 +182,119 @@ void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *
         generic::attendTiled(kv, queries, nq, scratch);
         return;
     }
-    float *kt = scratch;                                   // [dk][kTileKeys]
-    float *vt = kt + static_cast<size_t>(kTileKeys) * dk;  // [kTileKeys][dv]
-    float *acc = vt + static_cast<size_t>(kTileKeys) * dv; // [nq][dv]
-    float M[kTileQueries], S[kTileQueries];
+    constexpr int Q = kTileCallQueries;
+    float *kf = scratch;                                  // [kTileKeys][dk]
+    float *vf = kf + static_cast<size_t>(kTileKeys) * dk; // [kTileKeys][dv]
+    float *acc = vf + static_cast<size_t>(kTileKeys) * dv;// [Q][dv]
+    float *qt = acc + static_cast<size_t>(Q) * dv;        // [dk][Q]
+    float *p = qt + static_cast<size_t>(dk) * Q;          // [kTileKeys][Q]
+    const int nqv = (nq + 7) / 8, nq4 = (nq + 3) & ~3;
+    alignas(32) float M[Q], S[Q], ms[Q];
+    alignas(32) int32_t fi[Q], la[Q];   // positions < 2^31: signed compares
     uint32_t lo = queries[0].first, hi = queries[0].last;
-    for (int i = 0; i < nq; ++i) {
-        lo = queries[i].first < lo ? queries[i].first : lo;
-        hi = queries[i].last > hi ? queries[i].last : hi;
+    for (int i = 0; i < nqv * 8; ++i) {
+        if (i < nq) {
+            lo = queries[i].first < lo ? queries[i].first : lo;
+            hi = queries[i].last > hi ? queries[i].last : hi;
+            fi[i] = static_cast<int32_t>(queries[i].first);
+            la[i] = static_cast<int32_t>(queries[i].last);
+        } else {   // padding lanes: an empty range
+            fi[i] = 1;
+            la[i] = 0;
+        }
         M[i] = -__builtin_inff();
         S[i] = 0.0f;
-        for (int d = 0; d < dv; ++d)
-            acc[static_cast<size_t>(i) * dv + d] = 0.0f;
+        for (int d = 0; d < dk; ++d)
+            qt[static_cast<size_t>(d) * Q + i] = i < nq ? queries[i].q[d] : 0.0f;
     }
-    alignas(32) float p[kTileKeys];
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (size_t e = 0; e < static_cast<size_t>(nq4) * dv; ++e)
+        acc[e] = 0.0f;
+    const int kLines = (dk * 2 + 63) / 64, vLines = (dv * 2 + 63) / 64;
+    const __m256 ninf = _mm256_set1_ps(-__builtin_inff());
     for (uint32_t t0 = lo / kTileKeys * kTileKeys; t0 <= hi; t0 += kTileKeys) {
         const int n = static_cast<int>(hi - t0 + 1 < static_cast<uint32_t>(kTileKeys) ? hi - t0 + 1 : kTileKeys);
+        const uint32_t next = t0 + kTileKeys;
         for (int tk = 0; tk < n; ++tk) {
             const size_t cell = kvCell(kv.blocks, t0 + static_cast<uint32_t>(tk));
             const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
-            alignas(32) float row[kMaxFlashHeadDim];
-            for (int d = 0; d < dk; d += 8)
-                _mm256_storeu_ps(row + d, loadHalves8(kj + d));
-            for (int d = 0; d < dk; ++d)
-                kt[static_cast<size_t>(d) * kTileKeys + tk] = row[d];
-            for (int d = 0; d < dv; d += 8)
-                _mm256_storeu_ps(vt + static_cast<size_t>(tk) * dv + d, loadHalves8(vj + d));
-        }
-        for (int tk = n; tk < kTileKeys; ++tk)
-            for (int d = 0; d < dk; ++d)
-                kt[static_cast<size_t>(d) * kTileKeys + tk] = 0.0f;
-        for (int i = 0; i < nq; ++i) {
-            const TileQuery &qi = queries[i];
-            if (qi.last < t0 || qi.first >= t0 + static_cast<uint32_t>(n))
-                continue;
-            __m256 s[8];
-            for (int c = 0; c < 8; ++c)
-                s[c] = _mm256_setzero_ps();
-            for (int d = 0; d < dk; ++d) {
-                const __m256 b = _mm256_set1_ps(qi.q[d]);
-                const float *r = kt + static_cast<size_t>(d) * kTileKeys;
-                for (int c = 0; c < 8; ++c)
-                    s[c] = _mm256_fmadd_ps(b, _mm256_loadu_ps(r + 8 * c), s[c]);
+            if (next + static_cast<uint32_t>(tk) <= hi) {
+                const size_t nc = kvCell(kv.blocks, next + static_cast<uint32_t>(tk));
+                for (int l = 0; l < kLines; ++l)
+                    _mm_prefetch(reinterpret_cast<const char *>(kv.k + nc * kv.kStride) + 64 * l, _MM_HINT_T0);
+                for (int l = 0; l < vLines; ++l)
+                    _mm_prefetch(reinterpret_cast<const char *>(kv.v + nc * kv.vStride) + 64 * l, _MM_HINT_T0);
             }
-            __m256 vmax = _mm256_set1_ps(-__builtin_inff());
-            for (int c = 0; c < 8; ++c) {
-                __m256 sc = s[c];
+            for (int d = 0; d < dk; d += 8)
+                _mm256_storeu_ps(kf + static_cast<size_t>(tk) * dk + d, loadHalves8(kj + d));
+            for (int d = 0; d < dv; d += 8)
+                _mm256_storeu_ps(vf + static_cast<size_t>(tk) * dv + d, loadHalves8(vj + d));
+        }
+        for (int v0 = 0; v0 < nqv; v0 += 2) {
+            if (nqv - v0 >= 2)
+                tileScoresAll8<2>(kf, dk, n, qt + 8 * v0, Q, p + 8 * v0, Q);
+            else
+                tileScoresAll8<1>(kf, dk, n, qt + 8 * v0, Q, p + 8 * v0, Q);
+        }
+        for (int v = 0; v < nqv; ++v) {
+            const __m256i F = _mm256_load_si256(reinterpret_cast<const __m256i *>(fi + 8 * v));
+            const __m256i L = _mm256_load_si256(reinterpret_cast<const __m256i *>(la + 8 * v));
+            __m256 tmax = ninf;
+            for (int tk = 0; tk < n; ++tk) {
+                float *pr = p + static_cast<size_t>(tk) * Q + 8 * v;
+                __m256 sc = _mm256_loadu_ps(pr);
                 if (kv.softcap != 0.0f) {
                     alignas(32) float tmp[8];
-                    _mm256_storeu_ps(tmp, sc);
+                    _mm256_store_ps(tmp, sc);
                     for (int l = 0; l < 8; ++l)
                         tmp[l] = scoreOf(kv, tmp[l]);
-                    sc = _mm256_loadu_ps(tmp);
+                    sc = _mm256_load_ps(tmp);
                 } else {
                     sc = _mm256_mul_ps(sc, _mm256_set1_ps(kv.scale));
                 }
-                const __m256i pos = _mm256_add_epi32(lane, _mm256_set1_epi32(static_cast<int>(t0) + 8 * c));
-                // first <= pos <= last and pos < t0 + n (signed compares; positions < 2^31).
-                const __m256i below = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(qi.first)), pos);
-                const __m256i above = _mm256_cmpgt_epi32(pos, _mm256_set1_epi32(static_cast<int>(qi.last)));
-                const __m256i past = _mm256_cmpgt_epi32(pos, _mm256_set1_epi32(static_cast<int>(t0) + n - 1));
-                const __m256 out = _mm256_castsi256_ps(_mm256_or_si256(_mm256_or_si256(below, above), past));
-                sc = _mm256_blendv_ps(sc, _mm256_set1_ps(-__builtin_inff()), out);
-                _mm256_storeu_ps(p + 8 * c, sc);
-                vmax = _mm256_max_ps(vmax, sc);
+                const __m256i pos = _mm256_set1_epi32(static_cast<int>(t0 + static_cast<uint32_t>(tk)));
+                const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(F, pos), _mm256_cmpgt_epi32(pos, L));
+                sc = _mm256_blendv_ps(sc, ninf, _mm256_castsi256_ps(out));
+                _mm256_storeu_ps(pr, sc);
+                tmax = _mm256_max_ps(tmax, sc);
             }
-            const float tileMax = hmax(vmax);
-            if (tileMax == -__builtin_inff())
-                continue;
-            float *a = acc + static_cast<size_t>(i) * dv;
-            const float mNew = M[i] > tileMax ? M[i] : tileMax;
-            if (mNew > M[i]) {
-                const float ms = __builtin_expf(M[i] - mNew);
+            const __m256 mOld = _mm256_load_ps(M + 8 * v);
+            const __m256 mNew = _mm256_max_ps(mOld, tmax);
+            const __m256 grow = _mm256_cmp_ps(mNew, mOld, _CMP_GT_OQ);
+            const __m256 msv = _mm256_blendv_ps(_mm256_set1_ps(1.0f), simd::exp256(_mm256_sub_ps(mOld, mNew)), grow);
+            const __m256 mSafe = _mm256_blendv_ps(mNew, _mm256_setzero_ps(), _mm256_cmp_ps(mNew, ninf, _CMP_EQ_OQ));
+            __m256d sumLo = _mm256_setzero_pd(), sumHi = _mm256_setzero_pd();
+            for (int tk = 0; tk < n; ++tk) {
+                float *pr = p + static_cast<size_t>(tk) * Q + 8 * v;
+                const __m256 e = simd::exp256(_mm256_sub_ps(_mm256_loadu_ps(pr), mSafe));
+                _mm256_storeu_ps(pr, e);
+                sumLo = _mm256_add_pd(sumLo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+                sumHi = _mm256_add_pd(sumHi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+            }
+            const __m256 sv = _mm256_mul_ps(_mm256_load_ps(S + 8 * v), msv);
+            const __m128 sLo = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(sv)), sumLo));
+            const __m128 sHi = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(sv, 1)), sumHi));
+            _mm256_store_ps(S + 8 * v, _mm256_set_m128(sHi, sLo));
+            _mm256_store_ps(M + 8 * v, mNew);
+            _mm256_store_ps(ms + 8 * v, msv);
+        }
+        for (int i = 0; i < nq; ++i)
+            if (ms[i] != 1.0f) {
+                float *a = acc + static_cast<size_t>(i) * dv;
                 for (int d = 0; d < dv; d += 8)
-                    _mm256_storeu_ps(a + d, _mm256_mul_ps(_mm256_loadu_ps(a + d), _mm256_set1_ps(ms)));
-                S[i] *= ms;
+                    _mm256_storeu_ps(a + d, _mm256_mul_ps(_mm256_loadu_ps(a + d), _mm256_set1_ps(ms[i])));
             }
-            M[i] = mNew;
-            double sum = 0.0;
-            for (int c = 0; c < kTileKeys; c += 8) {
-                const __m256 e = simd::exp256(_mm256_sub_ps(_mm256_loadu_ps(p + c), _mm256_set1_ps(mNew)));
-                _mm256_storeu_ps(p + c, e);
-                sum += static_cast<double>(hsum(e));
-            }
-            S[i] = static_cast<float>(S[i] + sum);
-            for (int d = 0; d < dv; d += 32) {
-                const int w = dv - d;   // a multiple of 8
-                __m256 a0 = _mm256_loadu_ps(a + d);
-                __m256 a1 = w > 8 ? _mm256_loadu_ps(a + d + 8) : _mm256_setzero_ps();
-                __m256 a2 = w > 16 ? _mm256_loadu_ps(a + d + 16) : _mm256_setzero_ps();
-                __m256 a3 = w > 24 ? _mm256_loadu_ps(a + d + 24) : _mm256_setzero_ps();
-                for (int tk = 0; tk < n; ++tk) {
-                    if (p[tk] == 0.0f)
-                        continue;
-                    const __m256 b = _mm256_set1_ps(p[tk]);
-                    const float *vr = vt + static_cast<size_t>(tk) * dv + d;
-                    a0 = _mm256_fmadd_ps(b, _mm256_loadu_ps(vr), a0);
-                    if (w > 8) a1 = _mm256_fmadd_ps(b, _mm256_loadu_ps(vr + 8), a1);
-                    if (w > 16) a2 = _mm256_fmadd_ps(b, _mm256_loadu_ps(vr + 16), a2);
-                    if (w > 24) a3 = _mm256_fmadd_ps(b, _mm256_loadu_ps(vr + 24), a3);
-                }
-                _mm256_storeu_ps(a + d, a0);
-                if (w > 8) _mm256_storeu_ps(a + d + 8, a1);
-                if (w > 16) _mm256_storeu_ps(a + d + 16, a2);
-                if (w > 24) _mm256_storeu_ps(a + d + 24, a3);
-            }
+        const uint32_t tEnd = t0 + static_cast<uint32_t>(n);
+        for (int i0 = 0; i0 < nq4; i0 += 4) {
+            bool any = false;
+            for (int j = i0; j < i0 + 4 && j < nq; ++j)
+                any = any || (static_cast<uint32_t>(la[j]) >= t0 && static_cast<uint32_t>(fi[j]) < tEnd);
+            if (!any)
+                continue;
+            int d0 = 0;
+            for (; d0 + 16 <= dv; d0 += 16)
+                tileValues8<2>(vf, dv, n, p, Q, i0, d0, acc);
+            if (d0 < dv)
+                tileValues8<1>(vf, dv, n, p, Q, i0, d0, acc);
         }
     }
     for (int i = 0; i < nq; ++i) {

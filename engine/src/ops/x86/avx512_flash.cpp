@@ -121,122 +121,211 @@ void attendOnlineAvx512(const KvView &kv, uint32_t first, uint32_t last, int nHe
     }
 }
 
-// Keys of a tile transposed (kt[d][tk], kTileKeys floats per d) so a query's
-// 64 scores are 4 vectors; values row by row.
+// attendTiled: the queries transposed (qt[d][i], query i in lane i % 16 of
+// vector i / 16), a tile's keys and values converted to floats row by row,
+// so the scores of one key for 16 queries are one vector: the QK products
+// run 4 keys x up to 4 query vectors (16 registers) per pass over the
+// query's dims, the mask, maxima, exponentials and sums run across the
+// queries, and the PV products 4 queries x up to 64 value dims (16
+// registers) per pass over the tile's keys. Each query's float steps are
+// the scalar twin's (the K.q and p V fused multiply-adds in the same order,
+// the tile's sum in double key by key); only e^x is the polynomial.
+
+// Scores of keys [k0, k0 + NK) for NV query vectors: p[(k0 + k) ldp + 16 v + l] = K_k0+k . q.
+template <int NK, int NV>
+inline void tileScores(const float *kf, int dk, const float *qt, size_t ldq, int k0, float *p, size_t ldp)
+{
+    __m512 s[NK][NV];
+    for (int k = 0; k < NK; ++k)
+        for (int v = 0; v < NV; ++v)
+            s[k][v] = _mm512_setzero_ps();
+    const float *kr = kf + static_cast<size_t>(k0) * dk;
+    for (int d = 0; d < dk; ++d) {
+        __m512 q[NV];
+        for (int v = 0; v < NV; ++v)
+            q[v] = _mm512_loadu_ps(qt + static_cast<size_t>(d) * ldq + 16 * v);
+        for (int k = 0; k < NK; ++k) {
+            const __m512 b = _mm512_set1_ps(kr[static_cast<size_t>(k) * dk + d]);
+            for (int v = 0; v < NV; ++v)
+                s[k][v] = _mm512_fmadd_ps(b, q[v], s[k][v]);
+        }
+    }
+    for (int k = 0; k < NK; ++k)
+        for (int v = 0; v < NV; ++v)
+            _mm512_storeu_ps(p + static_cast<size_t>(k0 + k) * ldp + 16 * v, s[k][v]);
+}
+
+template <int NV>
+inline void tileScoresAll(const float *kf, int dk, int n, const float *qt, size_t ldq, float *p, size_t ldp)
+{
+    int k0 = 0;
+    for (; k0 + 4 <= n; k0 += 4)
+        tileScores<4, NV>(kf, dk, qt, ldq, k0, p, ldp);
+    for (; k0 < n; ++k0)
+        tileScores<1, NV>(kf, dk, qt, ldq, k0, p, ldp);
+}
+
+// acc rows [i0, i0 + 4) (row stride dv), dims [d0, d0 + 16 C) (the last
+// vector masked to dv) += sum over keys tk < n of p[tk ldp + i] vf[tk].
+template <int C>
+inline void tileValues(const float *vf, int dv, int n, const float *p, size_t ldp, int i0, int d0, float *acc)
+{
+    __mmask16 m[C];
+    for (int c = 0; c < C; ++c)
+        m[c] = tailMask(dv - d0 - 16 * c);
+    __m512 a[4][C];
+    for (int j = 0; j < 4; ++j)
+        for (int c = 0; c < C; ++c)
+            a[j][c] = _mm512_maskz_loadu_ps(m[c], acc + static_cast<size_t>(i0 + j) * dv + d0 + 16 * c);
+    for (int tk = 0; tk < n; ++tk) {
+        const float *vr = vf + static_cast<size_t>(tk) * dv + d0;
+        __m512 v[C];
+        for (int c = 0; c < C; ++c)
+            v[c] = _mm512_maskz_loadu_ps(m[c], vr + 16 * c);
+        const float *pr = p + static_cast<size_t>(tk) * ldp + i0;
+        for (int j = 0; j < 4; ++j) {
+            const __m512 b = _mm512_set1_ps(pr[j]);
+            for (int c = 0; c < C; ++c)
+                a[j][c] = _mm512_fmadd_ps(b, v[c], a[j][c]);
+        }
+    }
+    for (int j = 0; j < 4; ++j)
+        for (int c = 0; c < C; ++c)
+            _mm512_mask_storeu_ps(acc + static_cast<size_t>(i0 + j) * dv + d0 + 16 * c, m[c], a[j][c]);
+}
+
+inline __m512d lowPd(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+inline __m512d highPd(__m512 v) { return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))); }
+inline __m512 joinPs(__m256 lo, __m256 hi)
+{
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+}
+
 void attendTiledAvx512(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
 {
+    constexpr int Q = kTileCallQueries;
     const int dk = kv.dk, dv = kv.dv;
-    float *kt = scratch;                                   // [dk][kTileKeys]
-    float *vt = kt + static_cast<size_t>(kTileKeys) * dk;  // [kTileKeys][dv]
-    float *acc = vt + static_cast<size_t>(kTileKeys) * dv; // [nq][dv]
-    float M[kTileQueries], S[kTileQueries];
+    float *kf = scratch;                                  // [kTileKeys][dk]
+    float *vf = kf + static_cast<size_t>(kTileKeys) * dk; // [kTileKeys][dv]
+    float *acc = vf + static_cast<size_t>(kTileKeys) * dv;// [Q][dv]
+    float *qt = acc + static_cast<size_t>(Q) * dv;        // [dk][Q]
+    float *p = qt + static_cast<size_t>(dk) * Q;          // [kTileKeys][Q]
+    const int nqv = (nq + 15) / 16, nq4 = (nq + 3) & ~3;
+    alignas(64) float M[Q], S[Q], ms[Q];
+    alignas(64) uint32_t fi[Q], la[Q];
     uint32_t lo = queries[0].first, hi = queries[0].last;
-    for (int i = 0; i < nq; ++i) {
-        lo = queries[i].first < lo ? queries[i].first : lo;
-        hi = queries[i].last > hi ? queries[i].last : hi;
+    for (int i = 0; i < nqv * 16; ++i) {
+        if (i < nq) {
+            lo = queries[i].first < lo ? queries[i].first : lo;
+            hi = queries[i].last > hi ? queries[i].last : hi;
+            fi[i] = queries[i].first;
+            la[i] = queries[i].last;
+        } else {   // padding lanes: an empty range
+            fi[i] = 1;
+            la[i] = 0;
+        }
         M[i] = -__builtin_inff();
         S[i] = 0.0f;
-        for (int d = 0; d < dv; ++d)
-            acc[static_cast<size_t>(i) * dv + d] = 0.0f;
+        for (int d = 0; d < dk; ++d)
+            qt[static_cast<size_t>(d) * Q + i] = i < nq ? queries[i].q[d] : 0.0f;
     }
-    alignas(64) float p[kTileKeys];
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (size_t e = 0; e < static_cast<size_t>(nq4) * dv; ++e)
+        acc[e] = 0.0f;
+    const int kLines = (dk * 2 + 63) / 64, vLines = (dv * 2 + 63) / 64;
     for (uint32_t t0 = lo / kTileKeys * kTileKeys; t0 <= hi; t0 += kTileKeys) {
         const int n = static_cast<int>(hi - t0 + 1 < static_cast<uint32_t>(kTileKeys) ? hi - t0 + 1 : kTileKeys);
+        const uint32_t next = t0 + kTileKeys;
         for (int tk = 0; tk < n; ++tk) {
             const size_t cell = kvCell(kv.blocks, t0 + static_cast<uint32_t>(tk));
             const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
-            alignas(64) float row[kMaxFlashHeadDim];
-            for (int d = 0; d < dk; d += 16)
-                _mm512_storeu_ps(row + d, loadHalves(kj + d, dk - d));
-            for (int d = 0; d < dk; ++d)
-                kt[static_cast<size_t>(d) * kTileKeys + tk] = row[d];
-            for (int d = 0; d < dv; d += 16)
-                _mm512_mask_storeu_ps(vt + static_cast<size_t>(tk) * dv + d, tailMask(dv - d), loadHalves(vj + d, dv - d));
-        }
-        for (int tk = n; tk < kTileKeys; ++tk)   // keys past the end: zero (masked below)
-            for (int d = 0; d < dk; ++d)
-                kt[static_cast<size_t>(d) * kTileKeys + tk] = 0.0f;
-        for (int i = 0; i < nq; ++i) {
-            const TileQuery &qi = queries[i];
-            if (qi.last < t0 || qi.first >= t0 + static_cast<uint32_t>(n))
-                continue;
-            __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-            for (int d = 0; d < dk; ++d) {
-                const __m512 b = _mm512_set1_ps(qi.q[d]);
-                const float *r = kt + static_cast<size_t>(d) * kTileKeys;
-                s0 = _mm512_fmadd_ps(b, _mm512_loadu_ps(r), s0);
-                s1 = _mm512_fmadd_ps(b, _mm512_loadu_ps(r + 16), s1);
-                s2 = _mm512_fmadd_ps(b, _mm512_loadu_ps(r + 32), s2);
-                s3 = _mm512_fmadd_ps(b, _mm512_loadu_ps(r + 48), s3);
+            if (next + static_cast<uint32_t>(tk) <= hi) {   // the next tile's rows on their way
+                const size_t nc = kvCell(kv.blocks, next + static_cast<uint32_t>(tk));
+                for (int l = 0; l < kLines; ++l)
+                    _mm_prefetch(reinterpret_cast<const char *>(kv.k + nc * kv.kStride) + 64 * l, _MM_HINT_T0);
+                for (int l = 0; l < vLines; ++l)
+                    _mm_prefetch(reinterpret_cast<const char *>(kv.v + nc * kv.vStride) + 64 * l, _MM_HINT_T0);
             }
-            _mm512_storeu_ps(p, s0);
-            _mm512_storeu_ps(p + 16, s1);
-            _mm512_storeu_ps(p + 32, s2);
-            _mm512_storeu_ps(p + 48, s3);
-            // Scores, the mask outside [first, last], the tile's maximum.
-            const int64_t base = static_cast<int64_t>(t0);
-            __m512 vmax = _mm512_set1_ps(-__builtin_inff());
-            for (int c = 0; c < kTileKeys; c += 16) {
-                __m512 sc = _mm512_loadu_ps(p + c);
+            float *kr = kf + static_cast<size_t>(tk) * dk, *vr = vf + static_cast<size_t>(tk) * dv;
+            for (int d = 0; d < dk; d += 16)
+                _mm512_mask_storeu_ps(kr + d, tailMask(dk - d), loadHalves(kj + d, dk - d));
+            for (int d = 0; d < dv; d += 16)
+                _mm512_mask_storeu_ps(vr + d, tailMask(dv - d), loadHalves(vj + d, dv - d));
+        }
+        // Scores, 64 queries (4 vectors) at a time.
+        for (int v0 = 0; v0 < nqv; v0 += 4) {
+            const float *q = qt + 16 * v0;
+            float *pv = p + 16 * v0;
+            switch (nqv - v0 >= 4 ? 4 : nqv - v0) {
+            case 1: tileScoresAll<1>(kf, dk, n, q, Q, pv, Q); break;
+            case 2: tileScoresAll<2>(kf, dk, n, q, Q, pv, Q); break;
+            case 3: tileScoresAll<3>(kf, dk, n, q, Q, pv, Q); break;
+            default: tileScoresAll<4>(kf, dk, n, q, Q, pv, Q); break;
+            }
+        }
+        // Scale (softcap), mask outside [first, last], the new maxima, e^(s - M), the sums.
+        const __m512 ninf = _mm512_set1_ps(-__builtin_inff());
+        for (int v = 0; v < nqv; ++v) {
+            const __m512i F = _mm512_load_si512(fi + 16 * v), L = _mm512_load_si512(la + 16 * v);
+            __m512 tmax = ninf;
+            for (int tk = 0; tk < n; ++tk) {
+                float *pr = p + static_cast<size_t>(tk) * Q + 16 * v;
+                __m512 sc = _mm512_loadu_ps(pr);
                 if (kv.softcap != 0.0f) {
                     alignas(64) float tmp[16];
-                    _mm512_storeu_ps(tmp, sc);
+                    _mm512_store_ps(tmp, sc);
                     for (int l = 0; l < 16; ++l)
                         tmp[l] = scoreOf(kv, tmp[l]);
-                    sc = _mm512_loadu_ps(tmp);
+                    sc = _mm512_load_ps(tmp);
                 } else {
                     sc = _mm512_mul_ps(sc, _mm512_set1_ps(kv.scale));
                 }
-                const __m512i pos = _mm512_add_epi32(lane, _mm512_set1_epi32(static_cast<int>(base + c)));
-                const __mmask16 in = _mm512_cmp_epi32_mask(pos, _mm512_set1_epi32(static_cast<int>(qi.first)), _MM_CMPINT_NLT) &
-                                     _mm512_cmp_epi32_mask(pos, _mm512_set1_epi32(static_cast<int>(qi.last)), _MM_CMPINT_LE) &
-                                     tailMask(n - c < 0 ? 0 : n - c);
-                sc = _mm512_mask_mov_ps(_mm512_set1_ps(-__builtin_inff()), in, sc);
-                _mm512_storeu_ps(p + c, sc);
-                vmax = _mm512_max_ps(vmax, sc);
+                const __m512i pos = _mm512_set1_epi32(static_cast<int>(t0 + static_cast<uint32_t>(tk)));
+                const __mmask16 in = _mm512_cmp_epu32_mask(F, pos, _MM_CMPINT_LE) & _mm512_cmp_epu32_mask(pos, L, _MM_CMPINT_LE);
+                sc = _mm512_mask_mov_ps(ninf, in, sc);
+                _mm512_storeu_ps(pr, sc);
+                tmax = _mm512_max_ps(tmax, sc);
             }
-            const float tileMax = _mm512_reduce_max_ps(vmax);
-            if (tileMax == -__builtin_inff())
-                continue;
-            float *a = acc + static_cast<size_t>(i) * dv;
-            const float mNew = M[i] > tileMax ? M[i] : tileMax;
-            if (mNew > M[i]) {
-                const float ms = __builtin_expf(M[i] - mNew);
+            const __m512 mOld = _mm512_load_ps(M + 16 * v);
+            const __m512 mNew = _mm512_max_ps(mOld, tmax);
+            const __mmask16 grow = _mm512_cmp_ps_mask(mNew, mOld, _CMP_GT_OQ);
+            const __m512 msv = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), grow, simd::exp512(_mm512_sub_ps(mOld, mNew)));
+            const __m512 mSafe = _mm512_mask_mov_ps(mNew, _mm512_cmp_ps_mask(mNew, ninf, _CMP_EQ_OQ), _mm512_setzero_ps());
+            __m512d sumLo = _mm512_setzero_pd(), sumHi = _mm512_setzero_pd();
+            for (int tk = 0; tk < n; ++tk) {
+                float *pr = p + static_cast<size_t>(tk) * Q + 16 * v;
+                const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_loadu_ps(pr), mSafe));
+                _mm512_storeu_ps(pr, e);
+                sumLo = _mm512_add_pd(sumLo, lowPd(e));
+                sumHi = _mm512_add_pd(sumHi, highPd(e));
+            }
+            const __m512 sv = _mm512_mul_ps(_mm512_load_ps(S + 16 * v), msv);
+            _mm512_store_ps(S + 16 * v, joinPs(_mm512_cvtpd_ps(_mm512_add_pd(lowPd(sv), sumLo)),
+                                               _mm512_cvtpd_ps(_mm512_add_pd(highPd(sv), sumHi))));
+            _mm512_store_ps(M + 16 * v, mNew);
+            _mm512_store_ps(ms + 16 * v, msv);
+        }
+        for (int i = 0; i < nq; ++i)
+            if (ms[i] != 1.0f) {
+                float *a = acc + static_cast<size_t>(i) * dv;
                 for (int d = 0; d < dv; d += 16)
                     _mm512_mask_storeu_ps(a + d, tailMask(dv - d),
-                                          _mm512_mul_ps(_mm512_maskz_loadu_ps(tailMask(dv - d), a + d), _mm512_set1_ps(ms)));
-                S[i] *= ms;
+                                          _mm512_mul_ps(_mm512_maskz_loadu_ps(tailMask(dv - d), a + d), _mm512_set1_ps(ms[i])));
             }
-            M[i] = mNew;
-            double sum = 0.0;
-            for (int c = 0; c < kTileKeys; c += 16) {
-                const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_loadu_ps(p + c), _mm512_set1_ps(mNew)));
-                _mm512_storeu_ps(p + c, e);
-                sum += static_cast<double>(_mm512_reduce_add_ps(e));
-            }
-            S[i] = static_cast<float>(S[i] + sum);
-            for (int d = 0; d < dv; d += 64) {
-                // Up to 4 vectors of the accumulator in registers over the tile's keys.
-                const int w = dv - d;
-                __m512 a0 = _mm512_maskz_loadu_ps(tailMask(w), a + d);
-                __m512 a1 = _mm512_maskz_loadu_ps(tailMask(w - 16), a + d + 16);
-                __m512 a2 = _mm512_maskz_loadu_ps(tailMask(w - 32), a + d + 32);
-                __m512 a3 = _mm512_maskz_loadu_ps(tailMask(w - 48), a + d + 48);
-                for (int tk = 0; tk < n; ++tk) {
-                    if (p[tk] == 0.0f)
-                        continue;
-                    const __m512 b = _mm512_set1_ps(p[tk]);
-                    const float *vr = vt + static_cast<size_t>(tk) * dv + d;
-                    a0 = _mm512_fmadd_ps(b, _mm512_maskz_loadu_ps(tailMask(w), vr), a0);
-                    if (w > 16) a1 = _mm512_fmadd_ps(b, _mm512_maskz_loadu_ps(tailMask(w - 16), vr + 16), a1);
-                    if (w > 32) a2 = _mm512_fmadd_ps(b, _mm512_maskz_loadu_ps(tailMask(w - 32), vr + 32), a2);
-                    if (w > 48) a3 = _mm512_fmadd_ps(b, _mm512_maskz_loadu_ps(tailMask(w - 48), vr + 48), a3);
+        // acc += p V, 4 queries x 64 dims at a time; queries that see none of the tile skipped.
+        const uint32_t tEnd = t0 + static_cast<uint32_t>(n);
+        for (int i0 = 0; i0 < nq4; i0 += 4) {
+            bool any = false;
+            for (int j = i0; j < i0 + 4 && j < nq; ++j)
+                any = any || (la[j] >= t0 && fi[j] < tEnd);
+            if (!any)
+                continue;
+            for (int d0 = 0; d0 < dv; d0 += 64) {
+                switch ((dv - d0 + 15) / 16 >= 4 ? 4 : (dv - d0 + 15) / 16) {
+                case 1: tileValues<1>(vf, dv, n, p, Q, i0, d0, acc); break;
+                case 2: tileValues<2>(vf, dv, n, p, Q, i0, d0, acc); break;
+                case 3: tileValues<3>(vf, dv, n, p, Q, i0, d0, acc); break;
+                default: tileValues<4>(vf, dv, n, p, Q, i0, d0, acc); break;
                 }
-                _mm512_mask_storeu_ps(a + d, tailMask(w), a0);
-                if (w > 16) _mm512_mask_storeu_ps(a + d + 16, tailMask(w - 16), a1);
-                if (w > 32) _mm512_mask_storeu_ps(a + d + 32, tailMask(w - 32), a2);
-                if (w > 48) _mm512_mask_storeu_ps(a + d + 48, tailMask(w - 48), a3);
             }
         }
     }

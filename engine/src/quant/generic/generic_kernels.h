@@ -5,7 +5,7 @@
 // products compute the float steps of the reference's AVX-512 build (the
 // order of its SIMD kernels, written out in scalar code with explicit fused
 // multiply-adds; these files are built with -ffp-contract=off), so every CPU
-// path rounds as that build; Q4_1, Q5_0, Q5_1, Q3_K and IQ4_XS still follow
+// path rounds as that build; Q4_1, Q5_0, Q5_1 and Q3_K still follow
 // the reference's generic C kernels here (their x86 kernels follow its AVX2
 // code).
 //

@@ -480,28 +480,32 @@ void vecDotQ6_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
     *s = hsum8(acc);
 }
 
+// ggml_vec_dot_iq4_xs_q8_K (its AVX2 code, which the AVX-512 build runs): 8
+// int32 lanes, lane m = the products of elements 4m..4m+3 of every 32-element
+// sub-block times that sub-block's scale (ls - 32); per super-block
+// acc[m] = fma(d_w * d_a, float(lane m), acc[m]); hsum8.
 void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockIQ4_XS *>(vx);
     const auto *y = static_cast<const BlockQ8_K *>(vy);
-    float sum = 0.0f;
+    float acc[8] = {};
     for (int64_t ibl = 0; ibl < n / QK_K; ++ibl) {
         const float d4d8 = fp16ToFp32(x[ibl].d) * y[ibl].d;
         const uint8_t *qs = x[ibl].qs;
         const int8_t *q8 = y[ibl].qs;
+        int lane[8] = {};
         for (int ib = 0; ib < QK_K / 32; ++ib, qs += 16, q8 += 32) {
             const int ls = ((x[ibl].scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf)
                          | (((x[ibl].scales_h >> (2 * ib)) & 3) << 4);
-            const float dl = d4d8 * static_cast<float>(ls - 32);
-            int sumi = 0;
             for (int j = 0; j < 16; ++j) {
-                sumi += q8[j] * kValuesIq4nl[qs[j] & 0xf];
-                sumi += q8[j + 16] * kValuesIq4nl[qs[j] >> 4];
+                lane[j / 4] += (ls - 32) * (q8[j] * kValuesIq4nl[qs[j] & 0xf]);
+                lane[4 + j / 4] += (ls - 32) * (q8[j + 16] * kValuesIq4nl[qs[j] >> 4]);
             }
-            sum += dl * static_cast<float>(sumi);
         }
+        for (int m = 0; m < 8; ++m)
+            acc[m] = std::fma(d4d8, static_cast<float>(lane[m]), acc[m]);
     }
-    *s = sum;
+    *s = hsum8(acc);
 }
 
 } // namespace burrow::quant::generic

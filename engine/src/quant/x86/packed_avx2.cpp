@@ -1,8 +1,9 @@
 // AVX2 kernels for packed weight groups: the 256-bit tiles
 // (packed_avx2_tiles.h) with vpmaddubsw (u8 x s8 -> pairs in int16) +
-// vpmaddwd (pairs -> int32), exact for 4- and 6-bit codes
-// (|2 * 63 * 127| < 2^15): Q4_0, Q4_K and Q6_K. Q8_0's 8-bit codes would
-// saturate; it has a kernel on AVX-VNNI (packed_avxvnni.cpp).
+// vpmaddwd (pairs -> int32), exact for codes of up to 7 bits
+// (|2 * 127 * 127| < 2^15): Q4_0, Q4_K, Q5_K, Q6_K and IQ4_XS (its values'
+// magnitudes). Q8_0's 8-bit codes would saturate; it has a kernel on
+// AVX-VNNI (packed_avxvnni.cpp).
 #include "quant/x86/packed_avx2_tiles.h"
 
 namespace burrow::quant::x86 {
@@ -21,7 +22,8 @@ struct DotMaddubs {
 
 bool packedAvx2Supports(GgmlType type)
 {
-    return type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q4_K || type == GgmlType::GGML_TYPE_Q6_K;
+    return type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q4_K || type == GgmlType::GGML_TYPE_Q5_K ||
+           type == GgmlType::GGML_TYPE_Q6_K || type == GgmlType::GGML_TYPE_IQ4_XS;
 }
 
 void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,

@@ -28,8 +28,10 @@ namespace {
 constexpr size_t kRun = 64;            // one 4-byte run of 16 rows; a half is 32 bytes
 constexpr size_t kQ4KSuper = 2368;
 constexpr size_t kQ6KSuper = 3392;
+constexpr size_t kQ5KSuper = 2880;
+constexpr size_t kIQ4XSSuper = 2176;
 constexpr int64_t kTokenChunk = 128;
-constexpr size_t kPrefetchAhead = 2048;
+constexpr size_t kPrefetchAhead = 4096;   // as packed_avx512.cpp
 
 template <int NT>
 inline void prefetchAhead(const uint8_t *p)
@@ -70,7 +72,6 @@ void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
 {
     constexpr size_t runs = 4;
     const int64_t nb = W.blocks;
-    const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun + 16 * h;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const uint8_t *a[NT];
     const float *ad[NT];
@@ -83,7 +84,8 @@ void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
         acc[j] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun + 32 * h;
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs + 32 * h;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
         __m256i sA[NT], sB[NT];
         for (int j = 0; j < NT; ++j) {
@@ -100,7 +102,7 @@ void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
                 sB[j] = Dot::dot4(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
             }
         }
-        const __m256 dw = halves8(scales + static_cast<size_t>(b) * 2 * kPackRows);
+        const __m256 dw = halves8(g + at.scales + 16 * h);
         for (int j = 0; j < NT; ++j) {
             const __m256i sumi = _mm256_add_epi32(sA[j], sB[j]);
             acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b])), acc[j]);
@@ -126,7 +128,6 @@ void q8_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
 {
     constexpr size_t runs = 8;
     const int64_t nb = W.blocks;
-    const uint8_t *scales = g + static_cast<size_t>(nb) * runs * kRun + 16 * h;
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
@@ -139,9 +140,10 @@ void q8_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
             acc[j][m] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t *q = g + static_cast<size_t>(b) * runs * kRun + 32 * h;
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs + 32 * h;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
-        const __m256 dw = halves8(scales + static_cast<size_t>(b) * 2 * kPackRows);
+        const __m256 dw = halves8(g + at.scales + 16 * h);
         __m256 d[NT];
         for (int j = 0; j < NT; ++j)
             d[j] = _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b]));
@@ -296,11 +298,149 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
         storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h8, hsum8Rows(acc[j]), rows);
 }
 
+// Bit b (0..7) of every byte moved to bit 4 (the fifth bit of a Q5_K code).
+inline __m256i bitTo4(__m256i qh, int b)
+{
+    const __m256i bit4 = _mm256_set1_epi8(0x10);
+    if (b < 4)
+        return _mm256_and_si256(_mm256_slli_epi16(qh, 4 - b), bit4);
+    return _mm256_and_si256(_mm256_srli_epi16(qh, b - 4), bit4);
+}
+
+// Q5_K: 8 lane accumulators per row (as packed_avx512.cpp's q5KTile).
+template <int NT, typename Dot>
+void q5KHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
+             size_t ldy, int rows)
+{
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const BlockQ8_K *a[NT];
+    __m256 acc[NT][8], summs[NT];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
+        summs[j] = _mm256_setzero_ps();
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm256_setzero_ps();
+    }
+    for (int64_t b = 0; b < W.blocks; ++b) {
+        const uint8_t *o = g + static_cast<size_t>(b) * kQ5KSuper;
+        const __m256 d = halves8(o + 16 * h), dmin = halves8(o + 32 + 16 * h);
+        alignas(32) int32_t scPair[8][8];   // (sc, sc) int16 pairs per row
+        for (int sb = 0; sb < 8; ++sb) {
+            const __m256i t = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(o + 64 + 16 * sb + 8 * h)));
+            _mm256_store_si256(reinterpret_cast<__m256i *>(scPair[sb]), _mm256_or_si256(t, _mm256_slli_epi32(t, 16)));
+        }
+        __m256 dd[NT];
+        for (int j = 0; j < NT; ++j) {
+            dd[j] = _mm256_mul_ps(_mm256_set1_ps(a[j][b].d), d);
+            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
+                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
+            int32_t pr[4];
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(pr), pairs);
+            __m256i imin = _mm256_setzero_si256();
+            for (int p = 0; p < 4; ++p) {
+                const __m256i mn = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 192 + 32 * p + 16 * h)));
+                imin = _mm256_add_epi32(imin, _mm256_madd_epi16(mn, _mm256_set1_epi32(pr[p])));
+            }
+            summs[j] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(-a[j][b].d), dmin), _mm256_cvtepi32_ps(imin), summs[j]);
+        }
+        for (int m = 0; m < 8; ++m) {
+            const uint8_t *runs = o + 320 + static_cast<size_t>(m) * 5 * kRun + 32 * h;
+            prefetchAhead<NT>(runs + 4 * kRun);
+            const __m256i qh = load256(runs + 4 * kRun);
+            __m256i lane[NT];
+            for (int j = 0; j < NT; ++j)
+                lane[j] = _mm256_setzero_si256();
+            for (int p = 0; p < 4; ++p) {
+                prefetchAhead<NT>(runs + static_cast<size_t>(p) * kRun);
+                const __m256i w = load256(runs + static_cast<size_t>(p) * kRun);
+                const __m256i lo = _mm256_or_si256(_mm256_and_si256(w, low4), bitTo4(qh, 2 * p));
+                const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(w, 4), low4), bitTo4(qh, 2 * p + 1));
+                const __m256i scLo = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[2 * p]));
+                const __m256i scHi = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[2 * p + 1]));
+                for (int j = 0; j < NT; ++j) {
+                    const int8_t *q8 = a[j][b].qs + 64 * p + 4 * m;
+                    lane[j] = Dot::dot2(lane[j], _mm256_maddubs_epi16(lo, bcast32(q8)), scLo);
+                    lane[j] = Dot::dot2(lane[j], _mm256_maddubs_epi16(hi, bcast32(q8 + 32)), scHi);
+                }
+            }
+            for (int j = 0; j < NT; ++j)
+                acc[j][m] = _mm256_fmadd_ps(dd[j], _mm256_cvtepi32_ps(lane[j]), acc[j][m]);
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, _mm256_add_ps(hsum8Rows(acc[j]), summs[j]), rows);
+}
+
+// IQ4_XS: 8 lane accumulators per row (as packed_avx512.cpp's iq4XsTile);
+// the value's sign moves onto the activation (vpsignb).
+template <int NT, typename Dot>
+void iq4XsHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
+               size_t ldy, int rows)
+{
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m128i t128 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl));
+    const __m256i table = _mm256_set_m128i(t128, t128);
+    const __m256i low6 = _mm256_set1_epi32(0x3f);
+    const __m256i lowWord = _mm256_set1_epi32(0xffff);
+    const BlockQ8_K *a[NT];
+    __m256 acc[NT][8];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm256_setzero_ps();
+    }
+    for (int64_t b = 0; b < W.blocks; ++b) {
+        const uint8_t *o = g + static_cast<size_t>(b) * kIQ4XSSuper;
+        const __m256 d = halves8(o + 16 * h);
+        const __m256i sl = load256(o + 64 + 32 * h);
+        const __m256i sh = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 32 + 16 * h)));
+        alignas(32) int32_t lsPair[8][8];   // (ls - 32, ls - 32) int16 pairs per row
+        for (int ib = 0; ib < 8; ++ib) {
+            const __m256i ls = _mm256_and_si256(
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(sl, 4 * ib), low4),
+                                _mm256_slli_epi32(_mm256_srli_epi32(sh, 2 * ib), 4)),
+                low6);
+            const __m256i v = _mm256_sub_epi32(ls, _mm256_set1_epi32(32));
+            _mm256_store_si256(reinterpret_cast<__m256i *>(lsPair[ib]),
+                               _mm256_or_si256(_mm256_and_si256(v, lowWord), _mm256_slli_epi32(v, 16)));
+        }
+        __m256 dd[NT];
+        for (int j = 0; j < NT; ++j)
+            dd[j] = _mm256_mul_ps(d, _mm256_set1_ps(a[j][b].d));
+        for (int c = 0; c < 4; ++c) {
+            __m256i lLo[NT], lHi[NT];
+            for (int j = 0; j < NT; ++j)
+                lLo[j] = lHi[j] = _mm256_setzero_si256();
+            for (int ib = 0; ib < 8; ++ib) {
+                const uint8_t *run = o + 128 + static_cast<size_t>(c * 8 + ib) * kRun + 32 * h;
+                prefetchAhead<NT>(run);
+                const __m256i w = load256(run);
+                const __m256i vLo = _mm256_shuffle_epi8(table, _mm256_and_si256(w, low4));
+                const __m256i vHi = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(w, 4), low4));
+                const __m256i mLo = _mm256_abs_epi8(vLo), mHi = _mm256_abs_epi8(vHi);
+                const __m256i ls = _mm256_load_si256(reinterpret_cast<const __m256i *>(lsPair[ib]));
+                for (int j = 0; j < NT; ++j) {
+                    const int8_t *q8 = a[j][b].qs + 32 * ib + 4 * c;
+                    lLo[j] = Dot::dot2(lLo[j], _mm256_maddubs_epi16(mLo, _mm256_sign_epi8(bcast32(q8), vLo)), ls);
+                    lHi[j] = Dot::dot2(lHi[j], _mm256_maddubs_epi16(mHi, _mm256_sign_epi8(bcast32(q8 + 16), vHi)), ls);
+                }
+            }
+            for (int j = 0; j < NT; ++j) {
+                acc[j][c] = _mm256_fmadd_ps(dd[j], _mm256_cvtepi32_ps(lLo[j]), acc[j][c]);
+                acc[j][4 + c] = _mm256_fmadd_ps(dd[j], _mm256_cvtepi32_ps(lHi[j]), acc[j][4 + c]);
+            }
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, hsum8Rows(acc[j]), rows);
+}
+
 using HalfFn = void (*)(const PackedMatrix &, const uint8_t *, int, const PackedActivation &, int64_t, float *, size_t,
                         int);
 
 // The packedMatmul loop over groups, halves and token tiles of 1 or 2 tokens
-// (Q8_0 and Q6_K: one, their 8 lane accumulators fill the registers);
+// (Q8_0, Q5_K, Q6_K and IQ4_XS: one, their 8 lane accumulators fill the
+// registers);
 // tokens below nGemm take the batch form (Q4_K). Q8_0 only with a Dot that
 // is exact for 8-bit codes (VNNI).
 template <typename Dot>
@@ -319,6 +459,8 @@ void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
         gemmFns[1] = q4KHalf<true, 2, Dot>;
         break;
     case GgmlType::GGML_TYPE_Q6_K: fns[0] = fns[1] = q6KHalf<1, Dot>; tile = 1; break;
+    case GgmlType::GGML_TYPE_Q5_K: fns[0] = fns[1] = q5KHalf<1, Dot>; tile = 1; break;
+    case GgmlType::GGML_TYPE_IQ4_XS: fns[0] = fns[1] = iq4XsHalf<1, Dot>; tile = 1; break;
     default: return;
     }
     if (!gemmFns[0]) {

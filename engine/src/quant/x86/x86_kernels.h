@@ -25,13 +25,13 @@ void fillAvx512(TypeTraits *rows);
 // AVX-512 F/BW/VL + VNNI.
 void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                         int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
-// The same on AVX2 + FMA + F16C, for the types packedAvx2Supports (4- and
-// 6-bit codes: Q4_0, Q4_K, Q6_K).
+// The same on AVX2 + FMA + F16C, for the types packedAvx2Supports (codes of
+// up to 7 bits: all but Q8_0).
 bool packedAvx2Supports(GgmlType type);
 void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                       int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 // The same with AVX-VNNI (256-bit vpdpbusd; needs the CPU's avx_vnni flag):
-// all four types.
+// all six types.
 void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                          int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 
