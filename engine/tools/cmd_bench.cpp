@@ -61,7 +61,7 @@ void printHelp(FILE *out)
 {
     std::fprintf(out,
                  "usage: burrow-cli bench -m MODEL [-m MODEL ...] [-p 512] [-n 128] [-d 0] [-t THREADS] [-r 5]\n"
-                 "                        [-ctk f16|q8_0 -ctv f16|q8_0] [-fa on|off] [--json]\n"
+                 "                        [-ctk f16|q8_0 -ctv f16|q8_0] [-fa on|off] [--no-warmup] [--json]\n"
                  "                        [--memory [--memory-size MiB]]\n\n"
                  "Measures prompt processing (pp: P tokens from an empty cache in one call) and\n"
                  "generation (tg: N tokens one by one, greedy) in tokens per second, mean and\n"
@@ -75,6 +75,7 @@ void printHelp(FILE *out)
                  "%s"
                  "  -fa, --flash-attn on|off  attention as the reference with or without flash attention\n"
                  "  -r, --repetitions N     timed runs per test after one warm-up (default 5)\n"
+                 "  --no-warmup             skip the warm-up runs (long prompts: the warm-up is a whole run)\n"
                  "  --json                  a JSON array, one object per test (see docs/cli.md)\n"
                  "  --memory                also measure streaming read bandwidth (alone without -m)\n"
                  "  --memory-size MiB       buffer for --memory (default 1024)\n"
@@ -420,7 +421,7 @@ int runBench(const std::vector<std::string> &args)
     std::vector<std::string> models;
     std::vector<long> prompts = {512}, gens = {128}, threadList, parallelList;
     long reps = 5, memoryMiB = 1024, arriving = 2000, depth = 0;
-    bool json = false, memory = false, flash = true;
+    bool json = false, memory = false, flash = true, warmup = true;
     std::string cacheTypeK = "f16", cacheTypeV = "f16";
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
@@ -484,6 +485,8 @@ int runBench(const std::vector<std::string> &args)
             arriving = one[0];
         } else if (a == "--json") {
             json = true;
+        } else if (a == "--no-warmup") {
+            warmup = false;
         } else if (a == "--memory") {
             memory = true;
         } else {
@@ -587,7 +590,7 @@ int runBench(const std::vector<std::string> &args)
                 TestResult r{path, m.info(), static_cast<int>(threads), static_cast<int>(p), 0,
                              static_cast<int>(depth), kvType, kvBytes, {}};
                 const std::vector<burrow::Token> tokens = promptTokens(m, static_cast<int>(p));
-                for (long k = 0; k <= reps; ++k) {
+                for (long k = warmup ? 0 : 1; k <= reps; ++k) {
                     double sec = 0;
                     if (burrow::Status st = runPrompt(s, depthTokens, tokens, &sec); !st) {
                         std::fprintf(stderr, "burrow-cli bench: %s: %s\n", path.c_str(), st.message().c_str());
@@ -604,7 +607,7 @@ int runBench(const std::vector<std::string> &args)
                 TestResult r{path, m.info(), static_cast<int>(threads), 0, static_cast<int>(n),
                              static_cast<int>(depth), kvType, kvBytes, {}};
                 const burrow::Token first = promptTokens(m, 1)[0];
-                for (long k = 0; k <= reps; ++k) {
+                for (long k = warmup ? 0 : 1; k <= reps; ++k) {
                     double sec = 0;
                     // The warm-up generates one token, as llama-bench's.
                     const int count = k == 0 ? 1 : static_cast<int>(n);

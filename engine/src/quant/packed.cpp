@@ -405,7 +405,15 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
 }
 
 namespace {
-std::atomic<bool> g_avxVnniAllowed{true};
+// BURROW_AVX_VNNI=0 keeps the avx2 path's packed kernels off AVX-VNNI (to
+// compare the two on one machine); setPackedAvxVnni overrides it.
+bool avxVnniFromEnvironment()
+{
+    const char *env = std::getenv("BURROW_AVX_VNNI");
+    return !(env && std::strcmp(env, "0") == 0);
+}
+
+std::atomic<bool> g_avxVnniAllowed{avxVnniFromEnvironment()};
 
 bool useAvxVnni()
 {
