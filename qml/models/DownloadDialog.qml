@@ -370,6 +370,12 @@ Dialog {
                 }
             }
         }
+        // Takes the height the file list leaves while there is none, so the
+        // rows above stay together at the top instead of spreading out.
+        Item {
+            Layout.fillHeight: true
+            visible: !fileList.visible
+        }
         Label {
             Layout.fillWidth: true
             text: qsTr("Downloads are saved in %1").arg(DownloadManager.modelsFolder)
