@@ -10,27 +10,15 @@ RssAnon (private) / RssFile (mapped file pages) / VmRSS, sampled every 10 ms.
 The server's stderr goes to /tmp/bench-load.err. docs/benchmarks.md, "Load
 time and memory"."""
 import os, sys, time, subprocess, json, urllib.request
+from procmem import Peak, evict
 args = sys.argv[1:]
 warm = args[0] == '--warm'
 if warm: args = args[1:]
 port, model = args[0], args[1]; cmd = args[args.index('--')+1:]
 if not warm:
-    fd = os.open(model, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)
-    try:
-        with open('/proc/sys/vm/drop_caches', 'w') as d: d.write('1\n')
-    except OSError:
-        pass   # not root: the fadvise above is what evicts the file
-peak = {'RssAnon':0,'RssFile':0,'VmRSS':0}
-def poll(pid):
-    cur = {}
-    try:
-        with open(f'/proc/{pid}/status') as s:
-            for line in s:
-                k = line.split(':')[0]
-                if k in peak:
-                    v = int(line.split()[1]); cur[k] = v; peak[k] = max(peak[k], v)
-    except Exception: pass
-    return cur
+    evict([model])
+peak = Peak()
+poll = peak.sample
 t0 = time.monotonic()
 import atexit
 p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open('/tmp/bench-load.err','w'))
@@ -57,5 +45,5 @@ ttft = time.monotonic() - t0
 done = True; th.join()
 cur = poll(p.pid)
 p.terminate(); p.wait()
-mib = lambda k: (peak[k])/1024
+mib = peak.mib
 print(f"ready {ready:.2f} s  first token {ttft:.2f} s  peak RssAnon {mib('RssAnon'):.0f} MiB  RssFile {mib('RssFile'):.0f} MiB  VmRSS {mib('VmRSS'):.0f} MiB  after reply: anon {cur.get('RssAnon',0)/1024:.0f} file {cur.get('RssFile',0)/1024:.0f} MiB")

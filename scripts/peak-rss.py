@@ -6,24 +6,16 @@ root), runs COMMAND (stderr to /tmp/peak-rss.err), samples /proc/PID/status
 every 10 ms and prints the wall time and the peak RssAnon / RssFile / VmRSS
 and ru_maxrss in MiB. docs/benchmarks.md, "Memory with the context full"."""
 import os, sys, time, subprocess
+from procmem import Peak, evict
 i = sys.argv.index('--'); files = sys.argv[1:i]; cmd = sys.argv[i+1:]
-for f in files:
-    fd = os.open(f, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)
-try:
-    with open('/proc/sys/vm/drop_caches','w') as d: d.write('1\n')
-except OSError: pass
+evict(files)
 t0 = time.monotonic()
 p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open('/tmp/peak-rss.err','w'))
-peak = {'RssAnon':0,'RssFile':0,'VmRSS':0}
+peak = Peak()
 while True:
-    try:
-        with open(f'/proc/{p.pid}/status') as s:
-            for line in s:
-                k = line.split(':')[0]
-                if k in peak: peak[k] = max(peak[k], int(line.split()[1]))
-    except Exception: pass
+    peak.sample(p.pid)
     r = os.wait4(p.pid, os.WNOHANG)
     if r[0] != 0: break
     time.sleep(0.01)
 wall = time.monotonic() - t0
-print(f"wall {wall:.2f} s  rc {r[1]>>8}  peak RssAnon {peak['RssAnon']/1024:.0f} MiB  RssFile {peak['RssFile']/1024:.0f} MiB  VmRSS {peak['VmRSS']/1024:.0f} MiB  maxrss {r[2].ru_maxrss/1024:.0f} MiB")
+print(f"wall {wall:.2f} s  rc {r[1]>>8}  peak RssAnon {peak.mib('RssAnon'):.0f} MiB  RssFile {peak.mib('RssFile'):.0f} MiB  VmRSS {peak.mib('VmRSS'):.0f} MiB  maxrss {r[2].ru_maxrss/1024:.0f} MiB")
