@@ -94,9 +94,14 @@ inline QQuickItem *findItem(QQuickItem *root, const QString &objectName)
     return nullptr;
 }
 
-// Clicks an item in the window at its centre.
+// Clicks an item in the window at its centre, once it is shown with a size
+// and the layouts around it have settled: a click on a button that a state
+// change has just shown or moved is otherwise lost when a polish moves it
+// between the press and the release (seen under load).
 inline void clickItem(QQuickWindow *window, QQuickItem *item)
 {
+    (void)QTest::qWaitFor([item] { return item->isVisible() && item->width() > 0 && item->height() > 0; }, 5000);
+    QTest::qWait(200);
     const QPointF centre = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
     QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier, centre.toPoint());
 }
