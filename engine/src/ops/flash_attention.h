@@ -7,14 +7,19 @@
 //
 // attendOnline (the reference's one_chunk; generation and short prompts), per
 // query head, for keys j = first..last:
-//   q16 = f16(q); s = K_j . q16 (products and sums in float);
+//   q16 = f16(q); s = K_j . q16 as the reference's ggml_vec_dot_f16 on its
+//     AVX-512 build: the first dk - dk % 64 elements into 4 accumulators of
+//     16 float lanes (element i + 16 a + l of each 64 into accumulator a,
+//     lane l, by fused multiply-adds), then (a0 + a2) + (a1 + a3) lane by
+//     lane, then the 16 lanes halved 16 -> 8 -> 4 -> 2 -> 1 (lane l + lane
+//     l + half), the rest of the elements added in double, one by one;
 //   s = softcap ? c tanh(s scale / c) : s scale
 //   s > M:  M = s; ms = expf(Mold - M); acc = f16(acc ms); vs = 1
 //   else:   vs = expf(s - M)
 //   acc = f16(acc + V_j vs)  (one fused multiply-add, rounded to F16 per key)
-//   S = S ms + vs
+//   S = S ms + vs  (one fused multiply-add: the reference's build contracts it)
 // then the sink (gpt-oss: one logit per head, no value): if sink > M the
-// float accumulator is scaled by expf(M - sink) and S = S expf(M - sink) + 1,
+// float accumulator is scaled by expf(M - sink) and S = S expf(M - sink) + 1 (fused),
 // else S += expf(sink - M); out = f32(acc) / S.
 //
 // attendTiled (the reference's tiled path; prompts): queries stay F32; the

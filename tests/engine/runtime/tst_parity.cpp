@@ -7,10 +7,9 @@
 // ones), computed with the attention the reference used
 // (SessionOptions::flashAttention); greedy continuations of stories260K must
 // match token for token. Every architecture of both sets runs (qwen35 and
-// qwen35moe with their Gated DeltaNet layers too). The 16 greedy tokens of
-// the gemma4 files must be the reference's; where one differs, the two
-// candidates must be a near tie in our logits (random weights under a final
-// softcap of 1.5 make ties of 1e-2 common; a wrong layer moves logits by O(1)).
+// qwen35moe with their Gated DeltaNet layers too), and their 16 greedy
+// tokens must be the reference's (a path that computes an activation's e^x
+// otherwise may differ only on a near tie of its own logits).
 #include "burrow/engine.h"
 #include "api/model_impl.h"
 #include "runtime/forward.h"
@@ -253,23 +252,27 @@ private slots:
     {
         QTest::addColumn<QString>("referenceFile");
         const QDir dir(test::sharedPath(QStringLiteral("reference/generation-2026")));
-        for (const QString &f : dir.entryList({QStringLiteral("gemma4*.json")}, QDir::Files, QDir::Name))
+        const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        for (const QString &f : files)
             QTest::newRow(qPrintable(f)) << f;
-        if (dir.entryList({QStringLiteral("gemma4*.json")}, QDir::Files).isEmpty())
+        if (files.isEmpty())
             QTest::newRow("absent") << QString();
     }
 
+    // The 16 greedy tokens of every generation-2026 file: prompt, then one
+    // token at a time (attendOnline's steps: the reference's F16 K . q order
+    // and fused S update).
     void greedy2026MatchesReference()
     {
         QFETCH(QString, referenceFile);
         if (referenceFile.isEmpty())
-            QSKIP("../shared/reference/generation-2026 has no gemma4 files");
+            QSKIP("../shared/reference/generation-2026 is absent");
         const ReferenceSet &rs = kSets[1];
         const QString refPath = QLatin1String(rs.dir) + QLatin1Char('/') + referenceFile;
         BURROW_REQUIRE_SHARED(refPath);
         Reference ref;
         QVERIFY(readReference(test::sharedPath(refPath), ref));
-        QCOMPARE(ref.greedyTokens.size(), size_t(16));
+        QVERIFY(!ref.greedyTokens.empty());
         auto m = model(modelPathFor(rs, referenceFile));
         QVERIFY(m);
         SessionOptions so;
@@ -287,9 +290,12 @@ private slots:
         size_t d = 0;
         while (d < result.tokens.size() && d < ref.greedyTokens.size() && result.tokens[d] == ref.greedyTokens[d])
             ++d;
-        if (d == ref.greedyTokens.size())
+        if (d == ref.greedyTokens.size() && result.tokens.size() == d)
             return;
-        QVERIFY2(d < result.tokens.size(), "the reply ended before the reference's did");
+        // Only where a path computes e^x by another method than the
+        // reference's (the scalar path's SwiGLU of gpt-oss) may a token
+        // differ, and then only on a near tie of our own logits.
+        QVERIFY2(d < result.tokens.size() && d < ref.greedyTokens.size(), "the reply's length differs from the reference's");
         std::vector<Token> prefix = ref.promptTokens;
         prefix.insert(prefix.end(), ref.greedyTokens.begin(), ref.greedyTokens.begin() + std::ptrdiff_t(d));
         auto fresh = Session::create(m, so);
@@ -297,7 +303,7 @@ private slots:
         std::vector<float> logits;
         QVERIFY(fresh.value()->evaluate(prefix, &logits));
         const float gap = logits[size_t(result.tokens[d])] - logits[size_t(ref.greedyTokens[d])];
-        qInfo("%s: token %zu of 16 differs on a tie of %g", qPrintable(referenceFile), d, double(gap));
+        qInfo("%s: token %zu of %zu differs on a tie of %g", qPrintable(referenceFile), d, ref.greedyTokens.size(), double(gap));
         QVERIFY2(gap >= 0.0f && gap < 0.02f, qPrintable(QStringLiteral("token %1: ours %2, the reference's %3, gap %4")
                                                            .arg(d).arg(result.tokens[d]).arg(ref.greedyTokens[d]).arg(gap)));
     }

@@ -62,16 +62,30 @@ void attendOnlineAvx2(const KvView &kv, uint32_t first, uint32_t last, int nHead
     for (uint32_t j = first; j <= last; ++j) {
         const size_t cell = kvCell(kv.blocks, j);
         const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
-        __m256 dots[kMaxOnlineHeads];
+        // K . q16 in the reference's AVX-512 ggml_vec_dot_f16 order
+        // (flash_attention.h): its 4 accumulators of 16 lanes as 8 of 8
+        // (lanes 0-7 and 8-15 of each), (a0 + a2) + (a1 + a3), the 16 lanes
+        // halved (lanes 0-7 + lanes 8-15 first, then hsum's 8 -> 4 -> 2 -> 1);
+        // the tail (dk % 64) in double.
+        __m256 dots[kMaxOnlineHeads][8];
         for (int g = 0; g < nHeads; ++g)
-            dots[g] = _mm256_setzero_ps();
-        for (int d = 0; d < dk; d += 8) {
-            const __m256 kvec = loadHalves8(kj + d);
-            for (int g = 0; g < nHeads; ++g)
-                dots[g] = _mm256_fmadd_ps(kvec, _mm256_loadu_ps(qf[g] + d), dots[g]);
-        }
+            for (int a = 0; a < 8; ++a)
+                dots[g][a] = _mm256_setzero_ps();
+        const int np = dk - dk % 64;
+        for (int d = 0; d < np; d += 64)
+            for (int a = 0; a < 8; ++a) {
+                const __m256 kvec = loadHalves8(kj + d + 8 * a);
+                for (int g = 0; g < nHeads; ++g)
+                    dots[g][a] = _mm256_fmadd_ps(kvec, _mm256_loadu_ps(qf[g] + d + 8 * a), dots[g][a]);
+            }
         for (int g = 0; g < nHeads; ++g) {
-            const float s = scoreOf(kv, hsum(dots[g]));
+            const __m256 *a = dots[g];   // accumulator k: a[2k] lanes 0-7, a[2k + 1] lanes 8-15
+            const __m256 lo = _mm256_add_ps(_mm256_add_ps(a[0], a[4]), _mm256_add_ps(a[2], a[6]));
+            const __m256 hi = _mm256_add_ps(_mm256_add_ps(a[1], a[5]), _mm256_add_ps(a[3], a[7]));
+            double dot = hsum(_mm256_add_ps(hi, lo));
+            for (int d = np; d < dk; ++d)
+                dot += static_cast<double>(_cvtsh_ss(kj[d]) * qf[g][d]);
+            const float s = scoreOf(kv, static_cast<float>(dot));
             ms[g] = 1.0f;
             vs[g] = 1.0f;
             if (s > M[g]) {
@@ -80,7 +94,7 @@ void attendOnlineAvx2(const KvView &kv, uint32_t first, uint32_t last, int nHead
             } else {
                 vs[g] = __builtin_expf(s - M[g]);
             }
-            S[g] = S[g] * ms[g] + vs[g];
+            S[g] = __builtin_fmaf(S[g], ms[g], vs[g]);   // the reference's S*ms + vs, contracted
         }
         for (int d = 0; d < dv; d += 8) {
             const __m256 vvec = loadHalves8(vj + d);
@@ -99,7 +113,7 @@ void attendOnlineAvx2(const KvView &kv, uint32_t first, uint32_t last, int nHead
         if (sink > -__builtin_inff()) {
             if (sink > M[g]) {
                 scale = __builtin_expf(M[g] - sink);
-                S[g] = S[g] * scale + 1.0f;
+                S[g] = __builtin_fmaf(S[g], scale, 1.0f);
             } else {
                 S[g] += __builtin_expf(sink - M[g]);
             }
@@ -370,7 +384,7 @@ void attendOnlineQ8_0Avx2(const KvView &kv, uint32_t first, uint32_t last, int n
                 for (int d = 0; d < dv; d += 8)
                     _mm256_storeu_ps(a + d, _mm256_fmadd_ps(_mm256_load_ps(vf + d), vsv, _mm256_load_ps(a + d)));
             }
-            S[g] = S[g] * ms + vs;
+            S[g] = __builtin_fmaf(S[g], ms, vs);
         }
     }
     for (int g = 0; g < nHeads; ++g) {
@@ -379,7 +393,7 @@ void attendOnlineQ8_0Avx2(const KvView &kv, uint32_t first, uint32_t last, int n
         if (sink > -__builtin_inff()) {
             if (sink > M[g]) {
                 ms = __builtin_expf(M[g] - sink);
-                S[g] = S[g] * ms + 1.0f;
+                S[g] = __builtin_fmaf(S[g], ms, 1.0f);
             } else {
                 S[g] += __builtin_expf(sink - M[g]);
             }

@@ -66,17 +66,26 @@ void attendOnlineAvx512(const KvView &kv, uint32_t first, uint32_t last, int nHe
     for (uint32_t j = first; j <= last; ++j) {
         const size_t cell = kvCell(kv.blocks, j);
         const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
-        __m512 dots[kMaxOnlineHeads];
+        // K . q16 in the reference's ggml_vec_dot_f16 order (flash_attention.h):
+        // 4 accumulators over each 64 elements, (a0 + a2) + (a1 + a3), the
+        // lanes halved; the tail (dk % 64) in double.
+        __m512 dots[kMaxOnlineHeads][4];
         for (int g = 0; g < nHeads; ++g)
-            dots[g] = _mm512_setzero_ps();
-        for (int d = 0; d < dk; d += 16) {
-            const int n = dk - d;
-            const __m512 kvec = loadHalves(kj + d, n);
-            for (int g = 0; g < nHeads; ++g)
-                dots[g] = _mm512_fmadd_ps(kvec, _mm512_maskz_loadu_ps(tailMask(n), qf[g] + d), dots[g]);
-        }
+            for (int a = 0; a < 4; ++a)
+                dots[g][a] = _mm512_setzero_ps();
+        const int np = dk - dk % 64;
+        for (int d = 0; d < np; d += 64)
+            for (int a = 0; a < 4; ++a) {
+                const __m512 kvec = loadHalves(kj + d + 16 * a, 16);
+                for (int g = 0; g < nHeads; ++g)
+                    dots[g][a] = _mm512_fmadd_ps(kvec, _mm512_loadu_ps(qf[g] + d + 16 * a), dots[g][a]);
+            }
         for (int g = 0; g < nHeads; ++g) {
-            const float s = scoreOf(kv, _mm512_reduce_add_ps(dots[g]));
+            const __m512 lanes = _mm512_add_ps(_mm512_add_ps(dots[g][0], dots[g][2]), _mm512_add_ps(dots[g][1], dots[g][3]));
+            double dot = _mm512_reduce_add_ps(lanes);
+            for (int d = np; d < dk; ++d)
+                dot += static_cast<double>(_cvtsh_ss(kj[d]) * qf[g][d]);
+            const float s = scoreOf(kv, static_cast<float>(dot));
             ms[g] = 1.0f;
             vs[g] = 1.0f;
             if (s > M[g]) {
@@ -85,7 +94,7 @@ void attendOnlineAvx512(const KvView &kv, uint32_t first, uint32_t last, int nHe
             } else {
                 vs[g] = __builtin_expf(s - M[g]);
             }
-            S[g] = S[g] * ms[g] + vs[g];
+            S[g] = __builtin_fmaf(S[g], ms[g], vs[g]);   // the reference's S*ms + vs, contracted
         }
         for (int d = 0; d < dv; d += 16) {
             const int n = dv - d;
@@ -105,7 +114,7 @@ void attendOnlineAvx512(const KvView &kv, uint32_t first, uint32_t last, int nHe
         if (sink > -__builtin_inff()) {
             if (sink > M[g]) {
                 scale = __builtin_expf(M[g] - sink);
-                S[g] = S[g] * scale + 1.0f;
+                S[g] = __builtin_fmaf(S[g], scale, 1.0f);
             } else {
                 S[g] += __builtin_expf(sink - M[g]);
             }
@@ -402,7 +411,7 @@ void attendOnlineQ8_0Avx512(const KvView &kv, uint32_t first, uint32_t last, int
                 for (int d = 0; d < dv; d += 16)
                     _mm512_storeu_ps(a + d, _mm512_fmadd_ps(_mm512_load_ps(vf + d), vsv, _mm512_load_ps(a + d)));
             }
-            S[g] = S[g] * ms + vs;
+            S[g] = __builtin_fmaf(S[g], ms, vs);
         }
     }
     for (int g = 0; g < nHeads; ++g) {
@@ -411,7 +420,7 @@ void attendOnlineQ8_0Avx512(const KvView &kv, uint32_t first, uint32_t last, int
         if (sink > -__builtin_inff()) {
             if (sink > M[g]) {
                 ms = __builtin_expf(M[g] - sink);
-                S[g] = S[g] * ms + 1.0f;
+                S[g] = __builtin_fmaf(S[g], ms, 1.0f);
             } else {
                 S[g] += __builtin_expf(sink - M[g]);
             }
