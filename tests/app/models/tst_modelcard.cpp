@@ -2,7 +2,8 @@
 // facts (burrow::ModelInfo): the architecture, "8 experts, 2 active" and the
 // active share of the parameters for a mixture of experts, the sliding
 // window, and a memory estimate that counts all experts and bounds the
-// sliding layers' cache by their window (ModelInfo::kvCacheBytes).
+// sliding layers' cache by their window (ModelInfo::kvCacheBytes); Gemma 4's
+// shared KV layers and per-layer embeddings.
 #include <QLocale>
 #include <QTest>
 
@@ -33,6 +34,35 @@ private Q_SLOTS:
                                 << QString() << true;
         QTest::newRow("gpt-oss") << QStringLiteral("models/synthetic-2026/gpt-oss-MXFP4.gguf")
                                  << QStringLiteral("gpt-oss") << QStringLiteral("8 experts, 2 active") << true;
+        QTest::newRow("gemma4") << QStringLiteral("models/synthetic-2026/gemma4-Q4_K_M.gguf") << QStringLiteral("gemma4")
+                                << QString() << true;
+        QTest::newRow("gemma4moe") << QStringLiteral("models/synthetic-2026/gemma4moe-Q4_K_M.gguf")
+                                   << QStringLiteral("gemma4") << QStringLiteral("8 experts, 2 active") << true;
+    }
+
+    // Gemma 4's E-shape: the shared KV layers and the per-layer embeddings
+    // are on the card; the estimate counts the table (in the weights) and
+    // no cache for the shared layers.
+    void gemma4Card()
+    {
+        const QString file = QStringLiteral("models/synthetic-2026/gemma4-Q4_K_M.gguf");
+        BURROW_REQUIRE_SHARED(file);
+        QString error;
+        const ModelCard card = EngineBackend::inspect(sharedPath(file), &error);
+        QVERIFY2(card.isValid(), qPrintable(error));
+        QCOMPARE(card.sharedKvLayerCount, 3);
+        QCOMPARE(card.sharedKvText(), QStringLiteral("the last 3 of 6 layers reuse earlier layers' keys and values"));
+        QCOMPARE(card.perLayerEmbeddingBytes, quint64(322560));
+        QCOMPARE(card.perLayerEmbeddingText(),
+                 QStringLiteral("128 per layer, %1, read from the file one row per token").arg(ModelCard::formatBytes(322560)));
+        // Three of six layers keep keys and values: 2 sliding of 256 bytes, 1 global of 1024 bytes per
+        // position (300 positions: within the sliding layers' window + chunk bound of 528).
+        QCOMPARE(card.memoryBytesAt(300) - card.weightBytes, quint64(300) * (2 * 256 + 1024));
+        const QString qwen = QStringLiteral("models/synthetic-2026/qwen3-Q4_K_M.gguf");
+        BURROW_REQUIRE_SHARED(qwen);
+        const ModelCard other = EngineBackend::inspect(sharedPath(qwen), &error);
+        QCOMPARE(other.sharedKvText(), QString());
+        QCOMPARE(other.perLayerEmbeddingText(), QString());
     }
 
     void cardOfEachFamily()
