@@ -55,9 +55,10 @@ private Q_SLOTS:
         QCOMPARE(card.perLayerEmbeddingBytes, quint64(322560));
         QCOMPARE(card.perLayerEmbeddingText(),
                  QStringLiteral("128 per layer, %1, read from the file one row per token").arg(ModelCard::formatBytes(322560)));
-        // Three of six layers keep keys and values: 2 sliding of 256 bytes, 1 global of 1024 bytes per
-        // position (300 positions: within the sliding layers' window + chunk bound of 528).
-        QCOMPARE(card.memoryBytesAt(300) - card.weightBytes, quint64(300) * (2 * 256 + 1024));
+        // Three of six layers keep keys and values, F16 K and V of 2 KV heads: 2 sliding layers of
+        // 2 * 2 * 64 * 2 = 512 bytes, 1 global of 2 * 2 * 128 * 2 = 1024 bytes per position (300
+        // positions: within the sliding layers' window + chunk bound of 528).
+        QCOMPARE(card.memoryBytesAt(300) - card.weightBytes, quint64(300) * (2 * 512 + 1024));
         const QString qwen = QStringLiteral("models/synthetic-2026/qwen3-Q4_K_M.gguf");
         BURROW_REQUIRE_SHARED(qwen);
         const ModelCard other = EngineBackend::inspect(sharedPath(qwen), &error);

@@ -9,8 +9,7 @@
 // - formatFacts / api: what the format tells the engine (Gemma 4's channel
 //   syntax, reads enable_thinking, stops at <turn|>, a prompt that does not
 //   leave the reply inside a channel), also through renderChat /
-//   buildChatPrompt on a model that carries our template, and the reply of
-//   a thinking model split through the scheduler's text output;
+//   buildChatPrompt on a model that carries our template;
 // - realTemplate: the real template, read from the file BURROW_GEMMA4_TEMPLATE
 //   names (llama.cpp's models/templates/google-gemma-4-31B-it.jinja; skipped
 //   without it), for the same conversations.
@@ -19,6 +18,7 @@
 #include "chat/chat_format.h"
 #include "chat/chat_template.h"
 #include "chat/jinja_template.h"
+#include "chat/reasoning_split.h"
 #include "common/json.h"
 #include "tiny_model.h"
 
@@ -251,7 +251,7 @@ void TestGemma4Template::api()
     QVERIFY(m_dir.isValid());
     auto model = modelWithTemplate(m_dir, kOwnTemplate);
     QVERIFY(model);
-    const std::vector<ChatMessage> msgs = {{"user", "Hi", "", ""}};
+    const std::vector<burrow::ChatMessage> msgs = {{"user", "Hi", "", ""}};
     RenderOptions options;
     options.addGenerationPrompt = true;
     ChatFormat used;
