@@ -186,16 +186,35 @@ int runEval(const std::vector<std::string> &args)
         std::fprintf(stderr, "burrow-cli eval: %s\n", s.message().c_str());
         return 1;
     }
+    // The greedy continuation as the reference's own loop runs it: the
+    // prompt evaluated once, then one token at a time on top of its KV cache
+    // (evaluate() reuses the cached prefix, so each step runs the one new
+    // token). generate() on the same session would run the prompt's last
+    // token again (a cached prompt needs its logits), as a one-query step
+    // where the reference had it in the prompt's batch: after a prompt of 64
+    // tokens or more (the tiled attention) its later steps would differ from
+    // the reference's by rounding. Stops before an end-of-generation token
+    // or when the context is full.
     burrow::GenerateResult greedy;
     if (n > 0) {
-        burrow::SamplingParams sp;
-        sp.temperature = 0.0f;
-        burrow::GenerateOptions go;
-        go.maxTokens = static_cast<int32_t>(n);
-        go.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
-        if (burrow::Status s = session.value()->generate(tokens, sp, go, {}, &greedy); !s) {
-            std::fprintf(stderr, "burrow-cli eval: %s\n", s.message().c_str());
-            return 1;
+        std::vector<burrow::Token> running = tokens;
+        std::vector<float> step = logits;
+        for (long i = 0; i < n; ++i) {
+            size_t best = 0;
+            for (size_t k = 1; k < step.size(); ++k)
+                if (step[k] > step[best])
+                    best = k;
+            const burrow::Token next = static_cast<burrow::Token>(best);
+            if (model.value()->isEndOfGeneration(next))
+                break;
+            greedy.tokens.push_back(next);
+            running.push_back(next);
+            if (i + 1 == n || running.size() >= session.value()->contextSize())
+                break;
+            if (burrow::Status s = session.value()->evaluate(running, &step); !s) {
+                std::fprintf(stderr, "burrow-cli eval: %s\n", s.message().c_str());
+                return 1;
+            }
         }
     }
     std::string greedyText;

@@ -2,6 +2,7 @@
 // Compiled without contraction: the fused multiply-adds the contract names
 // are written as std::fma.
 #include "ops/flash_attention.h"
+#include "ops/expf.h"
 #include "ops/f16.h"
 #include "ops/generic/generic_kernels.h"
 #include "quant/quant_blocks.h"
@@ -22,6 +23,16 @@ float scoreOf(const KvView &kv, float dot)
 }
 
 } // namespace
+
+float sum16Ref(const float *x)
+{
+    float t[8], u[4];
+    for (int i = 0; i < 8; ++i)
+        t[i] = x[i + 8] + x[i];
+    for (int i = 0; i < 4; ++i)
+        u[i] = t[i + 4] + t[i];
+    return (u[0] + u[2]) + (u[1] + u[3]);
+}
 
 float dotF16Ref(const float *k, const float *q, int n)
 {
@@ -223,11 +234,13 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
                 S[i] *= ms;
             }
             M[i] = mNew;
+            for (int tk = 0; tk < n; ++tk)
+                p[tk] = vexpf(p[tk] - mNew);   // masked: e^-inf = 0
+            for (int tk = n; tk < (n + 15) / 16 * 16; ++tk)
+                p[tk] = 0.0f;                  // the tile's padding keys
             double sum = 0.0;
-            for (int tk = 0; tk < n; ++tk) {
-                p[tk] = std::exp(p[tk] - mNew);   // masked: e^-inf = 0
-                sum += p[tk];
-            }
+            for (int g = 0; g < n; g += 16)
+                sum += sum16Ref(p + g);
             S[i] = static_cast<float>(S[i] + sum);
             for (int tk = 0; tk < n; ++tk) {
                 if (p[tk] == 0.0f)
@@ -246,7 +259,7 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
                 const float ms = std::exp(M[i] - sink);
                 for (int d = 0; d < dv; ++d)
                     a[d] *= ms;
-                S[i] = S[i] * ms + 1.0f;
+                S[i] = std::fma(S[i], ms, 1.0f);   // the reference's S*ms + vs, contracted
             } else {
                 S[i] += std::exp(sink - M[i]);
             }

@@ -4,6 +4,7 @@
 // function and no std:: inline function (see x86_kernels.h).
 #include "ops/x86/x86_kernels.h"
 
+#include "ops/expf.h"
 #include "ops/flash_attention.h"
 #include "ops/generic/generic_kernels.h"
 #include "ops/x86/vec_exp.h"
@@ -274,15 +275,37 @@ void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *
             const __m256 mOld = _mm256_load_ps(M + 8 * v);
             const __m256 mNew = _mm256_max_ps(mOld, tmax);
             const __m256 grow = _mm256_cmp_ps(mNew, mOld, _CMP_GT_OQ);
-            const __m256 msv = _mm256_blendv_ps(_mm256_set1_ps(1.0f), simd::exp256(_mm256_sub_ps(mOld, mNew)), grow);
+            // ms = expf(M - Mnew) where the maximum grows (libm's, as the reference).
+            alignas(32) float mo[8], mn[8], msl[8];
+            _mm256_store_ps(mo, mOld);
+            _mm256_store_ps(mn, mNew);
+            const int growBits = _mm256_movemask_ps(grow);
+            for (int l = 0; l < 8; ++l)
+                msl[l] = (growBits >> l & 1) ? __builtin_expf(mo[l] - mn[l]) : 1.0f;
+            const __m256 msv = _mm256_load_ps(msl);
             const __m256 mSafe = _mm256_blendv_ps(mNew, _mm256_setzero_ps(), _mm256_cmp_ps(mNew, ninf, _CMP_EQ_OQ));
+            // e = vexpf(s - M) (the reference's AVX-512 e^x, bit for bit); the
+            // sums 16 keys at a time as its _mm512_reduce_add_ps (generic::sum16Ref's
+            // tree, lane by lane), each added in double.
             __m256d sumLo = _mm256_setzero_pd(), sumHi = _mm256_setzero_pd();
-            for (int tk = 0; tk < n; ++tk) {
-                float *pr = p + static_cast<size_t>(tk) * Q + 8 * v;
-                const __m256 e = simd::exp256(_mm256_sub_ps(_mm256_loadu_ps(pr), mSafe));
-                _mm256_storeu_ps(pr, e);
-                sumLo = _mm256_add_pd(sumLo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
-                sumHi = _mm256_add_pd(sumHi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+            for (int g = 0; g < n; g += 16) {
+                __m256 e[16];
+                for (int k = 0; k < 16; ++k) {
+                    if (g + k < n) {
+                        float *pr = p + static_cast<size_t>(g + k) * Q + 8 * v;
+                        e[k] = simd::vexpf256(_mm256_sub_ps(_mm256_loadu_ps(pr), mSafe));
+                        _mm256_storeu_ps(pr, e[k]);
+                    } else {
+                        e[k] = _mm256_setzero_ps();   // the tile's padding keys
+                    }
+                }
+                for (int k = 0; k < 8; ++k)
+                    e[k] = _mm256_add_ps(e[k + 8], e[k]);
+                for (int k = 0; k < 4; ++k)
+                    e[k] = _mm256_add_ps(e[k + 4], e[k]);
+                const __m256 r = _mm256_add_ps(_mm256_add_ps(e[0], e[2]), _mm256_add_ps(e[1], e[3]));
+                sumLo = _mm256_add_pd(sumLo, _mm256_cvtps_pd(_mm256_castps256_ps128(r)));
+                sumHi = _mm256_add_pd(sumHi, _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1)));
             }
             const __m256 sv = _mm256_mul_ps(_mm256_load_ps(S + 8 * v), msv);
             const __m128 sLo = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(sv)), sumLo));
@@ -318,7 +341,7 @@ void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *
         if (sink > -__builtin_inff()) {
             if (sink > M[i]) {
                 scale = __builtin_expf(M[i] - sink);
-                S[i] = S[i] * scale + 1.0f;
+                S[i] = __builtin_fmaf(S[i], scale, 1.0f);   // the reference's S*ms + vs, contracted
             } else {
                 S[i] += __builtin_expf(sink - M[i]);
             }

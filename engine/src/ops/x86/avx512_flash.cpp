@@ -4,6 +4,7 @@
 // function and no std:: inline function (see x86_kernels.h).
 #include "ops/x86/x86_kernels.h"
 
+#include "ops/expf.h"
 #include "ops/flash_attention.h"
 #include "ops/generic/generic_kernels.h"
 #include "ops/x86/vec_exp.h"
@@ -297,15 +298,35 @@ void attendTiledAvx512(const KvView &kv, const TileQuery *queries, int nq, float
             const __m512 mOld = _mm512_load_ps(M + 16 * v);
             const __m512 mNew = _mm512_max_ps(mOld, tmax);
             const __mmask16 grow = _mm512_cmp_ps_mask(mNew, mOld, _CMP_GT_OQ);
-            const __m512 msv = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), grow, simd::exp512(_mm512_sub_ps(mOld, mNew)));
+            // ms = expf(M - Mnew) where the maximum grows (libm's, as the reference).
+            alignas(64) float mo[16], mn[16], msl[16];
+            _mm512_store_ps(mo, mOld);
+            _mm512_store_ps(mn, mNew);
+            for (int l = 0; l < 16; ++l)
+                msl[l] = (grow >> l & 1) ? __builtin_expf(mo[l] - mn[l]) : 1.0f;
+            const __m512 msv = _mm512_load_ps(msl);
             const __m512 mSafe = _mm512_mask_mov_ps(mNew, _mm512_cmp_ps_mask(mNew, ninf, _CMP_EQ_OQ), _mm512_setzero_ps());
+            // e = vexpf(s - M); the sums 16 keys at a time as _mm512_reduce_add_ps
+            // (generic::sum16Ref's tree, lane by lane), each added in double.
             __m512d sumLo = _mm512_setzero_pd(), sumHi = _mm512_setzero_pd();
-            for (int tk = 0; tk < n; ++tk) {
-                float *pr = p + static_cast<size_t>(tk) * Q + 16 * v;
-                const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_loadu_ps(pr), mSafe));
-                _mm512_storeu_ps(pr, e);
-                sumLo = _mm512_add_pd(sumLo, lowPd(e));
-                sumHi = _mm512_add_pd(sumHi, highPd(e));
+            for (int g = 0; g < n; g += 16) {
+                __m512 e[16];
+                for (int k = 0; k < 16; ++k) {
+                    if (g + k < n) {
+                        float *pr = p + static_cast<size_t>(g + k) * Q + 16 * v;
+                        e[k] = simd::vexpf512(_mm512_sub_ps(_mm512_loadu_ps(pr), mSafe));
+                        _mm512_storeu_ps(pr, e[k]);
+                    } else {
+                        e[k] = _mm512_setzero_ps();   // the tile's padding keys
+                    }
+                }
+                for (int k = 0; k < 8; ++k)
+                    e[k] = _mm512_add_ps(e[k + 8], e[k]);
+                for (int k = 0; k < 4; ++k)
+                    e[k] = _mm512_add_ps(e[k + 4], e[k]);
+                const __m512 r = _mm512_add_ps(_mm512_add_ps(e[0], e[2]), _mm512_add_ps(e[1], e[3]));
+                sumLo = _mm512_add_pd(sumLo, lowPd(r));
+                sumHi = _mm512_add_pd(sumHi, highPd(r));
             }
             const __m512 sv = _mm512_mul_ps(_mm512_load_ps(S + 16 * v), msv);
             _mm512_store_ps(S + 16 * v, joinPs(_mm512_cvtpd_ps(_mm512_add_pd(lowPd(sv), sumLo)),
@@ -345,7 +366,7 @@ void attendTiledAvx512(const KvView &kv, const TileQuery *queries, int nq, float
         if (sink > -__builtin_inff()) {
             if (sink > M[i]) {
                 scale = __builtin_expf(M[i] - sink);
-                S[i] = S[i] * scale + 1.0f;
+                S[i] = __builtin_fmaf(S[i], scale, 1.0f);   // the reference's S*ms + vs, contracted
             } else {
                 S[i] += __builtin_expf(sink - M[i]);
             }
