@@ -22,12 +22,17 @@
 // float accumulator is scaled by expf(M - sink) and S = S expf(M - sink) + 1 (fused),
 // else S += expf(sink - M); out = f32(acc) / S.
 //
-// attendTiled (the reference's tiled path; prompts): queries stay F32; the
-// keys are taken in tiles of kTileKeys positions aligned to multiples of
-// kTileKeys; per query and tile: s = q . K (float), scale, softcap, -inf
-// outside [first, last]; Mnew = max(M, max of the tile), and when it grows
-// acc and S are scaled by expf(M - Mnew); p = e^(s - Mnew), S += sum p (the
-// sum in double), acc += sum p V (float); the sink as above; out = acc / S.
+// attendTiled (the reference's tiled path, ggml_compute_forward_flash_attn_
+// ext_tiled; prompts): queries stay F32; the keys are taken in tiles of
+// kTileKeys positions aligned to multiples of kTileKeys; per query and tile:
+// s = q . K (one fused multiply-add chain over the dims, from 0), scale,
+// softcap, -inf outside [first, last]; Mnew = max(M, max of the tile), and
+// when it grows acc and S are scaled by expf(M - Mnew) (libm's); p =
+// vexpf(s - Mnew) (ops/expf.h: the reference's AVX-512 vector e^x), the
+// tile's p summed 16 keys at a time as _mm512_reduce_add_ps (halves 16 -> 8
+// -> 4, then (x0 + x2) + (x1 + x3)), each such sum added in double, S =
+// f32(S + sum); acc += p V (one fused chain over the tile's keys); the sink
+// as above (S ms + 1 fused); out = acc / S.
 //
 // Cells: position j of the sequence is cell blocks[j / 16] * 16 + j % 16
 // (kKvBlockSize), or cell j when blocks is null; its key is k + cell *
@@ -52,9 +57,8 @@
 // trait table's dot product, so the SIMD twins equal the scalar one bit for
 // bit on the same CPU path.
 //
-// The SIMD kernels (x86/) equal the scalar twins up to the summation order
-// of the dot products (and, in attendTiled, the polynomial e^x); the rounding
-// points above are the same on every path.
+// The SIMD kernels (x86/) equal the scalar twins bit for bit (attendOnline,
+// attendTiled); the rounding points above are the same on every path.
 #pragma once
 
 #include "ops/attention_kernels.h"

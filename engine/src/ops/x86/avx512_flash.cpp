@@ -138,8 +138,8 @@ void attendOnlineAvx512(const KvView &kv, uint32_t first, uint32_t last, int nHe
 // query's dims, the mask, maxima, exponentials and sums run across the
 // queries, and the PV products 4 queries x up to 64 value dims (16
 // registers) per pass over the tile's keys. Each query's float steps are
-// the scalar twin's (the K.q and p V fused multiply-adds in the same order,
-// the tile's sum in double key by key); only e^x is the polynomial.
+// the scalar twin's, bit for bit (the K.q and p V fused multiply-adds in
+// the same order, vexpf, the sums of 16 keys as the reference's reduce).
 
 // Scores of keys [k0, k0 + NK) for NV query vectors: p[(k0 + k) ldp + 16 v + l] = K_k0+k . q.
 template <int NK, int NV>
