@@ -390,16 +390,19 @@ bool ReasoningSplitter::processChannels(bool final, std::vector<ReplyPart> &out)
             continue;
         }
         case State::STATE_CHANNEL_ANSWER: {
-            const Found f = findFirst(p, {G_CHANNEL_OPEN, G_TOOL_OPEN});
+            // An unmatched <channel|> (Gemma 4 may end its answer with one, as
+            // the reference's parser notes) is dropped, never shown.
+            const Found f = findFirst(p, {G_CHANNEL_OPEN, G_TOOL_OPEN, G_CHANNEL_CLOSE});
             if (f.at != std::string_view::npos) {
                 emit(Kind::REPLY_PART_KIND_ANSWER, p.substr(0, f.at), out);
                 consume(f.at + f.marker.size());
-                m_state = f.marker == G_TOOL_OPEN ? State::STATE_TOOL_CALL : State::STATE_CHANNEL_NAME;
+                if (f.marker != G_CHANNEL_CLOSE)
+                    m_state = f.marker == G_TOOL_OPEN ? State::STATE_TOOL_CALL : State::STATE_CHANNEL_NAME;
                 continue;
             }
             size_t keep = p.size();
             if (!final) {
-                keep -= heldMarkerTail(p, {G_CHANNEL_OPEN, G_TOOL_OPEN});
+                keep -= heldMarkerTail(p, {G_CHANNEL_OPEN, G_TOOL_OPEN, G_CHANNEL_CLOSE});
                 keep -= incompleteUtf8Tail(p.substr(0, keep));
             }
             emit(Kind::REPLY_PART_KIND_ANSWER, p.substr(0, keep), out);

@@ -219,6 +219,11 @@ void TestReasoningSplit::split_data()
                                  << QByteArray("\xc3\x9c" "ber \xf0\x9f\xa6\x99") << QByteArray("\xe6\x97\xa5\xe6\x9c\xac");
     QTest::newRow("gemma4/lookalikes") << G4 << false << QByteArray("<|channe <channel| <|tool_cal <tool_call|> x")
                                        << QByteArray() << QByteArray("<|channe <channel| <|tool_cal <tool_call|> x");
+    QTest::newRow("gemma4/trailing-close") << G4 << false
+                                           << QByteArray("<|channel>thought\nhm<channel|>The answer.<channel|>")
+                                           << QByteArray("hm") << QByteArray("The answer.");
+    QTest::newRow("gemma4/unmatched-close") << G4 << false << QByteArray("a<channel|>b") << QByteArray()
+                                            << QByteArray("ab");
     QTest::newRow("gemma4/opened-by-prompt") << G4 << true << QByteArray("\nmore thinking\n<channel|>Done.")
                                              << QByteArray("more thinking") << QByteArray("Done.");
     {
