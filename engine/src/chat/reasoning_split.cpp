@@ -167,8 +167,8 @@ ReasoningSplitter::ReasoningSplitter(const ReasoningOptions &options) : m_option
 
 bool ReasoningSplitter::inReasoning() const
 {
-    return m_state == State::STATE_THINK_LEAD || m_state == State::STATE_THINK || m_state == State::STATE_CHANNEL_LEAD ||
-           m_state == State::STATE_CHANNEL_BODY ||
+    return m_state == State::STATE_THINK_LEAD || m_state == State::STATE_THINK || m_state == State::STATE_CHANNEL_NAME ||
+           m_state == State::STATE_CHANNEL_LEAD || m_state == State::STATE_CHANNEL_BODY ||
            (m_state == State::STATE_HARMONY_BODY && m_bodyKind == ReplyPartKind::REPLY_PART_KIND_REASONING);
 }
 

@@ -354,7 +354,9 @@ void TestReasoningSplit::gemma4ToolCallsKeptApart()
         QCOMPARE(qb(s.toolCalls), QByteArray("call:get_weather{city:<|\"|>Paris<|\"|>}call:now{}"));
     }
     ReasoningSplitter g(o);
-    g.push("<|channel>thought\nx");
+    g.push("<|channel>");
+    QVERIFY(g.inReasoning());   // the channel's header counts as its reasoning
+    g.push("thought\nx");
     QVERIFY(g.inReasoning());
     g.push("<channel|>y");
     QVERIFY(!g.inReasoning());
