@@ -215,16 +215,8 @@ void ReasoningSplitter::process(bool final, std::vector<ReplyPart> &out)
             return;
         const std::string_view p = m_pending;
         switch (m_state) {
-        case State::STATE_DONE:
+        default:   // STATE_DONE; Gemma 4's states are processChannels' (it waits in them)
             return;
-        case State::STATE_CHANNEL_START:
-        case State::STATE_CHANNEL_ANSWER:
-        case State::STATE_CHANNEL_NAME:
-        case State::STATE_CHANNEL_LEAD:
-        case State::STATE_CHANNEL_BODY:
-        case State::STATE_CHANNEL_AFTER:
-        case State::STATE_TOOL_CALL:
-            return;   // processChannels' states
 
         case State::STATE_START: {
             if (!harmony) {

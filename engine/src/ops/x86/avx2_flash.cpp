@@ -190,6 +190,47 @@ inline void tileValues8(const float *vf, int dv, int n, const float *p, size_t l
             _mm256_storeu_ps(acc + static_cast<size_t>(i0 + j) * dv + d0 + 8 * c, a[j][c]);
 }
 
+// ms = expf(M - Mnew) in the lanes where the maximum grows (libm's, as the
+// reference), 1 elsewhere.
+inline __m256 rescale256(__m256 mOld, __m256 mNew, __m256 grow)
+{
+    alignas(32) float mo[8], mn[8], msl[8];
+    _mm256_store_ps(mo, mOld);
+    _mm256_store_ps(mn, mNew);
+    const int growBits = _mm256_movemask_ps(grow);
+    for (int l = 0; l < 8; ++l)
+        msl[l] = (growBits >> l & 1) ? __builtin_expf(mo[l] - mn[l]) : 1.0f;
+    return _mm256_load_ps(msl);
+}
+
+// p[tk ldp + l] = vexpf(p[tk ldp + l] - M[l]) (the reference's AVX-512 e^x,
+// bit for bit) for the tile's keys tk < n, and their sums per lane: 16 keys
+// at a time as its _mm512_reduce_add_ps (generic::sum16Ref's tree, lane by
+// lane; keys past n are 0), each such sum added in double to sumLo (lanes
+// 0-3) / sumHi (4-7).
+inline void tileExpSums256(float *p, size_t ldp, int n, __m256 mSafe, __m256d &sumLo, __m256d &sumHi)
+{
+    for (int g = 0; g < n; g += 16) {
+        __m256 e[16];
+        for (int k = 0; k < 16; ++k) {
+            if (g + k < n) {
+                float *pr = p + static_cast<size_t>(g + k) * ldp;
+                e[k] = simd::vexpf256(_mm256_sub_ps(_mm256_loadu_ps(pr), mSafe));
+                _mm256_storeu_ps(pr, e[k]);
+            } else {
+                e[k] = _mm256_setzero_ps();   // the tile's padding keys
+            }
+        }
+        for (int k = 0; k < 8; ++k)
+            e[k] = _mm256_add_ps(e[k + 8], e[k]);
+        for (int k = 0; k < 4; ++k)
+            e[k] = _mm256_add_ps(e[k + 4], e[k]);
+        const __m256 r = _mm256_add_ps(_mm256_add_ps(e[0], e[2]), _mm256_add_ps(e[1], e[3]));
+        sumLo = _mm256_add_pd(sumLo, _mm256_cvtps_pd(_mm256_castps256_ps128(r)));
+        sumHi = _mm256_add_pd(sumHi, _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1)));
+    }
+}
+
 void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
 {
     const int dk = kv.dk, dv = kv.dv;
@@ -275,38 +316,10 @@ void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *
             const __m256 mOld = _mm256_load_ps(M + 8 * v);
             const __m256 mNew = _mm256_max_ps(mOld, tmax);
             const __m256 grow = _mm256_cmp_ps(mNew, mOld, _CMP_GT_OQ);
-            // ms = expf(M - Mnew) where the maximum grows (libm's, as the reference).
-            alignas(32) float mo[8], mn[8], msl[8];
-            _mm256_store_ps(mo, mOld);
-            _mm256_store_ps(mn, mNew);
-            const int growBits = _mm256_movemask_ps(grow);
-            for (int l = 0; l < 8; ++l)
-                msl[l] = (growBits >> l & 1) ? __builtin_expf(mo[l] - mn[l]) : 1.0f;
-            const __m256 msv = _mm256_load_ps(msl);
+            const __m256 msv = rescale256(mOld, mNew, grow);
             const __m256 mSafe = _mm256_blendv_ps(mNew, _mm256_setzero_ps(), _mm256_cmp_ps(mNew, ninf, _CMP_EQ_OQ));
-            // e = vexpf(s - M) (the reference's AVX-512 e^x, bit for bit); the
-            // sums 16 keys at a time as its _mm512_reduce_add_ps (generic::sum16Ref's
-            // tree, lane by lane), each added in double.
             __m256d sumLo = _mm256_setzero_pd(), sumHi = _mm256_setzero_pd();
-            for (int g = 0; g < n; g += 16) {
-                __m256 e[16];
-                for (int k = 0; k < 16; ++k) {
-                    if (g + k < n) {
-                        float *pr = p + static_cast<size_t>(g + k) * Q + 8 * v;
-                        e[k] = simd::vexpf256(_mm256_sub_ps(_mm256_loadu_ps(pr), mSafe));
-                        _mm256_storeu_ps(pr, e[k]);
-                    } else {
-                        e[k] = _mm256_setzero_ps();   // the tile's padding keys
-                    }
-                }
-                for (int k = 0; k < 8; ++k)
-                    e[k] = _mm256_add_ps(e[k + 8], e[k]);
-                for (int k = 0; k < 4; ++k)
-                    e[k] = _mm256_add_ps(e[k + 4], e[k]);
-                const __m256 r = _mm256_add_ps(_mm256_add_ps(e[0], e[2]), _mm256_add_ps(e[1], e[3]));
-                sumLo = _mm256_add_pd(sumLo, _mm256_cvtps_pd(_mm256_castps256_ps128(r)));
-                sumHi = _mm256_add_pd(sumHi, _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1)));
-            }
+            tileExpSums256(p + 8 * v, Q, n, mSafe, sumLo, sumHi);
             const __m256 sv = _mm256_mul_ps(_mm256_load_ps(S + 8 * v), msv);
             const __m128 sLo = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(sv)), sumLo));
             const __m128 sHi = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(sv, 1)), sumHi));

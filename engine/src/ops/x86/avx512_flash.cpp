@@ -211,6 +211,45 @@ inline __m512 joinPs(__m256 lo, __m256 hi)
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
 }
 
+// ms = expf(M - Mnew) in the lanes where the maximum grows (libm's, as the
+// reference), 1 elsewhere.
+inline __m512 rescale512(__m512 mOld, __m512 mNew, __mmask16 grow)
+{
+    alignas(64) float mo[16], mn[16], msl[16];
+    _mm512_store_ps(mo, mOld);
+    _mm512_store_ps(mn, mNew);
+    for (int l = 0; l < 16; ++l)
+        msl[l] = (grow >> l & 1) ? __builtin_expf(mo[l] - mn[l]) : 1.0f;
+    return _mm512_load_ps(msl);
+}
+
+// p[tk ldp + l] = vexpf(p[tk ldp + l] - M[l]) for the tile's keys tk < n, and
+// their sums per lane: 16 keys at a time as _mm512_reduce_add_ps (generic::
+// sum16Ref's tree, lane by lane; keys past n are 0), each such sum added in
+// double to sumLo (lanes 0-7) / sumHi (8-15).
+inline void tileExpSums512(float *p, size_t ldp, int n, __m512 mSafe, __m512d &sumLo, __m512d &sumHi)
+{
+    for (int g = 0; g < n; g += 16) {
+        __m512 e[16];
+        for (int k = 0; k < 16; ++k) {
+            if (g + k < n) {
+                float *pr = p + static_cast<size_t>(g + k) * ldp;
+                e[k] = simd::vexpf512(_mm512_sub_ps(_mm512_loadu_ps(pr), mSafe));
+                _mm512_storeu_ps(pr, e[k]);
+            } else {
+                e[k] = _mm512_setzero_ps();   // the tile's padding keys
+            }
+        }
+        for (int k = 0; k < 8; ++k)
+            e[k] = _mm512_add_ps(e[k + 8], e[k]);
+        for (int k = 0; k < 4; ++k)
+            e[k] = _mm512_add_ps(e[k + 4], e[k]);
+        const __m512 r = _mm512_add_ps(_mm512_add_ps(e[0], e[2]), _mm512_add_ps(e[1], e[3]));
+        sumLo = _mm512_add_pd(sumLo, lowPd(r));
+        sumHi = _mm512_add_pd(sumHi, highPd(r));
+    }
+}
+
 void attendTiledAvx512(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
 {
     constexpr int Q = kTileCallQueries;
@@ -298,36 +337,10 @@ void attendTiledAvx512(const KvView &kv, const TileQuery *queries, int nq, float
             const __m512 mOld = _mm512_load_ps(M + 16 * v);
             const __m512 mNew = _mm512_max_ps(mOld, tmax);
             const __mmask16 grow = _mm512_cmp_ps_mask(mNew, mOld, _CMP_GT_OQ);
-            // ms = expf(M - Mnew) where the maximum grows (libm's, as the reference).
-            alignas(64) float mo[16], mn[16], msl[16];
-            _mm512_store_ps(mo, mOld);
-            _mm512_store_ps(mn, mNew);
-            for (int l = 0; l < 16; ++l)
-                msl[l] = (grow >> l & 1) ? __builtin_expf(mo[l] - mn[l]) : 1.0f;
-            const __m512 msv = _mm512_load_ps(msl);
+            const __m512 msv = rescale512(mOld, mNew, grow);
             const __m512 mSafe = _mm512_mask_mov_ps(mNew, _mm512_cmp_ps_mask(mNew, ninf, _CMP_EQ_OQ), _mm512_setzero_ps());
-            // e = vexpf(s - M); the sums 16 keys at a time as _mm512_reduce_add_ps
-            // (generic::sum16Ref's tree, lane by lane), each added in double.
             __m512d sumLo = _mm512_setzero_pd(), sumHi = _mm512_setzero_pd();
-            for (int g = 0; g < n; g += 16) {
-                __m512 e[16];
-                for (int k = 0; k < 16; ++k) {
-                    if (g + k < n) {
-                        float *pr = p + static_cast<size_t>(g + k) * Q + 16 * v;
-                        e[k] = simd::vexpf512(_mm512_sub_ps(_mm512_loadu_ps(pr), mSafe));
-                        _mm512_storeu_ps(pr, e[k]);
-                    } else {
-                        e[k] = _mm512_setzero_ps();   // the tile's padding keys
-                    }
-                }
-                for (int k = 0; k < 8; ++k)
-                    e[k] = _mm512_add_ps(e[k + 8], e[k]);
-                for (int k = 0; k < 4; ++k)
-                    e[k] = _mm512_add_ps(e[k + 4], e[k]);
-                const __m512 r = _mm512_add_ps(_mm512_add_ps(e[0], e[2]), _mm512_add_ps(e[1], e[3]));
-                sumLo = _mm512_add_pd(sumLo, lowPd(r));
-                sumHi = _mm512_add_pd(sumHi, highPd(r));
-            }
+            tileExpSums512(p + 16 * v, Q, n, mSafe, sumLo, sumHi);
             const __m512 sv = _mm512_mul_ps(_mm512_load_ps(S + 16 * v), msv);
             _mm512_store_ps(S + 16 * v, joinPs(_mm512_cvtpd_ps(_mm512_add_pd(lowPd(sv), sumLo)),
                                                _mm512_cvtpd_ps(_mm512_add_pd(highPd(sv), sumHi))));
