@@ -95,9 +95,12 @@ void vecDotQ1_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
     *s = hsum8(acc);
 }
 
-// ggml_vec_dot_q2_0_q8_0 (the generic C the x86 build runs, multiply-adds
+// ggml_vec_dot_q2_0_q8_0 (the generic C the x86 build runs, its multiply-adds
 // fused by GCC): per Q8_0 block sumi = fma(d_a, float(isum), sumi), per
-// Q2_0 block sum = fma(d_w, sumi, sum).
+// Q2_0 block sum = fma(d_w, sumi, sum). (These are the steps behind
+// ../shared/reference/generation-types; a GCC 12 -march=native build on Zen,
+// whose tuning avoids scalar FMA chains, keeps them apart: the last bits
+// differ, and one of the fixture's greedy continuations turns at token 13.)
 void vecDotQ2_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockQ2_0 *>(vx);

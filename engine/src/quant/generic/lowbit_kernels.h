@@ -8,7 +8,9 @@
 // importance matrix). The dot products keep the integer sums exact and
 // compute the float steps of the reference's x86 build (AVX2 and AVX-512
 // alike run its AVX2 kernels for these types; Q2_0 has none and runs its
-// generic C, whose multiply-adds GCC fuses), as lowbit.cpp states per type.
+// generic C, whose multiply-adds GCC fuses), as lowbit.cpp states per type;
+// checked against the reference's x86 binary (the fused intrinsics, the
+// fused vector mul + add of the TQ kernels) and its outputs in ../shared.
 //
 // Contracts as generic_kernels.h: n a multiple of the block size (and of
 // the partner's), whole blocks, x a weight row, y its partner row (Q8_0 for
