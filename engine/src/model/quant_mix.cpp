@@ -60,6 +60,7 @@ const std::vector<QuantFileType> &quantFileTypes()
             {"TQ2_0", 37, T::GGML_TYPE_TQ2_0, "2.06 bits per weight, ternary, embeddings Q4_K"},
             {"TQ1_0", 36, T::GGML_TYPE_TQ1_0, "1.69 bits per weight, ternary, embeddings Q4_K"},
             {"Q1_0", 40, T::GGML_TYPE_Q1_0, "1.13 bits per weight (signs and a scale), embeddings too"},
+            {"NVFP4", 39, T::GGML_TYPE_NVFP4, "4.5 bits per weight, FP4 with FP8 scales (not in llama-quantize)"},
         };
         // Only the types the engine can write (a quantizer in the trait table).
         std::vector<QuantFileType> offered;

@@ -29,6 +29,9 @@
 //   - attn_output: Q5_K when X == 8 for Q4_K_S, Q4_K_M, IQ4_NL, IQ4_XS.
 //   - token_embd.weight (not the output): Q4_K for TQ1_0, TQ2_0 and Q2_0
 //     files; Q1_0 files keep Q1_0 there too.
+//   - NVFP4 (Burrow's own: the reference's llama-quantize has the file type
+//     id but no rules and refuses it): every other matrix NVFP4, the general
+//     rules above (output Q6_K), no fallback.
 //   - Fallback when ne[0] is not a multiple of the chosen type's block:
 //     IQ4_XS -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_0 /
 //     TQ1_0 / TQ2_0 -> Q4_0, then F16 when even that block does not divide

@@ -11,11 +11,15 @@
 //   - a mixed file (all five types beside Q4_K, Q6_K, Q8_0, F16): it loads,
 //     inspectModel counts each type and its weight bytes are exactly the sum
 //     of the blocks' sizes, and `burrow-cli info` lists the counts;
+//   - burrow-cli synth's NVFP4 files with --tensor-scales (a .scale and an
+//     .input_scale beside every layer matrix, one per expert for experts)
+//     load and compute, the dense and the expert scales bound;
 //   - hostile variants refused with the tensor's name: truncated data, a
 //     non-finite F16 scale, a TQ2_0 code 3, a UE4M3 scale byte 0x7f or with
 //     its sign bit.
 #include "burrow/engine.h"
 #include "gguf/gguf_writer.h"
+#include "model/synthetic_model.h"
 #include "quant/cpu_features.h"
 #include "quant/quant_traits.h"
 #include "cli_process.h"
@@ -407,6 +411,49 @@ private slots:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         for (const char *t : {"TQ1_0: 1", "TQ2_0: 1", "Q1_0: 2", "Q2_0: 1", "NVFP4: 1"})
             QVERIFY2(r.out.contains(t), r.out.constData());
+    }
+
+    void synthesizedScales_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<int>("matrices");   // layer matrices, each with two scale tensors
+        QTest::newRow("llama-tiny") << "llama-tiny" << 14;
+        QTest::newRow("qwen3moe-tiny") << "qwen3moe-tiny" << 14;   // q k v o + 3 expert tensors, 2 layers
+    }
+    void synthesizedScales()
+    {
+        QFETCH(QString, preset);
+        QFETCH(int, matrices);
+        QTemporaryDir dir;
+        const std::string plainPath = dir.filePath(QStringLiteral("plain.gguf")).toStdString();
+        const std::string path = dir.filePath(QStringLiteral("scales.gguf")).toStdString();
+        model::SyntheticSpec spec;
+        const model::SyntheticPreset *p = model::findSyntheticPreset(preset.toStdString());
+        QVERIFY(p);
+        spec.arch = p->arch;
+        spec.shape = p->shape;
+        spec.fileType = "NVFP4";
+        spec.threads = 2;
+        QVERIFY(model::writeSyntheticModel(spec, plainPath));
+        spec.shape.tensorScales = true;
+        QVERIFY(model::writeSyntheticModel(spec, path));
+        auto plain = inspectModel(plainPath), scaled = inspectModel(path);
+        QVERIFY2(plain && scaled, "inspect failed");
+        QCOMPARE(scaled->tensorTypeCounts.at("F32"), plain->tensorTypeCounts.at("F32") + 2 * matrices);
+        QCOMPARE(scaled->tensorTypeCounts.at("NVFP4"), plain->tensorTypeCounts.at("NVFP4"));
+        std::vector<float> a, b;
+        for (const auto &[file, out] : {std::pair{plainPath, &a}, std::pair{path, &b}}) {
+            auto m = Model::load(file);
+            QVERIFY2(m, m.message().c_str());
+            SessionOptions so;
+            so.contextSize = 64;
+            auto session = Session::create(m.value(), so);
+            QVERIFY2(session, session.message().c_str());
+            QVERIFY(session.value()->evaluate({1, 20, 30, 40}, out));
+        }
+        // the scales (1 + N(0, 0.02)) move the logits, a little
+        const double moved = test::nrmse(b, a);
+        QVERIFY2(moved > 1e-4 && moved < 0.2, qPrintable(QString::number(moved)));
     }
 
     void hostileRefused_data()
