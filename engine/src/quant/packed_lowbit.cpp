@@ -140,12 +140,34 @@ void unpackTernary(const uint8_t *g, int64_t nb, int rr, BlockTQ2_0 *x)
     }
 }
 
+// NVFP4 scale bytes re-coded so a kernel gets the float with a shift and an
+// add: code c stands for (1 + (c & 7) / 8) 2^((c >> 3) - 11) (c = 0: zero):
+// half the UE4M3 value of the byte (lowbit_blocks.h), subnormals included
+// (m 2^-10 is normal here). Every byte maps to the code of its value; the
+// inverse gives a byte of that value (all bytes of one value compute alike).
+uint8_t nvfp4ScaleCode(uint8_t x)
+{
+    const float v = ue4m3ToFp32Half(x);
+    if (v == 0.0f)
+        return 0;
+    const uint32_t bits = floatBits(v);   // a normal float: 2^-10 <= v <= 240
+    return static_cast<uint8_t>((((bits >> 23) - 116u) << 3) | ((bits >> 20) & 7u));
+}
+
+uint8_t nvfp4ScaleByte(uint8_t code)
+{
+    for (int x = 0; x < 256; ++x)
+        if (nvfp4ScaleCode(static_cast<uint8_t>(x)) == code)
+            return static_cast<uint8_t>(x);
+    return 0;
+}
+
 void packNvfp4(const BlockNVFP4 *x, int64_t nb, uint8_t *g, int rr)
 {
     for (int64_t b = 0; b < nb; ++b) {
         uint8_t *o = g + static_cast<size_t>(b) * kNvfp4Block;
         for (int s = 0; s < 4; ++s) {
-            o[16 * s + rr] = x[b].d[s];
+            o[16 * s + rr] = nvfp4ScaleCode(x[b].d[s]);
             for (int c = 0; c < 2; ++c)
                 std::memcpy(o + 64 + static_cast<size_t>(2 * s + c) * kRun + 4 * static_cast<size_t>(rr), x[b].qs + 8 * s + 4 * c, 4);
         }
@@ -157,7 +179,7 @@ void unpackNvfp4(const uint8_t *g, int64_t nb, int rr, BlockNVFP4 *x)
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kNvfp4Block;
         for (int s = 0; s < 4; ++s) {
-            x[b].d[s] = o[16 * s + rr];
+            x[b].d[s] = nvfp4ScaleByte(o[16 * s + rr]);
             for (int c = 0; c < 2; ++c)
                 std::memcpy(x[b].qs + 8 * s + 4 * c, o + 64 + static_cast<size_t>(2 * s + c) * kRun + 4 * static_cast<size_t>(rr), 4);
         }

@@ -18,7 +18,9 @@
 //          m < 8, half h < 2: [16 rows][4 bytes] = TQ2_0 qs bytes 32h +
 //          4m..4m+3 (bits 2l: segment 4h + l); TQ1_0 is decoded to these
 //          2-bit codes at load (2 bits a weight instead of 1.69)
-//   NVFP4  (64 elements, 576 bytes) [4 sub-blocks][16] UE4M3 scale bytes,
+//   NVFP4  (64 elements, 576 bytes) [4 sub-blocks][16] scale codes (the
+//          UE4M3 byte re-coded: c stands for (1 + (c & 7)/8) 2^((c >> 3) - 11),
+//          0 for zero: half the scale, one shift and add from a float),
 //          then for sub-block s < 4, chunk c < 2: [16 rows][4] qs bytes
 //          8s + 4c.. (low nibbles: elements 16s + 4c.., high: 16s + 8 + 4c..;
 //          values become 128 + the doubled E2M1 value: the Q8_0 side array)

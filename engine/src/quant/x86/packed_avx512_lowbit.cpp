@@ -71,6 +71,7 @@ struct Q8_0Tile {
     const int32_t *sum[NT];
     Q8_0Tile(const PackedActivation &act, int64_t t0, int64_t nq, int64_t sumsPerBlock)
     {
+        #pragma GCC unroll 8
         for (int j = 0; j < NT; ++j) {
             qs[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
             scale[j] = act.scale + (t0 + j) * nq;
@@ -89,7 +90,9 @@ void q1Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act
     const Q8_0Tile<NT> a(act, t0, nq, 8);
     const __m512i plus = _mm512_set1_epi8(static_cast<char>(0x81)), minus = _mm512_set1_epi8(0x7f);
     __m512 acc[NT][8];
+    #pragma GCC unroll 8
     for (int j = 0; j < NT; ++j)
+        #pragma GCC unroll 8
         for (int m = 0; m < 8; ++m)
             acc[j][m] = _mm512_setzero_ps();
     for (int64_t b = 0; b < W.blocks; ++b) {
@@ -100,13 +103,16 @@ void q1Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act
         prefetchAhead<NT>(o + 192);
         prefetchAhead<NT>(o + 256);
         const __m512 dw = halves16(o);
+        #pragma GCC unroll 8
         for (int m = 0; m < 8; ++m) {
             __m512 part[NT];
+            #pragma GCC unroll 8
             for (int k = 0; k < 4; ++k) {
                 uint64_t bits;
                 std::memcpy(&bits, o + 32 + static_cast<size_t>(4 * m + k) * 8, 8);
                 const __m512i w = _mm512_mask_blend_epi8(_cvtu64_mask64(bits), minus, plus);
                 const int64_t qb = 4 * b + k;
+                #pragma GCC unroll 8
                 for (int j = 0; j < NT; ++j) {
                     const __m512i lane = _mm512_dpbusd_epi32(_mm512_set1_epi32(a.sum[j][qb * 8 + m]), w,
                                                              bcast32(a.qs[j] + static_cast<size_t>(qb) * kQ8_0Bytes + 4 * m));
@@ -114,10 +120,12 @@ void q1Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act
                     part[j] = k == 0 ? _mm512_mul_ps(da, f) : _mm512_fmadd_ps(da, f, part[j]);
                 }
             }
+            #pragma GCC unroll 8
             for (int j = 0; j < NT; ++j)
                 acc[j][m] = _mm512_fmadd_ps(dw, part[j], acc[j][m]);
         }
     }
+    #pragma GCC unroll 8
     for (int j = 0; j < NT; ++j)
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
 }
@@ -132,36 +140,46 @@ void q2Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act
     const Q8_0Tile<NT> a(act, t0, nq, 1);
     const __m512i three = _mm512_set1_epi8(3), seven = _mm512_set1_epi8(7);
     __m512 acc[NT];
+    #pragma GCC unroll 8
     for (int j = 0; j < NT; ++j)
         acc[j] = _mm512_setzero_ps();
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ2Block;
         const __m512 dw = halves16(o);
         __m512 sumi[NT];
+        #pragma GCC unroll 8
         for (int j = 0; j < NT; ++j)
             sumi[j] = _mm512_setzero_ps();
+        #pragma GCC unroll 8
         for (int k = 0; k < 2; ++k) {
             const int64_t qb = 2 * b + k;
             __m512i isum[NT];
+            #pragma GCC unroll 8
             for (int j = 0; j < NT; ++j)
                 isum[j] = _mm512_set1_epi32(a.sum[j][qb]);
+            #pragma GCC unroll 8
             for (int p = 0; p < 2; ++p) {
                 const uint8_t *run = o + 32 + static_cast<size_t>(2 * k + p) * kRun;
                 prefetchAhead<NT>(run);
                 const __m512i w = load512(run);
+                #pragma GCC unroll 8
                 for (int l = 0; l < 4; ++l) {
                     const __m512i v = _mm512_add_epi8(_mm512_and_si512(_mm512_srli_epi32(w, 2 * l), three), seven);
+                    #pragma GCC unroll 8
                     for (int j = 0; j < NT; ++j)
                         isum[j] = _mm512_dpbusd_epi32(isum[j], v,
                                                       bcast32(a.qs[j] + static_cast<size_t>(qb) * kQ8_0Bytes + 16 * p + 4 * l));
                 }
             }
+            #pragma GCC unroll 8
             for (int j = 0; j < NT; ++j)
                 sumi[j] = _mm512_fmadd_ps(_mm512_set1_ps(a.scale[j][qb]), _mm512_cvtepi32_ps(isum[j]), sumi[j]);
         }
+        #pragma GCC unroll 8
         for (int j = 0; j < NT; ++j)
             acc[j] = _mm512_fmadd_ps(dw, sumi[j], acc[j]);
     }
+    #pragma GCC unroll 8
     for (int j = 0; j < NT; ++j)
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
 }
@@ -175,8 +193,10 @@ void ternaryTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation
     const __m512i three = _mm512_set1_epi8(3);
     const BlockQ8_K *a[NT];
     __m512 acc[NT][8];
+    #pragma GCC unroll 8
     for (int j = 0; j < NT; ++j) {
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
+        #pragma GCC unroll 8
         for (int m = 0; m < 8; ++m)
             acc[j][m] = _mm512_setzero_ps();
     }
@@ -184,43 +204,45 @@ void ternaryTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation
         const uint8_t *o = g + static_cast<size_t>(b) * kTernaryBlock;
         const __m512 dw = halves16(o);
         __m512 dd[NT];
+        #pragma GCC unroll 8
         for (int j = 0; j < NT; ++j)
             dd[j] = _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d));
+        #pragma GCC unroll 8
         for (int m = 0; m < 8; ++m) {
             __m512i lane[NT];
+            #pragma GCC unroll 8
             for (int j = 0; j < NT; ++j)
                 lane[j] = _mm512_set1_epi32(-(a[j][b].bsums[2 * m] + a[j][b].bsums[2 * m + 1]));
+            #pragma GCC unroll 8
             for (int h = 0; h < 2; ++h) {
                 const uint8_t *run = o + 32 + static_cast<size_t>(2 * m + h) * kRun;
                 prefetchAhead<NT>(run);
                 const __m512i w = load512(run);
+                #pragma GCC unroll 8
                 for (int l = 0; l < 4; ++l) {
                     const __m512i v = _mm512_and_si512(_mm512_srli_epi32(w, 2 * l), three);
+                    #pragma GCC unroll 8
                     for (int j = 0; j < NT; ++j)
                         lane[j] = _mm512_dpbusd_epi32(lane[j], v, bcast32(a[j][b].qs + 128 * h + 32 * l + 4 * m));
                 }
             }
+            #pragma GCC unroll 8
             for (int j = 0; j < NT; ++j)
                 acc[j][m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(lane[j]), dd[j], acc[j][m]);
         }
     }
+    #pragma GCC unroll 8
     for (int j = 0; j < NT; ++j)
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
 }
 
-// Half the UE4M3 values of 16 scale bytes (lowbit_blocks.h ue4m3ToFp32Half):
-// exponent e = bits 3..6, mantissa m = bits 0..2; e > 0: the float with
-// exponent e - 8 and mantissa m; e = 0: m * 2^-10; 0x7f: 0.
+// Half the UE4M3 values of 16 rows from their packed scale codes
+// (packed_lowbit.h): the float (c << 20) + (116 << 23), zero for code 0.
 inline __m512 ue4m3Half16(const uint8_t *p)
 {
-    const __m512i x = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
-    const __m512i low7 = _mm512_and_si512(x, _mm512_set1_epi32(0x7f));
-    const __m512 normal = _mm512_castsi512_ps(_mm512_add_epi32(_mm512_slli_epi32(low7, 20), _mm512_set1_epi32(119 << 23)));
-    const __m512 sub = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_and_si512(x, _mm512_set1_epi32(7))),
-                                     _mm512_set1_ps(0.0009765625f));
-    const __mmask16 isSub = _mm512_cmpeq_epi32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x78)), _mm512_setzero_si512());
-    const __mmask16 isNan = _mm512_cmpeq_epi32_mask(x, _mm512_set1_epi32(0x7f));
-    return _mm512_maskz_mov_ps(static_cast<__mmask16>(~isNan), _mm512_mask_blend_ps(isSub, normal, sub));
+    const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+    const __mmask16 nonzero = _mm512_test_epi32_mask(c, c);
+    return _mm512_castsi512_ps(_mm512_maskz_add_epi32(nonzero, _mm512_slli_epi32(c, 20), _mm512_set1_epi32(116 << 23)));
 }
 
 // NVFP4: lane m of a row = run m of each Q8_0 block; per half h the
@@ -237,26 +259,33 @@ void nvfp4Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
     const __m512i table = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i *>(biased)));
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     __m512 acc[NT][8];
+    #pragma GCC unroll 8
     for (int j = 0; j < NT; ++j)
+        #pragma GCC unroll 8
         for (int m = 0; m < 8; ++m)
             acc[j][m] = _mm512_setzero_ps();
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kNvfp4Block;
         prefetchAhead<NT>(o);
+        #pragma GCC unroll 8
         for (int s = 0; s < 4; ++s) {
             const int64_t qb = 2 * b + s / 2;
             const __m512 sc = ue4m3Half16(o + 16 * s);
             __m512 ss[NT];
+            #pragma GCC unroll 8
             for (int j = 0; j < NT; ++j)
                 ss[j] = _mm512_mul_ps(sc, _mm512_set1_ps(a.scale[j][qb]));
+            #pragma GCC unroll 8
             for (int c = 0; c < 2; ++c) {
                 const uint8_t *run = o + 64 + static_cast<size_t>(2 * s + c) * kRun;
                 prefetchAhead<NT>(run);
                 const __m512i w = load512(run);
                 const __m512i v[2] = {_mm512_shuffle_epi8(table, _mm512_and_si512(w, low4)),
                                       _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(w, 4), low4))};
+                #pragma GCC unroll 8
                 for (int half = 0; half < 2; ++half) {
                     const int m = 4 * (s % 2) + 2 * half + c;
+                    #pragma GCC unroll 8
                     for (int j = 0; j < NT; ++j) {
                         const __m512i lane = _mm512_dpbusd_epi32(_mm512_set1_epi32(a.sum[j][qb * 8 + m]), v[half],
                                                                  bcast32(a.qs[j] + static_cast<size_t>(qb) * kQ8_0Bytes + 4 * m));
@@ -266,6 +295,7 @@ void nvfp4Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
             }
         }
     }
+    #pragma GCC unroll 8
     for (int j = 0; j < NT; ++j)
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
 }
