@@ -4,8 +4,9 @@
 // code + 7; TQ: the code; NVFP4: 128 + the doubled E2M1 value) and
 // multiplied by the activations' run broadcast to every lane (vpdpbusd),
 // starting from the side array's offset correction. Tiles of up to 2 tokens
-// (8 lane accumulators per token) or 8 (Q2_0: one chain) share each decoded
-// register; one token is the generation case, with a prefetch ahead.
+// (Q1_0, NVFP4: 8 lane accumulators per token), 4 (TQ: the lanes summed over
+// a super-block first) or 8 (Q2_0: one chain) share each decoded register;
+// one token is the generation case, with a prefetch ahead.
 //
 // Every integer sum is exact and each row's float steps are its type's dot
 // product (generic/lowbit.cpp), so results equal packedMatmulScalar's bit
@@ -326,7 +327,7 @@ void packedMatmulAvx512Lowbit(const PackedMatrix &W, int64_t g0, int64_t g1, con
     case GgmlType::GGML_TYPE_Q1_0: fns = Tiles<Q1T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q2_0: fns = Tiles<Q2T, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_TQ1_0:
-    case GgmlType::GGML_TYPE_TQ2_0: fns = Tiles<TernaryT, 2>::fns; maxTile = 2; break;
+    case GgmlType::GGML_TYPE_TQ2_0: fns = Tiles<TernaryT, 4>::fns; maxTile = 4; break;
     case GgmlType::GGML_TYPE_NVFP4: fns = Tiles<NVFP4T, 2>::fns; maxTile = 2; break;
     default: return;
     }
