@@ -462,8 +462,11 @@ void setPackedAvxVnni(bool allowed)
 bool packedKernelsActive(GgmlType type)
 {
 #if defined(BURROW_QUANT_X86)
-    if (lowbit::packs(type))   // (AVX2: the unpacked kernels)
-        return activeCpuPath() == CpuPath::CPU_PATH_AVX512;
+    if (lowbit::packs(type)) {
+        const CpuPath path = activeCpuPath();
+        return path == CpuPath::CPU_PATH_AVX512 ||
+               (path == CpuPath::CPU_PATH_AVX2 && x86::packedAvx2LowbitSupports(type, useAvxVnni()));
+    }
     switch (activeCpuPath()) {
     case CpuPath::CPU_PATH_AVX512: return groupBytesFor(type, 1) != 0;
     case CpuPath::CPU_PATH_AVX2: return useAvxVnni() ? groupBytesFor(type, 1) != 0 : x86::packedAvx2Supports(type);
@@ -480,8 +483,14 @@ void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedAct
 {
 #if defined(BURROW_QUANT_X86)
     if (packedKernelsActive(W.type)) {
-        if (lowbit::packs(W.type))
-            x86::packedMatmulAvx512Lowbit(W, g0, g1, act, nTokens, y, ldy);
+        if (lowbit::packs(W.type)) {
+            if (activeCpuPath() == CpuPath::CPU_PATH_AVX512)
+                x86::packedMatmulAvx512Lowbit(W, g0, g1, act, nTokens, y, ldy);
+            else if (useAvxVnni())
+                x86::packedMatmulAvxVnniLowbit(W, g0, g1, act, nTokens, y, ldy);
+            else
+                x86::packedMatmulAvx2Lowbit(W, g0, g1, act, nTokens, y, ldy);
+        }
         else if (activeCpuPath() == CpuPath::CPU_PATH_AVX512)
             x86::packedMatmulAvx512(W, g0, g1, act, nTokens, nGemm, y, ldy);
         else if (useAvxVnni())

@@ -1,14 +1,17 @@
 // Packed 16-row groups of Q1_0, Q2_0, TQ1_0, TQ2_0 and NVFP4
 // (quant/packed_lowbit.h): the packed scalar twin against the trait table's
-// per-row vecDot on random rows (bit for bit), and the AVX-512 kernels
-// against the twin (bit for bit) where the CPU has them; the AVX2 path keeps
-// the unpacked kernels (packedKernelsActive says so). Rows from the
+// per-row vecDot on random rows (bit for bit), and the AVX-512 VNNI, AVX2
+// and AVX-VNNI kernels against the twin (bit for bit) where the CPU has
+// them. Rows from the
 // quantizers and rows with every code (TQ2_0 / Q2_0 code 3, every NVFP4
 // scale byte); row counts that do and do not fill a group, token counts
 // around the tiles, a group range inside the matrix.
 #include "quant/cpu_features.h"
 #include "quant/packed.h"
 #include "quant/quant_traits.h"
+#if defined(__x86_64__)
+#include "quant/x86/x86_lowbit.h"
+#endif
 
 #include <QTest>
 
@@ -69,7 +72,11 @@ class TestPackedLowbit : public QObject {
     Q_OBJECT
 
 private slots:
-    void cleanup() { quant::setCpuPath(quant::bestCpuPath()); }
+    void cleanup()
+    {
+        quant::setCpuPath(quant::bestCpuPath());
+        quant::setPackedAvxVnni(true);
+    }
 
     void matchesVecDot_data()
     {
@@ -127,21 +134,49 @@ private slots:
                 QFAIL(qPrintable(QStringLiteral("element %1: twin %2, vecDot %3").arg(i).arg(scalar[i], 0, 'g', 9).arg(expected[i], 0, 'g', 9)));
 
         int checkedSimd = 0;
-        for (quant::CpuPath path : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512}) {
-            if (!quant::setCpuPath(path))
+        struct Variant {
+            quant::CpuPath path;
+            bool vnni;
+            const char *name;
+        };
+        for (const Variant v : {Variant{quant::CpuPath::CPU_PATH_SCALAR, false, "scalar"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX2, false, "avx2"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX2, true, "avx2 + avx-vnni"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX512, true, "avx512"}}) {
+            if (!quant::setCpuPath(v.path))
                 continue;
+            if (v.vnni && v.path == quant::CpuPath::CPU_PATH_AVX2 && !quant::cpuFeatures().avxvnni)
+                continue;
+            quant::setPackedAvxVnni(v.vnni);
             const bool simd = quant::packedKernelsActive(type);
-            QCOMPARE(simd, path == quant::CpuPath::CPU_PATH_AVX512);
+            const bool avx2Kernel = type == T::GGML_TYPE_Q2_0 || type == T::GGML_TYPE_NVFP4 ||
+                                    (v.vnni && (type == T::GGML_TYPE_TQ1_0 || type == T::GGML_TYPE_TQ2_0));
+            QCOMPARE(simd, v.path == quant::CpuPath::CPU_PATH_AVX512 || (v.path == quant::CpuPath::CPU_PATH_AVX2 && avx2Kernel));
             checkedSimd += simd;
             std::vector<float> got(expected.size(), sentinel);
             quant::packedMatmul(W, g0, W.groups, act, tokens, 0, got.data(), ldy);
+#if defined(__x86_64__)
+            if (v.path == quant::CpuPath::CPU_PATH_AVX2) {
+                // every 256-bit kernel, also where packedMatmul would not be asked (the policy)
+                std::vector<float> avx2(expected.size(), sentinel);
+                if (v.vnni)
+                    quant::x86::packedMatmulAvxVnniLowbit(W, g0, W.groups, act, tokens, avx2.data(), ldy);
+                else
+                    quant::x86::packedMatmulAvx2Lowbit(W, g0, W.groups, act, tokens, avx2.data(), ldy);
+                for (size_t i = 0; i < avx2.size(); ++i)
+                    if (std::memcmp(&avx2[i], &scalar[i], sizeof(float)) != 0)
+                        QFAIL(qPrintable(QStringLiteral("%1 kernel, element %2: %3, scalar twin %4").arg(QLatin1String(v.name))
+                                             .arg(i).arg(avx2[i], 0, 'g', 9).arg(scalar[i], 0, 'g', 9)));
+            }
+#endif
+            quant::setPackedAvxVnni(true);
             for (size_t i = 0; i < got.size(); ++i)
                 if (std::memcmp(&got[i], &scalar[i], sizeof(float)) != 0)
-                    QFAIL(qPrintable(QStringLiteral("%1, element %2 (row %3, token %4): %5, scalar twin %6").arg(quant::cpuPathName(path))
+                    QFAIL(qPrintable(QStringLiteral("%1, element %2 (row %3, token %4): %5, scalar twin %6").arg(QLatin1String(v.name))
                                          .arg(i).arg(i % ldy).arg(i / ldy).arg(got[i], 0, 'g', 9).arg(scalar[i], 0, 'g', 9)));
         }
         if (checkedSimd == 0)
-            QSKIP("this CPU has no AVX-512 VNNI: only the scalar twin was checked");
+            QSKIP("this CPU has neither AVX2 nor AVX-512 VNNI: only the scalar twin was checked");
     }
 };
 

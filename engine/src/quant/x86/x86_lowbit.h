@@ -23,5 +23,17 @@ void fillAvx512Lowbit(TypeTraits *rows);
 // (x86/packed_avx512_lowbit.cpp). One form per type (no batch form).
 void packedMatmulAvx512Lowbit(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                               int64_t nTokens, float *y, size_t ldy);
+// The same with 8 rows per register: AVX2 + FMA + F16C (packed_avx2_lowbit.cpp)
+// and with AVX-VNNI (packed_avxvnni_lowbit.cpp; needs the CPU's avx_vnni),
+// for the types where they beat the per-row kernels (measured, one thread):
+// Q2_0 and NVFP4; TQ1_0 and TQ2_0 with AVX-VNNI only (vpmaddubsw's 16-bit
+// sums, which the per-row TQ kernel keeps for a whole block, cost the packed
+// one an instruction per run); Q1_0 neither (its sign bits take as long to
+// spread in a register as the per-row kernel takes in all).
+bool packedAvx2LowbitSupports(GgmlType type, bool avxVnni);
+void packedMatmulAvx2Lowbit(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
+                            int64_t nTokens, float *y, size_t ldy);
+void packedMatmulAvxVnniLowbit(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
+                               int64_t nTokens, float *y, size_t ldy);
 
 } // namespace burrow::quant::x86
