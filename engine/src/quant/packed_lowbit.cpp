@@ -209,14 +209,16 @@ int64_t blockSize(GgmlType type)
 size_t groupBytes(GgmlType type, int64_t blocks)
 {
     const auto nb = static_cast<size_t>(blocks);
+    size_t bytes = 0;
     switch (type) {
-    case T::GGML_TYPE_Q1_0: return nb * kQ1Block;
-    case T::GGML_TYPE_Q2_0: return nb * kQ2Block;
+    case T::GGML_TYPE_Q1_0: bytes = nb * kQ1Block; break;
+    case T::GGML_TYPE_Q2_0: bytes = nb * kQ2Block; break;
     case T::GGML_TYPE_TQ1_0:
-    case T::GGML_TYPE_TQ2_0: return nb * kTernaryBlock;
-    case T::GGML_TYPE_NVFP4: return nb * kNvfp4Block;
+    case T::GGML_TYPE_TQ2_0: bytes = nb * kTernaryBlock; break;
+    case T::GGML_TYPE_NVFP4: bytes = nb * kNvfp4Block; break;
     default: return 0;
     }
+    return (bytes + 63) & ~size_t{63};   // groups start on a cache line (packed.h)
 }
 
 void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)

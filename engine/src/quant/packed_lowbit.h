@@ -5,7 +5,8 @@
 // so the results are bit-identical to vecDot.
 //
 // Layouts of one block of a group (rows r = 0..15; bytes per block = 16 x the
-// type's block bytes, so packing costs no memory but for TQ1_0):
+// type's block bytes, so packing costs no memory but for TQ1_0 and a group's
+// padding to a multiple of 64 bytes):
 //   Q1_0   (128 elements, 288 bytes) [16] f16 d, then for lane m < 8, Q8_0
 //          block k < 4: a 64-bit mask, bit 4r + i = the sign bit of element
 //          32k + 4m + i of row r (weights become 128 +- 1: the Q8_0 side

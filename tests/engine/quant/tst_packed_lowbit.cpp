@@ -111,7 +111,9 @@ private slots:
         QVERIFY2(packed, packed ? "" : packed.status().message().c_str());
         const quant::PackedMatrix &W = **packed;
         QCOMPARE(W.groups, static_cast<int64_t>((rows + 15) / 16));
-        QCOMPARE(W.bytes(), size_t(W.groups) * 16 * (type == T::GGML_TYPE_TQ1_0 ? size_t(K / 256 * 66) : p.rowBytes));
+        // 16 rows of the type's blocks (TQ1_0: of TQ2_0's), padded to 64 bytes
+        const size_t rowsBytes = 16 * (type == T::GGML_TYPE_TQ1_0 ? size_t(K / 256 * 66) : p.rowBytes);
+        QCOMPARE(W.groupBytes, (rowsBytes + 63) / 64 * 64);
 
         quant::PackedActivation act = quant::packedActivation(type, K, p.acts.data(), p.actBytes, tokens, p.side.data());
         for (int tok = 0; tok < tokens; ++tok)

@@ -12,6 +12,7 @@
 //     rows that are not whole blocks falling back to Q4_0 then F16, Q1_0
 //     refusing them), and every quantized tensor's bytes equal the type's
 //     quantizer applied row by row; general.file_type the reference's id.
+#include "burrow/engine.h"
 #include "gguf/gguf_reader.h"
 #include "gguf/gguf_writer.h"
 #include "quant/quant_traits.h"
@@ -134,6 +135,7 @@ private slots:
         QTest::newRow("TQ1_0") << "TQ1_0" << 36u;
         QTest::newRow("TQ2_0") << "TQ2_0" << 37u;
         QTest::newRow("Q1_0") << "Q1_0" << 40u;
+        QTest::newRow("Q2_0") << "Q2_0" << 41u;
     }
     void typesAsReference()
     {
@@ -159,6 +161,9 @@ private slots:
         uint32_t ftype = 0;
         QVERIFY((*ours)->getU32("general.file_type", ftype).isOk());
         QCOMPARE(ftype, fileTypeId);
+        auto info = inspectModel(out.toStdString());   // the model card's file type
+        QVERIFY2(info, info.message().c_str());
+        QCOMPARE(QString::fromStdString(info->fileType), type);
     }
 
     void selfMadeMix_data()
