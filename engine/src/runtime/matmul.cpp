@@ -72,6 +72,20 @@ size_t alignUp(size_t n)
     return (n + 63) & ~size_t{63};
 }
 
+// What the reference does after a multiply: the matrix's per-tensor scale
+// (ggml_mul by its .scale tensor), then the bias; rows [r0, r1) of every token.
+void finishRows(float *y, int64_t N, int64_t nTokens, int64_t r0, int64_t r1, float scale, const float *bias)
+{
+    if (scale != 1.0f)
+        for (int64_t t = 0; t < nTokens; ++t)
+            for (int64_t r = r0; r < r1; ++r)
+                y[t * N + r] *= scale;
+    if (bias)
+        for (int64_t t = 0; t < nTokens; ++t)
+            for (int64_t r = r0; r < r1; ++r)
+                y[t * N + r] += bias[r];
+}
+
 } // namespace
 
 void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t *scratch)
@@ -209,10 +223,7 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
                     const int64_t bEnd = std::min(b1, jobEnd);
                     const int64_t g0 = b - firstBlock[static_cast<size_t>(j)], g1 = bEnd - firstBlock[static_cast<size_t>(j)];
                     quant::packedMatmul(*W.packed, g0, g1, sl.packed, nTokens, nGemm, y, static_cast<size_t>(N));
-                    if (bias)
-                        for (int64_t t = 0; t < nTokens; ++t)
-                            for (int64_t r = g0 * kRowBlock; r < std::min(N, g1 * kRowBlock); ++r)
-                                y[t * N + r] += bias[r];
+                    finishRows(y, N, nTokens, g0 * kRowBlock, std::min(N, g1 * kRowBlock), W.outScale, bias);
                     b = bEnd - 1;
                     continue;
                 }
@@ -235,10 +246,7 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
                         }
                     }
                 }
-                if (bias)
-                    for (int64_t t = 0; t < nTokens; ++t)
-                        for (int64_t r = r0; r < r1; ++r)
-                            y[t * N + r] += bias[r];
+                finishRows(y, N, nTokens, r0, r1, W.outScale, bias);
             }
             b0 = nextBlock.load(std::memory_order_relaxed);
         }

@@ -781,7 +781,7 @@ private slots:
         QVERIFY(!s.isOk());
         QVERIFY2(s.message().find("blk.3.ffn_up.weight") != std::string::npos, s.message().c_str());
         QVERIFY2(s.message().find("IQ2_XXS") != std::string::npos, s.message().c_str());
-        QVERIFY(typeTraits(GgmlType::GGML_TYPE_TQ1_0) == nullptr);
+        QVERIFY(typeTraits(GgmlType::GGML_TYPE_I32) == nullptr);
     }
 
     void halfConversion_data()
