@@ -13,7 +13,12 @@
 #include "gguf/gguf_reader.h"
 #include "quant/cpu_features.h"
 #include "quant/iq_grids.h"
+#include "quant/iq_tiles.h"
+#include "quant/packed.h"
 #include "quant/quant_traits.h"
+#if defined(__x86_64__)
+#include "quant/x86/iq_simd.h"
+#endif
 #include "test_support.h"
 
 #include <QTest>
@@ -510,6 +515,82 @@ private slots:
                          qPrintable(QStringLiteral("%1 rep %2: %3, scalar %4").arg(cpuPathName(path)).arg(rep)
                                         .arg(got, 0, 'g', 9).arg(scalar, 0, 'g', 9)));
             }
+        }
+    }
+
+    // The prompt path's tiles (iq_tiles.h): a multiply of 1..19 tokens over
+    // 37 rows (a partial last group) equals each row's vecDot bit for bit,
+    // with the active path's kernels and with the scalar twins, and the
+    // conversions of both give the same tile bytes.
+    void tilesMatchVecDot_data() { addTypeRows(); }
+    void tilesMatchVecDot()
+    {
+        QFETCH(GgmlType, type);
+        PathGuard guard;
+        Rng rng(314 + static_cast<int>(type));
+        const int64_t K = 768, N = 37;
+        const TypeTraits *t = typeTraits(type);
+        const size_t rowBytes = static_cast<size_t>(K / 256) * t->typeSize;
+        std::vector<uint8_t> w(rowBytes * N);
+        for (uint8_t &b : w)
+            b = static_cast<uint8_t>(randInt(rng, 0, 255));
+        for (size_t b = 0; b < w.size(); b += t->typeSize)
+            w[b + (type == T::GGML_TYPE_IQ1_M ? 55 : 1)] &= 0x3b;   // finite, normal-range scales
+        const int64_t maxTokens = 19;
+        const TypeTraits *q8 = typeTraits(T::GGML_TYPE_Q8_K);
+        const size_t actBytes = static_cast<size_t>(K / 256) * 292;
+        std::vector<uint8_t> act(actBytes * maxTokens);
+        std::vector<float> x(static_cast<size_t>(K));
+        for (int64_t tk = 0; tk < maxTokens; ++tk) {
+            for (float &v : x)
+                v = std::normal_distribution<float>(0.0f, 1.0f)(rng);
+            q8->quantize(x.data(), act.data() + static_cast<size_t>(tk) * actBytes, K);
+        }
+        std::vector<uint8_t> side(packedSideBytes(type, K, maxTokens));
+        const PackedActivation pa = packedActivation(type, K, act.data(), actBytes, maxTokens, side.data());
+        for (int64_t tk = 0; tk < maxTokens; ++tk)
+            preparePackedRow(type, K, pa, tk);
+        for (CpuPath path : supportedPaths()) {
+            QVERIFY(setCpuPath(path));
+            for (int64_t nTokens : {int64_t(1), int64_t(8), int64_t(maxTokens)}) {
+                std::vector<float> y(static_cast<size_t>(nTokens * N), NAN);
+                iqTileMatmul(type, w.data(), rowBytes, K, N, 0, (N + 15) / 16, pa, nTokens, y.data(), static_cast<size_t>(N));
+                for (int64_t tk = 0; tk < nTokens; ++tk)
+                    for (int64_t r = 0; r < N; ++r) {
+                        float expected = NAN;
+                        typeTraits(type)->vecDot(K, &expected, w.data() + static_cast<size_t>(r) * rowBytes,
+                                                 act.data() + static_cast<size_t>(tk) * actBytes);
+                        const float got = y[static_cast<size_t>(tk * N + r)];
+                        QVERIFY2(std::memcmp(&got, &expected, 4) == 0,
+                                 qPrintable(QStringLiteral("%1 tokens %2: row %3 token %4: %5, vecDot %6").arg(cpuPathName(path))
+                                                .arg(nTokens).arg(r).arg(tk).arg(got, 0, 'g', 9).arg(expected, 0, 'g', 9)));
+                    }
+            }
+        }
+        // the scalar twins: conversion, and the multiply of the converted group
+        std::vector<uint8_t> tile(iqTileSuperBytes(type) * static_cast<size_t>(K / 256));
+        QVERIFY(!tile.empty());
+        for (int64_t g = 0; g < (N + 15) / 16; ++g) {
+            iqTileConvertScalar(type, w.data(), rowBytes, K, N, g, tile.data());
+            const int rows = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
+#if defined(__x86_64__)
+            if (cpuPathSupported(CpuPath::CPU_PATH_AVX512)) {
+                std::vector<uint8_t> simdTile(tile.size(), 0xcd);
+                burrow::quant::x86::iqTileConvertAvx512(type, w.data() + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rows,
+                                         simdTile.data());
+                QVERIFY2(simdTile == tile, qPrintable(QStringLiteral("group %1: the AVX-512 tile differs").arg(g)));
+            }
+#endif
+            std::vector<float> y(static_cast<size_t>(maxTokens * 16), NAN);
+            iqTileMultiplyScalar(type, tile.data(), K, rows, pa, 0, maxTokens, y.data(), 16);
+            QVERIFY(setCpuPath(CpuPath::CPU_PATH_SCALAR));
+            for (int64_t tk = 0; tk < maxTokens; ++tk)
+                for (int r = 0; r < rows; ++r) {
+                    float expected = NAN;
+                    typeTraits(type)->vecDot(K, &expected, w.data() + static_cast<size_t>(16 * g + r) * rowBytes,
+                                             act.data() + static_cast<size_t>(tk) * actBytes);
+                    QVERIFY(std::memcmp(&y[static_cast<size_t>(tk * 16 + r)], &expected, 4) == 0);
+                }
         }
     }
 

@@ -31,6 +31,8 @@ struct IqSuper {
     __m512i scale[4];
     __mmask64 shiftNeg[4];
     float d;
+    __m256i halves;          // the 16 scales (2s + 1) as int16, half h = elements 16h..16h + 15
+    uint32_t shiftGroupNeg;  // IQ1: bit l set: the shift of group l (elements 8l..8l + 7) is negative
 };
 
 inline uint32_t iqLoadU32(const void *p)
@@ -91,8 +93,10 @@ inline void iqIndices32(const uint8_t *qs, const HiWord *hi, uint32_t *idx)
 // The four scale operands from 16 int16 scales s[h] (h = 16-element half
 // 0..15 of the super-block, already 2s + 1): part k takes halves 4k..4k + 3,
 // each for 8 int16.
-inline void iqScaleParts(__m256i halves, __m512i scale[4])
+inline void iqScaleParts(__m256i halves, IqSuper &s)
 {
+    s.halves = halves;
+    __m512i *scale = s.scale;
     const __m512i h = _mm512_castsi256_si512(halves);
     for (int k = 0; k < 4; ++k) {
         const auto rep = [k](int h) { return static_cast<int64_t>(4 * k + h) * 0x0001000100010001ll; };
@@ -132,18 +136,18 @@ inline void iqFieldWords(__m256i words, IqSuper &s)
     iqEvenSignMasks(fields, s.neg);
     // scale 2 * (w >> 28) + 1 of sub-block ib for both its halves: int16 2ib and 2ib + 1
     const __m256i sc = _mm256_or_si256(_mm256_slli_epi32(_mm256_srli_epi32(words, 28), 1), _mm256_set1_epi32(1));
-    iqScaleParts(_mm256_or_si256(sc, _mm256_slli_epi32(sc, 16)), s.scale);
+    iqScaleParts(_mm256_or_si256(sc, _mm256_slli_epi32(sc, 16)), s);
 }
 
 // 8 scale bytes (low nibble: first 16 of sub-block ib, high: second 16) -> scale operands (IQ2_XS, IQ2_S).
-inline void iqNibbleScales(const uint8_t *scales, __m512i scale[4])
+inline void iqNibbleScales(const uint8_t *scales, IqSuper &s)
 {
     const __m256i b = _mm256_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(scales)));
     // word ib: (lo, hi) -> int16 2ib = lo, 2ib + 1 = hi
     const __m256i lo = _mm256_and_si256(b, _mm256_set1_epi16(0x0f));
     const __m256i hi = _mm256_srli_epi16(b, 4);
     const __m256i pairs = _mm256_permutex2var_epi16(lo, _mm256_setr_epi16(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23), hi);
-    iqScaleParts(_mm256_or_si256(_mm256_slli_epi16(pairs, 1), _mm256_set1_epi16(1)), scale);
+    iqScaleParts(_mm256_or_si256(_mm256_slli_epi16(pairs, 1), _mm256_set1_epi16(1)), s);
 }
 
 struct DecIQ2_XXS {
@@ -196,7 +200,7 @@ struct DecIQ2_XS {
         }
         const __m512i q = _mm512_loadu_si512(x->qs);
         iqEvenSignMasks(_mm512_cvtepi16_epi8(_mm512_srli_epi16(q, 9)), s.neg);
-        iqNibbleScales(x->scales, s.scale);
+        iqNibbleScales(x->scales, s);
         s.d = _cvtsh_ss(x->d);
     }
 };
@@ -215,7 +219,7 @@ struct DecIQ2_S {
             s.mag[k] = iqSet8(g[p[0]], g[p[1]], g[p[2]], g[p[3]], g[p[4]], g[p[5]], g[p[6]], g[p[7]]);
             s.neg[k] = _cvtu64_mask64(iqLoadU64(x->qs + QK_K / 8 + 8 * k));
         }
-        iqNibbleScales(x->scales, s.scale);
+        iqNibbleScales(x->scales, s);
         s.d = _cvtsh_ss(x->d);
     }
 };
@@ -246,7 +250,7 @@ struct DecIQ3_S {
                                                                _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)),
                                              _mm256_set1_epi32(0x0f));
         const __m256i sc = _mm256_or_si256(_mm256_slli_epi32(nib, 1), _mm256_set1_epi32(1));
-        iqScaleParts(_mm256_or_si256(sc, _mm256_slli_epi32(sc, 16)), s.scale);
+        iqScaleParts(_mm256_or_si256(sc, _mm256_slli_epi32(sc, 16)), s);
         s.d = _cvtsh_ss(x->d);
     }
 };
@@ -274,7 +278,11 @@ struct DecIQ1_S {
         const __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x->qh)));
         const __m256i sc = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(qh, 12), _mm256_set1_epi32(7)), 1),
                                            _mm256_set1_epi32(1));
-        iqScaleParts(_mm256_or_si256(sc, _mm256_slli_epi32(sc, 16)), s.scale);
+        iqScaleParts(_mm256_or_si256(sc, _mm256_slli_epi32(sc, 16)), s);
+        s.shiftGroupNeg = 0;
+        for (int ib = 0; ib < 8; ++ib)
+            if (x->qh[ib] & 0x8000u)
+                s.shiftGroupNeg |= 0xfu << (4 * ib);
         s.d = _cvtsh_ss(x->d);
     }
     // The shift's integer from the activations' sums of 16 (generic/iq_kernels.h).
@@ -318,7 +326,10 @@ struct DecIQ1_M {
                                                        _mm256_castsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(x->scales))));
         const __m256i three = _mm256_and_si256(_mm256_srlv_epi16(words, _mm256_setr_epi16(0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9)),
                                                _mm256_set1_epi16(7));
-        iqScaleParts(_mm256_or_si256(_mm256_slli_epi16(three, 1), _mm256_set1_epi16(1)), s.scale);
+        iqScaleParts(_mm256_or_si256(_mm256_slli_epi16(three, 1), _mm256_set1_epi16(1)), s);
+        s.shiftGroupNeg = 0;
+        for (int l = 0; l < 32; ++l)
+            s.shiftGroupNeg |= ((x->qh[l / 2] >> (4 * (l % 2) + 3)) & 1u) << l;
         uint16_t sc[4];
         std::memcpy(sc, x->scales, 8);
         s.d = _cvtsh_ss(static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00)
