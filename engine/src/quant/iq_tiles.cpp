@@ -24,7 +24,6 @@ namespace {
 
 constexpr size_t kRows = kPackRows;
 constexpr size_t kOffStart = 64, kOffScale = 576, kOffWeights = 1600, kOffExtra = 5696;
-constexpr size_t kActShiftSums = 256, kActShiftQ4 = 272;
 
 void put32(uint8_t *p, int32_t v) { std::memcpy(p, &v, 4); }
 int32_t get32(const uint8_t *p)
@@ -98,22 +97,21 @@ void iqTilePrepareRow(GgmlType type, int64_t K, const PackedActivation &act, int
     const int64_t nb = K / QK_K;
     const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t) * act.stride);
     uint8_t *side = act.tileSide + static_cast<size_t>(t * nb) * kIqTileActBytes;
-    for (int64_t b = 0; b < nb; ++b, side += kIqTileActBytes) {
+    for (int64_t b = 0; b < nb; ++b) {
         const int8_t *q = a[b].qs;
         for (int m = 0; m < 8; ++m)
             for (int ib = 0; ib < 8; ++ib)
                 for (int i = 0; i < 4; ++i)
-                    side[(8 * m + ib) * 4 + i] = static_cast<uint8_t>(q[32 * ib + 4 * m + i] + 128);
+                    side[iqSideRun(nb, m, b, ib) + static_cast<size_t>(i)] = static_cast<uint8_t>(q[32 * ib + 4 * m + i] + 128);
         if (type == GgmlType::GGML_TYPE_IQ1_S)
             for (int p = 0; p < 4; ++p)
-                put32(side + kActShiftSums + 4 * p, pair16(a[b].bsums[4 * p] + a[b].bsums[4 * p + 1],
-                                                           a[b].bsums[4 * p + 2] + a[b].bsums[4 * p + 3]));
+                put32(side + iqSideSums(nb, b, p), pair16(a[b].bsums[4 * p] + a[b].bsums[4 * p + 1],
+                                                          a[b].bsums[4 * p + 2] + a[b].bsums[4 * p + 3]));
         if (type == GgmlType::GGML_TYPE_IQ1_M)
             for (int m = 0; m < 8; ++m)
                 for (int p = 0; p < 4; ++p) {
                     const int8_t *r0 = q + 32 * (2 * p) + 4 * m, *r1 = q + 32 * (2 * p + 1) + 4 * m;
-                    put32(side + kActShiftQ4 + 4 * (4 * m + p),
-                          pair16(r0[0] + r0[1] + r0[2] + r0[3], r1[0] + r1[1] + r1[2] + r1[3]));
+                    put32(side + iqSideQ4(nb, m, b, p), pair16(r0[0] + r0[1] + r0[2] + r0[3], r1[0] + r1[1] + r1[2] + r1[3]));
                 }
     }
 }
@@ -145,14 +143,14 @@ void iqTileMultiplyScalar(GgmlType type, const uint8_t *tile, int64_t K, int row
             const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t) * act.stride);
             const uint8_t *side = act.tileSide + static_cast<size_t>(t * nb) * kIqTileActBytes;
             generic::IqAccumulator acc;
-            for (int64_t b = 0; b < nb; ++b, side += kIqTileActBytes) {
+            for (int64_t b = 0; b < nb; ++b) {
                 const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
                 int32_t lane[8], shiftLane[8] = {};
                 for (int m = 0; m < 8; ++m) {
                     lane[m] = get32(o + kOffStart + (16 * m + static_cast<size_t>(r)) * 4);
                     for (int ib = 0; ib < 8; ++ib) {
                         const auto *w = reinterpret_cast<const int8_t *>(o + kOffWeights + ((8 * m + ib) * kRows + static_cast<size_t>(r)) * 4);
-                        const uint8_t *u = side + (8 * m + ib) * 4;
+                        const uint8_t *u = side + iqSideRun(nb, m, b, ib);
                         const int s = lo16(get32(o + kOffScale + ((2 * ib + m / 4) * kRows + static_cast<size_t>(r)) * 4));
                         lane[m] += s * (u[0] * w[0] + u[1] * w[1] + u[2] * w[2] + u[3] * w[3]);
                     }
@@ -160,14 +158,14 @@ void iqTileMultiplyScalar(GgmlType type, const uint8_t *tile, int64_t K, int row
                 if (type == GgmlType::GGML_TYPE_IQ1_S)
                     for (int p = 0; p < 4; ++p) {
                         const int32_t c = get32(o + kOffExtra + (16 * static_cast<size_t>(p) + static_cast<size_t>(r)) * 4);
-                        const int32_t v = get32(side + kActShiftSums + 4 * p);
+                        const int32_t v = get32(side + iqSideSums(nb, b, p));
                         shiftLane[0] += lo16(c) * lo16(v) + hi16(c) * hi16(v);
                     }
                 if (type == GgmlType::GGML_TYPE_IQ1_M)
                     for (int m = 0; m < 8; ++m)
                         for (int p = 0; p < 4; ++p) {
                             const int32_t c = get32(o + kOffExtra + ((4 * m + p) * kRows + static_cast<size_t>(r)) * 4);
-                            const int32_t v = get32(side + kActShiftQ4 + 4 * (4 * m + p));
+                            const int32_t v = get32(side + iqSideQ4(nb, m, b, p));
                             shiftLane[m] += lo16(c) * lo16(v) + hi16(c) * hi16(v);
                         }
                 float dw;

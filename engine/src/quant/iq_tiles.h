@@ -22,10 +22,11 @@
 //   [8 m][8 ib][16][4] i8 weights     run (m, ib): elements 32ib + 4m..32ib + 4m + 3, grid value * sign
 //   IQ1_S  [4 p][16] i32              (c(2p), c(2p + 1)) as int16, c(ib) = scale(ib) * shift sign of sub-block ib
 //   IQ1_M  [8 m][4 p][16] i32         (c(2p, m), c(2p + 1, m)), c(ib, m) = scale(ib, m / 4) * shift sign of group 4ib + m / 2
-// Activation side per token and super-block (kIqTileActBytes):
-//   [8 m][8 ib][4] u8   q + 128 of run (m, ib)
-//   [4 p] i32           (sum(2p), sum(2p + 1)) as int16, sum(ib) = bsums[2ib] + bsums[2ib + 1]        (IQ1_S)
-//   [8 m][4 p] i32      (q4(2p, m), q4(2p + 1, m)) as int16, q4(ib, m) = the 4 q of run (m, ib)       (IQ1_M)
+// Activation side per token (kIqTileActBytes per super-block; nb = K / 256):
+//   [8 m][nb b][8 ib][4] u8   q + 128 of run (m, ib) of super-block b (one lane's
+//                             bytes of all super-blocks together: a pass streams them)
+//   [nb][4 p] i32             (sum(2p), sum(2p + 1)) as int16, sum(ib) = bsums[2ib] + bsums[2ib + 1]     (IQ1_S)
+//   [8 m][nb][4 p] i32        (q4(2p, m), q4(2p + 1, m)) as int16, q4(ib, m) = the 4 q of run (m, ib)    (IQ1_M)
 #pragma once
 
 #include "common/ggml_types.h"
@@ -38,6 +39,18 @@ namespace burrow::quant {
 struct PackedActivation;
 
 inline constexpr size_t kIqTileActBytes = 256 + 16 + 128;
+
+// Offsets in one token's side (layout above). Internal linkage: the SIMD
+// translation units use them too.
+static constexpr size_t iqSideRun(int64_t nb, int m, int64_t b, int ib)
+{
+    return static_cast<size_t>((m * nb + b) * 32 + 4 * ib);
+}
+static constexpr size_t iqSideSums(int64_t nb, int64_t b, int p) { return static_cast<size_t>(256 * nb + 16 * b + 4 * p); }
+static constexpr size_t iqSideQ4(int64_t nb, int m, int64_t b, int p)
+{
+    return static_cast<size_t>(272 * nb + 16 * (m * nb + b) + 4 * p);
+}
 
 // Bytes of one super-block of a group's tile (0 for other types).
 size_t iqTileSuperBytes(GgmlType type);
