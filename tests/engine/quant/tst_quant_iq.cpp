@@ -7,8 +7,11 @@
 // layouts: 8 int32 lanes, one fused multiply-add per super-block and lane,
 // hsum_float_8) on every path, bit for bit, one row and several at once;
 // every SIMD path against the scalar twin on arbitrary bytes (every bit
-// pattern is a valid block); and the tensors of ../shared's synthetic-types
-// models.
+// pattern is a valid block: indices cannot leave a grid); the prompt path's
+// tiles; files mixing all seven types; hostile files (rows that end inside a
+// block, data cut short) refused naming the tensor; and the tensors of
+// ../shared's synthetic-types models.
+#include "burrow/engine.h"
 #include "common/ggml_types.h"
 #include "gguf/gguf_reader.h"
 #include "quant/cpu_features.h"
@@ -20,9 +23,13 @@
 #include "quant/x86/iq_simd.h"
 #endif
 #include "test_support.h"
+#include "tiny_model.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -592,6 +599,83 @@ private slots:
                     QVERIFY(std::memcmp(&y[static_cast<size_t>(tk * 16 + r)], &expected, 4) == 0);
                 }
         }
+    }
+
+    // A file mixing all seven lattice types (and Q4_K) loads and evaluates
+    // prompts of 1 and 12 tokens (the one-token and the tile path) to finite
+    // logits; rows that end inside a block and data cut short are refused
+    // with the tensor's name.
+    void latticeFiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto write = [&](const QString &name, const std::vector<uint8_t> &bytes) {
+            QFile f(dir.filePath(name));
+            if (!f.open(QIODevice::WriteOnly) || f.write(reinterpret_cast<const char *>(bytes.data()), qint64(bytes.size())) != qint64(bytes.size()))
+                return std::string();
+            return dir.filePath(name).toStdString();
+        };
+        test::TinySpec s;
+        s.nEmbd = 256;
+        s.nFf = 512;
+        s.nHead = 4;
+        s.nHeadKv = 2;
+        const char *const names[] = {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
+        for (int layer = 0; layer < 2; ++layer)
+            for (int k = 0; k < 7; ++k)
+                s.types["blk." + std::to_string(layer) + "." + names[k] + ".weight"] = kIqTypes[(k + layer) % 7];
+        s.types["blk.0.ffn_down.weight"] = T::GGML_TYPE_Q4_K;
+        const std::string good = write(QStringLiteral("mixed.gguf"), test::buildTinyModel(s));
+        auto m = Model::load(good);
+        QVERIFY2(m, m.message().c_str());
+        for (size_t n : {size_t(1), size_t(12)}) {
+            auto session = Session::create(m.value(), SessionOptions{});
+            QVERIFY2(session, session.message().c_str());
+            std::vector<Token> prompt(n, 5);
+            prompt[0] = 1;
+            std::vector<float> logits;
+            const Status st = session.value()->evaluate(prompt, &logits);
+            QVERIFY2(st, st.message().c_str());
+            QVERIFY(!logits.empty());
+            for (float v : logits)
+                QVERIFY(std::isfinite(v));
+        }
+
+        // the last tensor in the data section, cut short by one block
+        auto opened = gguf::GgufFile::open(good);
+        QVERIFY2(opened, opened.message().c_str());
+        const gguf::TensorInfo *last = nullptr;
+        for (const gguf::TensorInfo &ti : opened.value()->tensors())
+            if (!last || ti.offset > last->offset)
+                last = &ti;
+        QVERIFY(last && std::find(std::begin(kIqTypes), std::end(kIqTypes), last->type) != std::end(kIqTypes));
+        const std::string lastName(last->name);
+        std::vector<uint8_t> bytes = test::buildTinyModel(s);
+        bytes.resize(bytes.size() - ggmlTypeInfo(last->type)->typeSize);
+        auto cut = Model::load(write(QStringLiteral("cut.gguf"), bytes));
+        QVERIFY(!cut);
+        QVERIFY2(cut.message().find("'" + lastName + "'") != std::string::npos && cut.message().find("past the end") != std::string::npos,
+                 cut.message().c_str());
+
+        // rows of 128 elements (a lattice block holds 256): the mixed file with
+        // blk.0.ffn_up.weight's dims [256, 512] rewritten as [128, 1024]
+        // (the writer refuses such rows, so the header is patched)
+        std::vector<uint8_t> patched = test::buildTinyModel(s);
+        const std::string target = "blk.0.ffn_up.weight";
+        const auto at = std::search(patched.begin(), patched.end(), target.begin(), target.end());
+        QVERIFY(at != patched.end());
+        const size_t dims = static_cast<size_t>(at - patched.begin()) + target.size() + 4;   // after the name and n_dims
+        int64_t ne[2];
+        std::memcpy(ne, patched.data() + dims, sizeof ne);
+        QCOMPARE(ne[0], int64_t(256));
+        ne[0] /= 2;
+        ne[1] *= 2;
+        std::memcpy(patched.data() + dims, ne, sizeof ne);
+        auto partial = Model::load(write(QStringLiteral("partial.gguf"), patched));
+        QVERIFY(!partial);
+        QVERIFY2(partial.message().find(target) != std::string::npos
+                     && partial.message().find("not a multiple") != std::string::npos,
+                 partial.message().c_str());
     }
 
     // Every lattice tensor of the synthetic-types models (weights drawn from
