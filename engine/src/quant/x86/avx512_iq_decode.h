@@ -70,22 +70,27 @@ inline __m512i iqSet16(const G &g, Idx idx)
                             static_cast<int>(g[idx(0)]));
 }
 
-// Grid indices 16 at a time into idx[0..31] (u32): low byte from qs[i], high
-// bits (hiBits of them) from `high`: element i / per of the u16 / u8 words at
-// `hi`, shifted right by shift * (i % per).
+// 32 grid indices into idx[] (u32): index i = qs[i] | ((hi[i / Per] >> (Shift
+// * (i % Per))) & (2^HiBits - 1)) << 8, for hi words of type HiWord (u8, u16).
 template <int Per, int Shift, int HiBits, typename HiWord>
 inline void iqIndices32(const uint8_t *qs, const HiWord *hi, uint32_t *idx)
 {
+    static_assert(32 / Per <= 16, "the high words fit one register");
+    __m512i words;
+    if constexpr (sizeof(HiWord) == 1)
+        words = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(hi)));
+    else
+        words = _mm512_cvtepu16_epi32(_mm256_zextsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i *>(hi))));
+    const __m512i mask = _mm512_set1_epi32((1 << HiBits) - 1);
     for (int h = 0; h < 2; ++h) {
+        const auto w = [h](int i) { return (16 * h + i) / Per; };
+        const auto sh = [h](int i) { return Shift * ((16 * h + i) % Per); };
+        const __m512i pick = _mm512_setr_epi32(w(0), w(1), w(2), w(3), w(4), w(5), w(6), w(7), w(8), w(9), w(10), w(11),
+                                               w(12), w(13), w(14), w(15));
+        const __m512i shifts = _mm512_setr_epi32(sh(0), sh(1), sh(2), sh(3), sh(4), sh(5), sh(6), sh(7), sh(8), sh(9),
+                                                 sh(10), sh(11), sh(12), sh(13), sh(14), sh(15));
+        const __m512i high = _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi32(pick, words), shifts), mask);
         const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(qs + 16 * h)));
-        alignas(64) uint32_t words[16];
-        for (int i = 0; i < 16; ++i)
-            words[i] = hi[(16 * h + i) / Per];
-        const __m512i w = _mm512_load_si512(words);
-        alignas(64) uint32_t shifts[16];
-        for (int i = 0; i < 16; ++i)
-            shifts[i] = static_cast<uint32_t>(Shift * ((16 * h + i) % Per));
-        const __m512i high = _mm512_and_si512(_mm512_srlv_epi32(w, _mm512_load_si512(shifts)), _mm512_set1_epi32((1 << HiBits) - 1));
         _mm512_store_si512(idx + 16 * h, _mm512_or_si512(lo, _mm512_slli_epi32(high, 8)));
     }
 }
@@ -285,16 +290,21 @@ struct DecIQ1_S {
                 s.shiftGroupNeg |= 0xfu << (4 * ib);
         s.d = _cvtsh_ss(x->d);
     }
-    // The shift's integer from the activations' sums of 16 (generic/iq_kernels.h).
+    // The shift's integer from the activations' sums of 16 (generic/iq_kernels.h):
+    // sum over sub-blocks of (2s + 1) * sign * (bsums[2ib] + bsums[2ib + 1]).
     static int32_t shiftSum(const uint8_t *b, const int16_t *bsums)
     {
         const auto *x = reinterpret_cast<const BlockIQ1_S *>(b);
-        int32_t total = 0;
-        for (int ib = 0; ib < 8; ++ib) {
-            const int sc = static_cast<int>(2 * ((x->qh[ib] >> 12) & 7) + 1);
-            total += sc * ((x->qh[ib] & 0x8000u) ? -1 : 1) * (bsums[2 * ib] + bsums[2 * ib + 1]);
-        }
-        return total;
+        const __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x->qh)));
+        const __m256i sc = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(qh, 12), _mm256_set1_epi32(7)), 1),
+                                           _mm256_set1_epi32(1));
+        const __m256i coef = _mm256_mask_sub_epi32(sc, _mm256_test_epi32_mask(qh, _mm256_set1_epi32(0x8000)), _mm256_setzero_si256(), sc);
+        const __m256i sums = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(bsums)), _mm256_set1_epi16(1));
+        const __m256i prod = _mm256_mullo_epi32(coef, sums);
+        __m128i r = _mm_add_epi32(_mm256_castsi256_si128(prod), _mm256_extracti128_si256(prod, 1));
+        r = _mm_add_epi32(r, _mm_unpackhi_epi64(r, r));
+        r = _mm_add_epi32(r, _mm_shuffle_epi32(r, 1));
+        return _mm_cvtsi128_si32(r);
     }
 };
 
