@@ -210,9 +210,10 @@ struct DecIQ1_M {
                                             static_cast<int64_t>(g[q[2] | ((h1 << 8) & 0x700)]),
                                             static_cast<int64_t>(g[q[1] | ((h0 << 4) & 0x700)]),
                                             static_cast<int64_t>(g[q[0] | ((h0 << 8) & 0x700)]));
-        const auto shiftOf = [](unsigned bit) { return bit ? int64_t(-1) : int64_t(0x0101010101010101); };
-        const __m256i shift = _mm256_set_epi64x(shiftOf(h1 & 0x80), shiftOf(h1 & 0x08), shiftOf(h0 & 0x80),
-                                                shiftOf(h0 & 0x08));
+        // +1 bytes, or -1 where the group's shift bit is set (branch-free: the bits are random)
+        const __m256i bits = _mm256_and_si256(_mm256_set_epi64x(h1, h1, h0, h0),
+                                              _mm256_set_epi64x(0x80, 0x08, 0x80, 0x08));
+        const __m256i shift = _mm256_or_si256(_mm256_cmpgt_epi64(bits, _mm256_setzero_si256()), _mm256_set1_epi8(1));
         uint16_t sc;
         std::memcpy(&sc, x->scales + 2 * (ib / 2), 2);
         const int shiftBits = 6 * (ib % 2);
