@@ -30,6 +30,31 @@ constexpr int kMaxTile = 8;   // tokens per tile (12 was slower on Zen 4)
 
 inline __m512i bcast32(const uint8_t *p) { return _mm512_set1_epi32(static_cast<int>(iqLoadU32(p))); }
 
+// 16 x 16 dwords transposed: out[c] = dword c of every row r (lane r).
+inline void transpose16(const __m512i r[16], __m512i out[16])
+{
+    __m512i a[16], b[16];
+    for (int i = 0; i < 8; ++i) {
+        a[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    // b[4g + j], lane L: dword 4L + j of rows 4g..4g + 3
+    for (int g = 0; g < 4; ++g) {
+        b[4 * g] = _mm512_unpacklo_epi64(a[4 * g], a[4 * g + 2]);
+        b[4 * g + 1] = _mm512_unpackhi_epi64(a[4 * g], a[4 * g + 2]);
+        b[4 * g + 2] = _mm512_unpacklo_epi64(a[4 * g + 1], a[4 * g + 3]);
+        b[4 * g + 3] = _mm512_unpackhi_epi64(a[4 * g + 1], a[4 * g + 3]);
+    }
+    for (int j = 0; j < 4; ++j) {
+        const __m512i even01 = _mm512_shuffle_i32x4(b[j], b[4 + j], 0x88), odd01 = _mm512_shuffle_i32x4(b[j], b[4 + j], 0xdd);
+        const __m512i even23 = _mm512_shuffle_i32x4(b[8 + j], b[12 + j], 0x88), odd23 = _mm512_shuffle_i32x4(b[8 + j], b[12 + j], 0xdd);
+        out[j] = _mm512_shuffle_i32x4(even01, even23, 0x88);
+        out[8 + j] = _mm512_shuffle_i32x4(even01, even23, 0xdd);
+        out[4 + j] = _mm512_shuffle_i32x4(odd01, odd23, 0x88);
+        out[12 + j] = _mm512_shuffle_i32x4(odd01, odd23, 0xdd);
+    }
+}
+
 template <typename D>
 void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile)
 {
@@ -64,19 +89,25 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
         }
         _mm512_storeu_ps(o, _mm512_load_ps(dw));
         // scale pairs [16 h][16 rows]: the rows' int16 half h, twice
-        for (int h = 0; h < 16; ++h) {
-            alignas(64) int32_t v[16];
+        {
+            __m512i rowsIn[16], cols[16];
             for (int r = 0; r < 16; ++r)
-                v[r] = static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint16_t>(halves[r][h])) * 0x10001u));
-            _mm512_storeu_si512(o + kOffScale + 64 * static_cast<size_t>(h), _mm512_load_si512(v));
+                rowsIn[r] = _mm512_mullo_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i *>(halves[r]))),
+                                               _mm512_set1_epi32(0x10001));
+            transpose16(rowsIn, cols);
+            for (int h = 0; h < 16; ++h)
+                _mm512_storeu_si512(o + kOffScale + 64 * static_cast<size_t>(h), cols[h]);
         }
-        // weights: run (m, ib) = dword 8ib + m of every row
-        for (int q = 0; q < 64; ++q) {
-            const int ib = q / 8, m = q % 8;
-            alignas(64) int32_t v[16];
+        // weights: run (m, ib) = dword 8ib + m of every row; part k holds ib = 2k, 2k + 1
+        for (int k = 0; k < 4; ++k) {
+            __m512i rowsIn[16], cols[16];
             for (int r = 0; r < 16; ++r)
-                v[r] = static_cast<int32_t>(iqLoadU32(w[r] + 4 * q));
-            _mm512_storeu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib), _mm512_load_si512(v));
+                rowsIn[r] = _mm512_load_si512(w[r] + 64 * k);
+            transpose16(rowsIn, cols);
+            for (int q = 0; q < 16; ++q) {
+                const int ib = 2 * k + q / 8, m = q % 8;
+                _mm512_storeu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib), cols[q]);
+            }
         }
         // lane starts: -128 * sum over ib of scale(2ib + m / 4) * (sum of the run's weights)
         const __m512i ones = _mm512_set1_epi8(1);
