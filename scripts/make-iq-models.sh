@@ -38,7 +38,7 @@ imatrix=$dir/llama-1.1b.imatrix.gguf
 if [[ ! -f "$imatrix" ]]; then
     text=$dir/imatrix-text.txt
     cat "$root"/docs/*.md > "$text"
-    "$bin/llama-imatrix" -m "$base" -f "$text" -o "$imatrix" -c 512 --chunks 8 -t "$threads" --no-ppl
+    "$bin/llama-imatrix" -m "$base" -f "$text" -o "$imatrix" -c 512 --chunks 4 -t "$threads" --no-ppl
 fi
 
 for type in $types; do
