@@ -56,6 +56,7 @@ const std::vector<QuantFileType> &quantFileTypes()
             {"IQ4_NL", 25, T::GGML_TYPE_IQ4_NL, "4.5 bits per weight, non-linear levels"},
             {"IQ4_XS", 30, T::GGML_TYPE_IQ4_XS, "4.25 bits per weight, non-linear levels"},
             {"MXFP4_MOE", 38, T::GGML_TYPE_MXFP4, "experts MXFP4 (4.25 bits per weight), the rest Q8_0"},
+            {"IQ3_S", 26, T::GGML_TYPE_IQ3_S, "3.44 bits per weight, lattice codebook (no importance matrix)"},
         };
         // Only the types the engine can write (a quantizer in the trait table).
         std::vector<QuantFileType> offered;
@@ -137,6 +138,10 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
             t = T::GGML_TYPE_Q6_K;
         else if (ft == "Q4_K_S" && m_iAttentionV < 4)
             t = T::GGML_TYPE_Q5_K;
+        else if (ft == "IQ3_S" && m_model.nGqa >= 4)
+            t = T::GGML_TYPE_Q4_K;
+        if (m_model.is70B && (t == T::GGML_TYPE_Q3_K || t == T::GGML_TYPE_Q4_K))
+            t = T::GGML_TYPE_Q5_K;   // 8 heads share attn_v: more bits for little size
         if (eightExperts)
             t = T::GGML_TYPE_Q8_0;
         ++m_iAttentionV;
@@ -146,7 +151,7 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
     } else if (contains(name, "attn_q.weight")) {
         // no change for the file types offered here
     } else if (contains(name, "attn_output.weight")) {
-        if (eightExperts && (ft == "Q4_K_S" || ft == "Q4_K_M" || iq4))
+        if (eightExperts && (ft == "Q4_K_S" || ft == "Q4_K_M" || iq4 || ft == "IQ3_S"))
             t = T::GGML_TYPE_Q5_K;
     } else if (contains(name, "ffn_down")) {
         // With experts the layer is read from the name (the reference: experts
@@ -170,7 +175,8 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
 
     if (ne0 % blockOf(t) != 0) {
         switch (t) {
-        case T::GGML_TYPE_IQ4_XS: t = T::GGML_TYPE_IQ4_NL; break;
+        case T::GGML_TYPE_IQ4_XS:
+        case T::GGML_TYPE_IQ3_S: t = T::GGML_TYPE_IQ4_NL; break;
         case T::GGML_TYPE_Q4_K: t = T::GGML_TYPE_Q5_0; break;
         case T::GGML_TYPE_Q5_K: t = T::GGML_TYPE_Q5_1; break;
         case T::GGML_TYPE_Q6_K: t = T::GGML_TYPE_Q8_0; break;

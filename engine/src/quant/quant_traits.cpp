@@ -93,7 +93,7 @@ void fill(Table &t, CpuPath path)
     setRow<g::vecDotIQ2_XSQ8_K>(t, T::GGML_TYPE_IQ2_XS, g::dequantizeRowIQ2_XS, nullptr, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotIQ2_SQ8_K>(t, T::GGML_TYPE_IQ2_S, g::dequantizeRowIQ2_S, nullptr, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotIQ3_XXSQ8_K>(t, T::GGML_TYPE_IQ3_XXS, g::dequantizeRowIQ3_XXS, nullptr, T::GGML_TYPE_Q8_K);
-    setRow<g::vecDotIQ3_SQ8_K>(t, T::GGML_TYPE_IQ3_S, g::dequantizeRowIQ3_S, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ3_SQ8_K>(t, T::GGML_TYPE_IQ3_S, g::dequantizeRowIQ3_S, g::quantizeRowIQ3_S, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotIQ1_SQ8_K>(t, T::GGML_TYPE_IQ1_S, g::dequantizeRowIQ1_S, nullptr, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotIQ1_MQ8_K>(t, T::GGML_TYPE_IQ1_M, g::dequantizeRowIQ1_M, nullptr, T::GGML_TYPE_Q8_K);
 

@@ -61,6 +61,10 @@ void dequantizeRowIQ3_S(const void *src, float *dst, int64_t n);
 void dequantizeRowIQ1_S(const void *src, float *dst, int64_t n);
 void dequantizeRowIQ1_M(const void *src, float *dst, int64_t n);
 
+// IQ3_S as the reference's llama-quantize writes it without an importance
+// matrix (quantize_iq3_s, blocks of 32; quantize_iq3s.cpp), byte for byte.
+void quantizeRowIQ3_S(const float *src, void *dst, int64_t n);
+
 void vecDotIQ2_XXSQ8_K(int64_t n, float *s, const void *x, const void *y);
 void vecDotIQ2_XSQ8_K(int64_t n, float *s, const void *x, const void *y);
 void vecDotIQ2_SQ8_K(int64_t n, float *s, const void *x, const void *y);
