@@ -181,12 +181,17 @@ struct DecIQ1_S {
     static int32_t shiftSum(const uint8_t *b, const int16_t *bsums)
     {
         const auto *x = reinterpret_cast<const BlockIQ1_S *>(b);
-        int32_t total = 0;
-        for (int ib = 0; ib < 8; ++ib) {
-            const int sc = static_cast<int>(2 * ((x->qh[ib] >> 12) & 7) + 1);
-            total += sc * ((x->qh[ib] & 0x8000u) ? -1 : 1) * (bsums[2 * ib] + bsums[2 * ib + 1]);
-        }
-        return total;
+        const __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x->qh)));
+        const __m256i sc = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(qh, 12), _mm256_set1_epi32(7)), 1),
+                                           _mm256_set1_epi32(1));
+        // the sign as +-1 (bit 15 set: -1), applied with vpsignd
+        const __m256i sign = _mm256_or_si256(_mm256_srai_epi32(_mm256_slli_epi32(qh, 16), 31), _mm256_set1_epi32(1));
+        const __m256i sums = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(bsums)), _mm256_set1_epi16(1));
+        const __m256i prod = _mm256_mullo_epi32(_mm256_sign_epi32(sc, sign), sums);
+        __m128i r = _mm_add_epi32(_mm256_castsi256_si128(prod), _mm256_extracti128_si256(prod, 1));
+        r = _mm_add_epi32(r, _mm_unpackhi_epi64(r, r));
+        r = _mm_add_epi32(r, _mm_shuffle_epi32(r, 1));
+        return _mm_cvtsi128_si32(r);
     }
 };
 
@@ -242,6 +247,7 @@ void iqCols(int64_t n, float *out, const uint8_t *x, const uint8_t *y, size_t st
             a[j] = reinterpret_cast<const BlockQ8_K *>(y + j * stride) + i;
             lane[j] = shiftLane[j] = _mm256_setzero_si256();
         }
+#pragma GCC unroll 8
         for (int ib = 0; ib < 8; ++ib) {
             const Sub s = D::sub(b, ib);
             for (int j = 0; j < NY; ++j) {
