@@ -59,6 +59,35 @@ inline __m256i signBytes(uint32_t bits)
     return _mm256_or_si256(neg, _mm256_set1_epi8(1));
 }
 
+// The scales of a super-block's 16 halves as (s, s) int16 pairs: pairs[0]
+// halves 0..7, pairs[1] halves 8..15 (computed once per super-block by the
+// types with a scale per 16).
+struct Pairs {
+    __m256i v[2];
+};
+
+inline Pairs pairsOf(__m128i halves8)   // 16 bytes, 2s + 1 of half h in byte h
+{
+    const __m256i s0 = _mm256_cvtepu8_epi32(halves8), s1 = _mm256_cvtepu8_epi32(_mm_srli_si128(halves8, 8));
+    return {{_mm256_or_si256(s0, _mm256_slli_epi32(s0, 16)), _mm256_or_si256(s1, _mm256_slli_epi32(s1, 16))}};
+}
+
+// Scale bytes (low nibble: first 16 of sub-block ib, high: second 16) -> pairs.
+inline Pairs nibblePairs(const uint8_t *scales)
+{
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(scales));
+    const __m128i m4 = _mm_set1_epi8(0x0f);
+    const __m128i h = _mm_unpacklo_epi8(_mm_and_si128(b, m4), _mm_and_si128(_mm_srli_epi16(b, 4), m4));
+    return pairsOf(_mm_or_si128(_mm_add_epi8(h, h), _mm_set1_epi8(1)));
+}
+
+// Sub-block ib's scales16 from the super-block's pairs.
+inline __m256i scaleOf(const Pairs &p, int ib)
+{
+    const int k = 2 * (ib % 4);
+    return _mm256_permutevar8x32_epi32(p.v[ib / 4], _mm256_setr_epi32(k, k, k, k, k + 1, k + 1, k + 1, k + 1));
+}
+
 // One decoded sub-block of 32: magnitudes, +-1 signs, scales (scales16);
 // IQ1_M also the +-1 sign of each 8's shift.
 struct Sub {
@@ -67,9 +96,10 @@ struct Sub {
 
 struct DecIQ2_XXS {
     static constexpr T kType = T::GGML_TYPE_IQ2_XXS;
+    static Pairs prepare(const uint8_t *) { return {}; }
     static constexpr size_t kBytes = sizeof(BlockIQ2_XXS);
     static float d(const uint8_t *b) { return _cvtsh_ss(reinterpret_cast<const BlockIQ2_XXS *>(b)->d); }
-    static Sub sub(const uint8_t *b, int ib)
+    static Sub sub(const uint8_t *b, int ib, [[maybe_unused]] const Pairs &pairs)
     {
         const auto *x = reinterpret_cast<const BlockIQ2_XXS *>(b);
         const uint32_t idx = loadU32(x->qs + 4 * ib), ss = loadU32(x->qs + 4 * ib + 2);
@@ -86,9 +116,10 @@ struct DecIQ2_XXS {
 
 struct DecIQ2_XS {
     static constexpr T kType = T::GGML_TYPE_IQ2_XS;
+    static Pairs prepare(const uint8_t *b) { return nibblePairs(reinterpret_cast<const BlockIQ2_XS *>(b)->scales); }
     static constexpr size_t kBytes = sizeof(BlockIQ2_XS);
     static float d(const uint8_t *b) { return _cvtsh_ss(reinterpret_cast<const BlockIQ2_XS *>(b)->d); }
-    static Sub sub(const uint8_t *b, int ib)
+    static Sub sub(const uint8_t *b, int ib, [[maybe_unused]] const Pairs &pairs)
     {
         const auto *x = reinterpret_cast<const BlockIQ2_XS *>(b);
         const uint16_t *q = x->qs + 4 * ib;
@@ -98,15 +129,16 @@ struct DecIQ2_XS {
                                   static_cast<int64_t>(g[q[1] & 511]), static_cast<int64_t>(g[q[0] & 511])),
                 _mm256_set_epi64x(static_cast<int64_t>(s[q[3] >> 9]), static_cast<int64_t>(s[q[2] >> 9]),
                                   static_cast<int64_t>(s[q[1] >> 9]), static_cast<int64_t>(s[q[0] >> 9])),
-                scales16(2 * (x->scales[ib] & 0xf) + 1, 2 * (x->scales[ib] >> 4) + 1), _mm256_setzero_si256()};
+                scaleOf(pairs, ib), _mm256_setzero_si256()};
     }
 };
 
 struct DecIQ2_S {
     static constexpr T kType = T::GGML_TYPE_IQ2_S;
+    static Pairs prepare(const uint8_t *b) { return nibblePairs(reinterpret_cast<const BlockIQ2_S *>(b)->scales); }
     static constexpr size_t kBytes = sizeof(BlockIQ2_S);
     static float d(const uint8_t *b) { return _cvtsh_ss(reinterpret_cast<const BlockIQ2_S *>(b)->d); }
-    static Sub sub(const uint8_t *b, int ib)
+    static Sub sub(const uint8_t *b, int ib, [[maybe_unused]] const Pairs &pairs)
     {
         const auto *x = reinterpret_cast<const BlockIQ2_S *>(b);
         const uint8_t *qs = x->qs + 4 * ib;
@@ -117,15 +149,16 @@ struct DecIQ2_S {
                                   static_cast<int64_t>(g[qs[1] | ((qh << 6) & 0x300)]),
                                   static_cast<int64_t>(g[qs[0] | ((qh << 8) & 0x300)])),
                 signBytes(loadU32(x->qs + QK_K / 8 + 4 * ib)),
-                scales16(2 * (x->scales[ib] & 0xf) + 1, 2 * (x->scales[ib] >> 4) + 1), _mm256_setzero_si256()};
+                scaleOf(pairs, ib), _mm256_setzero_si256()};
     }
 };
 
 struct DecIQ3_XXS {
     static constexpr T kType = T::GGML_TYPE_IQ3_XXS;
+    static Pairs prepare(const uint8_t *) { return {}; }
     static constexpr size_t kBytes = sizeof(BlockIQ3_XXS);
     static float d(const uint8_t *b) { return _cvtsh_ss(reinterpret_cast<const BlockIQ3_XXS *>(b)->d); }
-    static Sub sub(const uint8_t *b, int ib)
+    static Sub sub(const uint8_t *b, int ib, [[maybe_unused]] const Pairs &pairs)
     {
         const auto *x = reinterpret_cast<const BlockIQ3_XXS *>(b);
         const uint8_t *q = x->qs + 8 * ib;
@@ -144,9 +177,10 @@ struct DecIQ3_XXS {
 
 struct DecIQ3_S {
     static constexpr T kType = T::GGML_TYPE_IQ3_S;
+    static Pairs prepare(const uint8_t *) { return {}; }
     static constexpr size_t kBytes = sizeof(BlockIQ3_S);
     static float d(const uint8_t *b) { return _cvtsh_ss(reinterpret_cast<const BlockIQ3_S *>(b)->d); }
-    static Sub sub(const uint8_t *b, int ib)
+    static Sub sub(const uint8_t *b, int ib, [[maybe_unused]] const Pairs &pairs)
     {
         const auto *x = reinterpret_cast<const BlockIQ3_S *>(b);
         const uint8_t *q = x->qs + 8 * ib;
@@ -162,9 +196,10 @@ struct DecIQ3_S {
 // IQ1: the grid bytes (-1, 0, 1) are their own signs; magnitudes 0 or 1.
 struct DecIQ1_S {
     static constexpr T kType = T::GGML_TYPE_IQ1_S;
+    static Pairs prepare(const uint8_t *) { return {}; }
     static constexpr size_t kBytes = sizeof(BlockIQ1_S);
     static float d(const uint8_t *b) { return _cvtsh_ss(reinterpret_cast<const BlockIQ1_S *>(b)->d); }
-    static Sub sub(const uint8_t *b, int ib)
+    static Sub sub(const uint8_t *b, int ib, [[maybe_unused]] const Pairs &pairs)
     {
         const auto *x = reinterpret_cast<const BlockIQ1_S *>(b);
         const uint8_t *q = x->qs + 4 * ib;
@@ -197,6 +232,20 @@ struct DecIQ1_S {
 
 struct DecIQ1_M {
     static constexpr T kType = T::GGML_TYPE_IQ1_M;
+    // 16 3-bit scales: scale word w, bits 3j.. hold half 4w + j
+    static Pairs prepare(const uint8_t *b)
+    {
+        const __m256i words = _mm256_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(reinterpret_cast<const BlockIQ1_M *>(b)->scales)));
+        const __m256i shifts = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
+        Pairs p;
+        for (int h = 0; h < 2; ++h) {
+            const __m256i w = _mm256_permutevar8x32_epi32(words, _mm256_setr_epi32(2 * h, 2 * h, 2 * h, 2 * h, 2 * h + 1, 2 * h + 1, 2 * h + 1, 2 * h + 1));
+            const __m256i v = _mm256_and_si256(_mm256_srlv_epi32(w, shifts), _mm256_set1_epi32(7));
+            const __m256i sc = _mm256_or_si256(_mm256_slli_epi32(v, 1), _mm256_set1_epi32(1));
+            p.v[h] = _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
+        }
+        return p;
+    }
     static constexpr size_t kBytes = sizeof(BlockIQ1_M);
     static float d(const uint8_t *b)
     {
@@ -205,7 +254,7 @@ struct DecIQ1_M {
         return _cvtsh_ss(static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00)
                                               | (sc[3] & 0xf000)));
     }
-    static Sub sub(const uint8_t *b, int ib)
+    static Sub sub(const uint8_t *b, int ib, [[maybe_unused]] const Pairs &pairs)
     {
         const auto *x = reinterpret_cast<const BlockIQ1_M *>(b);
         const uint8_t *q = x->qs + 4 * ib;
@@ -219,11 +268,7 @@ struct DecIQ1_M {
         const __m256i bits = _mm256_and_si256(_mm256_set_epi64x(h1, h1, h0, h0),
                                               _mm256_set_epi64x(0x80, 0x08, 0x80, 0x08));
         const __m256i shift = _mm256_or_si256(_mm256_cmpgt_epi64(bits, _mm256_setzero_si256()), _mm256_set1_epi8(1));
-        uint16_t sc;
-        std::memcpy(&sc, x->scales + 2 * (ib / 2), 2);
-        const int shiftBits = 6 * (ib % 2);
-        return {_mm256_sign_epi8(w, w), w,
-                scales16(2 * ((sc >> shiftBits) & 7) + 1, 2 * ((sc >> (shiftBits + 3)) & 7) + 1), shift};
+        return {_mm256_sign_epi8(w, w), w, scaleOf(pairs, ib), shift};
     }
 };
 
@@ -247,9 +292,10 @@ void iqCols(int64_t n, float *out, const uint8_t *x, const uint8_t *y, size_t st
             a[j] = reinterpret_cast<const BlockQ8_K *>(y + j * stride) + i;
             lane[j] = shiftLane[j] = _mm256_setzero_si256();
         }
+        const Pairs pairs = D::prepare(b);
 #pragma GCC unroll 8
         for (int ib = 0; ib < 8; ++ib) {
-            const Sub s = D::sub(b, ib);
+            const Sub s = D::sub(b, ib, pairs);
             for (int j = 0; j < NY; ++j) {
                 const __m256i q8 = loadu256(a[j]->qs + 32 * ib);
                 const __m256i pairs = _mm256_maddubs_epi16(s.mag, _mm256_sign_epi8(q8, s.sgn));
