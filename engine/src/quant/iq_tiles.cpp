@@ -77,6 +77,11 @@ size_t iqTileSuperBytes(GgmlType type)
     }
 }
 
+bool iqTileType(GgmlType type)
+{
+    return generic::isIqLatticeType(type);
+}
+
 bool iqTilesActive(GgmlType type)
 {
 #ifdef BURROW_QUANT_X86

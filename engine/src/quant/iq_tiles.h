@@ -59,6 +59,9 @@ size_t iqTileSuperBytes(GgmlType type);
 // costs about as much as multiplying it with this many tokens).
 inline constexpr int64_t kIqTileMinTokens = 8;
 
+// True for the lattice types (whatever the CPU path): scratch for their
+// activation side must be reserved, a later path may use the tiles.
+bool iqTileType(GgmlType type);
 // True when `type` is a lattice type and the active CPU path has the tile
 // kernels (AVX-512 VNNI).
 bool iqTilesActive(GgmlType type);

@@ -42,7 +42,7 @@ size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens, int64_t n
         return 0;
     const size_t act = activationRowBytes(W) * static_cast<size_t>(nTokens);
     const size_t perInput = 128;   // alignment of each input block and its side arrays
-    if (!W.packed && !quant::iqTilesActive(W.type))
+    if (!W.packed && !quant::iqTileType(W.type))
         return act + perInput * static_cast<size_t>(nInputs);
     return act + quant::packedSideBytes(W.type, W.ne0, nTokens) + perInput * static_cast<size_t>(nInputs);
 }
