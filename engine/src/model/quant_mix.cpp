@@ -61,6 +61,7 @@ const std::vector<QuantFileType> &quantFileTypes()
             {"TQ1_0", 36, T::GGML_TYPE_TQ1_0, "1.69 bits per weight, ternary, embeddings Q4_K"},
             {"Q1_0", 40, T::GGML_TYPE_Q1_0, "1.13 bits per weight (signs and a scale), embeddings too"},
             {"NVFP4", 39, T::GGML_TYPE_NVFP4, "4.5 bits per weight, FP4 with FP8 scales (not in llama-quantize)"},
+            {"IQ3_S", 26, T::GGML_TYPE_IQ3_S, "3.44 bits per weight, lattice codebook (no importance matrix)"},
         };
         // Only the types the engine can write (a quantizer in the trait table).
         std::vector<QuantFileType> offered;
@@ -146,6 +147,10 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
             t = T::GGML_TYPE_Q6_K;
         else if (ft == "Q4_K_S" && m_iAttentionV < 4)
             t = T::GGML_TYPE_Q5_K;
+        else if (ft == "IQ3_S" && m_model.nGqa >= 4)
+            t = T::GGML_TYPE_Q4_K;
+        if (m_model.is70B && (t == T::GGML_TYPE_Q3_K || t == T::GGML_TYPE_Q4_K))
+            t = T::GGML_TYPE_Q5_K;   // 8 heads share attn_v: more bits for little size
         if (eightExperts)
             t = T::GGML_TYPE_Q8_0;
         ++m_iAttentionV;
@@ -155,7 +160,7 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
     } else if (contains(name, "attn_q.weight")) {
         // no change for the file types offered here
     } else if (contains(name, "attn_output.weight")) {
-        if (eightExperts && (ft == "Q4_K_S" || ft == "Q4_K_M" || iq4))
+        if (eightExperts && (ft == "Q4_K_S" || ft == "Q4_K_M" || iq4 || ft == "IQ3_S"))
             t = T::GGML_TYPE_Q5_K;
     } else if (contains(name, "ffn_down")) {
         // With experts the layer is read from the name (the reference: experts
@@ -179,7 +184,8 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
 
     if (ne0 % blockOf(t) != 0) {
         switch (t) {
-        case T::GGML_TYPE_IQ4_XS: t = T::GGML_TYPE_IQ4_NL; break;
+        case T::GGML_TYPE_IQ4_XS:
+        case T::GGML_TYPE_IQ3_S: t = T::GGML_TYPE_IQ4_NL; break;
         case T::GGML_TYPE_Q4_K: t = T::GGML_TYPE_Q5_0; break;
         case T::GGML_TYPE_Q5_K: t = T::GGML_TYPE_Q5_1; break;
         case T::GGML_TYPE_Q6_K: t = T::GGML_TYPE_Q8_0; break;

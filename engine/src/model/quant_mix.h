@@ -81,6 +81,7 @@ struct QuantMixModel {
     bool hasOutput = false;   // the model has output.weight
     int nExpert = 0;       // {arch}.expert_count (0: dense)
     int nGqa = 0;          // head_count / head_count_kv of layer 0 (0: unknown)
+    bool is70B = false;    // the reference's LLM_TYPE_70B (llama: 80 layers and grouped KV heads; qwen2: 80 layers)
 };
 
 class QuantMix {

@@ -3,6 +3,8 @@
 #include "quant/cpu_features.h"
 #include "quant/generic/generic_kernels.h"
 #include "quant/packed_lowbit.h"
+#include "quant/generic/iq_kernels.h"
+#include "quant/iq_tiles.h"
 #include "quant/quant_blocks.h"
 #include "quant/x86/x86_kernels.h"
 #include "quant/x86/x86_lowbit.h"
@@ -333,6 +335,8 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
 
 size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
 {
+    if (generic::isIqLatticeType(type))
+        return iqTileSideBytes(K, nTokens);
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
     const size_t blocks = static_cast<size_t>(K / 32) * static_cast<size_t>(nTokens);
@@ -351,6 +355,8 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
     PackedActivation out;
     out.rows = rows;
     out.stride = stride;
+    if (generic::isIqLatticeType(type))
+        out.tileSide = static_cast<uint8_t *>(side);
     if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0) {
         out.scale = static_cast<float *>(side);
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
@@ -360,6 +366,10 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
 
 void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t)
 {
+    if (generic::isIqLatticeType(type)) {
+        iqTilePrepareRow(type, K, act, t);
+        return;
+    }
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
     if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0)

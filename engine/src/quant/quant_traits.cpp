@@ -4,7 +4,9 @@
 #include "quant/cpu_features.h"
 #include "quant/generic/generic_kernels.h"
 #include "quant/generic/lowbit_kernels.h"
+#include "quant/generic/iq_kernels.h"
 #ifdef BURROW_QUANT_X86
+#include "quant/x86/iq_simd.h"
 #include "quant/x86/x86_kernels.h"
 #include "quant/x86/x86_lowbit.h"
 #endif
@@ -32,6 +34,9 @@ constexpr T kWeightTypes[] = {
     T::GGML_TYPE_Q4_K, T::GGML_TYPE_Q5_K, T::GGML_TYPE_Q6_K, T::GGML_TYPE_IQ4_NL, T::GGML_TYPE_IQ4_XS,
     T::GGML_TYPE_MXFP4,
     T::GGML_TYPE_TQ1_0, T::GGML_TYPE_TQ2_0, T::GGML_TYPE_Q1_0, T::GGML_TYPE_Q2_0, T::GGML_TYPE_NVFP4,
+    // the lattice i-quants (generic/iq_kernels.h)
+    T::GGML_TYPE_IQ1_S, T::GGML_TYPE_IQ1_M, T::GGML_TYPE_IQ2_XXS, T::GGML_TYPE_IQ2_XS, T::GGML_TYPE_IQ2_S,
+    T::GGML_TYPE_IQ3_XXS, T::GGML_TYPE_IQ3_S,
 };
 
 // A row; dot may be null (activation-only formats), multi is its loop
@@ -92,15 +97,25 @@ void fill(Table &t, CpuPath path)
     setRow<g::vecDotQ1_0Q8_0>(t, T::GGML_TYPE_Q1_0, g::dequantizeRowQ1_0, g::quantizeRowQ1_0, T::GGML_TYPE_Q8_0);
     setRow<g::vecDotQ2_0Q8_0>(t, T::GGML_TYPE_Q2_0, g::dequantizeRowQ2_0, g::quantizeRowQ2_0, T::GGML_TYPE_Q8_0);
     setRow<g::vecDotNVFP4Q8_0>(t, T::GGML_TYPE_NVFP4, g::dequantizeRowNVFP4, g::quantizeRowNVFP4, T::GGML_TYPE_Q8_0);
+    // The lattice i-quants: dot partner Q8_K, as the reference's CPU type traits.
+    setRow<g::vecDotIQ2_XXSQ8_K>(t, T::GGML_TYPE_IQ2_XXS, g::dequantizeRowIQ2_XXS, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ2_XSQ8_K>(t, T::GGML_TYPE_IQ2_XS, g::dequantizeRowIQ2_XS, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ2_SQ8_K>(t, T::GGML_TYPE_IQ2_S, g::dequantizeRowIQ2_S, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ3_XXSQ8_K>(t, T::GGML_TYPE_IQ3_XXS, g::dequantizeRowIQ3_XXS, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ3_SQ8_K>(t, T::GGML_TYPE_IQ3_S, g::dequantizeRowIQ3_S, g::quantizeRowIQ3_S, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ1_SQ8_K>(t, T::GGML_TYPE_IQ1_S, g::dequantizeRowIQ1_S, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ1_MQ8_K>(t, T::GGML_TYPE_IQ1_M, g::dequantizeRowIQ1_M, nullptr, T::GGML_TYPE_Q8_K);
 
 #ifdef BURROW_QUANT_X86
     if (path == CpuPath::CPU_PATH_AVX2 || path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx2(t.rows.data());
         x86::fillAvx2Lowbit(t.rows.data());
+        x86::fillAvx2Iq(t.rows.data());
     }
     if (path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx512(t.rows.data());
         x86::fillAvx512Lowbit(t.rows.data());
+        x86::fillAvx512Iq(t.rows.data());
     }
 #endif
     t.path = path;
@@ -169,7 +184,7 @@ bool isSupportedWeightType(GgmlType type)
 const char *supportedWeightTypesText()
 {
     return "F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4, "
-           "TQ1_0, TQ2_0, Q1_0, Q2_0, NVFP4";
+           "TQ1_0, TQ2_0, Q1_0, Q2_0, NVFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S";
 }
 
 Status checkWeightType(GgmlType type, std::string_view tensorName)
