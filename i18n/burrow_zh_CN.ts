@@ -789,16 +789,16 @@
         <translation>上下文满时</translation>
     </message>
     <message>
-        <source>shift: forget the oldest messages (the system prompt and the first exchange stay) and go on; stop: end the reply there.</source>
-        <translation>平移：忘掉最早的消息（系统提示词和第一轮问答保留）并继续；停止：回复到此结束。</translation>
-    </message>
-    <message>
         <source>when full: %1</source>
         <translation>上下文满时：%1</translation>
     </message>
     <message>
         <source>When the context is full, a reply does one of: %1.</source>
         <translation>上下文满时，回复只能是以下之一：%1。</translation>
+    </message>
+    <message>
+        <source>stop: end the reply there; shift: forget the oldest messages (the system prompt and the first exchange stay) and go on.</source>
+        <translation>停止：回复到此结束；平移：忘掉最早的消息（系统提示词和第一轮问答保留）并继续。</translation>
     </message>
 </context>
 <context>

@@ -789,16 +789,16 @@
         <translation>上下文滿時</translation>
     </message>
     <message>
-        <source>shift: forget the oldest messages (the system prompt and the first exchange stay) and go on; stop: end the reply there.</source>
-        <translation>平移：忘掉最早的訊息（系統提示詞和第一輪問答保留）並繼續；停止：回覆到此結束。</translation>
-    </message>
-    <message>
         <source>when full: %1</source>
         <translation>上下文滿時：%1</translation>
     </message>
     <message>
         <source>When the context is full, a reply does one of: %1.</source>
         <translation>上下文滿時，回覆只能是以下之一：%1。</translation>
+    </message>
+    <message>
+        <source>stop: end the reply there; shift: forget the oldest messages (the system prompt and the first exchange stay) and go on.</source>
+        <translation>停止：回覆到此結束；平移：忘掉最早的訊息（系統提示詞和第一輪問答保留）並繼續。</translation>
     </message>
 </context>
 <context>

@@ -319,6 +319,12 @@ burrow::Result<burrow::ChatPrompt> EngineBackend::buildPrompt(const ChatRequest 
     // "Shift": the first exchange stays, in the prompt and through a shift (nKeep).
     promptOptions.keepFirstExchange = request.settings.contextOverflow == burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
     auto prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
+    if (!prompt && promptOptions.keepFirstExchange) {
+        // A first exchange too long to keep beside the newest message is
+        // left out like any other.
+        promptOptions.keepFirstExchange = false;
+        prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
+    }
     if (!prompt)
         return prompt;
 

@@ -16,7 +16,7 @@ struct ReplySettings {
                                        // decides the positions with ContextLimit::decide)
     // What a full context does (GenerateOptions::overflow): shift keeps the
     // system prompt and the first exchange (nKeep) and drops the oldest.
-    burrow::ContextOverflow contextOverflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
+    burrow::ContextOverflow contextOverflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
     burrow::KvCacheType kvCacheType = burrow::KvCacheType::KV_CACHE_F16;   // SchedulerOptions::kvCacheType
     std::string systemPrompt;          // a system message before the conversation ("" for none)
     std::string chatFormat = "auto";   // RenderOptions::chatFormat

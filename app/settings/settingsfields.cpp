@@ -157,9 +157,11 @@ const QList<SettingsField> &SettingsFields::all()
          }},
         // What a reply does when the context is full (burrow::ContextOverflow;
         // a model with recurrent layers can only stop, the panel says so).
-        {"contextPolicy", Kind::Choice, QStringLiteral("shift"), QT_TRANSLATE_NOOP("ChatSettings", "When the context is full"),
-         QT_TRANSLATE_NOOP("ChatSettings", "shift: forget the oldest messages (the system prompt and the first exchange "
-                                           "stay) and go on; stop: end the reply there."),
+        // Stop by default: a model that never ends its turn (a loop, a base
+        // model) stops at the context instead of writing until stopped.
+        {"contextPolicy", Kind::Choice, QStringLiteral("stop"), QT_TRANSLATE_NOOP("ChatSettings", "When the context is full"),
+         QT_TRANSLATE_NOOP("ChatSettings", "stop: end the reply there; shift: forget the oldest messages (the system "
+                                           "prompt and the first exchange stay) and go on."),
          QT_TRANSLATE_NOOP("ChatSettings", "when full: %1"), false,
          [](const QVariant &v, const SettingsLimits &) {
              const QStringList known = contextPolicies();
@@ -168,9 +170,9 @@ const QList<SettingsField> &SettingsFields::all()
                         : tr("When the context is full, a reply does one of: %1.").arg(known.join(QStringLiteral(", ")));
          },
          [](const QVariantHash &v, ReplySettings *out) {
-             out->contextOverflow = v.value(QStringLiteral("contextPolicy")).toString() == QLatin1String("stop")
-                                        ? burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP
-                                        : burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
+             out->contextOverflow = v.value(QStringLiteral("contextPolicy")).toString() == QLatin1String("shift")
+                                        ? burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT
+                                        : burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
          }},
         // The scheduler's cache is shared by the chats: a chat asking for the
         // other type has it made again when no reply runs (EngineBackend::ensureScheduler).
@@ -240,7 +242,7 @@ QStringList SettingsFields::kvCacheTypes()
 
 QStringList SettingsFields::contextPolicies()
 {
-    return {QStringLiteral("shift"), QStringLiteral("stop")};
+    return {QStringLiteral("stop"), QStringLiteral("shift")};
 }
 
 QStringList SettingsFields::reasoningEfforts()

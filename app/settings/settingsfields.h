@@ -63,7 +63,7 @@ public:
     static QStringList reasoningEfforts();
     // The values kvCacheType takes: f16, q8_0 (burrow::KvCacheType).
     static QStringList kvCacheTypes();
-    // The values contextPolicy takes: shift, stop (burrow::ContextOverflow).
+    // The values contextPolicy takes: stop, shift (burrow::ContextOverflow).
     static QStringList contextPolicies();
     // How a chat format is named to the user: "Automatic (from the model)",
     // else the family's own name ("ChatML", "Llama 3"; not translated).

@@ -60,8 +60,8 @@ Pane {
         { value: "q8_0", text: qsTr("Compact (8-bit, half the memory)") }
     ]
     readonly property var policyChoices: [
-        { value: "shift", text: qsTr("Shift: forget the oldest messages and go on") },
-        { value: "stop", text: qsTr("Stop the reply") }
+        { value: "stop", text: qsTr("Stop the reply") },
+        { value: "shift", text: qsTr("Shift: forget the oldest messages and go on") }
     ]
     function policyIndex() {
         const index = settings ? policyChoices.findIndex(choice => choice.value === settings.contextPolicy) : -1
@@ -345,7 +345,7 @@ Pane {
                 ComboBox {
                     id: policyBox
                     objectName: "field_contextPolicy"
-                    Layout.preferredWidth: 320
+                    Layout.preferredWidth: 240
                     model: root.policyChoices
                     textRole: "text"
                     valueRole: "value"
