@@ -64,6 +64,8 @@ void printHelp(FILE *out)
                  "  --double-wide-mlp    gemma4: the shared-KV layers' FFN is twice --ffn\n"
                  "  --v-from-k           gemma4: no attn_v on the global layers (V = K)\n"
                  "  --tied, --untied     output matrix shared with the embeddings, or its own\n"
+                 "  --tensor-scales      add <matrix>.scale and .input_scale tensors (as NVFP4\n"
+                 "                       \"scale2\" files carry) beside every layer matrix\n"
                  "  --rope-base F        RoPE frequency base (default: the architecture's)\n"
                  "  --type TYPE          file type (default F32): %s\n"
                  "  --seed N             random seed, 0..2^64-1 (default 1); same seed, same file\n"
@@ -177,6 +179,10 @@ int runSynth(const std::vector<std::string> &args)
         }
         if (a == "--dry-run") {
             dryRun = true;
+            continue;
+        }
+        if (a == "--tensor-scales") {
+            spec.shape.tensorScales = true;
             continue;
         }
         if (a == "--tied" || a == "--untied") {

@@ -158,7 +158,6 @@ Status configureExperts(const gguf::GgufFile &file, ModelConfig &c)
     c.expertGating = ExpertGating::EXPERT_GATING_SOFTMAX;
     c.expertWeightsNorm = true;
     c.routerInputScale = true;
-    c.expertOutputScale = true;
     for (LayerSpec &l : c.layers)
         l.denseBesideMoe = true;
     return Status::ok();

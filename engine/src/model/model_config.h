@@ -185,14 +185,20 @@ struct ModelConfig {
     bool vNorm = false;
     // attn_v may be absent on a layer: V = the raw K projection then.
     bool valueFromKey = false;
-    // The router input is rmsnorm(x) / sqrt(nEmbd) * ffn_gate_inp.scale and
-    // each expert's output is multiplied by ffn_down_exps.scale[e].
+    // The router input is rmsnorm(x) / sqrt(nEmbd) * ffn_gate_inp.scale (a
+    // weight of the architecture, not a per-tensor scale; each expert's
+    // output scale, ffn_down_exps.scale, is the per-tensor one below).
     bool routerInputScale = false;
-    bool expertOutputScale = false;
     // Optional layer_output_scale [1]: the layer's output times it.
     bool layerOutputScale = false;
     // rope_freqs must be present (gemma4's global layers turn by it).
     bool ropeFreqsRequired = false;
+    // Per-tensor `.scale` tensors (model/weight_scales.h): the reference's
+    // graph applies those of the dense FFN and shared expert (ffnScales) and
+    // of the experts (expertScales) only in some architectures; elsewhere
+    // they are read and ignored, as there.
+    bool ffnScales = true;
+    bool expertScales = true;
 
     std::vector<LayerSpec> layers;     // size nLayer once loaded
 

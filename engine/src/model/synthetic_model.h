@@ -80,6 +80,10 @@ struct SyntheticShape {
     uint32_t slidingPattern = 0;   // 0: the architecture's default period (key not written); else written
                                    // (gemma4: always written, one bool per layer; default period 6)
     bool tiedOutput = false;       // no output.weight (gemma2 never has one, gpt-oss always does)
+    // NVFP4 "scale2" files: <matrix>.scale and <matrix>.input_scale (F32, 1 +
+    // N(0, 0.02); [1], or one per expert) beside every projection and FFN
+    // matrix (model/weight_scales.h).
+    bool tensorScales = false;
     float ropeFreqBase = 0.0f;     // 0: the architecture's usual base
     // gemma4 (headDim is then the global layers' head size):
     uint32_t headDimSwa = 0;       // head size of the sliding layers (0: headDim)

@@ -1,7 +1,9 @@
 #include "model/weights.h"
 
 #include "model/tensor_names.h"
+#include "model/weight_scales.h"
 #include "gguf/gguf_reader.h"
+#include "quant/block_checks.h"
 #include "quant/quant_traits.h"
 
 #include <string>
@@ -67,6 +69,8 @@ public:
             return Status::error("tensor '" + name + "': row of " + std::to_string(t->ne[0]) +
                                  " elements is not a whole number of " + ggmlTypeName(t->type) + " blocks");
         view.rowBytes = rowBytes;
+        if (Status s = quant::checkBlocks(t->type, t->data, t->nBytes, name); !s)
+            return s;
         m_bytes += t->nBytes;
         return Status::ok();
     }
@@ -124,6 +128,8 @@ public:
         if (!ggmlRowBytes(t->type, t->ne[0], &rowBytes))
             return Status::error("tensor '" + name + "': row of " + std::to_string(t->ne[0]) +
                                  " elements is not a whole number of " + ggmlTypeName(t->type) + " blocks");
+        if (Status s = quant::checkBlocks(t->type, t->data, t->nBytes, name); !s)
+            return s;
         const size_t partBytes = rowBytes * static_cast<size_t>(ne1);
         for (int part = 0; part < parts; ++part) {
             std::vector<TensorView> &out = *views[part];
@@ -254,8 +260,6 @@ Status bindExperts(Binder &b, const ModelConfig &c, LayerWeights &L, int il)
     }
     if (s && c.routerInputScale)
         s = b.bind(L.ffnGateInpScale, K::TENSOR_KIND_FFN_GATE_INP_SCALE, il, E, 0, REQ);
-    if (s && c.expertOutputScale)
-        s = b.bind(L.downExpsScale, K::TENSOR_KIND_FFN_DOWN_EXPS_SCALE, il, X, 0, OPT);
     if (s && c.nFfShexp > 0) {
         const int64_t FS = c.nFfShexp;
         s = b.bind(L.ffnGateInpShexp, K::TENSOR_KIND_FFN_GATE_INP_SHEXP, il, E, 0, REQ);
@@ -316,24 +320,6 @@ Status bindPerLayerInputs(Binder &b, const ModelConfig &c, Weights &w)
     return s;
 }
 
-// Per-tensor scale factors (NVFP4 "scale2" files) multiply a matrix's
-// outputs; Burrow applies only the ones an architecture defines (gemma4's
-// router input scale and expert output scales), so other such files are
-// refused rather than computed wrongly.
-Status refuseScales(const gguf::GgufFile &file, const ModelConfig &c)
-{
-    for (const gguf::TensorInfo &t : file.tensors()) {
-        const std::string_view n = t.name;
-        if (!n.ends_with(".scale") && !n.ends_with(".input_scale"))
-            continue;
-        if ((c.routerInputScale && n.ends_with(".ffn_gate_inp.scale")) ||
-            (c.expertOutputScale && n.ends_with(".ffn_down_exps.scale")))
-            continue;
-        return Status::error("tensor '" + std::string(n) + "' is a per-tensor scale, which Burrow does not support yet");
-    }
-    return Status::ok();
-}
-
 } // namespace
 
 Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
@@ -359,8 +345,6 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
     if (Status s = b.bind(w.tokenEmbd, K::TENSOR_KIND_TOKEN_EMBD, -1, E, V, REQ); !s)
         return fail(s);
     if (Status s = b.bind(w.outputNorm, K::TENSOR_KIND_OUTPUT_NORM, -1, E, 0, REQ); !s)
-        return fail(s);
-    if (Status s = refuseScales(file, c); !s)
         return fail(s);
     if (!c.outputAlwaysTied) {
         if (Status s = b.bind(w.output, K::TENSOR_KIND_OUTPUT, -1, E, V, c.outputRequired ? REQ : OPT); !s)
@@ -390,6 +374,9 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
     if (c.nEmbdPerLayer > 0)
         if (Status s = bindPerLayerInputs(b, c, w); !s)
             return fail(s);
+    // Per-tensor scales (NVFP4 "scale2" files) once every matrix is bound.
+    if (Status s = bindWeightScales(file, c, w); !s)
+        return fail(s);
     w.bytes = b.bytes();
     return w;
 }

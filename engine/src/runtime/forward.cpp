@@ -829,20 +829,15 @@ void Forward::moeFfn(const model::LayerWeights &L, int n, const float *routerIn)
     matmulTasks(m_pool, m_tasks.data(), static_cast<int>(m_tasks.size()), scratch);
 
     // out[t] = sum_j w_tj * down[row(t, j)], j in weight order   [n, E]
-    // (each expert's output first times its scale, when the model has them:
-    // (d s_e) w, as the reference's mul_mat_id scale then the weight).
-    const float *expertScale = L.downExpsScale ? L.downExpsScale.f32() : nullptr;
+    // (an expert's output scale, ffn_down_exps.scale, is already in down:
+    // the matmul applies TensorView::outScale, as the reference's mul_mat_id
+    // scale before the weight).
     forRows(m_pool, n, E * K, [&](int t) {
         float *ot = m_out.data() + t * E;
         for (int j = 0; j < K; ++j) {
             const size_t tj = static_cast<size_t>(t) * K + j;
             const float wj = m_selWeight[tj];
-            float *d = m_moeDown.data() + static_cast<int64_t>(m_selRow[tj]) * E;
-            if (expertScale) {
-                const float se = expertScale[m_selExpert[tj]];
-                for (int64_t i = 0; i < E; ++i)
-                    d[i] *= se;
-            }
+            const float *d = m_moeDown.data() + static_cast<int64_t>(m_selRow[tj]) * E;
             if (j == 0)
                 for (int64_t i = 0; i < E; ++i)
                     ot[i] = d[i] * wj;

@@ -342,14 +342,17 @@ private:
             QCOMPARE(c.nLayer, 5u);
             QCOMPARE(c.nExpert, 8u);
             QCOMPARE(c.nExpertUsed, 2u);
-            QVERIFY(c.routerInputScale && c.expertOutputScale && c.expertWeightsNorm);
+            QVERIFY(c.routerInputScale && c.expertWeightsNorm);
             for (uint32_t il = 0; il < 5; ++il) {
                 QCOMPARE(c.layers[il].sliding, il != 4);
                 QCOMPARE(c.layers[il].nHeadKv, il != 4 ? 2u : 1u);
                 QVERIFY(c.layers[il].moe && c.layers[il].denseBesideMoe);
                 QVERIFY(w.layers[il].ffnGate && w.layers[il].ffnPreNorm2 && w.layers[il].ffnPostNorm1 &&
-                        w.layers[il].ffnPostNorm2 && w.layers[il].ffnGateInpScale && w.layers[il].downExpsScale);
+                        w.layers[il].ffnPostNorm2 && w.layers[il].ffnGateInpScale);
                 QCOMPARE(w.layers[il].gateExps.size(), size_t(8));
+                // ffn_down_exps.scale: each expert's output scale, on its view (synth's are 1 + noise).
+                QCOMPARE(w.layers[il].downExps.size(), size_t(8));
+                QVERIFY(w.layers[il].downExps[0].outScale != 1.0f || w.layers[il].downExps[1].outScale != 1.0f);
             }
             QVERIFY(w.layers[0].wv && !w.layers[4].wv);   // V = K on the global layer
             QCOMPARE(c.nEmbdPerLayer, 0u);
