@@ -2166,6 +2166,14 @@
         <translation>%1 个位置，用于 %3 层中的 %2 层</translation>
     </message>
     <message>
+        <source>the last %1 of %2 layers reuse earlier layers&apos; keys and values</source>
+        <translation>最后 %1 层（共 %2 层）复用前面层的键和值</translation>
+    </message>
+    <message>
+        <source>%1 per layer, %2, read from the file one row per token</source>
+        <translation>每层 %1 个，%2，每个词元从文件中读取一行</translation>
+    </message>
+    <message>
         <source>its own chat template</source>
         <translation>它自带的对话模板</translation>
     </message>
@@ -2275,6 +2283,14 @@
     <message>
         <source>Sliding window</source>
         <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <source>Shared KV layers</source>
+        <translation>共享 KV 的层</translation>
+    </message>
+    <message>
+        <source>Per-layer embeddings</source>
+        <translation>逐层嵌入</translation>
     </message>
     <message>
         <source>%1 (weights and KV cache), %2 free</source>

@@ -2166,6 +2166,14 @@
         <translation>%1 個位置，用於 %3 層中的 %2 層</translation>
     </message>
     <message>
+        <source>the last %1 of %2 layers reuse earlier layers&apos; keys and values</source>
+        <translation>最後 %1 層（共 %2 層）重複使用前面層的鍵和值</translation>
+    </message>
+    <message>
+        <source>%1 per layer, %2, read from the file one row per token</source>
+        <translation>每層 %1 個，%2，每個詞元從檔案讀取一列</translation>
+    </message>
+    <message>
         <source>its own chat template</source>
         <translation>它內建的對話範本</translation>
     </message>
@@ -2275,6 +2283,14 @@
     <message>
         <source>Sliding window</source>
         <translation>滑動視窗</translation>
+    </message>
+    <message>
+        <source>Shared KV layers</source>
+        <translation>共用 KV 的層</translation>
+    </message>
+    <message>
+        <source>Per-layer embeddings</source>
+        <translation>逐層嵌入</translation>
     </message>
     <message>
         <source>%1 (weights and KV cache), %2 free</source>

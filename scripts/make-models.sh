@@ -6,6 +6,10 @@
 #   qwen35-1b (Gated DeltaNet beside attention) and its all-recurrent and
 #   all-attention twins in Q4_K_M; llama-1.1b-32k and llama-3b-32k (the same
 #   shapes with a trained context of 32768, for long prompts) in Q4_K_M.
+#   Only when BURROW_MODELS names them: gemma4-e4b-Q4_K_M (2.7 GiB) and
+#   gemma4-26b-a4b-Q4_K_M (15.1 GiB), Gemma 4's E4B and 26B-A4B shapes
+#   (trained context 32768), and their 1 B kin gemma4-e-1b-Q4_K_M and
+#   gemma4moe-1b-Q4_K_M.
 # Usage: scripts/make-models.sh [DIR]          (default: build/models)
 # Environment: BURROW_CLI (default build/release/engine/tools/burrow-cli),
 #   BURROW_JOBS (threads, default: all), BURROW_MODELS (a space-separated
@@ -42,6 +46,15 @@ done
 for preset in llama-1.1b llama-3b; do
     models+=("$preset-32k-Q4_K_M $preset Q4_K_M --ctx 32768")
 done
+
+# Made only when BURROW_MODELS names them (not in the 21 GB above).
+optional=()
+for preset in gemma4-e4b gemma4-26b-a4b gemma4-e-1b gemma4moe-1b; do
+    optional+=("$preset-Q4_K_M $preset Q4_K_M")
+done
+if [[ -n "${BURROW_MODELS:-}" ]]; then
+    models+=("${optional[@]}")
+fi
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 

@@ -38,6 +38,9 @@ ModelCard ModelCard::fromInfo(const burrow::ModelInfo &info)
     card.activeParameterCount = info.activeParameterCount ? info.activeParameterCount : info.parameterCount;
     card.slidingWindow = toInt(info.slidingWindow);
     card.slidingLayerCount = toInt(info.slidingLayerCount);
+    card.sharedKvLayerCount = toInt(info.sharedKvLayerCount);
+    card.perLayerEmbeddingLength = toInt(info.perLayerEmbeddingLength);
+    card.perLayerEmbeddingBytes = info.perLayerEmbeddingBytes;
     card.recurrentLayerCount = toInt(info.recurrentLayerCount);
     card.hasChatTemplate = info.hasChatTemplate;
     card.availableMemory = SystemMemory::availableBytes();
@@ -93,6 +96,21 @@ QString ModelCard::slidingWindowText() const
         .arg(QLocale().toString(slidingWindow))
         .arg(slidingLayerCount)
         .arg(layerCount);
+}
+
+QString ModelCard::sharedKvText() const
+{
+    if (sharedKvLayerCount <= 0)
+        return QString();
+    return tr("the last %1 of %2 layers reuse earlier layers' keys and values").arg(sharedKvLayerCount).arg(layerCount);
+}
+
+QString ModelCard::perLayerEmbeddingText() const
+{
+    if (perLayerEmbeddingLength <= 0)
+        return QString();
+    return tr("%1 per layer, %2, read from the file one row per token")
+        .arg(QLocale().toString(perLayerEmbeddingLength), formatBytes(perLayerEmbeddingBytes));
 }
 
 QString ModelCard::formatBytes(quint64 bytes)

@@ -42,6 +42,10 @@ class ModelCard {
     Q_PROPERTY(QString activeParametersText READ activeParametersText)
     Q_PROPERTY(int slidingWindow MEMBER slidingWindow)
     Q_PROPERTY(QString slidingWindowText READ slidingWindowText)
+    Q_PROPERTY(int sharedKvLayerCount MEMBER sharedKvLayerCount)
+    Q_PROPERTY(QString sharedKvText READ sharedKvText)
+    Q_PROPERTY(qulonglong perLayerEmbeddingBytes MEMBER perLayerEmbeddingBytes)
+    Q_PROPERTY(QString perLayerEmbeddingText READ perLayerEmbeddingText)
     Q_PROPERTY(bool readsEnableThinking MEMBER readsEnableThinking)
     Q_PROPERTY(bool readsReasoningEffort MEMBER readsReasoningEffort)
     Q_PROPERTY(bool reasons READ reasons)
@@ -66,6 +70,13 @@ public:
     // Sliding-window attention: positions a sliding layer sees, and how many layers use it.
     int slidingWindow = 0;
     int slidingLayerCount = 0;
+    // Gemma 4: layers that reuse an earlier layer's keys and values (no KV
+    // cache of their own: not in kvBytesPerToken), and the per-layer input
+    // embeddings (values per layer; the table's bytes, part of weightBytes,
+    // read from the mapped file one row per token).
+    int sharedKvLayerCount = 0;
+    int perLayerEmbeddingLength = 0;
+    quint64 perLayerEmbeddingBytes = 0;
     // Recurrent layers (qwen35's Gated DeltaNet): they keep a state per
     // conversation, and a full context cannot be shifted.
     int recurrentLayerCount = 0;
@@ -102,6 +113,10 @@ public:
     QString activeParametersText() const;
     // "4,096 positions on 5 of 6 layers" ("" without sliding-window attention).
     QString slidingWindowText() const;
+    // "the last 20 of 35 layers reuse earlier layers' keys and values" ("" without).
+    QString sharedKvText() const;
+    // "256 per layer, 2.8 GB, read from the file one row per token" ("" without).
+    QString perLayerEmbeddingText() const;
     bool reasons() const { return reasoning; }
     bool canShiftContext() const { return recurrentLayerCount == 0; }
     static QString countText(quint64 n);     // 260K, 7.2M, 30.5B

@@ -155,18 +155,36 @@ std::string cpuModelName()
     return "unknown";
 }
 
-// Bytes of weights one generated token reads: every tensor but the embedding
-// table (one row of it), or all of them when the output is tied to it.
+// Bytes of weights one generated token reads: every tensor but the
+// embedding table (one row of it, or all of it when the output is tied to
+// it) and gemma4's per-layer embedding table (one row), with the expert
+// tensors of a mixture of experts (3-D, one slice per expert) counted for
+// the experts a token runs (expert_used_count of expert_count).
 burrow::Result<uint64_t> weightBytesPerToken(const std::string &path)
 {
     auto f = burrow::gguf::GgufFile::open(path);
     if (!f)
         return f.status();
+    std::string arch;
+    uint32_t experts = 0, used = 0;
+    if (burrow::Status st = f.value()->getOptionalString("general.architecture", arch); !st)
+        return st;
+    if (!arch.empty()) {
+        if (burrow::Status st = f.value()->getOptionalU32(arch + ".expert_count", experts); !st)
+            return st;
+        if (burrow::Status st = f.value()->getOptionalU32(arch + ".expert_used_count", used); !st)
+            return st;
+    }
     uint64_t total = 0;
     const burrow::gguf::TensorInfo *embd = nullptr;
     bool hasOutput = false;
     for (const burrow::gguf::TensorInfo &t : f.value()->tensors()) {
-        total += t.nBytes;
+        uint64_t bytes = t.nBytes;
+        if (t.name == "per_layer_token_embd.weight" && t.ne[1] > 0)
+            bytes /= static_cast<uint64_t>(t.ne[1]);   // one row per token
+        else if (experts > 0 && used > 0 && used <= experts && t.nDims == 3 && t.ne[2] == experts)
+            bytes = bytes / experts * used;            // the experts a token runs
+        total += bytes;
         if (t.name == "token_embd.weight")
             embd = &t;
         if (t.name == "output.weight")

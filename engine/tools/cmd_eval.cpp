@@ -77,6 +77,48 @@ bool parseInt(const std::string &s, long *out)
     return !s.empty() && end && *end == '\0';
 }
 
+// Token ids separated by commas ("1,403,407").
+std::string idList(const std::vector<burrow::Token> &ids)
+{
+    std::string out;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (i)
+            out += ',';
+        out += std::to_string(ids[i]);
+    }
+    return out;
+}
+
+// The greedy continuation as the reference's own loop runs it: the prompt
+// evaluated once (its logits given), then one token at a time on top of its
+// KV cache (evaluate() reuses the cached prefix, so each step runs the one
+// new token). generate() on the same session would run the prompt's last
+// token again (a cached prompt needs its logits), as a one-query step where
+// the reference had it in the prompt's batch: after a prompt of 64 tokens or
+// more (the tiled attention) its later steps would differ from the
+// reference's by rounding. Stops before an end-of-generation token, after n
+// tokens or when the context is full.
+burrow::Status greedyContinuation(const burrow::Model &model, burrow::Session &session, std::vector<burrow::Token> running,
+                                  std::vector<float> step, long n, std::vector<burrow::Token> *out)
+{
+    for (long i = 0; i < n; ++i) {
+        size_t best = 0;
+        for (size_t k = 1; k < step.size(); ++k)
+            if (step[k] > step[best])
+                best = k;
+        const burrow::Token next = static_cast<burrow::Token>(best);
+        if (model.isEndOfGeneration(next))
+            break;
+        out->push_back(next);
+        running.push_back(next);
+        if (i + 1 == n || running.size() >= session.contextSize())
+            break;
+        if (burrow::Status s = session.evaluate(running, &step); !s)
+            return s;
+    }
+    return burrow::Status::ok();
+}
+
 int runEval(const std::vector<std::string> &args)
 {
     std::string modelPath, prompt, tokenList, cacheTypeK = "f16", cacheTypeV = "f16";
@@ -188,12 +230,7 @@ int runEval(const std::vector<std::string> &args)
     }
     burrow::GenerateResult greedy;
     if (n > 0) {
-        burrow::SamplingParams sp;
-        sp.temperature = 0.0f;
-        burrow::GenerateOptions go;
-        go.maxTokens = static_cast<int32_t>(n);
-        go.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
-        if (burrow::Status s = session.value()->generate(tokens, sp, go, {}, &greedy); !s) {
+        if (burrow::Status s = greedyContinuation(*model.value(), *session.value(), tokens, logits, n, &greedy.tokens); !s) {
             std::fprintf(stderr, "burrow-cli eval: %s\n", s.message().c_str());
             return 1;
         }
@@ -208,14 +245,10 @@ int runEval(const std::vector<std::string> &args)
     if (json) {
         std::string out = "{\"model\":" + jsonString(modelName) + ",\"prompt\":" + jsonString(validUtf8(prompt)) +
                           ",\"prompt_tokens\":[";
-        for (size_t i = 0; i < tokens.size(); ++i)
-            out += (i ? "," : "") + std::to_string(tokens[i]);
+        out += idList(tokens);
         out += "]";
         if (n > 0) {
-            out += ",\"greedy_tokens\":[";
-            for (size_t i = 0; i < greedy.tokens.size(); ++i)
-                out += (i ? "," : "") + std::to_string(greedy.tokens[i]);
-            out += "],\"greedy_text\":" + jsonString(greedyText);
+            out += ",\"greedy_tokens\":[" + idList(greedy.tokens) + "],\"greedy_text\":" + jsonString(greedyText);
         }
         out += ",\"logits_after_prompt\":[";
         char buf[32];

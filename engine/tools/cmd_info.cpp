@@ -79,6 +79,9 @@ void printJson(const burrow::ModelInfo &info)
     std::printf("  \"sliding_layer_count\": %u,\n", info.slidingLayerCount);
     std::printf("  \"recurrent_layer_count\": %u,\n", info.recurrentLayerCount);
     std::printf("  \"recurrent_state_bytes\": %" PRIu64 ",\n", info.recurrentStateBytes);
+    std::printf("  \"shared_kv_layers\": %u,\n", info.sharedKvLayerCount);
+    std::printf("  \"per_layer_embedding_length\": %u,\n", info.perLayerEmbeddingLength);
+    std::printf("  \"per_layer_embedding_bytes\": %" PRIu64 ",\n", info.perLayerEmbeddingBytes);
     std::printf("  \"tensor_count\": %d,\n", tensorCount);
     std::printf("  \"tensor_types\": %s,\n", types.c_str());
     std::printf("  \"context_length\": %u,\n", info.contextLength);
@@ -87,6 +90,7 @@ void printJson(const burrow::ModelInfo &info)
     std::printf("  \"head_count\": %u,\n", info.headCount);
     std::printf("  \"head_count_kv\": %u,\n", info.headCountKv);
     std::printf("  \"head_dim\": %u,\n", info.headDim);
+    std::printf("  \"head_dim_sliding\": %u,\n", info.headDimSliding ? info.headDimSliding : info.headDim);
     std::printf("  \"vocab_type\": %s,\n", jsonString(info.vocabType).c_str());
     std::printf("  \"vocab_size\": %u,\n", info.vocabSize);
     std::printf("  \"bos_token_id\": %s,\n", tokenIdJson(info.bosId).c_str());
@@ -125,10 +129,21 @@ void printText(const burrow::ModelInfo &info)
     std::printf("layers:            %u\n", info.blockCount);
     std::printf("heads:             %u\n", info.headCount);
     std::printf("KV heads:          %u\n", info.headCountKv);
-    std::printf("head dimension:    %u\n", info.headDim);
+    if (info.headDimSliding > 0 && info.headDimSliding != info.headDim)
+        std::printf("head dimension:    %u (global layers), %u (sliding layers)\n", info.headDim, info.headDimSliding);
+    else
+        std::printf("head dimension:    %u\n", info.headDim);
     if (info.slidingWindow > 0)
         std::printf("sliding window:    %u positions on %u of %u layers\n", info.slidingWindow, info.slidingLayerCount,
                     info.blockCount);
+    if (info.sharedKvLayerCount > 0)
+        std::printf("shared KV layers:  the last %u of %u layers reuse earlier layers' keys and values (no KV cache of "
+                    "their own)\n", info.sharedKvLayerCount, info.blockCount);
+    if (info.perLayerEmbeddingLength > 0)
+        std::printf("per-layer embedding: %u per layer (%" PRIu64 " per token), %s, read from the mapped file one row "
+                    "per token\n", info.perLayerEmbeddingLength,
+                    static_cast<uint64_t>(info.perLayerEmbeddingLength) * info.blockCount,
+                    humanBytes(info.perLayerEmbeddingBytes).c_str());
     if (info.recurrentLayerCount > 0)
         std::printf("recurrent layers:  %u of %u (Gated DeltaNet), state %s per conversation\n", info.recurrentLayerCount,
                     info.blockCount, humanBytes(info.recurrentStateBytes).c_str());

@@ -36,14 +36,14 @@ void printHelp(FILE *out)
                  "options:\n"
                  "  --preset NAME        start from a named shape (below); later options change it\n"
                  "  --arch ARCH          architecture: llama, qwen2, phi3, gemma2, qwen3, qwen3moe,\n"
-                 "                       gemma3, gpt-oss, qwen35, qwen35moe (required without --preset)\n"
+                 "                       gemma3, gpt-oss, qwen35, qwen35moe, gemma4 (required without --preset)\n"
                  "  --embd N             embedding length\n"
                  "  --layers N           layers\n"
                  "  --heads N            attention heads\n"
                  "  --kv-heads N         key/value heads (divides --heads)\n"
                  "  --head-dim N         size of one head (default embd / heads)\n"
                  "  --ffn N              feed-forward length of the dense layers\n"
-                 "  --experts N          experts per layer (qwen3moe, gpt-oss)\n"
+                 "  --experts N          experts per layer (qwen3moe, gpt-oss; gemma4: beside a dense FFN)\n"
                  "  --experts-used N     experts each token runs\n"
                  "  --expert-ffn N       feed-forward length of one expert\n"
                  "  --shared-expert-ffn N  feed-forward length of the shared expert (qwen35moe)\n"
@@ -55,7 +55,14 @@ void printHelp(FILE *out)
                  "  --vocab N            vocabulary size (>= 8; >= 259 adds byte-fallback tokens)\n"
                  "  --ctx N              trained context length\n"
                  "  --sliding-window N   sliding-window size (gemma2, gemma3, gpt-oss)\n"
-                 "  --sliding-pattern N  sliding-window period to write (default: the architecture's)\n"
+                 "  --sliding-pattern N  sliding-window period to write (default: the architecture's;\n"
+                 "                       gemma4: layer il slides unless il %% N == N - 1, default 6)\n"
+                 "  --head-dim-swa N     gemma4: head size of the sliding layers (--head-dim: the global ones)\n"
+                 "  --kv-heads-global N  gemma4: KV heads of the global layers (a per-layer array)\n"
+                 "  --per-layer-embd N   gemma4: per-layer input embeddings of N per layer (E2B/E4B)\n"
+                 "  --shared-kv-layers N gemma4: the last N layers reuse earlier layers' keys and values\n"
+                 "  --double-wide-mlp    gemma4: the shared-KV layers' FFN is twice --ffn\n"
+                 "  --v-from-k           gemma4: no attn_v on the global layers (V = K)\n"
                  "  --tied, --untied     output matrix shared with the embeddings, or its own\n"
                  "  --tensor-scales      add <matrix>.scale and .input_scale tensors (as NVFP4\n"
                  "                       \"scale2\" files carry) beside every layer matrix\n"
@@ -115,6 +122,10 @@ constexpr ShapeOption kShapeOptions[] = {
     {"--ctx", &SyntheticShape::nCtx},
     {"--sliding-window", &SyntheticShape::slidingWindow},
     {"--sliding-pattern", &SyntheticShape::slidingPattern},
+    {"--head-dim-swa", &SyntheticShape::headDimSwa},
+    {"--kv-heads-global", &SyntheticShape::nHeadKvGlobal},
+    {"--per-layer-embd", &SyntheticShape::nEmbdPerLayer},
+    {"--shared-kv-layers", &SyntheticShape::sharedKvLayers},
 };
 
 int usage(const char *fmt, const std::string &a, const std::string &b = {})
@@ -176,6 +187,14 @@ int runSynth(const std::vector<std::string> &args)
         }
         if (a == "--tied" || a == "--untied") {
             spec.shape.tiedOutput = a == "--tied";
+            continue;
+        }
+        if (a == "--double-wide-mlp") {
+            spec.shape.doubleWideMlp = true;
+            continue;
+        }
+        if (a == "--v-from-k") {
+            spec.shape.valueFromKeyGlobal = true;
             continue;
         }
         if (a.size() < 2 || a[0] != '-')

@@ -59,6 +59,7 @@ std::string reasoningText(burrow::ReasoningSyntax syntax, bool readsEnableThinki
 {
     const char *name = syntax == burrow::ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS ? "think-tags"
                        : syntax == burrow::ReasoningSyntax::REASONING_SYNTAX_HARMONY  ? "harmony"
+                       : syntax == burrow::ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL ? "gemma4-channel"
                                                                                       : "none";
     std::string out = std::string("; reasoning: ") + name;
     std::string reads;

@@ -69,6 +69,22 @@ Dialog {
                 wrapMode: Text.Wrap
                 text: root.card.slidingWindowText
             }
+            Label { text: qsTr("Shared KV layers"); opacity: 0.7; visible: root.card.sharedKvLayerCount > 0 }
+            Label {
+                objectName: "cardSharedKv"
+                visible: root.card.sharedKvLayerCount > 0
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: root.card.sharedKvText
+            }
+            Label { text: qsTr("Per-layer embeddings"); opacity: 0.7; visible: root.card.perLayerEmbeddingBytes > 0 }
+            Label {
+                objectName: "cardPerLayerEmbedding"
+                visible: root.card.perLayerEmbeddingBytes > 0
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: root.card.perLayerEmbeddingText
+            }
             Label { text: qsTr("Quantization"); opacity: 0.7 }
             Label { text: root.card.quantization }
             Label { text: qsTr("Trained context"); opacity: 0.7 }

@@ -144,6 +144,7 @@ typedef enum burrow_reasoning_syntax {
     BURROW_REASONING_SYNTAX_NONE = 0,        /* the whole reply is the answer */
     BURROW_REASONING_SYNTAX_THINK_TAGS = 1,  /* "<think>" reasoning "</think>" answer (Qwen3, DeepSeek R1) */
     BURROW_REASONING_SYNTAX_HARMONY = 2,     /* gpt-oss channels: "analysis" reasoning, "final" answer */
+    BURROW_REASONING_SYNTAX_GEMMA4_CHANNEL = 3, /* Gemma 4: "<|channel>thought\n" reasoning "<channel|>" answer */
 } burrow_reasoning_syntax;
 
 typedef struct burrow_generate_params {

@@ -58,7 +58,8 @@ struct ModelInfo {
     uint32_t blockCount = 0;         // layers
     uint32_t headCount = 0;
     uint32_t headCountKv = 0;
-    uint32_t headDim = 0;            // key length per head
+    uint32_t headDim = 0;            // key length per head (of the global layers where sliding ones differ)
+    uint32_t headDimSliding = 0;     // key length per head of the sliding layers when it differs (gemma4), else 0
     std::string vocabType;           // tokenizer.ggml.model ("llama", "gpt2")
     uint32_t vocabSize = 0;
     Token bosId = -1;                // -1 when absent
@@ -90,9 +91,19 @@ struct ModelInfo {
     // prefix) and a copy while a prompt chunk runs (undone on cancel).
     static constexpr uint32_t kRecurrentStateCopies = 4;
 
+    // Per-layer input embeddings (gemma4 E2B/E4B; 0 / 0 when none): values
+    // per layer and token, and the bytes of that table. It stays in the
+    // memory-mapped file (a token reads one row), counted in weightBytes.
+    uint32_t perLayerEmbeddingLength = 0;
+    uint64_t perLayerEmbeddingBytes = 0;
+    // Layers that reuse an earlier layer's keys and values (gemma4's shared
+    // KV layers): they keep no KV cache of their own (not in kvBytesPerToken).
+    uint32_t sharedKvLayerCount = 0;
+
     // KV cache (F16 K and V) for one position: of the full-attention layers,
     // and of the sliding-window layers (which keep at most
-    // slidingWindow + kSlidingCacheSlack positions, however long the context).
+    // slidingWindow + kSlidingCacheSlack positions, however long the context);
+    // each layer with its own head count and sizes, shared-KV layers not at all.
     uint64_t kvBytesPerToken = 0;
     uint64_t kvBytesPerTokenSliding = 0;
     // A sliding layer's cache holds its window plus one prompt chunk (the
@@ -185,6 +196,9 @@ enum class ReasoningSyntax {
     REASONING_SYNTAX_NONE,          // the whole reply is the answer
     REASONING_SYNTAX_THINK_TAGS,    // "<think>" reasoning "</think>" before the answer (Qwen3, DeepSeek R1)
     REASONING_SYNTAX_HARMONY,       // gpt-oss channels: "analysis" is reasoning, "final" the answer
+    // Gemma 4: "<|channel>thought\n" reasoning "<channel|>" before the answer;
+    // tool calls "<|tool_call>call:NAME{...}<tool_call|>" are kept out of the answer
+    REASONING_SYNTAX_GEMMA4_CHANNEL,
 };
 
 // What the generation loop needs to split a reply into reasoning and answer.

@@ -177,19 +177,30 @@ Result<ModelInfo> api::inspectGguf(const gguf::GgufFile &f)
         info.expertCount = c.nExpert;
         info.expertUsedCount = c.nExpertUsed;
         info.recurrentLayerCount = c.recurrentLayerCount();
-        if (info.recurrentLayerCount > 0 && info.blockCount > 0) {
-            // Keys and values only for the attention layers (the trunk's;
-            // multi-token-prediction blocks are not run).
-            const uint64_t perLayer = perToken / info.blockCount;
-            info.kvBytesPerToken = perLayer * (c.nLayer - info.recurrentLayerCount);
+        if (info.recurrentLayerCount > 0)
             info.recurrentStateBytes = c.ssmStateFloats() * info.recurrentLayerCount * sizeof(float);
+        // Keys and values (F16) of the layers that keep their own: not the
+        // recurrent ones, not those that share an earlier layer's (gemma4),
+        // not the multi-token-prediction blocks (not run); each layer with
+        // its own KV heads and head sizes.
+        uint64_t full = 0, sliding = 0;
+        for (uint32_t il = 0; il < c.nLayer; ++il) {
+            if (!c.ownsKv(il))
+                continue;
+            const model::LayerSpec &l = c.layers[il];
+            const uint64_t bytes = 2ull * l.nHeadKv * (static_cast<uint64_t>(l.headDimK) + l.headDimV);
+            (l.sliding && c.slidingWindow != 0 ? sliding : full) += bytes;
         }
-        if (info.slidingLayerCount > 0 && info.blockCount > 0) {
-            // Each layer has the same KV heads here (per-layer arrays of equal values).
-            const uint64_t perLayer = perToken / info.blockCount;
-            info.kvBytesPerTokenSliding = perLayer * info.slidingLayerCount;
-            info.kvBytesPerToken = perToken - info.kvBytesPerTokenSliding;
-        }
+        info.kvBytesPerToken = full;
+        info.kvBytesPerTokenSliding = sliding;
+        info.sharedKvLayerCount = c.nSharedKvLayers;
+        for (const model::LayerSpec &l : c.layers)
+            if (l.sliding && c.slidingWindow != 0 && !l.recurrent && l.headDimK != c.headDimK)
+                info.headDimSliding = l.headDimK;
+        info.perLayerEmbeddingLength = c.nEmbdPerLayer;
+        if (c.nEmbdPerLayer > 0)
+            if (const gguf::TensorInfo *t = f.tensor("per_layer_token_embd.weight"))
+                info.perLayerEmbeddingBytes = t->nBytes;
     }
 
     if (Status s = f.getOptionalString("tokenizer.ggml.model", info.vocabType); !s)

@@ -70,8 +70,10 @@ private:
     {
         if (part.kind == chat::ReplyPartKind::REPLY_PART_KIND_REASONING)
             reasoning(part.text);
-        else
+        else if (part.kind == chat::ReplyPartKind::REPLY_PART_KIND_ANSWER)
             answer(part.text);
+        // A tool call (Gemma 4's markup) is neither: it never reaches the
+        // answer; the tool-call parser is a later step.
     }
 
     void answer(std::string_view text)

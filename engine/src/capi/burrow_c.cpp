@@ -146,6 +146,7 @@ burrow::ReasoningSyntax toReasoning(burrow_reasoning_syntax syntax)
     switch (syntax) {
     case BURROW_REASONING_SYNTAX_THINK_TAGS: return burrow::ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS;
     case BURROW_REASONING_SYNTAX_HARMONY: return burrow::ReasoningSyntax::REASONING_SYNTAX_HARMONY;
+    case BURROW_REASONING_SYNTAX_GEMMA4_CHANNEL: return burrow::ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL;
     case BURROW_REASONING_SYNTAX_NONE: break;
     }
     return burrow::ReasoningSyntax::REASONING_SYNTAX_NONE;
@@ -156,6 +157,7 @@ burrow_reasoning_syntax toC(burrow::ReasoningSyntax syntax)
     switch (syntax) {
     case burrow::ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS: return BURROW_REASONING_SYNTAX_THINK_TAGS;
     case burrow::ReasoningSyntax::REASONING_SYNTAX_HARMONY: return BURROW_REASONING_SYNTAX_HARMONY;
+    case burrow::ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL: return BURROW_REASONING_SYNTAX_GEMMA4_CHANNEL;
     case burrow::ReasoningSyntax::REASONING_SYNTAX_NONE: break;
     }
     return BURROW_REASONING_SYNTAX_NONE;
@@ -480,7 +482,7 @@ bool toOptions(const char *fn, const burrow_generate_params &p, burrow::Generate
     }
     const int syntax = rawEnum(p.reasoning_syntax);
     if (syntax != BURROW_REASONING_SYNTAX_NONE && syntax != BURROW_REASONING_SYNTAX_THINK_TAGS
-        && syntax != BURROW_REASONING_SYNTAX_HARMONY) {
+        && syntax != BURROW_REASONING_SYNTAX_HARMONY && syntax != BURROW_REASONING_SYNTAX_GEMMA4_CHANNEL) {
         setError(std::string(fn) + ": reasoning_syntax is " + std::to_string(syntax)
                  + ", expected a BURROW_REASONING_SYNTAX_ value");
         return false;

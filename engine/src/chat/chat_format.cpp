@@ -103,7 +103,7 @@ constexpr FormatRow kFormats[] = {
 // End-of-turn markers, in the order they are reported.
 constexpr std::string_view kEndOfTurnMarkers[] = {
     "<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<end_of_turn>", "<|end|>", "<|END_OF_TURN_TOKEN|>",
-    "<｜end▁of▁sentence｜>", "<|endoftext|>", "<|end_of_text|>", "</s>",
+    "<｜end▁of▁sentence｜>", "<|endoftext|>", "<|end_of_text|>", "</s>", "<turn|>",
 };
 
 std::string lower(std::string_view s)
@@ -214,6 +214,8 @@ ReasoningSyntax reasoningSyntaxOf(std::string_view templateText)
     auto has = [&](std::string_view s) { return templateText.find(s) != std::string_view::npos; };
     if (has("<|channel|>") && has("<|message|>"))
         return ReasoningSyntax::REASONING_SYNTAX_HARMONY;
+    if (has("<|channel>") && has("<channel|>"))
+        return ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL;
     if (has("<think>") || has("</think>"))
         return ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS;
     return ReasoningSyntax::REASONING_SYNTAX_NONE;

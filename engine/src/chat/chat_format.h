@@ -73,7 +73,8 @@ struct ChatFormatChoice {
 
 // How replies in a template's format mark their reasoning, judged from its
 // text: HARMONY when it writes gpt-oss's channel markup ("<|channel|>" and
-// "<|message|>"), THINK_TAGS when it deals in "<think>" or "</think>"
+// "<|message|>"), GEMMA4_CHANNEL when it writes Gemma 4's ("<|channel>" and
+// "<channel|>"), THINK_TAGS when it deals in "<think>" or "</think>"
 // (Qwen3, QwQ, DeepSeek R1 and its distills), else NONE. O(template).
 ReasoningSyntax reasoningSyntaxOf(std::string_view templateText);
 
@@ -87,7 +88,7 @@ ChatFormatKind detectFallbackFormat(const std::string &architecture, const Vocab
 // The texts that end an assistant turn for this template text: markers from
 // <|im_end|>, <|eot_id|>, <|eom_id|>, <end_of_turn>, <|end|>,
 // <|END_OF_TURN_TOKEN|>, <｜end▁of▁sentence｜>, <|endoftext|>, <|end_of_text|>,
-// </s> that appear in it, then eosText and eotText (empty ones skipped, no
+// </s>, <turn|> (Gemma 4) that appear in it, then eosText and eotText (empty ones skipped, no
 // duplicates). A harmony template (gpt-oss) ends a reply with <|return|> or
 // <|call|>, never with <|end|>, which only ends a channel: those two replace it.
 std::vector<std::string> stopStringsFor(std::string_view templateText, const std::string &eosText,

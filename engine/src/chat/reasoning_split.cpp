@@ -24,6 +24,12 @@ constexpr std::string_view H_CALL = "<|call|>";
 
 constexpr size_t HARMONY_HEADER_LIMIT = 512;
 
+constexpr std::string_view G_CHANNEL_OPEN = "<|channel>";
+constexpr std::string_view G_CHANNEL_CLOSE = "<channel|>";
+constexpr std::string_view G_TOOL_OPEN = "<|tool_call>";
+constexpr std::string_view G_TOOL_CLOSE = "<tool_call|>";
+constexpr size_t GEMMA4_HEADER_LIMIT = 64;
+
 // The white space llama-server's parsers skip (C isspace in the C locale).
 bool isBlank(char c)
 {
@@ -153,12 +159,16 @@ ReasoningSplitter::ReasoningSplitter(const ReasoningOptions &options) : m_option
             m_state = State::STATE_START;
         }
         break;
+    case ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL:
+        m_state = options.startsInReasoning ? State::STATE_CHANNEL_LEAD : State::STATE_CHANNEL_START;
+        break;
     }
 }
 
 bool ReasoningSplitter::inReasoning() const
 {
-    return m_state == State::STATE_THINK_LEAD || m_state == State::STATE_THINK ||
+    return m_state == State::STATE_THINK_LEAD || m_state == State::STATE_THINK || m_state == State::STATE_CHANNEL_NAME ||
+           m_state == State::STATE_CHANNEL_LEAD || m_state == State::STATE_CHANNEL_BODY ||
            (m_state == State::STATE_HARMONY_BODY && m_bodyKind == ReplyPartKind::REPLY_PART_KIND_REASONING);
 }
 
@@ -201,9 +211,11 @@ void ReasoningSplitter::process(bool final, std::vector<ReplyPart> &out)
     auto consume = [&](size_t n) { m_pending.erase(0, n); };
 
     while (true) {
+        if (processChannels(final, out))
+            return;
         const std::string_view p = m_pending;
         switch (m_state) {
-        case State::STATE_DONE:
+        default:   // STATE_DONE; Gemma 4's states are processChannels' (it waits in them)
             return;
 
         case State::STATE_START: {
@@ -347,11 +359,130 @@ void ReasoningSplitter::process(bool final, std::vector<ReplyPart> &out)
     }
 }
 
+// Gemma 4's states: runs them until one has to wait for more bytes (returns
+// true), or returns false at once when m_state is not one of them.
+bool ReasoningSplitter::processChannels(bool final, std::vector<ReplyPart> &out)
+{
+    using Kind = ReplyPartKind;
+    auto consume = [&](size_t n) { m_pending.erase(0, n); };
+    while (true) {
+        const std::string_view p = m_pending;
+        switch (m_state) {
+        case State::STATE_CHANNEL_START: {
+            const size_t blank = countLeadingBlank(p);
+            const std::string_view rest = p.substr(blank);
+            if (startsWith(rest, G_CHANNEL_OPEN)) {
+                consume(blank);
+                m_state = State::STATE_CHANNEL_ANSWER;
+                continue;
+            }
+            if (!final && isProperPrefixOf(rest, G_CHANNEL_OPEN))
+                return true;   // white space and/or part of "<|channel>": wait
+            m_state = State::STATE_CHANNEL_ANSWER;   // the leading white space stays the answer's
+            continue;
+        }
+        case State::STATE_CHANNEL_ANSWER: {
+            // An unmatched <channel|> (Gemma 4 may end its answer with one, as
+            // the reference's parser notes) is dropped, never shown.
+            const Found f = findFirst(p, {G_CHANNEL_OPEN, G_TOOL_OPEN, G_CHANNEL_CLOSE});
+            if (f.at != std::string_view::npos) {
+                emit(Kind::REPLY_PART_KIND_ANSWER, p.substr(0, f.at), out);
+                consume(f.at + f.marker.size());
+                if (f.marker != G_CHANNEL_CLOSE)
+                    m_state = f.marker == G_TOOL_OPEN ? State::STATE_TOOL_CALL : State::STATE_CHANNEL_NAME;
+                continue;
+            }
+            size_t keep = p.size();
+            if (!final) {
+                keep -= heldMarkerTail(p, {G_CHANNEL_OPEN, G_TOOL_OPEN, G_CHANNEL_CLOSE});
+                keep -= incompleteUtf8Tail(p.substr(0, keep));
+            }
+            emit(Kind::REPLY_PART_KIND_ANSWER, p.substr(0, keep), out);
+            consume(keep);
+            return true;
+        }
+        case State::STATE_CHANNEL_NAME: {
+            const size_t lineBreak = p.find('\n');
+            const size_t close = p.find(G_CHANNEL_CLOSE);
+            if (lineBreak != std::string_view::npos && lineBreak < close && lineBreak < GEMMA4_HEADER_LIMIT) {
+                consume(lineBreak + 1);   // the channel's name ("thought") and its line break
+                m_state = State::STATE_CHANNEL_LEAD;
+                continue;
+            }
+            if (close != std::string_view::npos || p.size() >= GEMMA4_HEADER_LIMIT || final) {
+                m_state = State::STATE_CHANNEL_LEAD;   // no header: the body starts right away
+                continue;
+            }
+            return true;
+        }
+        case State::STATE_CHANNEL_LEAD:
+            consume(countLeadingBlank(p));
+            if (m_pending.empty()) {
+                if (final)
+                    m_state = State::STATE_CHANNEL_BODY;
+                return true;
+            }
+            m_state = State::STATE_CHANNEL_BODY;
+            continue;
+        case State::STATE_CHANNEL_BODY: {
+            const size_t close = p.find(G_CHANNEL_CLOSE);
+            if (close != std::string_view::npos) {
+                emit(Kind::REPLY_PART_KIND_REASONING, p.substr(0, lengthWithoutTrailingBlank(p.substr(0, close))), out);
+                consume(close + G_CHANNEL_CLOSE.size());
+                m_reasoningEnded = true;
+                m_state = State::STATE_CHANNEL_AFTER;
+                continue;
+            }
+            size_t keep = p.size();
+            if (!final) {
+                keep -= heldMarkerTail(p, {G_CHANNEL_CLOSE});
+                keep = lengthWithoutTrailingBlank(p.substr(0, keep));
+                keep -= incompleteUtf8Tail(p.substr(0, keep));
+            } else {
+                keep = lengthWithoutTrailingBlank(p);
+            }
+            emit(Kind::REPLY_PART_KIND_REASONING, p.substr(0, keep), out);
+            consume(final ? p.size() : keep);
+            return true;
+        }
+        case State::STATE_CHANNEL_AFTER:
+            consume(countLeadingBlank(p));
+            if (m_pending.empty())
+                return true;
+            m_state = State::STATE_CHANNEL_ANSWER;
+            continue;
+        case State::STATE_TOOL_CALL: {
+            const size_t close = p.find(G_TOOL_CLOSE);
+            if (close != std::string_view::npos) {
+                emit(Kind::REPLY_PART_KIND_TOOL_CALL, p.substr(0, close), out);
+                consume(close + G_TOOL_CLOSE.size());
+                m_state = State::STATE_CHANNEL_ANSWER;
+                continue;
+            }
+            size_t keep = p.size();
+            if (!final) {
+                keep -= heldMarkerTail(p, {G_TOOL_CLOSE});
+                keep -= incompleteUtf8Tail(p.substr(0, keep));
+            }
+            emit(Kind::REPLY_PART_KIND_TOOL_CALL, p.substr(0, keep), out);
+            consume(keep);
+            return true;
+        }
+        default:
+            return false;
+        }
+    }
+}
+
 bool promptEndsInReasoning(ReasoningSyntax syntax, std::string_view prompt)
 {
     switch (syntax) {
     case ReasoningSyntax::REASONING_SYNTAX_NONE:
         return false;
+    case ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL: {
+        const size_t open = prompt.rfind(G_CHANNEL_OPEN);
+        return open != std::string_view::npos && prompt.find(G_CHANNEL_CLOSE, open) == std::string_view::npos;
+    }
     case ReasoningSyntax::REASONING_SYNTAX_THINK_TAGS: {
         const size_t open = prompt.rfind(THINK_OPEN);
         if (open == std::string_view::npos)

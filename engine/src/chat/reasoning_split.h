@@ -37,6 +37,16 @@
 // white space between messages is dropped. A header without <|message|>
 // within 512 bytes is given up on: from there the reply is answer as written.
 //
+// GEMMA4_CHANNEL (Gemma 4): "<|channel>NAME\n" opens a channel whose body
+// up to "<channel|>" is reasoning (the white space after the header and
+// before the close is not part of it; a header without a line break within
+// 64 bytes is given up on: what follows "<|channel>" is the body). Channels
+// may come anywhere in the reply (after a tool call too); the rest is
+// answer, its white space after a "<channel|>" (and before a first
+// "<|channel>") dropped.
+// "<|tool_call>...<tool_call|>" is a tool call (REPLY_PART_KIND_TOOL_CALL),
+// never answer; an unterminated one at the end stays a tool call.
+//
 // NONE: everything is answer (only the UTF-8 hold-back applies).
 //
 // Cost: O(bytes pushed) overall (each byte is scanned a bounded number of
@@ -55,6 +65,9 @@ namespace burrow::chat {
 enum class ReplyPartKind {
     REPLY_PART_KIND_REASONING,
     REPLY_PART_KIND_ANSWER,
+    // A tool call's markup-free text (Gemma 4: "call:NAME{...}"), kept out of
+    // the answer; for the tool-call parser (not yet: it is dropped).
+    REPLY_PART_KIND_TOOL_CALL,
 };
 
 struct ReplyPart {
@@ -91,10 +104,19 @@ private:
         STATE_HARMONY_BODY,      // a harmony message body of kind m_bodyKind
         STATE_HARMONY_BETWEEN,   // after a terminator
         STATE_ANSWER,            // the rest is answer
+        STATE_CHANNEL_START,     // Gemma 4: nothing decided yet (white space before a channel is dropped)
+        STATE_CHANNEL_ANSWER,    // Gemma 4: answer, watching for channels and tool calls
+        STATE_CHANNEL_NAME,      // Gemma 4: after "<|channel>", up to the line break
+        STATE_CHANNEL_LEAD,      // Gemma 4: a channel body, white space after the header skipped
+        STATE_CHANNEL_BODY,      // Gemma 4: a channel body (reasoning), up to "<channel|>"
+        STATE_CHANNEL_AFTER,     // Gemma 4: after "<channel|>": white space is skipped
+        STATE_TOOL_CALL,         // Gemma 4: after "<|tool_call>", up to "<tool_call|>"
         STATE_DONE,              // finish() was called
     };
 
     void process(bool final, std::vector<ReplyPart> &out);
+    // The GEMMA4_CHANNEL states; false when m_state is not one of them.
+    bool processChannels(bool final, std::vector<ReplyPart> &out);
     void emit(ReplyPartKind kind, std::string_view text, std::vector<ReplyPart> &out);
 
     ReasoningOptions m_options;
@@ -109,7 +131,8 @@ private:
 // THINK_TAGS: the last "<think>" is followed by white space only (Qwen3-2507
 // Thinking's generation prompt "<|im_start|>assistant\n<think>\n");
 // HARMONY: the prompt ends in "<|message|>" after a header whose channel is
-// not "final" ("<|channel|>analysis<|message|>"); NONE: false.
+// not "final" ("<|channel|>analysis<|message|>"); GEMMA4_CHANNEL: the last
+// "<|channel>" is not closed by a "<channel|>"; NONE: false.
 bool promptEndsInReasoning(ReasoningSyntax syntax, std::string_view prompt);
 
 // ReasoningOptions for a reply to `prompt` in a format with `syntax`.

@@ -31,6 +31,7 @@ Status configureGemma3(const gguf::GgufFile &file, ModelConfig &config);
 Status configureGptOss(const gguf::GgufFile &file, ModelConfig &config);
 Status configureQwen35(const gguf::GgufFile &file, ModelConfig &config);
 Status configureQwen35Moe(const gguf::GgufFile &file, ModelConfig &config);
+Status configureGemma4(const gguf::GgufFile &file, ModelConfig &config);
 
 // Shared by the architectures with a sliding window on some layers: reads
 // {arch}.attention.sliding_window_pattern (a u32 period; a bool array is

@@ -3,13 +3,14 @@
 #include "model/architectures.h"
 #include "gguf/gguf_reader.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
 namespace burrow::model {
 namespace {
 
-constexpr std::array<ArchitectureSpec, 10> kArchitectures = {{
+constexpr std::array<ArchitectureSpec, 11> kArchitectures = {{
     {"llama", Architecture::ARCHITECTURE_LLAMA, configureLlama},
     {"qwen2", Architecture::ARCHITECTURE_QWEN2, configureQwen2},
     {"phi3", Architecture::ARCHITECTURE_PHI3, configurePhi3},
@@ -20,6 +21,7 @@ constexpr std::array<ArchitectureSpec, 10> kArchitectures = {{
     {"gpt-oss", Architecture::ARCHITECTURE_GPT_OSS, configureGptOss},
     {"qwen35", Architecture::ARCHITECTURE_QWEN35, configureQwen35},
     {"qwen35moe", Architecture::ARCHITECTURE_QWEN35MOE, configureQwen35Moe},
+    {"gemma4", Architecture::ARCHITECTURE_GEMMA4, configureGemma4},
 }};
 
 // Bounds that keep every size computed from them far from overflow.
@@ -27,30 +29,46 @@ constexpr uint32_t kMaxDim = 1u << 20;      // embedding, FFN, head sizes
 constexpr uint32_t kMaxLayers = 1024;
 constexpr uint32_t kMaxHeads = 4096;
 
-// A u32 that may also be written as a per-layer array (all equal here: the
-// supported architectures use the same value on every layer).
-Status getU32MaybePerLayer(const gguf::GgufFile &file, const std::string &key, uint32_t nLayer,
-                           bool required, uint32_t &out)
+// A u32 that may also be written as a per-layer array: `perLayer` gets one
+// value per layer (a scalar repeated), `out` the largest. With `sameOnAll`
+// the values must agree (a quantity the engine keeps model-wide).
+Status getU32MaybePerLayer(const gguf::GgufFile &file, const std::string &key, uint32_t nLayer, bool required,
+                           uint32_t &out, std::vector<uint32_t> *perLayer = nullptr, bool sameOnAll = false)
 {
     const gguf::KeyValue *kv = file.find(key);
     if (!kv) {
         if (required)
             return Status::error("missing metadata key '" + key + "'");
+        if (perLayer)
+            perLayer->assign(nLayer, out);
         return Status::ok();
     }
-    if (kv->value.type != gguf::ValueType::VALUE_TYPE_ARRAY)
-        return file.getU32(key, out);
+    if (kv->value.type != gguf::ValueType::VALUE_TYPE_ARRAY) {
+        if (Status s = file.getU32(key, out); !s)
+            return s;
+        if (perLayer)
+            perLayer->assign(nLayer, out);
+        return Status::ok();
+    }
     std::vector<int32_t> values;
     if (Status s = file.getI32Array(key, values); !s)
         return s;
     if (values.size() != nLayer)
         return Status::error("metadata key '" + key + "' has " + std::to_string(values.size()) +
-                             " per-layer values, expected " + std::to_string(nLayer));
-    for (size_t i = 0; i < values.size(); ++i)
-        if (values[i] != values[0] || values[i] < 0)
+                             " per-layer values, expected " + std::to_string(nLayer) + " (one per block)");
+    uint32_t largest = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (values[i] < 0)
+            return Status::error("metadata key '" + key + "' has the negative value " + std::to_string(values[i]) +
+                                 " for block " + std::to_string(i));
+        if (sameOnAll && values[i] != values[0])
             return Status::error("metadata key '" + key +
                                  "': per-layer values that differ between layers are not supported");
-    out = static_cast<uint32_t>(values.empty() ? 0 : values[0]);
+        largest = std::max(largest, static_cast<uint32_t>(values[i]));
+    }
+    out = largest;
+    if (perLayer)
+        perLayer->assign(values.begin(), values.end());
     return Status::ok();
 }
 
@@ -91,9 +109,53 @@ const char *architectureName(Architecture arch)
     return "unknown";
 }
 
-float ModelConfig::attentionScale() const
+float ModelConfig::attentionScale(uint32_t il) const
 {
-    return queryScale > 0.0f ? queryScale : 1.0f / std::sqrt(static_cast<float>(headDimK));
+    return queryScale > 0.0f ? queryScale : 1.0f / std::sqrt(static_cast<float>(layers[il].headDimK));
+}
+
+namespace {
+
+template <typename F>
+uint32_t maxOverLayers(const std::vector<LayerSpec> &layers, F &&of)
+{
+    uint32_t best = 0;
+    for (uint32_t il = 0; il < layers.size(); ++il)
+        best = std::max(best, of(il));
+    return best;
+}
+
+} // namespace
+
+uint32_t ModelConfig::maxEmbdQ() const { return maxOverLayers(layers, [&](uint32_t il) { return nEmbdQ(il); }); }
+uint32_t ModelConfig::maxEmbdKv() const { return maxOverLayers(layers, [&](uint32_t il) { return nEmbdKv(il); }); }
+uint32_t ModelConfig::maxEmbdVKv() const { return maxOverLayers(layers, [&](uint32_t il) { return nEmbdVKv(il); }); }
+uint32_t ModelConfig::maxEmbdVOut() const { return maxOverLayers(layers, [&](uint32_t il) { return nEmbdVOut(il); }); }
+uint32_t ModelConfig::maxHeadDimK() const { return maxOverLayers(layers, [&](uint32_t il) { return layers[il].headDimK; }); }
+uint32_t ModelConfig::maxHeadDimV() const { return maxOverLayers(layers, [&](uint32_t il) { return layers[il].headDimV; }); }
+uint32_t ModelConfig::maxNRot() const { return maxOverLayers(layers, [&](uint32_t il) { return layers[il].nRot; }); }
+uint32_t ModelConfig::maxFf() const { return maxOverLayers(layers, [&](uint32_t il) { return layers[il].nFf; }); }
+
+LayerSpec ModelConfig::uniformLayer(uint32_t il) const
+{
+    LayerSpec l;
+    l.ropeFreqBase = ropeFreqBase;
+    l.ropeFreqScale = ropeFreqScale;
+    l.headDimK = headDimK;
+    l.headDimV = headDimV;
+    l.nHeadKv = nHeadKv;
+    l.nRot = nRot;
+    l.nFf = nFf;
+    l.kvLayer = il;
+    return l;
+}
+
+uint32_t ModelConfig::kvLayerCount() const
+{
+    uint32_t n = 0;
+    for (uint32_t il = 0; il < nLayer; ++il)
+        n += ownsKv(il) ? 1 : 0;
+    return n;
 }
 
 uint32_t ModelConfig::recurrentLayerCount() const
@@ -165,6 +227,54 @@ Status readExperts(const gguf::GgufFile &file, ModelConfig &c, uint32_t defaultF
     return Status::ok();
 }
 
+namespace {
+
+// The layer table after the architecture filled it: sizes in range and
+// consistent, shared KV only from an earlier layer of the same shape.
+Status checkLayers(ModelConfig &c)
+{
+    const std::string p = c.archName + ".";
+    if (c.layers.size() != c.nLayer)
+        return Status::error("internal: the layer table has " + std::to_string(c.layers.size()) + " rows for " +
+                             std::to_string(c.nLayer) + " layers");
+    if (c.slidingWindow == 0)
+        for (LayerSpec &l : c.layers)
+            l.sliding = false;
+    for (uint32_t il = 0; il < c.nLayer; ++il) {
+        const LayerSpec &l = c.layers[il];
+        const std::string block = " (block " + std::to_string(il) + ")";
+        if (!(l.ropeFreqBase > 0.0f) || !std::isfinite(l.ropeFreqBase) || !(l.ropeFreqScale > 0.0f) ||
+            !std::isfinite(l.ropeFreqScale))
+            return Status::error("RoPE base and scale must be positive numbers (" + p + "rope.freq_base_swa?)");
+        if (l.moe && (c.nExpert == 0 || c.nFfExp == 0))
+            return Status::error("internal: a mixture-of-experts layer without experts");
+        if ((!l.moe || l.denseBesideMoe) && l.nFf == 0)
+            return Status::error(c.nFf == 0 ? "missing metadata key '" + p + "feed_forward_length'"
+                                            : "metadata key '" + p + "feed_forward_length' is 0" + block);
+        if (l.headDimK < 1 || l.headDimK > 4096 || l.headDimV < 1 || l.headDimV > 4096)
+            return Status::error("head sizes " + std::to_string(l.headDimK) + " (keys) and " + std::to_string(l.headDimV) +
+                                 " (values) must be 1..4096" + block);
+        if (l.nRot == 0 || l.nRot > l.headDimK || l.nRot % 2 != 0)
+            return Status::error("rotated dims " + std::to_string(l.nRot) + " must be an even number <= the head size " +
+                                 std::to_string(l.headDimK) + block);
+        if (l.kvLayer > il)
+            return Status::error("internal: block " + std::to_string(il) + " reads the keys of a later block");
+        if (l.kvLayer != il) {
+            const LayerSpec &src = c.layers[l.kvLayer];
+            if (src.kvLayer != l.kvLayer || src.recurrent || l.recurrent || src.sliding != l.sliding ||
+                src.headDimK != l.headDimK || src.headDimV != l.headDimV || src.nHeadKv != l.nHeadKv ||
+                src.nRot != l.nRot || src.ropeFreqBase != l.ropeFreqBase || src.ropeFreqScale != l.ropeFreqScale ||
+                src.ropeFactors != l.ropeFactors)
+                return Status::error("block " + std::to_string(il) + " shares the keys and values of block " +
+                                     std::to_string(l.kvLayer) + ", which is not an attention layer of the same kind "
+                                     "(sliding or global, head size, KV heads, RoPE)");
+        }
+    }
+    return Status::ok();
+}
+
+} // namespace
+
 Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file)
 {
     ModelConfig c;
@@ -201,22 +311,26 @@ Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file)
                                   std::to_string(c.rmsEps) + ", expected a small positive number"));
 
     // Optional here: a mixture-of-experts model may have no dense FFN (checked after configure).
-    if (Status s = getU32MaybePerLayer(file, p + "feed_forward_length", c.nLayer, false, c.nFf); !s)
+    // The FFN width and the KV heads may differ per layer (per-layer arrays).
+    std::vector<uint32_t> ffPerLayer, kvHeadsPerLayer;
+    if (Status s = getU32MaybePerLayer(file, p + "feed_forward_length", c.nLayer, false, c.nFf, &ffPerLayer); !s)
         return fail(s);
-    if (Status s = getU32MaybePerLayer(file, p + "attention.head_count", c.nLayer, true, c.nHead); !s)
-        return fail(s);
-    c.nHeadKv = c.nHead;
-    if (Status s = getU32MaybePerLayer(file, p + "attention.head_count_kv", c.nLayer, false, c.nHeadKv); !s)
-        return fail(s);
-    if (Status s = checkRange(p + "feed_forward_length", c.nFf, 0, kMaxDim); !s)
+    if (Status s = getU32MaybePerLayer(file, p + "attention.head_count", c.nLayer, true, c.nHead, nullptr, true); !s)
         return fail(s);
     if (Status s = checkRange(p + "attention.head_count", c.nHead, 1, kMaxHeads); !s)
         return fail(s);
-    if (Status s = checkRange(p + "attention.head_count_kv", c.nHeadKv, 1, c.nHead); !s)
+    c.nHeadKv = c.nHead;
+    if (Status s = getU32MaybePerLayer(file, p + "attention.head_count_kv", c.nLayer, false, c.nHeadKv, &kvHeadsPerLayer); !s)
         return fail(s);
-    if (c.nHead % c.nHeadKv != 0)
-        return fail(Status::error("attention.head_count " + std::to_string(c.nHead) +
-                                  " is not a multiple of attention.head_count_kv " + std::to_string(c.nHeadKv)));
+    if (Status s = checkRange(p + "feed_forward_length", c.nFf, 0, kMaxDim); !s)
+        return fail(s);
+    for (uint32_t il = 0; il < c.nLayer; ++il) {
+        const uint32_t kvHeads = kvHeadsPerLayer[il];
+        if (kvHeads < 1 || kvHeads > c.nHead || c.nHead % kvHeads != 0)
+            return fail(Status::error("attention.head_count " + std::to_string(c.nHead) +
+                                      " is not a multiple of attention.head_count_kv " + std::to_string(kvHeads) +
+                                      (kvHeadsPerLayer.size() > 1 && kvHeads != c.nHeadKv ? " (block " + std::to_string(il) + ")" : "")));
+    }
 
     // Head sizes.
     c.headDimK = c.nEmbd / c.nHead;
@@ -309,26 +423,20 @@ Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file)
         return fail(s);
     c.nVocab = vocab;
 
-    // Every layer: full attention, the global RoPE, dense FFN, unless the
-    // architecture says otherwise.
-    c.layers.assign(c.nLayer, LayerSpec{false, c.ropeFreqBase, c.ropeFreqScale, false, false});
+    // Every layer: full attention, the global RoPE, dense FFN, the
+    // model-wide sizes, its own keys and values, unless the architecture
+    // says otherwise.
+    c.layers.resize(c.nLayer);
+    for (uint32_t il = 0; il < c.nLayer; ++il) {
+        LayerSpec &l = c.layers[il];
+        l = c.uniformLayer(il);
+        l.nHeadKv = kvHeadsPerLayer[il];
+        l.nFf = ffPerLayer[il];
+    }
     if (Status s = spec->configure(file, c); !s)
         return fail(s);
-    if (c.layers.size() != c.nLayer)
-        return fail(Status::error("internal: the layer table has " + std::to_string(c.layers.size()) +
-                                  " rows for " + std::to_string(c.nLayer) + " layers"));
-    if (c.slidingWindow == 0)
-        for (LayerSpec &l : c.layers)
-            l.sliding = false;
-    for (const LayerSpec &l : c.layers) {
-        if (!(l.ropeFreqBase > 0.0f) || !std::isfinite(l.ropeFreqBase) || !(l.ropeFreqScale > 0.0f) ||
-            !std::isfinite(l.ropeFreqScale))
-            return fail(Status::error("RoPE base and scale must be positive numbers (" + p + "rope.freq_base_swa?)"));
-        if (l.moe && (c.nExpert == 0 || c.nFfExp == 0))
-            return fail(Status::error("internal: a mixture-of-experts layer without experts"));
-        if (!l.moe && c.nFf == 0)
-            return fail(Status::error("missing metadata key '" + p + "feed_forward_length'"));
-    }
+    if (Status s = checkLayers(c); !s)
+        return fail(s);
     return c;
 }
 

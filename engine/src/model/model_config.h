@@ -33,6 +33,7 @@ enum class Architecture : uint32_t {
     ARCHITECTURE_GPT_OSS,
     ARCHITECTURE_QWEN35,
     ARCHITECTURE_QWEN35MOE,
+    ARCHITECTURE_GEMMA4,
 };
 
 // How RoPE pairs the elements of a head: NORM rotates (x[2i], x[2i+1]);
@@ -54,7 +55,10 @@ enum class ExpertGating : uint32_t {
     EXPERT_GATING_SOFTMAX_SELECTED,
 };
 
-// What one layer is, as data (ModelConfig::layers[il]).
+// What one layer is, as data (ModelConfig::layers[il]). loadModelConfig
+// fills the sizes from the model-wide keys; an architecture overrides them
+// per layer (gemma4: head sizes and rotated dims of sliding vs global
+// layers, per-layer KV heads and FFN widths, shared KV).
 struct LayerSpec {
     bool sliding = false;          // attention sees only the last slidingWindow positions
     float ropeFreqBase = 10000.0f; // RoPE base and frequency scale of this layer
@@ -63,6 +67,22 @@ struct LayerSpec {
     // A Gated DeltaNet layer (qwen35): no attention and no KV cache; a
     // recurrent state per sequence instead (ModelConfig::ssm*).
     bool recurrent = false;
+    // Attention sizes of this layer (defaults: the model-wide values).
+    uint32_t headDimK = 0;         // key (and query) size of one head
+    uint32_t headDimV = 0;         // value size of one head
+    uint32_t nHeadKv = 0;          // key/value heads
+    uint32_t nRot = 0;             // rotated dims per head
+    uint32_t nFf = 0;              // rows of the dense FFN's gate/up (0: none)
+    // The layer whose keys and values this one attends over: itself, or an
+    // earlier layer of the same kind (gemma4's shared KV layers: no K/V
+    // projection and no cache of their own).
+    uint32_t kvLayer = 0;
+    // RoPE frequency divisors (rope_freqs) apply to this layer (Llama 3.1:
+    // every layer; gemma4: the global layers' "proportional" RoPE only).
+    bool ropeFactors = true;
+    // A dense GeGLU MLP runs beside the experts, each with its own post-norm
+    // (gemma4 26B-A4B; moe is set too).
+    bool denseBesideMoe = false;
 };
 
 struct ModelConfig {
@@ -75,10 +95,10 @@ struct ModelConfig {
     uint32_t nEmbd = 0;                // {arch}.embedding_length
     uint32_t nLayer = 0;               // {arch}.block_count
     uint32_t nHead = 0;                // {arch}.attention.head_count
-    uint32_t nHeadKv = 0;              // {arch}.attention.head_count_kv (default nHead)
+    uint32_t nHeadKv = 0;              // {arch}.attention.head_count_kv (default nHead; the largest of a per-layer array)
     uint32_t headDimK = 0;             // {arch}.attention.key_length (default nEmbd / nHead)
     uint32_t headDimV = 0;             // {arch}.attention.value_length (default nEmbd / nHead)
-    uint32_t nFf = 0;                  // {arch}.feed_forward_length
+    uint32_t nFf = 0;                  // {arch}.feed_forward_length (the largest of a per-layer array)
     float rmsEps = 1e-5f;              // {arch}.attention.layer_norm_rms_epsilon
 
     // RoPE.
@@ -153,6 +173,26 @@ struct ModelConfig {
     // output times sigmoid(ffn_gate_inp_shexp . h). 0: none.
     uint32_t nFfShexp = 0;
 
+    // gemma4.
+    // Per-layer input embeddings (E2B, E4B): per_layer_token_embd holds
+    // nEmbdPerLayer values per layer and token; 0: none.
+    uint32_t nEmbdPerLayer = 0;
+    // The last nSharedKvLayers layers reuse an earlier layer's keys and
+    // values (LayerSpec::kvLayer).
+    uint32_t nSharedKvLayers = 0;
+    // V of each head gets a weightless RMS norm (after the projection, or
+    // after V = K where a layer has no attn_v).
+    bool vNorm = false;
+    // attn_v may be absent on a layer: V = the raw K projection then.
+    bool valueFromKey = false;
+    // The router input is rmsnorm(x) / sqrt(nEmbd) * ffn_gate_inp.scale (a
+    // weight of the architecture, not a per-tensor scale; each expert's
+    // output scale, ffn_down_exps.scale, is the per-tensor one below).
+    bool routerInputScale = false;
+    // Optional layer_output_scale [1]: the layer's output times it.
+    bool layerOutputScale = false;
+    // rope_freqs must be present (gemma4's global layers turn by it).
+    bool ropeFreqsRequired = false;
     // Per-tensor `.scale` tensors (model/weight_scales.h): the reference's
     // graph applies those of the dense FFN and shared expert (ffnScales) and
     // of the experts (expertScales) only in some architectures; elsewhere
@@ -165,11 +205,29 @@ struct ModelConfig {
     // Set by loadWeights().
     bool tiedOutput = false;           // no output.weight: the output matrix is token_embd
 
-    uint32_t nEmbdQ() const { return nHead * headDimK; }
-    uint32_t nEmbdKv() const { return nHeadKv * headDimK; }   // K (and V, headDimV) row of one position
-    uint32_t nEmbdVKv() const { return nHeadKv * headDimV; }
-    uint32_t nEmbdVOut() const { return nHead * headDimV; }   // attention output before attn_output
-    float attentionScale() const;
+    // Sizes of layer il: Q row, K row, V row of one position, attention
+    // output before attn_output.
+    uint32_t nEmbdQ(uint32_t il) const { return nHead * layers[il].headDimK; }
+    uint32_t nEmbdKv(uint32_t il) const { return layers[il].nHeadKv * layers[il].headDimK; }
+    uint32_t nEmbdVKv(uint32_t il) const { return layers[il].nHeadKv * layers[il].headDimV; }
+    uint32_t nEmbdVOut(uint32_t il) const { return nHead * layers[il].headDimV; }
+    // The largest of those over the layers (buffer sizes).
+    uint32_t maxEmbdQ() const;
+    uint32_t maxEmbdKv() const;
+    uint32_t maxEmbdVKv() const;
+    uint32_t maxEmbdVOut() const;
+    uint32_t maxHeadDimK() const;
+    uint32_t maxHeadDimV() const;
+    uint32_t maxNRot() const;
+    uint32_t maxFf() const;
+    // Layer il as the model-wide values describe it (full attention, the
+    // global RoPE, dense FFN, its own keys and values): loadModelConfig's
+    // default row before the architecture changes it.
+    LayerSpec uniformLayer(uint32_t il) const;
+    // Layer il has keys and values of its own (not recurrent, not shared).
+    bool ownsKv(uint32_t il) const { return !layers[il].recurrent && layers[il].kvLayer == il; }
+    uint32_t kvLayerCount() const;
+    float attentionScale(uint32_t il) const;
     bool isMoe() const { return nExpert > 0; }
     // Gated DeltaNet sizes: the conv channels are q | k | v.
     uint32_t ssmKeyDim() const { return ssmGroupCount * ssmStateSize; }
@@ -190,7 +248,8 @@ struct ModelConfig {
 // Reads and checks the hyper-parameters of `file`.
 Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file);
 
-// "llama", "qwen2", "phi3", "gemma2", "qwen3", "qwen3moe", "gemma3", "gpt-oss", "qwen35", "qwen35moe".
+// "llama", "qwen2", "phi3", "gemma2", "qwen3", "qwen3moe", "gemma3", "gpt-oss", "qwen35", "qwen35moe",
+// "gemma4".
 const char *architectureName(Architecture arch);
 
 } // namespace burrow::model

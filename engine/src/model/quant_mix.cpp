@@ -104,6 +104,7 @@ bool QuantMix::isQuantizable(std::string_view name, uint32_t nDims)
 {
     return endsWith(name, "weight") && nDims >= 2 && !contains(name, "_norm.weight") &&
            !contains(name, "ffn_gate_inp.weight") && !contains(name, "ssm_conv1d") && name != "position_embd.weight" &&
+           !contains(name, "per_layer_model_proj") &&
            name != "token_types.weight" && !contains(name, "attn_rel_b.weight");
 }
 
@@ -128,14 +129,16 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
     const bool attnV = contains(name, "attn_v.weight") || contains(name, "attn_qkv.weight") ||
                        contains(name, "attn_kv_b.weight");
     GgmlType t = base;
-    if (name == "output.weight" || (!m_model.hasOutput && name == "token_embd.weight")) {
+    // gemma4's per-layer token embeddings are token embeddings to the reference's mix.
+    const bool tokenEmbd = name == "token_embd.weight" || name == "per_layer_token_embd.weight";
+    if (name == "output.weight" || (!m_model.hasOutput && tokenEmbd)) {
         if (mxfp4 || ne0 % blockOf(base) != 0)
             t = T::GGML_TYPE_Q8_0;
         else if (base != T::GGML_TYPE_Q8_0)
             t = T::GGML_TYPE_Q6_K;
     } else if (mxfp4) {
         t = ne2 > 1 ? T::GGML_TYPE_MXFP4 : T::GGML_TYPE_Q8_0;
-    } else if (name == "token_embd.weight") {
+    } else if (tokenEmbd) {
         // the base type but for the 2-bit and ternary files (the reference
         // also bumps it for the IQ1/IQ2/IQ3 file types)
         if (lowBitEmbeddingsQ4K)

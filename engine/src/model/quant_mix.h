@@ -8,11 +8,13 @@
 // X = expert_count, gqa = head_count / head_count_kv):
 //   - Only 2-D and 3-D (expert) tensors whose name ends in "weight" and not
 //     in "_norm.weight" or "ffn_gate_inp.weight" (the router), and not the
-//     DeltaNet convolution ssm_conv1d, are quantized; 1-D tensors (norms,
-//     biases, rope_freqs) are copied unchanged.
+//     DeltaNet convolution ssm_conv1d, nor gemma4's per_layer_model_proj, are
+//     quantized; 1-D tensors (norms, biases, rope_freqs, scales) are copied
+//     unchanged.
 //   - F32, F16, BF16: every quantized tensor gets that type (no mix).
-//   - output.weight (or token_embd.weight when the model has no output, as
-//     the embeddings are then the output): Q8_0 when ne[0] is not a multiple
+//   - output.weight (or token_embd.weight, and gemma4's per_layer_token_embd,
+//     when the model has no output, as the embeddings are then the output;
+//     the reference counts both as token embeddings): Q8_0 when ne[0] is not a multiple
 //     of the base type's block, else kept at Q8_0 for Q8_0 files and Q6_K
 //     for every other quantized file type (MXFP4_MOE: Q8_0).
 //   - MXFP4_MOE: 3-D tensors (ne[2] > 1: the experts) MXFP4, the other

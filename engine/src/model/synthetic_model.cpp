@@ -34,6 +34,8 @@ struct ArchRules {
     float ropeBase;
     bool hybrid = false;       // qwen35*: Gated DeltaNet layers, gated attention (attn_q 2x), IMROPE sections
     bool sharedExpert = false; // qwen35moe: ffn_*_shexp beside the experts
+    bool gemma4 = false;       // per-layer sliding flags and head sizes, V norm, per-layer inputs,
+                               // shared KV, optional experts beside a dense MLP (gemma4Tensors)
 };
 
 constexpr ArchRules kRules[] = {
@@ -48,6 +50,7 @@ constexpr ArchRules kRules[] = {
     {"gpt-oss",  true,  false, false, false, false, true,  true,  false, true,  1, true,  1e-5f, 150000.0f},
     {"qwen35",   false, true,  false, false, false, false, false, false, false, 0, true,  1e-6f, 10000000.0f, true},
     {"qwen35moe", true, true,  false, false, false, false, false, false, false, 0, true,  1e-6f, 10000000.0f, true, true},
+    {"gemma4",   false, true,  true,  false, false, false, false, false, false, 1, true,  1e-6f, 1000000.0f, false, false, true},
 };
 
 const ArchRules *rulesFor(const std::string &arch)
@@ -72,6 +75,27 @@ bool recurrentLayer(const ArchRules &r, const SyntheticShape &s, uint32_t il)
 
 // qwen35*: rotated dims per head (a quarter, as Qwen3.5's 64 of 256), at least one pair.
 uint32_t hybridRopeDims(uint32_t headDim) { return std::max(2u, headDim / 4 / 2 * 2); }
+
+// gemma4: the layer kinds and sizes (as model/arch_gemma4.cpp reads them back).
+uint32_t gemma4Period(const SyntheticShape &s) { return s.slidingPattern != 0 ? s.slidingPattern : 6; }
+bool gemma4Sliding(const SyntheticShape &s, uint32_t il)
+{
+    const uint32_t p = gemma4Period(s);
+    return il % p < p - 1;
+}
+uint32_t gemma4HeadDim(const SyntheticShape &s, uint32_t il)
+{
+    return gemma4Sliding(s, il) && s.headDimSwa != 0 ? s.headDimSwa : headDimOf(s);
+}
+uint32_t gemma4KvHeads(const SyntheticShape &s, uint32_t il)
+{
+    return !gemma4Sliding(s, il) && s.nHeadKvGlobal != 0 ? s.nHeadKvGlobal : s.nHeadKv;
+}
+bool gemma4SharedKv(const SyntheticShape &s, uint32_t il) { return il + s.sharedKvLayers >= s.nLayer; }
+uint32_t gemma4Ff(const SyntheticShape &s, uint32_t il)
+{
+    return s.doubleWideMlp && gemma4SharedKv(s, il) ? 2 * s.nFf : s.nFf;
+}
 
 Status range(const char *field, uint64_t value, uint64_t lo, uint64_t hi)
 {
@@ -147,6 +171,11 @@ constexpr int64_t kSsmConvKernel = 4;   // ssm.conv_kernel, as every Qwen3.5
 // n values: base + kSigma * N(0, 1), four deviates per 64 random bits.
 void fillRow(float *out, int64_t n, SyntheticTensor::Fill fill, RowRng &rng)
 {
+    if (fill == SyntheticTensor::Fill::FILL_ROPE_QUARTER) {
+        for (int64_t i = 0; i < n; ++i)
+            out[i] = i < std::max<int64_t>(1, n / 4) ? 1.0f : 1e30f;
+        return;
+    }
     float base = 0.0f;   // FILL_WEIGHT
     if (fill == SyntheticTensor::Fill::FILL_NORM)
         base = 1.0f;
@@ -168,7 +197,7 @@ struct Vocab {
     std::vector<int32_t> types;   // 1 normal, 2 unknown, 3 control, 6 byte
 };
 
-Vocab buildVocab(uint32_t n)
+Vocab buildVocab(uint32_t n, bool gemma4Markers)
 {
     Vocab v;
     v.tokens.reserve(n);
@@ -182,7 +211,14 @@ Vocab buildVocab(uint32_t n)
     add("<unk>", 0.0f, 2);
     add("<s>", 0.0f, 3);
     add("</s>", 0.0f, 3);
-    if (n >= 259) {
+    if (gemma4Markers) {
+        for (const char *control : {"<|turn>", "<turn|>", "<|think|>", "<|tool>", "<tool|>"})
+            add(control, 0.0f, 3);
+        for (const char *shown : {"<|channel>", "<channel|>", "<|tool_call>", "<tool_call|>", "<|tool_response>",
+                                  "<tool_response|>", "<|\"|>"})
+            add(shown, 0.0f, 4);
+    }
+    if (n >= v.tokens.size() + 256) {
         static const char hex[] = "0123456789ABCDEF";
         for (int b = 0; b < 256; ++b)
             add(std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">", 0.0f, 6);
@@ -214,6 +250,64 @@ Vocab buildVocab(uint32_t n)
 
 // --- the tensor list ---
 
+// gemma4's tensors (model/weights.cpp binds them): the E-shape (per-layer
+// inputs, shared KV layers that still carry K/V weights, as converted files
+// do) and the 26B-A4B shape (a dense MLP beside fused gate|up experts, the
+// router's input scale, per-expert output scales, no attn_v on global
+// layers) from one shape.
+void gemma4Tensors(const SyntheticShape &s, std::vector<SyntheticTensor> &t)
+{
+    using Fill = SyntheticTensor::Fill;
+    const auto add = [&](std::string name, std::vector<int64_t> dims, Fill fill = Fill::FILL_WEIGHT) {
+        t.push_back({std::move(name), std::move(dims), fill});
+    };
+    const int64_t E = s.nEmbd, V = s.nVocab, P = s.nEmbdPerLayer, X = s.nExpert, FE = s.nFfExp;
+    add("token_embd.weight", {E, V});
+    add("output_norm.weight", {E}, Fill::FILL_NORM);
+    if (!s.tiedOutput)
+        add("output.weight", {E, V});
+    add("rope_freqs.weight", {static_cast<int64_t>(headDimOf(s)) / 2}, Fill::FILL_ROPE_QUARTER);
+    if (P > 0) {
+        add("per_layer_token_embd.weight", {P * s.nLayer, V});
+        add("per_layer_model_proj.weight", {E, P * s.nLayer});
+        add("per_layer_proj_norm.weight", {P}, Fill::FILL_NORM);
+    }
+    for (uint32_t l = 0; l < s.nLayer; ++l) {
+        const std::string b = "blk." + std::to_string(l) + ".";
+        const int64_t Dh = gemma4HeadDim(s, l), Q = Dh * s.nHead, KV = Dh * gemma4KvHeads(s, l), F = gemma4Ff(s, l);
+        add(b + "attn_norm.weight", {E}, Fill::FILL_NORM);
+        add(b + "attn_q.weight", {E, Q});
+        add(b + "attn_k.weight", {E, KV});
+        if (!(s.valueFromKeyGlobal && !gemma4Sliding(s, l)))
+            add(b + "attn_v.weight", {E, KV});
+        add(b + "attn_output.weight", {Q, E});
+        add(b + "attn_q_norm.weight", {Dh}, Fill::FILL_NORM);
+        add(b + "attn_k_norm.weight", {Dh}, Fill::FILL_NORM);
+        add(b + "post_attention_norm.weight", {E}, Fill::FILL_NORM);
+        add(b + "ffn_norm.weight", {E}, Fill::FILL_NORM);
+        add(b + "ffn_gate.weight", {E, F});
+        add(b + "ffn_up.weight", {E, F});
+        add(b + "ffn_down.weight", {F, E});
+        add(b + "post_ffw_norm.weight", {E}, Fill::FILL_NORM);
+        add(b + "layer_output_scale.weight", {1}, Fill::FILL_NORM);
+        if (X > 0) {
+            add(b + "ffn_gate_inp.weight", {E, X});
+            add(b + "ffn_gate_inp.scale", {E}, Fill::FILL_NORM);
+            add(b + "ffn_gate_up_exps.weight", {E, 2 * FE, X});
+            add(b + "ffn_down_exps.weight", {FE, E, X});
+            add(b + "ffn_down_exps.scale", {X}, Fill::FILL_NORM);
+            add(b + "pre_ffw_norm_2.weight", {E}, Fill::FILL_NORM);
+            add(b + "post_ffw_norm_1.weight", {E}, Fill::FILL_NORM);
+            add(b + "post_ffw_norm_2.weight", {E}, Fill::FILL_NORM);
+        }
+        if (P > 0) {
+            add(b + "inp_gate.weight", {E, P});
+            add(b + "proj.weight", {P, E});
+            add(b + "post_norm.weight", {E}, Fill::FILL_NORM);
+        }
+    }
+}
+
 // The scale tensors of an NVFP4 "scale2" file, for every layer matrix (not
 // the embeddings, the output, the router).
 void addTensorScales(std::vector<SyntheticTensor> &t)
@@ -235,6 +329,11 @@ void addTensorScales(std::vector<SyntheticTensor> &t)
 std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape &s)
 {
     using Fill = SyntheticTensor::Fill;
+    if (r.gemma4) {
+        std::vector<SyntheticTensor> g;
+        gemma4Tensors(s, g);
+        return g;
+    }
     const int64_t E = s.nEmbd, V = s.nVocab, Dh = headDimOf(s);
     const int64_t Q = Dh * s.nHead, KV = Dh * s.nHeadKv, F = s.nFf, X = s.nExpert, FE = s.nFfExp;
     std::vector<SyntheticTensor> t;
@@ -325,6 +424,39 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
     return t;
 }
 
+// gemma4's extra shape fields (zero for every other architecture): sizes in
+// range, and shared KV layers the engine can map (block n - shared - 2
+// sliding, n - shared - 1 global).
+Status checkGemma4Shape(const std::string &arch, const ArchRules &r, const SyntheticShape &s)
+{
+    if (!r.gemma4) {
+        if (s.headDimSwa != 0 || s.nHeadKvGlobal != 0 || s.nEmbdPerLayer != 0 || s.sharedKvLayers != 0 ||
+            s.doubleWideMlp || s.valueFromKeyGlobal)
+            return Status::error(arch + " has no per-layer head sizes, per-layer inputs or shared KV layers "
+                                        "(those are gemma4's)");
+        return {};
+    }
+    if (s.headDimSwa != 0 && (s.headDimSwa < 2 || s.headDimSwa > 4096 || s.headDimSwa % 2 != 0))
+        return Status::error("sliding head size is " + std::to_string(s.headDimSwa) + ", expected an even number 2..4096");
+    if (s.nHeadKvGlobal != 0 && (s.nHeadKvGlobal > s.nHead || s.nHead % s.nHeadKvGlobal != 0))
+        return Status::error("head count " + std::to_string(s.nHead) + " is not a multiple of the global KV head count " +
+                             std::to_string(s.nHeadKvGlobal));
+    if (Status st = range("per-layer input length", s.nEmbdPerLayer, 0, 65536); !st)
+        return st;
+    if (Status st = range("sliding-window pattern", s.slidingPattern, 0, s.nLayer); !st)
+        return st;
+    if (s.sharedKvLayers != 0) {
+        if (s.sharedKvLayers + 2 > s.nLayer)
+            return Status::error("shared KV layers: " + std::to_string(s.sharedKvLayers) + " of " + std::to_string(s.nLayer) +
+                                 " (at least 2 layers must keep their own keys and values)");
+        const uint32_t first = s.nLayer - s.sharedKvLayers;
+        if (!gemma4Sliding(s, first - 2) || gemma4Sliding(s, first - 1))
+            return Status::error("shared KV layers: layer " + std::to_string(first - 2) + " must be sliding and layer " +
+                                 std::to_string(first - 1) + " global (they lend their keys and values)");
+    }
+    return {};
+}
+
 // The reference's file order, with dropped tensors removed (lastTensors not applied).
 std::vector<SyntheticTensor> referenceOrder(const SyntheticSpec &spec)
 {
@@ -368,6 +500,34 @@ void generateRows(const SyntheticSpec &spec, const Planned &p, const quant::Type
 
 constexpr size_t kChunkBytes = size_t(64) << 20;
 
+// gemma4's own keys: the sliding layers (a bool per layer, or the test's i32
+// array), their head size and rotated dims, the RoPE bases, per-layer
+// inputs, shared KV layers, the final softcap.
+template <typename U32>
+void gemma4Metadata(const SyntheticShape &s, gguf::GgufWriter &w, const U32 &u32,
+                    std::map<std::string, std::vector<int32_t>> &arrayOverrides)
+{
+    const std::string p = "gemma4.";
+    const std::string patternKey = p + "attention.sliding_window_pattern";
+    if (auto it = arrayOverrides.find(patternKey); it != arrayOverrides.end()) {
+        w.addArray(patternKey, ValueType::VALUE_TYPE_I32, it->second);
+        arrayOverrides.erase(it);
+    } else {
+        std::vector<uint8_t> flags;
+        for (uint32_t il = 0; il < s.nLayer; ++il)
+            flags.push_back(gemma4Sliding(s, il) ? 1 : 0);
+        w.addScalarArray(patternKey, ValueType::VALUE_TYPE_BOOL, flags.data(), flags.size());
+    }
+    const uint32_t swa = s.headDimSwa != 0 ? s.headDimSwa : headDimOf(s);
+    u32(p + "attention.key_length_swa", swa);
+    u32(p + "attention.value_length_swa", swa);
+    u32(p + "rope.dimension_count_swa", swa);
+    w.addF32(p + "rope.freq_base_swa", 10000.0f);
+    u32(p + "embedding_length_per_layer_input", s.nEmbdPerLayer);
+    u32(p + "attention.shared_kv_layers", s.sharedKvLayers);
+    w.addF32(p + "final_logit_softcapping", 30.0f);
+}
+
 } // namespace
 
 Status checkSyntheticSpec(const SyntheticSpec &spec)
@@ -402,7 +562,9 @@ Status checkSyntheticSpec(const SyntheticSpec &spec)
         return st;
     if (Status st = range("FFN length", s.nFf, r->moe ? 0 : 1, 1u << 20); !st)
         return st;
-    if (r->moe) {
+    if (Status st = checkGemma4Shape(spec.arch, *r, s); !st)
+        return st;
+    if (r->moe || (r->gemma4 && s.nExpert != 0)) {
         if (Status st = range("expert count", s.nExpert, 1, 512); !st)
             return st;
         if (Status st = range("active expert count", s.nExpertUsed, 1, s.nExpert); !st)
@@ -548,10 +710,23 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
     u32(p + "context_length", s.nCtx);
     u32(p + "embedding_length", s.nEmbd);
     u32(p + "block_count", s.nLayer);
-    if (s.nFf > 0)
+    if (r.gemma4 && s.doubleWideMlp) {
+        std::vector<int32_t> ff;
+        for (uint32_t il = 0; il < s.nLayer; ++il)
+            ff.push_back(static_cast<int32_t>(gemma4Ff(s, il)));
+        i32Array(p + "feed_forward_length", ff);
+    } else if (s.nFf > 0) {
         u32(p + "feed_forward_length", s.nFf);
+    }
     u32(p + "attention.head_count", s.nHead);
-    u32(p + "attention.head_count_kv", s.nHeadKv);
+    if (r.gemma4 && s.nHeadKvGlobal != 0) {
+        std::vector<int32_t> kv;
+        for (uint32_t il = 0; il < s.nLayer; ++il)
+            kv.push_back(static_cast<int32_t>(gemma4KvHeads(s, il)));
+        i32Array(p + "attention.head_count_kv", kv);
+    } else {
+        u32(p + "attention.head_count_kv", s.nHeadKv);
+    }
     if (r.writeHeadDims || dh * s.nHead != s.nEmbd) {
         u32(p + "attention.key_length", dh);
         u32(p + "attention.value_length", dh);
@@ -589,16 +764,18 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
         if (spec.arch == "gemma3")
             w.addF32(p + "rope.freq_base_swa", 10000.0f);
     }
-    if (s.slidingPattern > 0)
+    if (r.gemma4)
+        gemma4Metadata(s, w, u32, arrayOverrides);
+    else if (s.slidingPattern > 0)
         u32(p + "attention.sliding_window_pattern", s.slidingPattern);
-    if (r.moe) {
+    if (r.moe || (r.gemma4 && s.nExpert > 0)) {
         u32(p + "expert_count", s.nExpert);
         u32(p + "expert_used_count", s.nExpertUsed);
         u32(p + "expert_feed_forward_length", s.nFfExp);
         if (r.sharedExpert)
             u32(p + "expert_shared_feed_forward_length", s.nFfShexp);
     }
-    const Vocab vocab = buildVocab(s.nVocab);
+    const Vocab vocab = buildVocab(s.nVocab, r.gemma4);
     w.addString("tokenizer.ggml.model", "llama");
     if (!spec.chatTemplate.empty())
         w.addString("tokenizer.chat_template", spec.chatTemplate);

@@ -10,15 +10,22 @@
 //     attention interval and RoPE sections (qwen35, qwen35moe: a quarter of
 //     each head rotated, as Qwen3.5), general.file_type and
 //     general.quantization_version;
-//   - an SPM vocabulary of nVocab tokens: <unk>, <s>, </s>, then (when
-//     nVocab >= 259) the 256 byte-fallback tokens <0x00>..<0xFF>, then
-//     pieces "▁", "▁a", "a", "▁b", ... "▁aa", "aa", ... with falling scores;
+//   - an SPM vocabulary of nVocab tokens: <unk>, <s>, </s>, (gemma4: the
+//     chat markers <|turn>, <turn|>, <|think|>, <|tool>, <tool|> as control
+//     tokens and <|channel>, <channel|>, <|tool_call>, <tool_call|>,
+//     <|tool_response>, <tool_response|>, <|"|> as user-defined ones, as a
+//     real Gemma 4 vocabulary has them), then (when nVocab >= 259 + those)
+//     the 256 byte-fallback tokens <0x00>..<0xFF>, then pieces "▁", "▁a",
+//     "a", "▁b", ... "▁aa", "aa", ... with falling scores;
 //   - every tensor the architecture needs (model/weights.cpp), and no other,
 //     in the order llama-quantize writes them (QuantMix::sortTensorNames):
 //     matrices, biases, attention sinks and the router drawn from N(0, 0.02),
 //     norm weights 1 + N(0, 0.02) (gemma's stored "1 + w" too), the
 //     DeltaNet decay ssm_a -1 + N(0, 0.02) (negative, as -exp(A_log) is in
-//     a real file, so the state decays instead of growing);
+//     a real file, so the state decays instead of growing), gemma4's scales
+//     (layer output, router input, experts) 1 + N(0, 0.02) and its
+//     proportional rope_freqs (1 for the first quarter of the pairs, 1e30
+//     for the rest: a quarter of each global head turns);
 //   - each tensor's type from the file type's mix (model/quant_mix.h), as
 //     llama-quantize would give it, quantized with the engine's reference
 //     quantizers; 1-D tensors, the router and bias tables stay F32.
@@ -71,12 +78,20 @@ struct SyntheticShape {
     uint32_t nCtx = 2048;          // {arch}.context_length
     uint32_t slidingWindow = 0;    // gemma2, gemma3, gpt-oss: {arch}.attention.sliding_window (gemma3: 0 = none)
     uint32_t slidingPattern = 0;   // 0: the architecture's default period (key not written); else written
+                                   // (gemma4: always written, one bool per layer; default period 6)
     bool tiedOutput = false;       // no output.weight (gemma2 never has one, gpt-oss always does)
     // NVFP4 "scale2" files: <matrix>.scale and <matrix>.input_scale (F32, 1 +
     // N(0, 0.02); [1], or one per expert) beside every projection and FFN
     // matrix (model/weight_scales.h).
     bool tensorScales = false;
     float ropeFreqBase = 0.0f;     // 0: the architecture's usual base
+    // gemma4 (headDim is then the global layers' head size):
+    uint32_t headDimSwa = 0;       // head size of the sliding layers (0: headDim)
+    uint32_t nHeadKvGlobal = 0;    // KV heads of the global layers (0: nHeadKv; else a per-layer array)
+    uint32_t nEmbdPerLayer = 0;    // per-layer input embeddings per layer (0: none)
+    uint32_t sharedKvLayers = 0;   // the last N layers reuse earlier layers' keys and values
+    bool doubleWideMlp = false;    // the shared-KV layers' FFN is 2 x nFf (E2B's use_double_wide_mlp)
+    bool valueFromKeyGlobal = false;   // no attn_v on the global layers (V = K, as 26B-A4B / 31B)
 };
 
 struct SyntheticTensorReport {
@@ -90,7 +105,7 @@ struct SyntheticTensorReport {
 
 struct SyntheticSpec {
     std::string arch = "llama";    // general.architecture: llama, qwen2, phi3, gemma2, qwen3, qwen3moe, gemma3, gpt-oss,
-                                   // qwen35, qwen35moe
+                                   // qwen35, qwen35moe, gemma4
     SyntheticShape shape;
     std::string fileType = "F32";  // a quantFileTypes() name: F32, F16, Q8_0, Q4_K_M, IQ4_XS, ...
     uint64_t seed = 1;
@@ -115,8 +130,9 @@ struct SyntheticSpec {
 struct SyntheticTensor {
     std::string name;
     std::vector<int64_t> dims;     // ne[0] (row length) first
-    // FILL_WEIGHT N(0, 0.02), FILL_NORM 1 + N(0, 0.02), FILL_DECAY -1 + N(0, 0.02).
-    enum class Fill : uint32_t { FILL_WEIGHT, FILL_NORM, FILL_DECAY } fill = Fill::FILL_WEIGHT;
+    // FILL_WEIGHT N(0, 0.02), FILL_NORM 1 + N(0, 0.02), FILL_DECAY -1 + N(0, 0.02),
+    // FILL_ROPE_QUARTER 1 for the first quarter of the values, 1e30 after.
+    enum class Fill : uint32_t { FILL_WEIGHT, FILL_NORM, FILL_DECAY, FILL_ROPE_QUARTER } fill = Fill::FILL_WEIGHT;
 };
 
 struct SyntheticSummary {

@@ -68,6 +68,28 @@ SyntheticShape withBase(SyntheticShape s, float base)
     return s;
 }
 
+// gemma4: the sliding layers' head size and period, per-layer inputs, shared
+// KV layers (E-shapes: with the double-wide MLP on them).
+SyntheticShape gemma4(SyntheticShape s, uint32_t window, uint32_t period, uint32_t headDimSwa, uint32_t perLayer,
+                      uint32_t sharedKv, bool doubleWide = false)
+{
+    s.slidingWindow = window;
+    s.slidingPattern = period;
+    s.headDimSwa = headDimSwa;
+    s.nEmbdPerLayer = perLayer;
+    s.sharedKvLayers = sharedKv;
+    s.doubleWideMlp = doubleWide;
+    return s;
+}
+
+// gemma4 26B-A4B's global layers: fewer KV heads, V = K.
+SyntheticShape globalKv(SyntheticShape s, uint32_t kvHeads)
+{
+    s.nHeadKvGlobal = kvHeads;
+    s.valueFromKeyGlobal = true;
+    return s;
+}
+
 } // namespace
 
 const std::vector<SyntheticPreset> &syntheticPresets()
@@ -89,6 +111,21 @@ const std::vector<SyntheticPreset> &syntheticPresets()
          "qwen35-1b with every layer Gated DeltaNet (per-layer comparison)"},
         {"qwen35-1b-attention", "qwen35", withDeltaNet(tied(shape(1536, 24, 8, 2, 256, 6144, 32000, 32768)), 128, 16, 16, 1),
          "qwen35-1b with every layer gated attention (per-layer comparison)"},
+        {"gemma4-e4b", "gemma4", gemma4(tied(shape(2560, 42, 8, 2, 512, 10240, 32000, 32768)), 512, 6, 256, 256, 18),
+         "Gemma 4 E4B shape: 2560 embd, 42 layers (5 of 6 sliding, window 512), 8/2 heads of 256 (global 512), "
+         "FFN 10240, per-layer inputs of 256, the last 18 layers sharing KV, vocab 32000, tied (4.45 B)"},
+        {"gemma4-26b-a4b", "gemma4",
+         globalKv(withExperts(gemma4(tied(shape(2816, 30, 16, 8, 512, 2112, 32000, 32768)), 1024, 6, 256, 0, 0), 128, 8, 704), 2),
+         "Gemma 4 26B-A4B shape: 2816 embd, 30 layers (5 of 6 sliding, window 1024), 16/8 heads of 256 (global 512, "
+         "2 KV heads, V = K), a dense FFN of 2112 beside 128 experts of 704 (8 active), vocab 32000, tied "
+         "(24.59 B, 3.17 B active)"},
+        {"gemma4-e-1b", "gemma4", gemma4(tied(shape(1536, 24, 8, 2, 256, 6144, 32000, 32768)), 512, 6, 128, 128, 6),
+         "gemma4-e4b's structure at 1 B: 1536 embd, 24 layers, 8/2 heads of 128 (global 256), FFN 6144, per-layer "
+         "inputs of 128, the last 6 layers sharing KV (0.95 B)"},
+        {"gemma4moe-1b", "gemma4",
+         globalKv(withExperts(gemma4(tied(shape(1024, 12, 8, 4, 256, 768, 32000, 32768)), 1024, 6, 128, 0, 0), 64, 8, 256), 1),
+         "gemma4-26b-a4b's structure at 1 B: 1024 embd, 12 layers, 8/4 heads of 128 (global 256, 1 KV head), a dense "
+         "FFN of 768 beside 64 experts of 256 (8 active) (0.71 B, 0.18 B active)"},
         // Small models for tests: 256 embd, a 512-token vocabulary.
         {"llama-tiny", "llama", shape(256, 2, 8, 4, 0, 768, 512, 512), "llama, 2 layers, 8/4 heads"},
         {"qwen2-tiny", "qwen2", shape(256, 2, 8, 4, 0, 768, 512, 512), "qwen2 (Q/K/V biases), 2 layers"},
@@ -109,6 +146,14 @@ const std::vector<SyntheticPreset> &syntheticPresets()
         {"qwen35moe-tiny", "qwen35moe",
          withSharedExpert(withDeltaNet(tied(withExperts(shape(256, 4, 2, 1, 128, 512, 512, 1024), 8, 2, 256)), 64, 2, 4), 256),
          "qwen35moe, 4 layers as qwen35-tiny, 8 experts of 256 (2 active) and a shared expert of 256"},
+        // The shapes of ../shared/models/synthetic-2026/gemma4*.gguf.
+        {"gemma4-tiny", "gemma4", gemma4(tied(shape(256, 6, 4, 2, 128, 256, 512, 1024)), 16, 3, 64, 128, 3, true),
+         "gemma4 E-shape: 6 layers (S S G S S G, window 16), heads of 64 / 128 (global), per-layer inputs of 128, "
+         "the last 3 layers sharing KV with a double-wide FFN, tied"},
+        {"gemma4moe-tiny", "gemma4",
+         globalKv(withExperts(gemma4(tied(shape(256, 5, 4, 2, 128, 256, 512, 1024)), 16, 5, 64, 0, 0), 8, 2, 256), 1),
+         "gemma4 26B-A4B shape: 5 layers (the last global, 1 KV head, V = K), a dense FFN of 256 beside 8 experts of "
+         "256 (2 active), tied"},
     };
     return presets;
 }

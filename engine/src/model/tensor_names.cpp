@@ -53,6 +53,18 @@ constexpr std::array<TensorNameEntry, static_cast<size_t>(TensorKind::TENSOR_KIN
     {TensorKind::TENSOR_KIND_SSM_ALPHA,        "blk.%d.ssm_alpha.weight",          true},
     {TensorKind::TENSOR_KIND_SSM_NORM,         "blk.%d.ssm_norm.weight",           true},
     {TensorKind::TENSOR_KIND_SSM_OUT,          "blk.%d.ssm_out.weight",            true},
+    {TensorKind::TENSOR_KIND_PER_LAYER_TOKEN_EMBD, "per_layer_token_embd.weight",      false},
+    {TensorKind::TENSOR_KIND_PER_LAYER_MODEL_PROJ, "per_layer_model_proj.weight",      false},
+    {TensorKind::TENSOR_KIND_PER_LAYER_PROJ_NORM, "per_layer_proj_norm.weight",        false},
+    {TensorKind::TENSOR_KIND_PER_LAYER_INP_GATE, "blk.%d.inp_gate.weight",             true},
+    {TensorKind::TENSOR_KIND_PER_LAYER_PROJ,   "blk.%d.proj.weight",                   true},
+    {TensorKind::TENSOR_KIND_PER_LAYER_POST_NORM, "blk.%d.post_norm.weight",           true},
+    {TensorKind::TENSOR_KIND_LAYER_OUTPUT_SCALE, "blk.%d.layer_output_scale.weight",   true},
+    {TensorKind::TENSOR_KIND_FFN_PRE_NORM_2,   "blk.%d.pre_ffw_norm_2.weight",         true},
+    {TensorKind::TENSOR_KIND_FFN_POST_NORM_1,  "blk.%d.post_ffw_norm_1.weight",        true},
+    {TensorKind::TENSOR_KIND_FFN_POST_NORM_2,  "blk.%d.post_ffw_norm_2.weight",        true},
+    {TensorKind::TENSOR_KIND_FFN_GATE_INP_SCALE, "blk.%d.ffn_gate_inp.scale",          true},
+    {TensorKind::TENSOR_KIND_FFN_DOWN_EXPS_SCALE, "blk.%d.ffn_down_exps.scale",        true},
 }};
 
 // The table is indexed by kind; keep it in enum order.

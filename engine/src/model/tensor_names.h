@@ -58,6 +58,21 @@ enum class TensorKind : uint32_t {
     TENSOR_KIND_SSM_ALPHA,
     TENSOR_KIND_SSM_NORM,
     TENSOR_KIND_SSM_OUT,
+    // gemma4: per-layer input embeddings (model level, then per layer)
+    TENSOR_KIND_PER_LAYER_TOKEN_EMBD,
+    TENSOR_KIND_PER_LAYER_MODEL_PROJ,
+    TENSOR_KIND_PER_LAYER_PROJ_NORM,
+    TENSOR_KIND_PER_LAYER_INP_GATE,
+    TENSOR_KIND_PER_LAYER_PROJ,
+    TENSOR_KIND_PER_LAYER_POST_NORM,
+    // gemma4: the layer's output scale, the dense MLP beside the experts,
+    // the router input scale and the experts' output scales
+    TENSOR_KIND_LAYER_OUTPUT_SCALE,
+    TENSOR_KIND_FFN_PRE_NORM_2,
+    TENSOR_KIND_FFN_POST_NORM_1,
+    TENSOR_KIND_FFN_POST_NORM_2,
+    TENSOR_KIND_FFN_GATE_INP_SCALE,
+    TENSOR_KIND_FFN_DOWN_EXPS_SCALE,
     TENSOR_KIND_COUNT,
 };
 

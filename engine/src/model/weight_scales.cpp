@@ -88,6 +88,9 @@ Status bindWeightScales(const gguf::GgufFile &file, const ModelConfig &c, Weight
         const bool isScale = n.ends_with(".scale");
         if (!isScale && !n.ends_with(".input_scale"))
             continue;
+        // gemma4's router input scale is a weight of its own (bound in weights.cpp).
+        if (c.routerInputScale && n.ends_with(".ffn_gate_inp.scale"))
+            continue;
         const std::string weight = text(n.substr(0, n.rfind('.'))) + ".weight";
         ScaledMatrix *m = nullptr;
         for (ScaledMatrix &candidate : matrices)

@@ -149,6 +149,17 @@ public:
         return Status::ok();
     }
 
+    // A tensor the model does not read (a shared-KV layer's K/V weights):
+    // when present its shape must still be the one the reference checks.
+    Status checkUnused(TensorKind kind, int il, int64_t ne0, int64_t ne1)
+    {
+        TensorView ignored;
+        const uint64_t before = m_bytes;
+        Status s = bind(ignored, kind, il, ne0, ne1, Need::NEED_OPTIONAL);
+        m_bytes = before;
+        return s;
+    }
+
     uint64_t bytes() const { return m_bytes; }
 
 private:
@@ -158,13 +169,164 @@ private:
 
 } // namespace
 
+namespace {
+
+using K = TensorKind;
+constexpr Need REQ = Need::NEED_REQUIRED, OPT = Need::NEED_OPTIONAL;
+
+// A Gated DeltaNet layer's tensors (qwen35).
+Status bindRecurrent(Binder &b, const ModelConfig &c, LayerWeights &L, int il)
+{
+    const int64_t E = c.nEmbd, C = c.ssmConvChannels(), VD = c.ssmValueDim(), NV = c.ssmTimeStepRank;
+    Status s = b.bind(L.wqkv, K::TENSOR_KIND_ATTN_QKV, il, E, C, REQ);
+    if (s) s = b.bind(L.attnGate, K::TENSOR_KIND_ATTN_GATE, il, E, VD, REQ);
+    if (s) s = b.bindTable(L.ssmConv1d, K::TENSOR_KIND_SSM_CONV1D, il, c.ssmConvKernel, C, REQ);
+    if (s) s = b.bind(L.ssmDtBias, K::TENSOR_KIND_SSM_DT_BIAS, il, NV, 0, REQ);
+    if (s) s = b.bind(L.ssmA, K::TENSOR_KIND_SSM_A, il, NV, 0, REQ);
+    if (s) s = b.bind(L.ssmBeta, K::TENSOR_KIND_SSM_BETA, il, E, NV, REQ);
+    if (s) s = b.bind(L.ssmAlpha, K::TENSOR_KIND_SSM_ALPHA, il, E, NV, REQ);
+    if (s) s = b.bind(L.ssmNorm, K::TENSOR_KIND_SSM_NORM, il, c.ssmStateSize, 0, REQ);
+    if (s) s = b.bind(L.ssmOut, K::TENSOR_KIND_SSM_OUT, il, VD, E, REQ);
+    return s;
+}
+
+// An attention layer's projections, norms and sinks, with its own sizes. A
+// layer that reads another's keys and values (shared KV) binds no K/V
+// weights; a file may still carry them: their shapes are checked, their
+// data never read.
+Status bindAttention(Binder &b, const ModelConfig &c, LayerWeights &L, uint32_t l)
+{
+    const int il = static_cast<int>(l);
+    const LayerSpec &spec = c.layers[l];
+    const int64_t E = c.nEmbd, Q = c.nEmbdQ(l), KV = c.nEmbdKv(l), VKV = c.nEmbdVKv(l), VO = c.nEmbdVOut(l);
+    const bool owns = c.ownsKv(l);
+    Status s;
+    if (c.fusedQkv) {
+        s = b.bind(L.wqkv, K::TENSOR_KIND_ATTN_QKV, il, E, Q + KV + VKV, REQ);
+        if (s) s = b.bind(L.bqkv, K::TENSOR_KIND_ATTN_QKV_BIAS, il, Q + KV + VKV, 0, OPT);
+    } else {
+        const Need biasNeed = c.qkvBiasRequired ? REQ : OPT;
+        s = b.bind(L.wq, K::TENSOR_KIND_ATTN_Q, il, E, c.attnOutputGate ? 2 * Q : Q, REQ);
+        if (s && owns) {
+            s = b.bind(L.wk, K::TENSOR_KIND_ATTN_K, il, E, KV, REQ);
+            if (s) s = b.bind(L.wv, K::TENSOR_KIND_ATTN_V, il, E, VKV, c.valueFromKey ? OPT : REQ);
+            if (s) s = b.bind(L.bk, K::TENSOR_KIND_ATTN_K_BIAS, il, KV, 0, biasNeed);
+            if (s) s = b.bind(L.bv, K::TENSOR_KIND_ATTN_V_BIAS, il, VKV, 0, biasNeed);
+        } else if (s) {
+            s = b.checkUnused(K::TENSOR_KIND_ATTN_K, il, E, KV);
+            if (s) s = b.checkUnused(K::TENSOR_KIND_ATTN_V, il, E, VKV);
+            if (s && c.qkNorm) s = b.checkUnused(K::TENSOR_KIND_ATTN_K_NORM, il, spec.headDimK, 0);
+        }
+        if (s) s = b.bind(L.bq, K::TENSOR_KIND_ATTN_Q_BIAS, il, Q, 0, biasNeed);
+    }
+    if (s) s = b.bind(L.wo, K::TENSOR_KIND_ATTN_OUTPUT, il, VO, E, REQ);
+    if (s) s = b.bind(L.bo, K::TENSOR_KIND_ATTN_OUTPUT_BIAS, il, E, 0, c.attnOutputBiasRequired ? REQ : OPT);
+    if (s && c.qkNorm) {
+        s = b.bind(L.attnQNorm, K::TENSOR_KIND_ATTN_Q_NORM, il, spec.headDimK, 0, REQ);
+        if (s && owns) s = b.bind(L.attnKNorm, K::TENSOR_KIND_ATTN_K_NORM, il, spec.headDimK, 0, REQ);
+    }
+    if (s && c.attnSinks)
+        s = b.bind(L.attnSinks, K::TENSOR_KIND_ATTN_SINKS, il, c.nHead, 0, REQ);
+    return s;
+}
+
+// The experts of a mixture-of-experts layer (router, 3-D expert tensors,
+// biases, scales, the shared expert).
+Status bindExperts(Binder &b, const ModelConfig &c, LayerWeights &L, int il)
+{
+    const int64_t E = c.nEmbd, X = c.nExpert, FE = c.nFfExp;
+    const Need biasNeed = c.expertBiases ? REQ : OPT;
+    Status s = b.bind(L.ffnGateInp, K::TENSOR_KIND_FFN_GATE_INP, il, E, X, REQ);
+    if (s) s = b.bind(L.ffnGateInpBias, K::TENSOR_KIND_FFN_GATE_INP_BIAS, il, X, 0, biasNeed);
+    bool fused = false;
+    std::vector<TensorView> *gateUp[2] = {&L.gateExps, &L.upExps};
+    if (s) s = b.bindExperts(gateUp, 2, K::TENSOR_KIND_FFN_GATE_UP_EXPS, il, E, FE, X, OPT, &fused);
+    if (s && !fused) {
+        std::vector<TensorView> *gate[1] = {&L.gateExps}, *up[1] = {&L.upExps};
+        s = b.bindExperts(gate, 1, K::TENSOR_KIND_FFN_GATE_EXPS, il, E, FE, X, REQ);
+        if (s) s = b.bindExperts(up, 1, K::TENSOR_KIND_FFN_UP_EXPS, il, E, FE, X, REQ);
+    }
+    std::vector<TensorView> *down[1] = {&L.downExps};
+    if (s) s = b.bindExperts(down, 1, K::TENSOR_KIND_FFN_DOWN_EXPS, il, FE, E, X, REQ);
+    if (s && c.expertBiases) {
+        if (fused) {
+            s = Status::error("tensor '" + tensorName(K::TENSOR_KIND_FFN_GATE_UP_EXPS, il) +
+                              "': fused gate|up experts with biases are not supported");
+        } else {
+            s = b.bindTable(L.gateExpsBias, K::TENSOR_KIND_FFN_GATE_EXPS_BIAS, il, FE, X, biasNeed);
+            if (s) s = b.bindTable(L.upExpsBias, K::TENSOR_KIND_FFN_UP_EXPS_BIAS, il, FE, X, biasNeed);
+            if (s) s = b.bindTable(L.downExpsBias, K::TENSOR_KIND_FFN_DOWN_EXPS_BIAS, il, E, X, biasNeed);
+        }
+    }
+    if (s && c.routerInputScale)
+        s = b.bind(L.ffnGateInpScale, K::TENSOR_KIND_FFN_GATE_INP_SCALE, il, E, 0, REQ);
+    if (s && c.nFfShexp > 0) {
+        const int64_t FS = c.nFfShexp;
+        s = b.bind(L.ffnGateInpShexp, K::TENSOR_KIND_FFN_GATE_INP_SHEXP, il, E, 0, REQ);
+        if (s) s = b.bind(L.ffnGateShexp, K::TENSOR_KIND_FFN_GATE_SHEXP, il, E, FS, REQ);
+        if (s) s = b.bind(L.ffnUpShexp, K::TENSOR_KIND_FFN_UP_SHEXP, il, E, FS, REQ);
+        if (s) s = b.bind(L.ffnDownShexp, K::TENSOR_KIND_FFN_DOWN_SHEXP, il, FS, E, REQ);
+    }
+    return s;
+}
+
+// The feed-forward block of a layer: its input norm, experts and/or the
+// dense FFN, post-norms.
+Status bindFfn(Binder &b, const ModelConfig &c, LayerWeights &L, uint32_t l)
+{
+    const int il = static_cast<int>(l);
+    const LayerSpec &spec = c.layers[l];
+    const int64_t E = c.nEmbd, F = spec.nFf;
+    const K ffnNormKind = c.ffnNormNamedPostAttention ? K::TENSOR_KIND_ATTN_POST_NORM : K::TENSOR_KIND_FFN_NORM;
+    Status s = b.bind(L.ffnNorm, ffnNormKind, il, E, 0, REQ);
+    if (s && spec.moe)
+        s = bindExperts(b, c, L, il);
+    if (s && spec.denseBesideMoe) {
+        s = b.bind(L.ffnPreNorm2, K::TENSOR_KIND_FFN_PRE_NORM_2, il, E, 0, REQ);
+        if (s) s = b.bind(L.ffnPostNorm1, K::TENSOR_KIND_FFN_POST_NORM_1, il, E, 0, REQ);
+        if (s) s = b.bind(L.ffnPostNorm2, K::TENSOR_KIND_FFN_POST_NORM_2, il, E, 0, REQ);
+    }
+    if (s && (!spec.moe || spec.denseBesideMoe)) {
+        if (c.fusedGateUp) {
+            s = b.bind(L.ffnUp, K::TENSOR_KIND_FFN_UP, il, E, 2 * F, REQ);
+        } else {
+            s = b.bind(L.ffnGate, K::TENSOR_KIND_FFN_GATE, il, E, F, REQ);
+            if (s) s = b.bind(L.ffnUp, K::TENSOR_KIND_FFN_UP, il, E, F, REQ);
+        }
+        if (s) s = b.bind(L.ffnDown, K::TENSOR_KIND_FFN_DOWN, il, F, E, REQ);
+    }
+    if (s && c.postNorms) {
+        s = b.bind(L.attnPostNorm, K::TENSOR_KIND_ATTN_POST_NORM, il, E, 0, REQ);
+        if (s) s = b.bind(L.ffnPostNorm, K::TENSOR_KIND_FFN_POST_NORM, il, E, 0, REQ);
+    }
+    return s;
+}
+
+// gemma4's per-layer input embeddings: the model-level table, projection and
+// norm (the table is left in the map: a token reads its one row).
+Status bindPerLayerInputs(Binder &b, const ModelConfig &c, Weights &w)
+{
+    const int64_t E = c.nEmbd, P = c.nEmbdPerLayer, PL = P * c.nLayer, V = c.nVocab;
+    Status s = b.bind(w.perLayerTokenEmbd, K::TENSOR_KIND_PER_LAYER_TOKEN_EMBD, -1, PL, V, REQ);
+    if (s) s = b.bind(w.perLayerModelProj, K::TENSOR_KIND_PER_LAYER_MODEL_PROJ, -1, E, PL, REQ);
+    if (s) s = b.bind(w.perLayerProjNorm, K::TENSOR_KIND_PER_LAYER_PROJ_NORM, -1, P, 0, REQ);
+    for (uint32_t l = 0; s && l < c.nLayer; ++l) {
+        const int il = static_cast<int>(l);
+        LayerWeights &L = w.layers[l];
+        s = b.bind(L.plInpGate, K::TENSOR_KIND_PER_LAYER_INP_GATE, il, E, P, REQ);
+        if (s) s = b.bind(L.plProj, K::TENSOR_KIND_PER_LAYER_PROJ, il, P, E, REQ);
+        if (s) s = b.bind(L.plPostNorm, K::TENSOR_KIND_PER_LAYER_POST_NORM, il, E, 0, REQ);
+    }
+    return s;
+}
+
+} // namespace
+
 Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
 {
     Weights w;
     Binder b(file);
     const auto fail = [&](const Status &s) -> Result<Weights> { return s.withContext(file.path()); };
-    using K = TensorKind;
-    const Need REQ = Need::NEED_REQUIRED, OPT = Need::NEED_OPTIONAL;
 
     // The vocabulary size comes from token_embd; a vocab_size key must agree.
     const gguf::TensorInfo *embd = file.tensor(tensorName(K::TENSOR_KIND_TOKEN_EMBD));
@@ -191,97 +353,27 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
     c.tiedOutput = !w.output;
     if (c.tiedOutput)
         w.output = w.tokenEmbd;
-    if (Status s = b.bind(w.ropeFreqs, K::TENSOR_KIND_ROPE_FREQS, -1, c.nRot / 2, 0, OPT); !s)
+    if (Status s = b.bind(w.ropeFreqs, K::TENSOR_KIND_ROPE_FREQS, -1, c.nRot / 2, 0, c.ropeFreqsRequired ? REQ : OPT); !s)
         return fail(s);
 
-    const int64_t Q = c.nEmbdQ(), KV = c.nEmbdKv(), VKV = c.nEmbdVKv(), VO = c.nEmbdVOut(), F = c.nFf;
     w.layers.resize(c.nLayer);
     for (uint32_t l = 0; l < c.nLayer; ++l) {
         LayerWeights &L = w.layers[l];
         const int il = static_cast<int>(l);
         Status s = b.bind(L.attnNorm, K::TENSOR_KIND_ATTN_NORM, il, E, 0, REQ);
-        if (s && c.layers[l].recurrent) {
-            const int64_t C = c.ssmConvChannels(), VD = c.ssmValueDim(), NV = c.ssmTimeStepRank;
-            s = b.bind(L.wqkv, K::TENSOR_KIND_ATTN_QKV, il, E, C, REQ);
-            if (s) s = b.bind(L.attnGate, K::TENSOR_KIND_ATTN_GATE, il, E, VD, REQ);
-            if (s) s = b.bindTable(L.ssmConv1d, K::TENSOR_KIND_SSM_CONV1D, il, c.ssmConvKernel, C, REQ);
-            if (s) s = b.bind(L.ssmDtBias, K::TENSOR_KIND_SSM_DT_BIAS, il, NV, 0, REQ);
-            if (s) s = b.bind(L.ssmA, K::TENSOR_KIND_SSM_A, il, NV, 0, REQ);
-            if (s) s = b.bind(L.ssmBeta, K::TENSOR_KIND_SSM_BETA, il, E, NV, REQ);
-            if (s) s = b.bind(L.ssmAlpha, K::TENSOR_KIND_SSM_ALPHA, il, E, NV, REQ);
-            if (s) s = b.bind(L.ssmNorm, K::TENSOR_KIND_SSM_NORM, il, c.ssmStateSize, 0, REQ);
-            if (s) s = b.bind(L.ssmOut, K::TENSOR_KIND_SSM_OUT, il, VD, E, REQ);
-        } else if (s && c.fusedQkv) {
-            s = b.bind(L.wqkv, K::TENSOR_KIND_ATTN_QKV, il, E, Q + KV + VKV, REQ);
-            if (s) s = b.bind(L.bqkv, K::TENSOR_KIND_ATTN_QKV_BIAS, il, Q + KV + VKV, 0, OPT);
-        } else if (s) {
-            const Need biasNeed = c.qkvBiasRequired ? REQ : OPT;
-            s = b.bind(L.wq, K::TENSOR_KIND_ATTN_Q, il, E, c.attnOutputGate ? 2 * Q : Q, REQ);
-            if (s) s = b.bind(L.wk, K::TENSOR_KIND_ATTN_K, il, E, KV, REQ);
-            if (s) s = b.bind(L.wv, K::TENSOR_KIND_ATTN_V, il, E, VKV, REQ);
-            if (s) s = b.bind(L.bq, K::TENSOR_KIND_ATTN_Q_BIAS, il, Q, 0, biasNeed);
-            if (s) s = b.bind(L.bk, K::TENSOR_KIND_ATTN_K_BIAS, il, KV, 0, biasNeed);
-            if (s) s = b.bind(L.bv, K::TENSOR_KIND_ATTN_V_BIAS, il, VKV, 0, biasNeed);
-        }
-        const bool attention = !c.layers[l].recurrent;
-        if (s && attention) s = b.bind(L.wo, K::TENSOR_KIND_ATTN_OUTPUT, il, VO, E, REQ);
-        if (s && attention)
-            s = b.bind(L.bo, K::TENSOR_KIND_ATTN_OUTPUT_BIAS, il, E, 0, c.attnOutputBiasRequired ? REQ : OPT);
-        if (s && attention && c.qkNorm) {
-            s = b.bind(L.attnQNorm, K::TENSOR_KIND_ATTN_Q_NORM, il, c.headDimK, 0, REQ);
-            if (s) s = b.bind(L.attnKNorm, K::TENSOR_KIND_ATTN_K_NORM, il, c.headDimK, 0, REQ);
-        }
-        if (s && attention && c.attnSinks)
-            s = b.bind(L.attnSinks, K::TENSOR_KIND_ATTN_SINKS, il, c.nHead, 0, REQ);
-        const K ffnNormKind = c.ffnNormNamedPostAttention ? K::TENSOR_KIND_ATTN_POST_NORM : K::TENSOR_KIND_FFN_NORM;
-        if (s) s = b.bind(L.ffnNorm, ffnNormKind, il, E, 0, REQ);
-        if (s && c.layers[l].moe) {
-            const int64_t X = c.nExpert, FE = c.nFfExp;
-            const Need biasNeed = c.expertBiases ? REQ : OPT;
-            s = b.bind(L.ffnGateInp, K::TENSOR_KIND_FFN_GATE_INP, il, E, X, REQ);
-            if (s) s = b.bind(L.ffnGateInpBias, K::TENSOR_KIND_FFN_GATE_INP_BIAS, il, X, 0, biasNeed);
-            bool fused = false;
-            std::vector<TensorView> *gateUp[2] = {&L.gateExps, &L.upExps};
-            if (s) s = b.bindExperts(gateUp, 2, K::TENSOR_KIND_FFN_GATE_UP_EXPS, il, E, FE, X, OPT, &fused);
-            if (s && !fused) {
-                std::vector<TensorView> *gate[1] = {&L.gateExps}, *up[1] = {&L.upExps};
-                s = b.bindExperts(gate, 1, K::TENSOR_KIND_FFN_GATE_EXPS, il, E, FE, X, REQ);
-                if (s) s = b.bindExperts(up, 1, K::TENSOR_KIND_FFN_UP_EXPS, il, E, FE, X, REQ);
-            }
-            std::vector<TensorView> *down[1] = {&L.downExps};
-            if (s) s = b.bindExperts(down, 1, K::TENSOR_KIND_FFN_DOWN_EXPS, il, FE, E, X, REQ);
-            if (s && c.expertBiases) {
-                if (fused) {
-                    s = Status::error("tensor '" + tensorName(K::TENSOR_KIND_FFN_GATE_UP_EXPS, il) +
-                                      "': fused gate|up experts with biases are not supported");
-                } else {
-                    s = b.bindTable(L.gateExpsBias, K::TENSOR_KIND_FFN_GATE_EXPS_BIAS, il, FE, X, biasNeed);
-                    if (s) s = b.bindTable(L.upExpsBias, K::TENSOR_KIND_FFN_UP_EXPS_BIAS, il, FE, X, biasNeed);
-                    if (s) s = b.bindTable(L.downExpsBias, K::TENSOR_KIND_FFN_DOWN_EXPS_BIAS, il, E, X, biasNeed);
-                }
-            }
-            if (s && c.nFfShexp > 0) {
-                const int64_t FS = c.nFfShexp;
-                s = b.bind(L.ffnGateInpShexp, K::TENSOR_KIND_FFN_GATE_INP_SHEXP, il, E, 0, REQ);
-                if (s) s = b.bind(L.ffnGateShexp, K::TENSOR_KIND_FFN_GATE_SHEXP, il, E, FS, REQ);
-                if (s) s = b.bind(L.ffnUpShexp, K::TENSOR_KIND_FFN_UP_SHEXP, il, E, FS, REQ);
-                if (s) s = b.bind(L.ffnDownShexp, K::TENSOR_KIND_FFN_DOWN_SHEXP, il, FS, E, REQ);
-            }
-        } else if (s && c.fusedGateUp) {
-            s = b.bind(L.ffnUp, K::TENSOR_KIND_FFN_UP, il, E, 2 * F, REQ);
-            if (s) s = b.bind(L.ffnDown, K::TENSOR_KIND_FFN_DOWN, il, F, E, REQ);
-        } else if (s) {
-            s = b.bind(L.ffnGate, K::TENSOR_KIND_FFN_GATE, il, E, F, REQ);
-            if (s) s = b.bind(L.ffnUp, K::TENSOR_KIND_FFN_UP, il, E, F, REQ);
-            if (s) s = b.bind(L.ffnDown, K::TENSOR_KIND_FFN_DOWN, il, F, E, REQ);
-        }
-        if (s && c.postNorms) {
-            s = b.bind(L.attnPostNorm, K::TENSOR_KIND_ATTN_POST_NORM, il, E, 0, REQ);
-            if (s) s = b.bind(L.ffnPostNorm, K::TENSOR_KIND_FFN_POST_NORM, il, E, 0, REQ);
-        }
+        if (s && c.layers[l].recurrent)
+            s = bindRecurrent(b, c, L, il);
+        else if (s)
+            s = bindAttention(b, c, L, l);
+        if (s) s = bindFfn(b, c, L, l);
+        if (s && c.layerOutputScale)
+            s = b.bind(L.layerOutScale, K::TENSOR_KIND_LAYER_OUTPUT_SCALE, il, 1, 0, OPT);
         if (!s)
             return fail(s);
     }
+    if (c.nEmbdPerLayer > 0)
+        if (Status s = bindPerLayerInputs(b, c, w); !s)
+            return fail(s);
     // Per-tensor scales (NVFP4 "scale2" files) once every matrix is bound.
     if (Status s = bindWeightScales(file, c, w); !s)
         return fail(s);
@@ -297,13 +389,15 @@ std::vector<V *> matricesOf(W &weights)
     std::vector<V *> out;
     for (auto &L : weights.layers) {
         for (V *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown, &L.ffnGateInp, &L.ffnGateShexp,
-                     &L.ffnUpShexp, &L.ffnDownShexp, &L.attnGate, &L.ssmBeta, &L.ssmAlpha, &L.ssmOut})
+                     &L.ffnUpShexp, &L.ffnDownShexp, &L.attnGate, &L.ssmBeta, &L.ssmAlpha, &L.ssmOut, &L.plInpGate, &L.plProj})
             if (*t)
                 out.push_back(t);
         for (auto *experts : {&L.gateExps, &L.upExps, &L.downExps})
             for (V &t : *experts)
                 out.push_back(&t);
     }
+    if (weights.perLayerModelProj)
+        out.push_back(&weights.perLayerModelProj);
     if (weights.output)
         out.push_back(&weights.output);
     return out;

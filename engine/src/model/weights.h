@@ -87,13 +87,30 @@ struct LayerWeights {
     TensorView ssmAlpha;        // [nEmbd] -> [value heads]
     TensorView ssmNorm;         // [ssmStateSize] F32: the gated RMS norm of each value head
     TensorView ssmOut;          // [ssmValueDim()] -> [nEmbd]
+
+    // gemma4. Per-layer input embeddings (nEmbdPerLayer > 0).
+    TensorView plInpGate;       // [nEmbd] -> [nEmbdPerLayer]
+    TensorView plProj;          // [nEmbdPerLayer] -> [nEmbd]
+    TensorView plPostNorm;      // [nEmbd]
+    TensorView layerOutScale;   // optional [1]: the layer's output times it (layerOutputScale)
+    // The dense MLP beside the experts (LayerSpec::denseBesideMoe): ffnNorm,
+    // ffnGate/Up/Down are its; the experts' input norm and the two post-norms.
+    TensorView ffnPreNorm2;     // [nEmbd]
+    TensorView ffnPostNorm1;    // [nEmbd] after the dense MLP
+    TensorView ffnPostNorm2;    // [nEmbd] after the experts
+    TensorView ffnGateInpScale; // [nEmbd] router input scale (routerInputScale)
 };
 
 struct Weights {
     TensorView tokenEmbd;       // [nEmbd] x nVocab rows
     TensorView outputNorm;      // [nEmbd]
     TensorView output;          // [nEmbd] -> [nVocab]; == tokenEmbd when tied
-    TensorView ropeFreqs;       // optional [nRot/2] frequency divisors (Llama 3.1)
+    TensorView ropeFreqs;       // optional [nRot/2] frequency divisors (Llama 3.1; gemma4's global layers)
+    // gemma4 per-layer input embeddings (nEmbdPerLayer > 0). The table is
+    // read one row per token from the map (never densified or packed).
+    TensorView perLayerTokenEmbd;   // [nEmbdPerLayer x nLayer] x nVocab rows
+    TensorView perLayerModelProj;   // [nEmbd] -> [nEmbdPerLayer x nLayer]
+    TensorView perLayerProjNorm;    // [nEmbdPerLayer]
     std::vector<LayerWeights> layers;
     uint64_t bytes = 0;         // mapped bytes of all used tensors
 };

@@ -7,22 +7,32 @@
 //
 // attendOnline (the reference's one_chunk; generation and short prompts), per
 // query head, for keys j = first..last:
-//   q16 = f16(q); s = K_j . q16 (products and sums in float);
+//   q16 = f16(q); s = K_j . q16 as the reference's ggml_vec_dot_f16 on its
+//     AVX-512 build: the first dk - dk % 64 elements into 4 accumulators of
+//     16 float lanes (element i + 16 a + l of each 64 into accumulator a,
+//     lane l, by fused multiply-adds), then (a0 + a2) + (a1 + a3) lane by
+//     lane, then the 16 lanes halved 16 -> 8 -> 4 -> 2 -> 1 (lane l + lane
+//     l + half), the rest of the elements added in double, one by one;
 //   s = softcap ? c tanh(s scale / c) : s scale
 //   s > M:  M = s; ms = expf(Mold - M); acc = f16(acc ms); vs = 1
 //   else:   vs = expf(s - M)
 //   acc = f16(acc + V_j vs)  (one fused multiply-add, rounded to F16 per key)
-//   S = S ms + vs
+//   S = S ms + vs  (one fused multiply-add: the reference's build contracts it)
 // then the sink (gpt-oss: one logit per head, no value): if sink > M the
-// float accumulator is scaled by expf(M - sink) and S = S expf(M - sink) + 1,
+// float accumulator is scaled by expf(M - sink) and S = S expf(M - sink) + 1 (fused),
 // else S += expf(sink - M); out = f32(acc) / S.
 //
-// attendTiled (the reference's tiled path; prompts): queries stay F32; the
-// keys are taken in tiles of kTileKeys positions aligned to multiples of
-// kTileKeys; per query and tile: s = q . K (float), scale, softcap, -inf
-// outside [first, last]; Mnew = max(M, max of the tile), and when it grows
-// acc and S are scaled by expf(M - Mnew); p = e^(s - Mnew), S += sum p (the
-// sum in double), acc += sum p V (float); the sink as above; out = acc / S.
+// attendTiled (the reference's tiled path, ggml_compute_forward_flash_attn_
+// ext_tiled; prompts): queries stay F32; the keys are taken in tiles of
+// kTileKeys positions aligned to multiples of kTileKeys; per query and tile:
+// s = q . K (one fused multiply-add chain over the dims, from 0), scale,
+// softcap, -inf outside [first, last]; Mnew = max(M, max of the tile), and
+// when it grows acc and S are scaled by expf(M - Mnew) (libm's); p =
+// vexpf(s - Mnew) (ops/expf.h: the reference's AVX-512 vector e^x), the
+// tile's p summed 16 keys at a time as _mm512_reduce_add_ps (halves 16 -> 8
+// -> 4, then (x0 + x2) + (x1 + x3)), each such sum added in double, S =
+// f32(S + sum); acc += p V (one fused chain over the tile's keys); the sink
+// as above (S ms + 1 fused); out = acc / S.
 //
 // Cells: position j of the sequence is cell blocks[j / 16] * 16 + j % 16
 // (kKvBlockSize), or cell j when blocks is null; its key is k + cell *
@@ -47,9 +57,8 @@
 // trait table's dot product, so the SIMD twins equal the scalar one bit for
 // bit on the same CPU path.
 //
-// The SIMD kernels (x86/) equal the scalar twins up to the summation order
-// of the dot products (and, in attendTiled, the polynomial e^x); the rounding
-// points above are the same on every path.
+// The SIMD kernels (x86/) equal the scalar twins bit for bit (attendOnline,
+// attendTiled); the rounding points above are the same on every path.
 #pragma once
 
 #include "ops/attention_kernels.h"

@@ -2,6 +2,7 @@
 
 #include "ops/attention_kernels.h"
 #include "ops/delta_net.h"
+#include "ops/expf.h"
 #include "ops/flash_attention.h"
 #include "ops/f16.h"
 #include "runtime/kv_cache.h"
@@ -47,8 +48,9 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
 {
     if (maxBatch < 1)
         maxBatch = 1;
-    if (c.headDimK > static_cast<uint32_t>(kMaxFlashHeadDim) || c.headDimV > static_cast<uint32_t>(kMaxFlashHeadDim))
-        return Status::error("forward pass: head size " + std::to_string(std::max(c.headDimK, c.headDimV)) +
+    const uint32_t maxDk = c.maxHeadDimK(), maxDv = c.maxHeadDimV();
+    if (maxDk > static_cast<uint32_t>(kMaxFlashHeadDim) || maxDv > static_cast<uint32_t>(kMaxFlashHeadDim))
+        return Status::error("forward pass: head size " + std::to_string(std::max(maxDk, maxDv)) +
                              " is larger than the attention kernels' " + std::to_string(kMaxFlashHeadDim));
     if (cache.quantized() && !flash)
         return Status::error("forward pass: a Q8_0 KV cache needs flash attention (the reference refuses a quantized "
@@ -73,10 +75,10 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         f->m_x.resize(B * c.nEmbd);
         f->m_h.resize(B * c.nEmbd);
         if (c.fusedQkv)
-            f->m_qkv.resize(B * (c.nEmbdQ() + c.nEmbdKv() + c.nEmbdVKv()));
+            f->m_qkv.resize(B * (c.maxEmbdQ() + c.maxEmbdKv() + c.maxEmbdVKv()));
         if (c.attnOutputGate) {
-            f->m_qg.resize(B * 2 * c.nEmbdQ());
-            f->m_attnGate.resize(B * c.nEmbdQ());
+            f->m_qg.resize(B * 2 * c.maxEmbdQ());
+            f->m_attnGate.resize(B * c.maxEmbdQ());
         }
         if (c.hasRecurrentLayers()) {
             f->m_ssmQkv.resize(B * c.ssmConvChannels());
@@ -92,15 +94,26 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
             f->m_shexpUp.resize(B * c.nFfShexp);
             f->m_shexpOut.resize(B * c.nEmbd);
         }
-        f->m_q.resize(B * c.nEmbdQ());
-        f->m_k.resize(B * c.nEmbdKv());
-        f->m_v.resize(B * c.nEmbdVKv());
-        f->m_attn.resize(B * c.nEmbdVOut());
+        f->m_q.resize(B * c.maxEmbdQ());
+        f->m_k.resize(B * c.maxEmbdKv());
+        f->m_v.resize(B * c.maxEmbdVKv());
+        f->m_attn.resize(B * c.maxEmbdVOut());
         f->m_out.resize(B * c.nEmbd);
-        f->m_gate.resize(B * c.nFf);
-        f->m_up.resize(B * c.nFf * (c.fusedGateUp ? 2 : 1));
+        f->m_gate.resize(B * c.maxFf());
+        f->m_up.resize(B * c.maxFf() * (c.fusedGateUp ? 2 : 1));
+        f->m_ones.assign(std::max<size_t>(c.nEmbd, std::max(maxDk, maxDv)), 1.0f);
         f->m_rope = std::make_unique<RopeTables>(c, w.ropeFreqs ? w.ropeFreqs.f32() : nullptr);
-        f->m_ropeCs.resize(static_cast<size_t>(f->m_rope->kindCount()) * B * c.nRot);
+        f->m_ropeCs.resize(static_cast<size_t>(f->m_rope->kindCount()) * B * static_cast<size_t>(f->m_rope->nRot()));
+        if (c.routerInputScale) {
+            f->m_ffnDense.resize(B * c.nEmbd);
+            f->m_routerIn.resize(B * c.nEmbd);
+        }
+        if (c.nEmbdPerLayer > 0) {
+            const size_t PL = static_cast<size_t>(c.nEmbdPerLayer) * c.nLayer;
+            f->m_ple.resize(B * PL);
+            f->m_pleToken.resize(B * PL);
+            f->m_pleGate.resize(B * c.nEmbdPerLayer);
+        }
         f->m_rowPos.resize(B);
         f->m_rowSeq.resize(B);
         f->m_rowList.resize(B);
@@ -122,16 +135,15 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         }
         f->m_scratch.resize(scratch + 64);
         if (flash) {
-            f->m_tileScratch.resize(nThreads * tiledScratchFloats(static_cast<int>(c.headDimK), static_cast<int>(c.headDimV)));
+            f->m_tileScratch.resize(nThreads * tiledScratchFloats(static_cast<int>(maxDk), static_cast<int>(maxDv)));
         } else {
             const size_t slots = nThreads * static_cast<size_t>(kMaxGroupHeads);   // query heads per attention item
             f->m_scores.resize(slots * cache.capacity());
             f->m_probs16.resize(slots * cache.capacity());
-            f->m_q16.resize(slots * c.headDimK);
-            f->m_qf.resize(slots * c.headDimK);
-            if (maxBatch > 1 && c.headDimK == c.headDimV && (c.headDimK == 64 || c.headDimK == 128) &&
-                c.nHead / c.nHeadKv <= static_cast<uint32_t>(kAttentionBlockQueries)) {
-                f->m_blockQ.resize(nThreads * kAttentionBlockQueries * c.headDimK);
+            f->m_q16.resize(slots * maxDk);
+            f->m_qf.resize(slots * maxDk);
+            if (maxBatch > 1) {
+                f->m_blockQ.resize(nThreads * kAttentionBlockQueries * maxDk);
                 f->m_blockScratch.resize(nThreads * (32 * static_cast<size_t>(cache.capacity()) + 16));
             }
         }
@@ -200,25 +212,7 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
         }
     }
 
-    const int64_t E = c.nEmbd, Q = c.nEmbdQ(), KV = c.nEmbdKv(), VKV = c.nEmbdVKv();
-    const int nRot = static_cast<int>(c.nRot), dk = static_cast<int>(c.headDimK);
-    const int kinds = m_rope->kindCount();
-    uint8_t *scratch = m_scratch.data();
-    float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
-    const auto ropeCs = [&](int kind, int t) {
-        return m_ropeCs.data() + (static_cast<size_t>(kind) * m_maxBatch + static_cast<size_t>(t)) * c.nRot;
-    };
-
-    // Embeddings [n, E] (and the RoPE angles of each layer kind [kinds, n, nRot]).
-    forRows(m_pool, n, E, [&](int t) {
-        float *xt = x + t * E;
-        dequantizeRow(m_w.tokenEmbd, tokens[t], xt);
-        if (c.embeddingScale != 0.0f)
-            for (int64_t i = 0; i < E; ++i)
-                xt[i] *= c.embeddingScale;
-        for (int kind = 0; kind < kinds; ++kind)
-            m_rope->fill(static_cast<float>(m_rowPos[static_cast<size_t>(t)]), kind, ropeCs(kind, t));
-    });
+    embed(tokens, n);
 
     // A recurrent state changes in place layer by layer: a cancel between
     // layers puts back the copy taken here (prompt chunks; a batch of single
@@ -233,6 +227,8 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
         for (int si = 0; si < nSpans && cancelMidway; ++si)
             cancelMidway = recurrent->backup(spans[si].seq);
     }
+    const int64_t E = c.nEmbd;
+    float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
     for (uint32_t il = 0; il < c.nLayer; ++il) {
         if (m_cancelCheck && (il == 0 || cancelMidway) && m_cancelCheck()) {
             if (recurrent && il > 0)
@@ -242,99 +238,13 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             return Status::cancelled();
         }
         const model::LayerWeights &L = m_w.layers[il];
-        const model::LayerSpec &spec = c.layers[il];
-        const int kind = m_rope->kindOf(il);
 
         // h = rmsnorm(x) * attn_norm                                  [n, E]
         forRows(m_pool, n, E, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
-
-        if (spec.recurrent) {
+        if (c.layers[il].recurrent)
             deltaNetLayer(il, spans, nSpans, n);                       // out [n, E]
-        } else {
-            // q [n, Q], k [n, KV], v [n, VKV] (gated: q and the gate from
-            // one [n, 2Q] projection, head by head q | gate)
-            if (c.fusedQkv) {
-                const int64_t QKV = Q + KV + VKV;
-                matmul(m_pool, L.wqkv, h, n, m_qkv.data(), scratch, L.bqkv ? L.bqkv.f32() : nullptr);
-                forRows(m_pool, n, E, [&](int t) {
-                    const float *src = m_qkv.data() + t * QKV;
-                    std::copy(src, src + Q, m_q.data() + t * Q);
-                    std::copy(src + Q, src + Q + KV, m_k.data() + t * KV);
-                    std::copy(src + Q + KV, src + QKV, m_v.data() + t * VKV);
-                });
-            } else {
-                const MatmulJob jobs[3] = {{&L.wq, c.attnOutputGate ? m_qg.data() : m_q.data(), L.bq ? L.bq.f32() : nullptr},
-                                           {&L.wk, m_k.data(), L.bk ? L.bk.f32() : nullptr},
-                                           {&L.wv, m_v.data(), L.bv ? L.bv.f32() : nullptr}};
-                matmulGroup(m_pool, jobs, 3, h, n, scratch);
-                if (c.attnOutputGate)
-                    forRows(m_pool, n, 2 * Q, [&](int t) {
-                        for (uint32_t hd = 0; hd < c.nHead; ++hd) {
-                            const float *src = m_qg.data() + t * 2 * Q + static_cast<int64_t>(hd) * 2 * dk;
-                            std::copy(src, src + dk, m_q.data() + t * Q + static_cast<int64_t>(hd) * dk);
-                            std::copy(src + dk, src + 2 * dk, m_attnGate.data() + t * Q + static_cast<int64_t>(hd) * dk);
-                        }
-                    });
-            }
-
-            // Q/K head norms, RoPE, query scale, and the new keys/values into the cache (F16).
-            forRows(m_pool, n, E, [&](int t) {
-                const float *cs = ropeCs(kind, t);
-                float *qt = m_q.data() + t * Q, *kt = m_k.data() + t * KV;
-                if (c.qkNorm) {
-                    for (uint32_t hd = 0; hd < c.nHead; ++hd)
-                        rmsNorm(qt + hd * dk, L.attnQNorm.f32(), qt + hd * dk, dk, c.rmsEps);
-                    for (uint32_t hd = 0; hd < c.nHeadKv; ++hd)
-                        rmsNorm(kt + hd * dk, L.attnKNorm.f32(), kt + hd * dk, dk, c.rmsEps);
-                }
-                ropeApply(qt, static_cast<int>(c.nHead), dk, nRot, c.ropeType, cs);
-                ropeApply(kt, static_cast<int>(c.nHeadKv), dk, nRot, c.ropeType, cs);
-                if (c.queryScaleBeforeAttention)
-                    for (int64_t i = 0; i < Q; ++i)
-                        qt[i] *= c.queryScale;
-                const uint32_t seq = m_rowSeq[static_cast<size_t>(t)], pos = m_rowPos[static_cast<size_t>(t)];
-                if (m_cache.kRotation() > 0) {   // a quantized cache's Hadamard turn (kv_cache.h)
-                    hadamardBlocks(qt, Q, m_cache.kRotation());
-                    hadamardBlocks(kt, KV, m_cache.kRotation());
-                }
-                if (m_cache.vRotation() > 0)
-                    hadamardBlocks(m_v.data() + t * VKV, VKV, m_cache.vRotation());
-                m_cache.writeK(il, seq, pos, kt);
-                m_cache.writeV(il, seq, pos, m_v.data() + t * VKV);
-            });
-
-            // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in
-            // tiles, every other row query by query in one dispatch (a Q8_0
-            // cache: every row, as the reference tiles only F16/F32 caches).
-            bool online = false;
-            for (int si = 0; si < nSpans; ++si) {
-                const BatchSpan &sp = spans[si];
-                const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
-                if (!m_flash)
-                    attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
-                else if (sp.n >= kTileQueries && !m_cache.quantized())
-                    attention(il, sp.seq, sp.row0, sp.n, pos0);
-                else
-                    online = true;
-            }
-            if (online)
-                attentionRows(il, spans, nSpans);
-            if (m_cache.vRotation() > 0)   // the values' turn back
-                forRows(m_pool, n, c.nEmbdVOut(), [&](int t) {
-                    hadamardBlocks(m_attn.data() + t * c.nEmbdVOut(), c.nEmbdVOut(), m_cache.vRotation());
-                });
-
-            if (c.attnOutputGate)   // attn *= sigmoid(gate) (head sizes equal: VO == Q)
-                forRows(m_pool, n, Q, [&](int t) {
-                    float *a = m_attn.data() + t * Q;
-                    const float *g = m_attnGate.data() + t * Q;
-                    for (int64_t i = 0; i < Q; ++i)
-                        a[i] *= 1.0f / (1.0f + std::exp(-g[i]));
-                });
-
-            // x += post_norm(attn Wo)                                     [n, E]
-            matmul(m_pool, L.wo, m_attn.data(), n, out, scratch, L.bo ? L.bo.f32() : nullptr);
-        }
+        else
+            attentionBlock(il, spans, nSpans, n);                      // out [n, E]
         forRows(m_pool, n, E, [&](int t) {
             float *ot = out + t * E, *xt = x + t * E;
             if (c.postNorms)
@@ -343,20 +253,17 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
                 xt[i] += ot[i];
             rmsNorm(xt, L.ffnNorm.f32(), h + t * E, E, c.rmsEps);     // h = ffn input
         });
-
-        if (spec.moe)
-            moeFfn(L, n);                                              // out [n, E]
-        else
-            denseFfn(L, n);
-        if (c.nFfShexp > 0)
-            sharedExpert(L, n);                                        // out += [n, E]
-        forRows(m_pool, n, E, [&](int t) {
-            float *ot = out + t * E, *xt = x + t * E;
-            if (c.postNorms)
-                rmsNorm(ot, L.ffnPostNorm.f32(), ot, E, c.rmsEps);
-            for (int64_t i = 0; i < E; ++i)
-                xt[i] += ot[i];
-        });
+        ffnBlock(il, n);                                               // x += ffn
+        if (c.nEmbdPerLayer > 0)
+            perLayerInput(il, n);                                      // x += the layer's own input
+        if (L.layerOutScale) {
+            const float scale = L.layerOutScale.f32()[0];
+            forRows(m_pool, n, E, [&](int t) {
+                float *xt = x + t * E;
+                for (int64_t i = 0; i < E; ++i)
+                    xt[i] *= scale;
+            });
+        }
     }
     for (int si = 0; si < nSpans; ++si)
         m_cache.commit(spans[si].seq, m_cache.length(spans[si].seq) + static_cast<uint32_t>(spans[si].n));
@@ -370,7 +277,7 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
                 rmsNorm(last, m_w.outputNorm.f32(), h + static_cast<int64_t>(j) * E, E, c.rmsEps);
                 ++j;
             }
-        matmul(m_pool, m_w.output, h, nWanted, logits, scratch);
+        matmul(m_pool, m_w.output, h, nWanted, logits, m_scratch.data());
         if (c.finalSoftcap != 0.0f)
             for (int r = 0; r < nWanted; ++r)
                 softcap(logits + static_cast<size_t>(r) * c.nVocab, c.nVocab, c.finalSoftcap);
@@ -378,11 +285,233 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
     return Status::ok();
 }
 
-// Gated FFN: gate [n, F] = act(h Wgate) * (h Wup); out = gate Wdown.
-void Forward::denseFfn(const model::LayerWeights &L, int n)
+// Token embeddings [n, E] (times embeddingScale), the RoPE angles of each
+// layer kind [kinds, n, nRot] and, for per-layer inputs, each token's row of
+// every layer [n, nLayer x P]:
+//   ple = (rmsnorm((Wproj . x) / sqrt(E) per layer) * proj_norm + table[token] * sqrt(P)) / sqrt(2)
+// (the reference's order: the products, the scale, the norm, the sum, the scale).
+void Forward::embed(const int32_t *tokens, int n)
 {
     const model::ModelConfig &c = m_c;
-    const int64_t E = c.nEmbd, F = c.nFf;
+    const int64_t E = c.nEmbd;
+    const int kinds = m_rope->kindCount();
+    float *x = m_x.data();
+    forRows(m_pool, n, E, [&](int t) {
+        float *xt = x + t * E;
+        dequantizeRow(m_w.tokenEmbd, tokens[t], xt);
+        if (c.embeddingScale != 0.0f)
+            for (int64_t i = 0; i < E; ++i)
+                xt[i] *= c.embeddingScale;
+        for (int kind = 0; kind < kinds; ++kind)
+            m_rope->fill(static_cast<float>(m_rowPos[static_cast<size_t>(t)]), kind, ropeCs(kind, t));
+    });
+    if (c.nEmbdPerLayer == 0)
+        return;
+    const int64_t P = c.nEmbdPerLayer, PL = P * c.nLayer;
+    matmul(m_pool, m_w.perLayerModelProj, x, n, m_ple.data(), m_scratch.data());
+    const float projScale = 1.0f / std::sqrt(static_cast<float>(E));
+    const float tokenScale = std::sqrt(static_cast<float>(P));
+    const float inputScale = 1.0f / std::sqrt(2.0f);
+    forRows(m_pool, n, PL, [&](int t) {
+        float *row = m_ple.data() + t * PL;
+        float *tok = m_pleToken.data() + static_cast<size_t>(t) * PL;
+        dequantizeRow(m_w.perLayerTokenEmbd, tokens[t], tok);
+        for (int64_t i = 0; i < PL; ++i)
+            row[i] *= projScale;
+        for (uint32_t l = 0; l < c.nLayer; ++l)
+            rmsNorm(row + l * P, m_w.perLayerProjNorm.f32(), row + l * P, P, c.rmsEps);
+        for (int64_t i = 0; i < PL; ++i)
+            row[i] = (row[i] + tok[i] * tokenScale) * inputScale;
+    });
+}
+
+// Attention of layer il over the batch (h -> out): the projections, Q/K
+// (and V) head norms, RoPE, the new keys and values into the cache (a layer
+// sharing another's KV computes only q), attention, Wo.
+void Forward::attentionBlock(uint32_t il, const BatchSpan *spans, int nSpans, int n)
+{
+    const model::ModelConfig &c = m_c;
+    const model::LayerSpec &spec = c.layers[il];
+    const model::LayerWeights &L = m_w.layers[il];
+    const int64_t E = c.nEmbd, Q = c.nEmbdQ(il), KV = c.nEmbdKv(il), VKV = c.nEmbdVKv(il), VO = c.nEmbdVOut(il);
+    const int nRot = static_cast<int>(spec.nRot), dk = static_cast<int>(spec.headDimK), dv = static_cast<int>(spec.headDimV);
+    const int kind = m_rope->kindOf(il);
+    const bool owns = c.ownsKv(il);
+    uint8_t *scratch = m_scratch.data();
+    const float *h = m_h.data();
+
+    // q [n, Q], k [n, KV], v [n, VKV] (gated: q and the gate from one
+    // [n, 2Q] projection, head by head q | gate)
+    if (c.fusedQkv) {
+        const int64_t QKV = Q + KV + VKV;
+        matmul(m_pool, L.wqkv, h, n, m_qkv.data(), scratch, L.bqkv ? L.bqkv.f32() : nullptr);
+        forRows(m_pool, n, E, [&](int t) {
+            const float *src = m_qkv.data() + t * QKV;
+            std::copy(src, src + Q, m_q.data() + t * Q);
+            std::copy(src + Q, src + Q + KV, m_k.data() + t * KV);
+            std::copy(src + Q + KV, src + QKV, m_v.data() + t * VKV);
+        });
+    } else {
+        MatmulJob jobs[3] = {{&L.wq, c.attnOutputGate ? m_qg.data() : m_q.data(), L.bq ? L.bq.f32() : nullptr},
+                             {&L.wk, m_k.data(), L.bk ? L.bk.f32() : nullptr},
+                             {&L.wv, m_v.data(), L.bv ? L.bv.f32() : nullptr}};
+        const int nJobs = !owns ? 1 : L.wv ? 3 : 2;
+        matmulGroup(m_pool, jobs, nJobs, h, n, scratch);
+        if (owns && !L.wv)   // V = K, before the norms (gemma4's layers without attn_v)
+            std::copy(m_k.begin(), m_k.begin() + static_cast<int64_t>(n) * KV, m_v.begin());
+        if (c.attnOutputGate)
+            forRows(m_pool, n, 2 * Q, [&](int t) {
+                for (uint32_t hd = 0; hd < c.nHead; ++hd) {
+                    const float *src = m_qg.data() + t * 2 * Q + static_cast<int64_t>(hd) * 2 * dk;
+                    std::copy(src, src + dk, m_q.data() + t * Q + static_cast<int64_t>(hd) * dk);
+                    std::copy(src + dk, src + 2 * dk, m_attnGate.data() + t * Q + static_cast<int64_t>(hd) * dk);
+                }
+            });
+    }
+
+    // Q/K (V) head norms, RoPE, query scale, and the new keys/values into the cache.
+    const int kRot = m_cache.kRotation(il), vRot = m_cache.vRotation(il);
+    forRows(m_pool, n, E, [&](int t) {
+        const float *cs = ropeCs(kind, t);
+        float *qt = m_q.data() + t * Q, *kt = m_k.data() + t * KV, *vt = m_v.data() + t * VKV;
+        if (c.qkNorm)
+            for (uint32_t hd = 0; hd < c.nHead; ++hd)
+                rmsNorm(qt + hd * dk, L.attnQNorm.f32(), qt + hd * dk, dk, c.rmsEps);
+        ropeApply(qt, static_cast<int>(c.nHead), dk, nRot, c.ropeType, cs);
+        if (c.queryScaleBeforeAttention)
+            for (int64_t i = 0; i < Q; ++i)
+                qt[i] *= c.queryScale;
+        if (kRot > 0)   // a quantized cache's Hadamard turn (kv_cache.h)
+            hadamardBlocks(qt, Q, kRot);
+        if (!owns)
+            return;
+        if (c.qkNorm)
+            for (uint32_t hd = 0; hd < spec.nHeadKv; ++hd)
+                rmsNorm(kt + hd * dk, L.attnKNorm.f32(), kt + hd * dk, dk, c.rmsEps);
+        if (c.vNorm)
+            for (uint32_t hd = 0; hd < spec.nHeadKv; ++hd)
+                rmsNorm(vt + hd * dv, m_ones.data(), vt + hd * dv, dv, c.rmsEps);
+        ropeApply(kt, static_cast<int>(spec.nHeadKv), dk, nRot, c.ropeType, cs);
+        const uint32_t seq = m_rowSeq[static_cast<size_t>(t)], pos = m_rowPos[static_cast<size_t>(t)];
+        if (kRot > 0)
+            hadamardBlocks(kt, KV, kRot);
+        if (vRot > 0)
+            hadamardBlocks(vt, VKV, vRot);
+        m_cache.writeK(il, seq, pos, kt);
+        m_cache.writeV(il, seq, pos, vt);
+    });
+
+    // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in tiles,
+    // every other row query by query in one dispatch (a Q8_0 cache: every
+    // row, as the reference tiles only F16/F32 caches).
+    bool online = false;
+    for (int si = 0; si < nSpans; ++si) {
+        const BatchSpan &sp = spans[si];
+        const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
+        if (!m_flash)
+            attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
+        else if (sp.n >= kTileQueries && !m_cache.quantized())
+            attention(il, sp.seq, sp.row0, sp.n, pos0);
+        else
+            online = true;
+    }
+    if (online)
+        attentionRows(il, spans, nSpans);
+    if (vRot > 0)   // the values' turn back
+        forRows(m_pool, n, VO, [&](int t) { hadamardBlocks(m_attn.data() + t * VO, VO, vRot); });
+
+    if (c.attnOutputGate)   // attn *= sigmoid(gate) (head sizes equal: VO == Q)
+        forRows(m_pool, n, Q, [&](int t) {
+            float *a = m_attn.data() + t * Q;
+            const float *g = m_attnGate.data() + t * Q;
+            for (int64_t i = 0; i < Q; ++i)
+                a[i] *= 1.0f / (1.0f + std::exp(-g[i]));
+        });
+
+    // out = attn Wo                                                    [n, E]
+    matmul(m_pool, L.wo, m_attn.data(), n, m_out.data(), scratch, L.bo ? L.bo.f32() : nullptr);
+}
+
+// The feed-forward block of layer il over the batch (h = ffn input norm of
+// x): dense, experts, the shared expert, or (gemma4 26B-A4B) a dense MLP and
+// the experts side by side:
+//   dense = rmsnorm(mlp(h)) * post_ffw_norm_1
+//   moe   = rmsnorm(experts(rmsnorm(x) * pre_ffw_norm_2)) * post_ffw_norm_2,
+//           routed by rmsnorm(x) / sqrt(E) * ffn_gate_inp.scale
+//   out   = dense + moe
+// then (post-norms) out = rmsnorm(out) * post_ffw_norm; x += out.
+void Forward::ffnBlock(uint32_t il, int n)
+{
+    const model::ModelConfig &c = m_c;
+    const model::LayerSpec &spec = c.layers[il];
+    const model::LayerWeights &L = m_w.layers[il];
+    const int64_t E = c.nEmbd;
+    float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
+    if (spec.moe && spec.denseBesideMoe) {
+        denseFfn(L, il, n);                                            // out [n, E]
+        const float routerScale = 1.0f / std::sqrt(static_cast<float>(E));
+        forRows(m_pool, n, E, [&](int t) {
+            float *ot = out + t * E, *dt = m_ffnDense.data() + t * E, *rt = m_routerIn.data() + t * E;
+            const float *xt = x + t * E;
+            rmsNorm(ot, L.ffnPostNorm1.f32(), dt, E, c.rmsEps);
+            rmsNorm(xt, L.ffnPreNorm2.f32(), h + t * E, E, c.rmsEps);
+            rmsNorm(xt, m_ones.data(), rt, E, c.rmsEps);
+            const float *s = L.ffnGateInpScale.f32();
+            for (int64_t i = 0; i < E; ++i)
+                rt[i] = (rt[i] * routerScale) * s[i];
+        });
+        moeFfn(L, n, m_routerIn.data());                               // out [n, E]
+        forRows(m_pool, n, E, [&](int t) {
+            float *ot = out + t * E;
+            const float *dt = m_ffnDense.data() + t * E;
+            rmsNorm(ot, L.ffnPostNorm2.f32(), ot, E, c.rmsEps);
+            for (int64_t i = 0; i < E; ++i)
+                ot[i] = dt[i] + ot[i];
+        });
+    } else if (spec.moe) {
+        moeFfn(L, n, h);
+    } else {
+        denseFfn(L, il, n);
+    }
+    if (c.nFfShexp > 0)
+        sharedExpert(L, n);                                            // out += [n, E]
+    forRows(m_pool, n, E, [&](int t) {
+        float *ot = out + t * E, *xt = x + t * E;
+        if (c.postNorms)
+            rmsNorm(ot, L.ffnPostNorm.f32(), ot, E, c.rmsEps);
+        for (int64_t i = 0; i < E; ++i)
+            xt[i] += ot[i];
+    });
+}
+
+// gemma4's per-layer input after layer il's FFN:
+//   g = gelu(x Winp_gate) * ple[il]                                  [n, P]
+//   x += rmsnorm(g Wproj) * post_norm                                [n, E]
+void Forward::perLayerInput(uint32_t il, int n)
+{
+    const model::ModelConfig &c = m_c;
+    const model::LayerWeights &L = m_w.layers[il];
+    const int64_t E = c.nEmbd, P = c.nEmbdPerLayer, PL = P * c.nLayer;
+    float *x = m_x.data(), *out = m_out.data(), *g = m_pleGate.data();
+    matmul(m_pool, L.plInpGate, x, n, g, m_scratch.data());
+    forRows(m_pool, n, P, [&](int t) {
+        float *gt = g + t * P;
+        geglu(gt, m_ple.data() + t * PL + static_cast<int64_t>(il) * P, gt, P);
+    });
+    matmul(m_pool, L.plProj, g, n, out, m_scratch.data());
+    forRows(m_pool, n, E, [&](int t) {
+        float *ot = out + t * E, *xt = x + t * E;
+        rmsNorm(ot, L.plPostNorm.f32(), ot, E, c.rmsEps);
+        for (int64_t i = 0; i < E; ++i)
+            xt[i] += ot[i];
+    });
+}
+
+// Gated FFN: gate [n, F] = act(h Wgate) * (h Wup); out = gate Wdown.
+void Forward::denseFfn(const model::LayerWeights &L, uint32_t il, int n)
+{
+    const model::ModelConfig &c = m_c;
+    const int64_t E = c.nEmbd, F = c.layers[il].nFf;
     uint8_t *scratch = m_scratch.data();
     const float *h = m_h.data();
     if (c.fusedGateUp) {
@@ -559,15 +688,30 @@ void topK(const float *v, int nv, int k, int32_t *out)
     }
 }
 
-// In place: p = exp(p - max) / sum (the reference's soft_max: float
-// exponentials, their sum in double, then a multiply by 1/sum).
+// In place: p = exp(p - max) / sum (the reference's soft_max, its
+// ggml_vec_soft_max_f32 on its AVX-512 build: the first n - n % 16
+// exponentials by its vector e^x (ops/expf.h) summed 16 at a time as
+// _mm512_reduce_add_ps, the rest by expf; the sums in double; then a
+// multiply by 1/sum). 128 experts (Gemma 4 26B-A4B, Qwen3 MoE) take the
+// vector part; 8 take libm's.
 void softmaxInPlace(float *p, int n)
 {
     float mx = -INFINITY;
     for (int i = 0; i < n; ++i)
         mx = std::max(mx, p[i]);
     double sum = 0.0;
-    for (int i = 0; i < n; ++i) {
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        float t[8], u[4];
+        for (int l = 0; l < 16; ++l)
+            p[i + l] = ops::vexpf(p[i + l] - mx);
+        for (int l = 0; l < 8; ++l)
+            t[l] = p[i + l + 8] + p[i + l];
+        for (int l = 0; l < 4; ++l)
+            u[l] = t[l + 4] + t[l];
+        sum += (u[0] + u[2]) + (u[1] + u[3]);
+    }
+    for (; i < n; ++i) {
         p[i] = std::exp(p[i] - mx);
         sum += p[i];
     }
@@ -581,7 +725,7 @@ void softmaxInPlace(float *p, int n)
 // Mixture of experts: route each token to k experts, run each expert once
 // over the tokens routed to it, and sum the k outputs of each token with
 // their weights (in the order of the weights, as the reference adds them).
-void Forward::moeFfn(const model::LayerWeights &L, int n)
+void Forward::moeFfn(const model::LayerWeights &L, int n, const float *routerIn)
 {
     const model::ModelConfig &c = m_c;
     const int X = static_cast<int>(c.nExpert), K = static_cast<int>(c.nExpertUsed);
@@ -590,7 +734,7 @@ void Forward::moeFfn(const model::LayerWeights &L, int n)
     const float *h = m_h.data();
 
     // Router logits [n, X] and the choice of each token.
-    matmul(m_pool, L.ffnGateInp, h, n, m_router.data(), scratch, L.ffnGateInpBias ? L.ffnGateInpBias.f32() : nullptr);
+    matmul(m_pool, L.ffnGateInp, routerIn, n, m_router.data(), scratch, L.ffnGateInpBias ? L.ffnGateInpBias.f32() : nullptr);
     float probs[512];
     for (int t = 0; t < n; ++t) {
         float *logits = m_router.data() + static_cast<size_t>(t) * X;
@@ -685,11 +829,15 @@ void Forward::moeFfn(const model::LayerWeights &L, int n)
     matmulTasks(m_pool, m_tasks.data(), static_cast<int>(m_tasks.size()), scratch);
 
     // out[t] = sum_j w_tj * down[row(t, j)], j in weight order   [n, E]
+    // (an expert's output scale, ffn_down_exps.scale, is already in down:
+    // the matmul applies TensorView::outScale, as the reference's mul_mat_id
+    // scale before the weight).
     forRows(m_pool, n, E * K, [&](int t) {
         float *ot = m_out.data() + t * E;
         for (int j = 0; j < K; ++j) {
-            const float wj = m_selWeight[static_cast<size_t>(t) * K + j];
-            const float *d = m_moeDown.data() + static_cast<int64_t>(m_selRow[static_cast<size_t>(t) * K + j]) * E;
+            const size_t tj = static_cast<size_t>(t) * K + j;
+            const float wj = m_selWeight[tj];
+            const float *d = m_moeDown.data() + static_cast<int64_t>(m_selRow[tj]) * E;
             if (j == 0)
                 for (int64_t i = 0; i < E; ++i)
                     ot[i] = d[i] * wj;
@@ -717,10 +865,12 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
         return;
     }
     const model::ModelConfig &c = m_c;
-    const int64_t Q = c.nEmbdQ(), VO = c.nEmbdVOut();
-    const int dk = static_cast<int>(c.headDimK), dv = static_cast<int>(c.headDimV);
-    const int group = static_cast<int>(c.nHead / c.nHeadKv);
-    const bool sliding = c.slidingWindow != 0 && c.layers[il].sliding;
+    const model::LayerSpec &spec = c.layers[il];
+    const int64_t Q = c.nEmbdQ(il), VO = c.nEmbdVOut(il);
+    const int dk = static_cast<int>(spec.headDimK), dv = static_cast<int>(spec.headDimV);
+    const int nKv = static_cast<int>(spec.nHeadKv);
+    const int group = static_cast<int>(c.nHead) / nKv;
+    const bool sliding = c.slidingWindow != 0 && spec.sliding;
     const uint32_t held = m_cache.firstPresent(seq, il);
     const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
     const auto firstKey = [&](uint32_t pos) {
@@ -728,17 +878,17 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
         return std::max(w, held);
     };
     KvView base;
-    base.kStride = m_cache.kStride();
-    base.vStride = m_cache.vStride();
+    base.kStride = m_cache.kStride(il);
+    base.vStride = m_cache.vStride(il);
     base.blocks = m_cache.table(seq, m_cache.groupOf(il));
     base.dk = dk;
     base.dv = dv;
-    base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale();
+    base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
     base.softcap = c.attnSoftcap;
     const auto viewOf = [&](int kvHead) {
         KvView v = base;
-        v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves();
-        v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves();
+        v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(il);
+        v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(il);
         return v;
     };
     const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per query, at most
@@ -748,14 +898,15 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
     // consecutive tokens times the heads of the group.
     const int tokensPerTile = std::max(1, kTileCallQueries / group);
     const int64_t tilesPerHead = (n + tokensPerTile - 1) / tokensPerTile;
-    const int64_t items = tilesPerHead * c.nHeadKv;
+    const int64_t items = tilesPerHead * nKv;
+    const size_t scratchPerThread = m_tileScratch.size() / static_cast<size_t>(m_pool.size());
     m_pool.run([&](int ith, int nth) {
-        float *scratch = m_tileScratch.data() + static_cast<size_t>(ith) * tiledScratchFloats(dk, dv);
+        float *scratch = m_tileScratch.data() + static_cast<size_t>(ith) * scratchPerThread;
         TileQuery qs[kTileCallQueries];
         // Interleaved: later tiles see more keys.
         for (int64_t item = ith; item < items; item += nth) {
-            const int kvHead = static_cast<int>(item % c.nHeadKv);
-            const int t0 = static_cast<int>(item / c.nHeadKv) * tokensPerTile;
+            const int kvHead = static_cast<int>(item % nKv);
+            const int t0 = static_cast<int>(item / nKv) * tokensPerTile;
             const int t1 = std::min(n, t0 + tokensPerTile);
             const KvView kv = viewOf(kvHead);
             int nq = 0;
@@ -788,10 +939,12 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
 void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
 {
     const model::ModelConfig &c = m_c;
-    const int64_t Q = c.nEmbdQ(), VO = c.nEmbdVOut();
-    const int dk = static_cast<int>(c.headDimK), dv = static_cast<int>(c.headDimV);
-    const int group = static_cast<int>(c.nHead / c.nHeadKv);
-    const bool sliding = c.slidingWindow != 0 && c.layers[il].sliding;
+    const model::LayerSpec &spec = c.layers[il];
+    const int64_t Q = c.nEmbdQ(il), VO = c.nEmbdVOut(il);
+    const int dk = static_cast<int>(spec.headDimK), dv = static_cast<int>(spec.headDimV);
+    const int64_t nKv = spec.nHeadKv;
+    const int group = static_cast<int>(c.nHead / spec.nHeadKv);
+    const bool sliding = c.slidingWindow != 0 && spec.sliding;
     const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
     const int grp = m_cache.groupOf(il);
     // Rows to do, with their sequence's lowest held key.
@@ -810,20 +963,20 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
         }
     }
     KvView base;
-    base.kStride = m_cache.kStride();
-    base.vStride = m_cache.vStride();
+    base.kStride = m_cache.kStride(il);
+    base.vStride = m_cache.vStride(il);
     base.dk = dk;
     base.dv = dv;
-    base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale();
+    base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
     base.softcap = c.attnSoftcap;
     const bool q8 = m_cache.quantized();
     const int chunks = (group + kMaxOnlineHeads - 1) / kMaxOnlineHeads;
-    const int64_t items = static_cast<int64_t>(nRows) * c.nHeadKv * chunks;
-    const int64_t work = keys * group * c.nHeadKv * (dk + dv) * 2;
+    const int64_t items = static_cast<int64_t>(nRows) * nKv * chunks;
+    const int64_t work = keys * group * nKv * (dk + dv) * 2;
     m_pool.run([&](int ith, int nth) {
         for (int64_t item = ith; item < items; item += nth) {
-            const int r = static_cast<int>(item / (static_cast<int64_t>(c.nHeadKv) * chunks));
-            const int rest = static_cast<int>(item % (static_cast<int64_t>(c.nHeadKv) * chunks));
+            const int r = static_cast<int>(item / (nKv * chunks));
+            const int rest = static_cast<int>(item % (nKv * chunks));
             const int kvHead = rest / chunks;
             const int head0 = kvHead * group + (rest % chunks) * kMaxOnlineHeads;
             const int nh = std::min(kMaxOnlineHeads, (kvHead + 1) * group - head0);
@@ -833,8 +986,8 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
             const uint32_t first = std::max(w, m_rowHeld[static_cast<size_t>(r)]);
             KvView v = base;
             v.blocks = m_cache.table(m_rowSeq[static_cast<size_t>(t)], grp);
-            v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves();
-            v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves();
+            v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(il);
+            v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(il);
             const float *qp[kMaxOnlineHeads];
             float *op[kMaxOnlineHeads];
             for (int g = 0; g < nh; ++g) {
@@ -852,11 +1005,13 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
 void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos0)
 {
     const model::ModelConfig &c = m_c;
-    const int64_t Q = c.nEmbdQ(), VO = c.nEmbdVOut();
-    const int dk = static_cast<int>(c.headDimK), dv = static_cast<int>(c.headDimV);
-    const int group = static_cast<int>(c.nHead / c.nHeadKv);
-    const float scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale();
-    const bool swa = c.slidingWindow != 0 && c.layers[il].sliding;
+    const model::LayerSpec &spec = c.layers[il];
+    const int64_t Q = c.nEmbdQ(il), VO = c.nEmbdVOut(il);
+    const int dk = static_cast<int>(spec.headDimK), dv = static_cast<int>(spec.headDimV);
+    const int64_t nKv = spec.nHeadKv;
+    const int group = static_cast<int>(c.nHead / spec.nHeadKv);
+    const float scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
+    const bool swa = c.slidingWindow != 0 && spec.sliding;
     const uint32_t capacity = m_cache.capacity();
     const float *f16 = f16Table();
     const uint32_t held = m_cache.firstPresent(seq, il);
@@ -872,23 +1027,23 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
     // (up to 16 queries on AVX-512, 8 on AVX2) per work item, each key and value row converted once
     // for all of them (attendBlock).
     const int blockQueries = attendBlockQueries(dk);
-    if (n > 1 && !m_blockQ.empty() && c.attnSoftcap == 0.0f && group <= blockQueries) {
+    if (n > 1 && !m_blockQ.empty() && c.attnSoftcap == 0.0f && group <= blockQueries && dk == dv && (dk == 64 || dk == 128)) {
         const int tokensPerBlock = blockQueries / group;
         const int64_t blocks = (n + tokensPerBlock - 1) / tokensPerBlock;
-        const int64_t items = blocks * c.nHeadKv;
+        const int64_t items = blocks * nKv;
         auto work = [&](int ith, int nth) {
             float *qBuf = m_blockQ.data() + static_cast<size_t>(ith) * kAttentionBlockQueries * dk;
             float *scratch = m_blockScratch.data() + static_cast<size_t>(ith) * (32 * static_cast<size_t>(capacity) + 16);
-            uint16_t *q16 = m_q16.data() + static_cast<size_t>(ith) * kMaxGroupHeads * dk;
+            uint16_t *q16 = m_q16.data() + static_cast<size_t>(ith) * kMaxGroupHeads * c.maxHeadDimK();
             // Interleaved: later blocks see more keys (see below).
             for (int64_t item = ith; item < items; item += nth) {
-                const int blk = static_cast<int>(item / c.nHeadKv), kvHead = static_cast<int>(item % c.nHeadKv);
+                const int blk = static_cast<int>(item / nKv), kvHead = static_cast<int>(item % nKv);
                 const int t0 = blk * tokensPerBlock, t1 = std::min(n, t0 + tokensPerBlock);
                 AttentionBlock b;
                 b.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * dk;
-                b.kStride = m_cache.kStride();
+                b.kStride = m_cache.kStride(il);
                 b.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * dv;
-                b.vStride = m_cache.vStride();
+                b.vStride = m_cache.vStride(il);
                 b.blocks = table;
                 b.d = dk;
                 b.scale = scale;
@@ -921,10 +1076,10 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
     // Work items: (token, KV head, chunk of up to kMaxGroupHeads query heads
     // sharing that KV head), so each key/value row is converted once per chunk.
     const int chunks = (group + kMaxGroupHeads - 1) / kMaxGroupHeads;
-    const int64_t items = static_cast<int64_t>(n) * c.nHeadKv * chunks;
+    const int64_t items = static_cast<int64_t>(n) * nKv * chunks;
     AttentionHead base;
-    base.kStride = m_cache.kStride();
-    base.vStride = m_cache.vStride();
+    base.kStride = m_cache.kStride(il);
+    base.vStride = m_cache.vStride(il);
     base.blocks = table;
     base.dk = dk;
     base.dv = dv;
@@ -934,14 +1089,14 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
         const size_t slot = static_cast<size_t>(ith) * kMaxGroupHeads;
         float *scores = m_scores.data() + slot * capacity;
         uint16_t *probs = m_probs16.data() + slot * capacity;
-        uint16_t *q16 = m_q16.data() + slot * dk;
-        float *qf = m_qf.data() + slot * dk;
+        uint16_t *q16 = m_q16.data() + slot * c.maxHeadDimK();
+        float *qf = m_qf.data() + slot * c.maxHeadDimK();
         // Interleaved, not contiguous: with the causal mask later tokens see
         // more keys, so contiguous halves would leave one thread with ~3/4 of
         // a prompt's work.
         for (int64_t item = ith; item < items; item += nth) {
-            const int t = static_cast<int>(item / (static_cast<int64_t>(c.nHeadKv) * chunks));
-            const int rest = static_cast<int>(item % (static_cast<int64_t>(c.nHeadKv) * chunks));
+            const int t = static_cast<int>(item / (nKv * chunks));
+            const int rest = static_cast<int>(item % (nKv * chunks));
             const int kvHead = rest / chunks;
             const int head0 = kvHead * group + (rest % chunks) * kMaxGroupHeads;
             const int nh = std::min(kMaxGroupHeads, (kvHead + 1) * group - head0);

@@ -39,6 +39,27 @@
 // step); rmsnorm per value head * silu(z); out = that Wout. Its state lives
 // in the KV cache's RecurrentState (runtime/recurrent_state.h).
 //
+// Per-layer sizes (LayerSpec): each layer has its own head size, KV heads,
+// rotated dims and FFN width (gemma4: sliding layers heads of 256, global
+// 512), so Q/K/V/attention rows are nEmbdQ(il)... of buffers sized for the
+// largest layer.
+//
+// gemma4 (all as data in ModelConfig):
+//   - vNorm: each V head = rmsnorm(head) (no weight); a layer without Wv
+//     takes V = the raw K projection (before the K norm);
+//   - a shared-KV layer (LayerSpec::kvLayer != il) computes q only and
+//     attends over its kvLayer's cache cells (no K/V of its own);
+//   - denseBesideMoe: out = rmsnorm(dense(h)) * post_ffw_norm_1 +
+//     rmsnorm(experts(rmsnorm(x) * pre_ffw_norm_2)) * post_ffw_norm_2, the
+//     router reading rmsnorm(x) / sqrt(E) * ffn_gate_inp.scale, each
+//     expert's down output times ffn_down_exps.scale[e] before its weight;
+//   - per-layer inputs (nEmbdPerLayer = P): before the first layer
+//     ple = (rmsnorm((x Wplp) / sqrt(E), per layer) * norm + table[token] *
+//     sqrt(P)) / sqrt(2) [n, L x P] (x: the scaled embeddings; the table is
+//     read one row per token from the map); after layer il's FFN
+//     x += rmsnorm((gelu(x Winp_gate) * ple[il]) Wproj) * post_norm;
+//   - layer_output_scale: x *= s after the layer.
+//
 // Mixture of experts: a token reads only its k experts' matrices. A batch
 // groups its tokens by expert (each expert's rows gathered once), and all
 // experts' gate and up products run in one dispatch, then all down products.
@@ -104,15 +125,24 @@ public:
 private:
     Forward(const model::ModelConfig &config, const model::Weights &weights, KvCache &cache, ThreadPool &pool,
             int maxBatch);
+    void embed(const int32_t *tokens, int n);   // -> m_x, the RoPE tables, m_ple
+    void attentionBlock(uint32_t layer, const BatchSpan *spans, int nSpans, int n);   // m_h -> m_out
+    void ffnBlock(uint32_t layer, int n);           // m_h (ffn input) -> x += ffn
+    void perLayerInput(uint32_t layer, int n);      // x += the layer's per-layer input (gemma4)
     // Attention of rows [row0, row0 + n) of one sequence (positions pos0..).
     void attention(uint32_t layer, uint32_t seq, int row0, int n, uint32_t pos0);
     void attentionStandard(uint32_t layer, uint32_t seq, int row0, int n, uint32_t pos0);
     // Generation rows of many sequences (one query each), one dispatch.
     void attentionRows(uint32_t layer, const BatchSpan *spans, int nSpans);
-    void denseFfn(const model::LayerWeights &L, int n);   // m_h -> m_out
+    void denseFfn(const model::LayerWeights &L, uint32_t layer, int n);   // m_h -> m_out
     void sharedExpert(const model::LayerWeights &L, int n);   // m_out += shared expert of m_h
     void deltaNetLayer(uint32_t layer, const BatchSpan *spans, int nSpans, int n);   // m_h -> m_out
-    void moeFfn(const model::LayerWeights &L, int n);     // m_h -> m_out
+    // m_h -> m_out, routed by router(routerIn) (routerIn == m_h but for gemma4).
+    void moeFfn(const model::LayerWeights &L, int n, const float *routerIn);
+    float *ropeCs(int kind, int t)
+    {
+        return m_ropeCs.data() + (static_cast<size_t>(kind) * m_maxBatch + static_cast<size_t>(t)) * m_rope->nRot();
+    }
 
     const model::ModelConfig &m_c;
     const model::Weights &m_w;
@@ -139,6 +169,8 @@ private:
     std::vector<float> m_shexpGate;   // [B, nFfShexp]
     std::vector<float> m_shexpUp;     // [B, nFfShexp]
     std::vector<float> m_shexpOut;    // [B, nEmbd]
+    // Per-layer sizes: rows hold the largest layer's (maxEmbdQ(), ...);
+    // a layer uses the first nEmbdQ(il) floats of each row.
     std::vector<float> m_q;        // [B, nEmbdQ]
     std::vector<float> m_k;        // [B, nEmbdKv]
     std::vector<float> m_v;        // [B, nEmbdVKv]
@@ -147,6 +179,14 @@ private:
     std::vector<float> m_gate;     // [B, nFf]
     std::vector<float> m_up;       // [B, nFf] or [B, 2 nFf] when fused
     std::vector<float> m_ropeCs;   // [kinds, B, nRot] cos/sin per layer kind and token
+    std::vector<float> m_ones;     // [max(nEmbd, head size)] 1.0: the weight of a weightless RMS norm
+    // gemma4: the dense MLP's output beside the experts and the router input [B, nEmbd];
+    // per-layer inputs [B, nLayer x P], the table rows [B, nLayer x P], the gate [B, P].
+    std::vector<float> m_ffnDense;
+    std::vector<float> m_routerIn;
+    std::vector<float> m_ple;
+    std::vector<float> m_pleToken;
+    std::vector<float> m_pleGate;
     std::vector<uint32_t> m_rowPos;     // [B] position of each row
     std::vector<uint32_t> m_rowSeq;     // [B] sequence of each row
     std::vector<int32_t> m_rowList;     // [B] rows attentionRows() does

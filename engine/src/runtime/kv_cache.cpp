@@ -31,18 +31,23 @@ KvCache::KvCache(const model::ModelConfig &config, uint32_t contextSize, GgmlTyp
     : m_config(config), m_contextSize(contextSize), m_type(type)
 {
     const bool q8 = type == GgmlType::GGML_TYPE_Q8_0;
-    m_kHead = q8 ? q8_0RowHalves(config.headDimK) : config.headDimK;
-    m_vHead = q8 ? q8_0RowHalves(config.headDimV) : config.headDimV;
-    m_kRow = m_kHead * config.nHeadKv;
-    m_vRow = m_vHead * config.nHeadKv;
-    // As the reference's llama_kv_cache (attn_rot_k / attn_rot_v).
-    if (q8 && config.headDimK % 64 == 0) {
-        m_kRot = 64;
-        while (config.headDimK % (2u * static_cast<uint32_t>(m_kRot)) == 0)
-            m_kRot *= 2;
+    m_rows.resize(config.nLayer);
+    for (uint32_t l = 0; l < config.nLayer; ++l) {
+        const model::LayerSpec &spec = config.layers[l];   // a shared layer has its kvLayer's sizes
+        LayerRows &r = m_rows[l];
+        r.kHead = q8 ? q8_0RowHalves(spec.headDimK) : spec.headDimK;
+        r.vHead = q8 ? q8_0RowHalves(spec.headDimV) : spec.headDimV;
+        r.kRow = r.kHead * spec.nHeadKv;
+        r.vRow = r.vHead * spec.nHeadKv;
+        // As the reference's llama_kv_cache (attn_rot_k / attn_rot_v).
+        if (q8 && spec.headDimK % 64 == 0) {
+            r.kRot = 64;
+            while (spec.headDimK % (2u * static_cast<uint32_t>(r.kRot)) == 0)
+                r.kRot *= 2;
+        }
+        if (q8 && spec.headDimV % 64 == 0)
+            r.vRot = 64;
     }
-    if (q8 && config.headDimV % 64 == 0)
-        m_vRot = 64;
 }
 
 KvCache::~KvCache() = default;
@@ -65,12 +70,12 @@ void KvCache::fromCells(const uint16_t *src, float *dst, size_t n) const
 
 void KvCache::writeK(uint32_t layer, uint32_t seq, uint32_t pos, const float *row)
 {
-    toCells(row, k(layer, seq, pos), m_config.nEmbdKv());
+    toCells(row, k(layer, seq, pos), m_config.nEmbdKv(layer));
 }
 
 void KvCache::writeV(uint32_t layer, uint32_t seq, uint32_t pos, const float *row)
 {
-    toCells(row, v(layer, seq, pos), m_config.nEmbdVKv());
+    toCells(row, v(layer, seq, pos), m_config.nEmbdVKv(layer));
 }
 
 uint64_t KvCache::bytes() const
@@ -78,8 +83,7 @@ uint64_t KvCache::bytes() const
     uint64_t total = m_recurrent ? m_recurrent->bytes() : 0;
     for (uint32_t l = 0; l < m_config.nLayer; ++l)
         if (hasCells(l))
-            total += static_cast<uint64_t>(m_groupCells[static_cast<size_t>(m_layerGroup[l])]) * (m_kRow + m_vRow) *
-                     sizeof(uint16_t);
+            total += static_cast<uint64_t>(m_groupCells[static_cast<size_t>(m_layerGroup[l])]) * rowBytes(l);
     return total;
 }
 
@@ -89,10 +93,12 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
 {
     if (type != GgmlType::GGML_TYPE_F16 && type != GgmlType::GGML_TYPE_Q8_0)
         return Status::error("KV cache: only F16 and Q8_0 cells are supported");
-    if (type == GgmlType::GGML_TYPE_Q8_0 && (config.headDimK % 32 != 0 || config.headDimV % 32 != 0))
-        return Status::error("KV cache: a Q8_0 cache needs head sizes that are multiples of 32 (this model's are " +
-                             std::to_string(config.headDimK) + " for keys and " + std::to_string(config.headDimV) +
-                             " for values); use the F16 cache");
+    if (type == GgmlType::GGML_TYPE_Q8_0)
+        for (const model::LayerSpec &l : config.layers)
+            if (!l.recurrent && (l.headDimK % 32 != 0 || l.headDimV % 32 != 0))
+                return Status::error("KV cache: a Q8_0 cache needs head sizes that are multiples of 32 (this model's are " +
+                                     std::to_string(l.headDimK) + " for keys and " + std::to_string(l.headDimV) +
+                                     " for values); use the F16 cache");
     if (contextSize == 0)
         return Status::error("KV cache: the context size must be at least 1");
     if (sequences == 0)
@@ -137,7 +143,7 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
             continue;
         uint64_t layerBytes = 0;
         const uint64_t cells = c.m_groupCells[static_cast<size_t>(c.m_layerGroup[l])];
-        if (!checkedMul<uint64_t>(cells, (c.m_kRow + c.m_vRow) * sizeof(uint16_t), &layerBytes) ||
+        if (!checkedMul<uint64_t>(cells, c.rowBytes(l), &layerBytes) ||
             !checkedAdd<uint64_t>(total, layerBytes, &total))
             return Status::error("KV cache: size for " + std::to_string(contextSize) + " positions overflows");
     }
@@ -155,8 +161,8 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
         if (!c.hasCells(l))
             continue;
         const size_t cells = c.m_groupCells[static_cast<size_t>(c.m_layerGroup[l])];
-        c.m_k[l].reset(new (std::nothrow) uint16_t[cells * c.m_kRow]);
-        c.m_v[l].reset(new (std::nothrow) uint16_t[cells * c.m_vRow]);
+        c.m_k[l].reset(new (std::nothrow) uint16_t[cells * c.kStride(l)]);
+        c.m_v[l].reset(new (std::nothrow) uint16_t[cells * c.vStride(l)]);
         if (!c.m_k[l] || !c.m_v[l])
             return Status::error("KV cache: out of memory allocating " + std::to_string(total >> 20) + " MiB for " +
                                  std::to_string(contextSize) + " positions; use a smaller context size");
@@ -326,34 +332,39 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
     const model::ModelConfig &c = m_config;
     // Rotation by -d positions for each kind of layer (unit magnitude).
     const RopeTables rope(c, ropeFactors);
-    std::vector<float> cs(static_cast<size_t>(rope.kindCount()) * c.nRot);
+    const size_t stride = static_cast<size_t>(rope.nRot());
+    std::vector<float> cs(static_cast<size_t>(rope.kindCount()) * stride);
     for (int kind = 0; kind < rope.kindCount(); ++kind)
-        rope.fill(-static_cast<float>(d), kind, cs.data() + static_cast<size_t>(kind) * c.nRot, false);
+        rope.fill(-static_cast<float>(d), kind, cs.data() + static_cast<size_t>(kind) * stride, false);
     const auto rerope = [&](uint32_t layer, uint16_t *kp, std::vector<float> &row) {
-        fromCells(kp, row.data(), c.nEmbdKv());
-        if (m_kRot > 0)   // turn back, rotate, turn again (the reference's build_rope_shift)
-            hadamardBlocks(row.data(), c.nEmbdKv(), m_kRot);
-        ropeApply(row.data(), static_cast<int>(c.nHeadKv), static_cast<int>(c.headDimK), static_cast<int>(c.nRot),
-                  c.ropeType, cs.data() + static_cast<size_t>(rope.kindOf(layer)) * c.nRot);
-        if (m_kRot > 0)
-            hadamardBlocks(row.data(), c.nEmbdKv(), m_kRot);
-        toCells(row.data(), kp, c.nEmbdKv());
+        const model::LayerSpec &spec = c.layers[layer];
+        const int kRot = kRotation(layer);
+        const int64_t n = c.nEmbdKv(layer);
+        fromCells(kp, row.data(), static_cast<size_t>(n));
+        if (kRot > 0)   // turn back, rotate, turn again (the reference's build_rope_shift)
+            hadamardBlocks(row.data(), n, kRot);
+        ropeApply(row.data(), static_cast<int>(spec.nHeadKv), static_cast<int>(spec.headDimK), static_cast<int>(spec.nRot),
+                  c.ropeType, cs.data() + static_cast<size_t>(rope.kindOf(layer)) * stride);
+        if (kRot > 0)
+            hadamardBlocks(row.data(), n, kRot);
+        toCells(row.data(), kp, static_cast<size_t>(n));
     };
 
     // Full-attention layers: every position after `end` moves down by d
-    // (ascending, so a cell is read before it is overwritten).
+    // (ascending, so a cell is read before it is overwritten). Shared-KV
+    // layers have nothing of their own to move.
     pool.run([&](int ith, int nth) {
         int64_t l0, l1;
         ThreadPool::split(c.nLayer, ith, nth, &l0, &l1);
-        std::vector<float> row(c.nEmbdKv());
+        std::vector<float> row(c.maxEmbdKv());
         for (int64_t l = l0; l < l1; ++l) {
             const uint32_t layer = static_cast<uint32_t>(l);
-            if (m_layerGroup[layer] != 0)
+            if (m_layerGroup[layer] != 0 || !hasCells(layer))
                 continue;
             for (uint32_t p = end; p < oldLength; ++p) {
                 uint16_t *dk = k(layer, seq, p - d), *dv = v(layer, seq, p - d);
-                std::memcpy(dk, k(layer, seq, p), m_kRow * sizeof(uint16_t));
-                std::memcpy(dv, v(layer, seq, p), m_vRow * sizeof(uint16_t));
+                std::memcpy(dk, k(layer, seq, p), kStride(layer) * sizeof(uint16_t));
+                std::memcpy(dv, v(layer, seq, p), vStride(layer) * sizeof(uint16_t));
                 rerope(layer, dk, row);
             }
         }
@@ -377,19 +388,20 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
             from.push_back(p);
             to.push_back(p >= end ? p - d : p);
         }
-        uint32_t slidingLayers = 0;
+        const auto slidingOwn = [&](uint32_t layer) { return m_layerGroup[layer] == 1 && hasCells(layer); };
+        size_t perPosition = 0;
         for (uint32_t layer = 0; layer < c.nLayer; ++layer)
-            slidingLayers += m_layerGroup[layer] == 1 ? 1 : 0;
-        std::vector<uint16_t> saved(from.size() * (m_kRow + m_vRow) * slidingLayers);
+            perPosition += slidingOwn(layer) ? kStride(layer) + vStride(layer) : 0;
+        std::vector<uint16_t> saved(from.size() * perPosition);
         size_t o = 0;
         for (uint32_t layer = 0; layer < c.nLayer; ++layer) {
-            if (m_layerGroup[layer] != 1)
+            if (!slidingOwn(layer))
                 continue;
             for (uint32_t p : from) {
-                std::memcpy(saved.data() + o, k(layer, seq, p), m_kRow * sizeof(uint16_t));
-                o += m_kRow;
-                std::memcpy(saved.data() + o, v(layer, seq, p), m_vRow * sizeof(uint16_t));
-                o += m_vRow;
+                std::memcpy(saved.data() + o, k(layer, seq, p), kStride(layer) * sizeof(uint16_t));
+                o += kStride(layer);
+                std::memcpy(saved.data() + o, v(layer, seq, p), vStride(layer) * sizeof(uint16_t));
+                o += vStride(layer);
             }
         }
         std::vector<int32_t> &t = s.tables[1];
@@ -404,16 +416,16 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
                 b = m_pools[1]->allocate();   // no more blocks than were released: never fails
         }
         o = 0;
-        std::vector<float> row(c.nEmbdKv());
+        std::vector<float> row(c.maxEmbdKv());
         for (uint32_t layer = 0; layer < c.nLayer; ++layer) {
-            if (m_layerGroup[layer] != 1)
+            if (!slidingOwn(layer))
                 continue;
             for (size_t i = 0; i < from.size(); ++i) {
                 uint16_t *dk = k(layer, seq, to[i]);
-                std::memcpy(dk, saved.data() + o, m_kRow * sizeof(uint16_t));
-                o += m_kRow;
-                std::memcpy(v(layer, seq, to[i]), saved.data() + o, m_vRow * sizeof(uint16_t));
-                o += m_vRow;
+                std::memcpy(dk, saved.data() + o, kStride(layer) * sizeof(uint16_t));
+                o += kStride(layer);
+                std::memcpy(v(layer, seq, to[i]), saved.data() + o, vStride(layer) * sizeof(uint16_t));
+                o += vStride(layer);
                 if (from[i] != to[i])
                     rerope(layer, dk, row);
             }

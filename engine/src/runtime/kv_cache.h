@@ -9,12 +9,15 @@
 // chunk per sequence (ModelInfo::kSlidingCacheSlack), however long the
 // context.
 //
-// Layout per layer: K cells [cells of its group][kStride()] halves and V
-// [cells][vStride()]: for F16 nEmbdKv and nEmbdVKv halves, for Q8_0 the
+// Layout per layer: K cells [cells of its group][kStride(layer)] halves and V
+// [cells][vStride(layer)]: for F16 nEmbdKv(layer) and nEmbdVKv(layer) halves
+// (layers may differ: gemma4's sliding and global heads), for Q8_0 the
 // same rows as quant::BlockQ8_0 blocks of 32 elements (17 halves per 32;
 // head sizes must be multiples of 32, so a block never spans two heads;
-// kvHead h starts kHeadHalves() * h halves into a row). Writers quantize
-// with writeK/writeV.
+// kvHead h starts kHeadHalves(layer) * h halves into a row). Writers
+// quantize with writeK/writeV. Shared-KV layers (gemma4: LayerSpec::kvLayer
+// another layer) have no cells; they read their kvLayer's, so the cache
+// holds kvLayerCount() layers' rows.
 //
 // Rotation (Q8_0 only, the reference's attn_rot since 2026): the forward
 // pass stores keys and values turned by an orthonormal Walsh-Hadamard
@@ -22,8 +25,8 @@
 // so it costs the block's other codes less precision; the query gets the
 // same turn as the keys (q . k is unchanged) and the attention output the
 // values' turn back (the transform is its own inverse). Keys: blocks of
-// kRotation() = the largest power of 2 >= 64 dividing the head size, when
-// the head size is a multiple of 64; values: blocks of vRotation() = 64 when
+// kRotation(layer) = the largest power of 2 >= 64 dividing the head size, when
+// the head size is a multiple of 64; values: blocks of vRotation(layer) = 64 when
 // the value head size is a multiple of 64; 0: none (F16, other sizes). Position j of sequence s is cell
 // table(s, group)[j / 16] * 16 + j % 16.
 //
@@ -87,26 +90,29 @@ public:
     RecurrentState *recurrent() { return m_recurrent.get(); }
     const RecurrentState *recurrent() const { return m_recurrent.get(); }
 
-    // Storage of a layer: cell c's key is kCells(layer) + c * kStride()
-    // (null for a recurrent layer).
+    // Storage of a layer: cell c's key is kCells(layer) + c * kStride(layer)
+    // (null for a recurrent layer). A layer that shares another's keys and
+    // values (LayerSpec::kvLayer) has no cells of its own: it reads those of
+    // its kvLayer.
     int groupOf(uint32_t layer) const { return m_layerGroup[layer]; }
-    uint16_t *kCells(uint32_t layer) { return m_k[layer].get(); }
-    uint16_t *vCells(uint32_t layer) { return m_v[layer].get(); }
-    const uint16_t *kCells(uint32_t layer) const { return m_k[layer].get(); }
-    const uint16_t *vCells(uint32_t layer) const { return m_v[layer].get(); }
-    size_t kStride() const { return m_kRow; }
-    size_t vStride() const { return m_vRow; }
+    uint16_t *kCells(uint32_t layer) { return m_k[m_config.layers[layer].kvLayer].get(); }
+    uint16_t *vCells(uint32_t layer) { return m_v[m_config.layers[layer].kvLayer].get(); }
+    const uint16_t *kCells(uint32_t layer) const { return m_k[m_config.layers[layer].kvLayer].get(); }
+    const uint16_t *vCells(uint32_t layer) const { return m_v[m_config.layers[layer].kvLayer].get(); }
+    // Halves per cell of a layer's K / V rows (its KV heads x head sizes).
+    size_t kStride(uint32_t layer = 0) const { return m_rows[layer].kRow; }
+    size_t vStride(uint32_t layer = 0) const { return m_rows[layer].vRow; }
     GgmlType type() const { return m_type; }
     bool quantized() const { return m_type == GgmlType::GGML_TYPE_Q8_0; }
     // Halves of one KV head in a K / V row (headDimK / headDimV for F16).
-    size_t kHeadHalves() const { return m_kHead; }
-    int kRotation() const { return m_kRot; }
-    int vRotation() const { return m_vRot; }
-    size_t vHeadHalves() const { return m_vHead; }
-    // Bytes of K plus V of one position in one full-attention layer.
-    size_t rowBytes() const { return (m_kRow + m_vRow) * sizeof(uint16_t); }
-    // Store a key / value row (nEmbdKv / nEmbdVKv floats) at position pos
-    // of seq, converted to the cell type.
+    size_t kHeadHalves(uint32_t layer = 0) const { return m_rows[layer].kHead; }
+    size_t vHeadHalves(uint32_t layer = 0) const { return m_rows[layer].vHead; }
+    int kRotation(uint32_t layer = 0) const { return m_rows[layer].kRot; }
+    int vRotation(uint32_t layer = 0) const { return m_rows[layer].vRot; }
+    // Bytes of K plus V of one position in one layer.
+    size_t rowBytes(uint32_t layer = 0) const { return (m_rows[layer].kRow + m_rows[layer].vRow) * sizeof(uint16_t); }
+    // Store a key / value row (nEmbdKv(layer) / nEmbdVKv(layer) floats) at
+    // position pos of seq, converted to the cell type.
     void writeK(uint32_t layer, uint32_t seq, uint32_t pos, const float *row);
     void writeV(uint32_t layer, uint32_t seq, uint32_t pos, const float *row);
     BlockPool &pool(int group) { return *m_pools[static_cast<size_t>(group)]; }
@@ -121,10 +127,10 @@ public:
         return static_cast<size_t>(m_seqs[seq].tables[static_cast<size_t>(group)][pos / kKvBlockSize]) * kKvBlockSize +
                pos % kKvBlockSize;
     }
-    uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos) { return kCells(layer) + cell(seq, groupOf(layer), pos) * m_kRow; }
-    uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos) { return vCells(layer) + cell(seq, groupOf(layer), pos) * m_vRow; }
-    const uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos) const { return kCells(layer) + cell(seq, groupOf(layer), pos) * m_kRow; }
-    const uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos) const { return vCells(layer) + cell(seq, groupOf(layer), pos) * m_vRow; }
+    uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos) { return kCells(layer) + cell(seq, groupOf(layer), pos) * kStride(layer); }
+    uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos) { return vCells(layer) + cell(seq, groupOf(layer), pos) * vStride(layer); }
+    const uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos) const { return kCells(layer) + cell(seq, groupOf(layer), pos) * kStride(layer); }
+    const uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos) const { return vCells(layer) + cell(seq, groupOf(layer), pos) * vStride(layer); }
 
     Status reserve(uint32_t seq, uint32_t end);
     void commit(uint32_t seq, uint32_t end);
@@ -167,7 +173,7 @@ public:
 
 private:
     KvCache(const model::ModelConfig &config, uint32_t contextSize, GgmlType type);
-    bool hasCells(uint32_t layer) const { return !m_config.layers[layer].recurrent; }
+    bool hasCells(uint32_t layer) const { return m_config.ownsKv(layer); }
     void toCells(const float *src, uint16_t *dst, size_t n) const;     // n elements
     void fromCells(const uint16_t *src, float *dst, size_t n) const;
     // The first position a sliding layer still needs when the next position is `end`.
@@ -182,9 +188,12 @@ private:
     model::ModelConfig m_config;
     uint32_t m_contextSize = 0;
     GgmlType m_type = GgmlType::GGML_TYPE_F16;
-    size_t m_kRow = 0, m_vRow = 0;     // halves per cell
-    size_t m_kHead = 0, m_vHead = 0;   // halves per KV head
-    int m_kRot = 0, m_vRot = 0;        // Hadamard block sizes (0: none)
+    struct LayerRows {
+        size_t kRow = 0, vRow = 0;     // halves per cell
+        size_t kHead = 0, vHead = 0;   // halves per KV head
+        int kRot = 0, vRot = 0;        // Hadamard block sizes (0: none)
+    };
+    std::vector<LayerRows> m_rows;                  // per layer (a shared layer: its kvLayer's)
     std::vector<int> m_layerGroup;                  // per layer
     std::vector<uint32_t> m_groupCells;             // cells per group
     std::vector<std::unique_ptr<BlockPool>> m_pools;

@@ -17,24 +17,29 @@ float corrDim(int nDims, uint32_t origCtx, float nRot, float base)
 } // namespace
 
 RopeTables::RopeTables(const model::ModelConfig &c, const float *factors)
-    : m_nRot(static_cast<int>(c.nRot)), m_extFactor(c.yarnExtFactor), m_mscale(c.ropeAttnFactor), m_factors(factors)
+    : m_nRot(static_cast<int>(c.maxNRot())), m_extFactor(c.yarnExtFactor), m_mscale(c.ropeAttnFactor)
 {
     m_layerKind.resize(c.nLayer);
     for (uint32_t il = 0; il < c.nLayer; ++il) {
         const model::LayerSpec &l = c.layers[il];
+        const int nRot = static_cast<int>(l.nRot);
+        const float *f = l.ropeFactors ? factors : nullptr;
         int kind = -1;
         for (size_t k = 0; k < m_kinds.size(); ++k)
-            if (m_kinds[k].base == l.ropeFreqBase && m_kinds[k].scale == l.ropeFreqScale)
+            if (m_kinds[k].base == l.ropeFreqBase && m_kinds[k].scale == l.ropeFreqScale && m_kinds[k].nRot == nRot &&
+                m_kinds[k].factors == f)
                 kind = static_cast<int>(k);
         if (kind < 0) {
             Kind k;
             k.base = l.ropeFreqBase;
             k.scale = l.ropeFreqScale;
+            k.nRot = nRot;
+            k.factors = f;
             if (m_extFactor != 0.0f) {
-                const float start = std::floor(corrDim(m_nRot, c.yarnOrigCtx, c.yarnBetaFast, k.base));
-                const float end = std::ceil(corrDim(m_nRot, c.yarnOrigCtx, c.yarnBetaSlow, k.base));
+                const float start = std::floor(corrDim(nRot, c.yarnOrigCtx, c.yarnBetaFast, k.base));
+                const float end = std::ceil(corrDim(nRot, c.yarnOrigCtx, c.yarnBetaSlow, k.base));
                 k.corrLow = std::max(0.0f, start);
-                k.corrHigh = std::min(static_cast<float>(m_nRot - 1), end);
+                k.corrHigh = std::min(static_cast<float>(nRot - 1), end);
             }
             kind = static_cast<int>(m_kinds.size());
             m_kinds.push_back(k);
@@ -42,7 +47,7 @@ RopeTables::RopeTables(const model::ModelConfig &c, const float *factors)
         m_layerKind[il] = kind;
     }
     if (m_kinds.empty())
-        m_kinds.push_back(Kind{c.ropeFreqBase, c.ropeFreqScale, 0.0f, 0.0f});
+        m_kinds.push_back(Kind{c.ropeFreqBase, c.ropeFreqScale, static_cast<int>(c.nRot), factors, 0.0f, 0.0f});
     const uint32_t *sec = c.ropeSections;
     const uint32_t sectDims = sec[0] + sec[1] + sec[2] + sec[3];
     if (sectDims > 0) {
@@ -59,13 +64,14 @@ RopeTables::RopeTables(const model::ModelConfig &c, const float *factors)
 void RopeTables::fill(float pos, int kind, float *cs, bool withMagnitude) const
 {
     const Kind &k = m_kinds[static_cast<size_t>(kind)];
-    const float thetaScale = std::pow(k.base, -2.0f / static_cast<float>(m_nRot));
+    const int nRot = k.nRot;
+    const float thetaScale = std::pow(k.base, -2.0f / static_cast<float>(nRot));
     float mscale = withMagnitude ? m_mscale : 1.0f;
     if (m_extFactor != 0.0f && withMagnitude)
         mscale *= 1.0f + 0.1f * std::log(1.0f / k.scale);
     float theta = pos;
-    for (int i0 = 0; i0 < m_nRot; i0 += 2) {
-        const float ff = m_factors ? m_factors[i0 / 2] : 1.0f;
+    for (int i0 = 0; i0 < nRot; i0 += 2) {
+        const float ff = k.factors ? k.factors[i0 / 2] : 1.0f;
         const float extrap = !m_still.empty() && m_still[static_cast<size_t>(i0 / 2)] ? 0.0f : theta / ff;
         const float interp = k.scale * extrap;
         float t = interp;

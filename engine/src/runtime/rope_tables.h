@@ -1,7 +1,10 @@
 // The RoPE angles of a model, per kind of layer: layers differ in base and
 // frequency scale (gemma3's sliding layers use rope.freq_base_swa unscaled,
-// its global layers the file's linear scaling), and YaRN (gpt-oss) blends
-// interpolated and extrapolated angles and scales their magnitude.
+// its global layers the file's linear scaling), in rotated dims and in
+// whether rope_freqs divides their angles (gemma4: sliding layers turn 64
+// dims without factors, global layers 128 with the "proportional" factors),
+// and YaRN (gpt-oss) blends interpolated and extrapolated angles and scales
+// their magnitude.
 //
 // For dimension pair i < nRot/2 at position p (the reference's
 // ggml_rope_cache_init / rope_yarn, step by step in float):
@@ -41,9 +44,11 @@ public:
     // Kinds of layers with different angles (1 or 2 for the supported models).
     int kindCount() const { return static_cast<int>(m_kinds.size()); }
     int kindOf(uint32_t layer) const { return m_layerKind[layer]; }
+    // The largest rotated dims of any kind (the stride of a table of cs rows).
     int nRot() const { return m_nRot; }
+    int nRot(int kind) const { return m_kinds[static_cast<size_t>(kind)].nRot; }
 
-    // cs: nRot floats (cos, sin per pair) at `pos` for layers of `kind`.
+    // cs: nRot(kind) floats (cos, sin per pair) at `pos` for layers of `kind`.
     // withMagnitude false: unit magnitude (a pure rotation, for shifts).
     void fill(float pos, int kind, float *cs, bool withMagnitude = true) const;
 
@@ -51,6 +56,8 @@ private:
     struct Kind {
         float base = 10000.0f;
         float scale = 1.0f;
+        int nRot = 0;
+        const float *factors = nullptr;   // rope_freqs, or null
         float corrLow = 0.0f, corrHigh = 0.0f;
     };
     std::vector<Kind> m_kinds;
@@ -58,7 +65,6 @@ private:
     int m_nRot = 0;
     float m_extFactor = 0.0f;
     float m_mscale = 1.0f;
-    const float *m_factors = nullptr;
     std::vector<uint8_t> m_still;   // per pair: 1 when its angle is that of position 0 (sections)
 };
 

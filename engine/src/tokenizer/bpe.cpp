@@ -59,11 +59,52 @@ void writeFallback(const Vocab &vocab, std::string_view raw, Scratch &s, std::ve
     }
 }
 
+// Gemma 4's fallback for a piece that is not a token: its bytes as <0xHH>
+// tokens, where those exist.
+void writeRawFallback(const Vocab &vocab, std::string_view raw, std::vector<int32_t> &out)
+{
+    for (const char c : raw) {
+        const int32_t id = vocab.byteTokens[static_cast<uint8_t>(c)];
+        if (id >= 0)
+            out.push_back(id);
+    }
+}
+
+// The first symbols of a word: one per byte (byte-level BPE: each byte is one
+// byte-level character) or, for Gemma 4, one per UTF-8 character as its
+// lead byte announces it (an invalid byte is a character of its own).
+void initialSymbols(const Vocab &vocab, std::string_view word, std::vector<Symbol> &symbols)
+{
+    symbols.clear();
+    const uint32_t size = static_cast<uint32_t>(word.size());
+    uint32_t offset = 0;
+    while (offset < size) {
+        uint32_t length = 1;
+        int32_t id = -1;
+        if (vocab.rawUtf8) {
+            length = std::min<uint32_t>(size - offset, static_cast<uint32_t>(utf8LengthFromLeadByte(static_cast<uint8_t>(word[offset]))));
+            id = vocab.find(word.substr(offset, length));
+        } else {
+            id = vocab.byteLevelTokens[static_cast<uint8_t>(word[offset])];
+        }
+        const int index = static_cast<int>(symbols.size());
+        symbols.push_back({index - 1, offset + length == size ? -1 : index + 1, id, offset, length});
+        offset += length;
+    }
+}
+
 // One pre-tokenized word (raw bytes) -> ids.
 void mergeWord(const Vocab &vocab, std::string_view word, Scratch &s, std::vector<int32_t> &out)
 {
     if (word.empty())
         return;
+    if (vocab.rawUtf8 && word.find_first_not_of('\n') == std::string_view::npos) {
+        // A run of line breaks is looked up whole (the reference's Gemma 4 rule).
+        if (const int32_t id = vocab.find(word); id >= 0) {
+            out.push_back(id);
+            return;
+        }
+    }
     if (vocab.ignoreMerges) {
         s.encoded.clear();
         byteLevelEncode(word, s.encoded);
@@ -73,7 +114,7 @@ void mergeWord(const Vocab &vocab, std::string_view word, Scratch &s, std::vecto
             return;
         }
     }
-    if (word.size() == 1) {
+    if (word.size() == 1 && !vocab.rawUtf8) {
         const int32_t id = vocab.byteLevelTokens[static_cast<uint8_t>(word[0])];
         if (id >= 0)
             out.push_back(id);
@@ -82,13 +123,9 @@ void mergeWord(const Vocab &vocab, std::string_view word, Scratch &s, std::vecto
         return;
     }
 
-    // One symbol per byte: each byte is one byte-level character.
     auto &symbols = s.symbols;
-    symbols.clear();
-    const int count = static_cast<int>(word.size());
-    for (int i = 0; i < count; ++i)
-        symbols.push_back({i - 1, i + 1 == count ? -1 : i + 1,
-                           vocab.byteLevelTokens[static_cast<uint8_t>(word[i])], static_cast<uint32_t>(i), 1});
+    initialSymbols(vocab, word, symbols);
+    const int count = static_cast<int>(symbols.size());
 
     auto &heap = s.heap;
     heap.clear();
@@ -134,6 +171,8 @@ void mergeWord(const Vocab &vocab, std::string_view word, Scratch &s, std::vecto
             continue;
         if (symbol.id >= 0 && symbol.id < tokenCount)
             out.push_back(symbol.id);
+        else if (vocab.rawUtf8)
+            writeRawFallback(vocab, word.substr(symbol.offset, symbol.length), out);
         else
             writeFallback(vocab, word.substr(symbol.offset, symbol.length), s, out);
     }

@@ -95,6 +95,9 @@ const std::vector<RegexSet> &regexSets()
         {"viking", {RE_PORO, R"(\p{N})"}},
         {"tekken",
          {R"([^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)"}},
+        // Gemma 4: spaces are already '▁'; only runs of line breaks are cut
+        // from the rest (merges never cross a '\n').
+        {"gemma4", {R"([^\n]+|[\n]+)"}},
         {"chameleon",
          {R"(<sentinel:[0-9]+>)", R"((IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z)", R"(([\t\n]|    |  ))", R"(\p{N})",
           R"([\p{P}!-/:-@\[-`{-~])", RE_GPT2}},
@@ -165,6 +168,7 @@ constexpr PreEntry PRE_TABLE[] = {
     {"viking", "viking", false, false, false, false},
     {"tekken", "tekken", true, true, false, false},
     {"chameleon", "chameleon", false, true, false, false},
+    {"gemma4", "gemma4", false, true, true, false},
 };
 
 struct CodeDeleter {

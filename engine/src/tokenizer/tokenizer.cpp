@@ -169,11 +169,12 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::create(VocabData data)
             pieces[i] = token.text;
             break;
         case TokenType::TOKEN_TYPE_NORMAL:
-            pieces[i] = v.type == VocabType::VOCAB_TYPE_SPM ? unescapeSpaces(token.text) : decodeByteLevel(token.text);
+            pieces[i] = v.type == VocabType::VOCAB_TYPE_SPM || v.rawUtf8 ? unescapeSpaces(token.text) : decodeByteLevel(token.text);
             break;
         case TokenType::TOKEN_TYPE_BYTE:
-            // The reference writes nothing for byte-typed tokens of BPE vocabularies.
-            if (v.type == VocabType::VOCAB_TYPE_SPM && token.byteValue >= 0)
+            // The reference writes nothing for byte-typed tokens of byte-level
+            // BPE vocabularies; SPM and Gemma 4 byte tokens are their byte.
+            if ((v.type == VocabType::VOCAB_TYPE_SPM || v.rawUtf8) && token.byteValue >= 0)
                 pieces[i] = std::string(1, static_cast<char>(token.byteValue));
             break;
         case TokenType::TOKEN_TYPE_UNUSED:
@@ -216,11 +217,17 @@ std::vector<int32_t> Tokenizer::tokenize(std::string_view text, bool addSpecial,
             previousSpecial = false;
         }
     } else {
+        std::string escaped;
         for (const Fragment &f : fragments) {
-            if (f.token >= 0)
+            if (f.token >= 0) {
                 out.push_back(f.token);
-            else
+            } else if (v.rawUtf8) {   // Gemma 4: spaces are '▁' before the split and the merges
+                escaped.clear();
+                appendEscapedSpaces(text.substr(f.offset, f.length), escaped);
+                bpeTokenize(v, *d->pre, escaped, out);
+            } else {
                 bpeTokenize(v, *d->pre, text.substr(f.offset, f.length), out);
+            }
         }
     }
 

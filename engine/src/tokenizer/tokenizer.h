@@ -1,5 +1,6 @@
-// The tokenizer: text <-> token ids for SentencePiece ("llama") and byte-level
-// BPE ("gpt2") vocabularies stored in GGUF metadata. This is the header the
+// The tokenizer: text <-> token ids for SentencePiece ("llama"), byte-level
+// BPE ("gpt2") and Gemma 4's BPE over raw UTF-8 with '▁' for spaces
+// ("gemma4") vocabularies stored in GGUF metadata. This is the header the
 // rest of the engine uses (the model wraps it as burrow::Model::tokenize etc.).
 //
 // Contract:
@@ -61,7 +62,7 @@ public:
     Tokenizer &operator=(const Tokenizer &) = delete;
 
     VocabType type() const;
-    const std::string &modelName() const;      // "llama" / "gpt2"
+    const std::string &modelName() const;      // "llama" / "gpt2" / "gemma4"
     const std::string &preName() const;        // tokenizer.ggml.pre as found ("" when absent)
     int32_t size() const;                      // number of tokens
 

@@ -179,11 +179,25 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
         v.addEos = false;
         v.bos = pre->noBos ? -1 : 11;
         v.eos = 11;
+    } else if (data.model == "gemma4") {
+        // As the reference: BPE with the "gemma4" pre-tokenizer whatever
+        // tokenizer.ggml.pre says, spaces escaped, BOS always added, the
+        // special ids from the file.
+        v.type = VocabType::VOCAB_TYPE_BPE;
+        v.rawUtf8 = true;
+        auto pre = lookupPreTokenizer("gemma4");
+        if (!pre)
+            return fail(pre.message());
+        v.regexSet = pre->regexSet;
+        v.cleanSpaces = pre->cleanSpaces;
+        v.addSpacePrefix = false;
+        v.addEos = false;
     } else if (data.model.empty()) {
         return fail("missing tokenizer.ggml.model");
     } else {
         return fail("tokenizer model '" + data.model +
-                    "' (tokenizer.ggml.model) is not supported; Burrow supports 'llama' (SentencePiece) and 'gpt2' (byte-level BPE)");
+                    "' (tokenizer.ggml.model) is not supported; Burrow supports 'llama' (SentencePiece), 'gpt2' (byte-level "
+                    "BPE) and 'gemma4' (Gemma 4's BPE)");
     }
     if (data.addSpacePrefix)
         v.addSpacePrefix = *data.addSpacePrefix;
@@ -191,6 +205,11 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
         v.addBos = *data.addBos;
     if (data.addEos)
         v.addEos = *data.addEos;
+    if (v.rawUtf8 && !v.addBos) {
+        // The reference's Gemma 4 workaround: BOS is added whatever the file says.
+        logMessage(LogLevel::LOG_LEVEL_DEBUG, where + ": tokenizer.ggml.add_bos_token is false; Gemma 4 adds BOS anyway");
+        v.addBos = true;
+    }
 
     // ---- tokens, scores, types ----
     const size_t n = data.tokens.size();
@@ -273,9 +292,9 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
         k.id = static_cast<int32_t>(value);
     }
 
-    // ---- SPM byte tokens ----
+    // ---- SPM (and Gemma 4) byte tokens ----
     std::fill(std::begin(v.byteTokens), std::end(v.byteTokens), -1);
-    if (v.type == VocabType::VOCAB_TYPE_SPM) {
+    if (v.type == VocabType::VOCAB_TYPE_SPM || v.rawUtf8) {
         for (size_t i = 0; i < n; ++i) {
             TokenInfo &t = v.tokens[i];
             if (t.type != TokenType::TOKEN_TYPE_BYTE)
@@ -290,7 +309,7 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
         for (int b = 0; b < 256; ++b) {
             const char spelled[6] = {'<', '0', 'x', hex[b >> 4], hex[b & 15], '>'};
             int32_t id = v.find(std::string_view(spelled, 6));
-            if (id < 0) {
+            if (id < 0 && !v.rawUtf8) {
                 const char single = static_cast<char>(b);
                 id = v.find(std::string_view(&single, 1));
             }
@@ -301,7 +320,7 @@ Result<std::unique_ptr<Vocab>> buildVocab(VocabData data)
     // ---- BPE merges ----
     std::fill(std::begin(v.byteLevelTokens), std::end(v.byteLevelTokens), -1);
     if (v.type == VocabType::VOCAB_TYPE_BPE) {
-        for (int b = 0; b < 256; ++b)
+        for (int b = 0; b < 256 && !v.rawUtf8; ++b)
             v.byteLevelTokens[b] = v.find(byteLevelEncodeByte(static_cast<uint8_t>(b)));
         if (data.merges.empty())
             return fail("byte-level BPE vocabulary without tokenizer.ggml.merges");

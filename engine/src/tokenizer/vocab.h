@@ -38,7 +38,8 @@ namespace burrow::tokenizer {
 
 enum class VocabType {
     VOCAB_TYPE_SPM,  // tokenizer.ggml.model = "llama": SentencePiece, merge by score
-    VOCAB_TYPE_BPE,  // tokenizer.ggml.model = "gpt2": byte-level BPE, merge by rank
+    VOCAB_TYPE_BPE,  // tokenizer.ggml.model = "gpt2": byte-level BPE, merge by rank;
+                     // "gemma4": BPE over raw UTF-8 (Vocab::rawUtf8), merge by rank
 };
 
 // tokenizer.ggml.token_type values.
@@ -156,7 +157,7 @@ private:
 
 struct Vocab {
     VocabType type = VocabType::VOCAB_TYPE_SPM;
-    std::string modelName;       // "llama" / "gpt2"
+    std::string modelName;       // "llama" / "gpt2" / "gemma4"
     std::string preName;         // tokenizer.ggml.pre as found ("" when absent)
     std::string regexSet;        // BPE: pre-tokenizer expression set
     std::vector<TokenInfo> tokens;
@@ -167,12 +168,17 @@ struct Vocab {
     MergeTable merges;
     std::vector<std::string> syntheticTexts;
     int32_t byteLevelTokens[256];   // BPE: id of the byte-level character of each byte, -1 if none
-    int32_t byteTokens[256];     // SPM: id of <0xHH> (or of the single byte), -1 if none
+    int32_t byteTokens[256];     // SPM, gemma4: id of <0xHH> (SPM: or of the single byte), -1 if none
 
     int32_t bos = -1, eos = -1, eot = -1, eom = -1, unk = -1, pad = -1, sep = -1, mask = -1;
     int32_t fimPre = -1, fimSuf = -1, fimMid = -1, fimPad = -1, fimRep = -1, fimSep = -1;
     bool addBos = false, addEos = false, addSpacePrefix = false;
     bool ignoreMerges = false, cleanSpaces = false;
+    // Gemma 4's BPE ("gemma4"): spaces become '▁' before merging, symbols
+    // start as the text's UTF-8 characters (no byte-level map), a run of
+    // line breaks that is a token is taken whole, and a piece that is no
+    // token falls back to the <0xHH> byte tokens (byteTokens).
+    bool rawUtf8 = false;
 
     std::vector<int32_t> endOfGeneration;   // sorted ids
     // CONTROL, USER_DEFINED and UNKNOWN tokens, longest text first (ties by id):

@@ -4,8 +4,9 @@
 // window, and a memory estimate that counts all experts, bounds the sliding
 // layers' cache by their window and counts the recurrent state of a qwen35
 // model (ModelInfo::kvCacheBytes: the card used to leave the state out),
-// which also cannot shift its context. And the context a chat gets on a
-// model trained for less than 4,096 positions: its trained length.
+// which also cannot shift its context; Gemma 4's shared KV layers and
+// per-layer embeddings. And the context a chat gets on a model trained for
+// less than 4,096 positions: its trained length.
 #include <QLocale>
 #include <QTest>
 
@@ -39,6 +40,36 @@ private Q_SLOTS:
                                  << QStringLiteral("gpt-oss") << QStringLiteral("8 experts, 2 active") << true << false;
         QTest::newRow("qwen35") << QStringLiteral("models/synthetic-2026/qwen35-Q4_K_M.gguf") << QStringLiteral("qwen35")
                                 << QString() << false << true;
+        QTest::newRow("gemma4") << QStringLiteral("models/synthetic-2026/gemma4-Q4_K_M.gguf") << QStringLiteral("gemma4")
+                                << QString() << true << false;
+        QTest::newRow("gemma4moe") << QStringLiteral("models/synthetic-2026/gemma4moe-Q4_K_M.gguf")
+                                   << QStringLiteral("gemma4") << QStringLiteral("8 experts, 2 active") << true << false;
+    }
+
+    // Gemma 4's E-shape: the shared KV layers and the per-layer embeddings
+    // are on the card; the estimate counts the table (in the weights) and
+    // no cache for the shared layers.
+    void gemma4Card()
+    {
+        const QString file = QStringLiteral("models/synthetic-2026/gemma4-Q4_K_M.gguf");
+        BURROW_REQUIRE_SHARED(file);
+        QString error;
+        const ModelCard card = EngineBackend::inspect(sharedPath(file), &error);
+        QVERIFY2(card.isValid(), qPrintable(error));
+        QCOMPARE(card.sharedKvLayerCount, 3);
+        QCOMPARE(card.sharedKvText(), QStringLiteral("the last 3 of 6 layers reuse earlier layers' keys and values"));
+        QCOMPARE(card.perLayerEmbeddingBytes, quint64(322560));
+        QCOMPARE(card.perLayerEmbeddingText(),
+                 QStringLiteral("128 per layer, %1, read from the file one row per token").arg(ModelCard::formatBytes(322560)));
+        // Three of six layers keep keys and values, F16 K and V of 2 KV heads: 2 sliding layers of
+        // 2 * 2 * 64 * 2 = 512 bytes, 1 global of 2 * 2 * 128 * 2 = 1024 bytes per position (300
+        // positions: within the sliding layers' window + chunk bound of 528).
+        QCOMPARE(card.memoryBytesAt(300) - card.weightBytes, quint64(300) * (2 * 512 + 1024));
+        const QString qwen = QStringLiteral("models/synthetic-2026/qwen3-Q4_K_M.gguf");
+        BURROW_REQUIRE_SHARED(qwen);
+        const ModelCard other = EngineBackend::inspect(sharedPath(qwen), &error);
+        QCOMPARE(other.sharedKvText(), QString());
+        QCOMPARE(other.perLayerEmbeddingText(), QString());
     }
 
     void cardOfEachFamily()

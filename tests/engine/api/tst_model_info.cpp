@@ -2,7 +2,11 @@
 // `burrow-cli info` command run as a process: exit codes, stderr, JSON keys
 // (every key documented in docs/cli.md).
 #include "burrow/engine.h"
+#include "api/model_info.h"
+#include "gguf/gguf_reader.h"
 #include "gguf/gguf_writer.h"
+#include "model/model_config.h"
+#include "runtime/kv_cache.h"
 #include "cli_process.h"
 #include "test_support.h"
 
@@ -61,6 +65,8 @@ private slots:
     void cliText();
     void expertsAndWindows_data();
     void expertsAndWindows();
+    void gemma4Facts();
+    void gemma4KvEstimateIsTheCache();
     void cliExitCodes_data();
     void cliExitCodes();
 
@@ -255,7 +261,8 @@ void TestModelInfo::cliJson()
                               "kv_cache_bytes_per_token", "kv_cache_bytes_trained_context", "kv_cache_bytes_4096",
                               "active_parameter_count", "expert_count", "expert_used_count", "sliding_window",
                               "sliding_layer_count", "kv_cache_bytes_per_token_sliding", "recurrent_layer_count",
-                              "recurrent_state_bytes"};
+                              "recurrent_state_bytes", "shared_kv_layers", "per_layer_embedding_length",
+                              "per_layer_embedding_bytes", "head_dim_sliding"};
     QCOMPARE(QStringList(o.keys()).size(), keys.size());
     QFile docs(QStringLiteral(BURROW_SOURCE_DIR "/docs/cli.md"));
     QVERIFY(docs.open(QIODevice::ReadOnly));
@@ -348,6 +355,66 @@ void TestModelInfo::expertsAndWindows()
     QCOMPARE(info->kvCacheBytes(100000), kvPerLayer * ((layers - slidingLayers) * 100000 +
                                                        slidingLayers * (window ? bounded : 100000)));
     QCOMPARE(info->kvCacheBytes(100), kvPerLayer * layers * 100);
+}
+
+// Gemma 4 (../shared/models/synthetic-2026/gemma4-Q4_K_M.gguf, 6 layers
+// S S G S S G, heads of 64 / 128, 2 KV heads, the last 3 sharing KV): only
+// layers 0, 1 (sliding) and 2 (global) keep keys and values; the per-layer
+// table is counted, and `burrow-cli info` names both.
+void TestModelInfo::gemma4Facts()
+{
+    const QString file = QStringLiteral("models/synthetic-2026/gemma4-Q4_K_M.gguf");
+    BURROW_REQUIRE_SHARED(file);
+    auto info = inspectModel(test::sharedPath(file).toStdString());
+    QVERIFY2(info, info.message().c_str());
+    QCOMPARE(info->sharedKvLayerCount, 3u);
+    QCOMPARE(info->perLayerEmbeddingLength, 128u);
+    QCOMPARE(info->perLayerEmbeddingBytes, uint64_t(768) / 256 * 210 * 512);   // Q6_K rows of 768
+    QCOMPARE(info->headDim, 128u);
+    QCOMPARE(info->headDimSliding, 64u);
+    QCOMPARE(info->slidingLayerCount, 4u);
+    QCOMPARE(info->kvBytesPerToken, uint64_t(2 * 2 * (128 + 128)));          // layer 2
+    QCOMPARE(info->kvBytesPerTokenSliding, uint64_t(2 * 2 * (64 + 64) * 2));  // layers 0, 1
+    QVERIFY(info->weightBytes >= info->perLayerEmbeddingBytes);
+
+    QVERIFY2(QFileInfo::exists(kCli), qPrintable(kCli + QStringLiteral(" is not built")));
+    const ProcessResult r = runCli({QStringLiteral("info"), test::sharedPath(file)});
+    QCOMPARE(r.exitCode, 0);
+    const QString text = QString::fromUtf8(r.out);
+    QVERIFY2(text.contains(QStringLiteral("shared KV layers:  the last 3 of 6 layers")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("per-layer embedding: 128 per layer (768 per token)")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("head dimension:    128 (global layers), 64 (sliding layers)")), qPrintable(text));
+    const ProcessResult j = runCli({QStringLiteral("info"), test::sharedPath(file), QStringLiteral("--json")});
+    QCOMPARE(j.exitCode, 0);
+    const QJsonObject o = QJsonDocument::fromJson(j.out).object();
+    QCOMPARE(o.value(QStringLiteral("shared_kv_layers")).toInt(), 3);
+    QCOMPARE(o.value(QStringLiteral("per_layer_embedding_length")).toInt(), 128);
+    QCOMPARE(o.value(QStringLiteral("head_dim_sliding")).toInt(), 64);
+}
+
+// The KV cache a Gemma 4 model gets (cells of the layers with their own
+// keys and values; sliding layers bounded by their window) is what the
+// model card estimates, within 2 %, at 32k and 8k positions.
+void TestModelInfo::gemma4KvEstimateIsTheCache()
+{
+    for (const char *name : {"models/synthetic-2026/gemma4-Q4_K_M.gguf", "models/synthetic-2026/gemma4moe-Q4_K_M.gguf"}) {
+        const QString file = QString::fromLatin1(name);
+        BURROW_REQUIRE_SHARED(file);
+        auto opened = gguf::GgufFile::open(test::sharedPath(file).toStdString());
+        QVERIFY(opened);
+        auto config = model::loadModelConfig(*opened.value());
+        QVERIFY2(config, config.message().c_str());
+        auto info = api::inspectGguf(*opened.value());
+        QVERIFY(info);
+        for (const uint32_t ctx : {32768u, 8192u}) {
+            auto cache = runtime::KvCache::create(config.value(), ctx, 512);
+            QVERIFY2(cache, cache.message().c_str());
+            const double estimate = double(info->kvCacheBytes(ctx)), actual = double(cache.value()->bytes());
+            qInfo("%s at %u: cache %.0f bytes, estimate %.0f", name, ctx, actual, estimate);
+            QVERIFY2(std::fabs(actual - estimate) <= 0.02 * estimate,
+                     qPrintable(QStringLiteral("%1 at %2: cache %3, estimate %4").arg(file).arg(ctx).arg(actual).arg(estimate)));
+        }
+    }
 }
 
 void TestModelInfo::cliText()

@@ -227,6 +227,11 @@ void TestScheduler::batchedEqualsAlone_data()
     QTest::newRow("qwen3 Q8_0 KV x4") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 0 << true;
     QTest::newRow("qwen3 Q8_0 KV preempting") << "models/synthetic-2026/qwen3-Q4_K_M.gguf" << 4 << 96 << true;
     QTest::newRow("gemma3 (sliding) Q8_0 KV x4") << "models/synthetic-2026/gemma3-Q4_K_M.gguf" << 4 << 0 << true;
+    QTest::newRow("gemma4 (per-layer inputs, shared KV) x4") << "models/synthetic-2026/gemma4-Q4_K_M.gguf" << 4 << 0 << false;
+    QTest::newRow("gemma4 (per-layer inputs, shared KV) preempting")
+        << "models/synthetic-2026/gemma4-Q4_K_M.gguf" << 4 << 96 << false;
+    QTest::newRow("gemma4moe (dense MLP beside experts) x4") << "models/synthetic-2026/gemma4moe-Q4_K_M.gguf" << 4 << 0 << false;
+    QTest::newRow("gemma4 Q8_0 KV x4") << "models/synthetic-2026/gemma4-Q4_K_M.gguf" << 4 << 0 << true;
 }
 
 void TestScheduler::batchedEqualsAlone()

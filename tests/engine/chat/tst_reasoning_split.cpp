@@ -19,6 +19,7 @@ namespace {
 struct Split {
     std::string reasoning;
     std::string answer;
+    std::string toolCalls;   // Gemma 4's tool-call parts (never answer)
     bool utf8Whole = true;   // every emitted piece was valid UTF-8 on its own
 };
 
@@ -43,7 +44,11 @@ void collect(const std::vector<ReplyPart> &parts, Split &out)
     for (const ReplyPart &p : parts) {
         QVERIFY(!p.text.empty());
         out.utf8Whole = out.utf8Whole && validUtf8(p.text);
-        (p.kind == ReplyPartKind::REPLY_PART_KIND_REASONING ? out.reasoning : out.answer) += p.text;
+        switch (p.kind) {
+        case ReplyPartKind::REPLY_PART_KIND_REASONING: out.reasoning += p.text; break;
+        case ReplyPartKind::REPLY_PART_KIND_ANSWER: out.answer += p.text; break;
+        case ReplyPartKind::REPLY_PART_KIND_TOOL_CALL: out.toolCalls += p.text; break;
+        }
     }
 }
 
@@ -86,6 +91,7 @@ private slots:
     void promptCheck();
     void inReasoningFollowsTheStream();
     void finishIsFinal();
+    void gemma4ToolCallsKeptApart();
 };
 
 void TestReasoningSplit::split_data()
@@ -182,6 +188,50 @@ void TestReasoningSplit::split_data()
         QTest::newRow("harmony/runaway-header") << HARMONY << false << reply << QByteArray() << reply;
     }
 
+    // ---- Gemma 4 channels (tool calls are never answer) ----
+    const auto G4 = ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL;
+    QTest::newRow("gemma4/thinking") << G4 << false
+                                     << QByteArray("<|channel>thought\nLet me think.\n<channel|>The answer is 42.")
+                                     << QByteArray("Let me think.") << QByteArray("The answer is 42.");
+    QTest::newRow("gemma4/no-channel") << G4 << false << QByteArray(" Just an answer.") << QByteArray()
+                                       << QByteArray(" Just an answer.");
+    QTest::newRow("gemma4/empty-thought") << G4 << false << QByteArray("<|channel>thought\n<channel|>Hi") << QByteArray()
+                                          << QByteArray("Hi");
+    QTest::newRow("gemma4/blank-around") << G4 << false << QByteArray("\n <|channel>thought\n x \n<channel|>\n\ny \n")
+                                         << QByteArray("x") << QByteArray("y \n");
+    QTest::newRow("gemma4/tool-call-after-thought")
+        << G4 << false
+        << QByteArray("<|channel>thought\nNeed the weather.\n<channel|><|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}<tool_call|>")
+        << QByteArray("Need the weather.") << QByteArray();
+    QTest::newRow("gemma4/text-then-tool-call") << G4 << false
+                                                << QByteArray("Let me check.<|tool_call>call:f{}<tool_call|> Done.")
+                                                << QByteArray() << QByteArray("Let me check. Done.");
+    QTest::newRow("gemma4/unterminated-tool-call") << G4 << false << QByteArray("ok <|tool_call>call:f{a:")
+                                                   << QByteArray() << QByteArray("ok ");
+    QTest::newRow("gemma4/unterminated-thought") << G4 << false << QByteArray("<|channel>thought\nstep 1 ")
+                                                 << QByteArray("step 1") << QByteArray();
+    QTest::newRow("gemma4/only-open") << G4 << false << QByteArray("<|channel>") << QByteArray() << QByteArray();
+    QTest::newRow("gemma4/two-channels") << G4 << false
+                                         << QByteArray("<|channel>thought\na<channel|>b<|channel>thought\nc<channel|>d")
+                                         << QByteArray("ac") << QByteArray("bd");
+    QTest::newRow("gemma4/utf8") << G4 << false
+                                 << QByteArray("<|channel>thought\n\xc3\x9c" "ber \xf0\x9f\xa6\x99\n<channel|>\xe6\x97\xa5\xe6\x9c\xac")
+                                 << QByteArray("\xc3\x9c" "ber \xf0\x9f\xa6\x99") << QByteArray("\xe6\x97\xa5\xe6\x9c\xac");
+    QTest::newRow("gemma4/lookalikes") << G4 << false << QByteArray("<|channe <channel| <|tool_cal <tool_call|> x")
+                                       << QByteArray() << QByteArray("<|channe <channel| <|tool_cal <tool_call|> x");
+    QTest::newRow("gemma4/trailing-close") << G4 << false
+                                           << QByteArray("<|channel>thought\nhm<channel|>The answer.<channel|>")
+                                           << QByteArray("hm") << QByteArray("The answer.");
+    QTest::newRow("gemma4/unmatched-close") << G4 << false << QByteArray("a<channel|>b") << QByteArray()
+                                            << QByteArray("ab");
+    QTest::newRow("gemma4/opened-by-prompt") << G4 << true << QByteArray("\nmore thinking\n<channel|>Done.")
+                                             << QByteArray("more thinking") << QByteArray("Done.");
+    {
+        const QByteArray name(100, 'x');   // a header without a line break within 64 bytes: the body
+        QTest::newRow("gemma4/runaway-header") << G4 << false << (QByteArray("<|channel>") + name + "<channel|>z")
+                                               << name << QByteArray("z");
+    }
+
     // ---- none ----
     QTest::newRow("none") << NONE << false << QByteArray("<think>a</think>b 🦙") << QByteArray()
                           << QByteArray("<think>a</think>b 🦙");
@@ -252,6 +302,10 @@ void TestReasoningSplit::promptCheck_data()
     QTest::newRow("harmony-final") << HARMONY << QByteArray("<|start|>assistant<|channel|>final<|message|>") << false;
     QTest::newRow("harmony-user-message") << HARMONY << QByteArray("<|start|>user<|message|>") << false;
     QTest::newRow("none") << ReasoningSyntax::REASONING_SYNTAX_NONE << QByteArray("<think>\n") << false;
+    const auto G4 = ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL;
+    QTest::newRow("gemma4-thinking-off") << G4 << QByteArray("<|turn>model\n<|channel>thought\n<channel|>") << false;
+    QTest::newRow("gemma4-thinking-on") << G4 << QByteArray("<|turn>system\n<|think|>\n<turn|>\n<|turn>model\n") << false;
+    QTest::newRow("gemma4-open-channel") << G4 << QByteArray("<|turn>model\n<|channel>thought\n") << true;
 }
 
 void TestReasoningSplit::promptCheck()
@@ -284,6 +338,29 @@ void TestReasoningSplit::inReasoningFollowsTheStream()
     harmony.push("<|end|><|start|>assistant<|channel|>final<|message|>y");
     QVERIFY(!harmony.inReasoning());
     QVERIFY(harmony.reasoningEnded());
+}
+
+// Gemma 4's tool calls: their text (the markers removed) comes as
+// REPLY_PART_KIND_TOOL_CALL in any cut, never as answer or reasoning.
+void TestReasoningSplit::gemma4ToolCallsKeptApart()
+{
+    const std::string reply = "<|channel>thought\nweather?\n<channel|>Checking.<|tool_call>call:get_weather{city:<|\"|>Paris"
+                              "<|\"|>}<tool_call|><|tool_call>call:now{}<tool_call|>";
+    const ReasoningOptions o = opts(ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL);
+    for (size_t cut = 0; cut <= reply.size(); ++cut) {
+        const Split s = run(o, reply, {cut});
+        QCOMPARE(qb(s.reasoning), QByteArray("weather?"));
+        QCOMPARE(qb(s.answer), QByteArray("Checking."));
+        QCOMPARE(qb(s.toolCalls), QByteArray("call:get_weather{city:<|\"|>Paris<|\"|>}call:now{}"));
+    }
+    ReasoningSplitter g(o);
+    g.push("<|channel>");
+    QVERIFY(g.inReasoning());   // the channel's header counts as its reasoning
+    g.push("thought\nx");
+    QVERIFY(g.inReasoning());
+    g.push("<channel|>y");
+    QVERIFY(!g.inReasoning());
+    QVERIFY(g.reasoningEnded());
 }
 
 void TestReasoningSplit::finishIsFinal()

@@ -129,7 +129,7 @@ private slots:
     {
         QTest::addColumn<int>("variant");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unsupported architecture") << 0 << "architecture 'mamba' is not supported (supported: llama, qwen2, phi3, gemma2, qwen3, qwen3moe, gemma3, gpt-oss, qwen35, qwen35moe)";
+        QTest::newRow("unsupported architecture") << 0 << "architecture 'mamba' is not supported (supported: llama, qwen2, phi3, gemma2, qwen3, qwen3moe, gemma3, gpt-oss, qwen35, qwen35moe, gemma4)";
         QTest::newRow("missing tensor") << 1 << "missing tensor 'blk.1.ffn_down.weight' (expected shape [64, 32])";
         QTest::newRow("wrong shape") << 2 << "tensor 'blk.0.attn_q.weight' has shape [32, 16], expected [32, 32]";
         QTest::newRow("unsupported type") << 3 << "tensor 'blk.0.ffn_up.weight' has type Q8_1, which Burrow cannot compute with";
@@ -184,6 +184,8 @@ private slots:
         QTest::newRow("qwen3") << "models/synthetic-2026/qwen3-f32.gguf";
         QTest::newRow("qwen3moe") << "models/synthetic-2026/qwen3moe-Q4_K_M.gguf";
         QTest::newRow("gemma3") << "models/synthetic-2026/gemma3-Q8_0.gguf";
+        QTest::newRow("gemma4") << "models/synthetic-2026/gemma4-Q4_K_M.gguf";
+        QTest::newRow("gemma4moe") << "models/synthetic-2026/gemma4moe-Q4_K_M.gguf";
     }
 
     void sharedArchitectures()
@@ -240,7 +242,7 @@ private slots:
         case model::Architecture::ARCHITECTURE_QWEN3:
             // head size x heads (4 x 128 = 512) differs from the embedding (256)
             QCOMPARE(c.nEmbd, 256u);
-            QCOMPARE(c.nEmbdQ(), 512u);
+            QCOMPARE(c.nEmbdQ(0), 512u);
             QVERIFY(c.qkNorm && c.tiedOutput);
             QVERIFY(c.ropeType == model::RopeType::ROPE_TYPE_NEOX);
             QCOMPARE(w.layers[0].attnQNorm.ne0, int64_t(128));
@@ -288,6 +290,73 @@ private slots:
             // The FFN input norm is stored as post_attention_norm.
             QCOMPARE(w.layers[0].ffnNorm.name, std::string_view("blk.0.post_attention_norm.weight"));
             break;
+        case model::Architecture::ARCHITECTURE_GEMMA4:
+            checkGemma4(c, w);
+            break;
+        default:
+            QFAIL("an architecture without checks here");
+        }
+    }
+
+private:
+    // The gemma4 fixtures as ../shared/README.md describes them.
+    static void checkGemma4(const model::ModelConfig &c, const model::Weights &w)
+    {
+        QVERIFY(c.qkNorm && c.vNorm && c.valueFromKey && c.postNorms && c.layerOutputScale && c.tiedOutput);
+        QCOMPARE(c.attentionScale(0), 1.0f);
+        QVERIFY(!c.queryScaleBeforeAttention);
+        QCOMPARE(c.finalSoftcap, 1.5f);
+        QCOMPARE(c.slidingWindow, 16u);
+        QVERIFY(w.ropeFreqs);
+        QCOMPARE(w.ropeFreqs.f32()[0], 1.0f);
+        QCOMPARE(w.ropeFreqs.f32()[63], 1e30f);   // only 32 of the 128 dims turn
+        for (uint32_t il = 0; il < c.nLayer; ++il) {
+            const model::LayerSpec &l = c.layers[il];
+            QCOMPARE(l.headDimK, l.sliding ? 64u : 128u);
+            QCOMPARE(l.nRot, l.sliding ? 64u : 128u);
+            QCOMPARE(l.ropeFreqBase, l.sliding ? 10000.0f : 1000000.0f);
+            QCOMPARE(l.ropeFactors, !l.sliding);
+            QCOMPARE(w.layers[il].attnQNorm.ne0, int64_t(l.headDimK));
+            QVERIFY(w.layers[il].layerOutScale);
+        }
+        if (c.nExpert == 0) {   // gemma4-Q4_K_M: the E-shape
+            QCOMPARE(c.nLayer, 6u);
+            for (uint32_t il = 0; il < 6; ++il) {
+                QCOMPARE(c.layers[il].sliding, il % 3 != 2);
+                QCOMPARE(c.layers[il].nFf, il < 3 ? 256u : 512u);   // double-wide on the shared layers
+                QCOMPARE(c.layers[il].kvLayer, il < 3 ? il : (c.layers[il].sliding ? 1u : 2u));
+                QCOMPARE(c.ownsKv(il), il < 3);
+                // The shared layers' K/V weights are in the file, never bound.
+                QCOMPARE(bool(w.layers[il].wk), il < 3);
+                QCOMPARE(bool(w.layers[il].plInpGate && w.layers[il].plProj && w.layers[il].plPostNorm), true);
+            }
+            QCOMPARE(c.nEmbdPerLayer, 128u);
+            QCOMPARE(c.nSharedKvLayers, 3u);
+            QCOMPARE(c.kvLayerCount(), 3u);
+            QCOMPARE(w.perLayerTokenEmbd.ne0, int64_t(128 * 6));
+            QCOMPARE(w.perLayerTokenEmbd.ne1, int64_t(512));
+            // The per-layer table is no matrix a multiply reads (not packed: read from the map, a row per token).
+            for (const model::TensorView *t : model::weightMatrices(w))
+                QVERIFY(t->data != w.perLayerTokenEmbd.data);
+        } else {   // gemma4moe-Q4_K_M: the 26B-A4B shape
+            QCOMPARE(c.nLayer, 5u);
+            QCOMPARE(c.nExpert, 8u);
+            QCOMPARE(c.nExpertUsed, 2u);
+            QVERIFY(c.routerInputScale && c.expertWeightsNorm);
+            for (uint32_t il = 0; il < 5; ++il) {
+                QCOMPARE(c.layers[il].sliding, il != 4);
+                QCOMPARE(c.layers[il].nHeadKv, il != 4 ? 2u : 1u);
+                QVERIFY(c.layers[il].moe && c.layers[il].denseBesideMoe);
+                QVERIFY(w.layers[il].ffnGate && w.layers[il].ffnPreNorm2 && w.layers[il].ffnPostNorm1 &&
+                        w.layers[il].ffnPostNorm2 && w.layers[il].ffnGateInpScale);
+                QCOMPARE(w.layers[il].gateExps.size(), size_t(8));
+                // ffn_down_exps.scale: each expert's output scale, on its view (synth's are 1 + noise).
+                QCOMPARE(w.layers[il].downExps.size(), size_t(8));
+                QVERIFY(w.layers[il].downExps[0].outScale != 1.0f || w.layers[il].downExps[1].outScale != 1.0f);
+            }
+            QVERIFY(w.layers[0].wv && !w.layers[4].wv);   // V = K on the global layer
+            QCOMPARE(c.nEmbdPerLayer, 0u);
+            QCOMPARE(c.kvLayerCount(), 5u);
         }
     }
 };

@@ -208,14 +208,14 @@ std::vector<float> oneChunkEmulation(const Cache &c, const float *q, uint32_t fi
             const float vd = static_cast<float>(blocks[d / 32].qs[d % 32]) * f16ToF32(blocks[d / 32].d);
             acc[static_cast<size_t>(d)] = std::fma(vd, vs, acc[static_cast<size_t>(d)]);
         }
-        S = S * ms + vs;
+        S = std::fma(S, ms, vs);   // the reference's S*ms + vs, contracted by its build
     }
     if (sink > -INFINITY) {
         if (sink > M) {
             const float ms = std::exp(M - sink);
             for (float &a : acc)
                 a *= ms;
-            S = S * ms + 1.0f;
+            S = std::fma(S, ms, 1.0f);
         } else {
             S += std::exp(sink - M);
         }

@@ -109,7 +109,7 @@ private slots:
         auto q8 = runtime::KvCache::create(c, 256, 64, 1, 0, GgmlType::GGML_TYPE_Q8_0);
         QVERIFY(f16 && q8);
         QCOMPARE(q8.value()->bytes() * 32, f16.value()->bytes() * 17);
-        QCOMPARE(q8.value()->kStride(), size_t(c.nEmbdKv()) / 32 * 17);
+        QCOMPARE(q8.value()->kStride(), size_t(c.nEmbdKv(0)) / 32 * 17);
         QCOMPARE(m->info().kvCacheBytes(256, KvCacheType::KV_CACHE_F16), f16.value()->bytes());
         QCOMPARE(m->info().kvCacheBytes(256, KvCacheType::KV_CACHE_Q8_0), q8.value()->bytes());
         QCOMPARE(m->info().kvCacheBytes(256), m->info().kvCacheBytes(256, KvCacheType::KV_CACHE_F16));
@@ -122,6 +122,8 @@ private slots:
                                         std::tuple{256u, 256, 64}, std::tuple{96u, 0, 0}}) {
             model::ModelConfig other = c;
             other.headDimK = other.headDimV = head;
+            for (model::LayerSpec &l : other.layers)
+                l.headDimK = l.headDimV = head;
             auto made = runtime::KvCache::create(other, 64, 16, 1, 0, GgmlType::GGML_TYPE_Q8_0);
             QVERIFY(made);
             QCOMPARE(made.value()->kRotation(), kRot);
@@ -144,7 +146,7 @@ private slots:
         QVERIFY(kv.quantized());
         std::mt19937 rng(3);
         std::normal_distribution<float> nd(0.0f, 2.0f);
-        std::vector<float> row(c.nEmbdKv()), back(c.nEmbdKv());
+        std::vector<float> row(c.nEmbdKv(0)), back(c.nEmbdKv(0));
         for (float &x : row)
             x = nd(rng);
         QVERIFY(kv.reserve(1, 20));
@@ -230,7 +232,7 @@ private slots:
         const model::ModelConfig &c = std::dynamic_pointer_cast<api::ModelImpl>(m)->config();
         QCOMPARE(a.kRotation(), 64);   // head size 64: the keys are turned (and must be turned back to rotate)
         const quant::TypeTraits &t = *quant::typeTraits(GgmlType::GGML_TYPE_Q8_0);
-        std::vector<float> ka(c.nEmbdKv()), kb(c.nEmbdKv());
+        std::vector<float> ka(c.nEmbdKv(0)), kb(c.nEmbdKv(0));
         double maxDiff = 0, maxAbs = 0;
         for (uint32_t pos = 0; pos + 1 < kept.size(); ++pos) {
             t.dequantize(a.k(0, pos), ka.data(), int64_t(ka.size()));

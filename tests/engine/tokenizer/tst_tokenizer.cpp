@@ -176,6 +176,7 @@ private slots:
     void addSpecial();
     void endOfGeneration();
     void harmonyMarkup();
+    void gemma4Vocabulary();
     void preSplits_data();
     void preSplits();
     void qwen35Vocabulary();
@@ -264,7 +265,7 @@ void TestTokenizer::roundTrip()
     // SentencePiece writes spaces as '▁': a literal '▁' in the text comes
     // back as a space (Gemma 3's vectors have some).
     const std::string expected =
-        tok->type() == VocabType::VOCAB_TYPE_SPM ? spmSpaces(v.texts[index]) : v.texts[index];
+        tok->type() == VocabType::VOCAB_TYPE_SPM || tok->vocab().rawUtf8 ? spmSpaces(v.texts[index]) : v.texts[index];
     QCOMPARE(bytes(decoded), bytes(expected));
     // The default (clean-up as the vocabulary says) never adds bytes.
     QVERIFY(tok->detokenize(v.ids[index]).size() <= decoded.size());
@@ -292,7 +293,8 @@ void TestTokenizer::randomBytesRoundTrip()
         BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer/ggml-vocab-llama-bpe.gguf"));
     const Tokenizer *tok = load(vocab);
     QVERIFY(tok);
-    const bool spm = tok->type() == VocabType::VOCAB_TYPE_SPM;
+    // SentencePiece and Gemma 4 write spaces as '▁' and cut symbols by lead bytes.
+    const bool spm = tok->type() == VocabType::VOCAB_TYPE_SPM || tok->vocab().rawUtf8;
     bool everyByte = true;
     if (!spm)
         for (int b = 0; b < 256; ++b) {
@@ -451,6 +453,9 @@ void TestTokenizer::endOfGeneration()
         {"gemma-3", {"<end_of_turn>", "<eos>"}, {"<start_of_turn>", "<bos>", "Hello"}},
         {"gpt-oss", {"<|return|>", "<|call|>", "<|endoftext|>"},
          {"<|end|>", "<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "Hello"}},
+        // Gemma 4 ends a turn with <turn|> and a tool call with <|tool_response>;
+        // </s> is not an end there (the reference's workaround).
+        {"gemma-4", {"<turn|>", "<eos>", "<|tool_response>"}, {"<|turn>", "<bos>", "<|channel>", "</s>", "Hello"}},
         {"deepseek-v3", {"<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>"},
          {"<\xef\xbd\x9c" "begin\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>", "Hello"}},
     };
@@ -477,6 +482,45 @@ void TestTokenizer::endOfGeneration()
     // EOT found by text where the file has no eot_token_id.
     QCOMPARE(load(QStringLiteral("llama-bpe"))->eot(), load(QStringLiteral("llama-bpe"))->findToken("<|eot_id|>"));
     QCOMPARE(load(QStringLiteral("qwen2"))->eot(), load(QStringLiteral("qwen2"))->findToken("<|im_end|>"));
+}
+
+// Gemma 4 (tokenizer model "gemma4"): BPE over raw UTF-8 with spaces as '▁'
+// (so a literal '▁' is a space), runs of line breaks as one token, BOS
+// always added, byte fallback through <0xHH>; the channel and tool-call
+// markers are USER_DEFINED (matched in text without special parsing,
+// rendered as text for the reasoning splitter), the turn markers and
+// <|tool_response> (an end of generation) control tokens.
+void TestTokenizer::gemma4Vocabulary()
+{
+    BURROW_REQUIRE_SHARED(QStringLiteral("tokenizer-2026/ggml-vocab-gemma-4.gguf"));
+    const Tokenizer *tok = load(QStringLiteral("gemma-4"));
+    QVERIFY(tok);
+    QCOMPARE(QString::fromStdString(tok->modelName()), QStringLiteral("gemma4"));
+    for (const char *text : {"<|channel>", "<channel|>", "<|tool_call>", "<tool_call|>", "<tool_response|>", "<|\"|>"}) {
+        const int32_t id = tok->findToken(text);
+        QVERIFY2(id >= 0, text);
+        QCOMPARE(tok->tokenType(id), TokenType::TOKEN_TYPE_USER_DEFINED);
+        QCOMPARE(bytes(tok->tokenBytes(id)), QByteArray(text));
+        QCOMPARE(tok->tokenize(text, false, false), std::vector<int32_t>{id});
+    }
+    // <|tool_response> ends the generation (a tool call's turn): forced to
+    // control as every end-of-generation text, as the reference does.
+    for (const char *text : {"<|turn>", "<turn|>", "<|think|>", "<|tool_response>"})
+        QVERIFY2(tok->isControl(tok->findToken(text)), text);
+    // The reply of a thinking model as the splitter sees it.
+    const std::string reply = "<|channel>thought\nHmm.<channel|>Hello there!";
+    const std::vector<int32_t> ids = tok->tokenize(reply, false, false);
+    QCOMPARE(ids.front(), tok->findToken("<|channel>"));
+    QCOMPARE(bytes(tok->detokenize(ids)), bytes(reply));
+    // A literal '▁' is a space; BOS comes first even without add_bos in the file.
+    QCOMPARE(tok->tokenize("a\xe2\x96\x81" "b c", false, false), tok->tokenize("a b c", false, false));
+    QVERIFY(tok->addBos());
+    QCOMPARE(tok->tokenize("Hi", true, false).front(), tok->bos());
+    // A run of line breaks is one token; a byte no token spells falls back to <0xHH>.
+    QCOMPARE(tok->tokenize("\n\n\n", false, false), std::vector<int32_t>{tok->findToken("\n\n\n")});
+    const std::vector<int32_t> invalid = tok->tokenize("\xff", false, false);
+    QCOMPARE(invalid, std::vector<int32_t>{tok->findToken("<0xFF>")});
+    QCOMPARE(bytes(tok->detokenize(invalid)), QByteArray("\xff"));
 }
 
 // gpt-oss (harmony): the channel markup is plain text to the detokenizer

@@ -3,10 +3,11 @@
 // experts, sliding window, vocabulary, parameter counts worked out here from
 // the options), the same seed gives the same bytes, and usage errors exit 2
 // with a message (a failed write exits 1) leaving neither the file nor a
-// .part behind.
+// .part behind; burrow-cli bench's weights read per token on gemma4 files.
 #include "cli_process.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -202,6 +203,49 @@ private slots:
         QVERIFY(!files[0].isEmpty());
         QVERIFY(files[0] == files[1]);
         QVERIFY(files[0] != files[2]);
+    }
+
+    // burrow-cli bench's weights read per token on gemma4 files synth writes
+    // in F32: the E-shape reads one row of its per-layer embedding table
+    // (the output tied to the embeddings, read whole); the 26B-A4B shape
+    // reads 2 of its 8 experts (5 layers of experts: gate and up 256 x 512,
+    // down 256 x 256, 4 bytes each).
+    void benchReadsPerToken_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::newRow("E-shape") << QStringLiteral("gemma4-tiny");
+        QTest::newRow("26B-A4B shape") << QStringLiteral("gemma4moe-tiny");
+    }
+
+    void benchReadsPerToken()
+    {
+        QFETCH(QString, preset);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = dir.filePath(preset + QStringLiteral(".gguf"));
+        const ProcessResult made = runCli({QStringLiteral("synth"), QStringLiteral("--preset"), preset, QStringLiteral("-q"),
+                                           QStringLiteral("-o"), out});
+        QVERIFY2(made.exitCode == 0, made.err.constData());
+        const QJsonObject info = infoJson(out);
+        const qint64 weights = info.value(QStringLiteral("weight_bytes")).toInteger();
+        QVERIFY(weights > 0);
+        qint64 expected = weights;
+        if (preset == QLatin1String("gemma4-tiny")) {
+            const qint64 table = info.value(QStringLiteral("per_layer_embedding_bytes")).toInteger();
+            QCOMPARE(table, qint64(128) * 6 * 512 * 4);
+            expected = weights - table + table / 512;
+        } else {
+            const qint64 experts = qint64(5) * (256 * 512 + 256 * 256) * 8 * 4;
+            expected = weights - experts / 8 * 6;
+        }
+        const ProcessResult r = runCli({QStringLiteral("bench"), QStringLiteral("-m"), out, QStringLiteral("-p"),
+                                        QStringLiteral("0"), QStringLiteral("-n"), QStringLiteral("1"), QStringLiteral("-r"),
+                                        QStringLiteral("1"), QStringLiteral("-t"), QStringLiteral("1"),
+                                        QStringLiteral("--no-warmup"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray tests = QJsonDocument::fromJson(r.out).array();
+        QCOMPARE(tests.size(), 1);
+        QCOMPARE(tests.at(0).toObject().value(QStringLiteral("weight_bytes_per_token")).toInteger(), expected);
     }
 
     // --dry-run writes nothing and gives the size the file will have.

@@ -2,6 +2,7 @@
 // Compiled without contraction: the fused multiply-adds the contract names
 // are written as std::fma.
 #include "ops/flash_attention.h"
+#include "ops/expf.h"
 #include "ops/f16.h"
 #include "ops/generic/generic_kernels.h"
 #include "quant/quant_blocks.h"
@@ -22,6 +23,36 @@ float scoreOf(const KvView &kv, float dot)
 }
 
 } // namespace
+
+float sum16Ref(const float *x)
+{
+    float t[8], u[4];
+    for (int i = 0; i < 8; ++i)
+        t[i] = x[i + 8] + x[i];
+    for (int i = 0; i < 4; ++i)
+        u[i] = t[i + 4] + t[i];
+    return (u[0] + u[2]) + (u[1] + u[3]);
+}
+
+float dotF16Ref(const float *k, const float *q, int n)
+{
+    float acc[4][16] = {};
+    const int np = n - n % 64;
+    for (int i = 0; i < np; i += 64)
+        for (int a = 0; a < 4; ++a)
+            for (int l = 0; l < 16; ++l)
+                acc[a][l] = std::fma(k[i + 16 * a + l], q[i + 16 * a + l], acc[a][l]);
+    float lanes[16];
+    for (int l = 0; l < 16; ++l)
+        lanes[l] = (acc[0][l] + acc[2][l]) + (acc[1][l] + acc[3][l]);
+    for (int half = 8; half >= 1; half /= 2)
+        for (int l = 0; l < half; ++l)
+            lanes[l] = lanes[l] + lanes[l + half];
+    double sum = lanes[0];
+    for (int i = np; i < n; ++i)
+        sum += static_cast<double>(k[i] * q[i]);
+    return static_cast<float>(sum);
+}
 
 void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                   float *const *out, const float *sinks)
@@ -46,10 +77,7 @@ void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, c
         for (int d = 0; d < dv; ++d)
             vf[d] = f16ToF32(vj[d]);
         for (int g = 0; g < nHeads; ++g) {
-            double dot = 0.0;
-            for (int d = 0; d < dk; ++d)
-                dot += static_cast<double>(kf[d] * qf[g][d]);
-            const float s = scoreOf(kv, static_cast<float>(dot));
+            const float s = scoreOf(kv, dotF16Ref(kf, qf[g], dk));
             float ms = 1.0f, vs = 1.0f;
             if (s > M[g]) {
                 ms = std::exp(M[g] - s);
@@ -61,7 +89,7 @@ void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, c
             }
             for (int d = 0; d < dv; ++d)
                 acc[g][d] = f32ToF16(std::fma(vf[d], vs, f16ToF32(acc[g][d])));
-            S[g] = S[g] * ms + vs;
+            S[g] = std::fma(S[g], ms, vs);   // the reference's S*ms + vs, contracted
         }
     }
     for (int g = 0; g < nHeads; ++g) {
@@ -74,7 +102,7 @@ void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, c
                 const float ms = std::exp(M[g] - sink);
                 for (int d = 0; d < dv; ++d)
                     o[d] *= ms;
-                S[g] = S[g] * ms + 1.0f;
+                S[g] = std::fma(S[g], ms, 1.0f);
             } else {
                 S[g] += std::exp(sink - M[g]);
             }
@@ -130,7 +158,7 @@ void attendOnlineQ8_0(const KvView &kv, uint32_t first, uint32_t last, int nHead
             }
             for (int d = 0; d < dv; ++d)
                 acc[g][d] = std::fma(vf[d], vs, acc[g][d]);
-            S[g] = S[g] * ms + vs;
+            S[g] = std::fma(S[g], ms, vs);   // the reference's S*ms + vs, contracted
         }
     }
     for (int g = 0; g < nHeads; ++g) {
@@ -141,7 +169,7 @@ void attendOnlineQ8_0(const KvView &kv, uint32_t first, uint32_t last, int nHead
                 const float ms = std::exp(M[g] - sink);
                 for (int d = 0; d < dv; ++d)
                     acc[g][d] *= ms;
-                S[g] = S[g] * ms + 1.0f;
+                S[g] = std::fma(S[g], ms, 1.0f);
             } else {
                 S[g] += std::exp(sink - M[g]);
             }
@@ -206,11 +234,13 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
                 S[i] *= ms;
             }
             M[i] = mNew;
+            for (int tk = 0; tk < n; ++tk)
+                p[tk] = vexpf(p[tk] - mNew);   // masked: e^-inf = 0
+            for (int tk = n; tk < (n + 15) / 16 * 16; ++tk)
+                p[tk] = 0.0f;                  // the tile's padding keys
             double sum = 0.0;
-            for (int tk = 0; tk < n; ++tk) {
-                p[tk] = std::exp(p[tk] - mNew);   // masked: e^-inf = 0
-                sum += p[tk];
-            }
+            for (int g = 0; g < n; g += 16)
+                sum += sum16Ref(p + g);
             S[i] = static_cast<float>(S[i] + sum);
             for (int tk = 0; tk < n; ++tk) {
                 if (p[tk] == 0.0f)
@@ -229,7 +259,7 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
                 const float ms = std::exp(M[i] - sink);
                 for (int d = 0; d < dv; ++d)
                     a[d] *= ms;
-                S[i] = S[i] * ms + 1.0f;
+                S[i] = std::fma(S[i], ms, 1.0f);   // the reference's S*ms + vs, contracted
             } else {
                 S[i] += std::exp(sink - M[i]);
             }

@@ -42,6 +42,13 @@ void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, floa
                  size_t scoresStride, uint16_t *probs, size_t probsStride, const float *sinks);
 
 // --- flash_attention.cpp ---
+// K . q of attendOnline (flash_attention.h): the reference's ggml_vec_dot_f16
+// order on its AVX-512 build (k and q hold half values as floats).
+float dotF16Ref(const float *k, const float *q, int n);
+// 16 floats summed as the reference's _mm512_reduce_add_ps (GCC's: the
+// halves added 16 -> 8 -> 4, then (x0 + x2) + (x1 + x3)): its softmax sums
+// 16 exponentials at a time so.
+float sum16Ref(const float *x);
 void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                   float *const *out, const float *sinks);
 void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch);

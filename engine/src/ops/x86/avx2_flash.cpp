@@ -4,6 +4,7 @@
 // function and no std:: inline function (see x86_kernels.h).
 #include "ops/x86/x86_kernels.h"
 
+#include "ops/expf.h"
 #include "ops/flash_attention.h"
 #include "ops/generic/generic_kernels.h"
 #include "ops/x86/vec_exp.h"
@@ -62,16 +63,30 @@ void attendOnlineAvx2(const KvView &kv, uint32_t first, uint32_t last, int nHead
     for (uint32_t j = first; j <= last; ++j) {
         const size_t cell = kvCell(kv.blocks, j);
         const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
-        __m256 dots[kMaxOnlineHeads];
+        // K . q16 in the reference's AVX-512 ggml_vec_dot_f16 order
+        // (flash_attention.h): its 4 accumulators of 16 lanes as 8 of 8
+        // (lanes 0-7 and 8-15 of each), (a0 + a2) + (a1 + a3), the 16 lanes
+        // halved (lanes 0-7 + lanes 8-15 first, then hsum's 8 -> 4 -> 2 -> 1);
+        // the tail (dk % 64) in double.
+        __m256 dots[kMaxOnlineHeads][8];
         for (int g = 0; g < nHeads; ++g)
-            dots[g] = _mm256_setzero_ps();
-        for (int d = 0; d < dk; d += 8) {
-            const __m256 kvec = loadHalves8(kj + d);
-            for (int g = 0; g < nHeads; ++g)
-                dots[g] = _mm256_fmadd_ps(kvec, _mm256_loadu_ps(qf[g] + d), dots[g]);
-        }
+            for (int a = 0; a < 8; ++a)
+                dots[g][a] = _mm256_setzero_ps();
+        const int np = dk - dk % 64;
+        for (int d = 0; d < np; d += 64)
+            for (int a = 0; a < 8; ++a) {
+                const __m256 kvec = loadHalves8(kj + d + 8 * a);
+                for (int g = 0; g < nHeads; ++g)
+                    dots[g][a] = _mm256_fmadd_ps(kvec, _mm256_loadu_ps(qf[g] + d + 8 * a), dots[g][a]);
+            }
         for (int g = 0; g < nHeads; ++g) {
-            const float s = scoreOf(kv, hsum(dots[g]));
+            const __m256 *a = dots[g];   // accumulator k: a[2k] lanes 0-7, a[2k + 1] lanes 8-15
+            const __m256 lo = _mm256_add_ps(_mm256_add_ps(a[0], a[4]), _mm256_add_ps(a[2], a[6]));
+            const __m256 hi = _mm256_add_ps(_mm256_add_ps(a[1], a[5]), _mm256_add_ps(a[3], a[7]));
+            double dot = hsum(_mm256_add_ps(hi, lo));
+            for (int d = np; d < dk; ++d)
+                dot += static_cast<double>(_cvtsh_ss(kj[d]) * qf[g][d]);
+            const float s = scoreOf(kv, static_cast<float>(dot));
             ms[g] = 1.0f;
             vs[g] = 1.0f;
             if (s > M[g]) {
@@ -80,7 +95,7 @@ void attendOnlineAvx2(const KvView &kv, uint32_t first, uint32_t last, int nHead
             } else {
                 vs[g] = __builtin_expf(s - M[g]);
             }
-            S[g] = S[g] * ms[g] + vs[g];
+            S[g] = __builtin_fmaf(S[g], ms[g], vs[g]);   // the reference's S*ms + vs, contracted
         }
         for (int d = 0; d < dv; d += 8) {
             const __m256 vvec = loadHalves8(vj + d);
@@ -99,7 +114,7 @@ void attendOnlineAvx2(const KvView &kv, uint32_t first, uint32_t last, int nHead
         if (sink > -__builtin_inff()) {
             if (sink > M[g]) {
                 scale = __builtin_expf(M[g] - sink);
-                S[g] = S[g] * scale + 1.0f;
+                S[g] = __builtin_fmaf(S[g], scale, 1.0f);
             } else {
                 S[g] += __builtin_expf(sink - M[g]);
             }
@@ -173,6 +188,47 @@ inline void tileValues8(const float *vf, int dv, int n, const float *p, size_t l
     for (int j = 0; j < 4; ++j)
         for (int c = 0; c < C; ++c)
             _mm256_storeu_ps(acc + static_cast<size_t>(i0 + j) * dv + d0 + 8 * c, a[j][c]);
+}
+
+// ms = expf(M - Mnew) in the lanes where the maximum grows (libm's, as the
+// reference), 1 elsewhere.
+inline __m256 rescale256(__m256 mOld, __m256 mNew, __m256 grow)
+{
+    alignas(32) float mo[8], mn[8], msl[8];
+    _mm256_store_ps(mo, mOld);
+    _mm256_store_ps(mn, mNew);
+    const int growBits = _mm256_movemask_ps(grow);
+    for (int l = 0; l < 8; ++l)
+        msl[l] = (growBits >> l & 1) ? __builtin_expf(mo[l] - mn[l]) : 1.0f;
+    return _mm256_load_ps(msl);
+}
+
+// p[tk ldp + l] = vexpf(p[tk ldp + l] - M[l]) (the reference's AVX-512 e^x,
+// bit for bit) for the tile's keys tk < n, and their sums per lane: 16 keys
+// at a time as its _mm512_reduce_add_ps (generic::sum16Ref's tree, lane by
+// lane; keys past n are 0), each such sum added in double to sumLo (lanes
+// 0-3) / sumHi (4-7).
+inline void tileExpSums256(float *p, size_t ldp, int n, __m256 mSafe, __m256d &sumLo, __m256d &sumHi)
+{
+    for (int g = 0; g < n; g += 16) {
+        __m256 e[16];
+        for (int k = 0; k < 16; ++k) {
+            if (g + k < n) {
+                float *pr = p + static_cast<size_t>(g + k) * ldp;
+                e[k] = simd::vexpf256(_mm256_sub_ps(_mm256_loadu_ps(pr), mSafe));
+                _mm256_storeu_ps(pr, e[k]);
+            } else {
+                e[k] = _mm256_setzero_ps();   // the tile's padding keys
+            }
+        }
+        for (int k = 0; k < 8; ++k)
+            e[k] = _mm256_add_ps(e[k + 8], e[k]);
+        for (int k = 0; k < 4; ++k)
+            e[k] = _mm256_add_ps(e[k + 4], e[k]);
+        const __m256 r = _mm256_add_ps(_mm256_add_ps(e[0], e[2]), _mm256_add_ps(e[1], e[3]));
+        sumLo = _mm256_add_pd(sumLo, _mm256_cvtps_pd(_mm256_castps256_ps128(r)));
+        sumHi = _mm256_add_pd(sumHi, _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1)));
+    }
 }
 
 void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
@@ -260,16 +316,10 @@ void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *
             const __m256 mOld = _mm256_load_ps(M + 8 * v);
             const __m256 mNew = _mm256_max_ps(mOld, tmax);
             const __m256 grow = _mm256_cmp_ps(mNew, mOld, _CMP_GT_OQ);
-            const __m256 msv = _mm256_blendv_ps(_mm256_set1_ps(1.0f), simd::exp256(_mm256_sub_ps(mOld, mNew)), grow);
+            const __m256 msv = rescale256(mOld, mNew, grow);
             const __m256 mSafe = _mm256_blendv_ps(mNew, _mm256_setzero_ps(), _mm256_cmp_ps(mNew, ninf, _CMP_EQ_OQ));
             __m256d sumLo = _mm256_setzero_pd(), sumHi = _mm256_setzero_pd();
-            for (int tk = 0; tk < n; ++tk) {
-                float *pr = p + static_cast<size_t>(tk) * Q + 8 * v;
-                const __m256 e = simd::exp256(_mm256_sub_ps(_mm256_loadu_ps(pr), mSafe));
-                _mm256_storeu_ps(pr, e);
-                sumLo = _mm256_add_pd(sumLo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
-                sumHi = _mm256_add_pd(sumHi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
-            }
+            tileExpSums256(p + 8 * v, Q, n, mSafe, sumLo, sumHi);
             const __m256 sv = _mm256_mul_ps(_mm256_load_ps(S + 8 * v), msv);
             const __m128 sLo = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(sv)), sumLo));
             const __m128 sHi = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(sv, 1)), sumHi));
@@ -304,7 +354,7 @@ void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *
         if (sink > -__builtin_inff()) {
             if (sink > M[i]) {
                 scale = __builtin_expf(M[i] - sink);
-                S[i] = S[i] * scale + 1.0f;
+                S[i] = __builtin_fmaf(S[i], scale, 1.0f);   // the reference's S*ms + vs, contracted
             } else {
                 S[i] += __builtin_expf(sink - M[i]);
             }
@@ -370,7 +420,7 @@ void attendOnlineQ8_0Avx2(const KvView &kv, uint32_t first, uint32_t last, int n
                 for (int d = 0; d < dv; d += 8)
                     _mm256_storeu_ps(a + d, _mm256_fmadd_ps(_mm256_load_ps(vf + d), vsv, _mm256_load_ps(a + d)));
             }
-            S[g] = S[g] * ms + vs;
+            S[g] = __builtin_fmaf(S[g], ms, vs);
         }
     }
     for (int g = 0; g < nHeads; ++g) {
@@ -379,7 +429,7 @@ void attendOnlineQ8_0Avx2(const KvView &kv, uint32_t first, uint32_t last, int n
         if (sink > -__builtin_inff()) {
             if (sink > M[g]) {
                 ms = __builtin_expf(M[g] - sink);
-                S[g] = S[g] * ms + 1.0f;
+                S[g] = __builtin_fmaf(S[g], ms, 1.0f);
             } else {
                 S[g] += __builtin_expf(sink - M[g]);
             }

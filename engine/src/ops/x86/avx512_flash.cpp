@@ -4,6 +4,7 @@
 // function and no std:: inline function (see x86_kernels.h).
 #include "ops/x86/x86_kernels.h"
 
+#include "ops/expf.h"
 #include "ops/flash_attention.h"
 #include "ops/generic/generic_kernels.h"
 #include "ops/x86/vec_exp.h"
@@ -66,17 +67,26 @@ void attendOnlineAvx512(const KvView &kv, uint32_t first, uint32_t last, int nHe
     for (uint32_t j = first; j <= last; ++j) {
         const size_t cell = kvCell(kv.blocks, j);
         const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
-        __m512 dots[kMaxOnlineHeads];
+        // K . q16 in the reference's ggml_vec_dot_f16 order (flash_attention.h):
+        // 4 accumulators over each 64 elements, (a0 + a2) + (a1 + a3), the
+        // lanes halved; the tail (dk % 64) in double.
+        __m512 dots[kMaxOnlineHeads][4];
         for (int g = 0; g < nHeads; ++g)
-            dots[g] = _mm512_setzero_ps();
-        for (int d = 0; d < dk; d += 16) {
-            const int n = dk - d;
-            const __m512 kvec = loadHalves(kj + d, n);
-            for (int g = 0; g < nHeads; ++g)
-                dots[g] = _mm512_fmadd_ps(kvec, _mm512_maskz_loadu_ps(tailMask(n), qf[g] + d), dots[g]);
-        }
+            for (int a = 0; a < 4; ++a)
+                dots[g][a] = _mm512_setzero_ps();
+        const int np = dk - dk % 64;
+        for (int d = 0; d < np; d += 64)
+            for (int a = 0; a < 4; ++a) {
+                const __m512 kvec = loadHalves(kj + d + 16 * a, 16);
+                for (int g = 0; g < nHeads; ++g)
+                    dots[g][a] = _mm512_fmadd_ps(kvec, _mm512_loadu_ps(qf[g] + d + 16 * a), dots[g][a]);
+            }
         for (int g = 0; g < nHeads; ++g) {
-            const float s = scoreOf(kv, _mm512_reduce_add_ps(dots[g]));
+            const __m512 lanes = _mm512_add_ps(_mm512_add_ps(dots[g][0], dots[g][2]), _mm512_add_ps(dots[g][1], dots[g][3]));
+            double dot = _mm512_reduce_add_ps(lanes);
+            for (int d = np; d < dk; ++d)
+                dot += static_cast<double>(_cvtsh_ss(kj[d]) * qf[g][d]);
+            const float s = scoreOf(kv, static_cast<float>(dot));
             ms[g] = 1.0f;
             vs[g] = 1.0f;
             if (s > M[g]) {
@@ -85,7 +95,7 @@ void attendOnlineAvx512(const KvView &kv, uint32_t first, uint32_t last, int nHe
             } else {
                 vs[g] = __builtin_expf(s - M[g]);
             }
-            S[g] = S[g] * ms[g] + vs[g];
+            S[g] = __builtin_fmaf(S[g], ms[g], vs[g]);   // the reference's S*ms + vs, contracted
         }
         for (int d = 0; d < dv; d += 16) {
             const int n = dv - d;
@@ -105,7 +115,7 @@ void attendOnlineAvx512(const KvView &kv, uint32_t first, uint32_t last, int nHe
         if (sink > -__builtin_inff()) {
             if (sink > M[g]) {
                 scale = __builtin_expf(M[g] - sink);
-                S[g] = S[g] * scale + 1.0f;
+                S[g] = __builtin_fmaf(S[g], scale, 1.0f);
             } else {
                 S[g] += __builtin_expf(sink - M[g]);
             }
@@ -128,8 +138,8 @@ void attendOnlineAvx512(const KvView &kv, uint32_t first, uint32_t last, int nHe
 // query's dims, the mask, maxima, exponentials and sums run across the
 // queries, and the PV products 4 queries x up to 64 value dims (16
 // registers) per pass over the tile's keys. Each query's float steps are
-// the scalar twin's (the K.q and p V fused multiply-adds in the same order,
-// the tile's sum in double key by key); only e^x is the polynomial.
+// the scalar twin's, bit for bit (the K.q and p V fused multiply-adds in
+// the same order, vexpf, the sums of 16 keys as the reference's reduce).
 
 // Scores of keys [k0, k0 + NK) for NV query vectors: p[(k0 + k) ldp + 16 v + l] = K_k0+k . q.
 template <int NK, int NV>
@@ -199,6 +209,45 @@ inline __m512d highPd(__m512 v) { return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512
 inline __m512 joinPs(__m256 lo, __m256 hi)
 {
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+}
+
+// ms = expf(M - Mnew) in the lanes where the maximum grows (libm's, as the
+// reference), 1 elsewhere.
+inline __m512 rescale512(__m512 mOld, __m512 mNew, __mmask16 grow)
+{
+    alignas(64) float mo[16], mn[16], msl[16];
+    _mm512_store_ps(mo, mOld);
+    _mm512_store_ps(mn, mNew);
+    for (int l = 0; l < 16; ++l)
+        msl[l] = (grow >> l & 1) ? __builtin_expf(mo[l] - mn[l]) : 1.0f;
+    return _mm512_load_ps(msl);
+}
+
+// p[tk ldp + l] = vexpf(p[tk ldp + l] - M[l]) for the tile's keys tk < n, and
+// their sums per lane: 16 keys at a time as _mm512_reduce_add_ps (generic::
+// sum16Ref's tree, lane by lane; keys past n are 0), each such sum added in
+// double to sumLo (lanes 0-7) / sumHi (8-15).
+inline void tileExpSums512(float *p, size_t ldp, int n, __m512 mSafe, __m512d &sumLo, __m512d &sumHi)
+{
+    for (int g = 0; g < n; g += 16) {
+        __m512 e[16];
+        for (int k = 0; k < 16; ++k) {
+            if (g + k < n) {
+                float *pr = p + static_cast<size_t>(g + k) * ldp;
+                e[k] = simd::vexpf512(_mm512_sub_ps(_mm512_loadu_ps(pr), mSafe));
+                _mm512_storeu_ps(pr, e[k]);
+            } else {
+                e[k] = _mm512_setzero_ps();   // the tile's padding keys
+            }
+        }
+        for (int k = 0; k < 8; ++k)
+            e[k] = _mm512_add_ps(e[k + 8], e[k]);
+        for (int k = 0; k < 4; ++k)
+            e[k] = _mm512_add_ps(e[k + 4], e[k]);
+        const __m512 r = _mm512_add_ps(_mm512_add_ps(e[0], e[2]), _mm512_add_ps(e[1], e[3]));
+        sumLo = _mm512_add_pd(sumLo, lowPd(r));
+        sumHi = _mm512_add_pd(sumHi, highPd(r));
+    }
 }
 
 void attendTiledAvx512(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
@@ -288,16 +337,10 @@ void attendTiledAvx512(const KvView &kv, const TileQuery *queries, int nq, float
             const __m512 mOld = _mm512_load_ps(M + 16 * v);
             const __m512 mNew = _mm512_max_ps(mOld, tmax);
             const __mmask16 grow = _mm512_cmp_ps_mask(mNew, mOld, _CMP_GT_OQ);
-            const __m512 msv = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), grow, simd::exp512(_mm512_sub_ps(mOld, mNew)));
+            const __m512 msv = rescale512(mOld, mNew, grow);
             const __m512 mSafe = _mm512_mask_mov_ps(mNew, _mm512_cmp_ps_mask(mNew, ninf, _CMP_EQ_OQ), _mm512_setzero_ps());
             __m512d sumLo = _mm512_setzero_pd(), sumHi = _mm512_setzero_pd();
-            for (int tk = 0; tk < n; ++tk) {
-                float *pr = p + static_cast<size_t>(tk) * Q + 16 * v;
-                const __m512 e = simd::exp512(_mm512_sub_ps(_mm512_loadu_ps(pr), mSafe));
-                _mm512_storeu_ps(pr, e);
-                sumLo = _mm512_add_pd(sumLo, lowPd(e));
-                sumHi = _mm512_add_pd(sumHi, highPd(e));
-            }
+            tileExpSums512(p + 16 * v, Q, n, mSafe, sumLo, sumHi);
             const __m512 sv = _mm512_mul_ps(_mm512_load_ps(S + 16 * v), msv);
             _mm512_store_ps(S + 16 * v, joinPs(_mm512_cvtpd_ps(_mm512_add_pd(lowPd(sv), sumLo)),
                                                _mm512_cvtpd_ps(_mm512_add_pd(highPd(sv), sumHi))));
@@ -336,7 +379,7 @@ void attendTiledAvx512(const KvView &kv, const TileQuery *queries, int nq, float
         if (sink > -__builtin_inff()) {
             if (sink > M[i]) {
                 scale = __builtin_expf(M[i] - sink);
-                S[i] = S[i] * scale + 1.0f;
+                S[i] = __builtin_fmaf(S[i], scale, 1.0f);   // the reference's S*ms + vs, contracted
             } else {
                 S[i] += __builtin_expf(sink - M[i]);
             }
@@ -402,7 +445,7 @@ void attendOnlineQ8_0Avx512(const KvView &kv, uint32_t first, uint32_t last, int
                 for (int d = 0; d < dv; d += 16)
                     _mm512_storeu_ps(a + d, _mm512_fmadd_ps(_mm512_load_ps(vf + d), vsv, _mm512_load_ps(a + d)));
             }
-            S[g] = S[g] * ms + vs;
+            S[g] = __builtin_fmaf(S[g], ms, vs);
         }
     }
     for (int g = 0; g < nHeads; ++g) {
@@ -411,7 +454,7 @@ void attendOnlineQ8_0Avx512(const KvView &kv, uint32_t first, uint32_t last, int
         if (sink > -__builtin_inff()) {
             if (sink > M[g]) {
                 ms = __builtin_expf(M[g] - sink);
-                S[g] = S[g] * ms + 1.0f;
+                S[g] = __builtin_fmaf(S[g], ms, 1.0f);
             } else {
                 S[g] += __builtin_expf(sink - M[g]);
             }
