@@ -4,7 +4,8 @@
 namespace burrow::server {
 
 std::variant<std::shared_ptr<CompletionJob>, ApiError> CompletionJob::prepare(std::shared_ptr<const Model> model,
-                                                                              uint32_t contextSize, ApiRequest request)
+                                                                              uint32_t contextSize, ApiRequest request,
+                                                                              std::shared_ptr<const CancelToken> cancel)
 {
     std::shared_ptr<CompletionJob> job(new CompletionJob());
     job->m_model = model;
@@ -15,6 +16,7 @@ std::variant<std::shared_ptr<CompletionJob>, ApiError> CompletionJob::prepare(st
         p.render.reasoningEffort = request.reasoningEffort;
         p.render.kwargsJson = request.templateKwargsJson;
         p.budget = 0;   // measured below, so the error names the sizes
+        p.render.cancel = std::move(cancel);
         auto built = buildChatPrompt(*model, request.messages, p);
         if (!built)
             return ApiError::badRequest("messages: " + built.message(), "messages");

@@ -8,10 +8,15 @@
 // fields, limits and security defaults.
 //
 // Threads: `ioThreads` threads run the network (every connection is
-// asynchronous, so a slow client holds no thread); the scheduler's thread
-// runs the model. A client that disconnects has its requests cancelled.
+// asynchronous, so a slow client holds no thread); `prepareThreads` build
+// prompts (a request's template render and tokenizing never run on a
+// network thread); the scheduler's thread runs the model. A client that
+// disconnects has its requests cancelled, its prompt building too.
+// Robustness: every network handler catches; what a client sends can fail
+// its own request or connection, never the server (docs/server.md).
 // Lifetime: the Server must be destroyed before the Scheduler it serves
-// (destroying it closes every connection and cancels their requests).
+// (destroying it closes every connection, cancels their requests and any
+// template still rendering: it returns within about a second).
 #pragma once
 
 #include "burrow/engine.h"
@@ -35,7 +40,8 @@ struct ServerOptions {
     std::vector<std::string> allowedHosts;     // Host names accepted beyond IP literals, localhost and this machine's name
     int32_t priority = 0;                      // of the requests it submits (the app's own chats run above)
     int32_t maxChoices = 1;                    // the largest `n` (the scheduler's parallel)
-    int ioThreads = 2;
+    int ioThreads = 2;                         // the network (they never render or tokenize)
+    int prepareThreads = 2;                    // build prompts: read the body, render the template, tokenize
     double keepAliveSeconds = 5;               // ": keep-alive" comment after this long without a byte on a stream
     ServerLimits limits;
     // One line per finished request ("POST /v1/chat/completions 200 ..."); may be null. Called on a network thread.
