@@ -319,7 +319,14 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
     promptOptions.plainTextForBaseModels = true;
     promptOptions.budget = uint32_t(qMax(1, contextSize - reserve));
     promptOptions.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
+    promptOptions.render.cancel = request.cancel;   // Stop also ends a template still rendering
     auto prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
+    if (!prompt && prompt.isCancelled()) {
+        GenerationOutcome outcome;
+        outcome.stop = GenerationOutcome::Stop::Cancelled;
+        sinks.onDone(outcome);
+        return;
+    }
     if (!prompt) {
         fail(tr("The conversation cannot be written for this model: %1").arg(fromStd(prompt.message())));
         return;

@@ -6,6 +6,7 @@
 #include "common/logging.h"
 #include "messagemodel.h"
 #include "storage/conversationstore.h"
+#include "storage/storefailure.h"
 
 ReplyStream::ReplyStream(EngineBridge *bridge, ConversationStore *store, QObject *parent)
     : QObject(parent), m_bridge(bridge), m_store(store)
@@ -44,7 +45,9 @@ int ReplyStream::start(ChatRequest request, qint64 conversationId, const QString
     m_reasoning.clear();
     m_storedLength = 0;
     m_storedReasoning = 0;
-    if (m_store && m_store->isReady() && conversationId > 0) {
+    m_storeError.clear();
+    const bool stored = m_store && m_store->isReady() && conversationId > 0;
+    if (stored) {
         m_messageId = m_store->beginReply(conversationId, modelFile, settingsUsed);
         m_storeTimer.start();
     }
@@ -62,6 +65,8 @@ int ReplyStream::start(ChatRequest request, qint64 conversationId, const QString
     m_promptProgress = -1;
     m_tokensPerSecond = 0;
     m_requestId = m_bridge->generate(std::move(request));
+    if (stored && m_messageId <= 0)
+        storeFailed();   // not even begun: a reply that cannot be kept is not written
     Q_EMIT activeChanged();
     Q_EMIT statsChanged();
     return m_row;
@@ -180,6 +185,19 @@ void ReplyStream::save()
         return;
     if (m_store->updateReply(m_messageId, current))
         m_storedLength = current.size();
+    else
+        storeFailed();
+}
+
+void ReplyStream::storeFailed()
+{
+    if (!m_storeError.isEmpty() || !m_store)
+        return;
+    m_storeError = tr("Stopped: this reply could not be saved (%1), so it would be gone after a restart.")
+                       .arg(StoreFailures::brief(m_store->lastFailure()));
+    m_storeTimer.stop();
+    if (isActive())
+        m_bridge->cancel(m_requestId);
 }
 
 void ReplyStream::onFinished(quint64 id, const GenerationOutcome &outcome)
@@ -187,23 +205,32 @@ void ReplyStream::onFinished(quint64 id, const GenerationOutcome &outcome)
     if (id != m_requestId)
         return;
     m_storeTimer.stop();
-    const Chat::State state = outcome.stop == GenerationOutcome::Stop::Cancelled ? Chat::State::Stopped
-                            : outcome.stop == GenerationOutcome::Stop::Error   ? Chat::State::Failed
-                                                                               : Chat::State::Complete;
+    const bool unsaved = !m_storeError.isEmpty();
+    const Chat::State state = unsaved                                             ? Chat::State::Failed
+                            : outcome.stop == GenerationOutcome::Stop::Cancelled ? Chat::State::Stopped
+                            : outcome.stop == GenerationOutcome::Stop::Error     ? Chat::State::Failed
+                                                                                 : Chat::State::Complete;
+    if (unsaved)
+        m_messageId = -1;   // the store refused it: nothing more is written (the banner said why)
     const double speed = outcome.tokensPerSecond();
     const QString thought = reasoning();
     if (m_store && m_messageId > 0 && (!thought.isEmpty() || outcome.reasoningMs >= 0))
         m_store->setReasoning(m_messageId, thought, outcome.reasoningMs);
     if (m_store && m_messageId > 0) {
-        m_store->finishReply(m_messageId, text(), state, m_promptTokens > 0 ? m_promptTokens
-                                                                           : outcome.promptTokens + outcome.reusedTokens,
-                             outcome.generatedTokens, outcome.generatedTokens > 0 ? speed : -1, outcome.error);
+        if (!m_store->finishReply(m_messageId, text(), state,
+                                  m_promptTokens > 0 ? m_promptTokens : outcome.promptTokens + outcome.reusedTokens,
+                                  outcome.generatedTokens, outcome.generatedTokens > 0 ? speed : -1, outcome.error))
+            storeFailed();
     }
     const int row = m_messages ? m_row : -1;
     if (row >= 0) {
         if (!thought.isEmpty() || outcome.reasoningMs >= 0)
             m_messages->setReasoning(row, thought, outcome.reasoningMs);
-        m_messages->setState(row, state, outcome.error);
+        // A reply the store refused (now or at its end) says so on itself.
+        if (m_storeError.isEmpty())
+            m_messages->setState(row, state, outcome.error);
+        else
+            m_messages->setState(row, Chat::State::Failed, m_storeError);
         m_messages->setStats(row, outcome.generatedTokens, speed);
     }
     m_promptProgress = -1;

@@ -99,6 +99,8 @@ private:
     void onText(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs);
     void onFinished(quint64 id, const GenerationOutcome &outcome);
     void save();
+    // The store could not keep the reply: it stops, and says so on its message.
+    void storeFailed();
 
     EngineBridge *m_bridge;
     QPointer<ConversationStore> m_store;
@@ -112,6 +114,7 @@ private:
     qsizetype m_storedLength = 0;     // how much of the text the store has
     qsizetype m_storedReasoning = 0;  // how much of the reasoning the store has
     QTimer m_storeTimer;
+    QString m_storeError;             // why the reply could not be stored ("" while it can)
 
     int m_promptTokens = 0;
     int m_tokens = 0;
