@@ -8,6 +8,10 @@
 #include <new>
 #include <unordered_map>
 
+#if defined(__linux__)
+#include <pthread.h>
+#endif
+
 namespace burrow::jinja {
 
 // One scope's variables (a hash map: a template setting many names costs
@@ -56,6 +60,35 @@ std::string nestingMessage(int limit)
 {
     return "template evaluation nested deeper than " + std::to_string(limit)
            + " levels (expressions, blocks and macro calls inside each other)";
+}
+
+// The lowest stack address a render on this thread may reach: the thread's
+// stack less a margin for the builtins and the library below the deepest
+// evaluation (an eighth of the stack, at least 128 KiB). Null when unknown.
+// Frames are much larger under sanitizers; this keeps any build off the
+// guard page whatever maxNesting allows.
+const char *stackFloor()
+{
+#if defined(__linux__)
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return nullptr;
+    void *low = nullptr;
+    size_t size = 0;
+    const bool known = pthread_attr_getstack(&attr, &low, &size) == 0;
+    pthread_attr_destroy(&attr);
+    if (!known || !low || size == 0)
+        return nullptr;
+    return static_cast<const char *>(low) + std::max<size_t>(size / 8, 128u << 10);
+#else
+    return nullptr;
+#endif
+}
+
+// The real stack position of the caller (not a sanitizer's fake stack).
+inline const char *stackHere()
+{
+    return static_cast<const char *>(__builtin_frame_address(0));
 }
 
 Status unsupported(const char *op, const Value &a, const Value &b)
@@ -392,6 +425,7 @@ Result<std::string> Interpreter::render(const Body &body, const Dict &context)
 
 Result<std::string> Interpreter::renderBody(const Body &body, const Dict &context)
 {
+    m_stackFloor = stackFloor();
     if (m_options.limits.maxSeconds > 0) {
         m_hasDeadline = true;
         m_deadline = std::chrono::steady_clock::now()
@@ -498,6 +532,9 @@ Status Interpreter::execStmt(const Stmt &stmt, Flow &flow)
     NestingGuard nested(m_nesting);
     if (m_nesting > m_options.limits.maxNesting)
         return fail(stmt.pos, nestingMessage(m_options.limits.maxNesting));
+    if (m_stackFloor && stackHere() < m_stackFloor)
+        return fail(stmt.pos, "template evaluation nested too deeply for this thread's stack (" + std::to_string(m_nesting)
+                                 + " levels)");
     if (Status s = step(); !s)
         return positioned(stmt.pos, s);
     switch (stmt.kind) {
@@ -833,6 +870,9 @@ Result<Value> Interpreter::eval(const Expr &expr)
     NestingGuard nested(m_nesting);
     if (m_nesting > m_options.limits.maxNesting)
         return fail(expr.pos, nestingMessage(m_options.limits.maxNesting));
+    if (m_stackFloor && stackHere() < m_stackFloor)
+        return fail(expr.pos, "template evaluation nested too deeply for this thread's stack (" + std::to_string(m_nesting)
+                                 + " levels)");
     if (Status s = step(); !s)
         return positioned(expr.pos, s);
     auto v = evalInner(expr);

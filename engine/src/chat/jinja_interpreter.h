@@ -130,6 +130,7 @@ private:
     std::shared_ptr<MemoryMeter> m_meter = std::make_shared<MemoryMeter>();
     int m_callDepth = 0;
     int m_nesting = 0;                   // eval() and execStmt() frames now on the stack
+    const char *m_stackFloor = nullptr;  // lowest stack address evaluation may reach (null: unknown)
     std::string *m_out = nullptr;
     std::shared_ptr<Frame> m_frame;      // innermost
     std::shared_ptr<Frame> m_root;       // template-level variables

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace burrow::jinja {
 
@@ -14,6 +15,11 @@ StringData::StringData(std::string text) : m_text(std::move(text))
 {
     const std::string_view s = m_text;
     size_t i = 0;
+    for (uint64_t word; i + 8 <= s.size(); i += 8) {   // eight bytes at a time while all ASCII
+        std::memcpy(&word, s.data() + i, 8);
+        if (word & 0x8080808080808080ull)
+            break;
+    }
     while (i < s.size() && uint8_t(s[i]) < 0x80)
         ++i;
     if (i == s.size()) {

@@ -71,7 +71,6 @@ private slots:
             QTest::newRow("and" + suffix) << "true" << " and true" << n;
             QTest::newRow("or" + suffix) << "false" << " or false" << n;
             QTest::newRow("call" + suffix) << "f" << "()" << n;
-            QTest::newRow("test" + suffix) << "x" << " is odd" << n;
         }
     }
     void chainsAreRefusedAtParse()
@@ -130,7 +129,8 @@ private slots:
             "{% macro f(n) %}{% if n > 0 %}{{ " + body + " }}{% endif %}{% endmacro %}{{ f(90) }}";
         auto out = render(source);
         QVERIFY(!out);
-        QVERIFY2(contains(out.message(), QStringLiteral("template evaluation nested deeper than 1500 levels")),
+        // (A build with larger frames, a sanitizer's, may meet the stack guard first: "nested too deeply".)
+        QVERIFY2(contains(out.message(), QStringLiteral("template evaluation nested")),
                  out.message().c_str());
     }
 
