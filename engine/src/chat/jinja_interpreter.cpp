@@ -4,6 +4,7 @@
 #include "chat/jinja_builtins.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <new>
 #include <unordered_map>
@@ -701,11 +702,14 @@ Status Interpreter::execFor(const Stmt &stmt)
         // The keys are made once for all renders (immutable, shared);
         // distinct, so they are appended without lookups.
         enum { INDEX, INDEX0, REVINDEX, REVINDEX0, FIRST, LAST, LENGTH, DEPTH, DEPTH0, PREVITEM, NEXTITEM, CYCLE, KEYS };
-        static const Value keys[KEYS] = {"index", "index0", "revindex", "revindex0", "first", "last",
-                                         "length", "depth", "depth0", "previtem", "nextitem", "cycle"};
+        static const std::array<Value, KEYS> keys = [] {
+            MeterScope uncharged(nullptr);   // made once, kept for the program: no render's meter
+            return std::array<Value, KEYS>{"index", "index0", "revindex", "revindex0", "first", "last",
+                                           "length", "depth", "depth0", "previtem", "nextitem", "cycle"};
+        }();
         Dict loop;
         loop.entries.reserve(KEYS);
-        const auto put = [&loop](int key, Value v) { loop.entries.emplace_back(keys[key], std::move(v)); };
+        const auto put = [&loop](int key, Value v) { loop.entries.emplace_back(keys[size_t(key)], std::move(v)); };
         put(INDEX, Value(i + 1));
         put(INDEX0, Value(i));
         put(REVINDEX, Value(n - i));
