@@ -9,14 +9,15 @@
 //   trailer is bounded by the read buffer) -> answer, or hand the body to
 //   the PreparePool (JSON, template, tokens: off the network threads) and
 //   then start a completion job; while either runs, watch the socket: the
-//   client closing it cancels them.
+//   client closing it cancels them. Streamed answers go out as SSE in HTTP
+//   chunks (raw until the close for HTTP/1.0), with a keep-alive comment
+//   when nothing was written for a while; every write has a deadline and
+//   the bytes queued for a slow reader are bounded, so no client holds
+//   memory or time without limit.
 // Admission: when full, a new connection evicts the one waiting longest for
 // a header (connection_registry.h). Every handler runs guarded: an
 // exception (Beast's, the standard library's) drops that connection and is
-// logged; it never ends the server. Streamed answers go out as SSE in HTTP
-//   chunks, with a keep-alive comment when nothing was written for a while;
-//   every write has a deadline and the bytes queued for a slow reader are
-//   bounded, so no client holds memory or time without limit.
+// logged; it never ends the server.
 // Scheduler callbacks arrive on the scheduler thread and are posted to the
 // connection's strand through a Gate that the server closes before its
 // io_context goes away.
