@@ -332,9 +332,11 @@ bool ConversationStore::openChecked(const QString &path, bool inMemory)
     // power cut keeps every committed message too (NORMAL could lose the
     // commits since the last checkpoint).
     QSqlQuery q(db());
+    // The query is let go before the connection is (Qt warns otherwise).
     const auto unusable = [&](const QSqlError &error) {
         failure = StoreFailures::of(error);
         reason = StoreFailures::describe(failure == StoreFailure::None ? StoreFailure::Other : failure, error);
+        q = QSqlQuery();
         closeConnection();
         return leaveAlone(path, failure, reason);
     };
@@ -342,6 +344,7 @@ bool ConversationStore::openChecked(const QString &path, bool inMemory)
         if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next())
             return unusable(q.lastError());
         if (q.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
+            q = QSqlQuery();
             closeConnection();
             return leaveAlone(path, StoreFailure::ReadOnly, tr("it cannot be switched to WAL mode"));
         }
@@ -357,6 +360,7 @@ bool ConversationStore::openChecked(const QString &path, bool inMemory)
             emit backupPathChanged();
         }
         if (!migrated) {
+            q = QSqlQuery();
             closeConnection();
             if (failure == StoreFailure::DiskFull || failure == StoreFailure::ReadOnly
                 || failure == StoreFailure::Locked)

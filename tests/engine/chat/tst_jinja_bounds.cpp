@@ -281,6 +281,21 @@ private slots:
         }
     }
 
+    // An allocation refused anyway (every bound lifted: a string of 2^62
+    // bytes, which the library refuses before asking the system): an error
+    // from render(), never a crash; bad_alloc and the library's other
+    // exceptions are caught at the render boundary.
+    void refusedAllocationIsAnError()
+    {
+        jinja::RenderOptions options;
+        options.limits.maxSteps = UINT64_MAX;
+        options.limits.maxOutputBytes = SIZE_MAX;
+        options.limits.maxLiveBytes = SIZE_MAX;
+        auto out = render("{{ 'x' * 4611686018427387904 }}", options);
+        QVERIFY(!out);
+        QVERIFY2(contains(out.message(), QStringLiteral("template")), out.message().c_str());
+    }
+
     // A template larger than maxSourceBytes is refused at load.
     void sourceSize()
     {
