@@ -10,7 +10,7 @@
 // rest is the byte stream. An exception escaping (Beast's length_error was
 // issue 27's crash), a sanitizer report or a trap is a bug.
 #include "server/api_error.h"
-#include "server/api_limits.h"
+#include "server/read_buffer.h"
 #include "server/api_request.h"
 #include "server/http_guard.h"
 

@@ -20,6 +20,9 @@ Dialog {
     anchors.centerIn: parent
     width: Math.min(parent ? parent.width - 48 : 520, 520)
     closePolicy: Popup.CloseOnEscape
+    // The card takes the keyboard when it opens: Enter presses Load (the
+    // default button), Escape cancels, Tab reaches the context and the buttons.
+    focus: true
 
     onAccepted: chat.models.loadPending()
     onRejected: chat.models.dismissPending()
@@ -36,6 +39,10 @@ Dialog {
 
     contentItem: ColumnLayout {
         spacing: 10
+        focus: true
+        // Enter in the context field comes here too (the field does not take it).
+        Keys.onReturnPressed: root.accept()
+        Keys.onEnterPressed: root.accept()
         GridLayout {
             columns: 2
             columnSpacing: 16
@@ -110,11 +117,15 @@ Dialog {
             text: root.card.fitsAt(root.chosenContext, root.chat.conversation.settings.kvCacheType) ? qsTr("Load") : qsTr("Load anyway")
             DialogButtonBox.buttonRole: Dialog.AcceptRole   // the same enum; qmllint 6.4 finds it on Dialog only
             Accessible.name: qsTr("Load this model")
+            Keys.onReturnPressed: root.accept()
+            Keys.onEnterPressed: root.accept()
         }
         Button {
             text: qsTr("Cancel")
             DialogButtonBox.buttonRole: Dialog.RejectRole
             Accessible.name: qsTr("Don't load this model")
+            Keys.onReturnPressed: root.reject()
+            Keys.onEnterPressed: root.reject()
         }
     }
 }

@@ -21,7 +21,7 @@
 // Scheduler callbacks arrive on the scheduler thread and are posted to the
 // connection's strand through a Gate that the server closes before its
 // io_context goes away.
-#include "server/server.h"
+#include "burrow/server.h"
 
 #include "server/api_error.h"
 #include "server/api_request.h"
@@ -30,6 +30,7 @@
 #include "server/connection_registry.h"
 #include "server/http_guard.h"
 #include "server/prepare_pool.h"
+#include "server/read_buffer.h"
 #include "server/response_assembler.h"
 
 #include <boost/asio.hpp>
