@@ -2,7 +2,10 @@
 //   TEMPLATE \0 MESSAGES-JSON \0 KWARGS-JSON
 // (missing parts: a default conversation, no kwargs). The template is parsed
 // and, when it parses, rendered with the messages and kwargs under tight
-// render limits (so each run stays fast); the format facts (reasoning
+// render limits: steps, output, items, memory of live values, a wall-clock
+// deadline (so each run stays fast and small whatever the template: any
+// input that takes long or grows memory is a bug in the bounds, and
+// libFuzzer's -timeout and -malloc_limit_mb report it); the format facts (reasoning
 // syntax, stop strings, variables read) are derived from it. The rendered
 // text and the template text also go through the reasoning splitter, whose
 // result must not depend on how the text is cut (one push versus byte by
@@ -118,6 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     inputs.render.limits.maxOutputBytes = size_t(1) << 20;
     inputs.render.limits.maxListItems = 100'000;
     inputs.render.limits.maxCallDepth = 50;
+    inputs.render.limits.maxLiveBytes = size_t(32) << 20;
+    inputs.render.limits.maxSeconds = 2;
     auto rendered = parsed->apply(messages, inputs);
     if (rendered) {
         if (rendered->size() > inputs.render.limits.maxOutputBytes)

@@ -36,6 +36,16 @@
     </message>
 </context>
 <context>
+    <name>ConversationStore</name>
+    <message numerus="yes">
+        <source>A damaged conversation database from before was kept as %1 (%n file(s) in all); Burrow deleted nothing. The conversations since then are here. Move it away once you no longer need it.</source>
+        <translation>
+            <numerusform>A damaged conversation database from before was kept as %1 (%n file in all); Burrow deleted nothing. The conversations since then are here. Move it away once you no longer need it.</numerusform>
+            <numerusform>A damaged conversation database from before was kept as %1 (%n files in all); Burrow deleted nothing. The conversations since then are here. Move it away once you no longer need it.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>DownloadManager</name>
     <message numerus="yes">
         <source>about %n minute(s) left</source>

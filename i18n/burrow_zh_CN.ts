@@ -1119,10 +1119,6 @@
         <translation>对话数据库操作失败（%1）</translation>
     </message>
     <message>
-        <source>Could not open the conversation database %1</source>
-        <translation>无法打开对话数据库 %1</translation>
-    </message>
-    <message>
         <source>the file is damaged: %1</source>
         <translation>文件已损坏：%1</translation>
     </message>
@@ -1161,14 +1157,6 @@
     <message>
         <source>The conversation database could not be read (%1). It was kept as %2 and a new, empty one was started.</source>
         <translation>无法读取对话数据库（%1）。原文件已保留为 %2，并新建了一个空数据库。</translation>
-    </message>
-    <message>
-        <source>Could not switch the conversation database to WAL mode</source>
-        <translation>无法将对话数据库切换到 WAL 模式</translation>
-    </message>
-    <message>
-        <source>Could not update interrupted replies</source>
-        <translation>无法更新被中断的回复</translation>
     </message>
     <message>
         <source>Could not back up the conversation database before upgrading it; nothing was changed</source>
@@ -1223,10 +1211,6 @@
         <translation>无法清空已删除的对话</translation>
     </message>
     <message>
-        <source>Could not store the message</source>
-        <translation>无法保存消息</translation>
-    </message>
-    <message>
         <source>Could not save the reply</source>
         <translation>无法保存回复</translation>
     </message>
@@ -1265,6 +1249,100 @@
     <message>
         <source>Could not save which conversation is shown</source>
         <translation>无法保存当前显示的对话</translation>
+    </message>
+    <message>
+        <source>it cannot be switched to WAL mode</source>
+        <translation>无法切换到 WAL 模式</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened: %1 (%2). Burrow left it alone; close the other program (or the other Burrow) and start Burrow again.</source>
+        <translation>无法打开你的对话：%1（%2）。Burrow 没有动这个文件；请关闭另一个程序（或另一个 Burrow），然后重新启动 Burrow。</translation>
+    </message>
+    <message>
+        <source>The disk holding your conversations is full (%1). They are shown, but nothing new can be saved until there is room; the file was left as it is.</source>
+        <translation>保存你的对话的磁盘已满（%1）。对话照常显示，但在腾出空间之前无法保存任何新内容；文件保持原样。</translation>
+    </message>
+    <message>
+        <source>Burrow cannot write to %1 (%2). Your conversations are shown, but nothing new will be saved until it can; the file was left as it is.</source>
+        <translation>Burrow 无法写入 %1（%2）。你的对话照常显示，但在可以写入之前不会保存任何新内容；文件保持原样。</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened: %1 (%2). Nothing was changed, and nothing new will be saved. If this stays after a restart, move the file away: Burrow then starts a new one.</source>
+        <translation>无法打开你的对话：%1（%2）。没有做任何更改，也不会保存任何新内容。如果重新启动后仍然如此，请把该文件移走：Burrow 随后会新建一个。</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened: %1 (%2). Nothing was changed.</source>
+        <translation>无法打开你的对话：%1（%2）。没有做任何更改。</translation>
+    </message>
+    <message numerus="yes">
+        <source>A damaged conversation database from before was kept as %1 (%n file(s) in all); Burrow deleted nothing. The conversations since then are here. Move it away once you no longer need it.</source>
+        <translation>
+            <numerusform>之前损坏的对话数据库已保留为 %1（共 %n 个文件）；Burrow 没有删除任何内容。此后的对话都在这里。不再需要时请把它移走。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Your message could not be saved, so it was not sent</source>
+        <translation>无法保存你的消息，因此没有发送</translation>
+    </message>
+    <message>
+        <source>The reply could not be saved (your message was saved; the reply was not)</source>
+        <translation>无法保存回复（你的消息已保存；回复没有保存）</translation>
+    </message>
+    <message>
+        <source>Could not save the message</source>
+        <translation>无法保存消息</translation>
+    </message>
+    <message>
+        <source>The reply could not be saved as it was written (your message and the reply&apos;s earlier part were saved; the rest was not)</source>
+        <translation>回复在生成过程中无法保存（你的消息和回复的前面部分已保存；其余部分没有保存）</translation>
+    </message>
+    <message>
+        <source>The finished reply could not be saved (your message and the reply&apos;s earlier part were saved; its end was not)</source>
+        <translation>无法保存完成的回复（你的消息和回复的前面部分已保存；结尾部分没有保存）</translation>
+    </message>
+    <message>
+        <source>the file is damaged (%1)</source>
+        <translation>文件已损坏（%1）</translation>
+    </message>
+    <message>
+        <source>another program is using the file (%1)</source>
+        <translation>另一个程序正在使用该文件（%1）</translation>
+    </message>
+    <message>
+        <source>the disk is full (%1)</source>
+        <translation>磁盘已满（%1）</translation>
+    </message>
+    <message>
+        <source>the file or its folder cannot be written to (%1)</source>
+        <translation>无法写入该文件或其所在文件夹（%1）</translation>
+    </message>
+    <message>
+        <source>the file or its folder cannot be opened (%1)</source>
+        <translation>无法打开该文件或其所在文件夹（%1）</translation>
+    </message>
+    <message>
+        <source>the conversation database is damaged</source>
+        <translation>对话数据库已损坏</translation>
+    </message>
+    <message>
+        <source>another program is using the conversation database</source>
+        <translation>另一个程序正在使用对话数据库</translation>
+    </message>
+    <message>
+        <source>the disk is full</source>
+        <translation>磁盘已满</translation>
+    </message>
+    <message>
+        <source>the conversation database cannot be written to</source>
+        <translation>无法写入对话数据库</translation>
+    </message>
+    <message>
+        <source>the conversation database cannot be opened</source>
+        <translation>无法打开对话数据库</translation>
+    </message>
+    <message>
+        <source>the conversation database refused it</source>
+        <translation>对话数据库拒绝了写入</translation>
     </message>
 </context>
 <context>
@@ -2546,6 +2624,10 @@
     <message>
         <source>prompt: %1 new, %2 reused</source>
         <translation>提示词：新增 %1，复用 %2</translation>
+    </message>
+    <message>
+        <source>Stopped: this reply could not be saved (%1), so it would be gone after a restart.</source>
+        <translation>已停止：无法保存此回复（%1），重新启动后它就会消失。</translation>
     </message>
 </context>
 <context>

@@ -1119,10 +1119,6 @@
         <translation>對話資料庫操作失敗（%1）</translation>
     </message>
     <message>
-        <source>Could not open the conversation database %1</source>
-        <translation>無法開啟對話資料庫 %1</translation>
-    </message>
-    <message>
         <source>the file is damaged: %1</source>
         <translation>檔案已損毀：%1</translation>
     </message>
@@ -1161,14 +1157,6 @@
     <message>
         <source>The conversation database could not be read (%1). It was kept as %2 and a new, empty one was started.</source>
         <translation>無法讀取對話資料庫（%1）。原檔案已保留為 %2，並建立了一個新的空白資料庫。</translation>
-    </message>
-    <message>
-        <source>Could not switch the conversation database to WAL mode</source>
-        <translation>無法將對話資料庫切換為 WAL 模式</translation>
-    </message>
-    <message>
-        <source>Could not update interrupted replies</source>
-        <translation>無法更新被中斷的回覆</translation>
     </message>
     <message>
         <source>Could not back up the conversation database before upgrading it; nothing was changed</source>
@@ -1223,10 +1211,6 @@
         <translation>無法清空已刪除的對話</translation>
     </message>
     <message>
-        <source>Could not store the message</source>
-        <translation>無法儲存訊息</translation>
-    </message>
-    <message>
         <source>Could not save the reply</source>
         <translation>無法儲存回覆</translation>
     </message>
@@ -1265,6 +1249,100 @@
     <message>
         <source>Could not save which conversation is shown</source>
         <translation>無法儲存目前顯示的對話</translation>
+    </message>
+    <message>
+        <source>it cannot be switched to WAL mode</source>
+        <translation>無法切換到 WAL 模式</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened: %1 (%2). Burrow left it alone; close the other program (or the other Burrow) and start Burrow again.</source>
+        <translation>無法開啟你的對話：%1（%2）。Burrow 沒有動這個檔案；請關閉另一個程式（或另一個 Burrow），然後重新啟動 Burrow。</translation>
+    </message>
+    <message>
+        <source>The disk holding your conversations is full (%1). They are shown, but nothing new can be saved until there is room; the file was left as it is.</source>
+        <translation>存放你的對話的磁碟已滿（%1）。對話照常顯示，但在騰出空間之前無法儲存任何新內容；檔案保持原樣。</translation>
+    </message>
+    <message>
+        <source>Burrow cannot write to %1 (%2). Your conversations are shown, but nothing new will be saved until it can; the file was left as it is.</source>
+        <translation>Burrow 無法寫入 %1（%2）。你的對話照常顯示，但在可以寫入之前不會儲存任何新內容；檔案保持原樣。</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened: %1 (%2). Nothing was changed, and nothing new will be saved. If this stays after a restart, move the file away: Burrow then starts a new one.</source>
+        <translation>無法開啟你的對話：%1（%2）。沒有做任何變更，也不會儲存任何新內容。如果重新啟動後仍然如此，請把該檔案移走：Burrow 隨後會建立一個新的。</translation>
+    </message>
+    <message>
+        <source>Your conversations could not be opened: %1 (%2). Nothing was changed.</source>
+        <translation>無法開啟你的對話：%1（%2）。沒有做任何變更。</translation>
+    </message>
+    <message numerus="yes">
+        <source>A damaged conversation database from before was kept as %1 (%n file(s) in all); Burrow deleted nothing. The conversations since then are here. Move it away once you no longer need it.</source>
+        <translation>
+            <numerusform>先前損壞的對話資料庫已保留為 %1（共 %n 個檔案）；Burrow 沒有刪除任何內容。此後的對話都在這裡。不再需要時請把它移走。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Your message could not be saved, so it was not sent</source>
+        <translation>無法儲存你的訊息，因此沒有送出</translation>
+    </message>
+    <message>
+        <source>The reply could not be saved (your message was saved; the reply was not)</source>
+        <translation>無法儲存回覆（你的訊息已儲存；回覆沒有儲存）</translation>
+    </message>
+    <message>
+        <source>Could not save the message</source>
+        <translation>無法儲存訊息</translation>
+    </message>
+    <message>
+        <source>The reply could not be saved as it was written (your message and the reply&apos;s earlier part were saved; the rest was not)</source>
+        <translation>回覆在產生過程中無法儲存（你的訊息和回覆的前面部分已儲存；其餘部分沒有儲存）</translation>
+    </message>
+    <message>
+        <source>The finished reply could not be saved (your message and the reply&apos;s earlier part were saved; its end was not)</source>
+        <translation>無法儲存完成的回覆（你的訊息和回覆的前面部分已儲存；結尾部分沒有儲存）</translation>
+    </message>
+    <message>
+        <source>the file is damaged (%1)</source>
+        <translation>檔案已損壞（%1）</translation>
+    </message>
+    <message>
+        <source>another program is using the file (%1)</source>
+        <translation>另一個程式正在使用該檔案（%1）</translation>
+    </message>
+    <message>
+        <source>the disk is full (%1)</source>
+        <translation>磁碟已滿（%1）</translation>
+    </message>
+    <message>
+        <source>the file or its folder cannot be written to (%1)</source>
+        <translation>無法寫入該檔案或其所在資料夾（%1）</translation>
+    </message>
+    <message>
+        <source>the file or its folder cannot be opened (%1)</source>
+        <translation>無法開啟該檔案或其所在資料夾（%1）</translation>
+    </message>
+    <message>
+        <source>the conversation database is damaged</source>
+        <translation>對話資料庫已損壞</translation>
+    </message>
+    <message>
+        <source>another program is using the conversation database</source>
+        <translation>另一個程式正在使用對話資料庫</translation>
+    </message>
+    <message>
+        <source>the disk is full</source>
+        <translation>磁碟已滿</translation>
+    </message>
+    <message>
+        <source>the conversation database cannot be written to</source>
+        <translation>無法寫入對話資料庫</translation>
+    </message>
+    <message>
+        <source>the conversation database cannot be opened</source>
+        <translation>無法開啟對話資料庫</translation>
+    </message>
+    <message>
+        <source>the conversation database refused it</source>
+        <translation>對話資料庫拒絕了寫入</translation>
     </message>
 </context>
 <context>
@@ -2546,6 +2624,10 @@
     <message>
         <source>prompt: %1 new, %2 reused</source>
         <translation>提示詞：新增 %1，沿用 %2</translation>
+    </message>
+    <message>
+        <source>Stopped: this reply could not be saved (%1), so it would be gone after a restart.</source>
+        <translation>已停止：無法儲存此回覆（%1），重新啟動後它就會消失。</translation>
     </message>
 </context>
 <context>

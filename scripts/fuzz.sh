@@ -4,7 +4,9 @@
 #   SECONDS: the whole budget (default 60), split evenly among the targets.
 #   TARGET:  gguf (the GGUF reader), jinja (chat templates and the reasoning
 #            splitter), vocab (vocabulary loading and tokenizing), request
-#            (the server's request bodies and header checks); default all.
+#            (the server's request bodies and header checks), http (the
+#            server's HTTP request path from raw bytes: Beast's parser under
+#            the server's limits); default all.
 #
 # Seed corpora, rebuilt every run in build/fuzz/fuzz-work/<target>/seeds:
 #   gguf:  valid and corrupt files written by gguf_seed_corpus; the first
@@ -14,7 +16,16 @@
 #   vocab: generated vocabularies for every pre-tokenizer (vocab_seed_corpus)
 #          and the ../shared/tokenizer*/ vocabularies cut down to kilobytes;
 #   request: a few chat and completion bodies written below (request_seeds);
-# plus, for each, the kept crash inputs under tests/engine/<folder>/data/.
+#   http:  raw requests written below (http_seeds): chunked with trailers,
+#          pipelined, 100-continue, HTTP/1.0, HEAD, and a trailer past
+#          Beast's field limit (issue 27's crash);
+# plus, for each, the corpus kept in the repository (fuzz/corpus/<target>/:
+# the inputs of issue 27 that crashed, froze or exhausted memory) and the
+# kept crash inputs under tests/engine/<folder>/data/.
+# Each input is bounded in time (-timeout, seconds) and memory
+# (-malloc_limit_mb, -rss_limit_mb): an input that takes longer or allocates
+# more is reported as a bug (the jinja target renders under RenderLimits that
+# keep any template well inside both).
 # Nothing from ../shared is copied into the repository. The corpus each
 # fuzzer grows is kept in build/fuzz/fuzz-work/<target>/corpus between runs.
 # A crash exits non-zero and leaves its input in build/fuzz/crashes/<target>/.
@@ -24,7 +35,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(gguf jinja vocab request)
+    targets=(gguf jinja vocab request http)
 fi
 tree="$root/build/fuzz"
 if [[ ! -f "$tree/build.ninja" ]]; then
@@ -50,10 +61,13 @@ run_target() {
     if [[ -d "$kept" ]]; then
         find "$kept" -type f -name "$glob" -exec cp {} "$seeds/" \;
     fi
+    if [[ -d "$root/fuzz/corpus/$name" ]]; then
+        find "$root/fuzz/corpus/$name" -type f -exec cp {} "$seeds/" \;
+    fi
     echo "fuzz.sh: $name: $(ls "$seeds" | wc -l) seed files; fuzzing for $per s"
     local log="$work/fuzz.log" status=0
     "$tree/fuzz/$fuzzer" "$corpus" "$seeds" \
-        -max_total_time="$per" -max_len="$maxlen" -timeout=10 -rss_limit_mb=2048 \
+        -max_total_time="$per" -max_len="$maxlen" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
         -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1 || status=$?
     tail -n 12 "$log"
     if [[ $status -ne 0 ]]; then
@@ -94,6 +108,18 @@ request_seeds() {
     printf 'localhost:8080\nhttp://localhost:3000\nBearer s3cret' >"$dir/headers.txt"
 }
 
+http_seeds() {
+    local dir=$1 body='{"messages":[{"role":"user","content":"hi"}],"stream":true}'
+    # The first byte of each input is the read size the fuzzer feeds in.
+    printf '\x10GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nHEAD /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' >"$dir/pipelined.http"
+    printf '\x07POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer s3cret\r\nContent-Length: %d\r\n\r\n%s' "${#body}" "$body" >"$dir/chat.http"
+    printf '\x03POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"pro\r\nb\r\nmpt":"a b"}\r\n0\r\nX-Sum: 1\r\n\r\n' >"$dir/chunked-trailer.http"
+    printf '\x20POST /v1/chat/completions HTTP/1.0\r\nHost: localhost\r\nOrigin: http://localhost:3000\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n%s' "${#body}" "$body" >"$dir/http10.http"
+    { printf '\x40POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nX-Big: '
+      head -c 65534 /dev/zero | tr '\0' 'x'
+      printf '\r\n\r\n'; } >"$dir/trailer-65534.http"
+}
+
 failed=0
 for target in "${targets[@]}"; do
     case "$target" in
@@ -109,8 +135,11 @@ for target in "${targets[@]}"; do
         request)
             cmake --build "$tree" --target fuzz_api_request >/dev/null
             run_target request fuzz_api_request 65536 "$root/tests/engine/server/data/request-crashes" "*" request_seeds || failed=1 ;;
+        http)
+            cmake --build "$tree" --target fuzz_http_request >/dev/null
+            run_target http fuzz_http_request 131072 "$root/tests/engine/server/data/http-crashes" "*" http_seeds || failed=1 ;;
         *)
-            echo "fuzz.sh: unknown target '$target' (gguf, jinja, vocab, request)" >&2
+            echo "fuzz.sh: unknown target '$target' (gguf, jinja, vocab, request, http)" >&2
             exit 2 ;;
     esac
 done

@@ -3,8 +3,11 @@
 #   1. the Release tree: engine, app and QML tests (CTest);
 #   2. the sanitizer tree: engine tests under AddressSanitizer + UBSan;
 #   3. a short libFuzzer pass over the GGUF reader, the chat-template
-#      interpreter, vocabulary loading and the server's request reading
-#      (BURROW_FUZZ_SECONDS in all, default 90: 22 s each).
+#      interpreter (with its time and memory bounds), vocabulary loading,
+#      the server's request bodies and its HTTP request path (Beast's parser)
+#      (BURROW_FUZZ_SECONDS in all, default 90: 18 s each). The SQLite open
+#      path is covered by a Qt Test over generated damaged, locked, read-only
+#      and full-disk files (tst_storeopen, in the release tree's tests).
 # Idempotent; a second run only rebuilds what changed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +25,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
     ctest --test-dir "$root/build/asan" --output-on-failure -j "$jobs" --timeout 1200 -L engine
 
 if [[ -f "$root/fuzz/CMakeLists.txt" ]]; then
-    echo "== fuzzing the GGUF reader, chat templates, vocabularies and server requests for ${BURROW_FUZZ_SECONDS:-90} s"
+    echo "== fuzzing the GGUF reader, chat templates, vocabularies, server requests and HTTP for ${BURROW_FUZZ_SECONDS:-90} s"
     "$root/scripts/build.sh" fuzz
     "$root/scripts/fuzz.sh" "${BURROW_FUZZ_SECONDS:-90}"
 fi

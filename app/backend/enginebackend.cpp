@@ -318,8 +318,9 @@ burrow::Result<burrow::ChatPrompt> EngineBackend::buildPrompt(const ChatRequest 
     promptOptions.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
     // "Shift": the first exchange stays, in the prompt and through a shift (nKeep).
     promptOptions.keepFirstExchange = request.settings.contextOverflow == burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
+    promptOptions.render.cancel = request.cancel;   // Stop also ends a template still rendering
     auto prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
-    if (!prompt && promptOptions.keepFirstExchange) {
+    if (!prompt && promptOptions.keepFirstExchange && !prompt.isCancelled()) {
         // A first exchange too long to keep beside the newest message is
         // left out like any other.
         promptOptions.keepFirstExchange = false;
@@ -369,6 +370,12 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
                                  int(m_scheduler->options().contextSize));
     PromptPlan plan;
     auto prompt = buildPrompt(request, contextSize, &plan);
+    if (!prompt && prompt.isCancelled()) {   // Stop while the template still rendered
+        GenerationOutcome outcome;
+        outcome.stop = GenerationOutcome::Stop::Cancelled;
+        sinks.onDone(outcome);
+        return;
+    }
     if (!prompt) {
         fail(tr("The conversation cannot be written for this model: %1").arg(fromStd(prompt.message())));
         return;

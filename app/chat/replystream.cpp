@@ -7,6 +7,7 @@
 #include "common/logging.h"
 #include "messagemodel.h"
 #include "storage/conversationstore.h"
+#include "storage/storefailure.h"
 
 ReplyStream::ReplyStream(EngineBridge *bridge, ConversationStore *store, QObject *parent)
     : QObject(parent), m_bridge(bridge), m_store(store)
@@ -41,7 +42,9 @@ int ReplyStream::start(ChatRequest request, qint64 conversationId, const QString
     m_reasoning.clear();
     m_storedLength = 0;
     m_storedReasoning = 0;
-    if (m_store && m_store->isReady() && conversationId > 0) {
+    m_storeError.clear();
+    const bool stored = m_store && m_store->isReady() && conversationId > 0;
+    if (stored) {
         m_messageId = m_store->beginReply(conversationId, modelFile, settingsUsed);
         m_storeTimer.start();
     }
@@ -63,6 +66,8 @@ int ReplyStream::start(ChatRequest request, qint64 conversationId, const QString
     connect(m_handle, &ReplyHandle::promptProgress, this, &ReplyStream::onProgress);
     connect(m_handle, &ReplyHandle::textReady, this, &ReplyStream::onText);
     connect(m_handle, &ReplyHandle::finished, this, &ReplyStream::onFinished);
+    if (stored && m_messageId <= 0)
+        storeFailed();   // not even begun: a reply that cannot be kept is not written
     Q_EMIT activeChanged();
     Q_EMIT statsChanged();
     return m_row;
@@ -207,19 +212,35 @@ void ReplyStream::save()
         return;
     if (m_store->updateReply(m_messageId, current))
         m_storedLength = current.size();
+    else
+        storeFailed();
+}
+
+void ReplyStream::storeFailed()
+{
+    if (!m_storeError.isEmpty() || !m_store)
+        return;
+    m_storeError = tr("Stopped: this reply could not be saved (%1), so it would be gone after a restart.")
+                       .arg(StoreFailures::brief(m_store->lastFailure()));
+    m_storeTimer.stop();
+    if (isActive())
+        m_handle->cancel();
 }
 
 void ReplyStream::storeFinal(Chat::State state, const GenerationOutcome &outcome)
 {
-    if (!m_store || m_messageId <= 0)
-        return;
+    if (!m_store || m_messageId <= 0 || !m_storeError.isEmpty())
+        return;   // (the store refused it already: the banner said why)
     const QString thought = reasoning();
     if (!thought.isEmpty() || outcome.reasoningMs >= 0)
         m_store->setReasoning(m_messageId, thought, outcome.reasoningMs);
     const int promptTokens = m_promptTokens > 0 ? m_promptTokens : outcome.promptTokens + outcome.reusedTokens;
     const double speed = outcome.tokensPerSecond();
-    m_store->finishReply(m_messageId, text(), state, promptTokens, outcome.generatedTokens,
-                         outcome.generatedTokens > 0 ? speed : -1, outcome.error);
+    if (!m_store->finishReply(m_messageId, text(), state, promptTokens, outcome.generatedTokens,
+                              outcome.generatedTokens > 0 ? speed : -1, outcome.error)) {
+        storeFailed();
+        return;
+    }
     if (outcome.stop == GenerationOutcome::Stop::ContextFull)
         m_store->setContextFull(m_messageId);
 }
@@ -228,9 +249,10 @@ void ReplyStream::onFinished(const GenerationOutcome &outcome)
 {
     m_handle = nullptr;
     m_storeTimer.stop();
-    const Chat::State state = outcome.stop == GenerationOutcome::Stop::Cancelled ? Chat::State::Stopped
-                            : outcome.stop == GenerationOutcome::Stop::Error   ? Chat::State::Failed
-                                                                               : Chat::State::Complete;
+    const Chat::State state = !m_storeError.isEmpty()                             ? Chat::State::Failed
+                            : outcome.stop == GenerationOutcome::Stop::Cancelled ? Chat::State::Stopped
+                            : outcome.stop == GenerationOutcome::Stop::Error     ? Chat::State::Failed
+                                                                                 : Chat::State::Complete;
     const double speed = outcome.tokensPerSecond();
     const QString thought = reasoning();
     storeFinal(state, outcome);
@@ -238,7 +260,11 @@ void ReplyStream::onFinished(const GenerationOutcome &outcome)
     if (row >= 0) {
         if (!thought.isEmpty() || outcome.reasoningMs >= 0)
             m_messages->setReasoning(row, thought, outcome.reasoningMs);
-        m_messages->setState(row, state, outcome.error);
+        // A reply the store refused (now or at its end) says so on itself.
+        if (m_storeError.isEmpty())
+            m_messages->setState(row, state, outcome.error);
+        else
+            m_messages->setState(row, Chat::State::Failed, m_storeError);
         m_messages->setStats(row, outcome.generatedTokens, speed);
         if (outcome.stop == GenerationOutcome::Stop::ContextFull)
             m_messages->setContextFull(row, true);

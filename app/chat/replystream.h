@@ -116,6 +116,8 @@ private:
     void save();
     // The final write: text, reasoning, state and numbers of the ended reply.
     void storeFinal(Chat::State state, const GenerationOutcome &outcome);
+    // The store could not keep the reply: it stops, and says so on its message.
+    void storeFailed();
     // Lets go of the handle (its later signals are not ours).
     void release();
 
@@ -131,6 +133,7 @@ private:
     qsizetype m_storedLength = 0;     // how much of the text the store has
     qsizetype m_storedReasoning = 0;  // how much of the reasoning the store has
     QTimer m_storeTimer;
+    QString m_storeError;             // why the reply could not be stored ("" while it can)
 
     int m_promptTokens = 0;
     int m_tokens = 0;

@@ -9,6 +9,7 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
+#include <QUrl>
 #include <QUuid>
 
 #include "common/logging.h"
@@ -192,9 +193,19 @@ bool ConversationStore::fail(const QString &what, const QString &detail)
 {
     const QString message = detail.isEmpty() ? what : what + QStringLiteral(": ") + detail;
     m_lastError = message;
+    if (m_lastFailure == StoreFailure::None)
+        m_lastFailure = StoreFailure::Other;
     qCWarning(lcApp).noquote() << message;
     emit errorOccurred(message);
     return false;
+}
+
+bool ConversationStore::fail(const QString &what, const QSqlError &error)
+{
+    m_lastFailure = StoreFailures::of(error);
+    if (m_lastFailure == StoreFailure::None)
+        m_lastFailure = StoreFailure::Other;
+    return fail(what, StoreFailures::describe(m_lastFailure, error));
 }
 
 void ConversationStore::setProblem(const QString &message, const QString &movedAside)
@@ -210,20 +221,27 @@ bool ConversationStore::exec(const QString &sql, const char *what)
 {
     QSqlQuery q(db());
     if (!q.exec(sql))
-        return fail(tr("Could not %1 in the conversation database").arg(QString::fromUtf8(what)),
-                    q.lastError().text());
+        return fail(tr("Could not %1 in the conversation database").arg(QString::fromUtf8(what)), q.lastError());
     return true;
 }
 
-bool ConversationStore::openConnection(const QString &path)
+// Opens the connection (no message: the caller words it from *failure and *reason).
+bool ConversationStore::openConnection(const QString &path, StoreFailure *failure, QString *reason)
 {
     QSqlDatabase d = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
     d.setDatabaseName(path);
-    d.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
-    if (!d.open())
-        return fail(tr("Could not open the conversation database %1").arg(QDir::toNativeSeparators(path)),
-                    d.lastError().text());
-    return true;
+    d.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(m_busyTimeoutMs));
+    if (d.open())
+        return true;
+    const QSqlError error = d.lastError();
+    StoreFailure kind = StoreFailures::of(error);
+    if (kind == StoreFailure::None || kind == StoreFailure::Other)
+        kind = StoreFailure::CannotOpen;
+    if (failure)
+        *failure = kind;
+    if (reason)
+        *reason = StoreFailures::describe(kind, error);
+    return false;
 }
 
 
@@ -234,6 +252,8 @@ bool ConversationStore::open()
     const bool ok = openImpl();
     if (!ok && m_problem.isEmpty())  // every reason not to open reaches the user
         setProblem(tr("Your conversations could not be opened: %1").arg(m_lastError), QString());
+    if (ok)
+        m_lastFailure = StoreFailure::None;
     return ok;
 }
 
@@ -241,21 +261,41 @@ bool ConversationStore::openImpl()
 {
     close();
     m_interruptedOnOpen = 0;
+    m_readOnly = false;
+    m_lastFailure = StoreFailure::None;
     if (!m_problem.isEmpty())
         setProblem(QString(), QString());
     const QString path = m_path.isEmpty() ? defaultDatabasePath() : m_path;
     const bool inMemory = path == QLatin1String(":memory:");
-    if (!inMemory && !QDir().mkpath(QFileInfo(path).absolutePath()))
+    if (!inMemory && !QDir().mkpath(QFileInfo(path).absolutePath())) {
+        m_lastFailure = StoreFailure::CannotOpen;
         return fail(tr("Could not create the folder for conversations %1")
                         .arg(QDir::toNativeSeparators(QFileInfo(path).absolutePath())),
                     QString());
-
-    if (!openConnection(path))
+    }
+    if (!openChecked(path, inMemory))
         return false;
+    m_ready = true;
+    if (!m_readOnly)
+        purgeDeleted(QDateTime::fromMSecsSinceEpoch(nowMs() - TrashDays * 24 * 3600 * 1000, Qt::UTC));
+    if (!inMemory && m_problem.isEmpty())
+        mentionKeptDamaged(path);
+    emit readyChanged();
+    return true;
+}
+
+// Opens, checks and migrates `path`; false when it cannot be used (the
+// problem is set). Only a damaged file is moved aside.
+bool ConversationStore::openChecked(const QString &path, bool inMemory)
+{
+    StoreFailure failure = StoreFailure::None;
+    QString reason;
+    if (!openConnection(path, &failure, &reason))
+        return leaveAlone(path, failure, reason);
 
     int version = 0;
     bool newer = false;
-    const QString reason = StoreSchema::inspect(db(), &version, &newer);
+    reason = StoreSchema::inspect(db(), &version, &newer, &failure);
     if (newer) {
         // Not damaged: leave it alone, and refuse to write into it.
         closeConnection();
@@ -264,6 +304,10 @@ bool ConversationStore::openImpl()
                        .arg(reason),
                    QString());
         return false;
+    }
+    if (!reason.isEmpty() && failure != StoreFailure::Damaged) {
+        closeConnection();
+        return leaveAlone(path, failure, reason);
     }
     if (!reason.isEmpty()) {
         closeConnection();
@@ -281,8 +325,8 @@ bool ConversationStore::openImpl()
                       "empty one was started.")
                        .arg(reason, QDir::toNativeSeparators(aside)),
                    aside);
-        if (!openConnection(path))
-            return false;
+        if (!openConnection(path, &failure, &reason))
+            return leaveAlone(path, failure, reason);
         version = 0;
     }
 
@@ -290,53 +334,137 @@ bool ConversationStore::openImpl()
     // last committed state. FULL: the WAL is synced on every commit, so a
     // power cut keeps every committed message too (NORMAL could lose the
     // commits since the last checkpoint).
-    {
-        QSqlQuery q(db());
-        if (!inMemory) {
-            if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next()
-                || q.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
-                const QString detail = q.lastError().text();
-                closeConnection();
-                return fail(tr("Could not switch the conversation database to WAL mode"), detail);
-            }
+    QSqlQuery q(db());
+    // The query is let go before the connection is (Qt warns otherwise).
+    const auto unusable = [&](const QSqlError &error) {
+        failure = StoreFailures::of(error);
+        reason = StoreFailures::describe(failure == StoreFailure::None ? StoreFailure::Other : failure, error);
+        q = QSqlQuery();
+        closeConnection();
+        return leaveAlone(path, failure, reason);
+    };
+    if (!inMemory) {
+        if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next())
+            return unusable(q.lastError());
+        if (q.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
+            q = QSqlQuery();
+            closeConnection();
+            return leaveAlone(path, StoreFailure::ReadOnly, tr("it cannot be switched to WAL mode"));
         }
     }
-    if (!exec(QStringLiteral("PRAGMA synchronous=FULL"), "set synchronous")
-        || !exec(QStringLiteral("PRAGMA foreign_keys=ON"), "enable foreign keys")) {
-        closeConnection();
-        return false;
-    }
+    if (!q.exec(QStringLiteral("PRAGMA synchronous=FULL")) || !q.exec(QStringLiteral("PRAGMA foreign_keys=ON")))
+        return unusable(q.lastError());
 
     if (version < SchemaVersion) {
         QString backup, what, detail;
-        const bool migrated = StoreSchema::migrate(db(), version, path, inMemory, &backup, &what, &detail);
+        const bool migrated = StoreSchema::migrate(db(), version, path, inMemory, &backup, &what, &detail, &failure);
         if (!backup.isEmpty()) {
             m_backupPath = backup;
             emit backupPathChanged();
         }
         if (!migrated) {
-            fail(what, detail);
+            q = QSqlQuery();
             closeConnection();
-            return false;
+            if (failure == StoreFailure::DiskFull || failure == StoreFailure::ReadOnly
+                || failure == StoreFailure::Locked)
+                return leaveAlone(path, failure, what + QStringLiteral(": ") + detail);
+            m_lastFailure = failure;
+            return fail(what, detail);
         }
     }
 
     // A reply still marked streaming was cut off by a crash or a kill.
-    {
-        QSqlQuery q(db());
-        q.prepare(QStringLiteral("UPDATE messages SET state = 'interrupted' WHERE state = 'streaming'"));
-        if (!q.exec()) {
-            const QString detail = q.lastError().text();
-            closeConnection();
-            return fail(tr("Could not update interrupted replies"), detail);
-        }
-        m_interruptedOnOpen = q.numRowsAffected();
-    }
-
-    m_ready = true;
-    purgeDeleted(QDateTime::fromMSecsSinceEpoch(nowMs() - TrashDays * 24 * 3600 * 1000, Qt::UTC));
-    emit readyChanged();
+    q.prepare(QStringLiteral("UPDATE messages SET state = 'interrupted' WHERE state = 'streaming'"));
+    if (!q.exec())
+        return unusable(q.lastError());
+    m_interruptedOnOpen = q.numRowsAffected();
     return true;
+}
+
+// A file that cannot be used now (locked, full disk, read-only, cannot be
+// opened) is left exactly as it is. Where SQLite can read it, it is opened
+// read-only so the conversations are still shown. Returns whether it opened.
+bool ConversationStore::leaveAlone(const QString &path, StoreFailure failure, const QString &reason)
+{
+    m_lastFailure = failure;
+    const QString where = QDir::toNativeSeparators(path);
+    if (failure == StoreFailure::Locked) {
+        setProblem(tr("Your conversations could not be opened: %1 (%2). Burrow left it alone; close the other "
+                      "program (or the other Burrow) and start Burrow again.")
+                       .arg(where, reason),
+                   QString());
+        return false;
+    }
+    const bool readable = QFileInfo(path).isFile() && QFileInfo(path).size() > 0;
+    if ((failure == StoreFailure::DiskFull || failure == StoreFailure::ReadOnly
+         || failure == StoreFailure::CannotOpen) && readable && openReadOnly(path)) {
+        m_readOnly = true;
+        setProblem(failure == StoreFailure::DiskFull
+                       ? tr("The disk holding your conversations is full (%1). They are shown, but nothing new can "
+                            "be saved until there is room; the file was left as it is.")
+                             .arg(reason)
+                       : tr("Burrow cannot write to %1 (%2). Your conversations are shown, but nothing new will be "
+                            "saved until it can; the file was left as it is.")
+                             .arg(where, reason),
+                   QString());
+        return true;
+    }
+    if (failure == StoreFailure::Other)   // SQLite's words are all there is: say what the user can do
+        setProblem(tr("Your conversations could not be opened: %1 (%2). Nothing was changed, and nothing new will "
+                      "be saved. If this stays after a restart, move the file away: Burrow then starts a new one.")
+                       .arg(where, reason),
+                   QString());
+    else
+        setProblem(tr("Your conversations could not be opened: %1 (%2). Nothing was changed.").arg(where, reason),
+                   QString());
+    return false;
+}
+
+// Read-only: SQLite's read-only mode, else (a WAL database in a folder
+// where its -shm file cannot be made) the file taken as immutable.
+bool ConversationStore::openReadOnly(const QString &path)
+{
+    for (const bool immutable : {false, true}) {
+        closeConnection();
+        QSqlDatabase d = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+        if (immutable) {
+            QUrl url = QUrl::fromLocalFile(path);
+            url.setQuery(QStringLiteral("immutable=1"));
+            d.setDatabaseName(url.toString(QUrl::FullyEncoded));
+            d.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_OPEN_URI"));
+        } else {
+            d.setDatabaseName(path);
+            d.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=%1").arg(m_busyTimeoutMs));
+        }
+        if (!d.open())
+            continue;
+        int version = 0;
+        bool newer = false;
+        StoreFailure failure = StoreFailure::None;
+        if (StoreSchema::inspect(d, &version, &newer, &failure).isEmpty() && version == SchemaVersion)
+            return true;
+    }
+    closeConnection();
+    return false;
+}
+
+// A damaged file moved aside at an earlier start is still there: say so
+// (every start, until the user moves it away; Burrow never deletes it).
+void ConversationStore::mentionKeptDamaged(const QString &path)
+{
+    const QFileInfo info(path);
+    QStringList kept = QDir(info.absolutePath())
+                           .entryList({info.fileName() + QStringLiteral(".corrupt-*")}, QDir::Files, QDir::Name);
+    kept.removeIf([](const QString &name) {
+        return name.endsWith(QLatin1String("-wal")) || name.endsWith(QLatin1String("-shm"));
+    });
+    if (kept.isEmpty())
+        return;
+    setProblem(tr("A damaged conversation database from before was kept as %1 (%n file(s) in all); Burrow deleted "
+                  "nothing. The conversations since then are here. Move it away once you no longer need it.",
+                  nullptr, int(kept.size()))
+                   .arg(QDir::toNativeSeparators(info.absolutePath() + QLatin1Char('/') + kept.constLast())),
+               QString());
 }
 
 
@@ -358,7 +486,7 @@ qint64 ConversationStore::createConversation(const QString &title, const QString
     q.addBindValue(modelSize);
     q.addBindValue(jsonText(settings));
     if (!q.exec())
-        return fail(tr("Could not create a conversation"), q.lastError().text()), -1;
+        return fail(tr("Could not create a conversation"), q.lastError()), -1;
     const qint64 id = q.lastInsertId().toLongLong();
     emit conversationAdded(id);
     return id;
@@ -375,7 +503,7 @@ bool ConversationStore::updateConversation(qint64 conversationId, const QString 
         q.addBindValue(v);
     q.addBindValue(conversationId);
     if (!q.exec())
-        return fail(what, q.lastError().text());
+        return fail(what, q.lastError());
     if (q.numRowsAffected() != 1)
         return fail(what, tr("there is no conversation %1").arg(conversationId));
     return true;
@@ -453,7 +581,7 @@ int ConversationStore::purgeDeleted(const QDateTime &before)
         q.prepare(QStringLiteral("DELETE FROM conversations WHERE deleted_at IS NOT NULL"));
     }
     if (!q.exec())
-        return fail(tr("Could not empty the deleted conversations"), q.lastError().text()), 0;
+        return fail(tr("Could not empty the deleted conversations"), q.lastError()), 0;
     return q.numRowsAffected();
 }
 
@@ -543,9 +671,16 @@ qint64 ConversationStore::insertMessage(qint64 conversationId, Chat::Role role, 
 {
     if (!m_ready)
         return fail(tr("The conversation database is not open"), QString()), -1;
+    // What was and was not saved, in the user's terms: a user message is
+    // saved before the reply starts (it is not sent otherwise); a reply is
+    // begun after its question was saved.
+    const QString what = role == Chat::Role::User ? tr("Your message could not be saved, so it was not sent")
+                         : state == Chat::State::Streaming
+                             ? tr("The reply could not be saved (your message was saved; the reply was not)")
+                             : tr("Could not save the message");
     QSqlDatabase d = db();
     if (!d.transaction())
-        return fail(tr("Could not store the message"), d.lastError().text()), -1;
+        return fail(what, d.lastError()), -1;
     const qint64 now = nowMs();
     QSqlQuery q(d);
     q.prepare(QStringLiteral("INSERT INTO messages (conversation_id, parent_id, role, content, state, created, updated,"
@@ -560,9 +695,9 @@ qint64 ConversationStore::insertMessage(qint64 conversationId, Chat::Role role, 
     q.addBindValue(text(model));
     q.addBindValue(jsonText(settings));
     if (!q.exec()) {
-        const QString detail = q.lastError().text();
+        const QSqlError error = q.lastError();
         d.rollback();
-        return fail(tr("Could not store the message"), detail), -1;
+        return fail(what, error), -1;
     }
     const qint64 id = q.lastInsertId().toLongLong();
     bool ok = touch(conversationId, now);
@@ -574,9 +709,9 @@ qint64 ConversationStore::insertMessage(qint64 conversationId, Chat::Role role, 
         ok = t.exec();
     }
     if (!ok || !d.commit()) {
-        const QString detail = d.lastError().text();
+        const QSqlError error = d.lastError();
         d.rollback();
-        return fail(tr("Could not store the message"), detail), -1;
+        return fail(what, error), -1;
     }
     emit messageAdded(conversationId, id);
     emit conversationChanged(conversationId);
@@ -617,7 +752,9 @@ bool ConversationStore::updateReply(qint64 messageId, const QString &content)
     q.addBindValue(nowMs());
     q.addBindValue(messageId);
     if (!q.exec())
-        return fail(tr("Could not save the reply"), q.lastError().text());
+        return fail(tr("The reply could not be saved as it was written (your message and the reply's earlier "
+                       "part were saved; the rest was not)"),
+                    q.lastError());
     if (q.numRowsAffected() != 1)
         return fail(tr("Could not save the reply"), tr("message %1 is not a streaming reply").arg(messageId));
     emit messageChanged(conversationOf(messageId), messageId);
@@ -635,7 +772,7 @@ bool ConversationStore::setReasoning(qint64 messageId, const QString &reasoning,
     q.addBindValue(nowMs());
     q.addBindValue(messageId);
     if (!q.exec())
-        return fail(tr("Could not save the reply"), q.lastError().text());
+        return fail(tr("Could not save the reply"), q.lastError());
     if (q.numRowsAffected() != 1)
         return fail(tr("Could not save the reply"), tr("message %1 is not a reply").arg(messageId));
     emit messageChanged(conversationOf(messageId), messageId);
@@ -694,7 +831,7 @@ bool ConversationStore::finishReply(qint64 messageId, const QString &content, Ch
         return fail(tr("Could not save the reply"), tr("there is no message %1").arg(messageId));
     QSqlDatabase d = db();
     if (!d.transaction())
-        return fail(tr("Could not save the reply"), d.lastError().text());
+        return fail(tr("Could not save the reply"), d.lastError());
     const qint64 now = nowMs();
     QSqlQuery q(d);
     q.prepare(QStringLiteral("UPDATE messages SET content = ?, state = ?, updated = ?, prompt_tokens = ?,"
@@ -709,9 +846,11 @@ bool ConversationStore::finishReply(qint64 messageId, const QString &content, Ch
     q.addBindValue(text(error));
     q.addBindValue(messageId);
     if (!q.exec() || !touch(conversationId, now) || !d.commit()) {
-        const QString detail = q.lastError().isValid() ? q.lastError().text() : d.lastError().text();
+        const QSqlError error = q.lastError().isValid() ? q.lastError() : d.lastError();
         d.rollback();
-        return fail(tr("Could not save the reply"), detail);
+        return fail(tr("The finished reply could not be saved (your message and the reply's earlier part were "
+                       "saved; its end was not)"),
+                    error);
     }
     emit messageChanged(conversationId, messageId);
     emit conversationChanged(conversationId);
@@ -728,7 +867,7 @@ bool ConversationStore::editMessage(qint64 messageId, const QString &content)
     q.addBindValue(nowMs());
     q.addBindValue(messageId);
     if (!q.exec())
-        return fail(tr("Could not save the edited message"), q.lastError().text());
+        return fail(tr("Could not save the edited message"), q.lastError());
     if (q.numRowsAffected() != 1)
         return fail(tr("Could not save the edited message"),
                     tr("message %1 does not exist or is still streaming").arg(messageId));
@@ -748,7 +887,7 @@ int ConversationStore::removeMessagesFrom(qint64 conversationId, qint64 messageI
     q.addBindValue(conversationId);
     q.addBindValue(messageId);
     if (!q.exec())
-        return fail(tr("Could not remove the messages"), q.lastError().text()), -1;
+        return fail(tr("Could not remove the messages"), q.lastError()), -1;
     const int removed = q.numRowsAffected();
     emit messagesRemoved(conversationId, messageId);
     return removed;

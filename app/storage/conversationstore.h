@@ -15,6 +15,7 @@
 
 #include "records.h"
 #include "schema.h"
+#include "storefailure.h"
 
 /**
  * @brief The conversation database (burrow.db in the data folder, datafolder.h).
@@ -33,15 +34,25 @@
  * - The schema version is PRAGMA user_version. Older databases are migrated
  *   step by step in one transaction each, after a copy `burrow.db.bak-v<N>`
  *   is written next to the database (VACUUM INTO, consistent).
- * - On open the database is checked (PRAGMA quick_check). A damaged file, or
- *   one that is not a Burrow database, is moved aside to
- *   `burrow.db.corrupt-<timestamp>` (with its -wal/-shm files) and a new one is
- *   started; `problem` then holds a message for the user. Nothing is deleted.
+ * - On open the database is checked (PRAGMA quick_check). Only a damaged
+ *   file (SQLite finds it corrupt or not a database, the check fails) or one
+ *   that is not a Burrow database is moved aside, to
+ *   `burrow.db.corrupt-<timestamp>` (with its -wal/-shm files), and a new one
+ *   is started; `problem` then holds a message for the user. Nothing is
+ *   deleted. A `.corrupt-` file kept from an earlier start is mentioned at
+ *   every start while it is there.
+ * - A file that cannot be used now is never taken for damaged and is left
+ *   exactly as it is, with its own message (StoreFailure): locked by another
+ *   program (not opened); a full disk or a read-only file or folder (opened
+ *   read-only where SQLite can: the conversations are shown, `readOnly` is
+ *   true, and writes fail with that reason).
  * - Messages left in state Streaming by a crash become Interrupted on open.
  *
  * All calls are synchronous on the thread that opened the store (Qt SQL
- * connections are per thread). Failures return false / -1 and emit
- * errorOccurred() with a message for the user.
+ * connections are per thread). Failures return false / -1, emit
+ * errorOccurred() with a message for the user that names what was and was
+ * not saved, and leave lastFailure() saying why (a reply's handle stops the
+ * reply when its text cannot be stored).
  *
  * In QML the store opens itself when the component is complete (at
  * `databasePath`, or the default location when empty); in C++ call open().
@@ -56,6 +67,7 @@ class ConversationStore : public QObject, public QQmlParserStatus {
     Q_PROPERTY(QString movedAsidePath READ movedAsidePath NOTIFY problemChanged)
     Q_PROPERTY(QString backupPath READ backupPath NOTIFY backupPathChanged)
     Q_PROPERTY(int interruptedOnOpen READ interruptedOnOpen NOTIFY readyChanged)
+    Q_PROPERTY(bool readOnly READ isReadOnly NOTIFY readyChanged)
 
 public:
     /// The schema version this build writes. Older ones are migrated (schema.h).
@@ -75,6 +87,10 @@ public:
     QString movedAsidePath() const { return m_movedAside; }
     QString backupPath() const { return m_backupPath; }
     int interruptedOnOpen() const { return m_interruptedOnOpen; }
+    /// Open, but only for reading (a full disk, a read-only folder): see problem().
+    bool isReadOnly() const { return m_readOnly; }
+    /// Why the last failed operation failed (None after a success of open()).
+    StoreFailure lastFailure() const { return m_lastFailure; }
 
     /// Opens (creating, checking, migrating) the database. Returns ready.
     Q_INVOKABLE bool open();
@@ -155,6 +171,9 @@ public:
 
     /// Tests: the time source for created/updated/deleted (default: now, UTC).
     void setClock(std::function<QDateTime()> clock);
+    /// How long a database locked by another program is waited for before
+    /// open() gives up (default 5000 ms; takes effect at the next open()).
+    void setBusyTimeoutMs(int ms) { m_busyTimeoutMs = ms; }
 
     /// The title a first message gives: its first line, trimmed, at most 60 characters.
     static QString titleFromMessage(const QString &content);
@@ -183,11 +202,16 @@ signals:
 
 private:
     bool openImpl();
+    bool openChecked(const QString &path, bool inMemory);
+    bool leaveAlone(const QString &path, StoreFailure failure, const QString &reason);
+    bool openReadOnly(const QString &path);
+    void mentionKeptDamaged(const QString &path);
     QSqlDatabase db() const;
-    bool openConnection(const QString &path);
+    bool openConnection(const QString &path, StoreFailure *failure = nullptr, QString *reason = nullptr);
     void closeConnection();
     bool exec(const QString &sql, const char *what);
     bool fail(const QString &what, const QString &detail);
+    bool fail(const QString &what, const QSqlError &error);
     void setProblem(const QString &message, const QString &movedAside);
     qint64 nowMs() const;
     qint64 conversationOf(qint64 messageId) const;
@@ -207,6 +231,9 @@ private:
     QString m_movedAside;
     QString m_backupPath;
     QString m_lastError;
+    StoreFailure m_lastFailure = StoreFailure::None;
+    bool m_readOnly = false;
+    int m_busyTimeoutMs = 5000;
     int m_interruptedOnOpen = 0;
 };
 

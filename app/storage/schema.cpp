@@ -90,13 +90,21 @@ const QList<QStringList> &StoreSchema::steps()
 
 // Why the file at the open connection cannot be used as a Burrow database
 // ("" when it can). Sets *newer when it is a Burrow database of a later version.
-QString StoreSchema::inspect(const QSqlDatabase &db, int *version, bool *newer)
+QString StoreSchema::inspect(const QSqlDatabase &db, int *version, bool *newer, StoreFailure *failure)
 {
     *newer = false;
     *version = 0;
+    *failure = StoreFailure::None;
     QSqlQuery q(db);
+    // A query that fails: damaged only by SQLite's word (CORRUPT, NOTADB).
+    const auto failed = [&]() {
+        *failure = StoreFailures::of(q.lastError());
+        if (*failure == StoreFailure::None)
+            *failure = StoreFailure::Other;
+        return StoreFailures::describe(*failure, q.lastError());
+    };
     if (!q.exec(QStringLiteral("PRAGMA quick_check")))
-        return q.lastError().databaseText().isEmpty() ? q.lastError().text() : q.lastError().databaseText();
+        return failed();
     QStringList problems;
     while (q.next())
         problems << q.value(0).toString();
@@ -104,18 +112,22 @@ QString StoreSchema::inspect(const QSqlDatabase &db, int *version, bool *newer)
         // quick_check lists page-level findings; the first two tell enough.
         QStringList lines = problems.join(QLatin1Char('\n')).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         lines.removeIf([](const QString &l) { return l.startsWith(QLatin1String("***")); });
+        *failure = StoreFailure::Damaged;
         return tr("the file is damaged: %1").arg(lines.mid(0, 2).join(QStringLiteral("; ")));
     }
     if (!q.exec(QStringLiteral("PRAGMA user_version")) || !q.next())
-        return q.lastError().text();
+        return failed();
     *version = q.value(0).toInt();
     if (!q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master")) || !q.next())
-        return q.lastError().text();
+        return failed();
     const int objects = q.value(0).toInt();
-    if (*version == 0 && objects > 0)
+    if (*version == 0 && objects > 0) {
+        *failure = StoreFailure::Damaged;   // another program's database: not ours to write into
         return tr("it holds tables but no Burrow schema version");
+    }
     if (*version > Version) {
         *newer = true;
+        *failure = StoreFailure::Other;
         return tr("it was written by a newer version of Burrow (schema %1, this version reads up to %2)")
             .arg(*version)
             .arg(Version);
@@ -124,8 +136,12 @@ QString StoreSchema::inspect(const QSqlDatabase &db, int *version, bool *newer)
         // Our own tables must be there for the version it claims.
         if (!q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table'"
                                    " AND name IN ('conversations', 'messages')"))
-            || !q.next() || q.value(0).toInt() != 2)
+            || !q.next())
+            return failed();
+        if (q.value(0).toInt() != 2) {
+            *failure = StoreFailure::Damaged;
             return tr("the conversation tables are missing");
+        }
     }
     return QString();
 }
@@ -148,8 +164,16 @@ QString StoreSchema::moveAside(const QString &path)
 }
 
 bool StoreSchema::migrate(const QSqlDatabase &db, int from, const QString &path, bool inMemory, QString *backupPath,
-                          QString *what, QString *detail)
+                          QString *what, QString *detail, StoreFailure *failure)
 {
+    *failure = StoreFailure::None;
+    const auto failedWith = [&](const QSqlError &error) {
+        *failure = StoreFailures::of(error);
+        if (*failure == StoreFailure::None)
+            *failure = StoreFailure::Other;
+        *detail = StoreFailures::describe(*failure, error);
+        return false;
+    };
     if (from > 0 && !inMemory) {
         QString backup = path + QStringLiteral(".bak-v") + QString::number(from);
         if (QFileInfo::exists(backup))  // an earlier attempt's copy: keep it, write another
@@ -159,8 +183,7 @@ bool StoreSchema::migrate(const QSqlDatabase &db, int from, const QString &path,
         quoted.replace(QLatin1Char('\''), QLatin1String("''"));
         if (!q.exec(QStringLiteral("VACUUM INTO '%1'").arg(quoted))) {
             *what = tr("Could not back up the conversation database before upgrading it; nothing was changed");
-            *detail = q.lastError().text();
-            return false;
+            return failedWith(q.lastError());
         }
         *backupPath = backup;
         qCInfo(lcApp) << "backed up schema" << from << "to" << backup;
@@ -169,8 +192,7 @@ bool StoreSchema::migrate(const QSqlDatabase &db, int from, const QString &path,
         QSqlDatabase d = db;
         if (!d.transaction()) {
             *what = tr("Could not upgrade the conversation database");
-            *detail = d.lastError().text();
-            return false;
+            return failedWith(d.lastError());
         }
         QStringList sql = steps()[v - 1];
         sql << QStringLiteral("PRAGMA user_version = %1").arg(v);
@@ -178,15 +200,14 @@ bool StoreSchema::migrate(const QSqlDatabase &db, int from, const QString &path,
             QSqlQuery q(d);
             if (!q.exec(statement)) {
                 *what = tr("Could not upgrade the conversation database to version %1").arg(v);
-                *detail = q.lastError().text();
+                const QSqlError error = q.lastError();
                 d.rollback();
-                return false;
+                return failedWith(error);
             }
         }
         if (!d.commit()) {
             *what = tr("Could not upgrade the conversation database");
-            *detail = d.lastError().text();
-            return false;
+            return failedWith(d.lastError());
         }
     }
     return true;

@@ -10,6 +10,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "storefailure.h"
+
 class StoreSchema {
     Q_DECLARE_TR_FUNCTIONS(ConversationStore)
 
@@ -21,8 +23,12 @@ public:
     static const QList<QStringList> &steps();
 
     // Why the database open on `db` cannot be used as a Burrow database ("" when
-    // it can). Sets *version to its schema version, *newer when a later Burrow wrote it.
-    static QString inspect(const QSqlDatabase &db, int *version, bool *newer);
+    // it can). Sets *version to its schema version, *newer when a later Burrow
+    // wrote it, and *failure to why: Damaged only when the file itself is bad
+    // (SQLite finds it corrupt or not a database, the integrity check fails,
+    // it is another program's database); a file that cannot be read now
+    // (locked, unreadable) is not damaged and must be left alone.
+    static QString inspect(const QSqlDatabase &db, int *version, bool *newer, StoreFailure *failure);
 
     // Renames `path` and its -wal/-shm companions to `<path>.corrupt-<timestamp>`;
     // returns the new name ("" when the rename failed; nothing is deleted).
@@ -32,7 +38,7 @@ public:
     // after writing a copy `<path>.bak-v<from>` (VACUUM INTO, consistent) of a
     // database that has a version. On failure returns false with *what (a
     // sentence for the user) and *detail (SQLite's words); the step that
-    // failed is rolled back.
+    // failed is rolled back; *failure says why (a full disk, ...).
     static bool migrate(const QSqlDatabase &db, int from, const QString &path, bool inMemory, QString *backupPath,
-                        QString *what, QString *detail);
+                        QString *what, QString *detail, StoreFailure *failure);
 };

@@ -237,6 +237,8 @@ struct ChatFormat {
 // "chatml", "llama2", "llama3", "gemma", "phi3", "mistral", "zephyr".
 std::vector<std::string> chatFormatNames();
 
+class CancelToken;
+
 struct RenderOptions {
     bool addGenerationPrompt = false;   // end with the header of an assistant turn
     // One of chatFormatNames(), case-insensitive ("" means "auto"; "llama-3",
@@ -252,6 +254,11 @@ struct RenderOptions {
     // of kwargsJson when set.
     std::optional<bool> enableThinking;
     std::string reasoningEffort;          // "" = the template's default
+    // Stops a template render that is still running (the user pressed Stop,
+    // a client left, the server stops): the call returns Status::cancelled()
+    // within a few thousand template steps. Null: only the template's own
+    // limits end it (docs/chat-templates.md lists them).
+    std::shared_ptr<const CancelToken> cancel;
 };
 
 // Renders a conversation with the model's chat template (or the fallback

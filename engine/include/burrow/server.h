@@ -9,10 +9,15 @@
 // fields, limits and security defaults.
 //
 // Threads: `ioThreads` threads run the network (every connection is
-// asynchronous, so a slow client holds no thread); the scheduler's thread
-// runs the model. A client that disconnects has its requests cancelled.
+// asynchronous, so a slow client holds no thread); `prepareThreads` build
+// prompts (a request's template render and tokenizing never run on a
+// network thread); the scheduler's thread runs the model. A client that
+// disconnects has its requests cancelled, its prompt building too.
+// Robustness: every network handler catches; what a client sends can fail
+// its own request or connection, never the server (docs/server.md).
 // Lifetime: the Server must be destroyed before the Scheduler it serves
-// (destroying it closes every connection and cancels their requests).
+// (destroying it closes every connection, cancels their requests and any
+// template still rendering: it returns within about a second).
 #pragma once
 
 #include "burrow/engine.h"
@@ -33,14 +38,22 @@ namespace burrow::server {
 // worker. The defaults are what docs/server.md lists.
 struct ServerLimits {
     size_t maxBodyBytes = 4u << 20;        // request body (413 beyond)
-    size_t maxHeaderBytes = 16u << 10;     // request line + headers (431 beyond)
+    size_t maxHeaderBytes = 16u << 10;     // request line + headers, and the trailer of a chunked body (431 beyond; at most 48 KiB)
     size_t maxMessages = 2048;             // chat messages per request
     size_t maxStopStrings = 16;            // entries of `stop`
     size_t maxStopBytes = 1024;            // bytes of one stop string
     int64_t maxTokens = 65536;             // largest max_tokens / max_completion_tokens accepted
     int maxJsonDepth = 64;                 // nesting of the request JSON
-    int maxConnections = 128;              // open connections (503 beyond)
+    // Open connections. When all are taken, a new one evicts the connection
+    // that has waited longest for a request header (idle or slow); 503 only
+    // when every one is busy with a request.
+    int maxConnections = 128;
+    // Open connections from one non-loopback address (the same eviction
+    // within them, then 503). Loopback peers are all this machine: not limited.
+    int maxConnectionsPerPeer = 32;
+    double headerTimeoutSeconds = 10;      // a new connection's first whole request header
     double requestTimeoutSeconds = 30;     // to send one whole request, and idle time between requests
+    size_t maxPendingPrepares = 64;        // requests waiting for a prompt to be built (503 beyond)
     double writeTimeoutSeconds = 60;       // for one write to drain (a client that stops reading is dropped)
     size_t maxPendingWriteBytes = 8u << 20; // response bytes queued for a slow reader before it is dropped
 };
@@ -54,7 +67,8 @@ struct ServerOptions {
     std::vector<std::string> allowedHosts;     // Host names accepted beyond IP literals, localhost and this machine's name
     int32_t priority = 0;                      // of the requests it submits (the app's own chats run above)
     int32_t maxChoices = 1;                    // the largest `n` (the scheduler's parallel)
-    int ioThreads = 2;
+    int ioThreads = 2;                         // the network (they never render or tokenize)
+    int prepareThreads = 2;                    // build prompts: read the body, render the template, tokenize
     double keepAliveSeconds = 5;               // ": keep-alive" comment after this long without a byte on a stream
     ServerLimits limits;
     // One line per finished request ("POST /v1/chat/completions 200 ..."); may be null. Called on a network thread.

@@ -242,6 +242,8 @@ Result<std::string> renderChat(const Model &model, const std::vector<ChatMessage
     if (!kwargs)
         return kwargs.status();
     inputs.extraContext = std::move(kwargs.value());
+    if (options.cancel)
+        inputs.render.cancelled = [token = options.cancel] { return token->isCancelled(); };
     auto rendered = choice.chatTemplate.apply(converted, inputs);
     if (!rendered)
         return rendered.status().withContext(impl->info().path);

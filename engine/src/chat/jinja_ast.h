@@ -2,6 +2,10 @@
 // small structs tagged with a kind; every node records where it starts in the
 // source (for error messages). Trees are immutable after parsing and may be
 // shared by concurrent renders.
+// Depth: a chain like `a ~ b ~ c` or `x|f|g` is a left-leaning tree as deep
+// as the chain; an Expr is freed without recursion (~Expr), and the parser
+// refuses trees deeper than its limits (jinja_template.h), so walking one
+// recursively is bounded.
 #pragma once
 
 #include "chat/jinja_value.h"
@@ -57,6 +61,33 @@ struct Expr {
     std::vector<CompareOp> compareOps;   // COMPARE: items[0] ops[0] items[1] ops[1] items[2] ...
     bool negated = false;                // TEST: `is not`
     bool tuple = false;                  // LIST: written as a tuple `(a, b)` or `a, b`
+
+    Expr() = default;
+    Expr(const Expr &) = delete;
+    Expr &operator=(const Expr &) = delete;
+    // Frees the subtree with a work list instead of recursion: a chain of
+    // 100,000 links is freed in constant stack.
+    ~Expr()
+    {
+        std::vector<ExprPtr> pending;
+        const auto detach = [&pending](Expr &e) {
+            for (ExprPtr *child : {&e.a, &e.b, &e.c})
+                if (*child)
+                    pending.push_back(std::move(*child));
+            for (ExprPtr &item : e.items)
+                if (item)
+                    pending.push_back(std::move(item));
+            for (Argument &arg : e.args)
+                if (arg.value)
+                    pending.push_back(std::move(arg.value));
+        };
+        detach(*this);
+        while (!pending.empty()) {
+            ExprPtr next = std::move(pending.back());
+            pending.pop_back();
+            detach(*next);
+        }   // each node is freed here, childless
+    }
 };
 
 enum class StmtKind {

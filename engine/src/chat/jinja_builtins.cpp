@@ -3,6 +3,7 @@
 #include "chat/jinja_builtins.h"
 
 #include "chat/jinja_interpreter.h"
+#include "chat/jinja_strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,293 +25,86 @@ Value arg(const CallArgs &args, size_t pos, std::string_view name, Value dflt = 
 
 Status typeError(const std::string &what) { return Status::error(what); }
 
-// --- string helpers -------------------------------------------------------------
-
-std::string strip(const std::string &s, const Value &chars, bool left, bool right)
+// A Result<std::string> as a Result<Value>.
+Result<Value> asValue(Result<std::string> r)
 {
-    const auto cps = utf8Decode(s);
-    std::vector<uint32_t> set;
-    const bool custom = chars.isString();
-    if (custom)
-        set = utf8Decode(chars.asString());
-    auto strippable = [&](uint32_t cp) {
-        return custom ? std::find(set.begin(), set.end(), cp) != set.end() : isPySpace(cp);
-    };
-    size_t b = 0, e = cps.size();
-    if (left)
-        while (b < e && strippable(cps[b]))
-            ++b;
-    if (right)
-        while (e > b && strippable(cps[e - 1]))
-            --e;
-    return utf8Encode(cps, b, e);
-}
-
-std::string mapCase(const std::string &s, bool upper)
-{
-    std::string out;
-    for (uint32_t cp : utf8Decode(s))
-        utf8Append(out, upper ? toUpperCp(cp) : toLowerCp(cp));
-    return out;
-}
-
-std::string capitalize(const std::string &s)
-{
-    const auto cps = utf8Decode(s);
-    std::string out;
-    for (size_t i = 0; i < cps.size(); ++i)
-        utf8Append(out, i == 0 ? toUpperCp(cps[i]) : toLowerCp(cps[i]));
-    return out;
-}
-
-// Python str.title(): a cased character following an uncased one starts a word.
-std::string pyTitle(const std::string &s)
-{
-    std::string out;
-    bool prevCased = false;
-    for (uint32_t cp : utf8Decode(s)) {
-        utf8Append(out, prevCased ? toLowerCp(cp) : toUpperCp(cp));
-        prevCased = isCased(cp);
-    }
-    return out;
-}
-
-// Jinja's title filter: words start after whitespace, '-', '(', '{', '[', '<'.
-std::string jinjaTitle(const std::string &s)
-{
-    std::string out;
-    bool atStart = true;
-    for (uint32_t cp : utf8Decode(s)) {
-        const bool sep = isPySpace(cp) || cp == '-' || cp == '(' || cp == '{' || cp == '[' || cp == '<';
-        utf8Append(out, sep ? cp : (atStart ? toUpperCp(cp) : toLowerCp(cp)));
-        atStart = sep;
-    }
-    return out;
-}
-
-Result<std::string> replace(const std::string &s, const std::string &from, const std::string &to, int64_t count,
-                            size_t maxBytes)
-{
-    std::string out;
-    if (from.empty()) {
-        // Python inserts `to` between every character (and at both ends).
-        const auto cps = utf8Decode(s);
-        int64_t done = 0;
-        for (size_t i = 0; i <= cps.size(); ++i) {
-            if (count < 0 || done < count) {
-                out += to;
-                ++done;
-            }
-            if (i < cps.size())
-                utf8Append(out, cps[i]);
-            if (out.size() > maxBytes)
-                return Status::error("replace() result exceeds the output size limit");
-        }
-        return out;
-    }
-    size_t pos = 0;
-    int64_t done = 0;
-    while (count < 0 || done < count) {
-        const size_t hit = s.find(from, pos);
-        if (hit == std::string::npos)
-            break;
-        out.append(s, pos, hit - pos);
-        out += to;
-        pos = hit + from.size();
-        ++done;
-        if (out.size() > maxBytes)
-            return Status::error("replace() result exceeds the output size limit");
-    }
-    out.append(s, pos, std::string::npos);
-    return out;
-}
-
-Result<Value> split(const std::string &s, const Value &sepV, int64_t maxsplit, bool fromRight)
-{
-    List parts;
-    if (sepV.isUndefined() || sepV.isNone()) {
-        const auto cps = utf8Decode(s);
-        std::vector<std::pair<size_t, size_t>> words;
-        size_t i = 0;
-        while (i < cps.size()) {
-            while (i < cps.size() && isPySpace(cps[i]))
-                ++i;
-            if (i >= cps.size())
-                break;
-            size_t j = i;
-            while (j < cps.size() && !isPySpace(cps[j]))
-                ++j;
-            words.emplace_back(i, j);
-            i = j;
-        }
-        if (maxsplit >= 0 && int64_t(words.size()) > maxsplit) {
-            if (!fromRight) {
-                // The remainder runs from word maxsplit to the very end (trailing whitespace kept).
-                words[size_t(maxsplit)].second = cps.size();
-                words.resize(size_t(maxsplit) + 1);
-            } else {
-                // The remainder runs from the very start (leading whitespace kept).
-                const size_t firstKept = words.size() - size_t(maxsplit);
-                std::vector<std::pair<size_t, size_t>> w{{0, words[firstKept - 1].second}};
-                w.insert(w.end(), words.begin() + long(firstKept), words.end());
-                words = std::move(w);
-            }
-        }
-        for (auto [b, e] : words)
-            parts.emplace_back(utf8Encode(cps, b, e));
-        return Value::list(std::move(parts));
-    }
-    if (!sepV.isString())
-        return typeError(std::string("must be str or None, not ") + typeName(sepV));
-    const std::string &sep = sepV.asString();
-    if (sep.empty())
-        return typeError("empty separator");
-    std::vector<std::string> pieces;
-    size_t pos = 0;
-    while (true) {
-        const size_t hit = s.find(sep, pos);
-        if (hit == std::string::npos)
-            break;
-        pieces.push_back(s.substr(pos, hit - pos));
-        pos = hit + sep.size();
-    }
-    pieces.push_back(s.substr(pos));
-    if (maxsplit >= 0 && int64_t(pieces.size()) > maxsplit + 1) {
-        std::vector<std::string> merged;
-        if (!fromRight) {
-            merged.assign(pieces.begin(), pieces.begin() + long(maxsplit));
-            std::string rest;
-            for (size_t i = size_t(maxsplit); i < pieces.size(); ++i)
-                rest += (i > size_t(maxsplit) ? sep : "") + pieces[i];
-            merged.push_back(rest);
-        } else {
-            const size_t head = pieces.size() - size_t(maxsplit);
-            std::string first;
-            for (size_t i = 0; i < head; ++i)
-                first += (i ? sep : "") + pieces[i];
-            merged.push_back(first);
-            merged.insert(merged.end(), pieces.begin() + long(head), pieces.end());
-        }
-        pieces = std::move(merged);
-    }
-    for (auto &p : pieces)
-        parts.emplace_back(std::move(p));
-    return Value::list(std::move(parts));
-}
-
-std::vector<std::string> splitLines(const std::string &s, bool keepEnds)
-{
-    std::vector<std::string> lines;
-    const auto cps = utf8Decode(s);
-    size_t start = 0, i = 0;
-    while (i < cps.size()) {
-        const uint32_t c = cps[i];
-        const bool brk = c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D || c == 0x1E
-                         || c == 0x85 || c == 0x2028 || c == 0x2029;
-        if (!brk) {
-            ++i;
-            continue;
-        }
-        size_t end = i;
-        ++i;
-        if (c == '\r' && i < cps.size() && cps[i] == '\n')
-            ++i;
-        lines.push_back(utf8Encode(cps, start, keepEnds ? i : end));
-        start = i;
-    }
-    if (start < cps.size())
-        lines.push_back(utf8Encode(cps, start, cps.size()));
-    return lines;
-}
-
-Result<bool> affixMatch(const std::string &s, const Value &affix, bool prefix, const char *fn)
-{
-    auto one = [&](const std::string &a) {
-        if (a.size() > s.size())
-            return false;
-        return prefix ? s.compare(0, a.size(), a) == 0 : s.compare(s.size() - a.size(), a.size(), a) == 0;
-    };
-    if (affix.isString())
-        return one(affix.asString());
-    if (affix.isList()) {
-        for (const Value &a : affix.asList()) {
-            if (!a.isString())
-                return typeError(std::string("tuple for ") + fn + " must only contain str, not " + typeName(a));
-            if (one(a.asString()))
-                return true;
-        }
-        return false;
-    }
-    return typeError(std::string(fn) + " first arg must be str or a tuple of str, not " + typeName(affix));
-}
-
-// Items of an iterable value as a list (Python iter()).
-Result<List> iterate(const Value &v)
-{
-    switch (v.kind()) {
-    case ValueKind::VALUE_KIND_UNDEFINED: return List{};
-    case ValueKind::VALUE_KIND_LIST: return v.asList();
-    case ValueKind::VALUE_KIND_DICT: {
-        List keys;
-        for (const auto &[k, val] : v.asDict().entries)
-            keys.push_back(k);
-        return keys;
-    }
-    case ValueKind::VALUE_KIND_STRING: {
-        List chars;
-        for (uint32_t cp : utf8Decode(v.asString())) {
-            std::string ch;
-            utf8Append(ch, cp);
-            chars.emplace_back(std::move(ch));
-        }
-        return chars;
-    }
-    default:
-        return typeError(std::string("'") + typeName(v) + "' object is not iterable");
-    }
+    if (!r)
+        return r.status();
+    return Value(std::move(*r));
 }
 
 Result<int64_t> length(const Value &v)
 {
     switch (v.kind()) {
     case ValueKind::VALUE_KIND_UNDEFINED: return int64_t(0);
-    case ValueKind::VALUE_KIND_STRING: return int64_t(utf8Length(v.asString()));
+    case ValueKind::VALUE_KIND_STRING: return int64_t(v.stringData().length());   // counted once, when made
     case ValueKind::VALUE_KIND_LIST: return int64_t(v.asList().size());
     case ValueKind::VALUE_KIND_DICT: return int64_t(v.asDict().entries.size());
     default: return typeError(std::string("object of type '") + typeName(v) + "' has no len()");
     }
 }
 
-// Jinja's attribute getter: "a.b.0" walks attributes / items.
-Value attrPath(Interpreter &in, const Value &v, const Value &attribute)
-{
-    if (!attribute.isString())
-        return in.getItem(v, attribute);
-    Value cur = v;
-    const std::string &path = attribute.asString();
-    size_t pos = 0;
-    while (true) {
-        const size_t dot = path.find('.', pos);
-        const std::string part = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-        if (cur.isUndefined())
-            return cur;
-        bool numeric = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-        cur = numeric && part.size() < 18 ? in.getItem(cur, Value(int64_t(std::stoll(part)))) : in.getItem(cur, Value(part));
-        if (dot == std::string::npos)
-            break;
-        pos = dot + 1;
+// Jinja's attribute getter: "a.b.0" walks attributes / items. The path is
+// split once (charged), then each get() costs one step per part.
+class AttrPath {
+public:
+    static Result<AttrPath> make(Interpreter &in, const Value &attribute)
+    {
+        AttrPath p;
+        if (!attribute.isString()) {
+            p.m_keys.push_back(attribute);
+            return p;
+        }
+        const std::string &path = attribute.asString();
+        if (Status s = in.chargeBytes(path.size()); !s)
+            return s;
+        size_t pos = 0;
+        while (true) {
+            const size_t dot = path.find('.', pos);
+            const std::string part = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+            const bool numeric = !part.empty() && part.size() < 18
+                                 && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+            p.m_keys.push_back(numeric ? Value(int64_t(std::stoll(part))) : Value(part));
+            if (dot == std::string::npos)
+                break;
+            pos = dot + 1;
+        }
+        return p;
     }
-    return cur;
-}
 
-Status checkStringSize(Interpreter &in, const std::string &s) { return in.checkSize(s.size()); }
+    Result<Value> get(Interpreter &in, const Value &v) const
+    {
+        if (Status s = in.charge(m_keys.size()); !s)
+            return s;
+        Value cur = v;
+        for (const Value &key : m_keys) {
+            if (cur.isUndefined())
+                return cur;
+            cur = in.getItem(cur, key);
+        }
+        return cur;
+    }
+
+private:
+    std::vector<Value> m_keys;
+};
+
+Result<Value> textFilter(Interpreter &in, const Value &v, Result<std::string> (*fn)(Interpreter &, std::string_view))
+{
+    auto s = strings::text(in, v);
+    if (!s)
+        return s.status();
+    return asValue(fn(in, *s));
+}
 
 // --- filters ----------------------------------------------------------------------
 
-Result<Value> fTrim(Interpreter &, const Value &v, CallArgs &a)
+Result<Value> fTrim(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (Status s = a.check("trim", 1, {"chars"}); !s) return s;
-    return Value(strip(toStr(v), arg(a, 0, "chars"), true, true));
+    auto text = strings::text(in, v);
+    if (!text) return text.status();
+    return asValue(strings::strip(in, *text, arg(a, 0, "chars"), true, true));
 }
 
 Result<Value> fLength(Interpreter &, const Value &v, CallArgs &a)
@@ -321,37 +115,22 @@ Result<Value> fLength(Interpreter &, const Value &v, CallArgs &a)
     return Value(*n);
 }
 
-Result<Value> fUpper(Interpreter &, const Value &v, CallArgs &) { return Value(mapCase(toStr(v), true)); }
-Result<Value> fLower(Interpreter &, const Value &v, CallArgs &) { return Value(mapCase(toStr(v), false)); }
-Result<Value> fTitle(Interpreter &, const Value &v, CallArgs &) { return Value(jinjaTitle(toStr(v))); }
-Result<Value> fCapitalize(Interpreter &, const Value &v, CallArgs &) { return Value(capitalize(toStr(v))); }
-Result<Value> fSafe(Interpreter &, const Value &v, CallArgs &) { return v.isString() ? v : Value(toStr(v)); }
+Result<std::string> upperText(Interpreter &in, std::string_view s) { return strings::mapCase(in, s, true); }
+Result<std::string> lowerText(Interpreter &in, std::string_view s) { return strings::mapCase(in, s, false); }
+
+Result<Value> fUpper(Interpreter &in, const Value &v, CallArgs &) { return textFilter(in, v, upperText); }
+Result<Value> fLower(Interpreter &in, const Value &v, CallArgs &) { return textFilter(in, v, lowerText); }
+Result<Value> fTitle(Interpreter &in, const Value &v, CallArgs &) { return textFilter(in, v, strings::jinjaTitle); }
+Result<Value> fCapitalize(Interpreter &in, const Value &v, CallArgs &) { return textFilter(in, v, strings::capitalize); }
+Result<Value> fEscape(Interpreter &in, const Value &v, CallArgs &) { return textFilter(in, v, strings::escapeHtml); }
 
 Result<Value> fString(Interpreter &in, const Value &v, CallArgs &)
 {
     if (v.isString())
         return v;
-    std::string s = toStr(v, in.limits().maxOutputBytes);
-    if (Status st = in.checkSize(s.size()); !st)
-        return st;
-    return Value(std::move(s));
+    return asValue(strings::text(in, v));
 }
-
-Result<Value> fEscape(Interpreter &, const Value &v, CallArgs &)
-{
-    std::string out;
-    for (char c : toStr(v)) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&#34;"; break;
-        case '\'': out += "&#39;"; break;
-        default: out += c;
-        }
-    }
-    return Value(std::move(out));
-}
+Result<Value> fSafe(Interpreter &in, const Value &v, CallArgs &a) { return fString(in, v, a); }
 
 Result<Value> fTojson(Interpreter &in, const Value &v, CallArgs &a)
 {
@@ -362,6 +141,9 @@ Result<Value> fTojson(Interpreter &in, const Value &v, CallArgs &a)
         o.indent = std::string(size_t(std::clamp<int64_t>(indent.asInt(), 0, 64)), ' ');
         o.itemSeparator = ",";
     } else if (indent.isString()) {
+        // Written once per level on every line: a long one would multiply the output.
+        if (indent.asString().size() > 64)
+            return typeError("tojson: an indent string may have at most 64 bytes");
         o.indent = indent.asString();
         o.itemSeparator = ",";
     } else if (!indent.isUndefined() && !indent.isNone()) {
@@ -377,23 +159,40 @@ Result<Value> fTojson(Interpreter &in, const Value &v, CallArgs &a)
     o.sortKeys = truthy(arg(a, 99, "sort_keys", Value(false)));
     auto json = toJson(v, o);
     if (!json) return json.status();
-    if (Status s = checkStringSize(in, *json); !s) return s;
+    if (Status s = in.checkSize(json->size()); !s) return s;
+    if (Status s = in.chargeBytes(json->size()); !s) return s;
     return Value(std::move(*json));
 }
 
 Result<Value> fJoin(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (Status s = a.check("join", 2, {"d", "attribute"}); !s) return s;
-    const std::string sep = toStr(arg(a, 0, "d", Value("")));
+    auto sep = strings::text(in, arg(a, 0, "d", Value("")));
+    if (!sep) return sep.status();
     const Value attribute = arg(a, 1, "attribute");
-    auto items = iterate(v);
+    std::optional<AttrPath> path;
+    if (!attribute.isUndefined()) {
+        auto made = AttrPath::make(in, attribute);
+        if (!made) return made.status();
+        path = std::move(*made);
+    }
+    auto items = in.iterate(v);
     if (!items) return items.status();
     std::string out;
     for (size_t i = 0; i < items->size(); ++i) {
+        Value item = (*items)[i];
+        if (path) {
+            auto got = path->get(in, item);
+            if (!got) return got.status();
+            item = std::move(*got);
+        }
+        const std::string piece = toStr(item, in.limits().maxOutputBytes);
+        const size_t add = (i ? sep->size() : 0) + piece.size();
+        if (Status s = in.checkSize(out.size() + add); !s) return s;
+        if (Status s = in.chargeBytes(add); !s) return s;
         if (i)
-            out += sep;
-        out += toStr(attribute.isUndefined() ? (*items)[i] : attrPath(in, (*items)[i], attribute));
-        if (Status s = checkStringSize(in, out); !s) return s;
+            out += *sep;
+        out += piece;
     }
     return Value(std::move(out));
 }
@@ -411,42 +210,76 @@ Result<Value> fDefault(Interpreter &, const Value &v, CallArgs &a)
 Result<Value> fReplace(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (Status s = a.check("replace", 3, {"old", "new", "count"}); !s) return s;
-    const Value from = arg(a, 0, "old"), to = arg(a, 1, "new"), count = arg(a, 2, "count");
-    if (from.isUndefined() || to.isUndefined())
+    const Value fromV = arg(a, 0, "old"), toV = arg(a, 1, "new"), count = arg(a, 2, "count");
+    if (fromV.isUndefined() || toV.isUndefined())
         return typeError("replace() needs the old and new strings");
-    auto r = replace(toStr(v), toStr(from), toStr(to), count.isInt() ? count.asInt() : -1, in.limits().maxOutputBytes);
-    if (!r) return r.status();
-    return Value(std::move(*r));
+    auto text = strings::text(in, v);
+    if (!text) return text.status();
+    auto from = strings::text(in, fromV);
+    if (!from) return from.status();
+    auto to = strings::text(in, toV);
+    if (!to) return to.status();
+    return asValue(strings::replace(in, *text, *from, *to, count.isInt() ? count.asInt() : -1));
 }
 
-Result<Value> fFirst(Interpreter &, const Value &v, CallArgs &)
+// first / last without listing: a list's end item, a string's end character,
+// a dict's end key.
+Result<Value> endItem(Interpreter &in, const Value &v, bool first)
 {
-    auto items = iterate(v);
+    const char *empty = first ? "No first item, sequence was empty." : "No last item, sequence was empty.";
+    if (v.isList() || v.isDict()) {
+        const size_t n = v.isList() ? v.asList().size() : v.asDict().entries.size();
+        if (n == 0)
+            return Value::undefined(empty);
+        const size_t at = first ? 0 : n - 1;
+        return v.isList() ? v.asList()[at] : v.asDict().entries[at].first;
+    }
+    if (v.isString()) {
+        const StringData &text = v.stringData();
+        if (text.length() == 0)
+            return Value::undefined(empty);
+        size_t at = text.offsetOf(first ? 0 : text.length() - 1);
+        std::string ch;
+        utf8Append(ch, utf8Next(text.text(), at));
+        return Value(std::move(ch));
+    }
+    auto items = in.iterate(v);
     if (!items) return items.status();
     if (items->empty())
-        return Value::undefined("No first item, sequence was empty.");
-    return items->front();
+        return Value::undefined(empty);
+    return first ? items->front() : items->back();
 }
 
-Result<Value> fLast(Interpreter &, const Value &v, CallArgs &)
-{
-    auto items = iterate(v);
-    if (!items) return items.status();
-    if (items->empty())
-        return Value::undefined("No last item, sequence was empty.");
-    return items->back();
-}
+Result<Value> fFirst(Interpreter &in, const Value &v, CallArgs &) { return endItem(in, v, true); }
+Result<Value> fLast(Interpreter &in, const Value &v, CallArgs &) { return endItem(in, v, false); }
 
-Result<Value> fList(Interpreter &, const Value &v, CallArgs &)
+Result<Value> fList(Interpreter &in, const Value &v, CallArgs &)
 {
-    auto items = iterate(v);
+    if (v.isList())
+        return v.isTuple() ? Value::list(v.asList()) : v;
+    auto items = in.iterate(v);
     if (!items) return items.status();
     return Value::list(std::move(*items));
 }
 
+// `text` without leading and trailing whitespace (Python's str.strip()).
+std::string trimmed(std::string_view text)
+{
+    size_t begin = std::string_view::npos, end = 0;
+    for (size_t i = 0; i < text.size();) {
+        const size_t at = i;
+        if (!isPySpace(utf8Next(text, i))) {
+            if (begin == std::string_view::npos)
+                begin = at;
+            end = i;
+        }
+    }
+    return begin == std::string_view::npos ? std::string() : std::string(text.substr(begin, end - begin));
+}
+
 std::optional<int64_t> parseInt(const std::string &text, int base)
 {
-    std::string s = strip(text, Value(), true, true);
+    std::string s = trimmed(text);
     s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
     if (s.empty())
         return std::nullopt;
@@ -460,7 +293,7 @@ std::optional<int64_t> parseInt(const std::string &text, int base)
 
 std::optional<double> parseFloat(const std::string &text)
 {
-    const std::string s = strip(text, Value(), true, true);
+    const std::string s = trimmed(text);
     if (s.empty())
         return std::nullopt;
     char *end = nullptr;
@@ -470,9 +303,10 @@ std::optional<double> parseFloat(const std::string &text)
     return d;
 }
 
-Result<Value> fInt(Interpreter &, const Value &v, CallArgs &a)
+Result<Value> fInt(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (Status s = a.check("int", 2, {"default", "base"}); !s) return s;
+    if (Status s = in.chargeBytes(v.asString().size()); !s) return s;
     const Value dflt = arg(a, 0, "default", Value(int64_t(0)));
     const Value base = arg(a, 1, "base", Value(int64_t(10)));
     if (v.isInt() || v.isBool())
@@ -492,9 +326,10 @@ Result<Value> fInt(Interpreter &, const Value &v, CallArgs &a)
     return dflt;
 }
 
-Result<Value> fFloat(Interpreter &, const Value &v, CallArgs &a)
+Result<Value> fFloat(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (Status s = a.check("float", 1, {"default"}); !s) return s;
+    if (Status s = in.chargeBytes(v.asString().size()); !s) return s;
     const Value dflt = arg(a, 0, "default", Value(0.0));
     if (v.isNumber())
         return Value(v.asFloat());
@@ -526,7 +361,7 @@ Result<Value> fRound(Interpreter &, const Value &v, CallArgs &a)
     if (!v.isNumber())
         return typeError(std::string("round() needs a number, not ") + typeName(v));
     const Value precisionV = arg(a, 0, "precision", Value(int64_t(0)));
-    const std::string method = toStr(arg(a, 1, "method", Value("common")));
+    const std::string method = toStr(arg(a, 1, "method", Value("common")), 16);
     const int64_t precision = precisionV.isInt() ? std::clamp<int64_t>(precisionV.asInt(), -300, 300) : 0;
     if (method != "common" && method != "ceil" && method != "floor")
         return typeError("method must be 'common', 'ceil' or 'floor'");
@@ -557,19 +392,40 @@ Result<Value> fRound(Interpreter &, const Value &v, CallArgs &a)
 }
 
 // select/reject/selectattr/rejectattr share this.
+// An optional attribute path argument (Undefined: none).
+Result<std::optional<AttrPath>> optionalPath(Interpreter &in, const Value &attribute)
+{
+    if (attribute.isUndefined())
+        return std::optional<AttrPath>();
+    auto made = AttrPath::make(in, attribute);
+    if (!made)
+        return made.status();
+    return std::optional<AttrPath>(std::move(*made));
+}
+
+// The item itself, or the attribute `path` names.
+Result<Value> keyOf(Interpreter &in, const std::optional<AttrPath> &path, const Value &item)
+{
+    if (!path)
+        return item;
+    return path->get(in, item);
+}
+
 Result<Value> selectImpl(Interpreter &in, const Value &v, CallArgs &a, bool byAttribute, bool select)
 {
     List out;
     if (!truthy(v))   // Jinja: `if value:` guards the loop, so None selects nothing
         return Value::list();
-    auto items = iterate(v);
+    auto items = in.iterate(v);
     if (!items) return items.status();
     size_t next = 0;
-    Value attribute;
+    std::optional<AttrPath> path;
     if (byAttribute) {
         if (a.positional.empty())
             return typeError("selectattr/rejectattr needs an attribute name");
-        attribute = a.positional[next++];
+        auto made = AttrPath::make(in, a.positional[next++]);
+        if (!made) return made.status();
+        path = std::move(*made);
     }
     std::string testName;
     if (next < a.positional.size()) {
@@ -582,13 +438,14 @@ Result<Value> selectImpl(Interpreter &in, const Value &v, CallArgs &a, bool byAt
     testArgs.named = a.named;
     for (const Value &item : *items) {
         if (Status s = in.step(); !s) return s;
-        const Value subject = byAttribute ? attrPath(in, item, attribute) : item;
+        auto subject = keyOf(in, path, item);
+        if (!subject) return subject.status();
         bool ok;
         if (testName.empty()) {
-            ok = truthy(subject);
+            ok = truthy(*subject);
         } else {
             CallArgs copy = testArgs;
-            auto r = in.applyTest(testName, subject, copy);
+            auto r = in.applyTest(testName, *subject, copy);
             if (!r) return r.status();
             ok = *r;
         }
@@ -605,18 +462,20 @@ Result<Value> fRejectattr(Interpreter &in, const Value &v, CallArgs &a) { return
 
 Result<Value> fMap(Interpreter &in, const Value &v, CallArgs &a)
 {
-    auto items = iterate(v);
+    auto items = in.iterate(v);
     if (!items) return items.status();
     List out;
-    const Value *attribute = a.get(SIZE_MAX, "attribute");
-    if (attribute) {
+    out.reserve(items->size());
+    if (const Value *attribute = a.get(SIZE_MAX, "attribute")) {
+        auto path = AttrPath::make(in, *attribute);
+        if (!path) return path.status();
         const Value *dflt = a.get(SIZE_MAX, "default");
         for (const Value &item : *items) {
-            if (Status s = in.step(); !s) return s;
-            Value r = attrPath(in, item, *attribute);
-            if (r.isUndefined() && dflt)
-                r = *dflt;
-            out.push_back(std::move(r));
+            auto r = path->get(in, item);
+            if (!r) return r.status();
+            if (r->isUndefined() && dflt)
+                *r = *dflt;
+            out.push_back(std::move(*r));
         }
         return Value::list(std::move(out));
     }
@@ -636,33 +495,49 @@ Result<Value> fMap(Interpreter &in, const Value &v, CallArgs &a)
     return Value::list(std::move(out));
 }
 
-Result<Value> fItems(Interpreter &, const Value &v, CallArgs &)
+Result<Value> fItems(Interpreter &in, const Value &v, CallArgs &)
 {
     if (v.isUndefined())
         return Value::list();
     if (!v.isMapping())
         return typeError("Can only get item pairs from a mapping.");
+    if (Status s = in.charge(v.asDict().entries.size()); !s) return s;
     List out;
+    out.reserve(v.asDict().entries.size());
     for (const auto &[k, val] : v.asDict().entries)
         out.push_back(Value::tuple({k, val}));
     return Value::list(std::move(out));
 }
 
-// Sort key comparison with optional case folding of strings.
-Result<int> sortCompare(const Value &x, const Value &y, bool caseSensitive)
+// Sorts `items` by their keys (computed once each, case-folded unless
+// caseSensitive), stably. Every comparison is charged (one step, plus the
+// items of two lists compared), so a sort costs O(n log n) steps.
+Result<List> sortByKeys(Interpreter &in, const List &items, const std::optional<AttrPath> &path, bool caseSensitive,
+                        bool reverse)
 {
-    if (!caseSensitive && x.isString() && y.isString())
-        return compare(Value(mapCase(x.asString(), false)), Value(mapCase(y.asString(), false)), "<");
-    return compare(x, y, "<");
-}
-
-Result<List> sortValues(List items, const std::function<Value(const Value &)> &key, bool caseSensitive, bool reverse)
-{
+    std::vector<std::pair<Value, size_t>> keyed;   // key, position in items
+    keyed.reserve(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+        auto key = keyOf(in, path, items[i]);
+        if (!key) return key.status();
+        if (!caseSensitive && key->isString()) {
+            auto folded = strings::mapCase(in, key->asString(), false);
+            if (!folded) return folded.status();
+            *key = Value(std::move(*folded));
+        }
+        keyed.emplace_back(std::move(*key), i);
+    }
     std::optional<Status> error;
-    std::stable_sort(items.begin(), items.end(), [&](const Value &p, const Value &q) {
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto &p, const auto &q) {
         if (error)
             return false;
-        auto c = sortCompare(key(p), key(q), caseSensitive);
+        const size_t work = p.first.isList() && q.first.isList()
+                                ? std::min(p.first.asList().size(), q.first.asList().size()) : 0;
+        if (Status s = in.charge(1 + work); !s) {
+            error = s;
+            return false;
+        }
+        auto c = compare(p.first, q.first, "<");
         if (!c) {
             error = c.status();
             return false;
@@ -671,24 +546,31 @@ Result<List> sortValues(List items, const std::function<Value(const Value &)> &k
     });
     if (error)
         return *error;
-    return items;
+    List out;
+    out.reserve(items.size());
+    for (const auto &[key, i] : keyed)
+        out.push_back(items[i]);
+    return out;
 }
 
-Result<Value> fDictsort(Interpreter &, const Value &v, CallArgs &a)
+Result<Value> fDictsort(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (Status s = a.check("dictsort", 3, {"case_sensitive", "by", "reverse"}); !s) return s;
     if (!v.isMapping())
         return typeError("dictsort needs a mapping");
     const bool caseSensitive = truthy(arg(a, 0, "case_sensitive", Value(false)));
-    const std::string by = toStr(arg(a, 1, "by", Value("key")));
+    const std::string by = toStr(arg(a, 1, "by", Value("key")), 16);
     const bool reverse = truthy(arg(a, 2, "reverse", Value(false)));
     if (by != "key" && by != "value")
         return typeError("You can only sort by either 'key' or 'value'");
+    if (Status s = in.charge(v.asDict().entries.size()); !s) return s;
     List pairs;
+    pairs.reserve(v.asDict().entries.size());
     for (const auto &[k, val] : v.asDict().entries)
         pairs.push_back(Value::tuple({k, val}));
-    const size_t index = by == "key" ? 0 : 1;
-    auto sorted = sortValues(std::move(pairs), [index](const Value &p) { return p.asList()[index]; }, caseSensitive, reverse);
+    auto path = AttrPath::make(in, Value(int64_t(by == "key" ? 0 : 1)));
+    if (!path) return path.status();
+    auto sorted = sortByKeys(in, pairs, std::move(*path), caseSensitive, reverse);
     if (!sorted) return sorted.status();
     return Value::list(std::move(*sorted));
 }
@@ -696,26 +578,22 @@ Result<Value> fDictsort(Interpreter &, const Value &v, CallArgs &a)
 Result<Value> fSort(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (Status s = a.check("sort", 3, {"reverse", "case_sensitive", "attribute"}); !s) return s;
-    auto items = iterate(v);
+    auto items = in.iterate(v);
     if (!items) return items.status();
     const bool reverse = truthy(arg(a, 0, "reverse", Value(false)));
     const bool caseSensitive = truthy(arg(a, 1, "case_sensitive", Value(false)));
-    const Value attribute = arg(a, 2, "attribute");
-    auto sorted = sortValues(std::move(*items), [&](const Value &x) {
-        return attribute.isUndefined() ? x : attrPath(in, x, attribute);
-    }, caseSensitive, reverse);
+    auto path = optionalPath(in, arg(a, 2, "attribute"));
+    if (!path) return path.status();
+    auto sorted = sortByKeys(in, *items, *path, caseSensitive, reverse);
     if (!sorted) return sorted.status();
     return Value::list(std::move(*sorted));
 }
 
-Result<Value> fReverse(Interpreter &, const Value &v, CallArgs &)
+Result<Value> fReverse(Interpreter &in, const Value &v, CallArgs &)
 {
-    if (v.isString()) {
-        auto cps = utf8Decode(v.asString());
-        std::reverse(cps.begin(), cps.end());
-        return Value(utf8Encode(cps));
-    }
-    auto items = iterate(v);
+    if (v.isString())
+        return asValue(strings::reversed(in, v.asString()));
+    auto items = in.iterate(v);
     if (!items) return items.status();
     std::reverse(items->begin(), items->end());
     return Value::list(std::move(*items));
@@ -724,26 +602,25 @@ Result<Value> fReverse(Interpreter &, const Value &v, CallArgs &)
 Result<Value> fUnique(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (Status s = a.check("unique", 2, {"case_sensitive", "attribute"}); !s) return s;
-    auto items = iterate(v);
+    auto items = in.iterate(v);
     if (!items) return items.status();
     const bool caseSensitive = truthy(arg(a, 0, "case_sensitive", Value(false)));
-    const Value attribute = arg(a, 1, "attribute");
-    List out, seen;
+    auto path = optionalPath(in, arg(a, 1, "attribute"));
+    if (!path) return path.status();
+    List out;
+    Dict seen;   // the keys met so far (hashed: O(1) per item)
     for (const Value &item : *items) {
-        if (Status s = in.step(); !s) return s;
-        Value key = attribute.isUndefined() ? item : attrPath(in, item, attribute);
-        if (!caseSensitive && key.isString())
-            key = Value(mapCase(key.asString(), false));
-        bool dup = false;
-        for (const Value &s : seen)
-            if (equals(s, key)) {
-                dup = true;
-                break;
-            }
-        if (!dup) {
-            seen.push_back(key);
-            out.push_back(item);
+        auto key = keyOf(in, *path, item);
+        if (!key) return key.status();
+        if (!caseSensitive && key->isString()) {
+            auto folded = strings::mapCase(in, key->asString(), false);
+            if (!folded) return folded.status();
+            *key = Value(std::move(*folded));
         }
+        if (seen.find(*key))
+            continue;
+        seen.set(std::move(*key), Value());
+        out.push_back(item);
     }
     return Value::list(std::move(out));
 }
@@ -761,38 +638,44 @@ Result<Value> fIndent(Interpreter &in, const Value &v, CallArgs &a)
         return typeError("indent width must be an integer or a string");
     const bool first = truthy(arg(a, 1, "first", Value(false)));
     const bool blank = truthy(arg(a, 2, "blank", Value(false)));
-    const std::string s = toStr(v) + "\n";
-    const auto lines = splitLines(s, false);
-    std::string rv;
-    if (blank) {
-        for (size_t i = 0; i < lines.size(); ++i)
-            rv += (i ? "\n" + indention : "") + lines[i];
-    } else {
-        rv = lines.empty() ? "" : lines[0];
-        for (size_t i = 1; i < lines.size(); ++i)
-            rv += "\n" + (lines[i].empty() ? "" : indention + lines[i]);
+    auto text = strings::text(in, v);
+    if (!text) return text.status();
+    auto lines = strings::splitLines(in, *text + "\n", false);
+    if (!lines) return lines.status();
+    const List &l = lines->asList();
+    std::string rv = first ? indention : std::string();
+    for (size_t i = 0; i < l.size(); ++i) {
+        const std::string &line = l[i].asString();
+        const bool indented = i > 0 && (blank || !line.empty());
+        const size_t add = (i ? 1 : 0) + (indented ? indention.size() : 0) + line.size();
+        if (Status s = in.checkSize(rv.size() + add); !s) return s;
+        if (Status s = in.chargeBytes(add); !s) return s;
+        if (i)
+            rv += '\n';
+        if (indented)
+            rv += indention;
+        rv += line;
     }
-    if (first)
-        rv = indention + rv;
-    if (Status st = checkStringSize(in, rv); !st) return st;
     return Value(std::move(rv));
 }
 
 Result<Value> fSum(Interpreter &in, const Value &v, CallArgs &a)
 {
-    auto items = iterate(v);
+    auto items = in.iterate(v);
     if (!items) return items.status();
-    const Value attribute = arg(a, 0, "attribute");
+    auto path = optionalPath(in, arg(a, 0, "attribute"));
+    if (!path) return path.status();
     Value total = arg(a, 1, "start", Value(int64_t(0)));
     for (const Value &item : *items) {
-        const Value x = attribute.isUndefined() ? item : attrPath(in, item, attribute);
-        if (!x.isNumber() || !total.isNumber())
-            return typeError(std::string("unsupported operand type(s) for +: '") + typeName(total) + "' and '" + typeName(x) + "'");
-        if (x.isFloat() || total.isFloat())
-            total = Value(total.asFloat() + x.asFloat());
+        auto x = keyOf(in, *path, item);
+        if (!x) return x.status();
+        if (!x->isNumber() || !total.isNumber())
+            return typeError(std::string("unsupported operand type(s) for +: '") + typeName(total) + "' and '" + typeName(*x) + "'");
+        if (x->isFloat() || total.isFloat())
+            total = Value(total.asFloat() + x->asFloat());
         else {
             int64_t r = 0;
-            if (__builtin_add_overflow(total.asInt(), x.asInt(), &r))
+            if (__builtin_add_overflow(total.asInt(), x->asInt(), &r))
                 return typeError("integer overflow");
             total = Value(r);
         }
@@ -802,19 +685,33 @@ Result<Value> fSum(Interpreter &in, const Value &v, CallArgs &a)
 
 Result<Value> minMax(Interpreter &in, const Value &v, CallArgs &a, bool wantMax)
 {
-    auto items = iterate(v);
+    auto items = in.iterate(v);
     if (!items) return items.status();
     if (items->empty())
         return Value::undefined(std::string("No ") + (wantMax ? "largest" : "smallest") + " item, sequence was empty.");
     const bool caseSensitive = truthy(arg(a, 0, "case_sensitive", Value(false)));
-    const Value attribute = arg(a, 1, "attribute");
+    auto path = optionalPath(in, arg(a, 1, "attribute"));
+    if (!path) return path.status();
     size_t best = 0;
-    for (size_t i = 1; i < items->size(); ++i) {
-        auto key = [&](size_t k) { return attribute.isUndefined() ? (*items)[k] : attrPath(in, (*items)[k], attribute); };
-        auto c = sortCompare(key(i), key(best), caseSensitive);
-        if (!c) return c.status();
-        if (wantMax ? *c > 0 : *c < 0)
-            best = i;
+    Value bestKey;
+    for (size_t i = 0; i < items->size(); ++i) {
+        auto key = keyOf(in, *path, (*items)[i]);
+        if (!key) return key.status();
+        if (!caseSensitive && key->isString()) {
+            auto folded = strings::mapCase(in, key->asString(), false);
+            if (!folded) return folded.status();
+            *key = Value(std::move(*folded));
+        }
+        if (i > 0) {
+            const size_t work = key->isList() && bestKey.isList() ? std::min(key->asList().size(), bestKey.asList().size()) : 0;
+            if (Status s = in.charge(1 + work); !s) return s;
+            auto c = compare(*key, bestKey, "<");
+            if (!c) return c.status();
+            if (!(wantMax ? *c > 0 : *c < 0))
+                continue;
+        }
+        best = i;
+        bestKey = std::move(*key);
     }
     return (*items)[best];
 }
@@ -835,11 +732,18 @@ Result<Value> fAttr(Interpreter &in, const Value &v, CallArgs &a)
     return Value::undefined("'" + objectTypeRepr(v) + "' has no attribute '" + name + "'");
 }
 
-Result<Value> fWordcount(Interpreter &, const Value &v, CallArgs &)
+Result<Value> fWordcount(Interpreter &in, const Value &v, CallArgs &)
 {
-    auto parts = split(toStr(v), Value(), -1, false);
-    if (!parts) return parts.status();
-    return Value(int64_t(parts->asList().size()));
+    auto text = strings::text(in, v);
+    if (!text) return text.status();
+    int64_t words = 0;
+    bool inWord = false;
+    for (size_t i = 0; i < text->size();) {
+        const bool space = isPySpace(utf8Next(*text, i));
+        words += !space && !inWord;
+        inWord = !space;
+    }
+    return Value(words);
 }
 
 const std::map<std::string, Filter, std::less<>> &filterTable()
@@ -859,11 +763,14 @@ const std::map<std::string, Filter, std::less<>> &filterTable()
 
 // --- tests ------------------------------------------------------------------------
 
-Result<bool> argCompare(const Value &v, CallArgs &a, const char *op)
+Result<bool> argCompare(Interpreter &in, const Value &v, CallArgs &a, const char *op)
 {
     if (a.positional.size() != 1)
         return typeError(std::string("test '") + op + "' needs one argument");
     const Value &other = a.positional[0];
+    if (v.isList() && other.isList())
+        if (Status s = in.charge(std::min(v.asList().size(), other.asList().size())); !s)
+            return s;
     const std::string o = op;
     if (o == "==") return equals(v, other);
     if (o == "!=") return !equals(v, other);
@@ -924,13 +831,13 @@ Result<bool> tDivisibleby(Interpreter &, const Value &v, CallArgs &a)
         return std::fmod(v.asFloat(), a.positional[0].asFloat()) == 0.0;
     return v.asInt() % a.positional[0].asInt() == 0;
 }
-Result<bool> tEq(Interpreter &, const Value &v, CallArgs &a) { return argCompare(v, a, "=="); }
-Result<bool> tNe(Interpreter &, const Value &v, CallArgs &a) { return argCompare(v, a, "!="); }
-Result<bool> tLt(Interpreter &, const Value &v, CallArgs &a) { return argCompare(v, a, "<"); }
-Result<bool> tLe(Interpreter &, const Value &v, CallArgs &a) { return argCompare(v, a, "<="); }
-Result<bool> tGt(Interpreter &, const Value &v, CallArgs &a) { return argCompare(v, a, ">"); }
-Result<bool> tGe(Interpreter &, const Value &v, CallArgs &a) { return argCompare(v, a, ">="); }
-Result<bool> tIn(Interpreter &, const Value &v, CallArgs &a)
+Result<bool> tEq(Interpreter &in, const Value &v, CallArgs &a) { return argCompare(in, v, a, "=="); }
+Result<bool> tNe(Interpreter &in, const Value &v, CallArgs &a) { return argCompare(in, v, a, "!="); }
+Result<bool> tLt(Interpreter &in, const Value &v, CallArgs &a) { return argCompare(in, v, a, "<"); }
+Result<bool> tLe(Interpreter &in, const Value &v, CallArgs &a) { return argCompare(in, v, a, "<="); }
+Result<bool> tGt(Interpreter &in, const Value &v, CallArgs &a) { return argCompare(in, v, a, ">"); }
+Result<bool> tGe(Interpreter &in, const Value &v, CallArgs &a) { return argCompare(in, v, a, ">="); }
+Result<bool> tIn(Interpreter &in, const Value &v, CallArgs &a)
 {
     if (a.positional.size() != 1)
         return typeError("test 'in' needs one argument");
@@ -938,11 +845,19 @@ Result<bool> tIn(Interpreter &, const Value &v, CallArgs &a)
     if (c.isString()) {
         if (!v.isString())
             return typeError(std::string("'in <string>' requires string as left operand, not ") + typeName(v));
-        return c.asString().find(v.asString()) != std::string::npos;
+        if (Status s = in.chargeBytes(c.asString().size() + v.asString().size()); !s) return s;
+        return SubstringSearch(v.asString()).find(c.asString()) != std::string::npos;
     }
     if (c.isMapping())
         return c.asDict().find(v) != nullptr;
-    auto items = iterate(c);
+    if (c.isList()) {
+        if (Status s = in.charge(c.asList().size()); !s) return s;
+        for (const Value &x : c.asList())
+            if (equals(x, v))
+                return true;
+        return false;
+    }
+    auto items = in.iterate(c);
     if (!items) return items.status();
     for (const Value &x : *items)
         if (equals(x, v))
@@ -956,19 +871,20 @@ Result<bool> tSameas(Interpreter &, const Value &v, CallArgs &a)
     const Value &o = a.positional[0];
     if (v.kind() != o.kind())
         return false;
-    if (v.isList()) return &v.asList() == &o.asList();
-    if (v.isMapping()) return v.dictPtr() == o.dictPtr();
+    if (v.isList() || v.isMapping()) return v.sameObject(o);
     return equals(v, o);
 }
-Result<bool> tLower(Interpreter &, const Value &v, CallArgs &)
+Result<bool> tLower(Interpreter &in, const Value &v, CallArgs &)
 {
-    const std::string s = toStr(v);
-    return s == mapCase(s, false);
+    auto text = strings::text(in, v);
+    if (!text) return text.status();
+    return strings::isAllCase(*text, false);
 }
-Result<bool> tUpper(Interpreter &, const Value &v, CallArgs &)
+Result<bool> tUpper(Interpreter &in, const Value &v, CallArgs &)
 {
-    const std::string s = toStr(v);
-    return s == mapCase(s, true);
+    auto text = strings::text(in, v);
+    if (!text) return text.status();
+    return strings::isAllCase(*text, true);
 }
 
 const std::map<std::string, Test, std::less<>> &testTable()
@@ -987,101 +903,15 @@ const std::map<std::string, Test, std::less<>> &testTable()
 
 // --- methods ----------------------------------------------------------------------
 
-Result<Value> stringMethod(Interpreter &in, const std::string &s, const std::string &name, CallArgs &a)
+Result<Value> dictMethod(Interpreter &in, const Value &d, const std::string &name, CallArgs &a)
 {
-    if (name == "strip" || name == "lstrip" || name == "rstrip") {
-        if (Status st = a.check(name.c_str(), 1, {}); !st) return st;
-        return Value(strip(s, arg(a, 0, "chars"), name != "rstrip", name != "lstrip"));
-    }
-    if (name == "split" || name == "rsplit") {
-        if (Status st = a.check(name.c_str(), 2, {"sep", "maxsplit"}); !st) return st;
-        const Value maxsplit = arg(a, 1, "maxsplit", Value(int64_t(-1)));
-        return split(s, arg(a, 0, "sep"), maxsplit.isInt() ? maxsplit.asInt() : -1, name == "rsplit");
-    }
-    if (name == "startswith" || name == "endswith") {
-        if (a.positional.size() != 1)
-            return typeError(name + "() takes exactly one argument");
-        auto r = affixMatch(s, a.positional[0], name == "startswith", name.c_str());
-        if (!r) return r.status();
-        return Value(*r);
-    }
-    if (name == "upper") return Value(mapCase(s, true));
-    if (name == "lower") return Value(mapCase(s, false));
-    if (name == "title") return Value(pyTitle(s));
-    if (name == "capitalize") return Value(capitalize(s));
-    if (name == "replace") {
-        if (a.positional.size() < 2 || !a.positional[0].isString() || !a.positional[1].isString())
-            return typeError("replace() needs two strings");
-        const int64_t count = a.positional.size() > 2 && a.positional[2].isInt() ? a.positional[2].asInt() : -1;
-        auto r = replace(s, a.positional[0].asString(), a.positional[1].asString(), count, in.limits().maxOutputBytes);
-        if (!r) return r.status();
-        return Value(std::move(*r));
-    }
-    if (name == "find" || name == "rfind" || name == "count" || name == "index") {
-        if (a.positional.size() != 1 || !a.positional[0].isString())
-            return typeError(name + "() needs one string");
-        const std::string &sub = a.positional[0].asString();
-        if (name == "count") {
-            if (sub.empty())
-                return Value(int64_t(utf8Length(s) + 1));
-            int64_t n = 0;
-            for (size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + sub.size()))
-                ++n;
-            return Value(n);
-        }
-        const size_t p = name == "rfind" ? s.rfind(sub) : s.find(sub);
-        if (p == std::string::npos) {
-            if (name == "index")
-                return typeError("substring not found");
-            return Value(int64_t(-1));
-        }
-        return Value(int64_t(utf8Length(std::string_view(s).substr(0, p))));
-    }
-    if (name == "join") {
-        if (a.positional.size() != 1)
-            return typeError("join() takes exactly one argument");
-        auto items = iterate(a.positional[0]);
-        if (!items) return items.status();
-        std::string out;
-        for (size_t i = 0; i < items->size(); ++i) {
-            if (!(*items)[i].isString())
-                return typeError("sequence item " + std::to_string(i) + ": expected str instance, "
-                                 + typeName((*items)[i]) + " found");
-            out += (i ? s : "") + (*items)[i].asString();
-            if (Status st = checkStringSize(in, out); !st) return st;
-        }
-        return Value(std::move(out));
-    }
-    if (name == "splitlines") {
+    const auto &entries = d.asDict().entries;
+    if (name == "items" || name == "keys" || name == "values") {
+        if (Status s = in.charge(entries.size()); !s) return s;
         List out;
-        for (auto &line : splitLines(s, truthy(arg(a, 0, "keepends", Value(false)))))
-            out.emplace_back(std::move(line));
-        return Value::list(std::move(out));
-    }
-    auto all = [&](auto pred) {
-        const auto cps = utf8Decode(s);
-        return Value(!cps.empty() && std::all_of(cps.begin(), cps.end(), pred));
-    };
-    if (name == "isdigit") return all([](uint32_t c) { return c >= '0' && c <= '9'; });
-    if (name == "isspace") return all([](uint32_t c) { return isPySpace(c); });
-    if (name == "isalpha") return all([](uint32_t c) { return isCased(c) || c > 0x2E7F; });
-    if (name == "isupper") return Value(s == mapCase(s, true) && s != mapCase(s, false));
-    if (name == "islower") return Value(s == mapCase(s, false) && s != mapCase(s, true));
-    return typeError("'str' object has no attribute '" + name + "'");
-}
-
-Result<Value> dictMethod(const Value &d, const std::string &name, CallArgs &a)
-{
-    if (name == "items") {
-        List out;
-        for (const auto &[k, v] : d.asDict().entries)
-            out.push_back(Value::tuple({k, v}));
-        return Value::list(std::move(out));
-    }
-    if (name == "keys" || name == "values") {
-        List out;
-        for (const auto &[k, v] : d.asDict().entries)
-            out.push_back(name == "keys" ? k : v);
+        out.reserve(entries.size());
+        for (const auto &[k, v] : entries)
+            out.push_back(name == "items" ? Value::tuple({k, v}) : name == "keys" ? k : v);
         return Value::list(std::move(out));
     }
     if (name == "get") {
@@ -1094,10 +924,11 @@ Result<Value> dictMethod(const Value &d, const std::string &name, CallArgs &a)
     return typeError("'dict' object has no attribute '" + name + "'");
 }
 
-Result<Value> listMethod(const Value &l, const std::string &name, CallArgs &a)
+Result<Value> listMethod(Interpreter &in, const Value &l, const std::string &name, CallArgs &a)
 {
     if (a.positional.size() != 1)
         return typeError(name + "() takes exactly one argument");
+    if (Status s = in.charge(l.asList().size()); !s) return s;
     int64_t n = 0;
     for (size_t i = 0; i < l.asList().size(); ++i) {
         if (equals(l.asList()[i], a.positional[0])) {
@@ -1107,20 +938,8 @@ Result<Value> listMethod(const Value &l, const std::string &name, CallArgs &a)
         }
     }
     if (name == "index")
-        return typeError(repr(a.positional[0]) + " is not in list");
+        return typeError(repr(a.positional[0], 200) + " is not in list");
     return Value(n);
-}
-
-bool isStringMethod(const std::string &n)
-{
-    static const char *const names[] = {"strip", "lstrip", "rstrip", "split", "rsplit", "startswith", "endswith",
-                                        "upper", "lower", "title", "capitalize", "replace", "find", "rfind",
-                                        "count", "index", "join", "splitlines", "isdigit", "isspace", "isalpha",
-                                        "isupper", "islower"};
-    for (const char *x : names)
-        if (n == x)
-            return true;
-    return false;
 }
 
 // --- globals ----------------------------------------------------------------------
@@ -1143,16 +962,19 @@ Result<Value> gRange(Interpreter &in, CallArgs &a)
     }
     if (step == 0)
         return typeError("range() arg 3 must not be zero");
+    // The length first (in unsigned arithmetic: no overflow), so a huge range is refused before it is built.
+    uint64_t count = 0;
+    if (step > 0 && start < stop)
+        count = (uint64_t(stop) - uint64_t(start) - 1) / uint64_t(step) + 1;
+    else if (step < 0 && start > stop)
+        count = (uint64_t(start) - uint64_t(stop) - 1) / (uint64_t(-(step + 1)) + 1) + 1;
+    if (count > in.limits().maxListItems)
+        return typeError("range() exceeds the limit of " + std::to_string(in.limits().maxListItems) + " items");
+    if (Status s = in.charge(count); !s) return s;
     List out;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-        if (Status s = in.step(); !s) return s;
-        if (out.size() >= in.limits().maxListItems)
-            return typeError("range() exceeds the limit of " + std::to_string(in.limits().maxListItems) + " items");
-        out.push_back(Value(i));
-        if (__builtin_add_overflow(i, step, &i))
-            break;
-        i -= step;
-    }
+    out.reserve(size_t(count));
+    for (uint64_t k = 0; k < count; ++k)
+        out.push_back(Value(int64_t(uint64_t(start) + k * uint64_t(step))));
     return Value::list(std::move(out));
 }
 
@@ -1162,6 +984,7 @@ Result<Value> gNamespace(Interpreter &in, CallArgs &a)
     for (const Value &v : a.positional) {
         if (!v.isMapping())
             return typeError("namespace() positional arguments must be mappings");
+        if (Status s = in.charge(v.asDict().entries.size()); !s) return s;
         for (const auto &[k, val] : v.asDict().entries)
             d.set(k, val);
     }
@@ -1170,12 +993,13 @@ Result<Value> gNamespace(Interpreter &in, CallArgs &a)
     return in.newNamespace(std::move(d));
 }
 
-Result<Value> gDict(Interpreter &, CallArgs &a)
+Result<Value> gDict(Interpreter &in, CallArgs &a)
 {
     Dict d;
     for (const Value &v : a.positional) {
         if (!v.isMapping())
             return typeError("dict() positional arguments must be mappings");
+        if (Status s = in.charge(v.asDict().entries.size()); !s) return s;
         for (const auto &[k, val] : v.asDict().entries)
             d.set(k, val);
     }
@@ -1186,8 +1010,17 @@ Result<Value> gDict(Interpreter &, CallArgs &a)
 
 Result<Value> gRaise(Interpreter &, CallArgs &a)
 {
-    const Value msg = arg(a, 0, "message");
-    return Status::error(toStr(msg));
+    // The template's own message, cut to a readable length.
+    constexpr size_t MAX_MESSAGE = 4096;
+    std::string msg = toStr(arg(a, 0, "message"), MAX_MESSAGE);
+    if (msg.size() > MAX_MESSAGE) {
+        size_t cut = MAX_MESSAGE;
+        while (cut > 0 && (uint8_t(msg[cut]) & 0xC0) == 0x80)
+            --cut;
+        msg.resize(cut);
+        msg += "...";
+    }
+    return Status::error(msg);
 }
 
 // strftime with English names, independent of the process locale.
@@ -1246,6 +1079,9 @@ Result<Value> gStrftimeNow(Interpreter &in, CallArgs &a)
         return typeError("strftime_now() needs a format string");
     if (in.fixedStrftime())
         return Value(*in.fixedStrftime());
+    // Each directive writes at most 10 bytes for its 2 or 3.
+    if (Status s = in.checkSize(fmt.asString().size() * 5); !s) return s;
+    if (Status s = in.chargeBytes(fmt.asString().size() * 5); !s) return s;
     const std::time_t now = in.now();
     std::tm t{};
     localtime_r(&now, &t);
@@ -1277,15 +1113,17 @@ Result<bool> applyTest(Interpreter &in, const std::string &name, const Value &in
 
 std::optional<Value> boundMethod(const Value &receiver, const std::string &name)
 {
-    if (receiver.isString() && isStringMethod(name)) {
-        const std::string s = receiver.asString();
-        return Value::callable(name, [s, name](Interpreter &in, CallArgs &a) { return stringMethod(in, s, name, a); });
+    // The bound method holds the receiver (shared, never a copy of its text).
+    if (receiver.isString() && strings::isStringMethod(name)) {
+        return Value::callable(name, [receiver, name](Interpreter &in, CallArgs &a) {
+            return strings::callMethod(in, receiver, name, a);
+        });
     }
     if (receiver.isDict() && (name == "items" || name == "keys" || name == "values" || name == "get")) {
-        return Value::callable(name, [receiver, name](Interpreter &, CallArgs &a) { return dictMethod(receiver, name, a); });
+        return Value::callable(name, [receiver, name](Interpreter &in, CallArgs &a) { return dictMethod(in, receiver, name, a); });
     }
     if (receiver.isList() && (name == "index" || name == "count")) {
-        return Value::callable(name, [receiver, name](Interpreter &, CallArgs &a) { return listMethod(receiver, name, a); });
+        return Value::callable(name, [receiver, name](Interpreter &in, CallArgs &a) { return listMethod(in, receiver, name, a); });
     }
     return std::nullopt;
 }

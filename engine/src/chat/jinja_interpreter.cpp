@@ -4,28 +4,29 @@
 #include "chat/jinja_builtins.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <new>
+#include <unordered_map>
+
+#if defined(__linux__)
+#include <pthread.h>
+#endif
 
 namespace burrow::jinja {
 
+// One scope's variables (a hash map: a template setting many names costs
+// O(1) per lookup, not O(names)).
 struct Frame {
-    std::vector<std::pair<std::string, Value>> vars;
+    std::unordered_map<std::string, Value> vars;
     std::shared_ptr<Frame> parent;
 
     Value *find(const std::string &name)
     {
-        for (auto &[n, v] : vars)
-            if (n == name)
-                return &v;
-        return nullptr;
+        const auto it = vars.find(name);
+        return it == vars.end() ? nullptr : &it->second;
     }
-    void set(const std::string &name, Value value)
-    {
-        if (Value *v = find(name))
-            *v = std::move(value);
-        else
-            vars.emplace_back(name, std::move(value));
-    }
+    void set(const std::string &name, Value value) { vars.insert_or_assign(name, std::move(value)); }
 };
 
 namespace {
@@ -49,27 +50,46 @@ struct ScopeGuard {
     }
 };
 
-Result<Value> repeat(const Value &seq, int64_t times, size_t maxBytes, size_t maxItems)
+// Counts a frame of eval() / execStmt() for its lifetime.
+struct NestingGuard {
+    int &depth;
+    explicit NestingGuard(int &d) : depth(d) { ++depth; }
+    ~NestingGuard() { --depth; }
+};
+
+std::string nestingMessage(int limit)
 {
-    if (times < 0)
-        times = 0;
-    if (seq.isString()) {
-        const size_t unit = seq.asString().size();
-        if (unit != 0 && uint64_t(times) > maxBytes / unit)
-            return Status::error("string repetition exceeds the output size limit");
-        std::string out;
-        out.reserve(unit * size_t(times));
-        for (int64_t i = 0; i < times; ++i)
-            out += seq.asString();
-        return Value(std::move(out));
-    }
-    const size_t unit = seq.asList().size();
-    if (unit != 0 && uint64_t(times) > maxItems / unit)
-        return Status::error("list repetition exceeds the limit of " + std::to_string(maxItems) + " items");
-    List out;
-    for (int64_t i = 0; i < times; ++i)
-        out.insert(out.end(), seq.asList().begin(), seq.asList().end());
-    return Value::list(std::move(out));
+    return "template evaluation nested deeper than " + std::to_string(limit)
+           + " levels (expressions, blocks and macro calls inside each other)";
+}
+
+// The lowest stack address a render on this thread may reach: the thread's
+// stack less a margin for the builtins and the library below the deepest
+// evaluation (an eighth of the stack, at least 128 KiB). Null when unknown.
+// Frames are much larger under sanitizers; this keeps any build off the
+// guard page whatever maxNesting allows.
+const char *stackFloor()
+{
+#if defined(__linux__)
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return nullptr;
+    void *low = nullptr;
+    size_t size = 0;
+    const bool known = pthread_attr_getstack(&attr, &low, &size) == 0;
+    pthread_attr_destroy(&attr);
+    if (!known || !low || size == 0)
+        return nullptr;
+    return static_cast<const char *>(low) + std::max<size_t>(size / 8, 128u << 10);
+#else
+    return nullptr;
+#endif
+}
+
+// The real stack position of the caller (not a sanitizer's fake stack).
+inline const char *stackHere()
+{
+    return static_cast<const char *>(__builtin_frame_address(0));
 }
 
 Status unsupported(const char *op, const Value &a, const Value &b)
@@ -78,8 +98,42 @@ Status unsupported(const char *op, const Value &a, const Value &b)
                          + typeName(b) + "'");
 }
 
-Result<Value> arithmetic(BinaryOp op, const Value &a, const Value &b, size_t maxBytes, size_t maxItems)
+} // namespace
+
+// seq * times: a string is charged and bounded by the bytes it would have, a
+// list by its items (which share their values: [s] * n holds one s).
+Result<Value> Interpreter::repeat(const Value &seq, int64_t times)
 {
+    if (times < 0)
+        times = 0;
+    if (seq.isString()) {
+        const size_t unit = seq.asString().size();
+        if (unit != 0 && uint64_t(times) > m_options.limits.maxOutputBytes / unit)
+            return Status::error("string repetition exceeds the output size limit");
+        if (Status s = chargeBytes(unit * size_t(times)); !s)
+            return s;
+        std::string out;
+        out.reserve(unit * size_t(times));
+        for (int64_t i = 0; i < times; ++i)
+            out += seq.asString();
+        return Value(std::move(out));
+    }
+    const size_t unit = seq.asList().size();
+    if (unit != 0 && uint64_t(times) > m_options.limits.maxListItems / unit)
+        return Status::error("list repetition exceeds the limit of " + std::to_string(m_options.limits.maxListItems) + " items");
+    if (Status s = charge(unit * size_t(times)); !s)
+        return s;
+    List out;
+    out.reserve(unit * size_t(times));
+    for (int64_t i = 0; i < times; ++i)
+        out.insert(out.end(), seq.asList().begin(), seq.asList().end());
+    return seq.isTuple() ? Value::tuple(std::move(out)) : Value::list(std::move(out));
+}
+
+Result<Value> Interpreter::arithmetic(BinaryOp op, const Value &a, const Value &b)
+{
+    const size_t maxBytes = m_options.limits.maxOutputBytes;
+    const size_t maxItems = m_options.limits.maxListItems;
     if (a.isUndefined())
         return undefinedError(a);
     if (b.isUndefined())
@@ -99,11 +153,15 @@ Result<Value> arithmetic(BinaryOp op, const Value &a, const Value &b, size_t max
         if (a.isString() && b.isString()) {
             if (a.asString().size() + b.asString().size() > maxBytes)
                 return Status::error("string exceeds the output size limit");
+            if (Status s = chargeBytes(a.asString().size() + b.asString().size()); !s)
+                return s;
             return Value(a.asString() + b.asString());
         }
         if (a.isList() && b.isList()) {
             if (a.asList().size() + b.asList().size() > maxItems)
                 return Status::error("list exceeds the limit of " + std::to_string(maxItems) + " items");
+            if (Status s = charge(a.asList().size() + b.asList().size()); !s)
+                return s;
             if (a.isTuple() != b.isTuple())
                 return Status::error(std::string("can only concatenate ") + (a.isTuple() ? "tuple" : "list") + " (not \""
                                      + (b.isTuple() ? "tuple" : "list") + "\") to " + (a.isTuple() ? "tuple" : "list"));
@@ -137,9 +195,9 @@ Result<Value> arithmetic(BinaryOp op, const Value &a, const Value &b, size_t max
             return Value(r);
         }
         if ((a.isString() || a.isList()) && (b.isInt() || b.isBool()))
-            return repeat(a, b.asInt(), maxBytes, maxItems);
+            return repeat(a, b.asInt());
         if ((b.isString() || b.isList()) && (a.isInt() || a.isBool()))
-            return repeat(b, a.asInt(), maxBytes, maxItems);
+            return repeat(b, a.asInt());
         return unsupported("*", a, b);
     case BinaryOp::BINARY_OP_DIV:
         if (!numbers)
@@ -177,10 +235,14 @@ Result<Value> arithmetic(BinaryOp op, const Value &a, const Value &b, size_t max
         if (!numbers)
             return unsupported("** or pow()", a, b);
         if (!anyFloat && b.asInt() >= 0) {
+            // By squaring: O(log exponent) multiplications (1 ** 10**18 is quick).
             int64_t result = 1, base = a.asInt();
-            for (int64_t e = b.asInt(); e > 0; --e)
-                if (__builtin_mul_overflow(result, base, &result))
+            for (int64_t e = b.asInt(); e > 0; e >>= 1) {
+                if ((e & 1) && __builtin_mul_overflow(result, base, &result))
                     return Status::error("integer overflow");
+                if (e > 1 && __builtin_mul_overflow(base, base, &base))
+                    return Status::error("integer overflow");
+            }
             return Value(result);
         }
         if (a.asFloat() == 0.0 && b.asFloat() < 0)
@@ -193,7 +255,7 @@ Result<Value> arithmetic(BinaryOp op, const Value &a, const Value &b, size_t max
     return Status::error("internal: bad arithmetic operator");
 }
 
-Result<bool> contains(const Value &container, const Value &item)
+Result<bool> Interpreter::contains(const Value &container, const Value &item)
 {
     switch (container.kind()) {
     case ValueKind::VALUE_KIND_UNDEFINED: return false;
@@ -202,8 +264,12 @@ Result<bool> contains(const Value &container, const Value &item)
             return undefinedError(item);
         if (!item.isString())
             return Status::error(std::string("'in <string>' requires string as left operand, not ") + typeName(item));
-        return container.asString().find(item.asString()) != std::string::npos;
+        if (Status s = chargeBytes(container.asString().size() + item.asString().size()); !s)
+            return s;
+        return SubstringSearch(item.asString()).find(container.asString()) != std::string::npos;
     case ValueKind::VALUE_KIND_LIST:
+        if (Status s = charge(container.asList().size()); !s)
+            return s;
         for (const Value &v : container.asList())
             if (equals(v, item))
                 return true;
@@ -215,8 +281,6 @@ Result<bool> contains(const Value &container, const Value &item)
         return Status::error(std::string("argument of type '") + typeName(container) + "' is not iterable");
     }
 }
-
-} // namespace
 
 Interpreter::Interpreter(std::string templateName, RenderOptions options)
     : m_name(std::move(templateName)), m_options(std::move(options))
@@ -251,7 +315,7 @@ Status Interpreter::fail(const SourcePos &pos, const std::string &message) const
 
 Status Interpreter::positioned(const SourcePos &pos, const Status &status) const
 {
-    if (status.isOk())
+    if (status.isOk() || status.isCancelled())
         return status;
     const std::string &msg = status.message();
     // Errors from nested evaluation already carry a position.
@@ -261,11 +325,31 @@ Status Interpreter::positioned(const SourcePos &pos, const Status &status) const
     return fail(pos, msg);
 }
 
-Status Interpreter::step()
+Status Interpreter::charge(uint64_t steps)
 {
-    if (++m_steps > m_options.limits.maxSteps)
+    m_steps += steps;
+    if (m_steps > m_options.limits.maxSteps)
         return Status::error("template exceeded the limit of " + std::to_string(m_options.limits.maxSteps)
                              + " evaluation steps (endless loop?)");
+    if (m_steps >= m_nextCheck) {
+        m_nextCheck = m_steps + CHECK_EVERY;
+        return checkpoint();
+    }
+    return {};
+}
+
+Status Interpreter::checkpoint()
+{
+    if (m_options.cancelled && m_options.cancelled())
+        return Status::cancelled("template rendering was cancelled");
+    if (m_hasDeadline && std::chrono::steady_clock::now() > m_deadline) {
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", m_options.limits.maxSeconds);
+        return Status::error(std::string("template exceeded the time limit of ") + limit + " s");
+    }
+    if (m_meter->live() > int64_t(m_options.limits.maxLiveBytes))
+        return Status::error("template values exceeded the memory limit of "
+                             + std::to_string(m_options.limits.maxLiveBytes >> 20) + " MiB");
     return {};
 }
 
@@ -277,6 +361,13 @@ Status Interpreter::checkSize(size_t bytes) const
     return {};
 }
 
+Status Interpreter::checkItems(size_t items) const
+{
+    if (items > m_options.limits.maxListItems)
+        return Status::error("list exceeds the limit of " + std::to_string(m_options.limits.maxListItems) + " items");
+    return {};
+}
+
 std::time_t Interpreter::now() const
 {
     return m_options.clock ? m_options.clock() : std::time(nullptr);
@@ -285,6 +376,12 @@ std::time_t Interpreter::now() const
 Value Interpreter::newNamespace(Dict entries)
 {
     Value ns = Value::makeNamespace(std::move(entries));
+    // Forget the namespaces already freed once the list has doubled, so a
+    // long loop (each iteration has its `loop`) keeps O(live) entries.
+    if (m_namespaces.size() >= 2 * m_namespacesKept + 64) {
+        std::erase_if(m_namespaces, [](const std::weak_ptr<Dict> &w) { return w.expired(); });
+        m_namespacesKept = m_namespaces.size();
+    }
     m_namespaces.push_back(ns.dictPtr());
     return ns;
 }
@@ -293,12 +390,49 @@ Status Interpreter::append(const std::string &text)
 {
     if (Status s = checkSize(m_out->size() + text.size()); !s)
         return s;
+    if (Status s = chargeBytes(text.size()); !s)
+        return s;
     *m_out += text;
+    m_meter->add(text.size());   // released when the buffer is done (OutputCharge)
     return {};
 }
 
+namespace {
+
+// Releases what append() charged for an output buffer once it is done with.
+struct OutputCharge {
+    MemoryMeter &meter;
+    const std::string &out;
+    ~OutputCharge() { meter.release(out.size()); }
+};
+
+} // namespace
+
 Result<std::string> Interpreter::render(const Body &body, const Dict &context)
 {
+    // Whatever a builtin or the standard library throws (bad_alloc above
+    // all) ends the render with an error, never the program.
+    try {
+        MeterScope meter(m_meter);
+        return renderBody(body, context);
+    } catch (const std::bad_alloc &) {
+        clearNamespaces();
+        return Status::error(m_name + ": the template ran out of memory");
+    } catch (const std::exception &e) {
+        clearNamespaces();
+        return Status::error(m_name + ": " + e.what());
+    }
+}
+
+Result<std::string> Interpreter::renderBody(const Body &body, const Dict &context)
+{
+    m_stackFloor = stackFloor();
+    if (m_options.limits.maxSeconds > 0) {
+        m_hasDeadline = true;
+        m_deadline = std::chrono::steady_clock::now()
+                     + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(m_options.limits.maxSeconds));
+    }
     auto globals = std::make_shared<Frame>();
     for (auto &[k, v] : builtins::globals().entries)
         globals->set(k.asString(), v);
@@ -311,6 +445,7 @@ Result<std::string> Interpreter::render(const Body &body, const Dict &context)
     Flow flow = Flow::FLOW_NORMAL;
     Status s;
     {
+        OutputCharge charged{*m_meter, out};
         ScopeGuard guard(m_out, m_frame, &out, m_root);
         s = exec(body, flow);
     }
@@ -319,6 +454,44 @@ Result<std::string> Interpreter::render(const Body &body, const Dict &context)
     if (!s)
         return s;
     return out;
+}
+
+Result<List> Interpreter::iterate(const Value &v)
+{
+    switch (v.kind()) {
+    case ValueKind::VALUE_KIND_UNDEFINED: return List{};
+    case ValueKind::VALUE_KIND_LIST:
+        if (Status s = charge(v.asList().size()); !s)
+            return s;
+        return v.asList();
+    case ValueKind::VALUE_KIND_DICT: {
+        if (Status s = charge(v.asDict().entries.size()); !s)
+            return s;
+        List keys;
+        keys.reserve(v.asDict().entries.size());
+        for (const auto &[k, val] : v.asDict().entries)
+            keys.push_back(k);
+        return keys;
+    }
+    case ValueKind::VALUE_KIND_STRING: {
+        const std::string &text = v.asString();
+        if (Status s = checkItems(v.stringData().length()); !s)
+            return Status::error("a string of " + std::to_string(v.stringData().length())
+                                 + " characters cannot be listed: " + s.message());
+        if (Status s = charge(v.stringData().length()); !s)
+            return s;
+        List chars;
+        chars.reserve(v.stringData().length());
+        for (size_t i = 0; i < text.size();) {
+            std::string ch;
+            utf8Append(ch, utf8Next(text, i));
+            chars.emplace_back(std::move(ch));
+        }
+        return chars;
+    }
+    default:
+        return Status::error(std::string("'") + typeName(v) + "' object is not iterable");
+    }
 }
 
 Value Interpreter::lookup(const std::string &name) const
@@ -346,6 +519,7 @@ Result<std::string> Interpreter::renderToString(const Body &body, const std::sha
     Flow flow = Flow::FLOW_NORMAL;
     Status s;
     {
+        OutputCharge charged{*m_meter, out};
         ScopeGuard guard(m_out, m_frame, &out, frame);
         s = exec(body, flow);
     }
@@ -356,8 +530,14 @@ Result<std::string> Interpreter::renderToString(const Body &body, const std::sha
 
 Status Interpreter::execStmt(const Stmt &stmt, Flow &flow)
 {
+    NestingGuard nested(m_nesting);
+    if (m_nesting > m_options.limits.maxNesting)
+        return fail(stmt.pos, nestingMessage(m_options.limits.maxNesting));
+    if (m_stackFloor && stackHere() < m_stackFloor)
+        return fail(stmt.pos, "template evaluation nested too deeply for this thread's stack (" + std::to_string(m_nesting)
+                                 + " levels)");
     if (Status s = step(); !s)
-        return fail(stmt.pos, s.message());
+        return positioned(stmt.pos, s);
     switch (stmt.kind) {
     case StmtKind::STMT_KIND_TEXT:
         return positioned(stmt.pos, append(stmt.text));
@@ -412,7 +592,7 @@ Status Interpreter::execStmt(const Stmt &stmt, Flow &flow)
         auto filtered = applyFilterChain(*stmt.expr, Value(std::move(*text)));
         if (!filtered)
             return filtered.status();
-        return positioned(stmt.pos, append(toStr(*filtered)));
+        return positioned(stmt.pos, append(toStr(*filtered, m_options.limits.maxOutputBytes)));
     }
     case StmtKind::STMT_KIND_BREAK:
         flow = Flow::FLOW_BREAK;
@@ -438,6 +618,7 @@ Status Interpreter::assign(const Target &target, const Value &value, const Sourc
             return fail(pos, "value nested deeper than " + std::to_string(m_options.limits.maxValueDepth) + " levels");
         ns.namespaceDepth = depth;
         ns.set(Value(target.attribute), value);
+        ns.charge.resize(ns.footprint());
         return {};
     }
     if (!target.tuple && target.names.size() == 1) {
@@ -450,9 +631,11 @@ Status Interpreter::assign(const Target &target, const Value &value, const Sourc
     if (value.isList()) {
         items = value.asList();
     } else if (value.isString()) {
-        for (uint32_t cp : utf8Decode(value.asString())) {
+        // Only as many characters as there are names are ever listed.
+        const std::string &text = value.asString();
+        for (size_t i = 0; i < text.size() && items.size() <= target.names.size();) {
             std::string ch;
-            utf8Append(ch, cp);
+            utf8Append(ch, utf8Next(text, i));
             items.emplace_back(std::move(ch));
         }
     } else if (value.isDict()) {
@@ -478,24 +661,12 @@ Status Interpreter::execFor(const Stmt &stmt)
     auto iterable = eval(*stmt.expr);
     if (!iterable)
         return iterable.status();
-    List items;
-    switch (iterable->kind()) {
-    case ValueKind::VALUE_KIND_UNDEFINED: break;
-    case ValueKind::VALUE_KIND_LIST: items = iterable->asList(); break;
-    case ValueKind::VALUE_KIND_DICT:
-        for (const auto &[k, v] : iterable->asDict().entries)
-            items.push_back(k);
-        break;
-    case ValueKind::VALUE_KIND_STRING:
-        for (uint32_t cp : utf8Decode(iterable->asString())) {
-            std::string ch;
-            utf8Append(ch, cp);
-            items.emplace_back(std::move(ch));
-        }
-        break;
-    default:
+    if (!iterable->isUndefined() && !iterable->isList() && !iterable->isDict() && !iterable->isString())
         return fail(stmt.expr->pos, std::string("'") + typeName(*iterable) + "' object is not iterable");
-    }
+    auto listed = iterate(*iterable);
+    if (!listed)
+        return positioned(stmt.expr->pos, listed.status());
+    List items = std::move(*listed);
 
     if (stmt.filter) {
         List kept;
@@ -524,24 +695,38 @@ Status Interpreter::execFor(const Stmt &stmt)
     for (int64_t i = 0; i < n; ++i) {
         auto frame = std::make_shared<Frame>();
         frame->parent = parentFrame;
+        // An iteration is charged what making its `loop` costs (a frame and a
+        // namespace of 12 entries: about four steps' time), body or not.
+        if (Status s = charge(4); !s)
+            return positioned(stmt.pos, s);
+        // The keys are made once for all renders (immutable, shared);
+        // distinct, so they are appended without lookups.
+        enum { INDEX, INDEX0, REVINDEX, REVINDEX0, FIRST, LAST, LENGTH, DEPTH, DEPTH0, PREVITEM, NEXTITEM, CYCLE, KEYS };
+        static const std::array<Value, KEYS> keys = [] {
+            MeterScope uncharged(nullptr);   // made once, kept for the program: no render's meter
+            return std::array<Value, KEYS>{"index", "index0", "revindex", "revindex0", "first", "last",
+                                           "length", "depth", "depth0", "previtem", "nextitem", "cycle"};
+        }();
         Dict loop;
-        loop.set("index", Value(i + 1));
-        loop.set("index0", Value(i));
-        loop.set("revindex", Value(n - i));
-        loop.set("revindex0", Value(n - i - 1));
-        loop.set("first", Value(i == 0));
-        loop.set("last", Value(i == n - 1));
-        loop.set("length", Value(n));
-        loop.set("depth", Value(int64_t(1)));
-        loop.set("depth0", Value(int64_t(0)));
-        loop.set("previtem", i > 0 ? items[size_t(i - 1)] : Value::undefined("there is no previous item"));
-        loop.set("nextitem", i + 1 < n ? items[size_t(i + 1)] : Value::undefined("there is no next item"));
-        loop.set("cycle", Value::callable("cycle", [i](Interpreter &, CallArgs &args) -> Result<Value> {
+        loop.entries.reserve(KEYS);
+        const auto put = [&loop](int key, Value v) { loop.entries.emplace_back(keys[size_t(key)], std::move(v)); };
+        put(INDEX, Value(i + 1));
+        put(INDEX0, Value(i));
+        put(REVINDEX, Value(n - i));
+        put(REVINDEX0, Value(n - i - 1));
+        put(FIRST, Value(i == 0));
+        put(LAST, Value(i == n - 1));
+        put(LENGTH, Value(n));
+        put(DEPTH, Value(int64_t(1)));
+        put(DEPTH0, Value(int64_t(0)));
+        put(PREVITEM, i > 0 ? items[size_t(i - 1)] : Value::undefined("there is no previous item"));
+        put(NEXTITEM, i + 1 < n ? items[size_t(i + 1)] : Value::undefined("there is no next item"));
+        put(CYCLE, Value::callable("cycle", [i](Interpreter &, CallArgs &args) -> Result<Value> {
             if (args.positional.empty())
                 return Status::error("no items for cycling given");
             return args.positional[size_t(i) % args.positional.size()];
         }));
-        frame->set("loop", Value::makeNamespace(std::move(loop)));
+        frame->set("loop", newNamespace(std::move(loop)));
         ScopeGuard guard(m_out, m_frame, m_out, frame);
         if (Status s = assign(stmt.target, items[size_t(i)], stmt.pos); !s)
             return s;
@@ -660,12 +845,17 @@ Value Interpreter::getItem(const Value &object, const Value &key)
             if (i >= 0 && i < n)
                 return object.asList()[size_t(i)];
         } else {
-            const auto cps = utf8Decode(object.asString());
-            const int64_t n = int64_t(cps.size());
+            // O(1): the string keeps the offset of every 64th code point.
+            const StringData &text = object.stringData();
+            const int64_t n = int64_t(text.length());
             if (i < 0)
                 i += n;
-            if (i >= 0 && i < n)
-                return Value(utf8Encode(cps, size_t(i), size_t(i) + 1));
+            if (i >= 0 && i < n) {
+                size_t at = text.offsetOf(size_t(i));
+                std::string ch;
+                utf8Append(ch, utf8Next(text.text(), at));
+                return Value(std::move(ch));
+            }
         }
         return Value::undefined(objectTypeRepr(object) + " has no element " + std::to_string(key.asInt()));
     }
@@ -676,13 +866,19 @@ Value Interpreter::getItem(const Value &object, const Value &key)
             return *method;
         return Value::undefined("'" + objectTypeRepr(object) + "' has no attribute '" + key.asString() + "'");
     }
-    return Value::undefined(objectTypeRepr(object) + " has no element " + repr(key));
+    return Value::undefined(objectTypeRepr(object) + " has no element " + repr(key, 200));
 }
 
 Result<Value> Interpreter::eval(const Expr &expr)
 {
+    NestingGuard nested(m_nesting);
+    if (m_nesting > m_options.limits.maxNesting)
+        return fail(expr.pos, nestingMessage(m_options.limits.maxNesting));
+    if (m_stackFloor && stackHere() < m_stackFloor)
+        return fail(expr.pos, "template evaluation nested too deeply for this thread's stack (" + std::to_string(m_nesting)
+                                 + " levels)");
     if (Status s = step(); !s)
-        return fail(expr.pos, s.message());
+        return positioned(expr.pos, s);
     auto v = evalInner(expr);
     if (!v)
         return positioned(expr.pos, v.status());
@@ -705,22 +901,68 @@ Status Interpreter::evalArgs(const std::vector<Argument> &args, CallArgs &out)
     return {};
 }
 
+// A filter block's chain `f|g|h` is h(input=g(input=f)): applied innermost
+// first, iteratively.
 Result<Value> Interpreter::applyFilterChain(const Expr &chain, const Value &input)
 {
+    std::vector<const Expr *> filters;
+    for (const Expr *f = &chain; f; f = f->a.get())
+        filters.push_back(f);
     Value current = input;
-    if (chain.a) {
-        auto inner = applyFilterChain(*chain.a, input);
-        if (!inner)
-            return inner;
-        current = std::move(*inner);
+    for (auto it = filters.rbegin(); it != filters.rend(); ++it) {
+        CallArgs args;
+        if (Status s = evalArgs((*it)->args, args); !s)
+            return s;
+        auto r = applyFilter((*it)->name, current, args);
+        if (!r)
+            return positioned((*it)->pos, r.status());
+        current = std::move(*r);
     }
-    CallArgs args;
-    if (Status s = evalArgs(chain.args, args); !s)
-        return s;
-    auto r = applyFilter(chain.name, current, args);
-    if (!r)
-        return positioned(chain.pos, r.status());
-    return r;
+    return current;
+}
+
+// object[a:b:c]: a list or a string; charged per item taken.
+Result<Value> Interpreter::evalSubscript(const Expr &slice, const Value &object)
+{
+    Value parts[3];
+    const Expr *nodes[3] = {slice.a.get(), slice.b.get(), slice.c.get()};
+    for (int k = 0; k < 3; ++k) {
+        if (!nodes[k])
+            continue;
+        auto v = eval(*nodes[k]);
+        if (!v)
+            return v;
+        parts[k] = std::move(*v);
+    }
+    if (object.isList()) {
+        auto range = sliceOf(int64_t(object.asList().size()), parts[0], parts[1], parts[2]);
+        if (!range)
+            return range.status();
+        if (Status s = charge(range->count); !s)
+            return s;
+        List out;
+        out.reserve(range->count);
+        for (size_t k = 0; k < range->count; ++k)
+            out.push_back(object.asList()[range->at(k)]);
+        return object.isTuple() ? Value::tuple(std::move(out)) : Value::list(std::move(out));
+    }
+    if (object.isString()) {
+        const StringData &text = object.stringData();
+        auto range = sliceOf(int64_t(text.length()), parts[0], parts[1], parts[2]);
+        if (!range)
+            return range.status();
+        if (Status s = charge(range->count); !s)
+            return s;
+        std::string out;
+        size_t at = range->count > 0 ? text.offsetOf(range->at(0)) : 0;
+        for (size_t k = 0; k < range->count; ++k) {
+            if (k > 0 && range->step != 1)
+                at = text.offsetOf(range->at(k));
+            utf8Append(out, utf8Next(text.text(), at));
+        }
+        return Value(std::move(out));
+    }
+    return Status::error(std::string("'") + typeName(object) + "' object is not subscriptable");
 }
 
 Result<Value> Interpreter::evalInner(const Expr &expr)
@@ -767,39 +1009,8 @@ Result<Value> Interpreter::evalInner(const Expr &expr)
             return object;
         if (object->isUndefined())
             return undefinedError(*object);
-        if (expr.b->kind == ExprKind::EXPR_KIND_SLICE) {
-            const Expr &sl = *expr.b;
-            Value parts[3];
-            const Expr *nodes[3] = {sl.a.get(), sl.b.get(), sl.c.get()};
-            for (int k = 0; k < 3; ++k) {
-                if (!nodes[k])
-                    continue;
-                auto v = eval(*nodes[k]);
-                if (!v)
-                    return v;
-                parts[k] = std::move(*v);
-            }
-            if (object->isList()) {
-                auto idx = sliceIndices(int64_t(object->asList().size()), parts[0], parts[1], parts[2]);
-                if (!idx)
-                    return idx.status();
-                List out;
-                for (size_t i : *idx)
-                    out.push_back(object->asList()[i]);
-                return object->isTuple() ? Value::tuple(std::move(out)) : Value::list(std::move(out));
-            }
-            if (object->isString()) {
-                const auto cps = utf8Decode(object->asString());
-                auto idx = sliceIndices(int64_t(cps.size()), parts[0], parts[1], parts[2]);
-                if (!idx)
-                    return idx.status();
-                std::string out;
-                for (size_t i : *idx)
-                    utf8Append(out, cps[i]);
-                return Value(std::move(out));
-            }
-            return Status::error(std::string("'") + typeName(*object) + "' object is not subscriptable");
-        }
+        if (expr.b->kind == ExprKind::EXPR_KIND_SLICE)
+            return evalSubscript(*expr.b, *object);
         auto key = eval(*expr.b);
         if (!key)
             return key;
@@ -895,9 +1106,12 @@ Result<Value> Interpreter::evalBinary(const Expr &expr)
         const std::string r = toStr(*right, m_options.limits.maxOutputBytes);
         if (Status st = checkSize(s.size() + r.size()); !st)
             return st;
-        return Value(s + r);
+        if (Status st = chargeBytes(s.size() + r.size()); !st)
+            return st;
+        s += r;
+        return Value(std::move(s));
     }
-    return arithmetic(expr.binaryOp, *left, *right, m_options.limits.maxOutputBytes, m_options.limits.maxListItems);
+    return arithmetic(expr.binaryOp, *left, *right);
 }
 
 Result<Value> Interpreter::evalCompare(const Expr &expr)
@@ -910,6 +1124,9 @@ Result<Value> Interpreter::evalCompare(const Expr &expr)
         auto right = eval(*expr.items[i + 1]);
         if (!right)
             return right;
+        if (current.isList() && right->isList())   // element by element
+            if (Status s = charge(std::min(current.asList().size(), right->asList().size())); !s)
+                return s;
         bool result = false;
         switch (expr.compareOps[i]) {
         case CompareOp::COMPARE_OP_EQ: result = equals(current, *right); break;

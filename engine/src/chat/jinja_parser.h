@@ -18,6 +18,8 @@
 namespace burrow::jinja {
 
 inline constexpr int PARSER_MAX_DEPTH = 200;
+// Deepest expression tree a template may hold (Template::parse checks it).
+inline constexpr int EXPR_MAX_DEPTH = 256;
 
 Result<Body> parseTemplate(const std::vector<Token> &tokens, const std::string &name);
 

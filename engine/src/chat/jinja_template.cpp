@@ -6,6 +6,7 @@
 #include "chat/jinja_parser.h"
 
 #include <algorithm>
+#include <new>
 
 namespace burrow::jinja {
 
@@ -55,24 +56,33 @@ private:
         return body(s.elseBody);
     }
 
-    Status expr(const Expr &e)
+    // Walks one expression tree with a work list (a chain may be as deep as
+    // it is long): checks each node and refuses a tree deeper than
+    // EXPR_MAX_DEPTH, which rendering it would recurse through.
+    Status expr(const Expr &root)
     {
-        if (e.kind == ExprKind::EXPR_KIND_NAME)
-            m_names.push_back(e.name);
-        if (e.kind == ExprKind::EXPR_KIND_FILTER && !builtins::hasFilter(e.name))
-            return fail(e, "no filter named '" + e.name + "'");
-        if (e.kind == ExprKind::EXPR_KIND_TEST && !builtins::hasTest(e.name))
-            return fail(e, "no test named '" + e.name + "'");
-        for (const Expr *c : {e.a.get(), e.b.get(), e.c.get()})
-            if (c)
-                if (Status st = expr(*c); !st)
-                    return st;
-        for (const ExprPtr &c : e.items)
-            if (Status st = expr(*c); !st)
-                return st;
-        for (const Argument &a : e.args)
-            if (Status st = expr(*a.value); !st)
-                return st;
+        std::vector<std::pair<const Expr *, int>> pending{{&root, 1}};
+        while (!pending.empty()) {
+            const auto [e, depth] = pending.back();
+            pending.pop_back();
+            if (depth > EXPR_MAX_DEPTH)
+                return fail(*e, "expression nested deeper than " + std::to_string(EXPR_MAX_DEPTH)
+                                    + " levels (each operator, filter, test, attribute, subscript or call of a chain "
+                                      "is a level)");
+            if (e->kind == ExprKind::EXPR_KIND_NAME)
+                m_names.push_back(e->name);
+            if (e->kind == ExprKind::EXPR_KIND_FILTER && !builtins::hasFilter(e->name))
+                return fail(*e, "no filter named '" + e->name + "'");
+            if (e->kind == ExprKind::EXPR_KIND_TEST && !builtins::hasTest(e->name))
+                return fail(*e, "no test named '" + e->name + "'");
+            for (const Expr *c : {e->a.get(), e->b.get(), e->c.get()})
+                if (c)
+                    pending.emplace_back(c, depth + 1);
+            for (const ExprPtr &c : e->items)
+                pending.emplace_back(c.get(), depth + 1);
+            for (const Argument &a : e->args)
+                pending.emplace_back(a.value.get(), depth + 1);
+        }
         return {};
     }
 
@@ -89,6 +99,18 @@ private:
 
 Result<Template> Template::parse(std::string_view source, const TemplateOptions &options)
 {
+    try {
+        return parseChecked(source, options);
+    } catch (const std::bad_alloc &) {
+        return Status::error(options.name + ": out of memory while parsing the template");
+    }
+}
+
+Result<Template> Template::parseChecked(std::string_view source, const TemplateOptions &options)
+{
+    if (source.size() > options.maxSourceBytes)
+        return Status::error(options.name + ": the template has " + std::to_string(source.size())
+                             + " bytes, more than the limit of " + std::to_string(options.maxSourceBytes));
     LexerOptions lex;
     lex.trimBlocks = options.trimBlocks;
     lex.lstripBlocks = options.lstripBlocks;
@@ -118,8 +140,12 @@ Result<std::string> Template::render(const Dict &context, const RenderOptions &o
 {
     if (!m_body)
         return Status::error(m_name + ": the template was not parsed (default-constructed)");
-    Interpreter interpreter(m_name, options);
-    return interpreter.render(*m_body, context);
+    try {
+        Interpreter interpreter(m_name, options);
+        return interpreter.render(*m_body, context);
+    } catch (const std::bad_alloc &) {   // render() catches its own; this is for what surrounds it
+        return Status::error(m_name + ": the template ran out of memory");
+    }
 }
 
 } // namespace burrow::jinja

@@ -6,7 +6,11 @@
 // autoescaping, loop controls (break/continue) enabled.
 //
 // Contract: parse() refuses templates that do not parse or use unknown
-// filters or tests; render() fails with "NAME:LINE:COL: message".
+// filters or tests, and those that break a bound known before rendering
+// (the message names it): more than maxSourceBytes, blocks nested deeper
+// than PARSER_MAX_DEPTH, an expression deeper than EXPR_MAX_DEPTH (a chain
+// `1 + 1 + ...`, `x|f|f|...`, `a.b.c...` counts one level per link).
+// render() fails with "NAME:LINE:COL: message" (bounds: RenderLimits).
 // Cost: parse O(template); render O(steps), bounded by RenderLimits.
 #pragma once
 
@@ -26,6 +30,9 @@ struct TemplateOptions {
     bool trimBlocks = true;
     bool lstripBlocks = true;
     bool keepTrailingNewline = false;
+    // Real chat templates have a few to a few tens of KiB; the syntax tree
+    // takes up to ~200 bytes per byte of source.
+    size_t maxSourceBytes = size_t(1) << 20;
 };
 
 class Template {
@@ -44,6 +51,8 @@ public:
     bool readsName(std::string_view name) const;
 
 private:
+    static Result<Template> parseChecked(std::string_view source, const TemplateOptions &options);
+
     std::string m_name;
     std::shared_ptr<const Body> m_body;
     std::shared_ptr<const std::vector<std::string>> m_names = std::make_shared<const std::vector<std::string>>();

@@ -7,13 +7,88 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace burrow::jinja {
+
+StringData::StringData(std::string text) : m_text(std::move(text))
+{
+    const std::string_view s = m_text;
+    size_t i = 0;
+    for (uint64_t word; i + 8 <= s.size(); i += 8) {   // eight bytes at a time while all ASCII
+        std::memcpy(&word, s.data() + i, 8);
+        if (word & 0x8080808080808080ull)
+            break;
+    }
+    while (i < s.size() && uint8_t(s[i]) < 0x80)
+        ++i;
+    if (i == s.size()) {
+        m_length = s.size();   // ASCII: a code point is a byte
+    } else {
+        // Count the code points, marking the byte offset of every MARK_EVERY-th.
+        m_marks.reserve(s.size() / MARK_EVERY + 1);
+        size_t n = 0;
+        for (i = 0; i < s.size(); ++n) {
+            if (n % MARK_EVERY == 0)
+                m_marks.push_back(i);
+            if (uint8_t(s[i]) < 0x80)
+                ++i;
+            else
+                utf8Next(s, i);
+        }
+        m_length = n;
+    }
+    m_charge.resize(sizeof(StringData) + m_text.capacity() + m_marks.capacity() * sizeof(size_t));
+}
+
+size_t StringData::offsetOf(size_t index) const
+{
+    if (m_marks.empty() || index >= m_length)
+        return index >= m_length ? m_text.size() : index;
+    size_t i = m_marks[index / MARK_EVERY];
+    for (size_t k = index % MARK_EVERY; k > 0; --k)
+        i = utf8Skip(m_text, i);
+    return i;
+}
+
+ListData::ListData(List values) : items(std::move(values))
+{
+    charge.resize(sizeof(ListData) + items.capacity() * sizeof(Value));
+}
+
+namespace {
+const std::string &emptyString()
+{
+    static const std::string empty;
+    return empty;
+}
+} // namespace
+
+Value::Value(std::string s)
+    : m_kind(ValueKind::VALUE_KIND_STRING), m_data(std::make_shared<StringData>(std::move(s)))
+{
+}
+
+Value Value::string(std::shared_ptr<const StringData> data)
+{
+    Value v;
+    v.m_kind = ValueKind::VALUE_KIND_STRING;
+    v.m_data = std::const_pointer_cast<StringData>(std::move(data));
+    return v;
+}
+
+const std::string &Value::asString() const
+{
+    if ((m_kind == ValueKind::VALUE_KIND_STRING || m_kind == ValueKind::VALUE_KIND_UNDEFINED) && m_data)
+        return static_cast<const StringData *>(m_data.get())->text();
+    return emptyString();
+}
 
 Value Value::undefined(std::string message)
 {
     Value v;
-    v.m_string = std::move(message);
+    if (!message.empty())
+        v.m_data = std::make_shared<StringData>(std::move(message));
     return v;
 }
 
@@ -27,11 +102,9 @@ Value Value::none()
 int Value::depth() const
 {
     if (m_kind == ValueKind::VALUE_KIND_NAMESPACE)
-        return m_dict->namespaceDepth;
+        return asDict().namespaceDepth;
     return m_depth;
 }
-
-static int childDepth(const Value &v) { return v.depth(); }
 
 Value Value::list(List items)
 {
@@ -39,9 +112,9 @@ Value Value::list(List items)
     v.m_kind = ValueKind::VALUE_KIND_LIST;
     int d = 0;
     for (const Value &item : items)
-        d = std::max(d, childDepth(item));
+        d = std::max(d, item.depth());
     v.m_depth = d + 1;
-    v.m_list = std::make_shared<const List>(std::move(items));
+    v.m_data = std::make_shared<ListData>(std::move(items));
     return v;
 }
 
@@ -58,9 +131,11 @@ Value Value::dict(Dict entries)
     v.m_kind = ValueKind::VALUE_KIND_DICT;
     int d = 0;
     for (const auto &[k, val] : entries.entries)
-        d = std::max({d, childDepth(k), childDepth(val)});
+        d = std::max({d, k.depth(), val.depth()});
     v.m_depth = d + 1;
-    v.m_dict = std::make_shared<Dict>(std::move(entries));
+    auto data = std::make_shared<Dict>(std::move(entries));
+    data->charge.resize(data->footprint());
+    v.m_data = std::move(data);
     return v;
 }
 
@@ -70,7 +145,7 @@ Value Value::makeNamespace(Dict entries)
 {
     Value v = dict(std::move(entries));
     v.m_kind = ValueKind::VALUE_KIND_NAMESPACE;
-    v.m_dict->namespaceDepth = v.m_depth;   // raised by later attribute assignments
+    v.mutableDict().namespaceDepth = v.m_depth;   // raised by later attribute assignments
     v.m_depth = 0;
     return v;
 }
@@ -79,12 +154,65 @@ Value Value::callable(std::string name, std::function<Result<Value>(Interpreter 
 {
     Value v;
     v.m_kind = ValueKind::VALUE_KIND_CALLABLE;
-    v.m_callable = std::make_shared<const Callable>(Callable{std::move(name), std::move(fn)});
+    v.m_data = std::make_shared<Callable>(Callable{std::move(name), std::move(fn)});
     return v;
+}
+
+size_t hashKey(const Value &key)
+{
+    switch (key.kind()) {
+    case ValueKind::VALUE_KIND_BOOL:
+    case ValueKind::VALUE_KIND_INT: return std::hash<int64_t>()(key.asInt());
+    case ValueKind::VALUE_KIND_FLOAT: {
+        const double d = key.asFloat();
+        // An integral float equals the int of its value: hash it as that int.
+        if (d == std::floor(d) && d >= -9.2e18 && d <= 9.2e18)
+            return std::hash<int64_t>()(int64_t(d));
+        return std::isnan(d) ? 0x7ff8 : std::hash<double>()(d);
+    }
+    case ValueKind::VALUE_KIND_STRING: return std::hash<std::string_view>()(key.asString());
+    case ValueKind::VALUE_KIND_LIST: {
+        // Equal lists have equal sizes and first items.
+        size_t h = key.asList().size() * 0x9E3779B97F4A7C15ull;
+        if (!key.asList().empty())
+            h ^= hashKey(key.asList().front()) + 0x7F4A7C15;
+        return h;
+    }
+    case ValueKind::VALUE_KIND_DICT: return 0xD1C7 + key.asDict().entries.size();
+    default: return size_t(key.kind()) * 0x10001;
+    }
+}
+
+size_t Dict::footprint() const
+{
+    return sizeof(Dict) + entries.capacity() * sizeof(entries[0]) + m_index.size() * 40
+           + m_index.bucket_count() * sizeof(void *);
+}
+
+const Value *Dict::indexedFind(const Value &key, size_t hash) const
+{
+    if (m_indexed > entries.size()) {   // cleared since: start again
+        m_index.clear();
+        m_indexed = 0;
+    }
+    for (; m_indexed < entries.size(); ++m_indexed)
+        m_index.emplace(hashKey(entries[m_indexed].first), m_indexed);
+    // The first entry with an equal key (duplicates appended from JSON: the first wins, as before).
+    const Value *found = nullptr;
+    size_t best = SIZE_MAX;
+    const auto [b, e] = m_index.equal_range(hash);
+    for (auto it = b; it != e; ++it)
+        if (it->second < best && equals(entries[it->second].first, key)) {
+            best = it->second;
+            found = &entries[it->second].second;
+        }
+    return found;
 }
 
 const Value *Dict::find(const Value &key) const
 {
+    if (entries.size() >= INDEX_FROM)
+        return indexedFind(key, hashKey(key));
     for (const auto &[k, v] : entries)
         if (equals(k, key))
             return &v;
@@ -93,6 +221,8 @@ const Value *Dict::find(const Value &key) const
 
 const Value *Dict::findKey(std::string_view key) const
 {
+    if (entries.size() >= INDEX_FROM)
+        return indexedFind(Value(key), std::hash<std::string_view>()(key));
     for (const auto &[k, v] : entries)
         if (k.isString() && k.asString() == key)
             return &v;
@@ -101,11 +231,9 @@ const Value *Dict::findKey(std::string_view key) const
 
 void Dict::set(Value key, Value value)
 {
-    for (auto &[k, v] : entries) {
-        if (equals(k, key)) {
-            v = std::move(value);
-            return;
-        }
+    if (const Value *existing = find(key)) {
+        *const_cast<Value *>(existing) = std::move(value);
+        return;
     }
     entries.emplace_back(std::move(key), std::move(value));
 }
@@ -203,13 +331,17 @@ std::string pyFloatRepr(double d)
     return out;
 }
 
-static std::string reprString(const std::string &s)
+// Appends repr(s); stops early once `out` holds more than maxBytes.
+static void reprString(std::string &out, const std::string &s, size_t maxBytes)
 {
     const bool hasSingle = s.find('\'') != std::string::npos;
     const bool hasDouble = s.find('"') != std::string::npos;
     const char quote = (hasSingle && !hasDouble) ? '"' : '\'';
-    std::string out(1, quote);
-    for (const uint32_t cp : utf8Decode(s)) {
+    out += quote;
+    for (size_t i = 0; i < s.size();) {
+        if ((i & 1023) == 0 && out.size() > maxBytes)
+            return;
+        const uint32_t cp = utf8Next(s, i);
         if (cp == '\\') out += "\\\\";
         else if (cp == uint32_t(quote)) { out += '\\'; out += quote; }
         else if (cp == '\n') out += "\\n";
@@ -224,7 +356,6 @@ static std::string reprString(const std::string &s)
         }
     }
     out += quote;
-    return out;
 }
 
 namespace {
@@ -244,7 +375,7 @@ struct ReprWriter {
             return;
         switch (v.kind()) {
         case ValueKind::VALUE_KIND_UNDEFINED: out += "Undefined"; return;
-        case ValueKind::VALUE_KIND_STRING: out += reprString(v.asString()); return;
+        case ValueKind::VALUE_KIND_STRING: reprString(out, v.asString(), maxBytes); return;
         case ValueKind::VALUE_KIND_LIST: {
             out += v.isTuple() ? "(" : "[";
             bool first = true;
@@ -428,10 +559,14 @@ Status undefinedError(const Value &v)
 
 // --- json.dumps ---------------------------------------------------------------
 
-static void jsonString(std::string &out, const std::string &s, bool ensureAscii)
+// Appends the JSON text of `s`; stops early once `out` holds more than maxBytes.
+static void jsonString(std::string &out, const std::string &s, bool ensureAscii, size_t maxBytes)
 {
     out += '"';
-    for (const uint32_t cp : utf8Decode(s)) {
+    for (size_t i = 0; i < s.size();) {
+        if ((i & 1023) == 0 && out.size() > maxBytes)
+            return;
+        const uint32_t cp = utf8Next(s, i);
         switch (cp) {
         case '"': out += "\\\""; break;
         case '\\': out += "\\\\"; break;
@@ -482,7 +617,7 @@ static Status jsonWrite(std::string &out, const Value &v, const JsonOptions &o, 
         else out += pyFloatRepr(d);
         return {};
     }
-    case ValueKind::VALUE_KIND_STRING: jsonString(out, v.asString(), o.ensureAscii); return {};
+    case ValueKind::VALUE_KIND_STRING: jsonString(out, v.asString(), o.ensureAscii, o.maxBytes); return {};
     case ValueKind::VALUE_KIND_LIST: {
         const List &items = v.asList();
         if (items.empty()) {
@@ -530,7 +665,7 @@ static Status jsonWrite(std::string &out, const Value &v, const JsonOptions &o, 
                 out += o.itemSeparator;
             if (o.indent)
                 newline(level + 1);
-            jsonString(out, items[i].first, o.ensureAscii);
+            jsonString(out, items[i].first, o.ensureAscii, o.maxBytes);
             out += o.keySeparator;
             if (Status s = jsonWrite(out, *items[i].second, o, level + 1); !s)
                 return s;
@@ -553,109 +688,7 @@ Result<std::string> toJson(const Value &v, const JsonOptions &options)
     return out;
 }
 
-// --- UTF-8 --------------------------------------------------------------------
-
-std::vector<uint32_t> utf8Decode(std::string_view s)
-{
-    std::vector<uint32_t> out;
-    out.reserve(s.size());
-    size_t i = 0;
-    while (i < s.size()) {
-        const uint8_t c = uint8_t(s[i]);
-        uint32_t cp = 0xFFFD;
-        size_t len = 1;
-        if (c < 0x80) {
-            cp = c;
-        } else if ((c & 0xE0) == 0xC0 && c >= 0xC2) {
-            len = 2;
-        } else if ((c & 0xF0) == 0xE0) {
-            len = 3;
-        } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
-            len = 4;
-        }
-        if (len > 1) {
-            bool ok = i + len <= s.size();
-            uint32_t v = c & (0x7F >> len);
-            for (size_t k = 1; ok && k < len; ++k) {
-                const uint8_t cc = uint8_t(s[i + k]);
-                if ((cc & 0xC0) != 0x80)
-                    ok = false;
-                else
-                    v = (v << 6) | (cc & 0x3F);
-            }
-            const uint32_t minimum = len == 2 ? 0x80 : (len == 3 ? 0x800 : 0x10000);
-            if (ok && v >= minimum && v <= 0x10FFFF && !(v >= 0xD800 && v < 0xE000)) {
-                cp = v;
-            } else {
-                len = 1;
-                cp = 0xFFFD;
-            }
-        }
-        out.push_back(cp);
-        i += len;
-    }
-    return out;
-}
-
-void utf8Append(std::string &out, uint32_t cp)
-{
-    appendUtf8(out, cp);
-}
-
-std::string utf8Encode(const std::vector<uint32_t> &cps, size_t begin, size_t end)
-{
-    std::string out;
-    end = std::min(end, cps.size());
-    for (size_t i = begin; i < end; ++i)
-        utf8Append(out, cps[i]);
-    return out;
-}
-
-size_t utf8Length(std::string_view s)
-{
-    size_t n = 0;
-    for (const char c : s)
-        if ((uint8_t(c) & 0xC0) != 0x80)
-            ++n;
-    return n;
-}
-
-bool isPySpace(uint32_t cp)
-{
-    return (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x20) || cp == 0x85 || cp == 0xA0
-           || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029
-           || cp == 0x202F || cp == 0x205F || cp == 0x3000;
-}
-
-uint32_t toUpperCp(uint32_t cp)
-{
-    if (cp >= 'a' && cp <= 'z') return cp - 32;
-    if (cp == 0xB5) return 0x39C;
-    if (cp >= 0xE0 && cp <= 0xFE && cp != 0xF7) return cp - 32;
-    if (cp == 0xFF) return 0x178;
-    if (cp >= 0x3B1 && cp <= 0x3C9 && cp != 0x3C2) return cp - 32;
-    if (cp >= 0x430 && cp <= 0x44F) return cp - 32;
-    if (cp >= 0x450 && cp <= 0x45F) return cp - 80;
-    return cp;
-}
-
-uint32_t toLowerCp(uint32_t cp)
-{
-    if (cp >= 'A' && cp <= 'Z') return cp + 32;
-    if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) return cp + 32;
-    if (cp == 0x178) return 0xFF;
-    if (cp >= 0x391 && cp <= 0x3A9 && cp != 0x3A2) return cp + 32;
-    if (cp >= 0x410 && cp <= 0x42F) return cp + 32;
-    if (cp >= 0x400 && cp <= 0x40F) return cp + 80;
-    return cp;
-}
-
-bool isCased(uint32_t cp)
-{
-    return toUpperCp(cp) != cp || toLowerCp(cp) != cp || cp == 0xDF;
-}
-
-Result<std::vector<size_t>> sliceIndices(int64_t length, const Value &startV, const Value &stopV, const Value &stepV)
+Result<Slice> sliceOf(int64_t length, const Value &startV, const Value &stopV, const Value &stepV)
 {
     auto asIndex = [](const Value &v, const char *what, std::optional<int64_t> &out) -> Status {
         if (v.isUndefined() || v.isNone())
@@ -685,17 +718,19 @@ Result<std::vector<size_t>> sliceIndices(int64_t length, const Value &startV, co
         }
         return x;
     };
-    std::vector<size_t> out;
+    Slice out;
+    out.step = step;
     if (step > 0) {
         const int64_t b = adjust(start, 0, 0, length);
         const int64_t e = adjust(stop, length, 0, length);
-        for (int64_t i = b; i < e; i += step)
-            out.push_back(size_t(i));
+        out.start = b;
+        out.count = b < e ? size_t(uint64_t(e - b - 1) / uint64_t(step) + 1) : 0;
     } else {
         const int64_t b = adjust(start, length - 1, -1, length - 1);
         const int64_t e = adjust(stop, -1, -1, length - 1);
-        for (int64_t i = b; i > e; i += step)
-            out.push_back(size_t(i));
+        const uint64_t stride = uint64_t(-(step + 1)) + 1;   // |step|, also for INT64_MIN
+        out.start = b;
+        out.count = b > e ? size_t(uint64_t(b - e - 1) / stride + 1) : 0;
     }
     return out;
 }

@@ -5,12 +5,17 @@
 //
 // Contract: every operation that can fail on user data returns a Result with
 // a Python-like message ("can only concatenate str (not \"int\") to str");
-// the interpreter adds the template position. Lists and dicts are shared by
-// reference like Python objects; templates cannot mutate lists (Hugging Face's
+// the interpreter adds the template position. Strings, lists and dicts are
+// shared by reference like Python objects (copying a Value copies a pointer,
+// never the text); templates cannot mutate lists or strings (Hugging Face's
 // sandbox forbids append), only namespaces change in place.
+// Memory: a Value is 32 bytes; its string, list or dict is charged to the
+// meter of the render that made it (jinja_memory.h).
 #pragma once
 
 #include "burrow/status.h"
+#include "chat/jinja_memory.h"
+#include "chat/jinja_text.h"
 
 #include <cstdint>
 #include <functional>
@@ -18,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -40,6 +46,35 @@ struct Callable {
     std::function<Result<Value>(Interpreter &, CallArgs &)> call;
 };
 
+// A string value's text, shared by every copy of the value and never
+// changed, with what indexing by code point needs: the number of code
+// points, and for non-ASCII text the byte offset of every 64th one, so s[i]
+// and slices cost O(1 + result) instead of decoding the whole text.
+class StringData {
+public:
+    explicit StringData(std::string text);
+
+    const std::string &text() const { return m_text; }
+    size_t length() const { return m_length; }         // code points (Python len())
+    bool ascii() const { return m_marks.empty(); }
+    // Byte offset of code point `index` (0 <= index <= length()).
+    size_t offsetOf(size_t index) const;
+
+private:
+    static constexpr size_t MARK_EVERY = 64;
+    std::string m_text;
+    size_t m_length = 0;
+    std::vector<size_t> m_marks;   // m_marks[k]: byte offset of code point k * MARK_EVERY (non-ASCII only)
+    Charge m_charge;
+};
+
+// A list value's items (shared, never changed).
+struct ListData {
+    explicit ListData(List values);
+    List items;
+    Charge charge;
+};
+
 class Value {
 public:
     Value() = default;                                   // Undefined without a message
@@ -47,9 +82,11 @@ public:
     Value(int v) : m_kind(ValueKind::VALUE_KIND_INT), m_int(v) {}                   // NOLINT
     Value(int64_t v) : m_kind(ValueKind::VALUE_KIND_INT), m_int(v) {}               // NOLINT
     Value(double v) : m_kind(ValueKind::VALUE_KIND_FLOAT), m_float(v) {}            // NOLINT
-    Value(std::string s) : m_kind(ValueKind::VALUE_KIND_STRING), m_string(std::move(s)) {} // NOLINT
-    Value(const char *s) : m_kind(ValueKind::VALUE_KIND_STRING), m_string(s) {}     // NOLINT
-    Value(std::string_view s) : m_kind(ValueKind::VALUE_KIND_STRING), m_string(s) {} // NOLINT
+    Value(std::string s);                                                           // NOLINT
+    Value(const char *s) : Value(std::string(s)) {}                                 // NOLINT
+    Value(std::string_view s) : Value(std::string(s)) {}                            // NOLINT
+    // The string of `data` (shares it; no copy of the text).
+    static Value string(std::shared_ptr<const StringData> data);
 
     // `message` is what using it reports, e.g. "'tools' is undefined".
     static Value undefined(std::string message);
@@ -83,35 +120,56 @@ public:
     bool asBool() const { return m_int != 0; }
     int64_t asInt() const { return m_int; }                  // INT and BOOL
     double asFloat() const { return isFloat() ? m_float : double(m_int); }
-    const std::string &asString() const { return m_string; }
-    const std::string &undefinedMessage() const { return m_string; }
-    const List &asList() const { return *m_list; }
-    const Dict &asDict() const { return *m_dict; }           // DICT and NAMESPACE
-    Dict &mutableDict() const { return *m_dict; }            // NAMESPACE assignment
-    const std::shared_ptr<Dict> &dictPtr() const { return m_dict; }
-    const Callable &asCallable() const { return *m_callable; }
+    const std::string &asString() const;                     // STRING ("" for others)
+    const std::string &undefinedMessage() const { return asString(); }
+    // STRING: its shared text and code-point facts.
+    const StringData &stringData() const { return *static_cast<const StringData *>(m_data.get()); }
+    std::shared_ptr<const StringData> stringPtr() const { return std::static_pointer_cast<const StringData>(m_data); }
+    const List &asList() const { return static_cast<const ListData *>(m_data.get())->items; }
+    const Dict &asDict() const { return *static_cast<const Dict *>(m_data.get()); }   // DICT and NAMESPACE
+    Dict &mutableDict() const { return *static_cast<Dict *>(m_data.get()); }          // NAMESPACE assignment
+    std::shared_ptr<Dict> dictPtr() const { return std::static_pointer_cast<Dict>(m_data); }
+    const Callable &asCallable() const { return *static_cast<const Callable *>(m_data.get()); }
+    // The same object (a list, dict or namespace shared by reference; a string's text).
+    bool sameObject(const Value &other) const { return m_data && m_data == other.m_data; }
 
 private:
     ValueKind m_kind = ValueKind::VALUE_KIND_UNDEFINED;
     bool m_tuple = false;             // LIST: Python tuple (repr only, and tuple != list)
-    int m_depth = 0;                  // LIST, DICT: see depth()
-    int64_t m_int = 0;
-    double m_float = 0.0;
-    std::string m_string;             // STRING, or UNDEFINED's message
-    std::shared_ptr<const List> m_list;
-    std::shared_ptr<Dict> m_dict;
-    std::shared_ptr<const Callable> m_callable;
+    int32_t m_depth = 0;              // LIST, DICT: see depth()
+    union {
+        int64_t m_int = 0;            // BOOL, INT
+        double m_float;               // FLOAT
+    };
+    // STRING and UNDEFINED (its message; may be null): StringData; LIST:
+    // ListData; DICT and NAMESPACE: Dict; CALLABLE: Callable.
+    std::shared_ptr<void> m_data;
 };
 
 // Insertion-ordered mapping with Python key equality (1 == 1.0 == True).
-// Lookups are linear: template dicts are small.
+// Lookups hash the key (an index built on the first lookup past a few
+// entries and extended as entries are appended), so building a dict of n
+// entries costs O(n), not O(n^2).
 struct Dict {
     std::vector<std::pair<Value, Value>> entries;
     int namespaceDepth = 1;   // NAMESPACE: upper bound of its nesting (grows with assignments)
+    Charge charge;            // what the entries weigh (Value::dict, the interpreter for namespaces)
+
     const Value *find(const Value &key) const;
     const Value *findKey(std::string_view key) const;   // string key
     void set(Value key, Value value);   // replaces in place or appends
+    // The heap bytes the dict holds (for its charge).
+    size_t footprint() const;
+
+private:
+    static constexpr size_t INDEX_FROM = 8;                    // linear search below this many entries
+    mutable std::unordered_multimap<size_t, size_t> m_index;   // key hash -> entry position
+    mutable size_t m_indexed = 0;                              // entries[0..m_indexed) are in m_index
+    const Value *indexedFind(const Value &key, size_t hash) const;
 };
+
+// Python-consistent hash of a dict key: equal values (1, 1.0, True) hash alike.
+size_t hashKey(const Value &key);
 
 // Arguments of a call: positional then keyword.
 struct CallArgs {
@@ -154,19 +212,15 @@ struct JsonOptions {
 // json.dumps(v, ...) as Python writes it. Fails on Undefined and callables.
 Result<std::string> toJson(const Value &v, const JsonOptions &options);
 
-// --- UTF-8 helpers (strings are indexed by code point, like Python) ----------
-
-std::vector<uint32_t> utf8Decode(std::string_view s);   // invalid bytes decode as U+FFFD
-std::string utf8Encode(const std::vector<uint32_t> &cps, size_t begin = 0, size_t end = SIZE_MAX);
-void utf8Append(std::string &out, uint32_t cp);
-size_t utf8Length(std::string_view s);
-bool isPySpace(uint32_t cp);                            // str.isspace()
-uint32_t toUpperCp(uint32_t cp);                       // ASCII, Latin-1, Greek, Cyrillic
-uint32_t toLowerCp(uint32_t cp);
-bool isCased(uint32_t cp);
-
-// Python slice semantics: indices selected by [start:stop:step] from a
-// sequence of `length` items. step 0 is an error.
-Result<std::vector<size_t>> sliceIndices(int64_t length, const Value &start, const Value &stop, const Value &step);
+// Python slice semantics: the items [start:stop:step] selects from a
+// sequence of `length` items are start, start + step, ... (count of them).
+// step 0 is an error. Cost O(1): nothing is listed.
+struct Slice {
+    int64_t start = 0;
+    int64_t step = 1;
+    size_t count = 0;
+    size_t at(size_t k) const { return size_t(start + int64_t(k) * step); }
+};
+Result<Slice> sliceOf(int64_t length, const Value &start, const Value &stop, const Value &step);
 
 } // namespace burrow::jinja

@@ -4,7 +4,8 @@
 namespace burrow::server {
 
 std::variant<std::shared_ptr<CompletionJob>, ApiError> CompletionJob::prepare(std::shared_ptr<const Model> model,
-                                                                              uint32_t contextSize, ApiRequest request)
+                                                                              uint32_t contextSize, ApiRequest request,
+                                                                              std::shared_ptr<const CancelToken> cancel)
 {
     std::shared_ptr<CompletionJob> job(new CompletionJob());
     job->m_model = model;
@@ -15,6 +16,7 @@ std::variant<std::shared_ptr<CompletionJob>, ApiError> CompletionJob::prepare(st
         p.render.reasoningEffort = request.reasoningEffort;
         p.render.kwargsJson = request.templateKwargsJson;
         p.budget = 0;   // measured below, so the error names the sizes
+        p.render.cancel = std::move(cancel);
         auto built = buildChatPrompt(*model, request.messages, p);
         if (!built)
             return ApiError::badRequest("messages: " + built.message(), "messages");
@@ -23,6 +25,15 @@ std::variant<std::shared_ptr<CompletionJob>, ApiError> CompletionJob::prepare(st
         o.reasoning = built->reasoning;
         o.nKeep = built->keepTokens;
     } else {
+        // No token of any vocabulary is this long: a prompt with more bytes
+        // than this cannot fit, and is refused without spending seconds on
+        // tokenizing it (tokenizing is the one step a stop cannot cut short).
+        constexpr size_t MAX_BYTES_PER_TOKEN = 256;
+        if (request.prompt.size() / MAX_BYTES_PER_TOKEN >= contextSize)
+            return ApiError::badRequest("the prompt has " + std::to_string(request.prompt.size()) +
+                                            " bytes: more tokens than this server's context holds (" +
+                                            std::to_string(contextSize) + ", prompt and reply together)",
+                                        "prompt", "context_length_exceeded");
         job->m_prompt = model->tokenize(request.prompt, true, true);
     }
     if (job->m_prompt.empty())

@@ -3,7 +3,8 @@
 // scheduler requests submitted with the request's sampling, and their
 // callbacks turned into JobEvents for whoever answers the client.
 //
-// Threads: prepare() and submit() run on the caller's thread; the sink is
+// Threads: prepare() and submit() run on the caller's thread (the server
+// calls prepare() on its PreparePool); the sink is
 // called on the scheduler thread (keep it quick: copy, post, return);
 // cancel() is thread-safe and may come at any time (a client that left).
 #pragma once
@@ -36,10 +37,14 @@ using JobSink = std::function<void(JobEvent &&event)>;
 
 class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
 public:
-    // Builds the prompt. Errors (400): a template error, a prompt that does
-    // not fit the context (code "context_length_exceeded"), an empty prompt.
+    // Builds the prompt (renders the chat template, tokenizes; slow for a
+    // large request: run it off the network threads). Errors (400): a
+    // template error, a prompt that does not fit the context (code
+    // "context_length_exceeded"), an empty prompt; `cancel` cancelled while
+    // the template renders: an error too (the caller has left).
     static std::variant<std::shared_ptr<CompletionJob>, ApiError> prepare(std::shared_ptr<const Model> model,
-                                                                          uint32_t contextSize, ApiRequest request);
+                                                                          uint32_t contextSize, ApiRequest request,
+                                                                          std::shared_ptr<const CancelToken> cancel = {});
 
     // Submits request().n requests; events go to `sink` (for each choice
     // its pieces in order, then exactly one KIND_DONE). Errors: the queue is

@@ -3,13 +3,21 @@
 // for streams).
 //
 // One Connection per accepted socket, on its own strand. Its life:
-//   read the header (bounded size, bounded time) -> check Host, Origin, the
-//   route, the key, Content-Length -> read the body (bounded) -> answer, or
-//   start a completion job and, while it runs, watch the socket: the client
-//   closing it cancels the job. Streamed answers go out as SSE in HTTP
-//   chunks, with a keep-alive comment when nothing was written for a while;
-//   every write has a deadline and the bytes queued for a slow reader are
-//   bounded, so no client holds memory or time without limit.
+//   read the header (bounded size, bounded time: a new connection has
+//   headerTimeoutSeconds for its first) -> check Host, Origin, the route,
+//   the key, Content-Length -> read the body (bounded; a chunked body's
+//   trailer is bounded by the read buffer) -> answer, or hand the body to
+//   the PreparePool (JSON, template, tokens: off the network threads) and
+//   then start a completion job; while either runs, watch the socket: the
+//   client closing it cancels them. Streamed answers go out as SSE in HTTP
+//   chunks (raw until the close for HTTP/1.0), with a keep-alive comment
+//   when nothing was written for a while; every write has a deadline and
+//   the bytes queued for a slow reader are bounded, so no client holds
+//   memory or time without limit.
+// Admission: when full, a new connection evicts the one waiting longest for
+// a header (connection_registry.h). Every handler runs guarded: an
+// exception (Beast's, the standard library's) drops that connection and is
+// logged; it never ends the server.
 // Scheduler callbacks arrive on the scheduler thread and are posted to the
 // connection's strand through a Gate that the server closes before its
 // io_context goes away.
@@ -19,7 +27,10 @@
 #include "server/api_request.h"
 #include "server/api_response.h"
 #include "server/completion_job.h"
+#include "server/connection_registry.h"
 #include "server/http_guard.h"
+#include "server/prepare_pool.h"
+#include "server/read_buffer.h"
 #include "server/response_assembler.h"
 
 #include <boost/asio.hpp>
@@ -35,6 +46,11 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <variant>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace burrow::server {
 
@@ -77,7 +93,67 @@ struct Shared {
     std::atomic<int32_t> connections{0};
     std::atomic<int32_t> activeRequests{0};
     std::atomic<uint64_t> requests{0};
+    std::unique_ptr<ConnectionRegistry> registry;
+    PreparePool *prepare = nullptr;            // owned by the ServerImpl, which outlives every connection
+    std::atomic<int32_t> peakSinceTrim{0};
+
+    // A connection closed, `open` are left: after a storm of connections has
+    // gone (none left, or a quarter of the peak), hand the freed memory back
+    // to the system (glibc keeps it otherwise).
+    void connectionClosed(int32_t open)
+    {
+#if defined(__GLIBC__)
+        int32_t peak = peakSinceTrim.load(std::memory_order_relaxed);
+        if (peak >= 16 && (open == 0 || open < peak / 4) && peakSinceTrim.compare_exchange_strong(peak, open))
+            malloc_trim(0);   // a few milliseconds, once per storm
+#else
+        (void)open;
+#endif
+    }
+    void connectionOpened(int32_t open)
+    {
+        int32_t peak = peakSinceTrim.load(std::memory_order_relaxed);
+        while (open > peak && !peakSinceTrim.compare_exchange_weak(peak, open)) {
+        }
+    }
 };
+
+// The request target or a message for the log: control characters (a
+// client's CR, LF, ESC) written as \xNN, so a request cannot forge log lines
+// or drive a terminal.
+std::string printable(std::string_view text, size_t maxBytes)
+{
+    std::string out;
+    for (const char c : text.substr(0, maxBytes)) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7F) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", u);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    if (text.size() > maxBytes)
+        out += "...";
+    return out;
+}
+
+bool isLoopback(const tcp::endpoint &endpoint)
+{
+    const net::ip::address a = endpoint.address();
+    if (a.is_v4())
+        return a.to_v4().is_loopback();
+    const net::ip::address_v6 v6 = a.to_v6();
+    return v6.is_loopback() || (v6.is_v4_mapped() && net::ip::make_address_v4(net::ip::v4_mapped, v6).is_loopback());
+}
+
+bool modelMatches(const Shared &shared, const std::string &name)
+{
+    return name.empty() || name == shared.modelId || name == shared.modelFileName;
+}
+
+using Prepared = std::variant<std::shared_ptr<CompletionJob>, ApiError>;
 
 std::chrono::steady_clock::duration seconds(double s)
 {
@@ -86,48 +162,103 @@ std::chrono::steady_clock::duration seconds(double s)
 
 enum class Route { ROUTE_NONE, ROUTE_HEALTH, ROUTE_MODELS, ROUTE_MODEL, ROUTE_CHAT, ROUTE_COMPLETIONS };
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public ConnectionSlot, public std::enable_shared_from_this<Connection> {
 public:
-    Connection(tcp::socket socket, std::shared_ptr<Shared> shared)
-        : m_stream(std::move(socket)),
+    Connection(tcp::socket socket, std::shared_ptr<Shared> shared, std::string peer)
+        : ConnectionSlot(std::move(peer)),
+          m_stream(std::move(socket)),
           m_shared(std::move(shared)),
+          m_buffer(readBufferBytes(m_shared->options.limits)),
           m_writeTimer(m_stream.get_executor()),
           m_pingTimer(m_stream.get_executor()),
           m_drainTimer(m_stream.get_executor()),
           m_events(std::make_shared<EventTarget>())
     {
         m_events->executor.emplace(m_stream.get_executor());
-        m_shared->connections.fetch_add(1);
+        m_shared->connectionOpened(m_shared->connections.fetch_add(1) + 1);
+        waitingForHeader();
     }
 
-    ~Connection()
+    ~Connection() override
     {
         {
             std::lock_guard lock(m_events->mutex);
             m_events->executor.reset();
         }
+        if (m_prepareCancel)
+            m_prepareCancel->cancel();
         if (m_job) {
             m_job->cancel();
             m_shared->activeRequests.fetch_sub(1);
         }
-        m_shared->connections.fetch_sub(1);
+        m_shared->connectionClosed(m_shared->connections.fetch_sub(1) - 1);
     }
 
     // `overLimit`: too many connections: answer 503 and close.
     void start(bool overLimit)
     {
         net::dispatch(m_stream.get_executor(), [self = shared_from_this(), overLimit] {
-            if (overLimit) {
-                self->m_keepAlive = false;
-                self->m_mustClose = true;
-                self->sendError(ApiError::busy("too many connections; retry shortly"));
-            } else {
-                self->readHeader();
-            }
+            self->safely([&] {
+                if (overLimit) {
+                    self->busy();
+                    self->m_refused = true;
+                    self->m_keepAlive = false;
+                    self->m_mustClose = true;
+                    self->sendError(ApiError::busy("too many connections; retry shortly"));
+                } else {
+                    self->readHeader();
+                }
+            });
+        });
+    }
+
+protected:
+    // The accept loop needs room: close, unless a whole header came meanwhile.
+    void evict() override
+    {
+        net::post(m_stream.get_executor(), [weak = weak_from_this()] {
+            if (auto self = weak.lock())
+                self->safely([&] {
+                    if (self->m_waitingForHeader)
+                        self->close();
+                    else
+                        self->spared();
+                });
         });
     }
 
 private:
+    // Runs one handler's work: whatever it throws (Beast's length_error, a
+    // bad_alloc) drops this connection and is logged; nothing escapes to
+    // the io_context.
+    template <class F>
+    void safely(F &&work) noexcept
+    {
+        try {
+            work();
+        } catch (const std::exception &e) {
+            failInternally(e.what());
+        } catch (...) {
+            failInternally("unknown exception");
+        }
+    }
+
+    void failInternally(const char *what) noexcept
+    {
+        try {
+            if (m_shared->options.log)
+                m_shared->options.log("internal error on a connection (closed): " + printable(what, 200));
+        } catch (...) {
+        }
+        try {
+            if (m_job)
+                m_job->cancel();
+            endJob();
+            close();
+        } catch (...) {
+        }
+    }
+
     // ---- reading a request ------------------------------------------------
 
     void readHeader()
@@ -136,11 +267,22 @@ private:
         m_parser->header_limit(static_cast<std::uint32_t>(m_shared->options.limits.maxHeaderBytes));
         m_parser->body_limit(m_shared->options.limits.maxBodyBytes);
         m_origin.clear();
+        m_method = http::verb::unknown;
+        m_target.clear();
+        m_version = 11;
         m_keepAlive = true;
         m_mustClose = false;
-        m_stream.expires_after(seconds(m_shared->options.limits.requestTimeoutSeconds));
-        http::async_read_header(m_stream, m_buffer, *m_parser,
-                                [self = shared_from_this()](beast::error_code ec, size_t) { self->onHeader(ec); });
+        // A new connection has a short deadline for its first header; a kept-
+        // alive one may idle for the request timeout. Both are evictable
+        // while they wait (connection_registry.h).
+        const ServerLimits &limits = m_shared->options.limits;
+        m_stream.expires_after(seconds(m_requests == 0 ? std::min(limits.headerTimeoutSeconds, limits.requestTimeoutSeconds)
+                                                       : limits.requestTimeoutSeconds));
+        m_waitingForHeader = true;
+        waitingForHeader();
+        http::async_read_header(m_stream, m_buffer, *m_parser, [self = shared_from_this()](beast::error_code ec, size_t) {
+            self->safely([&] { self->onHeader(ec); });
+        });
     }
 
     // A read error: answer what can be answered, close otherwise.
@@ -154,6 +296,9 @@ private:
         } else if (ec == http::error::header_limit) {
             sendError(ApiError::headersTooLarge("the request header is larger than " +
                                                 std::to_string(m_shared->options.limits.maxHeaderBytes) + " bytes"));
+        } else if (ec == http::error::buffer_overflow) {
+            sendError(ApiError::headersTooLarge("a request header or trailer field does not fit in " +
+                                                std::to_string(m_buffer.max_size()) + " bytes"));
         } else if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::eof ||
                    ec == net::error::connection_reset || ec == net::error::operation_aborted ||
                    ec == http::error::partial_message) {
@@ -165,11 +310,17 @@ private:
 
     void onHeader(beast::error_code ec)
     {
+        m_waitingForHeader = false;
+        busy();
         if (ec)
             return onReadError(ec);
+        ++m_requests;
+        // The body (if any) has the request timeout from here.
+        m_stream.expires_after(seconds(m_shared->options.limits.requestTimeoutSeconds));
         const auto &req = m_parser->get();
         m_method = req.method();
         m_target = std::string(req.target());
+        m_version = req.version();
         m_keepAlive = req.keep_alive();
         const std::string path = m_target.substr(0, m_target.find('?'));
 
@@ -225,9 +376,11 @@ private:
         if (expect != req.end() && beast::iequals(expect->value(), "100-continue")) {
             auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, req.version());
             http::async_write(m_stream, *cont, [self = shared_from_this(), cont](beast::error_code wec, size_t) {
-                if (wec)
-                    return self->close();
-                self->readBody();
+                self->safely([&] {
+                    if (wec)
+                        return self->close();
+                    self->readBody();
+                });
             });
             return;
         }
@@ -236,8 +389,9 @@ private:
 
     void readBody()
     {
-        http::async_read(m_stream, m_buffer, *m_parser,
-                         [self = shared_from_this()](beast::error_code ec, size_t) { self->onBody(ec); });
+        http::async_read(m_stream, m_buffer, *m_parser, [self = shared_from_this()](beast::error_code ec, size_t) {
+            self->safely([&] { self->onBody(ec); });
+        });
     }
 
     void onBody(beast::error_code ec)
@@ -251,7 +405,7 @@ private:
         case Route::ROUTE_MODELS:
             return sendJson(http::status::ok, modelList(m_shared->modelId, m_shared->created));
         case Route::ROUTE_MODEL:
-            if (!modelMatches(m_routeArg))
+            if (!modelMatches(*m_shared, m_routeArg))
                 return sendError(ApiError::notFound("model '" + m_routeArg + "' is not served here (this server has '" +
                                                         m_shared->modelId + "')",
                                                     "model_not_found"));
@@ -264,11 +418,6 @@ private:
             break;
         }
         sendError(ApiError::notFound("no such endpoint"));
-    }
-
-    bool modelMatches(const std::string &name) const
-    {
-        return name.empty() || name == m_shared->modelId || name == m_shared->modelFileName;
     }
 
     // An answer before the body was read: the connection closes after it
@@ -301,21 +450,64 @@ private:
 
     // ---- completions ------------------------------------------------------
 
+    // The body goes to the PreparePool: it reads the JSON, renders the
+    // template and tokenizes there; onPrepared() continues on this strand.
+    // Meanwhile the socket is watched: a client that leaves cancels it.
     void startCompletion(Endpoint endpoint)
     {
-        auto parsed = parseApiRequest(endpoint, m_parser->get().body(), m_shared->options.limits,
-                                      m_shared->options.maxChoices);
+        const uint64_t generation = ++m_generation;
+        m_prepareCancel = std::make_shared<CancelToken>();
+        auto body = std::make_shared<std::string>(std::move(m_parser->get().body()));
+        auto task = [shared = std::weak_ptr<Shared>(m_shared), model = m_shared->model, endpoint, body,
+                     cancel = m_prepareCancel, weak = weak_from_this(), target = m_events, gate = m_shared->gate,
+                     generation] {
+            Prepared result = ApiError::internal("the server is stopping");
+            if (auto s = shared.lock())
+                result = prepareRequest(*s, model, endpoint, *body, cancel);
+            std::lock_guard open(gate->mutex);
+            std::lock_guard lock(target->mutex);
+            if (!gate->open || !target->executor)
+                return;
+            net::post(*target->executor, [weak, generation, result = std::move(result)]() mutable {
+                if (auto self = weak.lock())
+                    self->safely([&] { self->onPrepared(generation, std::move(result)); });
+            });
+        };
+        if (!m_shared->prepare->submit(m_prepareCancel, std::move(task))) {
+            m_prepareCancel.reset();
+            return sendError(ApiError::busy("too many requests are waiting for their prompt to be built; retry shortly"));
+        }
+        m_started = Clock::now();
+        watch();
+    }
+
+    // On a PreparePool thread: the request's JSON, the model it names, its prompt.
+    static Prepared prepareRequest(const Shared &shared, const std::shared_ptr<const Model> &model, Endpoint endpoint,
+                                   const std::string &body, const std::shared_ptr<CancelToken> &cancel)
+    {
+        auto parsed = parseApiRequest(endpoint, body, shared.options.limits, shared.options.maxChoices);
         if (auto *error = std::get_if<ApiError>(&parsed))
-            return sendError(*error);
+            return *error;
         ApiRequest &request = std::get<ApiRequest>(parsed);
-        if (!modelMatches(request.model))
-            return sendError(ApiError::notFound("model '" + request.model + "' is not served here (this server has '" +
-                                                    m_shared->modelId + "'; see GET /v1/models)",
-                                                "model_not_found"));
-        auto prepared = CompletionJob::prepare(m_shared->model, m_shared->contextSize, std::move(request));
+        if (!modelMatches(shared, request.model))
+            return ApiError::notFound("model '" + request.model + "' is not served here (this server has '" +
+                                          shared.modelId + "'; see GET /v1/models)",
+                                      "model_not_found");
+        auto prepared = CompletionJob::prepare(model, shared.contextSize, std::move(request), cancel);
+        if (auto *job = std::get_if<std::shared_ptr<CompletionJob>>(&prepared))
+            return *job;
+        return std::get<ApiError>(prepared);
+    }
+
+    void onPrepared(uint64_t generation, Prepared prepared)
+    {
+        if (generation != m_generation || m_closed || !m_prepareCancel)
+            return;
+        m_prepareCancel.reset();
         if (auto *error = std::get_if<ApiError>(&prepared))
             return sendError(*error);
         std::shared_ptr<CompletionJob> job = std::get<std::shared_ptr<CompletionJob>>(prepared);
+        const Endpoint endpoint = job->request().endpoint;
 
         ResponseIds ids;
         ids.id = newResponseId(endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS ? "chatcmpl-" : "cmpl-");
@@ -324,9 +516,8 @@ private:
         m_assembler.emplace(job->request(), ids, job->promptTokens());
         m_streaming = job->request().stream;
 
-        // Events go from the scheduler thread to this strand; a generation
+        // Events go from the scheduler thread to this strand; the generation
         // number drops those of an earlier job (one refused halfway).
-        const uint64_t generation = ++m_generation;
         std::weak_ptr<Connection> weak = weak_from_this();
         std::shared_ptr<EventTarget> target = m_events;
         std::shared_ptr<Gate> gate = m_shared->gate;
@@ -338,7 +529,7 @@ private:
                                          return;
                                      net::post(*target->executor, [weak, generation, event = std::move(event)]() mutable {
                                          if (auto self = weak.lock())
-                                             self->onJobEvent(generation, event);
+                                             self->safely([&] { self->onJobEvent(generation, event); });
                                      });
                                  });
         if (error) {
@@ -347,7 +538,6 @@ private:
         }
         m_job = std::move(job);
         m_shared->activeRequests.fetch_add(1);
-        m_started = Clock::now();
         watch();
         if (m_streaming)
             openStream();
@@ -387,24 +577,27 @@ private:
     {
         if (m_watching || m_closed)
             return;
-        if (m_buffer.size() >= 64 * 1024)
+        const size_t room = m_buffer.max_size() - m_buffer.size();
+        if (room < 1024)
             return;   // enough pipelined bytes held; stop watching rather than grow
         m_watching = true;
         m_stream.socket().async_read_some(
-            m_buffer.prepare(4096), [self = shared_from_this()](beast::error_code ec, size_t n) {
-                self->m_watching = false;
-                if (!ec) {
-                    self->m_buffer.commit(n);
-                    if (self->m_afterWatch)
+            m_buffer.prepare(std::min<size_t>(room, 4096)), [self = shared_from_this()](beast::error_code ec, size_t n) {
+                self->safely([&] {
+                    self->m_watching = false;
+                    if (!ec) {
+                        self->m_buffer.commit(n);
+                        if (self->m_afterWatch)
+                            return self->runAfterWatch();
+                        return self->watch();
+                    }
+                    if (ec == net::error::operation_aborted && self->m_afterWatch)
                         return self->runAfterWatch();
-                    return self->watch();
-                }
-                if (ec == net::error::operation_aborted && self->m_afterWatch)
-                    return self->runAfterWatch();
-                // The client went away: stop its work now. A continuation
-                // waiting for this read is dropped (it holds the connection).
-                self->m_afterWatch = nullptr;
-                self->clientGone();
+                    // The client went away: stop its work now. A continuation
+                    // waiting for this read is dropped (it holds the connection).
+                    self->m_afterWatch = nullptr;
+                    self->clientGone();
+                });
             });
     }
 
@@ -434,8 +627,9 @@ private:
 
     void clientGone()
     {
-        if (m_job) {
-            m_job->cancel();
+        if (m_job || m_prepareCancel) {
+            if (m_job)
+                m_job->cancel();
             log(499, " client closed the connection; cancelled");
         }
         endJob();
@@ -478,7 +672,8 @@ private:
             res->set(http::field::www_authenticate, "Bearer");
         finishHeaders(*res);
         res->keep_alive(m_keepAlive && !m_mustClose);
-        res->body() = errorBody(error);
+        if (m_method != http::verb::head)   // a HEAD answer never has a body
+            res->body() = errorBody(error);
         res->prepare_payload();
         m_status = error.status;
         m_errorMessage = error.message;
@@ -492,14 +687,16 @@ private:
         const bool keep = res->keep_alive();
         armWriteDeadline();
         http::async_write(m_stream.socket(), *res, [self = shared_from_this(), res, keep](beast::error_code ec, size_t) {
-            self->m_writeTimer.cancel();
-            self->m_shared->requests.fetch_add(1);
-            self->log(self->m_status, self->m_errorMessage.empty() ? "" : " " + self->m_errorMessage);
-            self->m_errorMessage.clear();
-            self->m_assembler.reset();
-            if (ec)
-                return self->close();
-            self->nextRequest(keep);
+            self->safely([&] {
+                self->m_writeTimer.cancel();
+                self->m_shared->requests.fetch_add(1);
+                self->log(self->m_status, self->m_errorMessage.empty() ? "" : " " + self->m_errorMessage);
+                self->m_errorMessage.clear();
+                self->m_assembler.reset();
+                if (ec)
+                    return self->close();
+                self->nextRequest(keep);
+            });
         });
     }
 
@@ -517,11 +714,13 @@ private:
             if (ec)
                 return;   // cancelled: the write finished
             if (auto self = weak.lock()) {
-                // The client stopped reading.
-                if (self->m_job)
-                    self->m_job->cancel();
-                self->endJob();
-                self->close();
+                self->safely([&] {
+                    // The client stopped reading.
+                    if (self->m_job)
+                        self->m_job->cancel();
+                    self->endJob();
+                    self->close();
+                });
             }
         });
     }
@@ -533,8 +732,13 @@ private:
         head->set(http::field::cache_control, "no-cache");
         head->set("X-Accel-Buffering", "no");
         finishHeaders(*head);
+        // HTTP/1.0 has no chunked encoding: its stream is the raw events,
+        // ended by closing the connection.
+        m_chunked = m_version >= 11;
+        if (!m_chunked)
+            m_keepAlive = false;
         head->keep_alive(m_keepAlive);
-        head->chunked(true);
+        head->chunked(m_chunked);
         auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*head);
         m_status = 200;
         m_writing = true;
@@ -542,11 +746,13 @@ private:
         armWriteDeadline();
         http::async_write_header(m_stream.socket(), *serializer,
                                  [self = shared_from_this(), head, serializer](beast::error_code ec, size_t) {
-                                     self->m_writeTimer.cancel();
-                                     self->m_writing = false;
-                                     if (ec)
-                                         return self->clientGone();
-                                     self->flush();
+                                     self->safely([&] {
+                                         self->m_writeTimer.cancel();
+                                         self->m_writing = false;
+                                         if (ec)
+                                             return self->clientGone();
+                                         self->flush();
+                                     });
                                  });
         if (std::string opening = m_assembler->open(); !opening.empty())
             queueChunk(std::move(opening));
@@ -580,29 +786,36 @@ private:
         m_writing = true;
         armWriteDeadline();
         auto done = [self = shared_from_this()](beast::error_code ec, size_t) {
-            self->m_writeTimer.cancel();
-            self->m_writing = false;
-            const bool last = self->m_outbox.front().last;
-            self->m_pendingBytes -= self->m_outbox.front().data.size();
-            self->m_outbox.pop_front();
-            self->m_lastWrite = Clock::now();
-            if (ec)
-                return self->clientGone();
-            if (last) {
-                self->m_pingTimer.cancel();
-                self->m_streaming = false;
-                self->m_shared->requests.fetch_add(1);
-                self->log(200, self->m_assembler && self->m_assembler->error() ? " error in stream" : "");
-                self->m_assembler.reset();
-                return self->nextRequest(self->m_keepAlive);
-            }
-            self->flush();
+            self->safely([&] { self->onWritten(ec); });
         };
         const Outgoing &front = m_outbox.front();
-        if (front.last)
+        if (!m_chunked)   // HTTP/1.0: the bytes as they are; the last "chunk" is nothing (the close ends it)
+            net::async_write(m_stream.socket(), net::buffer(front.data), std::move(done));
+        else if (front.last)
             net::async_write(m_stream.socket(), http::make_chunk_last(), std::move(done));
         else
             net::async_write(m_stream.socket(), http::make_chunk(net::buffer(front.data)), std::move(done));
+    }
+
+    void onWritten(beast::error_code ec)
+    {
+        m_writeTimer.cancel();
+        m_writing = false;
+        const bool last = m_outbox.front().last;
+        m_pendingBytes -= m_outbox.front().data.size();
+        m_outbox.pop_front();
+        m_lastWrite = Clock::now();
+        if (ec)
+            return clientGone();
+        if (last) {
+            m_pingTimer.cancel();
+            m_streaming = false;
+            m_shared->requests.fetch_add(1);
+            log(200, m_assembler && m_assembler->error() ? " error in stream" : "");
+            m_assembler.reset();
+            return nextRequest(m_keepAlive);
+        }
+        flush();
     }
 
     // ": keep-alive" while the stream is silent (a long prompt being
@@ -617,9 +830,11 @@ private:
             auto self = weak.lock();
             if (ec || !self || !self->m_streaming || !self->m_job || self->m_closed)
                 return;
-            if (Clock::now() - self->m_lastWrite >= seconds(interval * 0.9) && self->m_outbox.empty())
-                self->queueChunk(sseKeepAlive());
-            self->schedulePing();
+            self->safely([&] {
+                if (Clock::now() - self->m_lastWrite >= seconds(interval * 0.9) && self->m_outbox.empty())
+                    self->queueChunk(sseKeepAlive());
+                self->schedulePing();
+            });
         });
     }
 
@@ -631,13 +846,17 @@ private:
     void lingeringClose()
     {
         afterWatch([this] {
+            m_waitingForHeader = true;   // done with: the first to make room for a new connection
+            waitingForHeader();
             beast::error_code ignored;
             m_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-            m_drainTimer.expires_after(std::chrono::seconds(2));
+            // A refused connection (503 on arrival) lingers briefly: under a
+            // flood, thousands of them must not hold descriptors for long.
+            m_drainTimer.expires_after(m_refused ? std::chrono::milliseconds(200) : std::chrono::milliseconds(2000));
             m_drainTimer.async_wait([weak = weak_from_this()](beast::error_code ec) {
                 if (!ec)
                     if (auto s = weak.lock())
-                        s->close();
+                        s->safely([&] { s->close(); });
             });
             drain();
         });
@@ -648,13 +867,15 @@ private:
         if (m_closed)
             return;
         m_buffer.clear();
-        m_stream.socket().async_read_some(m_buffer.prepare(16384), [self = shared_from_this()](beast::error_code ec,
-                                                                                               size_t n) {
-            self->m_drained += n;
-            if (ec || self->m_drained > 4 * self->m_shared->options.limits.maxBodyBytes)
-                return self->close();
-            self->drain();
-        });
+        m_stream.socket().async_read_some(m_buffer.prepare(std::min<size_t>(16384, m_buffer.max_size())),
+                                          [self = shared_from_this()](beast::error_code ec, size_t n) {
+                                              self->safely([&] {
+                                                  self->m_drained += n;
+                                                  if (ec || self->m_drained > 4 * self->m_shared->options.limits.maxBodyBytes)
+                                                      return self->close();
+                                                  self->drain();
+                                              });
+                                          });
     }
 
     void close()
@@ -663,6 +884,8 @@ private:
             return;
         m_closed = true;
         m_afterWatch = nullptr;
+        if (m_prepareCancel)
+            m_prepareCancel->cancel();
         m_pingTimer.cancel();
         m_writeTimer.cancel();
         m_drainTimer.cancel();
@@ -675,7 +898,7 @@ private:
     {
         if (!m_shared->options.log)
             return;
-        std::string line = std::string(http::to_string(m_method)) + " " + m_target.substr(0, 200) + " " +
+        std::string line = std::string(http::to_string(m_method)) + " " + printable(m_target, 200) + " " +
                            std::to_string(status);
         if (m_assembler && (m_route == Route::ROUTE_CHAT || m_route == Route::ROUTE_COMPLETIONS)) {
             const Usage &u = m_assembler->usage();
@@ -685,7 +908,7 @@ private:
                           static_cast<long long>(u.promptTokens), static_cast<long long>(u.completionTokens), ms);
             line += buf;
         }
-        m_shared->options.log(line + detail);
+        m_shared->options.log(line + printable(detail, 1000));
     }
 
     struct Outgoing {
@@ -705,11 +928,16 @@ private:
     Route m_route = Route::ROUTE_NONE;
     std::string m_routeArg;
     std::string m_origin;          // allowed Origin of this request ("" when none)
+    unsigned m_version = 11;       // of the request: 10 for HTTP/1.0
     bool m_keepAlive = true;
     bool m_mustClose = false;
     int m_status = 0;
     std::string m_errorMessage;
+    bool m_waitingForHeader = true;   // evictable (ConnectionSlot mirrors it for the accept loop)
+    uint64_t m_requests = 0;          // headers received on this connection
+    bool m_refused = false;           // answered 503 on arrival (the server was full)
 
+    std::shared_ptr<CancelToken> m_prepareCancel;   // set while the PreparePool builds the prompt
     std::shared_ptr<CompletionJob> m_job;
     std::optional<ResponseAssembler> m_assembler;
     uint64_t m_generation = 0;
@@ -717,6 +945,7 @@ private:
     Clock::time_point m_started;
 
     std::deque<Outgoing> m_outbox;
+    bool m_chunked = true;         // the stream's framing (false: HTTP/1.0, raw until close)
     size_t m_pendingBytes = 0;
     bool m_writing = false;
     Clock::time_point m_lastWrite;
@@ -730,10 +959,19 @@ private:
 class ServerImpl final : public Server {
 public:
     explicit ServerImpl(std::shared_ptr<Shared> shared)
-        : m_shared(std::move(shared)), m_io(std::max(1, m_shared->options.ioThreads)), m_acceptor(m_io)
+        : m_shared(std::move(shared)),
+          m_io(std::max(1, m_shared->options.ioThreads)),
+          m_acceptor(m_io),
+          m_acceptRetry(m_io),
+          m_prepare(std::max(1, m_shared->options.prepareThreads), m_shared->options.limits.maxPendingPrepares)
     {
+        m_shared->registry = std::make_unique<ConnectionRegistry>(m_shared->options.limits.maxConnections,
+                                                                  m_shared->options.limits.maxConnectionsPerPeer);
+        m_shared->prepare = &m_prepare;
     }
 
+    // Returns within about a second whatever runs: the network threads only
+    // do I/O, and a template still rendering on the PreparePool is cancelled.
     ~ServerImpl() override
     {
         {
@@ -747,6 +985,7 @@ public:
         m_io.stop();
         for (std::thread &t : m_threads)
             t.join();
+        m_prepare.stop();   // cancels the renders, joins; their results meet the closed gate
         // The io_context's destructor destroys the pending handlers, and
         // with them the connections (which cancel their jobs).
     }
@@ -774,7 +1013,7 @@ public:
                 std::to_string(m_port);
         accept();
         for (int i = 0; i < std::max(1, m_shared->options.ioThreads); ++i)
-            m_threads.emplace_back([this] { m_io.run(); });
+            m_threads.emplace_back([this] { run(); });
         return Status::ok();
     }
 
@@ -791,24 +1030,72 @@ public:
     }
 
 private:
+    // A network thread: the handlers are guarded one by one; should anything
+    // escape anyway, it is logged and the thread goes on serving.
+    void run()
+    {
+        for (;;) {
+            try {
+                m_io.run();
+                return;
+            } catch (const std::exception &e) {
+                logInternal(e.what());
+            } catch (...) {
+                logInternal("unknown exception");
+            }
+        }
+    }
+
+    void logInternal(const char *what) noexcept
+    {
+        try {
+            if (m_shared->options.log)
+                m_shared->options.log(std::string("internal error in the network loop: ") + printable(what, 200));
+        } catch (...) {
+        }
+    }
+
     void accept()
     {
         m_acceptor.async_accept(net::make_strand(m_io), [this](beast::error_code ec, tcp::socket socket) {
             if (ec == net::error::operation_aborted || !m_acceptor.is_open())
                 return;
-            if (!ec) {
-                beast::error_code ignored;
-                socket.set_option(tcp::no_delay(true), ignored);
-                const bool over = m_shared->connections.load() >= m_shared->options.limits.maxConnections;
-                std::make_shared<Connection>(std::move(socket), m_shared)->start(over);
+            if (ec) {
+                // Out of descriptors or memory: wait a moment rather than spin.
+                m_acceptRetry.expires_after(std::chrono::milliseconds(50));
+                m_acceptRetry.async_wait([this](beast::error_code wec) {
+                    if (!wec)
+                        accept();
+                });
+                return;
+            }
+            try {
+                admit(std::move(socket));
+            } catch (const std::exception &e) {
+                logInternal(e.what());
             }
             accept();
         });
     }
 
+    void admit(tcp::socket socket)
+    {
+        beast::error_code ec;
+        socket.set_option(tcp::no_delay(true), ec);
+        const tcp::endpoint remote = socket.remote_endpoint(ec);
+        const std::string peer = ec || isLoopback(remote) ? std::string() : remote.address().to_string();
+        const auto admission = m_shared->registry->admit(peer);
+        auto connection = std::make_shared<Connection>(std::move(socket), m_shared, peer);
+        if (admission != ConnectionRegistry::Admission::ADMISSION_REFUSED)
+            m_shared->registry->add(connection);
+        connection->start(admission == ConnectionRegistry::Admission::ADMISSION_REFUSED);
+    }
+
     std::shared_ptr<Shared> m_shared;
     net::io_context m_io;
     tcp::acceptor m_acceptor;
+    net::steady_timer m_acceptRetry;
+    PreparePool m_prepare;
     std::vector<std::thread> m_threads;
     uint16_t m_port = 0;
     std::string m_url;

@@ -1,12 +1,23 @@
-// Helper for tst_conversationstore's crash test: writes a conversation into
-// the store at argv[1], then streams a reply into it forever (one update per
-// line "UPDATED <n>" on stdout, written after the update is committed) until
-// the test kills it with SIGKILL.
+// Helper for tst_conversationstore's tests that need a process of their own.
+//   store_writer DB            writes a conversation into the store at DB,
+//       then streams a reply into it forever (one update per line
+//       "UPDATED <n>" on stdout, written after the update is committed)
+//       until the test kills it with SIGKILL (the crash test);
+//   store_writer DB open [FSIZE]  opens the store as an unprivileged user
+//       would (root drops to nobody first, so file permissions count), with
+//       files limited to FSIZE bytes when given (a disk that is full), and
+//       prints "READY <ready> <readOnly> <conversations> <failure>" and
+//       "PROBLEM <text>".
 #include <QCoreApplication>
 #include <QJsonObject>
 #include <QThread>
 
 #include <cstdio>
+#include <csignal>
+#include <cstdlib>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "storage/conversationstore.h"
 
@@ -20,13 +31,39 @@ static QString partialReply(int n)
     return text;
 }
 
+static int openOnly(const char *path, const char *fsize)
+{
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) {
+        std::fprintf(stderr, "cannot drop root\n");
+        return 2;
+    }
+    if (fsize) {
+        std::signal(SIGXFSZ, SIG_IGN);   // a write past the limit fails (EFBIG) instead of killing us
+        const rlim_t bytes = rlim_t(std::strtoull(fsize, nullptr, 10));
+        const rlimit limit{bytes, bytes};
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+            return 2;
+    }
+    ConversationStore store;
+    store.setDatabasePath(QString::fromLocal8Bit(path));
+    store.setBusyTimeoutMs(200);
+    store.open();
+    std::printf("READY %d %d %lld %d\n", store.isReady() ? 1 : 0, store.isReadOnly() ? 1 : 0,
+                static_cast<long long>(store.conversations().size()), int(store.lastFailure()));
+    std::printf("PROBLEM %s\n", store.problem().toUtf8().constData());
+    std::fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     if (argc < 2) {
-        std::fprintf(stderr, "usage: store_writer <database>\n");
+        std::fprintf(stderr, "usage: store_writer <database> [open [FSIZE]]\n");
         return 2;
     }
+    if (argc >= 3 && qstrcmp(argv[2], "open") == 0)
+        return openOnly(argv[1], argc >= 4 ? argv[3] : nullptr);
     ConversationStore store;
     store.setDatabasePath(QString::fromLocal8Bit(argv[1]));
     if (!store.open()) {

@@ -15,6 +15,9 @@
 #include <QTest>
 
 #include "storage/conversationstore.h"
+#include "storage/storefailure.h"
+
+#include <unistd.h>
 #include "chat/replydetails.h"
 
 namespace {
@@ -139,6 +142,49 @@ private:
         store.setDatabasePath(dbPath());
         store.setClock([this] { return QDateTime::fromMSecsSinceEpoch(m_now, Qt::UTC); });
         QVERIFY2(store.open(), qPrintable(store.problem()));
+    }
+
+    // The name of this thread's store connection (one store open).
+    static QString storeConnectionName()
+    {
+        for (const QString &name : QSqlDatabase::connectionNames())
+            if (name.startsWith(QLatin1String("burrow-store-")))
+                return name;
+        return QString();
+    }
+
+    // store_writer DB open [FSIZE]: its "READY ..." and "PROBLEM ..." lines.
+    QStringList openInHelper(const QStringList &extra)
+    {
+        QProcess helper;
+        helper.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        helper.start(QStringLiteral(STORE_WRITER), QStringList{dbPath(), QStringLiteral("open")} + extra);
+        if (!helper.waitForFinished(30000) || helper.exitCode() != 0)
+            return {};
+        return QString::fromUtf8(helper.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+
+    // Runs store_writer until it has streamed a few updates, then SIGKILLs
+    // it: the database is left with its WAL (and -shm) as a crash leaves it.
+    bool killWriterMidReply()
+    {
+        QProcess writer;
+        writer.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        writer.start(QStringLiteral(STORE_WRITER), {dbPath()});
+        if (!writer.waitForStarted())
+            return false;
+        int acknowledged = 0;
+        while (acknowledged < 3) {
+            if (!writer.canReadLine() && !writer.waitForReadyRead(30000))
+                return false;
+            while (writer.canReadLine()) {
+                const QList<QByteArray> words = writer.readLine().trimmed().split(' ');
+                if (words.value(0) == "UPDATED")
+                    acknowledged = words.value(1).toInt();
+            }
+        }
+        writer.kill();
+        return writer.waitForFinished(30000) && QFileInfo::exists(dbPath() + QStringLiteral("-wal"));
     }
 
 private slots:
@@ -759,12 +805,22 @@ private slots:
         QVERIFY(store.conversations().isEmpty());
         QVERIFY(store.createConversation(QStringLiteral("fresh")) > 0);
 
-        // The next start is clean.
+        // The next start is not silent about the kept file (issue 27, item
+        // 6: an empty history with no notice), and keeps mentioning it while it is there.
         store.close();
         ConversationStore again;
         openStore(again);
-        QVERIFY(again.problem().isEmpty());
+        QVERIFY2(again.problem().contains(QFileInfo(aside).fileName()), qPrintable(again.problem()));
+        QVERIFY2(again.problem().contains(QStringLiteral("from before")), qPrintable(again.problem()));
+        QCOMPARE(again.movedAsidePath(), QString());
         QCOMPARE(again.conversations().size(), 1);
+        QCOMPARE(readAll(aside), damaged);
+        // Once the user moves it away, the start is clean.
+        QVERIFY(QFile::rename(aside, m_dir->filePath(QStringLiteral("elsewhere"))));
+        again.close();
+        ConversationStore clean;
+        openStore(clean);
+        QVERIFY2(clean.problem().isEmpty(), qPrintable(clean.problem()));
     }
 
     void unusableFolderIsReported()
@@ -779,6 +835,126 @@ private slots:
         QVERIFY(problem.count() >= 1);
         QVERIFY2(store.problem().contains(QStringLiteral("could not be opened")), qPrintable(store.problem()));
         QVERIFY(QFileInfo(dbPath()).isDir());  // left alone
+    }
+
+
+    // ---- issue 27, item 6: only damage counts as damage --------------------
+
+    // A database another program holds (an exclusive lock: nobody may even
+    // read) was taken for damaged, renamed, and an empty one started. Now
+    // it is left alone with its own message, and is all there next time.
+    void lockedDatabaseIsLeftAlone()
+    {
+        {
+            ConversationStore store;
+            openStore(store);
+            const qint64 id = store.createConversation(QStringLiteral("kept"));
+            QVERIFY(store.appendMessage(id, Chat::Role::User, QStringLiteral("hello")) > 0);
+        }
+        {
+            RawDb holder(dbPath());
+            QVERIFY(holder.ok());
+            QVERIFY(holder.exec(QStringLiteral("PRAGMA locking_mode=EXCLUSIVE")));
+            QVERIFY(holder.exec(QStringLiteral("BEGIN EXCLUSIVE")));
+            ConversationStore store;
+            store.setDatabasePath(dbPath());
+            store.setBusyTimeoutMs(100);
+            QSignalSpy problem(&store, &ConversationStore::problemChanged);
+            QVERIFY(!store.open());
+            QVERIFY(!store.isReady());
+            QCOMPARE(store.lastFailure(), StoreFailure::Locked);
+            QVERIFY2(store.problem().contains(QStringLiteral("another program")), qPrintable(store.problem()));
+            QVERIFY2(store.problem().contains(QStringLiteral("left it alone")), qPrintable(store.problem()));
+            QCOMPARE(store.movedAsidePath(), QString());
+            QVERIFY(QDir(m_dir->path()).entryList({QStringLiteral("*.corrupt-*")}).isEmpty());
+            QVERIFY(store.createConversation() < 0);
+            QVERIFY(holder.exec(QStringLiteral("COMMIT")));
+        }
+        ConversationStore again;
+        openStore(again);
+        QVERIFY2(again.problem().isEmpty(), qPrintable(again.problem()));
+        QCOMPARE(again.conversations().size(), 1);
+        QCOMPARE(again.conversations().first().title, QStringLiteral("kept"));
+    }
+
+    // A read-only folder: the conversations are shown read-only, nothing is
+    // moved or advised away (before, a healthy file got "move it away
+    // yourself"). A separate process opens it, as a user without write
+    // permission (root drops to nobody there, so permissions count).
+    void readOnlyFolderIsOpenedReadOnly()
+    {
+        {
+            ConversationStore store;
+            openStore(store);
+            store.createConversation(QStringLiteral("one"));
+            store.createConversation(QStringLiteral("two"));
+        }
+        const QByteArray before = readAll(dbPath());
+        const bool root = geteuid() == 0;
+        // Root's helper runs as nobody: it may read (0755 / 0644) but not write.
+        QVERIFY(QFile::setPermissions(m_dir->path(), root ? QFileDevice::Permissions(0x7755) : QFileDevice::Permissions(0x5555)));
+        QVERIFY(QFile::setPermissions(dbPath(), root ? QFileDevice::Permissions(0x6644) : QFileDevice::Permissions(0x4444)));
+        const QStringList opened = openInHelper({});
+        QFile::setPermissions(m_dir->path(), QFileDevice::Permissions(0x7700));
+        QFile::setPermissions(dbPath(), QFileDevice::Permissions(0x6600));
+        QVERIFY2(opened.size() == 2, qPrintable(opened.join('|')));
+        QCOMPARE(opened.at(0), QStringLiteral("READY 1 1 2 %1").arg(int(StoreFailure::None)));
+        QVERIFY2(opened.at(1).contains(QStringLiteral("cannot write")), qPrintable(opened.at(1)));
+        QVERIFY2(!opened.at(1).contains(QStringLiteral("move the file away")), qPrintable(opened.at(1)));
+        QCOMPARE(readAll(dbPath()), before);
+        QVERIFY(QDir(m_dir->path()).entryList({QStringLiteral("*.corrupt-*")}).isEmpty());
+    }
+
+    // The disk full at start (a database left with its WAL by a crash needs
+    // to write to be read): it was renamed and an empty one started. Now it
+    // is left as it is, whatever SQLite makes of the refused writes.
+    void fullDiskAtStartIsNotDamage()
+    {
+        QVERIFY(killWriterMidReply());   // leaves burrow.db and its -wal
+        QVERIFY(QFile::remove(dbPath() + QStringLiteral("-shm")));   // so opening must create it
+        const QByteArray db = readAll(dbPath()), wal = readAll(dbPath() + QStringLiteral("-wal"));
+        const QStringList opened = openInHelper({QStringLiteral("1")});   // files may not grow past 1 byte
+        QVERIFY2(opened.size() == 2, qPrintable(opened.join('|')));
+        QVERIFY2(!opened.at(1).mid(8).isEmpty(), "the user must be told");
+        QVERIFY2(!opened.at(1).contains(QStringLiteral(".corrupt-")), qPrintable(opened.at(1)));
+        QVERIFY(QDir(m_dir->path()).entryList({QStringLiteral("*.corrupt-*")}).isEmpty());
+        QCOMPARE(readAll(dbPath()), db);
+        QCOMPARE(readAll(dbPath() + QStringLiteral("-wal")), wal);
+        // With room again, everything is there.
+        ConversationStore store;
+        openStore(store);
+        QVERIFY2(store.problem().isEmpty(), qPrintable(store.problem()));
+        QCOMPARE(store.interruptedOnOpen(), 1);
+        QCOMPARE(store.conversations().size(), 1);
+    }
+
+    // Item 7, the store's side: a write the disk refuses fails with a typed
+    // reason, and the words name what was saved and what was not.
+    void fullDiskWhileWriting()
+    {
+        ConversationStore store;
+        openStore(store);
+        const qint64 id = store.createConversation(QStringLiteral("chat"));
+        QVERIFY(store.appendMessage(id, Chat::Role::User, QStringLiteral("question")) > 0);
+        const qint64 reply = store.beginReply(id, QStringLiteral("m.gguf"), QJsonObject());
+        QVERIFY(reply > 0);
+        QVERIFY(store.updateReply(reply, QStringLiteral("the first part")));
+        {
+            QSqlQuery q(QSqlDatabase::database(storeConnectionName(), false));
+            QVERIFY(q.exec(QStringLiteral("PRAGMA page_count")) && q.next());
+            QVERIFY(q.exec(QStringLiteral("PRAGMA max_page_count = %1").arg(q.value(0).toLongLong())));
+        }
+        QSignalSpy errors(&store, &ConversationStore::errorOccurred);
+        QVERIFY(!store.updateReply(reply, QString(200 * 1024, QLatin1Char('x'))));
+        QCOMPARE(store.lastFailure(), StoreFailure::DiskFull);
+        QCOMPARE(errors.size(), 1);
+        QString message = errors.takeFirst().at(0).toString();
+        QVERIFY2(message.contains(QStringLiteral("your message and the reply's earlier part were saved")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("the disk is full")), qPrintable(message));
+        QVERIFY(store.appendMessage(id, Chat::Role::User, QString(200 * 1024, QLatin1Char('y'))) < 0);
+        message = errors.takeFirst().at(0).toString();
+        QVERIFY2(message.startsWith(QStringLiteral("Your message could not be saved, so it was not sent")), qPrintable(message));
+        QCOMPARE(store.messages(id).at(1).content, QStringLiteral("the first part"));
     }
 
     void inMemoryStore()

@@ -11,6 +11,7 @@
 #include "tiny_model.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -561,14 +562,285 @@ private slots:
         QVERIFY(small);
         QTcpSocket a, b;
         QVERIFY(connect(a, small->port()));
+        QTRY_COMPARE(small->stats().connections, 1);
         QVERIFY(connect(b, small->port()));
         QTRY_COMPARE(small->stats().connections, 2);
+        // Full of idle connections: the idlest makes room (it was 503 before).
         const Reply r = exchange(request("GET", "/health"), small->port());
-        QCOMPARE(r.status, 503);
-        a.abort();
+        QCOMPARE(r.status, 200);
+        QTRY_VERIFY(a.state() == QAbstractSocket::UnconnectedState);
+        QVERIFY(b.state() == QAbstractSocket::ConnectedState);
         b.abort();
         QTRY_COMPARE(small->stats().connections, 0);
         QCOMPARE(exchange(request("GET", "/health"), small->port()).status, 200);
+    }
+
+
+    // ---- issue 27: nothing a client sends ends or locks up the server -------
+
+    // Item 1: a chunked body whose trailer has a field of 65,534 bytes or
+    // more made Boost.Beast throw on a network thread, and the server (and
+    // the app around it) aborted. The trailer is bounded by the read buffer:
+    // 431, and the server serves on.
+    void hugeTrailerIsRefused_data()
+    {
+        QTest::addColumn<QByteArray>("trailer");
+        QTest::addColumn<int>("status");
+        QTest::newRow("one field of 70,000 bytes") << "X-Big: " + QByteArray(70000, 'x') + "\r\n" << 431;
+        QTest::newRow("one field of 65,534 bytes") << "X-Big: " + QByteArray(65534, 'x') + "\r\n" << 431;
+        QByteArray many;
+        for (int i = 0; i < 100; ++i)
+            many += "X-F" + QByteArray::number(i) + ": " + QByteArray(1000, 'y') + "\r\n";
+        QTest::newRow("many fields of 1,000 bytes") << many << 431;
+        QTest::newRow("a small trailer") << QByteArray("X-Checksum: 1234\r\n") << 200;
+    }
+    void hugeTrailerIsRefused()
+    {
+        QFETCH(QByteArray, trailer);
+        QFETCH(int, status);
+        const QByteArray body = R"({"messages":[{"role":"user","content":"a"}]})";
+        QByteArray raw = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         "Transfer-Encoding: chunked\r\n\r\n";
+        raw += QByteArray::number(body.size(), 16) + "\r\n" + body + "\r\n0\r\n" + trailer + "\r\n";
+        const Reply r = exchange(raw);
+        QCOMPARE(r.status, status);
+        QVERIFY(healthy());
+    }
+
+    // Item 5: 128 idle sockets from one client gave every other client 503,
+    // also with an API key, for as long as they reconnected. Now a new
+    // connection evicts the one that has waited longest for a header.
+    void idleSocketsDoNotLockOut()
+    {
+        auto small = startServer([](server::ServerOptions &o) {
+            o.limits.maxConnections = 8;
+            o.limits.requestTimeoutSeconds = 30;
+            o.limits.headerTimeoutSeconds = 30;
+            o.apiKey = "s3cret";
+        });
+        QVERIFY(small);
+        const uint16_t port = small->port();
+        std::vector<std::unique_ptr<QTcpSocket>> idle;
+        for (int i = 0; i < 8; ++i) {
+            idle.push_back(std::make_unique<QTcpSocket>());
+            QVERIFY(connect(*idle.back(), port));
+            QTRY_COMPARE(small->stats().connections, i + 1);   // accepted in this order
+        }
+        const QByteArray body = R"({"messages":[{"role":"user","content":"a"}]})";
+        for (int round = 0; round < 4; ++round) {
+            const Reply r = exchange(request("POST", "/v1/chat/completions", body, "Authorization: Bearer s3cret\r\n"), port);
+            QCOMPARE(r.status, 200);
+            // The idlest socket was closed to make room...
+            QTRY_VERIFY(idle[size_t(round)]->state() == QAbstractSocket::UnconnectedState);
+            // ...and the attacker reconnects it at once.
+            idle[size_t(round)] = std::make_unique<QTcpSocket>();
+            QVERIFY(connect(*idle[size_t(round)], port));
+        }
+        for (size_t i = 4; i < idle.size(); ++i)
+            QVERIFY(idle[i]->state() == QAbstractSocket::ConnectedState);
+    }
+
+    // Connections busy with a request are never evicted: when all are, 503.
+    void busyConnectionsAreNotEvicted()
+    {
+        m_scheduler->pieceDelayMs = 300;
+        auto small = startServer([](server::ServerOptions &o) { o.limits.maxConnections = 2; });
+        QVERIFY(small);
+        QTcpSocket a, b;
+        for (QTcpSocket *s : {&a, &b}) {
+            QVERIFY(connect(*s, small->port()));
+            s->write(request("POST", "/v1/chat/completions", R"({"messages":[{"role":"user","content":"a"}],"stream":true})"));
+            QVERIFY(s->waitForReadyRead(5000));   // streaming
+        }
+        QCOMPARE(exchange(request("GET", "/health"), small->port()).status, 503);
+        for (QTcpSocket *s : {&a, &b}) {
+            Reply r;
+            QVERIFY(readReply(*s, &r));
+            QCOMPARE(r.status, 200);
+        }
+    }
+
+    // A new connection has headerTimeoutSeconds for its first header (slow
+    // ones and silent ones alike); a kept-alive one may idle longer.
+    void firstHeaderDeadline()
+    {
+        auto s = startServer([](server::ServerOptions &o) {
+            o.limits.headerTimeoutSeconds = 0.3;
+            o.limits.requestTimeoutSeconds = 30;
+        });
+        QVERIFY(s);
+        QTcpSocket silent, slow, kept;
+        QVERIFY(connect(silent, s->port()));
+        QVERIFY(connect(slow, s->port()));
+        slow.write("GET /health HTTP/1.1\r\nHost: loc");
+        QVERIFY(connect(kept, s->port()));
+        kept.write(request("GET", "/health"));
+        Reply first;
+        QVERIFY(readReply(kept, &first));
+        QCOMPARE(first.status, 200);
+        QTRY_VERIFY_WITH_TIMEOUT(silent.state() == QAbstractSocket::UnconnectedState, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(slow.state() == QAbstractSocket::UnconnectedState, 5000);
+        QVERIFY(kept.state() == QAbstractSocket::ConnectedState);
+        kept.write(request("GET", "/health"));
+        Reply second;
+        QVERIFY(readReply(kept, &second));
+        QCOMPARE(second.status, 200);
+    }
+
+    // Item 8: a HEAD answer never has a body, errors included.
+    void headHasNoBody()
+    {
+        Reply r = exchange(request("HEAD", "/v1/models/gpt-4"));
+        QCOMPARE(r.status, 404);
+        QVERIFY2(r.body.isEmpty(), r.body.constData());
+        r = exchange(request("HEAD", "/v1/models"));
+        QCOMPARE(r.status, 200);
+        QVERIFY(r.body.isEmpty());
+        r = exchange(request("HEAD", "/v1/chat/completions"));
+        QCOMPARE(r.status, 405);
+        QVERIFY(r.body.isEmpty());
+    }
+
+    // Item 8: HTTP/1.0 has no chunked encoding: the stream is the raw
+    // events, ended by the close.
+    void http10StreamIsNotChunked()
+    {
+        QByteArray raw = request("POST", "/v1/chat/completions", R"({"messages":[{"role":"user","content":"a"}],"stream":true})");
+        raw.replace("HTTP/1.1", "HTTP/1.0");
+        const Reply r = exchange(raw);
+        QCOMPARE(r.status, 200);
+        QVERIFY(!r.headers.contains("transfer-encoding"));
+        QVERIFY(r.closed);
+        QList<QByteArray> data;
+        int comments = 0;
+        QVERIFY2(test::sseEvents(r.body, &data, &comments), r.body.constData());
+        QCOMPARE(data.last(), QByteArray("[DONE]"));
+        QCOMPARE(json(data[1])["choices"].toArray().at(0).toObject().value("delta").toObject().value("content").toString(),
+                 QStringLiteral("Hel"));
+    }
+
+    // Item 8: what a client sends reaches the log with its control
+    // characters escaped (no forged lines, no terminal escapes).
+    void logIsEscaped()
+    {
+        std::mutex mutex;
+        QList<QByteArray> lines;
+        auto logged = startServer([&](server::ServerOptions &o) {
+            o.log = [&](std::string_view line) {
+                std::lock_guard lock(mutex);
+                lines << QByteArray(line.data(), qsizetype(line.size()));
+            };
+        });
+        QVERIFY(logged);
+        // The model name holds ESC and a newline (JSON escapes \u001b and \n).
+        const QByteArray body = QByteArray("{\"model\":\"evil") + "\\u001b[2J\\nGET /forged 200"
+                                + "\",\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}";
+        const Reply r = exchange(request("POST", "/v1/chat/completions", body), logged->port());
+        QCOMPARE(r.status, 404);
+        const auto logged404 = [&] {
+            std::lock_guard lock(mutex);
+            return !lines.isEmpty();
+        };
+        QTRY_VERIFY(logged404());
+        std::lock_guard lock(mutex);
+        const QByteArray line = lines.last();
+        QVERIFY2(line.contains("\\x1b[2J\\x0aGET /forged"), line.constData());
+        for (const char c : line)
+            QVERIFY2(static_cast<unsigned char>(c) >= 0x20, line.constData());
+    }
+
+    // Item 3: rendering ran on the two network threads, so two slow
+    // templates stopped all HTTP, /health included, and the server ignored
+    // a stop until they were done. Now they render on the PreparePool:
+    // /health answers meanwhile, and stopping cancels them.
+    void slowTemplatesDoNotBlockTheNetwork()
+    {
+        test::TinySpec spec;
+        spec.nCtx = 4096;
+        // Runs until the template's own limits end it (seconds).
+        const std::string slow = "{% for i in range(1000000) %}{% for j in range(1000000) %}{% endfor %}{% endfor %}";
+        spec.extraKeys = [&](gguf::GgufWriter &w) { w.addString("tokenizer.chat_template", slow); };
+        const std::string path = (m_dir.path() + "/slow-template.gguf").toStdString();
+        QVERIFY(test::writeTinyModel(spec, path));
+        auto loaded = Model::load(path);
+        QVERIFY2(loaded, loaded.message().c_str());
+        std::shared_ptr<Model> model = std::move(loaded.value());
+        server::ServerOptions o;
+        o.port = 0;
+        auto started = server::Server::start(model, m_scheduler, o);
+        QVERIFY2(started, started.message().c_str());
+        std::unique_ptr<server::Server> slowServer = std::move(started.value());
+        const uint16_t port = slowServer->port();
+        QTcpSocket a, b;
+        for (QTcpSocket *s : {&a, &b}) {
+            QVERIFY(connect(*s, port));
+            s->write(request("POST", "/v1/chat/completions", R"({"messages":[{"role":"user","content":"a"}]})"));
+            s->flush();
+        }
+        QTest::qWait(100);   // both are rendering now
+        const Reply health = exchange(request("GET", "/health"), port);
+        QCOMPARE(health.status, 200);
+        QCOMPARE(exchange(request("GET", "/v1/models"), port).status, 200);
+        // The slow ones are still rendering: /health did not wait for them.
+        QVERIFY(!a.waitForReadyRead(10) && !b.waitForReadyRead(10));
+        // Stopping cancels the renders instead of waiting them out.
+        QElapsedTimer timer;
+        timer.start();
+        slowServer.reset();
+        QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    // Item 8: after a storm of connections has gone, the memory they held
+    // goes back to the system (glibc keeps freed heap otherwise: 85 MB
+    // stayed until malloc_trim). 600 connections each hold 12 KB of an
+    // unfinished header; once they are gone the resident anonymous memory
+    // falls back close to where it was.
+    void memoryComesBackAfterAStorm()
+    {
+        const auto rssAnonKiB = [] {
+            QFile status(QStringLiteral("/proc/self/status"));
+            if (!status.open(QIODevice::ReadOnly))
+                return qint64(-1);
+            for (const QByteArray &line : status.readAll().split('\n'))
+                if (line.startsWith("RssAnon:"))
+                    return line.mid(8).trimmed().split(' ').first().toLongLong();
+            return qint64(-1);
+        };
+        if (rssAnonKiB() < 0)
+            QSKIP("no /proc/self/status (not Linux)");
+#if defined(__SANITIZE_ADDRESS__)
+        QSKIP("AddressSanitizer's allocator holds freed memory in its quarantine: this is the release build's check");
+#endif
+        auto s = startServer([](server::ServerOptions &o) {
+            o.limits.maxConnections = 1000;
+            o.limits.headerTimeoutSeconds = 60;
+            o.limits.requestTimeoutSeconds = 60;
+        });
+        QVERIFY(s);
+        const qint64 before = rssAnonKiB();
+        {
+            std::vector<std::unique_ptr<QTcpSocket>> storm;
+            const QByteArray half = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + QByteArray(12000, 'p');
+            for (int i = 0; i < 600; ++i) {
+                storm.push_back(std::make_unique<QTcpSocket>());
+                QVERIFY(connect(*storm.back(), s->port()));
+                storm.back()->write(half);
+                storm.back()->flush();
+            }
+            QTRY_COMPARE_WITH_TIMEOUT(s->stats().connections, 600, 30000);
+            QTest::qWait(300);   // the server has read what they sent
+            const qint64 peak = rssAnonKiB();
+            QVERIFY2(peak - before > 5000, qPrintable(QStringLiteral("%1 -> %2 KiB").arg(before).arg(peak)));
+            for (auto &socket : storm)
+                socket->abort();
+            storm.clear();   // the clients' own buffers go too
+            QTRY_COMPARE_WITH_TIMEOUT(s->stats().connections, 0, 30000);
+            const qint64 grown = peak - before;
+            QTRY_VERIFY2_WITH_TIMEOUT(rssAnonKiB() - before < grown / 3,
+                                      qPrintable(QStringLiteral("%1 KiB before, %2 at the peak, %3 after")
+                                                     .arg(before).arg(peak).arg(rssAnonKiB())),
+                                      5000);
+        }
     }
 
     void portTaken()
