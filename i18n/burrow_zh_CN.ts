@@ -200,6 +200,10 @@
         <source>Hugging Face &amp;access token…</source>
         <translation>Hugging Face 访问令牌(&amp;A)…</translation>
     </message>
+    <message>
+        <source>&amp;Undo delete</source>
+        <translation>撤销删除(&amp;U)</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -310,6 +314,10 @@
     <message>
         <source>The Hugging Face access token for downloads</source>
         <translation>用于下载的 Hugging Face 访问令牌</translation>
+    </message>
+    <message>
+        <source>Bring back the chat just deleted</source>
+        <translation>恢复刚删除的对话</translation>
     </message>
 </context>
 <context>
@@ -450,6 +458,14 @@
     <message>
         <source>Unpacked %1.</source>
         <translation>已解压 %1。</translation>
+    </message>
+    <message>
+        <source>Could not export: no file was chosen.</source>
+        <translation>无法导出：未选择文件。</translation>
+    </message>
+    <message>
+        <source>Could not import: no file was chosen.</source>
+        <translation>无法导入：未选择文件。</translation>
     </message>
 </context>
 <context>
@@ -1616,6 +1632,17 @@
     </message>
 </context>
 <context>
+    <name>ExportPaths</name>
+    <message>
+        <source>Burrow conversations %1</source>
+        <translation>Burrow 对话 %1</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+</context>
+<context>
     <name>HubClient</name>
     <message>
         <source>The hub&apos;s list of files for %1 is too long to read.</source>
@@ -1959,16 +1986,8 @@
         <translation>Burrow 导出文件 (*.zip)</translation>
     </message>
     <message>
-        <source>Import conversations</source>
-        <translation>导入对话</translation>
-    </message>
-    <message>
         <source>Zip archives (*.zip)</source>
         <translation>Zip 压缩包 (*.zip)</translation>
-    </message>
-    <message>
-        <source>Export conversations</source>
-        <translation>导出对话</translation>
     </message>
     <message>
         <source>Compressed models (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</source>
@@ -1991,10 +2010,6 @@
         <translation>正在读取模型文件</translation>
     </message>
     <message>
-        <source>Open a model</source>
-        <translation>打开模型</translation>
-    </message>
-    <message>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
@@ -2009,6 +2024,22 @@
     <message>
         <source>Sending the edited message replaces the messages after it.</source>
         <translation>发送编辑后的消息会替换它之后的所有消息。</translation>
+    </message>
+    <message>
+        <source>Open a model (Ctrl+L: type a path)</source>
+        <translation>打开模型（Ctrl+L：输入路径）</translation>
+    </message>
+    <message>
+        <source>Export conversations (Ctrl+L: type a path)</source>
+        <translation>导出对话（Ctrl+L：输入路径）</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Import conversations (Ctrl+L: type a path)</source>
+        <translation>导入对话（Ctrl+L：输入路径）</translation>
     </message>
 </context>
 <context>

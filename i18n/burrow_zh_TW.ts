@@ -200,6 +200,10 @@
         <source>Hugging Face &amp;access token…</source>
         <translation>Hugging Face 存取權杖(&amp;A)…</translation>
     </message>
+    <message>
+        <source>&amp;Undo delete</source>
+        <translation>復原刪除(&amp;U)</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -310,6 +314,10 @@
     <message>
         <source>The Hugging Face access token for downloads</source>
         <translation>用於下載的 Hugging Face 存取權杖</translation>
+    </message>
+    <message>
+        <source>Bring back the chat just deleted</source>
+        <translation>還原剛刪除的對話</translation>
     </message>
 </context>
 <context>
@@ -450,6 +458,14 @@
     <message>
         <source>Unpacked %1.</source>
         <translation>已解壓縮 %1。</translation>
+    </message>
+    <message>
+        <source>Could not export: no file was chosen.</source>
+        <translation>無法匯出：未選擇檔案。</translation>
+    </message>
+    <message>
+        <source>Could not import: no file was chosen.</source>
+        <translation>無法匯入：未選擇檔案。</translation>
     </message>
 </context>
 <context>
@@ -1616,6 +1632,17 @@
     </message>
 </context>
 <context>
+    <name>ExportPaths</name>
+    <message>
+        <source>Burrow conversations %1</source>
+        <translation>Burrow 對話 %1</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>對話</translation>
+    </message>
+</context>
+<context>
     <name>HubClient</name>
     <message>
         <source>The hub&apos;s list of files for %1 is too long to read.</source>
@@ -1959,16 +1986,8 @@
         <translation>Burrow 匯出檔案 (*.zip)</translation>
     </message>
     <message>
-        <source>Import conversations</source>
-        <translation>匯入對話</translation>
-    </message>
-    <message>
         <source>Zip archives (*.zip)</source>
         <translation>Zip 壓縮檔 (*.zip)</translation>
-    </message>
-    <message>
-        <source>Export conversations</source>
-        <translation>匯出對話</translation>
     </message>
     <message>
         <source>Compressed models (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</source>
@@ -1991,10 +2010,6 @@
         <translation>正在讀取模型檔案</translation>
     </message>
     <message>
-        <source>Open a model</source>
-        <translation>開啟模型</translation>
-    </message>
-    <message>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
@@ -2009,6 +2024,22 @@
     <message>
         <source>Sending the edited message replaces the messages after it.</source>
         <translation>傳送編輯後的訊息會取代它之後的所有訊息。</translation>
+    </message>
+    <message>
+        <source>Open a model (Ctrl+L: type a path)</source>
+        <translation>開啟模型（Ctrl+L：輸入路徑）</translation>
+    </message>
+    <message>
+        <source>Export conversations (Ctrl+L: type a path)</source>
+        <translation>匯出對話（Ctrl+L：輸入路徑）</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>儲存</translation>
+    </message>
+    <message>
+        <source>Import conversations (Ctrl+L: type a path)</source>
+        <translation>匯入對話（Ctrl+L：輸入路徑）</translation>
     </message>
 </context>
 <context>

@@ -49,9 +49,19 @@ ApplicationWindow {
     // switching or creating a chat and after a dialog closes.
     function focusComposer() { composer.focusInput() }
 
+    // Export `ids` (all conversations when empty): the save dialog opens in
+    // the folder of the last export with a name filled in (ExportPaths).
     function exportConversations(ids) {
         exportDialog.ids = Array.from(ids)   // a copy: the selection may change while the dialog is open
+        const title = ids.length === 1 && ids[0] === window.chat.conversation.conversationId
+                    ? window.chat.conversation.title : ""
+        exportDialog.currentFolder = ExportPaths.folder()
+        exportDialog.selectedFile = ExportPaths.fileInFolder(ExportPaths.defaultName(ids.length, title))
         exportDialog.open()
+    }
+    function importConversations() {
+        importDialog.currentFolder = ExportPaths.folder()
+        importDialog.open()
     }
     function editAndResend(row, text) {
         if (window.chat.editDiscardsReplies(row)) {
@@ -100,6 +110,8 @@ ApplicationWindow {
         onAboutRequested: aboutDialog.open()
         onSendRequested: window.composer.send()
         onFocusComposerRequested: window.focusComposer()
+        undoDeleteAvailable: sidebar.pendingUndoId >= 0
+        onUndoDeleteRequested: sidebar.undoDelete()
     }
 
     menuBar: AppMenuBar {
@@ -108,7 +120,7 @@ ApplicationWindow {
         chat: window.chat
         selectedIds: sidebar.selectedIds
         onExportRequested: (ids) => window.exportConversations(ids)
-        onImportRequested: importDialog.open()
+        onImportRequested: window.importConversations()
     }
 
     ConversationSidebar {
@@ -207,6 +219,8 @@ ApplicationWindow {
             continuesText: window.chat.models.hasModel && window.chat.models.model.continuesText
             onSendRequested: (text) => { if (window.chat.send(text)) window.composer.clear() }
             onStopRequested: window.chat.stop()
+            undoDeletePending: actions.undoDeleteAvailable
+            onUndoDeleteRequested: actions.undoDelete.trigger()
         }
         StatusLine {
             Layout.fillWidth: true
@@ -240,9 +254,12 @@ ApplicationWindow {
         onClosed: window.focusComposer()
     }
 
+    // The file dialogs say how to type a path: Ctrl+L opens the location
+    // field in Qt's own dialog and in the GTK and KDE ones alike.
     FileDialog {
         id: fileDialog
-        title: qsTr("Open a model")
+        objectName: "openModelDialog"
+        title: qsTr("Open a model (Ctrl+L: type a path)")
         nameFilters: [qsTr("GGUF models (*.gguf)"),
                       qsTr("Compressed models (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)"),
                       qsTr("All files (*)")]
@@ -254,22 +271,28 @@ ApplicationWindow {
         objectName: "exportDialog"
         // Conversation ids to export; empty: all of them.
         property var ids: []
-        title: qsTr("Export conversations")
+        title: qsTr("Export conversations (Ctrl+L: type a path)")
         fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Save")
         defaultSuffix: "zip"
         nameFilters: [qsTr("Zip archives (*.zip)")]
         onAccepted: {
-            window.chat.archives.exportConversations(exportDialog.ids, window.chat.archives.localPath(selectedFile))
+            const path = ExportPaths.savePath(exportDialog.selectedFile, exportDialog.currentFolder)
+            ExportPaths.remember(path)
+            window.chat.archives.exportConversations(exportDialog.ids, path)
             window.focusComposer()
         }
         onRejected: window.focusComposer()
     }
     FileDialog {
         id: importDialog
-        title: qsTr("Import conversations")
+        objectName: "importDialog"
+        title: qsTr("Import conversations (Ctrl+L: type a path)")
         nameFilters: [qsTr("Burrow exports (*.zip)"), qsTr("All files (*)")]
         onAccepted: {
-            window.chat.archives.importConversations(window.chat.archives.localPath(selectedFile))
+            const path = window.chat.archives.localPath(importDialog.selectedFile)
+            ExportPaths.remember(path)
+            window.chat.archives.importConversations(path)
             window.focusComposer()
         }
         onRejected: window.focusComposer()
@@ -324,9 +347,14 @@ ApplicationWindow {
         modal: true
         anchors.centerIn: parent
         standardButtons: Dialog.Ok | Dialog.Cancel
+        // Enter presses OK (the default button), Escape cancels.
+        focus: true
         onClosed: window.focusComposer()
         Label {
             text: qsTr("Sending the edited message replaces the messages after it.")
+            focus: true
+            Keys.onReturnPressed: confirmEdit.accept()
+            Keys.onEnterPressed: confirmEdit.accept()
         }
         onAccepted: window.chat.editAndResend(row, text)
     }

@@ -14,6 +14,8 @@ Dialog {
     anchors.centerIn: parent
     width: Math.min(parent ? parent.width - 48 : 520, 520)
     standardButtons: Dialog.Close
+    // The dialog takes the keyboard: Enter or Escape closes it.
+    focus: true
 
     // One row per library: name, version ("" when unknown), what Burrow uses it for.
     readonly property var libraries: [
@@ -29,6 +31,9 @@ Dialog {
 
     contentItem: ColumnLayout {
         spacing: 10
+        focus: true
+        Keys.onReturnPressed: root.close()
+        Keys.onEnterPressed: root.close()
 
         Label {
             objectName: "aboutTitle"

@@ -24,6 +24,10 @@ Item {
     signal aboutRequested()
     signal sendRequested()
     signal focusComposerRequested()
+    signal undoDeleteRequested()
+
+    // A chat was just deleted and the sidebar offers Undo.
+    property bool undoDeleteAvailable: false
 
     // `qmllint disable unqualified` on the StandardKey lines: Qt 6.4's qmllint
     // does not resolve StandardKey (QtQuick exports QKeySequence's enum under
@@ -81,6 +85,13 @@ Item {
         text: qsTr("C&lear conversation")
         enabled: root.chat.conversation.messages.count > 0
         onTriggered: root.chat.clearConversation()
+    }
+    // Ctrl+Z while the sidebar offers Undo (the composer passes it on too).
+    readonly property Action undoDelete: Action {
+        text: qsTr("&Undo delete")
+        shortcut: StandardKey.Undo // qmllint disable unqualified
+        enabled: root.undoDeleteAvailable
+        onTriggered: root.undoDeleteRequested()
     }
     readonly property Action defaultSettings: Action {
         text: qsTr("Settings for &new chats…")

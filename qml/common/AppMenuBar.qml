@@ -21,7 +21,7 @@ MenuBar {
     delegate: MenuBarItem {
         Accessible.name: menu ? menu.title.replace("&", "") : ""
     }
-    Menu {
+    AppMenu {
         title: qsTr("&File")
         MenuItem {
             action: root.actions.openModel
@@ -92,7 +92,7 @@ MenuBar {
             Accessible.name: qsTr("Quit Burrow")
         }
     }
-    Menu {
+    AppMenu {
         title: qsTr("&Chat")
         MenuItem {
             action: root.actions.newChat
@@ -115,8 +115,13 @@ MenuBar {
             action: root.actions.clear
             Accessible.name: qsTr("Clear the conversation")
         }
+        MenuItem {
+            objectName: "undoDeleteMenuItem"
+            action: root.actions.undoDelete
+            Accessible.name: qsTr("Bring back the chat just deleted")
+        }
     }
-    Menu {
+    AppMenu {
         id: settingsMenu
         title: qsTr("&Settings")
         MenuItem {
@@ -135,7 +140,7 @@ MenuBar {
         }
         Component.onCompleted: settingsMenu.addMenu(root.languageMenu)
     }
-    Menu {
+    AppMenu {
         title: qsTr("&Help")
         MenuItem {
             action: root.actions.about

@@ -87,7 +87,12 @@ Pane {
                 Accessible.name: qsTr("Search the models")
                 text: root.models.searchText
                 onTextEdited: root.models.searchText = text
-                Keys.onDownPressed: list.forceActiveFocus()
+                // Down goes to the results, the first one marked.
+                Keys.onDownPressed: {
+                    if (list.count > 0 && list.currentIndex < 0)
+                        list.currentIndex = 0
+                    list.forceActiveFocus()
+                }
                 Keys.onReturnPressed: root.openRow(list.currentIndex >= 0 ? list.currentIndex : 0)
             }
             Label { text: qsTr("Sort") }

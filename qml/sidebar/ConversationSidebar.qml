@@ -152,6 +152,14 @@ Pane {
             Accessible.name: qsTr("Search chats")
             selectByMouse: true
             Keys.onEscapePressed: text = ""
+            // Down goes to the results, the first one marked; Enter opens it.
+            Keys.onDownPressed: {
+                if (list.count > 0)
+                    list.currentIndex = 0
+                list.forceActiveFocus(Qt.TabFocusReason)
+            }
+            Keys.onReturnPressed: if (list.count > 0) root.conversationSelected(conversations.idAt(0))
+            Keys.onEnterPressed: if (list.count > 0) root.conversationSelected(conversations.idAt(0))
         }
 
         Label {
@@ -178,6 +186,12 @@ Pane {
                 model: conversations
                 keyNavigationEnabled: true
                 activeFocusOnTab: true
+                // The keyboard arrives on the chat shown (Tab), or on the
+                // first row when none is.
+                onActiveFocusChanged: {
+                    if (activeFocus && currentIndex < 0 && count > 0)
+                        currentIndex = Math.max(0, conversations.indexOf(root.currentId))
+                }
                 // Keyboard: arrows move, Enter opens, F2 renames, Delete deletes;
                 // Ctrl+Space adds/removes the row, Shift+arrows select a range,
                 // Ctrl+A selects all, Escape keeps only the current chat selected.
@@ -280,6 +294,20 @@ Pane {
                             else
                                 conversations.toggle(item.conversationId) // qmllint disable unqualified
                         }
+                    }
+
+                    // The keyboard's row: framed while the list has the focus
+                    // (the chat shown and the selection are highlighted).
+                    Rectangle {
+                        objectName: "focusFrame"
+                        anchors.fill: parent
+                        anchors.margins: 1
+                        z: 2
+                        color: "transparent"
+                        radius: 2
+                        border.width: 2
+                        border.color: item.highlighted ? item.palette.highlightedText : item.palette.highlight
+                        visible: item.ListView.isCurrentItem && item.ListView.view.activeFocus
                     }
 
                     // No ids inside: an id would make the deferred contentItem immediate.
