@@ -185,8 +185,8 @@
         <translation>发送</translation>
     </message>
     <message>
-        <source>&amp;Local server…</source>
-        <translation>本地服务器(&amp;L)…</translation>
+        <source>Local &amp;server…</source>
+        <translation>本地服务器(&amp;S)…</translation>
     </message>
     <message>
         <source>Model &amp;library…</source>
@@ -862,6 +862,10 @@
     <message>
         <source>Compact (8-bit, half the memory)</source>
         <translation>紧凑（8 位，内存减半）</translation>
+    </message>
+    <message>
+        <source>New chats start with these settings; the chats you have keep their own. A dot marks a value that differs from Burrow&apos;s built-in settings.</source>
+        <translation>新对话以这些设置开始，已有的对话保留各自的设置。圆点表示该值与 Burrow 的内置设置不同。</translation>
     </message>
 </context>
 <context>
@@ -1640,6 +1644,17 @@
     <message>
         <source>Conversation</source>
         <translation>对话</translation>
+    </message>
+</context>
+<context>
+    <name>FileDialog</name>
+    <message>
+        <source>File name</source>
+        <translation>文件名</translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation>筛选</translation>
     </message>
 </context>
 <context>

@@ -185,8 +185,8 @@
         <translation>傳送</translation>
     </message>
     <message>
-        <source>&amp;Local server…</source>
-        <translation>本機伺服器(&amp;L)…</translation>
+        <source>Local &amp;server…</source>
+        <translation>本機伺服器(&amp;S)…</translation>
     </message>
     <message>
         <source>Model &amp;library…</source>
@@ -862,6 +862,10 @@
     <message>
         <source>Compact (8-bit, half the memory)</source>
         <translation>精簡（8 位元，記憶體減半）</translation>
+    </message>
+    <message>
+        <source>New chats start with these settings; the chats you have keep their own. A dot marks a value that differs from Burrow&apos;s built-in settings.</source>
+        <translation>新對話以這些設定開始，現有的對話保留各自的設定。圓點表示該值與 Burrow 的內建設定不同。</translation>
     </message>
 </context>
 <context>
@@ -1640,6 +1644,17 @@
     <message>
         <source>Conversation</source>
         <translation>對話</translation>
+    </message>
+</context>
+<context>
+    <name>FileDialog</name>
+    <message>
+        <source>File name</source>
+        <translation>檔案名稱</translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation>篩選</translation>
     </message>
 </context>
 <context>

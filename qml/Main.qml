@@ -28,6 +28,10 @@ ApplicationWindow {
         contextSize: window.chat.conversation.settings.contextSize
         kvCacheType: window.chat.conversation.settings.kvCacheType
     }
+    // What "Automatic" does for the loaded model, in words (C++'s tr():
+    // read again when the language changes, Language.current).
+    readonly property string automaticFormat: window.chat.models.hasModel && Language.current !== ""
+                                              ? window.chat.models.model.chatFormatText : ""
     property bool sidebarOpen: true
     // The library screen is shown instead of the chat.
     property bool libraryShown: false
@@ -114,13 +118,39 @@ ApplicationWindow {
         onUndoDeleteRequested: sidebar.undoDelete()
     }
 
-    menuBar: AppMenuBar {
-        actions: actions
-        languageMenu: LanguageMenu {}
-        chat: window.chat
-        selectedIds: sidebar.selectedIds
-        onExportRequested: (ids) => window.exportConversations(ids)
-        onImportRequested: window.importConversations()
+    // The menus (common/AppMenuBar.qml), made again when the language
+    // changes: Qt 6.4 drops the underline of an Alt letter whose label text
+    // changes (QQuickText::setText clears the formats QQuickMnemonicLabel
+    // has just set), so retranslated menus would show none.
+    menuBar: Loader {
+        id: menuBarLoader
+        objectName: "menuBarLoader"
+        function build() {
+            menuBarLoader.source = ""
+            menuBarLoader.setSource(Qt.resolvedUrl("common/AppMenuBar.qml"), { actions: actions, chat: window.chat })
+        }
+        Component.onCompleted: menuBarLoader.build()
+    }
+    Binding {
+        target: menuBarLoader.item
+        property: "selectedIds"
+        value: sidebar.selectedIds
+        when: menuBarLoader.item !== null
+    }
+    Connections {
+        target: menuBarLoader.item as AppMenuBar
+        function onExportRequested(ids) { window.exportConversations(ids) }
+        function onImportRequested() { window.importConversations() }
+    }
+    // After the switch (not inside it: the language menu's own handler is running).
+    Timer {
+        id: menuBarRebuild
+        interval: 0
+        onTriggered: menuBarLoader.build()
+    }
+    Connections {
+        target: Language
+        function onChanged() { menuBarRebuild.restart() }
     }
 
     ConversationSidebar {
@@ -306,11 +336,13 @@ ApplicationWindow {
         width: Math.min(420, window.width * 0.9)
         height: window.height
         onClosed: window.focusComposer()
+        onAboutToShow: chatSettingsPanel.reload()
         ChatSettingsPanel {
+            id: chatSettingsPanel
             anchors.fill: parent
             settings: window.chat.conversation.settings
             defaultSettings: DefaultSettings
-            automaticFormat: window.chat.models.hasModel ? window.chat.models.model.chatFormatText : ""
+            automaticFormat: window.automaticFormat
             showThinking: window.chat.models.hasModel && window.chat.models.model.readsEnableThinking
             showReasoningEffort: window.chat.models.hasModel && window.chat.models.model.readsReasoningEffort
             onCloseRequested: chatSettingsDrawer.close()
@@ -328,10 +360,13 @@ ApplicationWindow {
         height: window.height * 0.85
         standardButtons: Dialog.Close
         onClosed: window.focusComposer()
+        onAboutToShow: defaultSettingsPanel.reload()
         ChatSettingsPanel {
+            id: defaultSettingsPanel
             anchors.fill: parent
+            forNewChats: true
             settings: DefaultSettings.settings
-            automaticFormat: window.chat.models.hasModel ? window.chat.models.model.chatFormatText : ""
+            automaticFormat: window.automaticFormat
             showThinking: window.chat.models.hasModel && window.chat.models.model.readsEnableThinking
             showReasoningEffort: window.chat.models.hasModel && window.chat.models.model.readsReasoningEffort
             onCloseRequested: defaultSettingsDialog.close()
@@ -346,11 +381,14 @@ ApplicationWindow {
         title: qsTr("Replace the replies?")
         modal: true
         anchors.centerIn: parent
+        width: Math.min(440, window.width * 0.9)
         standardButtons: Dialog.Ok | Dialog.Cancel
         // Enter presses OK (the default button), Escape cancels.
         focus: true
         onClosed: window.focusComposer()
         Label {
+            width: parent.width
+            wrapMode: Text.Wrap
             text: qsTr("Sending the edited message replaces the messages after it.")
             focus: true
             Keys.onReturnPressed: confirmEdit.accept()

@@ -98,7 +98,7 @@ Item {
         onTriggered: root.defaultSettingsRequested()
     }
     readonly property Action localServer: Action {
-        text: qsTr("&Local server…")
+        text: qsTr("Local &server…")   // S: L is Language's
         onTriggered: root.localServerRequested()
     }
     readonly property Action about: Action {

@@ -10,10 +10,6 @@ MenuBar {
     required property ChatController chat
     // Chats selected in the sidebar (Export selected is offered for 2 or more).
     property var selectedIds: []
-    // Settings → Language (qml/language/LanguageMenu.qml). Given by Main.qml:
-    // Qt 6.4 does not resolve a QML type of another subfolder of the module
-    // from a file in a subfolder (the module's root can use them all).
-    required property Menu languageMenu
 
     signal exportRequested(var ids)
     signal importRequested()
@@ -138,7 +134,7 @@ MenuBar {
             action: root.actions.accessToken
             Accessible.name: qsTr("The Hugging Face access token for downloads")
         }
-        Component.onCompleted: settingsMenu.addMenu(root.languageMenu)
+        LanguageMenu {}
     }
     AppMenu {
         title: qsTr("&Help")

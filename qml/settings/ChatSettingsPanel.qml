@@ -24,8 +24,27 @@ Pane {
     // Thinking and Reasoning effort shown.
     property bool showThinking: false
     property bool showReasoningEffort: false
+    // The settings new chats start with (in the "Settings for new chats"
+    // dialog, which has its own title and Close button), not one chat's.
+    property bool forNewChats: false
 
     signal closeRequested()
+
+    // Bumped by reload(): the fields' bindings read it, so they show the
+    // stored values again.
+    property int generation: 0
+    // The stored values again, the reasons for refused input gone: called
+    // when the panel opens and when the language changes, so a refused
+    // value never stays in its field ("the field keeps its old value").
+    function reload() {
+        if (root.settings)
+            root.settings.clearRefusals()
+        root.generation++
+    }
+    Connections {
+        target: Language
+        function onChanged() { root.reload() }
+    }
 
     readonly property var fields: settings ? settings.fields : []
     function fieldInfo(name) {
@@ -37,9 +56,11 @@ Pane {
         const hint = root.fieldInfo(name).hint
         return hint !== "" ? qsTranslate("ChatSettings", hint) : ""
     }
-    function valueText(name) { return root.settings ? String(root.settings[name]) : "" }
+    function valueText(name) { return root.generation >= 0 && root.settings ? String(root.settings[name]) : "" }
 
-    readonly property var formatChoices: (settings ? settings.chatFormats : ["auto"]).map(
+    // The labels are C++'s tr() ("Automatic (from the model)"): read again
+    // when the language changes (Language.current).
+    readonly property var formatChoices: (settings && Language.current !== "" ? settings.chatFormats : ["auto"]).map(
         name => ({ value: name, text: root.settings ? root.settings.chatFormatLabel(name) : name }))
     function formatIndex() {
         if (!settings)
@@ -90,6 +111,8 @@ Pane {
         anchors.fill: parent
         clip: true
         contentWidth: availableWidth
+        // The scroll bar beside the fields, not over their right edge.
+        rightPadding: scroll.ScrollBar.vertical.visible ? scroll.ScrollBar.vertical.width + 4 : 0
 
         ColumnLayout {
             width: scroll.availableWidth
@@ -97,6 +120,7 @@ Pane {
 
             RowLayout {
                 Layout.fillWidth: true
+                visible: !root.forNewChats
                 Label {
                     Layout.fillWidth: true
                     text: qsTr("Chat settings")
@@ -116,8 +140,11 @@ Pane {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 opacity: 0.75
-                text: qsTr("These settings belong to this chat only. Changes apply to the next reply. "
-                           + "A dot marks a value that differs from the defaults for new chats.")
+                text: root.forNewChats
+                      ? qsTr("New chats start with these settings; the chats you have keep their own. "
+                             + "A dot marks a value that differs from Burrow's built-in settings.")
+                      : qsTr("These settings belong to this chat only. Changes apply to the next reply. "
+                             + "A dot marks a value that differs from the defaults for new chats.")
             }
 
             // The number fields, in the table's order. `qmllint disable
@@ -198,7 +225,7 @@ Pane {
                     Layout.minimumHeight: 80
                     wrapMode: TextEdit.Wrap
                     placeholderText: root.hintOf("systemPrompt")
-                    text: root.settings ? root.settings.systemPrompt : ""
+                    text: root.generation >= 0 && root.settings ? root.settings.systemPrompt : ""
                     enabled: root.settings !== null
                     Accessible.name: root.labelOf("systemPrompt")
                     onEditingFinished: {
