@@ -86,6 +86,8 @@ MessageBlocks *MessageModel::blocksAt(int row) const
     const Row &r = m_rows.at(row);
     if (!r.blocks) {
         r.blocks = new MessageBlocks(const_cast<MessageModel *>(this));
+        // A person's own words are shown as written (line breaks kept).
+        r.blocks->setPlainProse(r.message.author == Chat::Role::User);
         r.blocks->reset(r.message.text, Chat::isFinal(r.message.state));
     }
     return r.blocks;

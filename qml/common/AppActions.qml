@@ -29,12 +29,11 @@ Item {
     // A chat was just deleted and the sidebar offers Undo.
     property bool undoDeleteAvailable: false
 
-    // `qmllint disable unqualified` on the StandardKey lines: Qt 6.4's qmllint
-    // does not resolve StandardKey (QtQuick exports QKeySequence's enum under
-    // that name); the engine does, and StandardKey gives each platform its keys.
+    // The standard commands take the platform's keys (StandardKeys, C++:
+    // QML's StandardKey enum is unknown to Qt 6.4's qmllint).
     readonly property Action openModel: Action {
         text: qsTr("&Open model…")
-        shortcut: StandardKey.Open // qmllint disable unqualified
+        shortcut: StandardKeys.open
         onTriggered: root.openModelRequested()
     }
     readonly property Action library: Action {
@@ -52,17 +51,17 @@ Item {
     }
     readonly property Action quit: Action {
         text: qsTr("&Quit")
-        shortcut: StandardKey.Quit // qmllint disable unqualified
+        shortcut: StandardKeys.quit
         onTriggered: Qt.quit()
     }
     readonly property Action newChat: Action {
         text: qsTr("&New chat")
-        shortcut: StandardKey.New // qmllint disable unqualified
+        shortcut: StandardKeys.newItem
         onTriggered: root.newChatRequested()
     }
     readonly property Action find: Action {
         text: qsTr("&Find a chat")
-        shortcut: StandardKey.Find // qmllint disable unqualified
+        shortcut: StandardKeys.find
         onTriggered: root.findRequested()
     }
     readonly property Action chatSettings: Action {
@@ -89,7 +88,7 @@ Item {
     // Ctrl+Z while the sidebar offers Undo (the composer passes it on too).
     readonly property Action undoDelete: Action {
         text: qsTr("&Undo delete")
-        shortcut: StandardKey.Undo // qmllint disable unqualified
+        shortcut: StandardKeys.undo
         enabled: root.undoDeleteAvailable
         onTriggered: root.undoDeleteRequested()
     }

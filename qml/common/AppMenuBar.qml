@@ -14,6 +14,13 @@ MenuBar {
     signal exportRequested(var ids)
     signal importRequested()
 
+    // A recent model's entry: the file's name.
+    component RecentModelItem: MenuItem {
+        required property string modelData
+        text: modelData.substring(modelData.lastIndexOf("/") + 1)
+        Accessible.name: qsTr("Open recent model %1").arg(text)
+    }
+
     delegate: MenuBarItem {
         Accessible.name: menu ? menu.title.replace("&", "") : ""
     }
@@ -37,20 +44,17 @@ MenuBar {
             id: recentMenu
             title: qsTr("Recent models")
             enabled: root.chat.models.recentModels.paths.length > 0
-            // `qmllint disable unqualified`: qmllint 6.4 reports the file's ids
-            // inside a delegate (its own component) as unqualified; the engine
-            // resolves them (Qt 6.5's `pragma ComponentBehavior: Bound` declares it).
+            // One entry per recent file; what it opens is connected here,
+            // where the chat is in reach (a delegate sees only its own data).
             Instantiator {
                 model: root.chat.models.recentModels.paths
-                delegate: MenuItem {
-                    id: recentItem
-                    required property string modelData
-                    text: modelData.substring(modelData.lastIndexOf("/") + 1)
-                    Accessible.name: qsTr("Open recent model %1").arg(text)
-                    onTriggered: root.chat.models.openFile(recentItem.modelData, false) // qmllint disable unqualified
+                delegate: RecentModelItem {}
+                onObjectAdded: (index, object) => {
+                    const item = object as RecentModelItem
+                    item.triggered.connect(() => root.chat.models.openFile(item.modelData, false))
+                    recentMenu.insertItem(index, item)
                 }
-                onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
-                onObjectRemoved: (index, object) => recentMenu.removeItem(object)
+                onObjectRemoved: (index, object) => recentMenu.removeItem(object as MenuItem)
             }
         }
         MenuSeparator {}

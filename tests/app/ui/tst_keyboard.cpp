@@ -118,6 +118,12 @@ private slots:
                                   QStringLiteral("Once upon a time\nthere was a cat"), 10000);
         QTRY_COMPARE_WITH_TIMEOUT(db.value(QStringLiteral("SELECT state FROM messages WHERE role = 'assistant'")).toString(),
                                   QStringLiteral("complete"), 30000);
+        // The message is shown as written: two lines (Markdown joined them into one).
+        QQuickItem *shown = nullptr;
+        QTRY_VERIFY((shown = ui::findShown(app.find(QStringLiteral("messageList")), [](QQuickItem *i) {
+            return i->inherits("QQuickTextEdit") && i->property("text").toString().startsWith(QLatin1String("Once upon"));
+        })));
+        QCOMPARE(shown->property("lineCount").toInt(), 2);
         const qint64 first = qint64(app.chat->conversationId());
 
         // A new chat (Ctrl+N), and a message there.
