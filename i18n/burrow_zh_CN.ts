@@ -220,10 +220,6 @@
         <translation>最近使用的模型</translation>
     </message>
     <message>
-        <source>Open recent model %1</source>
-        <translation>打开最近使用的模型 %1</translation>
-    </message>
-    <message>
         <source>E&amp;xport this conversation…</source>
         <translation>导出此对话(&amp;X)…</translation>
     </message>
@@ -1009,6 +1005,41 @@
     </message>
 </context>
 <context>
+    <name>ConversationList</name>
+    <message>
+        <source>generating a reply</source>
+        <translation>正在生成回复</translation>
+    </message>
+    <message>
+        <source>New name for the chat</source>
+        <translation>对话的新名称</translation>
+    </message>
+    <message>
+        <source>Writing a reply</source>
+        <translation>正在写回复</translation>
+    </message>
+    <message>
+        <source>Actions for %1</source>
+        <translation>“%1”的操作</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Export selected conversations (%1)…</source>
+        <translation>导出所选的 %1 个对话…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete selected conversations (%1)</source>
+        <translation>删除所选的 %1 个对话</translation>
+    </message>
+</context>
+<context>
     <name>ConversationListModel</name>
     <message>
         <source>New chat</source>
@@ -1042,26 +1073,6 @@
         <translation>对话</translation>
     </message>
     <message>
-        <source>generating a reply</source>
-        <translation>正在生成回复</translation>
-    </message>
-    <message>
-        <source>New name for the chat</source>
-        <translation>对话的新名称</translation>
-    </message>
-    <message>
-        <source>Actions for %1</source>
-        <translation>“%1”的操作</translation>
-    </message>
-    <message>
-        <source>Rename</source>
-        <translation>重命名</translation>
-    </message>
-    <message>
-        <source>Delete</source>
-        <translation>删除</translation>
-    </message>
-    <message>
         <source>No chat contains “%1”.</source>
         <translation>没有对话包含“%1”。</translation>
     </message>
@@ -1081,23 +1092,11 @@
         <source>Undo delete</source>
         <translation>撤销删除</translation>
     </message>
-    <message>
-        <source>Export selected conversations (%1)…</source>
-        <translation>导出所选的 %1 个对话…</translation>
-    </message>
-    <message>
-        <source>Delete selected conversations (%1)</source>
-        <translation>删除所选的 %1 个对话</translation>
-    </message>
     <message numerus="yes">
         <source>%n chat(s) deleted.</source>
         <translation>
             <numerusform>已删除 %n 个对话。</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Writing a reply</source>
-        <translation>正在写回复</translation>
     </message>
 </context>
 <context>
@@ -2460,6 +2459,13 @@
     <message>
         <source>Show the reasoning</source>
         <translation>显示推理过程</translation>
+    </message>
+</context>
+<context>
+    <name>RecentModelItem</name>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>打开最近使用的模型 %1</translation>
     </message>
 </context>
 <context>

@@ -220,10 +220,6 @@
         <translation>最近使用的模型</translation>
     </message>
     <message>
-        <source>Open recent model %1</source>
-        <translation>開啟最近使用的模型 %1</translation>
-    </message>
-    <message>
         <source>E&amp;xport this conversation…</source>
         <translation>匯出此對話(&amp;X)…</translation>
     </message>
@@ -1009,6 +1005,41 @@
     </message>
 </context>
 <context>
+    <name>ConversationList</name>
+    <message>
+        <source>generating a reply</source>
+        <translation>正在產生回覆</translation>
+    </message>
+    <message>
+        <source>New name for the chat</source>
+        <translation>對話的新名稱</translation>
+    </message>
+    <message>
+        <source>Writing a reply</source>
+        <translation>正在寫回覆</translation>
+    </message>
+    <message>
+        <source>Actions for %1</source>
+        <translation>「%1」的動作</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重新命名</translation>
+    </message>
+    <message>
+        <source>Export selected conversations (%1)…</source>
+        <translation>匯出所選的 %1 個對話…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>刪除</translation>
+    </message>
+    <message>
+        <source>Delete selected conversations (%1)</source>
+        <translation>刪除所選的 %1 個對話</translation>
+    </message>
+</context>
+<context>
     <name>ConversationListModel</name>
     <message>
         <source>New chat</source>
@@ -1042,26 +1073,6 @@
         <translation>對話</translation>
     </message>
     <message>
-        <source>generating a reply</source>
-        <translation>正在產生回覆</translation>
-    </message>
-    <message>
-        <source>New name for the chat</source>
-        <translation>對話的新名稱</translation>
-    </message>
-    <message>
-        <source>Actions for %1</source>
-        <translation>「%1」的動作</translation>
-    </message>
-    <message>
-        <source>Rename</source>
-        <translation>重新命名</translation>
-    </message>
-    <message>
-        <source>Delete</source>
-        <translation>刪除</translation>
-    </message>
-    <message>
         <source>No chat contains “%1”.</source>
         <translation>沒有對話包含「%1」。</translation>
     </message>
@@ -1081,23 +1092,11 @@
         <source>Undo delete</source>
         <translation>復原刪除</translation>
     </message>
-    <message>
-        <source>Export selected conversations (%1)…</source>
-        <translation>匯出所選的 %1 個對話…</translation>
-    </message>
-    <message>
-        <source>Delete selected conversations (%1)</source>
-        <translation>刪除所選的 %1 個對話</translation>
-    </message>
     <message numerus="yes">
         <source>%n chat(s) deleted.</source>
         <translation>
             <numerusform>已刪除 %n 個對話。</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Writing a reply</source>
-        <translation>正在寫回覆</translation>
     </message>
 </context>
 <context>
@@ -2460,6 +2459,13 @@
     <message>
         <source>Show the reasoning</source>
         <translation>顯示推理過程</translation>
+    </message>
+</context>
+<context>
+    <name>RecentModelItem</name>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>開啟最近使用的模型 %1</translation>
     </message>
 </context>
 <context>

@@ -15,13 +15,6 @@ Item {
 
     signal editRequested(int row, string text)
 
-    // The list's own type: what its message delegates reach through
-    // ListView.view (the chat, and where an edit goes).
-    component MessageList: ListView {
-        property ChatController chat
-        signal editRequested(int row, string text)
-    }
-
     MessageList {
         id: list
         chat: root.chat

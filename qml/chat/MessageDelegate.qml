@@ -29,38 +29,14 @@ Item {
     required property ChatController chat
 
     readonly property bool isUser: author === Chat.User
+    // (The blocks go before the row when the list is cleared: none then.)
+    readonly property int blockCount: root.blocks !== null ? root.blocks.count : 0
     function fullText() { return root.chat.conversation.messages.textAt(root.index) }
     property bool editing: false
 
     signal editRequested(int row, string text)
 
     implicitHeight: column.implicitHeight + 12
-
-    // A part of a fenced code box (a block of kind "code"): a long box comes
-    // as several parts, each sitting right under the one it goes on from.
-    component CodePart: Item {
-        id: part
-        required property int index
-        required property string text
-        required property string language
-        required property bool continued
-        required property bool continues
-        readonly property real gap: part.index > 0 && !part.continued ? 6 : 0
-        signal copyRequested(int row)
-
-        width: parent ? parent.width : 0
-        implicitHeight: part.gap + box.implicitHeight
-        CodeBlock {
-            id: box
-            y: part.gap
-            width: part.width
-            code: part.text
-            language: part.language
-            continued: part.continued
-            continues: part.continues
-            onCopyRequested: part.copyRequested(part.index)
-        }
-    }
 
     Component {
         id: reasoningComponent
@@ -81,7 +57,7 @@ Item {
     Binding {
         target: reasoningLoader.item
         property: "reasoningNow"
-        value: root.state === Chat.Streaming && root.blocks.count === 0
+        value: root.state === Chat.Streaming && root.blockCount === 0
         when: reasoningLoader.item !== null
     }
 
@@ -153,7 +129,7 @@ Item {
                     }
                     ToolButton {
                         text: qsTr("Copy")
-                        visible: root.blocks.count > 0
+                        visible: root.blockCount > 0
                         Accessible.name: qsTr("Copy this message")
                         onClicked: root.chat.copyToClipboard(root.fullText())
                     }
@@ -181,7 +157,7 @@ Item {
 
                 Label {
                     objectName: "waitingLabel"
-                    visible: root.state === Chat.Streaming && root.blocks.count === 0 && root.reasoning === ""
+                    visible: root.state === Chat.Streaming && root.blockCount === 0 && root.reasoning === ""
                     text: qsTr("Thinking…")
                     opacity: 0.6
                 }

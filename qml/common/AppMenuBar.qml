@@ -14,13 +14,6 @@ MenuBar {
     signal exportRequested(var ids)
     signal importRequested()
 
-    // A recent model's entry: the file's name.
-    component RecentModelItem: MenuItem {
-        required property string modelData
-        text: modelData.substring(modelData.lastIndexOf("/") + 1)
-        Accessible.name: qsTr("Open recent model %1").arg(text)
-    }
-
     delegate: MenuBarItem {
         Accessible.name: menu ? menu.title.replace("&", "") : ""
     }

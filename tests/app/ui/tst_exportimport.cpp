@@ -75,6 +75,7 @@ private slots:
     }
     void init()
     {
+        failOnQmlErrors();
         // The dialogs open where the last export went: here.
         QSettings().setValue(QStringLiteral("archive/folder"), m_dir.path());
     }

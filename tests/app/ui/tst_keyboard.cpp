@@ -76,6 +76,7 @@ private slots:
         QFile::remove(models + QStringLiteral("/stories260K.gguf"));
         QVERIFY(QFile::link(m_model, models + QStringLiteral("/stories260K.gguf")));
     }
+    void init() { failOnQmlErrors(); }
     void cleanup() { ui::keepScreenshotOnFailure(); }
 
     void mainScreensByKeyboard()

@@ -215,6 +215,7 @@ private slots:
         QSettings().setValue(QStringLiteral("chat/defaults"), QStringLiteral("{\"maxTokens\":8}"));
         Language::instance()->setChoice(QStringLiteral("en"));
     }
+    void init() { failOnQmlErrors(); }
     void cleanup() { ui::keepScreenshotOnFailure(); }
 
     void everyShownStringFollows()
