@@ -1260,34 +1260,6 @@
 <context>
     <name>DownloadDialog</name>
     <message>
-        <source>Starting…</source>
-        <translation>正在开始…</translation>
-    </message>
-    <message>
-        <source>Checking the part downloaded before…</source>
-        <translation>正在检查之前下载的部分…</translation>
-    </message>
-    <message>
-        <source>Downloading</source>
-        <translation>正在下载</translation>
-    </message>
-    <message>
-        <source>Checking the file…</source>
-        <translation>正在校验文件…</translation>
-    </message>
-    <message>
-        <source>Paused</source>
-        <translation>已暂停</translation>
-    </message>
-    <message>
-        <source>Stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>Downloaded and checked</source>
-        <translation>已下载并校验</translation>
-    </message>
-    <message>
         <source>Download a model</source>
         <translation>下载模型</translation>
     </message>
@@ -1414,6 +1386,37 @@
     <message>
         <source>Downloads are saved in %1</source>
         <translation>下载的文件保存在 %1</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadList</name>
+    <message>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>Checking the part downloaded before…</source>
+        <translation>正在检查之前下载的部分…</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>正在下载</translation>
+    </message>
+    <message>
+        <source>Checking the file…</source>
+        <translation>正在校验文件…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked</source>
+        <translation>已下载并校验</translation>
     </message>
 </context>
 <context>
@@ -1889,6 +1892,25 @@
     <message>
         <source>Its tokenizer is not supported: %1</source>
         <translation>不支持它的分词器：%1</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryPlace</name>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>不存在</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Stop looking in %1</source>
+        <translation>不再在 %1 中查找</translation>
     </message>
 </context>
 <context>
@@ -2371,22 +2393,6 @@
     <message>
         <source>Looked in:</source>
         <translation>查找位置：</translation>
-    </message>
-    <message>
-        <source>%1 (%2)</source>
-        <translation>%1（%2）</translation>
-    </message>
-    <message>
-        <source>absent</source>
-        <translation>不存在</translation>
-    </message>
-    <message>
-        <source>Remove</source>
-        <translation>移除</translation>
-    </message>
-    <message>
-        <source>Stop looking in %1</source>
-        <translation>不再在 %1 中查找</translation>
     </message>
     <message numerus="yes">
         <source>%n file(s) passed over (not GGUF models, or unreadable)</source>

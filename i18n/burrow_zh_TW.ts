@@ -1260,34 +1260,6 @@
 <context>
     <name>DownloadDialog</name>
     <message>
-        <source>Starting…</source>
-        <translation>正在開始…</translation>
-    </message>
-    <message>
-        <source>Checking the part downloaded before…</source>
-        <translation>正在檢查先前下載的部分…</translation>
-    </message>
-    <message>
-        <source>Downloading</source>
-        <translation>正在下載</translation>
-    </message>
-    <message>
-        <source>Checking the file…</source>
-        <translation>正在檢查檔案…</translation>
-    </message>
-    <message>
-        <source>Paused</source>
-        <translation>已暫停</translation>
-    </message>
-    <message>
-        <source>Stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>Downloaded and checked</source>
-        <translation>已下載並檢查</translation>
-    </message>
-    <message>
         <source>Download a model</source>
         <translation>下載模型</translation>
     </message>
@@ -1414,6 +1386,37 @@
     <message>
         <source>Downloads are saved in %1</source>
         <translation>下載的檔案儲存在 %1</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadList</name>
+    <message>
+        <source>Starting…</source>
+        <translation>正在開始…</translation>
+    </message>
+    <message>
+        <source>Checking the part downloaded before…</source>
+        <translation>正在檢查先前下載的部分…</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>正在下載</translation>
+    </message>
+    <message>
+        <source>Checking the file…</source>
+        <translation>正在檢查檔案…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暫停</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked</source>
+        <translation>已下載並檢查</translation>
     </message>
 </context>
 <context>
@@ -1889,6 +1892,25 @@
     <message>
         <source>Its tokenizer is not supported: %1</source>
         <translation>不支援它的分詞器：%1</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryPlace</name>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>不存在</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Stop looking in %1</source>
+        <translation>不再在 %1 中尋找</translation>
     </message>
 </context>
 <context>
@@ -2371,22 +2393,6 @@
     <message>
         <source>Looked in:</source>
         <translation>尋找位置：</translation>
-    </message>
-    <message>
-        <source>%1 (%2)</source>
-        <translation>%1（%2）</translation>
-    </message>
-    <message>
-        <source>absent</source>
-        <translation>不存在</translation>
-    </message>
-    <message>
-        <source>Remove</source>
-        <translation>移除</translation>
-    </message>
-    <message>
-        <source>Stop looking in %1</source>
-        <translation>不再在 %1 中尋找</translation>
     </message>
     <message numerus="yes">
         <source>%n file(s) passed over (not GGUF models, or unreadable)</source>

@@ -147,37 +147,16 @@ Pane {
                              + "A dot marks a value that differs from the defaults for new chats.")
             }
 
-            // The number fields, in the table's order. `qmllint disable
-            // unqualified`: qmllint 6.4 reports the file's ids inside a delegate
-            // (its own component) as unqualified; the engine resolves them (Qt
-            // 6.5's `pragma ComponentBehavior: Bound` declares it).
+            // The number fields, in the table's order.
             Repeater {
                 model: root.fields.filter(f => f.numberRow)
-                delegate: SettingRow {
-                    id: numberRow
-                    required property var modelData
-                    settings: root.settings // qmllint disable unqualified
-                    field: modelData.name
-                    label: root.labelOf(field) // qmllint disable unqualified
-                    hint: field === "contextSize" && root.contextHint() !== "" // qmllint disable unqualified
-                          ? root.hintOf(field) + " " + root.contextHint() : root.hintOf(field) // qmllint disable unqualified
-                    onReset: numberInput.text = Qt.binding(() => root.valueText(numberRow.field)) // qmllint disable unqualified
-
-                    TextField {
-                        id: numberInput
-                        objectName: "field_" + numberRow.field
-                        Layout.preferredWidth: 110
-                        horizontalAlignment: TextInput.AlignRight
-                        inputMethodHints: Qt.ImhFormattedNumbersOnly
-                        text: root.valueText(numberRow.field) // qmllint disable unqualified
-                        enabled: root.settings !== null // qmllint disable unqualified
-                        Accessible.name: numberRow.label
-                        Accessible.description: numberRow.error !== "" ? numberRow.error : numberRow.hint
-                        onEditingFinished: {
-                            if (root.settings && root.settings.setValue(numberRow.field, text)) // qmllint disable unqualified
-                                text = Qt.binding(() => root.valueText(numberRow.field)) // qmllint disable unqualified
-                        }
-                    }
+                delegate: NumberSettingRow {}
+                // What a row needs of the panel, bound here where the panel is in reach.
+                onItemAdded: (index, item) => {
+                    const row = item as NumberSettingRow
+                    row.settings = Qt.binding(() => root.settings)
+                    row.generation = Qt.binding(() => root.generation)
+                    row.extraHint = Qt.binding(() => row.field === "contextSize" ? root.contextHint() : "")
                 }
             }
 
