@@ -9,6 +9,10 @@
 #include <QQuickStyle>
 #include <QtQml/qqmlextensionplugin.h>
 
+#include <QFileInfo>
+#include <QUrl>
+
+#include "backend/singleinstance.h"
 #include "common/appinfo.h"
 #include "chat/chatcontroller.h"
 #include "chat/replybench.h"
@@ -62,6 +66,27 @@ int main(int argc, char *argv[])
     parser.addOption(benchTokensOption);
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A model to open: a .gguf file, or a compressed one (unpacked first)."), QStringLiteral("[model]"));
     parser.process(app);
+    const QStringList models = parser.positionalArguments();
+
+    // One Burrow per user: a second launch hands its file to the running
+    // window and exits; only the first opens the database.
+    SingleInstance instance(SingleInstance::defaultLockPath());
+    switch (instance.start()) {
+    case SingleInstance::Role::First:
+        break;
+    case SingleInstance::Role::Second: {
+        QStringList files;
+        for (const QString &model : models)
+            files << QFileInfo(model).absoluteFilePath();
+        if (instance.handOver(files))
+            return 0;
+        std::fprintf(stderr, "burrow: %s\n", qPrintable(instance.error()));
+        return 1;
+    }
+    case SingleInstance::Role::Failed:
+        std::fprintf(stderr, "burrow: %s; going on without it\n", qPrintable(instance.error()));
+        break;
+    }
 
     if (QQuickStyle::name().isEmpty())
         QQuickStyle::setStyle(QStringLiteral("Fusion"));
@@ -85,11 +110,24 @@ int main(int argc, char *argv[])
     // `burrow MODEL`: opened as a drop would be (a compressed model is
     // unpacked into the models folder first), without the card unless
     // memory is short (ModelLoader::openPath).
-    const QStringList models = parser.positionalArguments();
+    auto *window = qobject_cast<QQuickWindow *>(engine.rootObjects().first());
     auto *chat = engine.rootObjects().first()->property("chat").value<ChatController *>();
+    // A second launch: the window comes forward and opens what it was given
+    // as a drop would (the model card first: replies being written go on
+    // until the user chooses to load it).
+    QObject::connect(&instance, &SingleInstance::argumentsReceived, &app, [window, chat](const QStringList &files) {
+        if (window) {
+            if (window->visibility() == QWindow::Minimized || window->visibility() == QWindow::Hidden)
+                window->showNormal();
+            window->raise();
+            window->requestActivate();
+        }
+        if (chat && !files.isEmpty())
+            chat->models()->openUrls({QUrl::fromLocalFile(files.first())});
+    });
     // Reply text reaches the view less often when the CPU draws the window.
     if (chat)
-        RenderPacing::watch(qobject_cast<QQuickWindow *>(engine.rootObjects().first()), [chat](bool software) {
+        RenderPacing::watch(window, [chat](bool software) {
             chat->setViewFlushInterval(RenderPacing::flushIntervalMs(software));
         });
     if (chat && parser.isSet(benchOption)) {

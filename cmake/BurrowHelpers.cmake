@@ -11,8 +11,12 @@ endfunction()
 function(burrow_engine_component name)
     cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
     add_library(burrow_${name} STATIC ${ARG_SOURCES})
+    # engine/include is the engine's interface; engine/src is private to its
+    # components (burrow_engine_internals lends it to the engine's own tools
+    # and tests).
     target_include_directories(burrow_${name}
-        PUBLIC  ${PROJECT_SOURCE_DIR}/engine/include ${PROJECT_SOURCE_DIR}/engine/src)
+        PUBLIC  ${PROJECT_SOURCE_DIR}/engine/include
+        PRIVATE ${PROJECT_SOURCE_DIR}/engine/src)
     target_link_libraries(burrow_${name} PUBLIC ${ARG_DEPS})
     burrow_warnings(burrow_${name})
 endfunction()

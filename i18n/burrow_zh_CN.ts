@@ -517,6 +517,10 @@
         <source>Hide the conversations</source>
         <translation>隐藏对话列表</translation>
     </message>
+    <message>
+        <source>This chat was written with %1, which is not on this computer.</source>
+        <translation>这个对话是用 %1 写的，但这台电脑上没有这个模型。</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettings</name>
@@ -721,10 +725,6 @@
         <translation>上下文大小</translation>
     </message>
     <message>
-        <source>How many tokens of the conversation the model sees.</source>
-        <translation>模型能看到的对话词元数。</translation>
-    </message>
-    <message>
         <source>context %1</source>
         <translation>上下文 %1</translation>
     </message>
@@ -791,6 +791,26 @@
     <message>
         <source>The context memory is one of: %1.</source>
         <translation>上下文内存只能是：%1。</translation>
+    </message>
+    <message>
+        <source>How many tokens of the conversation the model sees (0: automatic, up to 4,096 as the model and the free memory allow).</source>
+        <translation>模型能看到的对话词元数（0：自动，在模型和空闲内存允许的范围内最多 4,096）。</translation>
+    </message>
+    <message>
+        <source>When the context is full</source>
+        <translation>上下文满时</translation>
+    </message>
+    <message>
+        <source>when full: %1</source>
+        <translation>上下文满时：%1</translation>
+    </message>
+    <message>
+        <source>When the context is full, a reply does one of: %1.</source>
+        <translation>上下文满时，回复只能是以下之一：%1。</translation>
+    </message>
+    <message>
+        <source>stop: end the reply there; shift: forget the oldest messages (the system prompt and the first exchange stay) and go on.</source>
+        <translation>停止：回复到此结束；平移：忘掉最早的消息（系统提示词和第一轮问答保留）并继续。</translation>
     </message>
 </context>
 <context>
@@ -862,6 +882,18 @@
     <message>
         <source>New chats start with these settings; the chats you have keep their own. A dot marks a value that differs from Burrow&apos;s built-in settings.</source>
         <translation>新对话以这些设置开始，已有的对话保留各自的设置。圆点表示该值与 Burrow 的内置设置不同。</translation>
+    </message>
+    <message>
+        <source>Shift: forget the oldest messages and go on</source>
+        <translation>平移：忘掉最早的消息并继续</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回复</translation>
+    </message>
+    <message>
+        <source>This model cannot shift its context (it keeps a state of every token instead of keys and values): its replies stop when it is full.</source>
+        <translation>这个模型不能平移上下文（它为每个词元保存的是状态，而不是键和值）：上下文满时回复就会停止。</translation>
     </message>
 </context>
 <context>
@@ -1248,6 +1280,10 @@
     <message>
         <source>message %1 is not a reply</source>
         <translation>消息 %1 不是回复</translation>
+    </message>
+    <message>
+        <source>Could not save which conversation is shown</source>
+        <translation>无法保存当前显示的对话</translation>
     </message>
 </context>
 <context>
@@ -2159,6 +2195,14 @@
     <message>
         <source>Cancel editing</source>
         <translation>取消编辑</translation>
+    </message>
+    <message>
+        <source>The context is full: the reply ends here. A larger context, or &quot;Shift&quot; in this chat&apos;s settings, lets the next reply go on.</source>
+        <translation>上下文已满：回复到此结束。更大的上下文，或在这个对话的设置中选择“平移”，可以让下一条回复继续。</translation>
+    </message>
+    <message>
+        <source>The context is full: the reply ends here. This model cannot shift its context; a larger context or a new chat gives the next reply room.</source>
+        <translation>上下文已满：回复到此结束。这个模型不能平移上下文；更大的上下文或新对话能给下一条回复留出空间。</translation>
     </message>
 </context>
 <context>

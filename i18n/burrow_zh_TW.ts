@@ -517,6 +517,10 @@
         <source>Hide the conversations</source>
         <translation>隱藏對話列表</translation>
     </message>
+    <message>
+        <source>This chat was written with %1, which is not on this computer.</source>
+        <translation>這個對話是用 %1 寫的，但這台電腦上沒有這個模型。</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettings</name>
@@ -721,10 +725,6 @@
         <translation>上下文大小</translation>
     </message>
     <message>
-        <source>How many tokens of the conversation the model sees.</source>
-        <translation>模型能看到的對話詞元數。</translation>
-    </message>
-    <message>
         <source>context %1</source>
         <translation>上下文 %1</translation>
     </message>
@@ -791,6 +791,26 @@
     <message>
         <source>The context memory is one of: %1.</source>
         <translation>上下文記憶體只能是：%1。</translation>
+    </message>
+    <message>
+        <source>How many tokens of the conversation the model sees (0: automatic, up to 4,096 as the model and the free memory allow).</source>
+        <translation>模型能看到的對話詞元數（0：自動，在模型和可用記憶體允許的範圍內最多 4,096）。</translation>
+    </message>
+    <message>
+        <source>When the context is full</source>
+        <translation>上下文滿時</translation>
+    </message>
+    <message>
+        <source>when full: %1</source>
+        <translation>上下文滿時：%1</translation>
+    </message>
+    <message>
+        <source>When the context is full, a reply does one of: %1.</source>
+        <translation>上下文滿時，回覆只能是以下之一：%1。</translation>
+    </message>
+    <message>
+        <source>stop: end the reply there; shift: forget the oldest messages (the system prompt and the first exchange stay) and go on.</source>
+        <translation>停止：回覆到此結束；平移：忘掉最早的訊息（系統提示詞和第一輪問答保留）並繼續。</translation>
     </message>
 </context>
 <context>
@@ -862,6 +882,18 @@
     <message>
         <source>New chats start with these settings; the chats you have keep their own. A dot marks a value that differs from Burrow&apos;s built-in settings.</source>
         <translation>新對話以這些設定開始，現有的對話保留各自的設定。圓點表示該值與 Burrow 的內建設定不同。</translation>
+    </message>
+    <message>
+        <source>Shift: forget the oldest messages and go on</source>
+        <translation>平移：忘掉最早的訊息並繼續</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回覆</translation>
+    </message>
+    <message>
+        <source>This model cannot shift its context (it keeps a state of every token instead of keys and values): its replies stop when it is full.</source>
+        <translation>這個模型不能平移上下文（它為每個詞元保存的是狀態，而不是鍵和值）：上下文滿時回覆就會停止。</translation>
     </message>
 </context>
 <context>
@@ -1248,6 +1280,10 @@
     <message>
         <source>message %1 is not a reply</source>
         <translation>訊息 %1 不是回覆</translation>
+    </message>
+    <message>
+        <source>Could not save which conversation is shown</source>
+        <translation>無法儲存目前顯示的對話</translation>
     </message>
 </context>
 <context>
@@ -2159,6 +2195,14 @@
     <message>
         <source>Cancel editing</source>
         <translation>取消編輯</translation>
+    </message>
+    <message>
+        <source>The context is full: the reply ends here. A larger context, or &quot;Shift&quot; in this chat&apos;s settings, lets the next reply go on.</source>
+        <translation>上下文已滿：回覆到此結束。更大的上下文，或在這個對話的設定中選擇「平移」，可以讓下一則回覆繼續。</translation>
+    </message>
+    <message>
+        <source>The context is full: the reply ends here. This model cannot shift its context; a larger context or a new chat gives the next reply room.</source>
+        <translation>上下文已滿：回覆到此結束。這個模型不能平移上下文；更大的上下文或新對話能給下一則回覆留出空間。</translation>
     </message>
 </context>
 <context>

@@ -19,6 +19,8 @@ ApplicationWindow {
 
     readonly property ChatController chat: ChatController {
         defaults: DefaultSettings.settings
+        // An imported chat finds its model here by file name and size.
+        library: window.library
         // The conversation store opens and the last chat comes back.
         Component.onCompleted: startPersistence()
     }
@@ -345,6 +347,7 @@ ApplicationWindow {
             automaticFormat: window.automaticFormat
             showThinking: window.chat.models.hasModel && window.chat.models.model.readsEnableThinking
             showReasoningEffort: window.chat.models.hasModel && window.chat.models.model.readsReasoningEffort
+            canShiftContext: !window.chat.models.hasModel || window.chat.models.model.canShiftContext
             onCloseRequested: chatSettingsDrawer.close()
         }
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The app's generation speed beside `burrow-cli run` on the same model and
-# settings (greedy, repeat penalty 1, 2 threads, context 4096: the app's default), and the GUI
+# settings (greedy, repeat penalty 1, 2 threads, context 4096 clamped to the
+# model's trained length, as the app's automatic context is), and the GUI
 # thread's CPU while the reply streams (docs/benchmarks.md, "The app").
 # Runs the app in a real window under one Xvfb (`burrow --bench`), each run
 # with a fresh data folder, and reports what drawing costs beside the engine:

@@ -15,7 +15,7 @@
 #include <QString>
 
 #include "burrow/engine.h"
-#include "models/modelcard.h"
+#include "backend/modelcard.h"
 #include "replysettings.h"
 #include "serverconfig.h"
 
@@ -86,7 +86,8 @@ struct ChatRequest {
 
 // How the prompt fit into the context (reported before the first token).
 struct PromptPlan {
-    int firstRow = -1;               // row of the oldest message the model sees (-1: every one)
+    int firstRow = -1;               // row of the oldest message the model sees after a gap (-1: every one)
+    int keptEndRow = 0;              // rows before it stay in view too (the first exchange, kept under "shift")
     int promptTokens = 0;            // tokens of the whole prompt
     QString chatFormat;              // the format that wrote it (burrow::ChatFormat::name: "template", "chatml", ..., "plain")
 };

@@ -7,8 +7,8 @@
 
 #include "burrow/engine.h"
 #include "common/logging.h"
-#include "models/systemmemory.h"
-#include "server/server.h"
+#include "backend/systemmemory.h"
+#include "burrow/server.h"
 
 namespace {
 
@@ -91,10 +91,9 @@ burrow::KvCacheType EngineBackend::kvCacheType() const
     return m_scheduler ? m_scheduler->options().kvCacheType : burrow::KvCacheType::KV_CACHE_F16;
 }
 
-int EngineBackend::clampedContext(int contextSize) const
+int EngineBackend::contextFor(int requested, burrow::KvCacheType kvType) const
 {
-    const int trained = m_card.trainedContext;
-    return trained > 0 ? qMin(qMax(1, contextSize), trained) : qMax(1, contextSize);
+    return m_card.contextFor(requested, QString::fromLatin1(burrow::kvCacheTypeName(kvType)));
 }
 
 int EngineBackend::engineThreadCount() const
@@ -112,10 +111,7 @@ burrow::Result<std::shared_ptr<burrow::Scheduler>> EngineBackend::makeScheduler(
 {
     burrow::SchedulerOptions options;
     options.kvCacheType = kvType;
-    options.contextSize = uint32_t(qMax(1, contextSize));
-    const uint32_t trained = uint32_t(qMin<quint64>(model->info().contextLength, quint64(UINT32_MAX)));
-    if (trained > 0 && options.contextSize > trained)
-        options.contextSize = trained;
+    options.contextSize = uint32_t(qMax(1, contextSize));   // decided by contextFor (the engine clamps to the trained one too)
     options.parallel = Parallel;
     options.threads = engineThreads(burrow::physicalCoreCount());
     // Room for two whole conversations (more when they share a prefix: a
@@ -139,7 +135,9 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
         return false;
     }
     std::shared_ptr<burrow::Model> model = std::move(loaded).value();
-    auto scheduler = makeScheduler(model, contextSize);
+    ModelCard card = ModelCard::fromInfo(model->info());
+    card.path = path;
+    auto scheduler = makeScheduler(model, card.contextFor(contextSize));
     if (!scheduler) {
         *error = fromStd(scheduler.message());
         return false;
@@ -149,8 +147,7 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
     m_scheduler.reset();   // cancels what it still runs, joins its thread
     m_model = std::move(model);
     m_scheduler = std::move(scheduler).value();
-    m_card = ModelCard::fromInfo(m_model->info());
-    m_card.path = path;
+    m_card = std::move(card);
     describeFormat(burrow::chatFormatFor(*m_model, "auto", true), &m_card);
     startServer();
     qCInfo(lcApp) << "loaded" << path << "context" << m_scheduler->options().contextSize << "per reply,"
@@ -160,7 +157,7 @@ bool EngineBackend::load(const QString &path, int contextSize, const LoadProgres
 
 bool EngineBackend::ensureScheduler(int contextSize, burrow::KvCacheType kvType, QString *error)
 {
-    const int wanted = clampedContext(contextSize);
+    const int wanted = contextFor(contextSize, kvType);
     if (m_scheduler && int(m_scheduler->options().contextSize) >= wanted && m_scheduler->options().kvCacheType == kvType)
         return true;
     if (m_scheduler && m_inFlight->load() > 0) {
@@ -266,15 +263,83 @@ namespace {
 // What one reply's callbacks share on the scheduler thread.
 struct LiveReply {
     ChatBackend::ReplySinks sinks;
-    std::atomic<int> pieces{0};   // pieces so far: about one a token (the final count is the engine's)
-    int chatContext = 0;          // positions the chat asked for
-    bool unlimited = false;       // no length limit set: the end of its context ends it
+    int tokens = 0;               // generated so far (the engine's count; scheduler thread only)
+    int chatContext = 0;          // positions the chat gets
     int promptTokens = 0;
     std::atomic<int> promptDone{0};   // prompt tokens computed so far (beyond the reused ones)
     std::shared_ptr<std::atomic<int>> inFlight;
 };
 
+GenerationOutcome outcomeOf(const LiveReply &live, const burrow::GenerateResult &result, const burrow::Status &status)
+{
+    GenerationOutcome outcome;
+    outcome.promptTokens = result.timings.promptTokens;
+    outcome.reusedTokens = result.timings.reusedTokens;
+    outcome.generatedTokens = result.timings.generatedTokens;
+    outcome.promptMs = result.timings.promptMs;
+    outcome.generateMs = result.timings.generateMs;
+    // Positions the conversation holds: the whole prompt and the reply (a
+    // shifted context holds no more than its size), or what was computed of
+    // the prompt when it was stopped before its end.
+    const bool promptDone = !result.tokens.empty() || result.stopReason != burrow::StopReason::STOP_REASON_CANCELLED;
+    outcome.contextUsed = promptDone ? qMin(live.promptTokens + int(result.tokens.size()), live.chatContext)
+                                     : qMin(live.promptTokens, result.timings.reusedTokens + live.promptDone.load());
+    outcome.reasoningTokens = result.timings.reasoningTokens;
+    outcome.reasoningMs = result.timings.reasoningTokens > 0 || !result.reasoning.empty() ? result.timings.reasoningMs : -1;
+    if (!status) {
+        outcome.stop = GenerationOutcome::Stop::Error;
+        outcome.error = fromStd(status.message());
+    } else {
+        outcome.stop = stopFrom(result.stopReason);
+    }
+    return outcome;
+}
+
 } // namespace
+
+burrow::Result<burrow::ChatPrompt> EngineBackend::buildPrompt(const ChatRequest &request, int contextSize,
+                                                              PromptPlan *plan) const
+{
+    std::vector<burrow::ChatMessage> messages;
+    if (!request.settings.systemPrompt.empty())
+        messages.push_back({"system", request.settings.systemPrompt, {}, {}});
+    messages.insert(messages.end(), request.messages.begin(), request.messages.end());
+
+    // Leave room for the reply: its length limit, else a quarter of the
+    // context, at most half of it.
+    const int wanted = request.settings.maxTokens > 0 ? request.settings.maxTokens : contextSize / 4;
+    const int reserve = qBound(1, wanted, qMax(1, contextSize / 2));
+    burrow::PromptOptions promptOptions;
+    promptOptions.render.chatFormat = request.settings.chatFormat;
+    promptOptions.render.enableThinking = request.settings.enableThinking;
+    promptOptions.render.reasoningEffort = request.settings.reasoningEffort;
+    promptOptions.plainTextForBaseModels = true;
+    promptOptions.budget = uint32_t(qMax(1, contextSize - reserve));
+    promptOptions.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
+    // "Shift": the first exchange stays, in the prompt and through a shift (nKeep).
+    promptOptions.keepFirstExchange = request.settings.contextOverflow == burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
+    auto prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
+    if (!prompt && promptOptions.keepFirstExchange) {
+        // A first exchange too long to keep beside the newest message is
+        // left out like any other.
+        promptOptions.keepFirstExchange = false;
+        prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
+    }
+    if (!prompt)
+        return prompt;
+
+    // messages[firstMessage..] are in the prompt, after the system message
+    // (when set: messages[0], no row) and the kept first exchange.
+    const size_t offset = request.settings.systemPrompt.empty() ? 0 : 1;
+    const qsizetype first = qsizetype(prompt->firstMessage >= offset ? prompt->firstMessage - offset : 0);
+    const qsizetype kept = qsizetype(prompt->keptMessages);
+    plan->firstRow = prompt->droppedMessages > 0 && first < request.rows.size() ? request.rows.at(first) : -1;
+    plan->keptEndRow = prompt->droppedMessages > 0 && kept > 0 && kept <= request.rows.size()
+                           ? request.rows.at(kept - 1) + 1 : 0;
+    plan->promptTokens = int(prompt->tokens.size());
+    plan->chatFormat = prompt->format.plainText ? QStringLiteral("plain") : fromStd(prompt->format.name);
+    return prompt;
+}
 
 void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
 {
@@ -295,51 +360,25 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
         return;
     }
     QString error;
-    if (!ensureScheduler(int(request.settings.contextSize), request.settings.kvCacheType, &error)) {
+    if (!ensureScheduler(request.settings.contextSize, request.settings.kvCacheType, &error)) {
         fail(error);
         return;
     }
     // The chat's own context: the scheduler's may be larger (another chat asked for more).
-    const int contextSize = qMin(clampedContext(int(request.settings.contextSize)),
+    const int contextSize = qMin(contextFor(request.settings.contextSize, request.settings.kvCacheType),
                                  int(m_scheduler->options().contextSize));
-
-    std::vector<burrow::ChatMessage> messages;
-    if (!request.settings.systemPrompt.empty())
-        messages.push_back({"system", request.settings.systemPrompt, {}, {}});
-    messages.insert(messages.end(), request.messages.begin(), request.messages.end());
-
-    // Leave room for the reply: its length limit, else a quarter of the
-    // context, at most half of it.
-    const int wanted = request.settings.maxTokens > 0 ? request.settings.maxTokens : contextSize / 4;
-    const int reserve = qBound(1, wanted, qMax(1, contextSize / 2));
-    burrow::PromptOptions promptOptions;
-    promptOptions.render.chatFormat = request.settings.chatFormat;
-    promptOptions.render.enableThinking = request.settings.enableThinking;
-    promptOptions.render.reasoningEffort = request.settings.reasoningEffort;
-    promptOptions.plainTextForBaseModels = true;
-    promptOptions.budget = uint32_t(qMax(1, contextSize - reserve));
-    promptOptions.truncation = burrow::Truncation::TRUNCATION_DROP_OLDEST;
-    auto prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
+    PromptPlan plan;
+    auto prompt = buildPrompt(request, contextSize, &plan);
     if (!prompt) {
         fail(tr("The conversation cannot be written for this model: %1").arg(fromStd(prompt.message())));
         return;
     }
-
-    PromptPlan plan;
-    // messages[firstMessage..] are in the prompt; the system message (when
-    // set) is messages[0] and has no row.
-    const size_t offset = request.settings.systemPrompt.empty() ? 0 : 1;
-    const qsizetype first = qsizetype(prompt->firstMessage >= offset ? prompt->firstMessage - offset : 0);
-    plan.firstRow = prompt->droppedMessages > 0 && first < request.rows.size() ? request.rows.at(first) : -1;
-    plan.promptTokens = int(prompt->tokens.size());
-    plan.chatFormat = prompt->format.plainText ? QStringLiteral("plain") : fromStd(prompt->format.name);
     if (sinks.onPlan)
         sinks.onPlan(plan);
 
     auto live = std::make_shared<LiveReply>();
     live->sinks = std::move(sinks);
     live->chatContext = contextSize;
-    live->unlimited = request.settings.maxTokens <= 0;
     live->promptTokens = plan.promptTokens;
     live->inFlight = m_inFlight;
 
@@ -348,21 +387,25 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
     job.sampling = request.settings.sampling;
     job.priority = request.priorityCell ? request.priorityCell->get() : request.priority;
     const int submittedPriority = job.priority;
-    // The reply ends where the chat's context does (the scheduler stops at
-    // the end of a context; it does not shift).
-    const int room = qMax(1, contextSize - int(job.prompt.size()));
-    job.options.maxTokens = request.settings.maxTokens > 0 ? qMin(request.settings.maxTokens, room) : room;
+    // The reply lives in the chat's context: when it is full the engine
+    // shifts it (keeping the system prompt and the first exchange) or stops
+    // the reply with STOP_REASON_CONTEXT_FULL, as the chat's policy says (a
+    // recurrent model always stops).
+    job.contextSize = uint32_t(contextSize);
+    job.options.maxTokens = request.settings.maxTokens > 0 ? request.settings.maxTokens : -1;
+    job.options.overflow = request.settings.contextOverflow;
+    job.options.nKeep = prompt->keepTokens;
     job.options.stopStrings = prompt->format.stopStrings;
-    job.options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
     job.options.cancel = request.cancel;
     job.options.reasoning = prompt->reasoning;
+    job.onToken = [live](int32_t generated) { live->tokens = generated; };
     job.options.onReasoning = [live](std::string_view piece) {
-        const int n = ++live->pieces;
-        return !live->sinks.onText || live->sinks.onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), n, true);
+        return !live->sinks.onText
+               || live->sinks.onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), live->tokens, true);
     };
     job.onText = [live](std::string_view piece) {
-        const int n = ++live->pieces;
-        return !live->sinks.onText || live->sinks.onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), n, false);
+        return !live->sinks.onText
+               || live->sinks.onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), live->tokens, false);
     };
     job.onPromptProgress = [live](int32_t done, int32_t total) {
         live->promptDone = done;
@@ -370,28 +413,7 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
             live->sinks.onPromptProgress(done, total);
     };
     job.onDone = [live](const burrow::GenerateResult &result, const burrow::Status &status) {
-        GenerationOutcome outcome;
-        outcome.promptTokens = result.timings.promptTokens;
-        outcome.reusedTokens = result.timings.reusedTokens;
-        outcome.generatedTokens = result.timings.generatedTokens;
-        outcome.promptMs = result.timings.promptMs;
-        outcome.generateMs = result.timings.generateMs;
-        // Positions the conversation holds: the whole prompt and the reply,
-        // or what was computed of the prompt when it was stopped before its end.
-        const bool promptDone = !result.tokens.empty() || result.stopReason != burrow::StopReason::STOP_REASON_CANCELLED;
-        outcome.contextUsed = promptDone ? live->promptTokens + int(result.tokens.size())
-                                         : qMin(live->promptTokens, result.timings.reusedTokens + live->promptDone.load());
-        outcome.reasoningTokens = result.timings.reasoningTokens;
-        outcome.reasoningMs = result.timings.reasoningTokens > 0 || !result.reasoning.empty() ? result.timings.reasoningMs : -1;
-        if (!status) {
-            outcome.stop = GenerationOutcome::Stop::Error;
-            outcome.error = fromStd(status.message());
-        } else {
-            outcome.stop = stopFrom(result.stopReason);
-            // The length we set to keep the reply inside the chat's context.
-            if (outcome.stop == GenerationOutcome::Stop::MaxTokens && live->unlimited)
-                outcome.stop = GenerationOutcome::Stop::ContextFull;
-        }
+        const GenerationOutcome outcome = outcomeOf(*live, result, status);
         --*live->inFlight;
         live->sinks.onDone(outcome);
     };

@@ -52,9 +52,10 @@ public:
     static ModelCard inspect(const QString &path, QString *error);
 
 private:
-    // Positions a chat asking for `contextSize` gets (clamped to the trained context).
-    int clampedContext(int contextSize) const;
-    // A scheduler for `model` with `contextSize` positions per reply and a
+    // Positions a chat asking for `requested` gets on the loaded model
+    // (ModelCard::contextFor: ContextLimit::decide, the one place).
+    int contextFor(int requested, burrow::KvCacheType kvType) const;
+    // A scheduler for `model` with `contextSize` positions per reply (decided) and a
     // KV cache of `kvType`; the cache holds two such contexts when memory
     // allows, else one.
     static burrow::Result<std::shared_ptr<burrow::Scheduler>> makeScheduler(
@@ -67,6 +68,11 @@ private:
     // Q8_0 cache needs heads of whole 32-element blocks) the scheduler is
     // made again as it was and `error` says why.
     bool ensureScheduler(int contextSize, burrow::KvCacheType kvType, QString *error);
+
+    // The prompt of `request` in a context of `contextSize` positions (the
+    // oldest exchanges left out when it does not fit; the first one kept
+    // under the "shift" policy), and how it fit.
+    burrow::Result<burrow::ChatPrompt> buildPrompt(const ChatRequest &request, int contextSize, PromptPlan *plan) const;
 
     // The local server with m_serverConfig on the model and scheduler in
     // use (none while off or without a model; m_serverError says why).

@@ -41,11 +41,11 @@ EngineBridge::EngineBridge(QObject *parent) : QObject(parent)
     // thread's event loop, never as direct calls from the engine thread.
     connect(m_worker, &EngineWorker::loadProgress, this, &EngineBridge::loadProgress, Qt::QueuedConnection);
     connect(m_worker, &EngineWorker::modelLoaded, this, [this](quint64 id, const ModelCard &card) {
-        m_running.erase(id);
+        m_loads.erase(id);
         Q_EMIT modelLoaded(id, card);
     }, Qt::QueuedConnection);
     connect(m_worker, &EngineWorker::loadFailed, this, [this](quint64 id, const QString &path, const QString &reason) {
-        m_running.erase(id);
+        m_loads.erase(id);
         Q_EMIT loadFailed(id, path, reason);
     }, Qt::QueuedConnection);
     connect(m_worker, &EngineWorker::contextSizeChanged, this, [this](int size) {
@@ -54,13 +54,20 @@ EngineBridge::EngineBridge(QObject *parent) : QObject(parent)
         m_contextSize = size;
         Q_EMIT contextSizeChanged();
     }, Qt::QueuedConnection);
-    connect(m_worker, &EngineWorker::promptPlanned, this, &EngineBridge::promptPlanned, Qt::QueuedConnection);
-    connect(m_worker, &EngineWorker::promptProgress, this, &EngineBridge::promptProgress, Qt::QueuedConnection);
+    // A reply's reports go to its own handle.
+    connect(m_worker, &EngineWorker::promptPlanned, this, [this](quint64 id, const PromptPlan &plan) {
+        if (ReplyHandle *h = handle(id))
+            h->plan(plan);
+    }, Qt::QueuedConnection);
+    connect(m_worker, &EngineWorker::promptProgress, this, [this](quint64 id, int done, int total) {
+        if (ReplyHandle *h = handle(id))
+            h->progress(done, total);
+    }, Qt::QueuedConnection);
     connect(m_worker, &EngineWorker::generationFinished, this, [this](quint64 id, const GenerationOutcome &outcome) {
-        // The text still in the buffer comes first.
-        deliver(id);
-        m_running.erase(id);
-        Q_EMIT generationFinished(id, outcome);
+        ReplyHandle *h = handle(id);
+        m_replies.erase(id);
+        if (h)
+            h->finish(outcome);
     }, Qt::QueuedConnection);
 
     connect(m_worker, &EngineWorker::serverStatus, this, [this](const ServerStatus &status) {
@@ -68,9 +75,6 @@ EngineBridge::EngineBridge(QObject *parent) : QObject(parent)
         Q_EMIT serverStatus(status);
     }, Qt::QueuedConnection);
 
-    m_flushTimer.setSingleShot(true);
-    connect(&m_flushTimer, &QTimer::timeout, this, [this] { deliver(m_flushPending); });
-    m_sinceFlush.start();
     m_thread.start();
 }
 
@@ -85,30 +89,49 @@ quint64 EngineBridge::load(const QString &path, int contextSize)
 {
     const quint64 id = ++m_nextId;
     auto cancel = std::make_shared<burrow::CancelToken>();
-    m_running[id] = {cancel, nullptr};
+    m_loads[id] = cancel;
     QMetaObject::invokeMethod(m_worker, [worker = m_worker, id, path, contextSize, cancel] {
         worker->loadModel(id, path, contextSize, cancel);
     }, Qt::QueuedConnection);
     return id;
 }
 
-quint64 EngineBridge::generate(ChatRequest request)
+ReplyHandle *EngineBridge::generate(ChatRequest request)
 {
     const quint64 id = ++m_nextId;
+    auto *reply = new ReplyHandle(id, request.priority, m_flushIntervalMs, this);
+    m_replies[id] = reply;
     request.id = id;
-    request.cancel = std::make_shared<burrow::CancelToken>();
-    request.priorityCell = std::make_shared<ReplyPriorityCell>(request.priority);
-    auto buffer = std::make_shared<ReplyBuffer>();
-    m_running[id] = {request.cancel, buffer, request.priorityCell};
-    // The wake-up runs on the engine thread; it posts one queued call here.
-    // (The engine thread ends before this object does: see the destructor.)
+    request.cancel = reply->cancelToken();
+    request.priorityCell = reply->priorityCell();
+    // The wake-up runs on the engine side when the reply's buffer turns
+    // non-empty; it posts one queued call here, which finds the handle by id
+    // (a handle gone meanwhile is not reached). The engine thread ends
+    // before this object does: see the destructor.
     auto wake = [this, id] {
-        QMetaObject::invokeMethod(this, [this, id] { wakeUp(id); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(this, [this, id] {
+            if (ReplyHandle *h = handle(id))
+                h->wake();
+        }, Qt::QueuedConnection);
     };
-    QMetaObject::invokeMethod(m_worker, [worker = m_worker, request = std::move(request), buffer, wake] {
+    QMetaObject::invokeMethod(m_worker, [worker = m_worker, request = std::move(request), buffer = reply->buffer(), wake] {
         worker->generate(request, buffer, wake);
     }, Qt::QueuedConnection);
-    return id;
+    return reply;
+}
+
+ReplyHandle *EngineBridge::handle(quint64 id) const
+{
+    const auto it = m_replies.find(id);
+    return it == m_replies.end() ? nullptr : it->second.data();
+}
+
+void EngineBridge::setFlushIntervalMs(int ms)
+{
+    m_flushIntervalMs = ms < 1 ? 1 : ms;
+    for (const auto &[id, reply] : m_replies)
+        if (reply)
+            reply->setFlushIntervalMs(m_flushIntervalMs);
 }
 
 void EngineBridge::configureServer(const ServerConfig &config)
@@ -125,52 +148,19 @@ void EngineBridge::pollServer()
     QMetaObject::invokeMethod(m_worker, [worker = m_worker] { worker->pollServer(); }, Qt::QueuedConnection);
 }
 
-void EngineBridge::setPriority(quint64 id, int priority)
-{
-    auto it = m_running.find(id);
-    if (it != m_running.end() && it->second.priority)
-        it->second.priority->set(priority);
-}
-
 void EngineBridge::cancel(quint64 id)
 {
-    auto it = m_running.find(id);
-    if (it != m_running.end())
-        it->second.cancel->cancel();
+    if (const auto it = m_loads.find(id); it != m_loads.end())
+        it->second->cancel();
+    if (ReplyHandle *h = handle(id))
+        h->cancel();
 }
 
 void EngineBridge::cancelAll()
 {
-    for (auto &[id, running] : m_running)
-        running.cancel->cancel();
-}
-
-void EngineBridge::wakeUp(quint64 id)
-{
-    // At most one take every flushIntervalMs(): each take repaints the view. Until the timer fires the buffer keeps filling and the
-    // engine thread posts nothing more (the buffer is not empty).
-    const qint64 since = m_sinceFlush.elapsed();
-    if (since >= m_flushIntervalMs) {
-        deliver(id);
-        return;
-    }
-    m_flushPending = id;
-    if (!m_flushTimer.isActive())
-        m_flushTimer.start(int(m_flushIntervalMs - since));
-}
-
-void EngineBridge::deliver(quint64 id)
-{
-    if (id == m_flushPending) {
-        m_flushTimer.stop();
-        m_flushPending = 0;
-    }
-    auto it = m_running.find(id);
-    if (it == m_running.end() || !it->second.buffer)
-        return;
-    ReplyBuffer::Taken taken = it->second.buffer->take();
-    if (taken.text.isEmpty() && taken.reasoning.isEmpty())
-        return;
-    m_sinceFlush.restart();
-    Q_EMIT textReady(id, taken.text, taken.reasoning, taken.tokens, taken.elapsedMs);
+    for (auto &[id, cancel] : m_loads)
+        cancel->cancel();
+    for (const auto &[id, reply] : m_replies)
+        if (reply)
+            reply->cancel();
 }

@@ -1,10 +1,13 @@
 // EngineBridge: the engine as the GUI thread sees it. It owns the engine
 // thread ("burrow-engine") and the EngineWorker on it (which owns the model
-// and the KV cache); the GUI thread never touches those. Requests go in as
-// queued calls, each with its own cancel token; results come back as queued
-// signals. Streamed text is taken from the request's ReplyBuffer at most
-// once every flushIntervalMs() (33 ms by default, ~30 times a second; the app
-// sets it from what draws its window, app/common/renderpacing.h).
+// and the KV cache); the GUI thread never touches those. Loads go in as
+// queued calls and come back as queued signals. Each reply gets its own
+// ReplyHandle (its buffer, its coalesced flush, its cancel token and
+// priority): the bridge only routes the engine thread's reports to the
+// handle they belong to and keeps no state shared between replies. Streamed
+// text is taken from a reply's buffer at most once every flushIntervalMs()
+// (33 ms by default, ~30 times a second; the app sets it from what draws
+// its window, app/common/renderpacing.h).
 //
 // It is also the one owner of the context size in use: the positions the
 // loaded session's KV cache holds, as the engine reports them.
@@ -13,13 +16,12 @@
 #include <map>
 #include <memory>
 
-#include <QElapsedTimer>
 #include <QObject>
+#include <QPointer>
 #include <QThread>
-#include <QTimer>
 
 #include "chatbackend.h"
-#include "replybuffer.h"
+#include "replyhandle.h"
 #include "serverconfig.h"
 
 class EngineWorker;
@@ -40,20 +42,22 @@ public:
 
     static constexpr int DefaultFlushIntervalMs = 33;
     int flushIntervalMs() const { return m_flushIntervalMs; }
-    // At least 1 ms; a take already scheduled keeps its time.
-    void setFlushIntervalMs(int ms) { m_flushIntervalMs = ms < 1 ? 1 : ms; }
+    // At least 1 ms; for the replies running and those to come (a take
+    // already scheduled keeps its time).
+    void setFlushIntervalMs(int ms);
 
     // Reads a header on the calling thread (thread-safe; the loader runs it on a pool thread).
     const ModelInspector &inspector() const { return m_inspect; }
 
     // Starts a load; returns its id. Loads and requests run in order.
     quint64 load(const QString &path, int contextSize);
-    // Starts a reply; returns its id (request.id and request.cancel are set here).
-    quint64 generate(ChatRequest request);
-    // Cancels a load or a request (no effect when it has ended).
+    // Starts a reply and returns its handle (a child of the bridge that
+    // deletes itself after its finished(); request.id, request.cancel and
+    // request.priorityCell are set here from it). Connect to the handle
+    // before control returns to the event loop: nothing is emitted earlier.
+    ReplyHandle *generate(ChatRequest request);
+    // Cancels a load or a reply (no effect when it has ended).
     void cancel(quint64 id);
-    // A running reply's priority (ReplyPriority; no effect when it has ended).
-    void setPriority(quint64 id, int priority);
     void cancelAll();
 
     // The local server: applied on the engine thread (serverStatus answers).
@@ -69,33 +73,19 @@ Q_SIGNALS:
     void modelLoaded(quint64 id, const ModelCard &card);
     void loadFailed(quint64 id, const QString &path, const QString &reason);
     void contextSizeChanged();
-    void promptPlanned(quint64 id, const PromptPlan &plan);
-    void promptProgress(quint64 id, int done, int total);
-    // New text of a reply (at most every flushIntervalMs()): of its answer and
-    // of its reasoning (either may be empty), the engine's token count so far
-    // and the milliseconds since its first token.
-    void textReady(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs);
-    void generationFinished(quint64 id, const GenerationOutcome &outcome);
     void serverStatus(const ServerStatus &status);
 
 private:
-    struct Running {
-        std::shared_ptr<burrow::CancelToken> cancel;
-        std::shared_ptr<ReplyBuffer> buffer;    // null for a load
-        std::shared_ptr<ReplyPriorityCell> priority;   // null for a load
-    };
-    void wakeUp(quint64 id);
-    void deliver(quint64 id);
+    // The reply `id`'s handle while it runs (null when it has ended).
+    ReplyHandle *handle(quint64 id) const;
 
     QThread m_thread;
     EngineWorker *m_worker = nullptr;
     ModelInspector m_inspect;
     quint64 m_nextId = 0;
-    std::map<quint64, Running> m_running;
+    std::map<quint64, std::shared_ptr<burrow::CancelToken>> m_loads;   // loads not reported yet
+    std::map<quint64, QPointer<ReplyHandle>> m_replies;                  // replies not finished yet
     int m_contextSize = 0;
     int m_flushIntervalMs = DefaultFlushIntervalMs;
-    QTimer m_flushTimer;            // single shot: the next take when the last was too recent
-    QElapsedTimer m_sinceFlush;
-    quint64 m_flushPending = 0;     // the request whose text waits for m_flushTimer
     bool m_pollPending = false;     // a pollServer() not answered yet
 };

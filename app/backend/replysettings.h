@@ -12,8 +12,11 @@
 struct ReplySettings {
     burrow::SamplingParams sampling;   // every field set by the table (its defaults, not the engine's)
     int32_t maxTokens = -1;            // GenerateOptions::maxTokens (-1: until the model ends its turn)
-    uint32_t contextSize = 0;          // what the chat asks for (SessionOptions::contextSize; the engine
-                                       // clamps it to the trained context)
+    int contextSize = 0;               // what the chat asks for (0: Automatic; the engine backend
+                                       // decides the positions with ContextLimit::decide)
+    // What a full context does (GenerateOptions::overflow): shift keeps the
+    // system prompt and the first exchange (nKeep) and drops the oldest.
+    burrow::ContextOverflow contextOverflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
     burrow::KvCacheType kvCacheType = burrow::KvCacheType::KV_CACHE_F16;   // SchedulerOptions::kvCacheType
     std::string systemPrompt;          // a system message before the conversation ("" for none)
     std::string chatFormat = "auto";   // RenderOptions::chatFormat

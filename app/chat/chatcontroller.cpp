@@ -27,6 +27,7 @@ ChatController::ChatController(QObject *parent)
       m_server(new LocalServer(m_bridge, this))
 {
     m_archives->setStore(m_store);
+    m_conversation->setModelFinder([this](const QString &name, qint64 size) { return findModel(name, size); });
     connect(m_store, &ConversationStore::errorOccurred, this, &ChatController::setBanner);
 
     connect(m_models, &ModelLoader::problem, this, &ChatController::setBanner);
@@ -58,6 +59,7 @@ ChatController::ChatController(QObject *parent)
     connect(m_replies, &ReplyStreams::finished, this, [this](qint64, int row) { Q_EMIT replyFinished(row); });
     connect(m_conversation, &Conversation::opened, this, [this] {
         m_replies->setShown(m_conversation->id());
+        reply()->restoreStats(m_conversation->storedContextUsed());   // (none while its reply runs)
         Q_EMIT replyChanged();
         Q_EMIT canSendChanged();
     });
@@ -110,9 +112,16 @@ bool ChatController::isGenerating() const
 }
 double ChatController::conversationId() const { return m_conversation->idValue(); }
 
+int ChatController::chatContext() const
+{
+    return m_models->hasModel() ? m_models->model().contextFor(settings()->contextSize(), settings()->kvCacheType()) : 0;
+}
+
 int ChatController::contextSize() const
 {
-    return m_bridge->contextSize();
+    // The chat's own context, within the one the engine holds now.
+    const int engine = m_bridge->contextSize();
+    return engine > 0 ? qMin(engine, chatContext()) : 0;
 }
 
 int ChatController::contextWanted() const
@@ -121,7 +130,7 @@ int ChatController::contextWanted() const
         return 0;
     // The engine makes its context again only for a larger size (a smaller
     // one is served within the context in use).
-    const int wanted = m_models->model().contextFor(settings()->contextSize());
+    const int wanted = chatContext();
     return wanted > m_bridge->contextSize() ? wanted : 0;
 }
 
@@ -157,6 +166,38 @@ void ChatController::updateLoadedModel(bool adopt)
     m_conversation->setLoadedModel(card.path, qint64(card.fileSize), m_models->loadingPath(), adopt);
 }
 
+void ChatController::setLibrary(ModelLibrary *library)
+{
+    if (m_library == library)
+        return;
+    if (m_library)
+        disconnect(m_library, nullptr, this, nullptr);
+    m_library = library;
+    if (m_library) {
+        // A scan may find the model of the chat shown.
+        connect(m_library, &ModelLibrary::scanned, m_conversation, &Conversation::refreshOtherModel);
+    }
+    Q_EMIT libraryChanged();
+}
+
+QString ChatController::findModel(const QString &fileName, qint64 size) const
+{
+    const auto matches = [&](const QString &path, qint64 bytes) {
+        return QFileInfo(path).fileName() == fileName && (size <= 0 || bytes == size);
+    };
+    for (const QString &path : m_models->recentModels()->paths()) {
+        const QFileInfo file(path);
+        if (file.isFile() && matches(path, file.size()))
+            return path;
+    }
+    if (m_library) {
+        for (const LibraryEntry &entry : m_library->allModels()->entries())
+            if (entry.parts == 1 && matches(entry.path, qint64(entry.fileSize)) && QFileInfo(entry.path).isFile())
+                return entry.path;
+    }
+    return QString();
+}
+
 void ChatController::setDefaults(ChatSettings *defaults)
 {
     if (m_defaults == defaults)
@@ -184,8 +225,11 @@ void ChatController::startReply()
     m_conversation->setLoadedModel(model.path, qint64(model.fileSize), QString(), true);
     ChatRequest request = m_conversation->request();
     request.priority = ReplyPriority::ShownChat;   // sent from the chat shown
+    // The reply's details name the context it got, not "Automatic".
+    QJsonObject used = settings()->toJson();
+    used.insert(QStringLiteral("contextSize"), chatContext());
     reply()->start(std::move(request), m_conversation->isStored() ? m_conversation->id() : -1,
-                   QFileInfo(model.path).fileName(), settings()->toJson(), messages());
+                   QFileInfo(model.path).fileName(), used, messages());
 }
 
 void ChatController::stop()
@@ -263,6 +307,10 @@ bool ChatController::startPersistence(const QString &databasePath)
     }
     if (!m_store->problem().isEmpty())
         setBanner(m_store->problem());   // a damaged database was moved aside
+    // The chat shown last, else the one updated last.
+    const qint64 shown = m_store->lastShown();
+    if (shown > 0 && openConversation(double(shown)))
+        return true;
     const QVector<ConversationRecord> list = m_store->conversations();
     if (!list.isEmpty() && openConversation(double(list.first().id)))
         return true;
@@ -296,7 +344,7 @@ double ChatController::newConversation()
 void ChatController::loadConversationModel()
 {
     const QString path = m_conversation->otherModelPath();
-    if (path.isEmpty())
+    if (path.isEmpty() || !m_conversation->otherModelFound())
         return;
     m_conversation->clearOtherModel();
     m_models->openFile(path, false);

@@ -22,6 +22,7 @@
 #include "chat/messagemodel.h"
 #include "chat/replystream.h"
 #include "chat/replystreams.h"
+#include "models/modellibrary.h"
 #include "models/modelloader.h"
 #include "settings/chatsettings.h"
 #include "settings/localserver.h"
@@ -46,10 +47,15 @@ class ChatController : public QObject {
     Q_PROPERTY(LocalServer *server READ server CONSTANT)
     // The defaults new chats copy (DefaultSettings.settings).
     Q_PROPERTY(ChatSettings *defaults READ defaults WRITE setDefaults NOTIFY defaultsChanged)
+    // The models on this computer: a chat whose model file is not where it
+    // was written (an imported chat) finds it here, or among the recent
+    // models, by file name and size.
+    Q_PROPERTY(ModelLibrary *library READ library WRITE setLibrary NOTIFY libraryChanged)
     Q_PROPERTY(QString banner READ banner NOTIFY bannerChanged)
     Q_PROPERTY(bool canSend READ canSend NOTIFY canSendChanged)
     Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY canRegenerateChanged)
-    // The context size in use: positions the loaded session holds (the engine's).
+    // The context the shown chat gets: its setting decided for the loaded
+    // model (ContextLimit::decide), within what the engine holds now.
     Q_PROPERTY(int contextSize READ contextSize NOTIFY contextChanged)
     // The shown chat asks for a larger size than the one in use: what it
     // asks for, clamped to the model (0 when the size in use holds it).
@@ -69,6 +75,10 @@ public:
     LocalServer *server() const { return m_server; }
     ChatSettings *defaults() const { return m_defaults; }
     void setDefaults(ChatSettings *defaults);
+    ModelLibrary *library() const { return m_library; }
+    void setLibrary(ModelLibrary *library);
+    // A model file on this computer with this file name and size (0: any): "" when none.
+    QString findModel(const QString &fileName, qint64 size) const;
     QString banner() const { return m_banner; }
     bool canSend() const;
     bool canRegenerate() const;
@@ -116,6 +126,7 @@ public:
 
 Q_SIGNALS:
     void defaultsChanged();
+    void libraryChanged();
     void bannerChanged();
     void canSendChanged();
     void canRegenerateChanged();
@@ -130,6 +141,8 @@ Q_SIGNALS:
 private:
     void setBanner(const QString &text);
     void startReply();
+    // The shown chat's context on the loaded model (0: none loaded).
+    int chatContext() const;
     void updateLoadedModel(bool adopt);
 
     ConversationStore *m_store;
@@ -140,5 +153,6 @@ private:
     ModelLoader *m_models;
     LocalServer *m_server;
     QPointer<ChatSettings> m_defaults;
+    QPointer<ModelLibrary> m_library;
     QString m_banner;
 };

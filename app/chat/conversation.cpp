@@ -53,8 +53,11 @@ bool Conversation::open(qint64 id)
         reply = nullptr;
     QList<MessageModel::Message> rows;
     int replyRow = -1;
+    int contextUsed = 0;
     const QVector<MessageRecord> stored = m_store->messages(id);
     for (const MessageRecord &r : stored) {
+        if (r.role == Chat::Role::Assistant && r.promptTokens > 0)
+            contextUsed = r.promptTokens + qMax(0, r.generatedTokens);
         MessageModel::Message m;
         m.id = r.id;
         m.author = r.role;
@@ -66,11 +69,14 @@ bool Conversation::open(qint64 id)
         m.state = r.state;
         m.reasoning = r.reasoning;
         m.reasoningMs = r.reasoningMs;
+        m.contextFull = r.contextFull;
         if (reply && r.id == reply->messageId())
             replyRow = int(rows.size());   // its text comes from the reply stream
         rows.append(m);
     }
     m_id = id;
+    m_storedContextUsed = contextUsed;
+    m_store->markShown(id);   // opened again at the next start
     m_messages->setMessages(rows);
     if (replyRow >= 0)
         reply->show(m_messages, replyRow);
@@ -89,6 +95,8 @@ qint64 Conversation::create(const QJsonObject &settings, const QString &modelPat
     const bool replyHere = here && here->isActive();
     if (isStored() && m_messages->rowCount() == 0 && !replyHere && !m_store->conversation(m_id).deletedAt.isValid()) {
         // The shown chat is still empty: it becomes the new one.
+        m_store->markShown(m_id);
+        m_storedContextUsed = 0;
         applySettings(settings);
         m_store->setSettings(m_id, settings);
         Q_EMIT opened();
@@ -176,9 +184,25 @@ void Conversation::saveSettings()
         m_store->setSettings(m_id, m_settings->toJson());
 }
 
+void Conversation::setModelFinder(ModelFinder finder)
+{
+    m_findModel = std::move(finder);
+    updateOtherModel();
+}
+
+bool Conversation::sameModel(const QString &pathA, qint64 sizeA, const QString &pathB, qint64 sizeB)
+{
+    if (pathA.isEmpty() || pathB.isEmpty())
+        return false;
+    if (pathA == pathB)
+        return true;
+    return QFileInfo(pathA).fileName() == QFileInfo(pathB).fileName() && sizeA > 0 && sizeA == sizeB;
+}
+
 void Conversation::setLoadedModel(const QString &path, qint64 size, const QString &loadingPath, bool adopt)
 {
     m_loadedModel = path;
+    m_loadedSize = size;
     m_loadingModel = loadingPath;
     if (adopt && isStored() && !path.isEmpty() && m_store->conversation(m_id).modelPath != path)
         m_store->setModel(m_id, path, size);   // this chat now uses it
@@ -196,14 +220,30 @@ void Conversation::clearOtherModel()
 void Conversation::updateOtherModel()
 {
     QString other;
+    bool found = false;
     if (isStored()) {
         const ConversationRecord record = m_store->conversation(m_id);
-        if (!record.modelPath.isEmpty() && record.modelPath != m_loadedModel && record.modelPath != m_loadingModel
-            && m_messages->rowCount() > 0)
-            other = record.modelPath;
+        const QString &recorded = record.modelPath;
+        // The loaded model (or the one loading) is the chat's when it is the
+        // same file, also under another path (an imported chat).
+        const bool loaded = sameModel(recorded, record.modelSize, m_loadedModel, m_loadedSize)
+                            || sameModel(recorded, record.modelSize, m_loadingModel, QFileInfo(m_loadingModel).size());
+        if (!recorded.isEmpty() && !loaded && m_messages->rowCount() > 0) {
+            const QFileInfo file(recorded);
+            if (file.isAbsolute() && file.isFile() && (record.modelSize <= 0 || file.size() == record.modelSize)) {
+                other = recorded;
+                found = true;
+            } else if (m_findModel) {
+                other = m_findModel(file.fileName(), record.modelSize);
+                found = !other.isEmpty();
+            }
+            if (!found)
+                other = recorded;   // named, not on this computer
+        }
     }
-    if (other == m_otherModel)
+    if (other == m_otherModel && found == m_otherModelFound)
         return;
     m_otherModel = other;
+    m_otherModelFound = found;
     Q_EMIT otherModelChanged();
 }

@@ -6,6 +6,8 @@
 // this object hands it the row of its chat when that chat is shown.
 #pragma once
 
+#include <functional>
+
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
@@ -28,9 +30,13 @@ class Conversation : public QObject {
     Q_PROPERTY(QString title READ title NOTIFY changed)
     Q_PROPERTY(MessageModel *messages READ messages CONSTANT)
     Q_PROPERTY(ChatSettings *settings READ settings CONSTANT)
-    // The model file the chat was written with, when it is not the loaded one ("" otherwise).
+    // The model file the chat was written with, when it is not the loaded one
+    // ("" otherwise): where it is on this computer when otherModelFound (the
+    // recorded path, or a file of the same name and size: an imported chat),
+    // else the recorded path.
     Q_PROPERTY(QString otherModelPath READ otherModelPath NOTIFY otherModelChanged)
     Q_PROPERTY(QString otherModelName READ otherModelName NOTIFY otherModelChanged)
+    Q_PROPERTY(bool otherModelFound READ otherModelFound NOTIFY otherModelChanged)
 
 public:
     Conversation(ConversationStore *store, ReplyStreams *replies, QObject *parent = nullptr);
@@ -44,6 +50,18 @@ public:
     ChatSettings *settings() const { return m_settings; }
     QString otherModelPath() const { return m_otherModel; }
     QString otherModelName() const;
+    bool otherModelFound() const { return m_otherModelFound; }
+
+    // Finds a model file on this computer by its file name and size (0: any
+    // size): "" when none. The chat controller's, over the recent models and
+    // the library.
+    using ModelFinder = std::function<QString(const QString &fileName, qint64 size)>;
+    void setModelFinder(ModelFinder finder);
+    // Looks for the chat's model again (the library was scanned).
+    void refreshOtherModel() { updateOtherModel(); }
+    // Two records of a model name the same file: the same path, or the same
+    // file name and size (a chat imported from another computer).
+    static bool sameModel(const QString &pathA, qint64 sizeA, const QString &pathB, qint64 sizeB);
 
     // Shows chat `id` (its messages and settings); a reply being written for
     // it is shown in its row. False when there is no such chat.
@@ -61,6 +79,11 @@ public:
     void editText(int row, const QString &text);
     // Removes every message.
     void clear();
+
+    // Positions of the context the chat's last reply left used (its prompt
+    // and its tokens, as stored), 0 when unknown: what the status line shows
+    // for a chat opened again before its next reply.
+    int storedContextUsed() const { return m_storedContextUsed; }
 
     // The conversation as the engine gets it (the reply continues after the
     // last message): failed and empty messages are left out.
@@ -90,8 +113,12 @@ private:
     MessageModel *m_messages;
     ChatSettings *m_settings;
     qint64 m_id = -1;
+    int m_storedContextUsed = 0;
     bool m_applyingSettings = false;
     QString m_loadedModel;
+    qint64 m_loadedSize = 0;
     QString m_loadingModel;
     QString m_otherModel;
+    bool m_otherModelFound = false;
+    ModelFinder m_findModel;
 };

@@ -42,11 +42,12 @@ QVariant MessageModel::data(const QModelIndex &index, int role) const
             return QString();
         return QCoreApplication::translate("MessageModel", "%n tokens · %1 tokens/s", nullptr, m.tokens)
             .arg(QLocale().toString(m.tokensPerSecond, 'f', 1));
-    case InContextRole: return m_memoryStart < 0 || index.row() >= m_memoryStart;
+    case InContextRole: return m_memoryStart < 0 || index.row() >= m_memoryStart || index.row() < m_keptEnd;
     case MemoryStartsHereRole: return m_memoryStart > 0 && index.row() == m_memoryStart;
     case IsLastRole: return index.row() == m_rows.size() - 1;
     case ReasoningRole: return m.reasoning;
     case ReasoningMsRole: return m.reasoningMs;
+    case ContextFullRole: return m.contextFull;
     default: return {};
     }
 }
@@ -67,6 +68,7 @@ QHash<int, QByteArray> MessageModel::roleNames() const
         {IsLastRole, "isLast"},
         {ReasoningRole, "reasoning"},
         {ReasoningMsRole, "reasoningMs"},
+        {ContextFullRole, "contextFull"},
     };
 }
 
@@ -111,6 +113,7 @@ void MessageModel::setMessages(const QList<Message> &messages)
     for (const Message &m : messages)
         m_rows.append(Row{m, nullptr});
     m_memoryStart = -1;
+    m_keptEnd = 0;
     endResetModel();
     Q_EMIT countChanged();
 }
@@ -212,6 +215,14 @@ void MessageModel::setStats(int row, int tokens, double tokensPerSecond)
     emitRowChanged(row, {StatsRole});
 }
 
+void MessageModel::setContextFull(int row, bool full)
+{
+    if (row < 0 || row >= m_rows.size() || m_rows[row].message.contextFull == full)
+        return;
+    m_rows[row].message.contextFull = full;
+    emitRowChanged(row, {ContextFullRole});
+}
+
 void MessageModel::removeFrom(int row)
 {
     row = qMax(0, row);
@@ -221,8 +232,10 @@ void MessageModel::removeFrom(int row)
     dropBlocks(row);
     m_rows.remove(row, m_rows.size() - row);
     endRemoveRows();
-    if (m_memoryStart >= m_rows.size())
+    if (m_memoryStart >= m_rows.size()) {
         m_memoryStart = -1;
+        m_keptEnd = 0;
+    }
     if (row > 0)
         emitRowChanged(row - 1, {IsLastRole});
     Q_EMIT countChanged();
@@ -236,18 +249,21 @@ void MessageModel::clear()
     dropBlocks(0);
     m_rows.clear();
     m_memoryStart = -1;
+    m_keptEnd = 0;
     endResetModel();
     Q_EMIT countChanged();
 }
 
-void MessageModel::setMemoryStart(int row)
+void MessageModel::setMemoryStart(int row, int keptEnd)
 {
     if (row >= m_rows.size() || row <= 0)
         row = -1;
-    if (row == m_memoryStart)
+    keptEnd = row < 0 ? 0 : qBound(0, keptEnd, row);
+    if (row == m_memoryStart && keptEnd == m_keptEnd)
         return;
     const int before = m_memoryStart;
     m_memoryStart = row;
+    m_keptEnd = keptEnd;
     // Rows whose InContext / MemoryStartsHere may differ: up to max(before, row).
     const int last = qMax(before, row);
     if (last >= 0 && !m_rows.isEmpty())

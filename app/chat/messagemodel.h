@@ -35,6 +35,7 @@ public:
         IsLastRole,         // last row (regenerate is offered on it)
         ReasoningRole,      // a reply's reasoning, apart from its answer ("" when none)
         ReasoningMsRole,    // how long it reasoned (-1: unknown or still reasoning)
+        ContextFullRole,    // the reply ended because the context was full
     };
     Q_ENUM(Roles)
 
@@ -49,6 +50,7 @@ public:
         double tokensPerSecond = 0;
         QString reasoning;         // plain text, shown collapsed above the answer
         double reasoningMs = -1;
+        bool contextFull = false;  // the reply ended because the context was full
     };
 
     explicit MessageModel(QObject *parent = nullptr);
@@ -78,12 +80,14 @@ public:
     QString reasoningAt(int row) const;
     void setState(int row, Chat::State state, const QString &error = QString());
     void setStats(int row, int tokens, double tokensPerSecond);
+    void setContextFull(int row, bool full);
     // Removes rows [row, rowCount()).
     void removeFrom(int row);
     void clear();
 
-    // Rows before `row` are outside the model's memory (-1: every row is inside).
-    void setMemoryStart(int row);
+    // Rows before `row` are outside the model's memory (-1: every row is
+    // inside), but for rows before `keptEnd` (the first exchange, kept).
+    void setMemoryStart(int row, int keptEnd = 0);
     int memoryStart() const { return m_memoryStart; }
 
     Q_INVOKABLE QString textAt(int row) const;
@@ -103,4 +107,5 @@ private:
 
     QList<Row> m_rows;
     int m_memoryStart = -1;
+    int m_keptEnd = 0;
 };

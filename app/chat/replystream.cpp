@@ -3,6 +3,7 @@
 #include <QLocale>
 
 #include "backend/enginebridge.h"
+#include "backend/replyhandle.h"
 #include "common/logging.h"
 #include "messagemodel.h"
 #include "storage/conversationstore.h"
@@ -10,10 +11,6 @@
 ReplyStream::ReplyStream(EngineBridge *bridge, ConversationStore *store, QObject *parent)
     : QObject(parent), m_bridge(bridge), m_store(store)
 {
-    connect(m_bridge, &EngineBridge::promptPlanned, this, &ReplyStream::onPlanned);
-    connect(m_bridge, &EngineBridge::promptProgress, this, &ReplyStream::onProgress);
-    connect(m_bridge, &EngineBridge::textReady, this, &ReplyStream::onText);
-    connect(m_bridge, &EngineBridge::generationFinished, this, &ReplyStream::onFinished);
     m_storeTimer.setInterval(StoreIntervalMs);
     connect(&m_storeTimer, &QTimer::timeout, this, &ReplyStream::save);
 }
@@ -61,7 +58,11 @@ int ReplyStream::start(ChatRequest request, qint64 conversationId, const QString
     m_tokens = 0;
     m_promptProgress = -1;
     m_tokensPerSecond = 0;
-    m_requestId = m_bridge->generate(std::move(request));
+    m_handle = m_bridge->generate(std::move(request));
+    connect(m_handle, &ReplyHandle::planned, this, &ReplyStream::onPlanned);
+    connect(m_handle, &ReplyHandle::promptProgress, this, &ReplyStream::onProgress);
+    connect(m_handle, &ReplyHandle::textReady, this, &ReplyStream::onText);
+    connect(m_handle, &ReplyHandle::finished, this, &ReplyStream::onFinished);
     Q_EMIT activeChanged();
     Q_EMIT statsChanged();
     return m_row;
@@ -70,22 +71,45 @@ int ReplyStream::start(ChatRequest request, qint64 conversationId, const QString
 void ReplyStream::setPriority(int priority)
 {
     if (isActive())
-        m_bridge->setPriority(m_requestId, priority);
+        m_handle->setPriority(priority);
 }
 
 void ReplyStream::stop()
 {
     if (isActive())
-        m_bridge->cancel(m_requestId);
+        m_handle->cancel();
+}
+
+void ReplyStream::release()
+{
+    if (m_handle) {
+        m_handle->cancel();
+        disconnect(m_handle, nullptr, this, nullptr);
+    }
+    m_handle = nullptr;
+}
+
+void ReplyStream::stopNow()
+{
+    if (!isActive())
+        return;
+    release();
+    // What the engine would have said had it stopped here: the text and the
+    // token count so far.
+    GenerationOutcome outcome;
+    outcome.stop = GenerationOutcome::Stop::Cancelled;
+    outcome.generatedTokens = m_tokens;
+    outcome.contextUsed = m_contextUsed;
+    outcome.generateMs = m_tokensPerSecond > 0 ? m_tokens * 1000.0 / m_tokensPerSecond : 0;
+    onFinished(outcome);
 }
 
 void ReplyStream::abandon()
 {
     if (!isActive())
         return;
-    m_bridge->cancel(m_requestId);
+    release();
     m_storeTimer.stop();
-    m_requestId = 0;
     m_messageId = -1;
     m_messages = nullptr;
     m_row = -1;
@@ -124,32 +148,35 @@ void ReplyStream::clearStats()
     Q_EMIT statsChanged();
 }
 
-void ReplyStream::onPlanned(quint64 id, const PromptPlan &plan)
+void ReplyStream::restoreStats(int contextUsed)
 {
-    if (id != m_requestId)
+    if (isActive())
         return;
+    m_contextUsed = qMax(0, contextUsed);
+    m_lastReplyStats.clear();
+    Q_EMIT statsChanged();
+}
+
+void ReplyStream::onPlanned(const PromptPlan &plan)
+{
     qCDebug(lcApp) << "prompt" << plan.promptTokens << "tokens, format" << plan.chatFormat << "first row"
                    << plan.firstRow;
     m_promptTokens = plan.promptTokens;
     m_contextUsed = plan.promptTokens;
     if (m_messages)
-        m_messages->setMemoryStart(plan.firstRow);
+        m_messages->setMemoryStart(plan.firstRow, plan.keptEndRow);
     Q_EMIT memoryStartChanged(plan.firstRow);
     Q_EMIT statsChanged();
 }
 
-void ReplyStream::onProgress(quint64 id, int done, int total)
+void ReplyStream::onProgress(int done, int total)
 {
-    if (id != m_requestId)
-        return;
     m_promptProgress = total > 0 && done < total ? double(done) / total : -1;
     Q_EMIT statsChanged();
 }
 
-void ReplyStream::onText(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs)
+void ReplyStream::onText(const QString &text, const QString &reasoning, int tokens, double elapsedMs)
 {
-    if (id != m_requestId)
-        return;
     if (m_messages && m_row >= 0) {
         m_messages->appendReasoning(m_row, reasoning);
         m_messages->appendText(m_row, text);
@@ -182,29 +209,39 @@ void ReplyStream::save()
         m_storedLength = current.size();
 }
 
-void ReplyStream::onFinished(quint64 id, const GenerationOutcome &outcome)
+void ReplyStream::storeFinal(Chat::State state, const GenerationOutcome &outcome)
 {
-    if (id != m_requestId)
+    if (!m_store || m_messageId <= 0)
         return;
+    const QString thought = reasoning();
+    if (!thought.isEmpty() || outcome.reasoningMs >= 0)
+        m_store->setReasoning(m_messageId, thought, outcome.reasoningMs);
+    const int promptTokens = m_promptTokens > 0 ? m_promptTokens : outcome.promptTokens + outcome.reusedTokens;
+    const double speed = outcome.tokensPerSecond();
+    m_store->finishReply(m_messageId, text(), state, promptTokens, outcome.generatedTokens,
+                         outcome.generatedTokens > 0 ? speed : -1, outcome.error);
+    if (outcome.stop == GenerationOutcome::Stop::ContextFull)
+        m_store->setContextFull(m_messageId);
+}
+
+void ReplyStream::onFinished(const GenerationOutcome &outcome)
+{
+    m_handle = nullptr;
     m_storeTimer.stop();
     const Chat::State state = outcome.stop == GenerationOutcome::Stop::Cancelled ? Chat::State::Stopped
                             : outcome.stop == GenerationOutcome::Stop::Error   ? Chat::State::Failed
                                                                                : Chat::State::Complete;
     const double speed = outcome.tokensPerSecond();
     const QString thought = reasoning();
-    if (m_store && m_messageId > 0 && (!thought.isEmpty() || outcome.reasoningMs >= 0))
-        m_store->setReasoning(m_messageId, thought, outcome.reasoningMs);
-    if (m_store && m_messageId > 0) {
-        m_store->finishReply(m_messageId, text(), state, m_promptTokens > 0 ? m_promptTokens
-                                                                           : outcome.promptTokens + outcome.reusedTokens,
-                             outcome.generatedTokens, outcome.generatedTokens > 0 ? speed : -1, outcome.error);
-    }
+    storeFinal(state, outcome);
     const int row = m_messages ? m_row : -1;
     if (row >= 0) {
         if (!thought.isEmpty() || outcome.reasoningMs >= 0)
             m_messages->setReasoning(row, thought, outcome.reasoningMs);
         m_messages->setState(row, state, outcome.error);
         m_messages->setStats(row, outcome.generatedTokens, speed);
+        if (outcome.stop == GenerationOutcome::Stop::ContextFull)
+            m_messages->setContextFull(row, true);
     }
     m_promptProgress = -1;
     m_tokens = outcome.generatedTokens;
@@ -218,7 +255,6 @@ void ReplyStream::onFinished(quint64 id, const GenerationOutcome &outcome)
     }
     if (outcome.contextUsed > 0 || outcome.stop != GenerationOutcome::Stop::Error)
         m_contextUsed = outcome.contextUsed;
-    m_requestId = 0;
     m_messageId = -1;
     m_messages = nullptr;
     m_row = -1;

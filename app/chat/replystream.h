@@ -4,9 +4,13 @@
 // them, and its stored message, which it writes as the text grows (at least
 // once a second) and when the reply ends.
 //
-// Flow: start() sends the request through the EngineBridge; textReady
-// appends (MessageModel::appendText re-splits only the last Markdown
-// block); generationFinished sets the final state, the stats and the store.
+// Flow: start() sends the request through the EngineBridge and keeps the
+// reply's own ReplyHandle (its coalesced flush, its cancel); the handle's
+// textReady appends (MessageModel::appendText re-splits only the last
+// Markdown block); its finished sets the final state, the stats and the
+// store. The stored text is written by save() (the one periodic write, at
+// least once a second, by this reply's own timer) and by the final write
+// (storeFinal()).
 #pragma once
 
 #include <QJsonObject>
@@ -16,6 +20,8 @@
 #include <QtQml/qqmlregistration.h>
 
 #include "backend/chatbackend.h"
+#include "backend/replyhandle.h"
+#include "common/chat.h"
 
 class ConversationStore;
 class EngineBridge;
@@ -46,7 +52,7 @@ public:
 
     static constexpr int StoreIntervalMs = 1000;
 
-    bool isActive() const { return m_requestId != 0; }
+    bool isActive() const { return m_handle != nullptr; }
     qint64 conversationId() const { return m_conversationId; }
     double conversationIdValue() const { return isActive() ? double(m_conversationId) : -1; }
     double promptProgress() const { return m_promptProgress; }
@@ -62,8 +68,12 @@ public:
     // appended to it. Returns the row (-1 when not shown).
     int start(ChatRequest request, qint64 conversationId, const QString &modelFile, const QJsonObject &settingsUsed,
               MessageModel *shown);
-    // Asks the engine to stop (the reply ends with generationFinished).
+    // Asks the engine to stop (the reply ends with its handle's finished).
     void stop();
+    // Stops the reply at once (its chat is being deleted): the engine is
+    // told to stop, the text so far is stored as Stopped now, and whatever
+    // the engine still sends is ignored. finished() is emitted.
+    void stopNow();
     // The running reply's priority from now on (ReplyPriority; nothing when none runs).
     void setPriority(int priority);
     // Stops and forgets the reply at once (its chat was cleared): late
@@ -84,6 +94,10 @@ public:
 
     // No reply, no numbers (a new model, another chat shown).
     void clearStats();
+    // The numbers a chat opened again shows before its next reply: the
+    // positions its last reply left in the context (prompt + reply, as
+    // stored), 0 when unknown. No effect while a reply runs.
+    void restoreStats(int contextUsed);
 
 Q_SIGNALS:
     void activeChanged();
@@ -94,15 +108,20 @@ Q_SIGNALS:
     void finished(int row, const GenerationOutcome &outcome);
 
 private:
-    void onPlanned(quint64 id, const PromptPlan &plan);
-    void onProgress(quint64 id, int done, int total);
-    void onText(quint64 id, const QString &text, const QString &reasoning, int tokens, double elapsedMs);
-    void onFinished(quint64 id, const GenerationOutcome &outcome);
+    void onPlanned(const PromptPlan &plan);
+    void onProgress(int done, int total);
+    void onText(const QString &text, const QString &reasoning, int tokens, double elapsedMs);
+    void onFinished(const GenerationOutcome &outcome);
+    // The periodic write: the text and reasoning so far, when they grew.
     void save();
+    // The final write: text, reasoning, state and numbers of the ended reply.
+    void storeFinal(Chat::State state, const GenerationOutcome &outcome);
+    // Lets go of the handle (its later signals are not ours).
+    void release();
 
     EngineBridge *m_bridge;
     QPointer<ConversationStore> m_store;
-    quint64 m_requestId = 0;          // 0: no reply
+    QPointer<ReplyHandle> m_handle;   // null: no reply
     qint64 m_conversationId = -1;
     qint64 m_messageId = -1;          // the stored message (-1: not stored)
     QPointer<MessageModel> m_messages;

@@ -4,10 +4,18 @@
 
 #include "backend/chatbackend.h"
 #include "replystream.h"
+#include "storage/conversationstore.h"
 
 ReplyStreams::ReplyStreams(EngineBridge *bridge, ConversationStore *store, QObject *parent)
     : QObject(parent), m_bridge(bridge), m_store(store)
 {
+    // A chat being deleted stops its reply first: the text so far is stored
+    // (as stopped) before the chat goes, and nothing writes into it after.
+    if (m_store)
+        connect(m_store, &ConversationStore::conversationAboutToBeRemoved, this, [this](qint64 id) {
+            if (ReplyStream *stream = find(id); stream && stream->isActive())
+                stream->stopNow();
+        });
 }
 
 ReplyStreams::~ReplyStreams()

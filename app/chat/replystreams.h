@@ -3,7 +3,8 @@
 // reply keeps streaming into its own chat while another is shown, and the
 // user can send in another chat meanwhile (the engine's scheduler generates
 // them at once). A chat's stream exists while its reply runs and while the
-// chat is shown (for its numbers); the others are dropped when they end.
+// chat is shown (for its numbers); the others are dropped when they end. A
+// chat deleted while its reply runs has the reply stopped first.
 #pragma once
 
 #include <map>

@@ -7,7 +7,7 @@
 #include "accesstoken.h"
 #include "hubclient.h"
 #include "hubprotocol.h"
-#include "modelcard.h"
+#include "backend/modelcard.h"
 #include "storage/datafolder.h"
 
 namespace {

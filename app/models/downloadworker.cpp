@@ -18,7 +18,7 @@
 
 #include "common/logging.h"
 #include "hubprotocol.h"
-#include "modelcard.h"
+#include "backend/modelcard.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include "accesstoken.h"
 #include "common/logging.h"
-#include "modelcard.h"
+#include "backend/modelcard.h"
 
 namespace {
 constexpr int ListingTimeoutMs = 30000;

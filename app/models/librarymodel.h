@@ -11,7 +11,7 @@
 #include <QStringList>
 #include <QtQml/qqmlregistration.h>
 
-#include "modelcard.h"
+#include "backend/modelcard.h"
 
 // One found model, in Qt types (made on the scan's thread).
 struct LibraryEntry {

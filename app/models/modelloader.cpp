@@ -207,20 +207,9 @@ void ModelLoader::updateMemoryLimit()
     if (!m_settings)
         return;
     // The largest context whose memory estimate fits in what was free when
-    // the card was made (0: unknown). About 20 estimates.
-    int limit = 0;
+    // the card was made (0: unknown, or not even the smallest fits).
     const QString kvType = m_settings->kvCacheType();
     m_limitKvType = kvType;
-    if (m_model.availableMemory > 0 && m_model.fitsAt(ChatSettings::MinContextSize, kvType)) {
-        int lo = ChatSettings::MinContextSize, hi = ChatSettings::MaxContextSize;
-        while (lo < hi) {
-            const int mid = lo + (hi - lo + 1) / 2;
-            if (m_model.fitsAt(mid, kvType))
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        limit = lo;
-    }
+    const int limit = m_model.fitsAt(ChatSettings::MinContextSize, kvType) ? m_model.largestFittingContext(kvType) : 0;
     m_settings->setMemoryContextLimit(limit);
 }

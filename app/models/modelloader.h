@@ -15,7 +15,7 @@
 
 #include "models/recentmodels.h"
 
-#include "modelcard.h"
+#include "backend/modelcard.h"
 
 class ArchiveService;
 class ChatSettings;

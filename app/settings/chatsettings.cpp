@@ -323,9 +323,16 @@ bool ChatSettings::fromJson(const QJsonObject &json)
         emit errorsChanged();
     }
     bool allTaken = true;
+    // Version 1 wrote the old default context (4096) into every chat: it is Automatic now.
+    const bool oldDefaultContext = json.value(QStringLiteral("version")).toInt() < 2
+                                   && json.value(QStringLiteral("contextSize")).toInt() == 4096;
     for (const SettingsField &f : SettingsFields::all()) {
         const QString name = QLatin1String(f.name);
         const QVariant fallback = defaultValue(name);
+        if (oldDefaultContext && name == QLatin1String("contextSize")) {
+            setValue(name, 0);
+            continue;
+        }
         if (!json.contains(name)) {
             if (m_values.value(name) != fallback) {
                 m_values.insert(name, fallback);

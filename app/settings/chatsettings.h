@@ -53,6 +53,8 @@ class ChatSettings : public QObject {
     Q_PROPERTY(int contextSize READ contextSize WRITE setContextSize NOTIFY changed)
     Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY changed)
     Q_PROPERTY(QStringList kvCacheTypes READ kvCacheTypes CONSTANT)
+    Q_PROPERTY(QString contextPolicy READ contextPolicy WRITE setContextPolicy NOTIFY changed)
+    Q_PROPERTY(QStringList contextPolicies READ contextPolicies CONSTANT)
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
     Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY changed)
     Q_PROPERTY(QStringList chatFormats READ chatFormats CONSTANT)
@@ -100,6 +102,8 @@ public:
     int contextSize() const { return m_values.value(QStringLiteral("contextSize")).toInt(); }
     QString kvCacheType() const { return m_values.value(QStringLiteral("kvCacheType")).toString(); }
     static QStringList kvCacheTypes() { return SettingsFields::kvCacheTypes(); }
+    QString contextPolicy() const { return m_values.value(QStringLiteral("contextPolicy")).toString(); }
+    static QStringList contextPolicies() { return SettingsFields::contextPolicies(); }
     QString systemPrompt() const { return m_values.value(QStringLiteral("systemPrompt")).toString(); }
     QString chatFormat() const { return m_values.value(QStringLiteral("chatFormat")).toString(); }
     bool thinking() const { return m_values.value(QStringLiteral("thinking")).toBool(); }
@@ -117,6 +121,7 @@ public:
     void setMaxTokens(int v) { setValue(QStringLiteral("maxTokens"), v); }
     void setContextSize(int v) { setValue(QStringLiteral("contextSize"), v); }
     void setKvCacheType(const QString &v) { setValue(QStringLiteral("kvCacheType"), v); }
+    void setContextPolicy(const QString &v) { setValue(QStringLiteral("contextPolicy"), v); }
     void setSystemPrompt(const QString &v) { setValue(QStringLiteral("systemPrompt"), v); }
     void setChatFormat(const QString &v) { setValue(QStringLiteral("chatFormat"), v); }
     void setThinking(bool v) { setValue(QStringLiteral("thinking"), v); }

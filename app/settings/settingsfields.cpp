@@ -2,6 +2,8 @@
 
 #include <QHash>
 
+#include "backend/contextlimit.h"
+#include "backend/modelcard.h"
 #include "burrow/engine.h"
 
 namespace {
@@ -130,11 +132,16 @@ const QList<SettingsField> &SettingsFields::all()
              const int n = v.value(QStringLiteral("maxTokens")).toInt();
              out->maxTokens = n > 0 ? n : -1;
          }},
-        {"contextSize", Kind::Integer, 4096, QT_TRANSLATE_NOOP("ChatSettings", "Context size"),
-         QT_TRANSLATE_NOOP("ChatSettings", "How many tokens of the conversation the model sees."),
+        // 0 is Automatic: the smallest of 4,096, the model's trained length
+        // and what fits in memory (ContextLimit::decide, the one place).
+        {"contextSize", Kind::Integer, ContextLimit::Automatic, QT_TRANSLATE_NOOP("ChatSettings", "Context size"),
+         QT_TRANSLATE_NOOP("ChatSettings", "How many tokens of the conversation the model sees (0: automatic, "
+                                           "up to 4,096 as the model and the free memory allow)."),
          QT_TRANSLATE_NOOP("ChatSettings", "context %1"), true,
          [](const QVariant &v, const SettingsLimits &limits) {
              const qint64 n = v.toLongLong();
+             if (n == ContextLimit::Automatic)
+                 return QString();
              if (n < MinContextSize)
                  return tr("The context must hold at least %1 tokens.").arg(MinContextSize);
              if (limits.trainedContext > 0 && n > limits.trainedContext)
@@ -146,7 +153,26 @@ const QList<SettingsField> &SettingsFields::all()
              return QString();
          },
          [](const QVariantHash &v, ReplySettings *out) {
-             out->contextSize = uint32_t(qMax(1, v.value(QStringLiteral("contextSize")).toInt()));
+             out->contextSize = qMax(0, v.value(QStringLiteral("contextSize")).toInt());
+         }},
+        // What a reply does when the context is full (burrow::ContextOverflow;
+        // a model with recurrent layers can only stop, the panel says so).
+        // Stop by default: a model that never ends its turn (a loop, a base
+        // model) stops at the context instead of writing until stopped.
+        {"contextPolicy", Kind::Choice, QStringLiteral("stop"), QT_TRANSLATE_NOOP("ChatSettings", "When the context is full"),
+         QT_TRANSLATE_NOOP("ChatSettings", "stop: end the reply there; shift: forget the oldest messages (the system "
+                                           "prompt and the first exchange stay) and go on."),
+         QT_TRANSLATE_NOOP("ChatSettings", "when full: %1"), false,
+         [](const QVariant &v, const SettingsLimits &) {
+             const QStringList known = contextPolicies();
+             return known.contains(v.toString())
+                        ? QString()
+                        : tr("When the context is full, a reply does one of: %1.").arg(known.join(QStringLiteral(", ")));
+         },
+         [](const QVariantHash &v, ReplySettings *out) {
+             out->contextOverflow = v.value(QStringLiteral("contextPolicy")).toString() == QLatin1String("shift")
+                                        ? burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT
+                                        : burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
          }},
         // The scheduler's cache is shared by the chats: a chat asking for the
         // other type has it made again when no reply runs (EngineBackend::ensureScheduler).
@@ -214,6 +240,11 @@ QStringList SettingsFields::kvCacheTypes()
             QString::fromLatin1(burrow::kvCacheTypeName(burrow::KvCacheType::KV_CACHE_Q8_0))};
 }
 
+QStringList SettingsFields::contextPolicies()
+{
+    return {QStringLiteral("stop"), QStringLiteral("shift")};
+}
+
 QStringList SettingsFields::reasoningEfforts()
 {
     return {QStringLiteral("low"), QStringLiteral("medium"), QStringLiteral("high")};
@@ -256,13 +287,5 @@ QStringList SettingsFields::chatFormats()
 
 QString SettingsFields::chatFormatLabel(const QString &name)
 {
-    static const QHash<QString, QString> families = {
-        {QStringLiteral("chatml"), QStringLiteral("ChatML")},   {QStringLiteral("llama2"), QStringLiteral("Llama 2")},
-        {QStringLiteral("llama3"), QStringLiteral("Llama 3")},  {QStringLiteral("gemma"), QStringLiteral("Gemma")},
-        {QStringLiteral("phi3"), QStringLiteral("Phi-3")},      {QStringLiteral("mistral"), QStringLiteral("Mistral")},
-        {QStringLiteral("zephyr"), QStringLiteral("Zephyr")},
-    };
-    if (name == QLatin1String("auto"))
-        return tr("Automatic (from the model)");
-    return families.value(name, name);
+    return ModelCard::formatLabel(name);
 }

@@ -14,6 +14,7 @@
 #include <QVariant>
 #include <QVariantHash>
 
+#include "backend/contextlimit.h"
 #include "backend/replysettings.h"
 
 // What the loaded model allows, for the checks of the context size.
@@ -43,10 +44,12 @@ class SettingsFields {
     Q_DECLARE_TR_FUNCTIONS(ChatSettings)
 
 public:
-    static constexpr int MinContextSize = 64;
+    static constexpr int MinContextSize = ContextLimit::Minimum;
     static constexpr int MaxContextSize = 1 << 20;
     static constexpr qint64 MaxSeed = 0xFFFFFFFELL;   // 0xFFFFFFFF means "random" to the engine
-    static constexpr int JsonVersion = 1;
+    // 2: contextSize 0 is Automatic (its default). Version 1 stored the old
+    // default 4096 in every chat; it reads as Automatic.
+    static constexpr int JsonVersion = 2;
 
     // Every field, in panel order.
     static const QList<SettingsField> &all();
@@ -60,6 +63,8 @@ public:
     static QStringList reasoningEfforts();
     // The values kvCacheType takes: f16, q8_0 (burrow::KvCacheType).
     static QStringList kvCacheTypes();
+    // The values contextPolicy takes: stop, shift (burrow::ContextOverflow).
+    static QStringList contextPolicies();
     // How a chat format is named to the user: "Automatic (from the model)",
     // else the family's own name ("ChatML", "Llama 3"; not translated).
     static QString chatFormatLabel(const QString &name);

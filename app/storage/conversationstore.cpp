@@ -46,7 +46,8 @@ const char *ConversationColumns =
     "id, title, created, updated, model_path, model_size, settings, deleted_at";
 const char *MessageColumns =
     "id, conversation_id, parent_id, role, content, state, created, updated, model, settings,"
-    " prompt_tokens, generated_tokens, tokens_per_second, error, reasoning, reasoning_ms";
+    " prompt_tokens, generated_tokens, tokens_per_second, error, reasoning, reasoning_ms,"
+    " context_full";
 
 ConversationRecord readConversation(const QSqlQuery &q)
 {
@@ -82,6 +83,7 @@ MessageRecord readMessage(const QSqlQuery &q)
     m.error = q.value(13).toString();
     m.reasoning = q.value(14).toString();
     m.reasoningMs = q.value(15).isNull() ? -1 : q.value(15).toDouble();
+    m.contextFull = q.value(16).toInt() != 0;
     return m;
 }
 
@@ -119,6 +121,7 @@ QVariantMap messageToMap(const MessageRecord &m)
         {QStringLiteral("error"), m.error},
         {QStringLiteral("reasoning"), m.reasoning},
         {QStringLiteral("reasoningMs"), m.reasoningMs},
+        {QStringLiteral("contextFull"), m.contextFull},
     };
 }
 
@@ -408,6 +411,9 @@ bool ConversationStore::setSettings(qint64 conversationId, const QJsonObject &se
 
 bool ConversationStore::remove(qint64 conversationId)
 {
+    if (!m_ready)
+        return fail(tr("The conversation database is not open"), QString());
+    emit conversationAboutToBeRemoved(conversationId);   // a reply streaming into it stops first
     if (!updateConversation(conversationId,
                             QStringLiteral("UPDATE conversations SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL"),
                             {nowMs()}, tr("Could not delete the conversation")))
@@ -634,6 +640,46 @@ bool ConversationStore::setReasoning(qint64 messageId, const QString &reasoning,
         return fail(tr("Could not save the reply"), tr("message %1 is not a reply").arg(messageId));
     emit messageChanged(conversationOf(messageId), messageId);
     return true;
+}
+
+bool ConversationStore::setContextFull(qint64 messageId)
+{
+    if (!m_ready)
+        return fail(tr("The conversation database is not open"), QString());
+    QSqlQuery q(db());
+    q.prepare(QStringLiteral("UPDATE messages SET context_full = 1 WHERE id = ? AND role = 'assistant'"));
+    q.addBindValue(messageId);
+    if (!q.exec())
+        return fail(tr("Could not save the reply"), q.lastError().text());
+    if (q.numRowsAffected() != 1)
+        return fail(tr("Could not save the reply"), tr("message %1 is not a reply").arg(messageId));
+    emit messageChanged(conversationOf(messageId), messageId);
+    return true;
+}
+
+bool ConversationStore::markShown(qint64 conversationId)
+{
+    if (!m_ready)
+        return false;
+    QSqlQuery q(db());
+    q.prepare(QStringLiteral("UPDATE conversations SET shown = ? WHERE id = ? AND deleted_at IS NULL"));
+    q.addBindValue(nowMs());
+    q.addBindValue(conversationId);
+    if (!q.exec())
+        return fail(tr("Could not save which conversation is shown"), q.lastError().text());
+    return q.numRowsAffected() == 1;
+}
+
+qint64 ConversationStore::lastShown() const
+{
+    if (!m_ready)
+        return -1;
+    QSqlQuery q(db());
+    if (!q.exec(QStringLiteral("SELECT id FROM conversations WHERE deleted_at IS NULL AND shown IS NOT NULL"
+                               " ORDER BY shown DESC, id DESC LIMIT 1"))
+        || !q.next())
+        return -1;
+    return q.value(0).toLongLong();
 }
 
 bool ConversationStore::finishReply(qint64 messageId, const QString &content, Chat::State state, int promptTokens,

@@ -88,6 +88,8 @@ public:
     Q_INVOKABLE bool setModel(qint64 conversationId, const QString &modelPath, qint64 modelSize);
     Q_INVOKABLE bool setSettings(qint64 conversationId, const QJsonObject &settings);
     /// Soft delete: hidden from lists and search until undoRemove() or purge.
+    /// conversationAboutToBeRemoved() comes first (a reply streaming into the
+    /// chat is stopped and stored then), conversationRemoved() after.
     Q_INVOKABLE bool remove(qint64 conversationId);
     Q_INVOKABLE bool undoRemove(qint64 conversationId);
     /// Deletes one soft-deleted conversation for good, with its messages.
@@ -99,6 +101,10 @@ public:
     ConversationRecord conversation(qint64 conversationId) const;
     /// Not deleted, newest (last updated) first.
     QVector<ConversationRecord> conversations() const;
+    /// Notes that the chat is shown now (the one opened at the next start).
+    bool markShown(qint64 conversationId);
+    /// The chat shown last that is not deleted (-1: none was ever shown).
+    qint64 lastShown() const;
     /// Soft-deleted ones, most recently deleted first.
     QVector<ConversationRecord> deletedConversations() const;
 
@@ -126,6 +132,8 @@ public:
     /// the answer; the next request passes it as ChatMessage::reasoning and
     /// the template decides whether the model sees it.
     Q_INVOKABLE bool setReasoning(qint64 messageId, const QString &reasoning, double reasoningMs = -1);
+    /// Marks a reply as ended because the context was full (after finishReply).
+    bool setContextFull(qint64 messageId);
 
     /// Replaces the text of a finished message (an edited user message).
     Q_INVOKABLE bool editMessage(qint64 messageId, const QString &content);
@@ -165,6 +173,8 @@ signals:
     void conversationAdded(qint64 conversationId);
     /// Title, model, settings or updated time changed.
     void conversationChanged(qint64 conversationId);
+    /// remove() is about to soft-delete it (synchronous: stop what writes into it).
+    void conversationAboutToBeRemoved(qint64 conversationId);
     void conversationRemoved(qint64 conversationId);   // soft-deleted or purged
     void conversationRestored(qint64 conversationId);
     void messageAdded(qint64 conversationId, qint64 messageId);

@@ -42,6 +42,7 @@ struct MessageRecord {
     QString error;         // for state Error: what went wrong
     QString reasoning;     // a reply's reasoning, apart from its answer ("" when none)
     double reasoningMs = -1;   // how long the reasoning took (-1: unknown or none)
+    bool contextFull = false;  // the reply ended because the context was full
 };
 
 /**

@@ -78,6 +78,12 @@ const QList<QStringList> &StoreSchema::steps()
             QStringLiteral("ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT ''"),
             QStringLiteral("ALTER TABLE messages ADD COLUMN reasoning_ms REAL"),
         },
+        // v5: a reply that ended because the context was full says so; the
+        // chat shown last is opened at the next start (when it was shown).
+        {
+            QStringLiteral("ALTER TABLE messages ADD COLUMN context_full INTEGER NOT NULL DEFAULT 0"),
+            QStringLiteral("ALTER TABLE conversations ADD COLUMN shown INTEGER"),
+        },
     };
     return steps;
 }

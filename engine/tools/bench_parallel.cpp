@@ -65,6 +65,7 @@ Request streamRequest(std::vector<Token> prompt, int nGen, Stream &s, Waiter &w)
     r.prompt = std::move(prompt);
     r.sampling.temperature = 0.0f;
     r.options.maxTokens = nGen;
+    r.options.overflow = ContextOverflow::CONTEXT_OVERFLOW_STOP;   // a full context ends the stream
     r.ignoreEndOfGeneration = true;
     r.onText = [&s, &w](std::string_view) {
         std::lock_guard<std::mutex> lock(w.mutex);

@@ -7,7 +7,7 @@
 #include "cli_command.h"
 
 #include "burrow/engine.h"
-#include "server/server.h"
+#include "burrow/server.h"
 
 #include <csignal>
 #include <cstdio>

@@ -57,6 +57,8 @@ void printHelp(FILE *out)
                  "  --sliding-window N   sliding-window size (gemma2, gemma3, gpt-oss)\n"
                  "  --sliding-pattern N  sliding-window period to write (default: the architecture's)\n"
                  "  --tied, --untied     output matrix shared with the embeddings, or its own\n"
+                 "  --tensor-scales      add <matrix>.scale and .input_scale tensors (as NVFP4\n"
+                 "                       \"scale2\" files carry) beside every layer matrix\n"
                  "  --rope-base F        RoPE frequency base (default: the architecture's)\n"
                  "  --type TYPE          file type (default F32): %s\n"
                  "  --seed N             random seed, 0..2^64-1 (default 1); same seed, same file\n"
@@ -166,6 +168,10 @@ int runSynth(const std::vector<std::string> &args)
         }
         if (a == "--dry-run") {
             dryRun = true;
+            continue;
+        }
+        if (a == "--tensor-scales") {
+            spec.shape.tensorScales = true;
             continue;
         }
         if (a == "--tied" || a == "--untied") {

@@ -68,13 +68,16 @@ ColumnLayout {
                 id: promptText
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                text: root.chat.models.hasModel
+                text: !root.chat.conversation.otherModelFound
+                    ? qsTr("This chat was written with %1, which is not on this computer.").arg(root.chat.conversation.otherModelName)
+                    : root.chat.models.hasModel
                     ? qsTr("This chat was written with %1; %2 is loaded.").arg(root.chat.conversation.otherModelName)
                                                                            .arg(root.chat.models.model.name)
                     : qsTr("This chat was written with %1.").arg(root.chat.conversation.otherModelName)
             }
             Button {
                 objectName: "loadChatModel"
+                visible: root.chat.conversation.otherModelFound
                 text: qsTr("Load %1").arg(root.chat.conversation.otherModelName)
                 onClicked: root.chat.loadConversationModel()
             }

@@ -26,6 +26,8 @@ Item {
     // The reply's reasoning (shown collapsed above the answer) and how long it took.
     required property string reasoning
     required property double reasoningMs
+    // The reply ended because the context was full.
+    required property bool contextFull
     required property ChatController chat
 
     readonly property bool isUser: author === Chat.User
@@ -207,6 +209,20 @@ Item {
                     wrapMode: Text.Wrap
                     color: Theme.negativeText
                     text: root.error
+                }
+
+                Label {
+                    objectName: "contextFullMark"
+                    visible: root.contextFull
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    opacity: 0.8
+                    font.italic: true
+                    text: !root.chat.models.hasModel || root.chat.models.model.canShiftContext
+                          ? qsTr("The context is full: the reply ends here. A larger context, or \"Shift\" in "
+                                 + "this chat's settings, lets the next reply go on.")
+                          : qsTr("The context is full: the reply ends here. This model cannot shift its context; "
+                                 + "a larger context or a new chat gives the next reply room.")
                 }
 
                 ColumnLayout {

@@ -27,6 +27,9 @@ Pane {
     // The settings new chats start with (in the "Settings for new chats"
     // dialog, which has its own title and Close button), not one chat's.
     property bool forNewChats: false
+    // The loaded model can shift a full context (ModelCard.canShiftContext:
+    // not a model with recurrent layers, whose replies always stop there).
+    property bool canShiftContext: true
 
     signal closeRequested()
 
@@ -77,6 +80,14 @@ Pane {
         { value: "f16", text: qsTr("Full (16-bit)") },
         { value: "q8_0", text: qsTr("Compact (8-bit, half the memory)") }
     ]
+    readonly property var policyChoices: [
+        { value: "stop", text: qsTr("Stop the reply") },
+        { value: "shift", text: qsTr("Shift: forget the oldest messages and go on") }
+    ]
+    function policyIndex() {
+        const index = settings ? policyChoices.findIndex(choice => choice.value === settings.contextPolicy) : -1
+        return index >= 0 ? index : 0
+    }
     function kvIndex() {
         const index = settings ? kvChoices.findIndex(choice => choice.value === settings.kvCacheType) : -1
         return index >= 0 ? index : 0
@@ -321,6 +332,37 @@ Pane {
                         if (root.settings)
                             root.settings.setValue("kvCacheType", root.kvChoices[index].value)
                         currentIndex = Qt.binding(() => root.kvIndex())
+                    }
+                }
+            }
+
+            // What a reply does when the context is full.
+            SettingRow {
+                id: policyRow
+                objectName: "row_contextPolicy"
+                settings: root.settings
+                field: "contextPolicy"
+                label: root.labelOf("contextPolicy")
+                hint: root.canShiftContext ? root.hintOf("contextPolicy")
+                                           : qsTr("This model cannot shift its context (it keeps a state of every "
+                                                  + "token instead of keys and values): its replies stop when it is full.")
+                onReset: policyBox.currentIndex = Qt.binding(() => root.policyIndex())
+
+                ComboBox {
+                    id: policyBox
+                    objectName: "field_contextPolicy"
+                    Layout.preferredWidth: 240
+                    model: root.policyChoices
+                    textRole: "text"
+                    valueRole: "value"
+                    currentIndex: root.policyIndex()
+                    enabled: root.settings !== null
+                    Accessible.name: policyRow.label
+                    Accessible.description: policyRow.error !== "" ? policyRow.error : policyRow.hint
+                    onActivated: index => {
+                        if (root.settings)
+                            root.settings.setValue("contextPolicy", root.policyChoices[index].value)
+                        currentIndex = Qt.binding(() => root.policyIndex())
                     }
                 }
             }

@@ -28,6 +28,9 @@ struct FakeControl {
     std::atomic<int> generateCalls{0};
     std::atomic<int> loads{0};
     int contextSize = 256;                  // what a load gets (a request may ask for another)
+    // How a reply that streamed all its pieces ends (ContextFull: the
+    // context filled up).
+    GenerationOutcome::Stop endWith = GenerationOutcome::Stop::EndOfText;
     QList<ChatRequest> requests;            // written on the engine thread; read after it reports
 
     void release(int n = 1) { steps.release(n); }
@@ -86,7 +89,7 @@ public:
             outcome.stop = GenerationOutcome::Stop::Cancelled;
             return outcome;
         }
-        m_contextSize = qMin(int(request.settings.contextSize), 256);
+        m_contextSize = request.settings.contextSize > 0 ? qMin(request.settings.contextSize, 256) : 256;
         PromptPlan plan;
         plan.firstRow = -1;
         plan.promptTokens = int(request.messages.size()) * 4;
@@ -128,6 +131,7 @@ public:
         }
         outcome.generateMs = 10;
         outcome.contextUsed = plan.promptTokens + outcome.generatedTokens;
+        outcome.stop = m_control->endWith;
         return outcome;
     }
 

@@ -85,11 +85,27 @@ TestCase {
         compare(root.settings.reasoningEffort, "high")
     }
 
+    // When the context is full: Stop (the default) or Shift, from its list;
+    // a model that cannot shift says so under it.
+    function test_contextPolicy() {
+        const root = make()
+        const box = child(root, "field_contextPolicy")
+        compare(box.currentValue, "stop")
+        box.activated(1)   // what choosing "Shift" in the list does
+        compare(root.settings.contextPolicy, "shift")
+        verify(child(root, "changed_contextPolicy").visible)
+        verify(child(root, "hint_contextPolicy").text.indexOf("shift:") >= 0)
+        root.panel.canShiftContext = false
+        verify(child(root, "hint_contextPolicy").text.indexOf("cannot shift") >= 0)
+        verify(!root.settings.setValue("contextPolicy", "wrap"))
+        compare(root.settings.contextPolicy, "shift")
+    }
+
     function test_showsValues() {
         const root = make()
         compare(child(root, "field_temperature").text, "0.8")
         compare(child(root, "field_topK").text, "40")
-        compare(child(root, "field_contextSize").text, "4096")
+        compare(child(root, "field_contextSize").text, "0")   // Automatic
         verify(child(root, "field_randomSeed").checked)
         verify(!child(root, "field_seed").enabled)
         verify(!child(root, "changed_temperature").visible)
@@ -133,7 +149,7 @@ TestCase {
         root.settings.trainedContext = 2048
         const input = child(root, "field_contextSize")
         typeInto(input, "8192")
-        compare(root.settings.contextSize, 4096)  // refused: unchanged
+        compare(root.settings.contextSize, 0)  // refused: unchanged (Automatic)
         const error = child(root, "error_contextSize")
         verify(error.visible)
         verify(error.text.indexOf("2048") >= 0, error.text)

@@ -83,6 +83,9 @@ struct ModelInfo {
     // a fixed-size state per conversation instead of keys and values.
     uint32_t recurrentLayerCount = 0;
     uint64_t recurrentStateBytes = 0;   // one conversation's state, all recurrent layers
+    // A full context can be shifted (ContextOverflow::CONTEXT_OVERFLOW_SHIFT):
+    // not with recurrent layers, whose state cannot forget its oldest tokens.
+    bool canShiftContext() const { return recurrentLayerCount == 0; }
     // A conversation holds its state, two snapshots of it (for reusing a
     // prefix) and a copy while a prompt chunk runs (undone on cancel).
     static constexpr uint32_t kRecurrentStateCopies = 4;
@@ -284,17 +287,28 @@ struct PromptOptions {
     // the reply. 0: no limit.
     uint32_t budget = 0;
     Truncation truncation = Truncation::TRUNCATION_DROP_OLDEST;
+    // The first exchange (the first user message after the system messages
+    // and the messages up to the next user message) is kept like the system
+    // messages: TRUNCATION_DROP_OLDEST drops what follows it, and keepTokens
+    // covers it (a context shift keeps it). What a chat whose context policy
+    // is "shift" wants: the task it was given and the first answer stay.
+    bool keepFirstExchange = false;
 };
 
 struct ChatPrompt {
     std::vector<Token> tokens;       // ready for Session::generate (BOS as the vocabulary wants)
-    int32_t keepTokens = 0;          // leading tokens of the system prompt (GenerateOptions::nKeep)
+    // Leading tokens of the system prompt, and of the first exchange with
+    // keepFirstExchange (GenerateOptions::nKeep).
+    int32_t keepTokens = 0;
     // messages[firstMessage..] are in the prompt, with the leading system
-    // messages; the non-system messages before firstMessage were left out.
-    // With nothing left out, firstMessage is the number of leading system
-    // messages and droppedMessages is 0.
+    // messages and the keptMessages messages after them (the first exchange,
+    // with keepFirstExchange; else 0); the messages between those and
+    // firstMessage were left out. With nothing left out, firstMessage is the
+    // number of leading system messages (plus keptMessages) and
+    // droppedMessages is 0.
     size_t firstMessage = 0;
     size_t droppedMessages = 0;
+    size_t keptMessages = 0;
     ChatFormat format;               // what rendered it and why; its stopStrings end the reply
     ReasoningOptions reasoning;      // for GenerateOptions::reasoning
 };
@@ -343,9 +357,9 @@ private:
 };
 
 enum class ContextOverflow {
-    CONTEXT_OVERFLOW_STOP,           // stop generating when the context is full
+    CONTEXT_OVERFLOW_STOP,           // stop generating when the context is full (STOP_REASON_CONTEXT_FULL)
     CONTEXT_OVERFLOW_SHIFT,          // keep nKeep tokens, drop half of the rest, go on
-                                     // (not for models with recurrent layers, ModelInfo::recurrentLayerCount:
+                                     // (not for models with recurrent layers, ModelInfo::canShiftContext():
                                      // their state cannot drop tokens, so they stop as with STOP)
 };
 
@@ -486,10 +500,25 @@ struct SchedulerOptions {
 struct Request {
     std::vector<Token> prompt;       // the whole conversation (a cached prefix is reused)
     SamplingParams sampling;
-    GenerateOptions options;         // maxTokens, stop strings, overflow (STOP only), reasoning, cancel
+    // maxTokens, stop strings, reasoning, cancel; overflow and nKeep: what a
+    // full context does. SHIFT keeps nKeep tokens (BOS always), drops half of
+    // the rest and computes the kept tail again at its new positions (a
+    // sequence may share its blocks with others, so they are not moved), then
+    // goes on; STOP, or a model that cannot shift, ends the reply with
+    // STOP_REASON_CONTEXT_FULL.
+    GenerateOptions options;
+    // Positions this request may use, prompt and reply (0, or more than
+    // SchedulerOptions::contextSize: that). A chat whose context is smaller
+    // than the scheduler's.
+    uint32_t contextSize = 0;
     int32_t priority = 0;            // higher runs first; equal: first come, first served
     bool ignoreEndOfGeneration = false;   // generate through end-of-generation tokens (benchmarks)
     TextCallback onText;             // answer pieces (UTF-8 complete)
+    // After each generated token (answer or reasoning), before its text (if
+    // any) reaches onText / options.onReasoning: the tokens generated so
+    // far. The text callbacks see pieces, not tokens (a piece may hold
+    // several tokens, or wait for the next one); this is the count. Optional.
+    std::function<void(int32_t generated)> onToken;
     ProgressCallback onPromptProgress;
     // The end: the result (stop reason, tokens, text, reasoning, timings)
     // and Status::ok(), or an error (the prompt is too long, ...).

@@ -9,9 +9,10 @@
 // joined with a "\n" before every user message but the first kept one,
 // tokenized with BOS and without special-token parsing.
 //
-// Truncation (TRUNCATION_DROP_OLDEST): the leading system messages stay; the
-// kept part starts at a user message ("a cut"); the newest cut that keeps
-// most is wanted. The whole conversation is rendered once; when it is over
+// Truncation (TRUNCATION_DROP_OLDEST): the leading system messages stay
+// (with keepFirstExchange, the first exchange after them too: "the lead");
+// the kept part after the lead starts at a user message ("a cut"); the
+// newest cut that keeps most is wanted. The whole conversation is rendered once; when it is over
 // the budget, the cut is estimated from per-message token counts (each
 // message's content tokenized alone, plus the conversation's average
 // template overhead per message) and the kept part is rendered once more.
@@ -40,7 +41,7 @@ struct Rendered {
     std::vector<Token> tokens;
 };
 
-// Renders "the leading system messages + messages[first..]" of one
+// Renders "the lead (messages[0, nLead)) + messages[first..]" of one
 // conversation in one format: the text and its tokens.
 class PromptRenderer {
 public:
@@ -69,9 +70,9 @@ public:
         return out;
     }
 
-    // The tokens of the system part alone (no generation prompt); empty when
+    // The tokens of the lead alone (no generation prompt); empty when
     // there is none or its render fails (a template that wants a user turn).
-    std::vector<Token> systemTokens() const
+    std::vector<Token> leadTokens() const
     {
         if (m_nLead == 0)
             return {};
@@ -99,14 +100,20 @@ private:
     std::string plainText(size_t first) const
     {
         std::string text;
-        for (size_t i = 0; i < m_nLead; ++i) {
+        size_t i = 0;
+        for (; i < m_nLead && isSystem(m_messages[i]); ++i) {
             if (!m_messages[i].content.empty()) {
                 text += m_messages[i].content;
                 text += '\n';
             }
         }
+        for (const size_t exchange = i; i < m_nLead; ++i) {   // a kept first exchange
+            if (m_messages[i].role == "user" && i > exchange)
+                text += '\n';
+            text += m_messages[i].content;
+        }
         for (size_t i = first; i < m_messages.size(); ++i) {
-            if (m_messages[i].role == "user" && i > first)
+            if (m_messages[i].role == "user" && (i > first || (m_nLead > 0 && !isSystem(m_messages[m_nLead - 1]))))
                 text += '\n';
             text += m_messages[i].content;
         }
@@ -144,14 +151,25 @@ Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMes
     if (!format)
         return format.status();
 
-    size_t nLead = 0;
-    while (nLead < messages.size() && isSystem(messages[nLead]))
-        ++nLead;
+    size_t nSystem = 0;
+    while (nSystem < messages.size() && isSystem(messages[nSystem]))
+        ++nSystem;
+    // The lead: the system messages, and the first exchange when it is kept
+    // and a later user message follows it (else nothing could be dropped).
+    size_t nLead = nSystem;
+    if (options.keepFirstExchange && nSystem < messages.size()) {
+        size_t next = nSystem + 1;
+        while (next < messages.size() && messages[next].role != "user")
+            ++next;
+        if (next < messages.size())
+            nLead = next;
+    }
     const PromptRenderer renderer(model, messages, nLead, format.value(), options.render);
 
     ChatPrompt out;
     out.format = format.value();
     out.firstMessage = nLead;
+    out.keptMessages = nLead - nSystem;
     const uint32_t budget = options.budget;
     const auto fits = [&](const Rendered &r) { return budget == 0 || r.tokens.size() <= budget; };
 
@@ -248,9 +266,10 @@ Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMes
     // The reply starts inside reasoning when the prompt opened the block.
     out.reasoning = chat::reasoningOptionsFor(out.format.reasoning, full->text);
     out.tokens = std::move(full->tokens);
-    // The system part's tokens, as far as the prompt begins with them (a
-    // template may fold the system prompt into the first user turn).
-    out.keepTokens = static_cast<int32_t>(commonPrefix(renderer.systemTokens(), out.tokens));
+    // The lead's tokens (the system part, with keepFirstExchange the first
+    // exchange too), as far as the prompt begins with them (a template may
+    // fold the system prompt into the first user turn).
+    out.keepTokens = static_cast<int32_t>(commonPrefix(renderer.leadTokens(), out.tokens));
     return out;
 }
 

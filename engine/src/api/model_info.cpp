@@ -50,6 +50,10 @@ const char *fileTypeName(uint32_t ftype)
     case 32: return "BF16";
     case 36: return "TQ1_0";
     case 37: return "TQ2_0";
+    case 38: return "MXFP4_MOE";
+    case 39: return "NVFP4";
+    case 40: return "Q1_0";
+    case 41: return "Q2_0";
     default: return nullptr;
     }
 }

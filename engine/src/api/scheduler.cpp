@@ -176,16 +176,16 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
     const model::ModelConfig &c = m_model->config();
     if (request.prompt.empty())
         return Status::error("the prompt is empty, expected at least one token");
-    if (request.prompt.size() > m_options.contextSize)
+    if (request.contextSize == 0 || request.contextSize > m_options.contextSize)
+        request.contextSize = m_options.contextSize;
+    if (request.prompt.size() > request.contextSize)
         return Status::error("the prompt has " + std::to_string(request.prompt.size()) +
-                             " tokens, more than the context size of " + std::to_string(m_options.contextSize) +
+                             " tokens, more than the context size of " + std::to_string(request.contextSize) +
                              " tokens");
     for (size_t i = 0; i < request.prompt.size(); ++i)
         if (request.prompt[i] < 0 || static_cast<uint32_t>(request.prompt[i]) >= c.nVocab)
             return Status::error("prompt token " + std::to_string(i) + " is " + std::to_string(request.prompt[i]) +
                                  ", outside the vocabulary (0.." + std::to_string(c.nVocab - 1) + ")");
-    if (request.options.overflow == ContextOverflow::CONTEXT_OVERFLOW_SHIFT && !m_mode.shift)
-        request.options.overflow = ContextOverflow::CONTEXT_OVERFLOW_STOP;   // shared blocks cannot shift
     auto chain = sampling::Chain::create(request.sampling, c.nVocab, m_options.contextSize);
     if (!chain)
         return chain.status();
@@ -491,6 +491,8 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits)
         return false;
     }
     r.tokens.push_back(token);
+    if (l.req.onToken)
+        l.req.onToken(static_cast<int32_t>(r.tokens.size()));
     const bool wasReasoning = l.out->inReasoning();
     l.out->push(l.stream->push(token));
     if (wasReasoning || l.out->inReasoning()) {
@@ -503,19 +505,55 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits)
         r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
         return false;
     }
-    if (l.tokens.size() >= m_options.contextSize) {
+    if (l.tokens.size() >= l.req.contextSize) {
         // The new token has no position left: shift (drop half of the
         // sequence after nKeep) or stop.
-        const uint32_t dropped = o.overflow == ContextOverflow::CONTEXT_OVERFLOW_SHIFT
-                                     ? shiftSequence(static_cast<uint32_t>(l.slot), l.tokens, l.evaluated, o.nKeep)
-                                     : 0;
-        if (dropped == 0) {
+        const bool shifted = o.overflow == ContextOverflow::CONTEXT_OVERFLOW_SHIFT &&
+                             (m_mode.shift ? shiftInPlace(l) : shiftByRecompute(l));
+        if (!shifted) {
             r.stopReason = StopReason::STOP_REASON_CONTEXT_FULL;
             return false;
         }
-        l.evaluated -= dropped;
     }
     l.tokens.push_back(token);
+    return true;
+}
+
+bool SchedulerImpl::shiftInPlace(Live &l)
+{
+    const uint32_t dropped = shiftSequence(static_cast<uint32_t>(l.slot), l.tokens, l.evaluated, l.req.options.nKeep);
+    l.evaluated -= dropped;
+    return dropped > 0;
+}
+
+uint32_t SchedulerImpl::shiftKeep(const std::vector<Token> &tokens, uint32_t length, int32_t nKeep) const
+{
+    uint32_t keep = static_cast<uint32_t>(std::max(nKeep, 0));
+    const Token bos = m_model->addedBos();
+    if (bos >= 0 && length > 0 && tokens[0] == bos)
+        keep = std::max<uint32_t>(keep, 1);
+    return std::min(keep, length);
+}
+
+bool SchedulerImpl::shiftByRecompute(Live &l)
+{
+    // A recurrent state cannot forget its oldest tokens.
+    if (m_cache->recurrent() || l.slot < 0)
+        return false;
+    const uint32_t length = static_cast<uint32_t>(l.tokens.size());
+    const uint32_t keep = shiftKeep(l.tokens, length, l.req.options.nKeep);
+    const uint32_t discard = (length - keep) / 2;
+    if (discard == 0)
+        return false;
+    // The kept head stays in the cache up to its last whole block (a block
+    // may be shared with other sequences: it is never written again, so the
+    // cut is at a block boundary) and as far as the sliding layers still
+    // hold it; the rest is computed again behind it.
+    const uint32_t seq = static_cast<uint32_t>(l.slot);
+    const uint32_t kept = m_cache->reusableLength(seq, keep / runtime::kKvBlockSize * runtime::kKvBlockSize);
+    m_cache->truncate(seq, kept);
+    l.tokens.erase(l.tokens.begin() + keep, l.tokens.begin() + keep + discard);
+    l.evaluated = m_cache->length(seq);
     return true;
 }
 
@@ -525,11 +563,7 @@ uint32_t SchedulerImpl::shiftSequence(uint32_t seq, std::vector<Token> &tokens, 
     if (!m_mode.shift || m_cache->recurrent() || length != m_cache->length(seq) || length > tokens.size())
         return 0;
     // Keep the first nKeep tokens (BOS always), drop half of the rest.
-    uint32_t keep = static_cast<uint32_t>(std::max(nKeep, 0));
-    const Token bos = m_model->addedBos();
-    if (bos >= 0 && length > 0 && tokens[0] == bos)
-        keep = std::max<uint32_t>(keep, 1);
-    keep = std::min(keep, length);
+    const uint32_t keep = shiftKeep(tokens, length, nKeep);
     const uint32_t discard = (length - keep) / 2;
     if (discard == 0)
         return 0;

@@ -72,8 +72,9 @@ struct SchedulerMode {
     // the next request continues from the longest prefix they share
     // (always so for recurrent models, whose state cannot be shared).
     bool parkFinished = false;
-    // Context shift (ContextOverflow::CONTEXT_OVERFLOW_SHIFT): needs
-    // shareBlocks off; else a full context stops the reply.
+    // Context shift in place (ContextOverflow::CONTEXT_OVERFLOW_SHIFT): the
+    // kept keys are moved and turned (KvCache::removeAndShift); needs
+    // shareBlocks off. Otherwise a shift computes the kept tail again.
     bool shift = false;
     // Recurrent-state snapshots per sequence (models with recurrent layers).
     uint32_t snapshots = 1;
@@ -147,6 +148,15 @@ private:
     // Drops tokens[keep, keep + half of the rest) of sequence `seq` (see
     // shiftParked); the number dropped (0: none).
     uint32_t shiftSequence(uint32_t seq, std::vector<Token> &tokens, uint32_t length, int32_t nKeep);
+    // The tokens a shift keeps at the start of `tokens` (nKeep, BOS always, at most length).
+    uint32_t shiftKeep(const std::vector<Token> &tokens, uint32_t length, int32_t nKeep) const;
+    // A full context of a running request, shifted (false: it cannot be,
+    // the reply stops). In place: the cache's keys move (Mode::shift). By
+    // recompute: the dropped tokens leave `tokens`, the cache keeps the head
+    // up to a block boundary, and the tail is evaluated again like a
+    // preempted sequence's (a recurrent model cannot).
+    bool shiftInPlace(Live &live);
+    bool shiftByRecompute(Live &live);
     // A request's cancel: its token, or the external check (driven mode).
     bool cancelled(const Live &live) const;
     // The forward pass's check between layers: shutting down, or every

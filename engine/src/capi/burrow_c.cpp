@@ -811,6 +811,7 @@ burrow_stream *burrow_scheduler_submit(burrow_scheduler *scheduler, const burrow
         burrow::Request r;
         if (!toOptions("burrow_scheduler_submit", p, &r.options))
             return nullptr;
+        r.options.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;   // as burrow.h promises
         r.prompt.assign(prompt, prompt + n_prompt);
         r.sampling = sampling != nullptr ? toSampling(*sampling) : burrow::SamplingParams{};
         r.priority = priority;

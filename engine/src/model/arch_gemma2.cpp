@@ -18,6 +18,7 @@ Status configureGemma2(const gguf::GgufFile &file, ModelConfig &config)
     config.ffnActivation = FfnActivation::FFN_ACTIVATION_GELU_TANH;
     config.postNorms = true;
     config.outputAlwaysTied = true;
+    config.ffnScales = false;   // the reference's graph leaves FFN .scale tensors unused
     config.embeddingScale = std::sqrt(static_cast<float>(config.nEmbd));
 
     float attnCap = 50.0f, finalCap = 30.0f;

@@ -24,6 +24,7 @@ Status configureGemma3(const gguf::GgufFile &file, ModelConfig &config)
     config.ffnActivation = FfnActivation::FFN_ACTIVATION_GELU_TANH;
     config.qkNorm = true;
     config.postNorms = true;
+    config.ffnScales = false;   // the reference's graph leaves FFN .scale tensors unused
     config.embeddingScale = std::sqrt(static_cast<float>(config.nEmbd));
 
     float finalCap = 0.0f;

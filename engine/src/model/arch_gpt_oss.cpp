@@ -22,6 +22,7 @@ Status configureGptOss(const gguf::GgufFile &file, ModelConfig &config)
     config.attnOutputBiasRequired = true;
     config.ffnNormNamedPostAttention = true;
     config.outputRequired = true;
+    config.expertScales = false;   // the reference's graph leaves expert .scale tensors unused
     if (config.nRot != config.headDimK || config.headDimV != config.headDimK)
         return Status::error("gpt-oss: rope.dimension_count " + std::to_string(config.nRot) + ", key_length " +
                              std::to_string(config.headDimK) + " and value_length " + std::to_string(config.headDimV) +

@@ -17,6 +17,7 @@ Status configurePhi3(const gguf::GgufFile &file, ModelConfig &config)
     config.ffnActivation = FfnActivation::FFN_ACTIVATION_SILU;
     config.fusedQkv = true;
     config.fusedGateUp = true;
+    config.ffnScales = false;   // the reference's graph leaves FFN .scale tensors unused
     config.queryScaleBeforeAttention = true;
     config.queryScale = 1.0f / std::sqrt(static_cast<float>(config.headDimK));
     uint32_t window = 0;   // read for its type check only

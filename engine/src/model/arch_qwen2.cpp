@@ -9,6 +9,7 @@ Status configureQwen2(const gguf::GgufFile &, ModelConfig &config)
     config.ropeType = RopeType::ROPE_TYPE_NEOX;
     config.ffnActivation = FfnActivation::FFN_ACTIVATION_SILU;
     config.qkvBiasRequired = true;
+    config.ffnScales = false;   // the reference's graph leaves FFN .scale tensors unused
     return Status::ok();
 }
 

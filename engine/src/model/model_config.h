@@ -153,6 +153,13 @@ struct ModelConfig {
     // output times sigmoid(ffn_gate_inp_shexp . h). 0: none.
     uint32_t nFfShexp = 0;
 
+    // Per-tensor `.scale` tensors (model/weight_scales.h): the reference's
+    // graph applies those of the dense FFN and shared expert (ffnScales) and
+    // of the experts (expertScales) only in some architectures; elsewhere
+    // they are read and ignored, as there.
+    bool ffnScales = true;
+    bool expertScales = true;
+
     std::vector<LayerSpec> layers;     // size nLayer once loaded
 
     // Set by loadWeights().

@@ -56,6 +56,12 @@ const std::vector<QuantFileType> &quantFileTypes()
             {"IQ4_NL", 25, T::GGML_TYPE_IQ4_NL, "4.5 bits per weight, non-linear levels"},
             {"IQ4_XS", 30, T::GGML_TYPE_IQ4_XS, "4.25 bits per weight, non-linear levels"},
             {"MXFP4_MOE", 38, T::GGML_TYPE_MXFP4, "experts MXFP4 (4.25 bits per weight), the rest Q8_0"},
+            {"Q2_0", 41, T::GGML_TYPE_Q2_0, "2.25 bits per weight, embeddings Q4_K"},
+            {"TQ2_0", 37, T::GGML_TYPE_TQ2_0, "2.06 bits per weight, ternary, embeddings Q4_K"},
+            {"TQ1_0", 36, T::GGML_TYPE_TQ1_0, "1.69 bits per weight, ternary, embeddings Q4_K"},
+            {"Q1_0", 40, T::GGML_TYPE_Q1_0, "1.13 bits per weight (signs and a scale), embeddings too"},
+            {"NVFP4", 39, T::GGML_TYPE_NVFP4, "4.5 bits per weight, FP4 with FP8 scales (not in llama-quantize)"},
+            {"IQ3_S", 26, T::GGML_TYPE_IQ3_S, "3.44 bits per weight, lattice codebook (no importance matrix)"},
         };
         // Only the types the engine can write (a quantizer in the trait table).
         std::vector<QuantFileType> offered;
@@ -117,6 +123,7 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
     const bool kM = ft == "Q4_K_M" || ft == "Q5_K_M";
     const bool iq4 = ft == "IQ4_NL" || ft == "IQ4_XS";
     const bool mxfp4 = ft == "MXFP4_MOE";
+    const bool lowBitEmbeddingsQ4K = ft == "TQ1_0" || ft == "TQ2_0" || ft == "Q2_0";
     const bool eightExperts = m_model.nExpert == 8;
     const bool attnV = contains(name, "attn_v.weight") || contains(name, "attn_qkv.weight") ||
                        contains(name, "attn_kv_b.weight");
@@ -129,7 +136,10 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
     } else if (mxfp4) {
         t = ne2 > 1 ? T::GGML_TYPE_MXFP4 : T::GGML_TYPE_Q8_0;
     } else if (name == "token_embd.weight") {
-        // the base type (the reference bumps it only for IQ1/IQ2/IQ3/TQ file types)
+        // the base type but for the 2-bit and ternary files (the reference
+        // also bumps it for the IQ1/IQ2/IQ3 file types)
+        if (lowBitEmbeddingsQ4K)
+            t = T::GGML_TYPE_Q4_K;
     } else if (attnV) {
         if (iq4 && m_model.nGqa >= 4)
             t = T::GGML_TYPE_Q5_K;
@@ -137,6 +147,10 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
             t = T::GGML_TYPE_Q6_K;
         else if (ft == "Q4_K_S" && m_iAttentionV < 4)
             t = T::GGML_TYPE_Q5_K;
+        else if (ft == "IQ3_S" && m_model.nGqa >= 4)
+            t = T::GGML_TYPE_Q4_K;
+        if (m_model.is70B && (t == T::GGML_TYPE_Q3_K || t == T::GGML_TYPE_Q4_K))
+            t = T::GGML_TYPE_Q5_K;   // 8 heads share attn_v: more bits for little size
         if (eightExperts)
             t = T::GGML_TYPE_Q8_0;
         ++m_iAttentionV;
@@ -146,7 +160,7 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
     } else if (contains(name, "attn_q.weight")) {
         // no change for the file types offered here
     } else if (contains(name, "attn_output.weight")) {
-        if (eightExperts && (ft == "Q4_K_S" || ft == "Q4_K_M" || iq4))
+        if (eightExperts && (ft == "Q4_K_S" || ft == "Q4_K_M" || iq4 || ft == "IQ3_S"))
             t = T::GGML_TYPE_Q5_K;
     } else if (contains(name, "ffn_down")) {
         // With experts the layer is read from the name (the reference: experts
@@ -170,10 +184,14 @@ Result<GgmlType> QuantMix::tensorType(std::string_view name, int64_t ne0, int64_
 
     if (ne0 % blockOf(t) != 0) {
         switch (t) {
-        case T::GGML_TYPE_IQ4_XS: t = T::GGML_TYPE_IQ4_NL; break;
+        case T::GGML_TYPE_IQ4_XS:
+        case T::GGML_TYPE_IQ3_S: t = T::GGML_TYPE_IQ4_NL; break;
         case T::GGML_TYPE_Q4_K: t = T::GGML_TYPE_Q5_0; break;
         case T::GGML_TYPE_Q5_K: t = T::GGML_TYPE_Q5_1; break;
         case T::GGML_TYPE_Q6_K: t = T::GGML_TYPE_Q8_0; break;
+        case T::GGML_TYPE_Q2_0:
+        case T::GGML_TYPE_TQ1_0:
+        case T::GGML_TYPE_TQ2_0: t = T::GGML_TYPE_Q4_0; break;
         default:
             return Status::error("tensor '" + std::string(name) + "' has rows of " + std::to_string(ne0) +
                                  " elements, not a multiple of " + std::to_string(blockOf(t)) +

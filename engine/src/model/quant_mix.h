@@ -27,10 +27,16 @@
 //     model has experts, else a counter): Q4_K_M / Q5_K_M: Q6_K on more-bits
 //     layers; IQ4_NL / IQ4_XS: Q5_K for i < n/8; Q4_K_S: Q5_K for i < n/8.
 //   - attn_output: Q5_K when X == 8 for Q4_K_S, Q4_K_M, IQ4_NL, IQ4_XS.
+//   - token_embd.weight (not the output): Q4_K for TQ1_0, TQ2_0 and Q2_0
+//     files; Q1_0 files keep Q1_0 there too.
+//   - NVFP4 (Burrow's own: the reference's llama-quantize has the file type
+//     id but no rules and refuses it): every other matrix NVFP4, the general
+//     rules above (output Q6_K), no fallback.
 //   - Fallback when ne[0] is not a multiple of the chosen type's block:
-//     IQ4_XS -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, then F16
-//     when even that block does not divide ne[0]; for other types the tensor
-//     cannot be quantized (error).
+//     IQ4_XS -> IQ4_NL, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_0 /
+//     TQ1_0 / TQ2_0 -> Q4_0, then F16 when even that block does not divide
+//     ne[0]; for other types (Q1_0 among them) the tensor cannot be
+//     quantized (error).
 // Counters (attn_v index, ffn_down index) advance in call order, as in the
 // reference, so tensorType() must be called in the output file's tensor order
 // (QuantMix::sortTensorNames).
@@ -75,6 +81,7 @@ struct QuantMixModel {
     bool hasOutput = false;   // the model has output.weight
     int nExpert = 0;       // {arch}.expert_count (0: dense)
     int nGqa = 0;          // head_count / head_count_kv of layer 0 (0: unknown)
+    bool is70B = false;    // the reference's LLM_TYPE_70B (llama: 80 layers and grouped KV heads; qwen2: 80 layers)
 };
 
 class QuantMix {

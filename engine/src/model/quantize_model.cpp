@@ -141,6 +141,7 @@ Result<QuantizeSummary> quantizeModelFile(const std::string &inPath, const std::
     if (Status s = firstLayerCount(f, arch + ".attention.head_count_kv", nHeadKv); !s)
         return s.withContext(inPath);
     mixModel.nGqa = nHeadKv > 0 ? static_cast<int>(std::min<uint32_t>(nHead / nHeadKv, 1u << 20)) : 0;
+    mixModel.is70B = nLayer == 80 && ((arch == "llama" && nHead != nHeadKv) || arch == "qwen2");
     QuantMix mix(fileType, mixModel);
     std::vector<PlannedTensor> plan;
     plan.reserve(names.size());

@@ -214,6 +214,24 @@ Vocab buildVocab(uint32_t n)
 
 // --- the tensor list ---
 
+// The scale tensors of an NVFP4 "scale2" file, for every layer matrix (not
+// the embeddings, the output, the router).
+void addTensorScales(std::vector<SyntheticTensor> &t)
+{
+    const size_t n = t.size();
+    for (size_t i = 0; i < n; ++i) {
+        const std::string name = t[i].name;
+        const std::vector<int64_t> dims = t[i].dims;
+        if (name.rfind("blk.", 0) != 0 || dims.size() < 2 || !name.ends_with(".weight") ||
+            name.find("ffn_gate_inp") != std::string::npos || name.find("ssm_conv1d") != std::string::npos)
+            continue;
+        const std::string base = name.substr(0, name.size() - 7);
+        const int64_t count = dims.size() >= 3 ? dims[2] : 1;
+        t.push_back({base + ".scale", {count}, SyntheticTensor::Fill::FILL_NORM});
+        t.push_back({base + ".input_scale", {count}, SyntheticTensor::Fill::FILL_NORM});
+    }
+}
+
 std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape &s)
 {
     using Fill = SyntheticTensor::Fill;
@@ -302,6 +320,8 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
             add(b + "post_ffw_norm.weight", {E}, Fill::FILL_NORM);
         }
     }
+    if (s.tensorScales)
+        addTensorScales(t);
     return t;
 }
 

@@ -72,6 +72,10 @@ struct SyntheticShape {
     uint32_t slidingWindow = 0;    // gemma2, gemma3, gpt-oss: {arch}.attention.sliding_window (gemma3: 0 = none)
     uint32_t slidingPattern = 0;   // 0: the architecture's default period (key not written); else written
     bool tiedOutput = false;       // no output.weight (gemma2 never has one, gpt-oss always does)
+    // NVFP4 "scale2" files: <matrix>.scale and <matrix>.input_scale (F32, 1 +
+    // N(0, 0.02); [1], or one per expert) beside every projection and FFN
+    // matrix (model/weight_scales.h).
+    bool tensorScales = false;
     float ropeFreqBase = 0.0f;     // 0: the architecture's usual base
 };
 

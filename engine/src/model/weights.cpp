@@ -1,7 +1,9 @@
 #include "model/weights.h"
 
 #include "model/tensor_names.h"
+#include "model/weight_scales.h"
 #include "gguf/gguf_reader.h"
+#include "quant/block_checks.h"
 #include "quant/quant_traits.h"
 
 #include <string>
@@ -67,6 +69,8 @@ public:
             return Status::error("tensor '" + name + "': row of " + std::to_string(t->ne[0]) +
                                  " elements is not a whole number of " + ggmlTypeName(t->type) + " blocks");
         view.rowBytes = rowBytes;
+        if (Status s = quant::checkBlocks(t->type, t->data, t->nBytes, name); !s)
+            return s;
         m_bytes += t->nBytes;
         return Status::ok();
     }
@@ -124,6 +128,8 @@ public:
         if (!ggmlRowBytes(t->type, t->ne[0], &rowBytes))
             return Status::error("tensor '" + name + "': row of " + std::to_string(t->ne[0]) +
                                  " elements is not a whole number of " + ggmlTypeName(t->type) + " blocks");
+        if (Status s = quant::checkBlocks(t->type, t->data, t->nBytes, name); !s)
+            return s;
         const size_t partBytes = rowBytes * static_cast<size_t>(ne1);
         for (int part = 0; part < parts; ++part) {
             std::vector<TensorView> &out = *views[part];
@@ -178,15 +184,6 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
         return fail(s);
     if (Status s = b.bind(w.outputNorm, K::TENSOR_KIND_OUTPUT_NORM, -1, E, 0, REQ); !s)
         return fail(s);
-    // Per-tensor scale factors (NVFP4 "scale2" files) multiply a matrix's
-    // outputs; Burrow does not apply them yet, so such files are refused
-    // rather than computed wrongly.
-    for (const gguf::TensorInfo &t : file.tensors()) {
-        const std::string_view n = t.name;
-        if (n.ends_with(".scale") || n.ends_with(".input_scale"))
-            return fail(Status::error("tensor '" + std::string(n) +
-                                      "' is a per-tensor scale, which Burrow does not support yet"));
-    }
     if (!c.outputAlwaysTied) {
         if (Status s = b.bind(w.output, K::TENSOR_KIND_OUTPUT, -1, E, V, c.outputRequired ? REQ : OPT); !s)
             return fail(s);
@@ -285,6 +282,9 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
         if (!s)
             return fail(s);
     }
+    // Per-tensor scales (NVFP4 "scale2" files) once every matrix is bound.
+    if (Status s = bindWeightScales(file, c, w); !s)
+        return fail(s);
     w.bytes = b.bytes();
     return w;
 }

@@ -33,6 +33,9 @@ struct TensorView {
     int64_t ne1 = 1;                           // rows (output size)
     size_t rowBytes = 0;
     const quant::PackedMatrix *packed = nullptr;   // 16-row interleaved copy (runtime/weight_packing.h) or null
+    // The reference multiplies this matrix's outputs by its `.scale` tensor
+    // (before any bias); 1 when there is none (model/weight_scales.h).
+    float outScale = 1.0f;
 
     explicit operator bool() const { return data != nullptr; }
     const uint8_t *row(int64_t r) const { return data + static_cast<size_t>(r) * rowBytes; }

@@ -2,8 +2,12 @@
 
 #include "quant/cpu_features.h"
 #include "quant/generic/generic_kernels.h"
+#include "quant/packed_lowbit.h"
+#include "quant/generic/iq_kernels.h"
+#include "quant/iq_tiles.h"
 #include "quant/quant_blocks.h"
 #include "quant/x86/x86_kernels.h"
+#include "quant/x86/x86_lowbit.h"
 
 #include <algorithm>
 #include <atomic>
@@ -39,12 +43,14 @@ size_t groupBytesFor(GgmlType type, int64_t blocks)
     case GgmlType::GGML_TYPE_Q6_K: return nb * kQ6KSuper;
     case GgmlType::GGML_TYPE_Q5_K: return nb * kQ5KSuper;
     case GgmlType::GGML_TYPE_IQ4_XS: return nb * kIQ4XSSuper;
-    default: return 0;
+    default: return lowbit::groupBytes(type, blocks);   // the 1- and 2-bit types, NVFP4 (or 0)
     }
 }
 
 int64_t blockSizeOf(GgmlType type)
 {
+    if (lowbit::packs(type))
+        return lowbit::blockSize(type);
     return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 ? 32 : QK_K;
 }
 
@@ -150,7 +156,7 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
         }
         break;
     }
-    default: break;
+    default: lowbit::packRow(type, src, nb, g, rr); break;
     }
 }
 
@@ -329,6 +335,10 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
 
 size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
 {
+    if (generic::isIqLatticeType(type))
+        return iqTileSideBytes(K, nTokens);
+    if (lowbit::packs(type))
+        type = lowbit::sideArraysOf(type);
     const size_t blocks = static_cast<size_t>(K / 32) * static_cast<size_t>(nTokens);
     if (type == GgmlType::GGML_TYPE_Q8_0)
         return blocks * (sizeof(float) + 8 * sizeof(int32_t));
@@ -340,9 +350,13 @@ size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
 PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows, size_t stride, int64_t nTokens,
                                   void *side)
 {
+    if (lowbit::packs(type))
+        type = lowbit::sideArraysOf(type);
     PackedActivation out;
     out.rows = rows;
     out.stride = stride;
+    if (generic::isIqLatticeType(type))
+        out.tileSide = static_cast<uint8_t *>(side);
     if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0) {
         out.scale = static_cast<float *>(side);
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
@@ -352,6 +366,12 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
 
 void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t)
 {
+    if (generic::isIqLatticeType(type)) {
+        iqTilePrepareRow(type, K, act, t);
+        return;
+    }
+    if (lowbit::packs(type))
+        type = lowbit::sideArraysOf(type);
     if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0)
         return;
     const int64_t nb = K / 32;
@@ -374,9 +394,32 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
     }
 }
 
+// The 1- and 2-bit types and NVFP4 (one form each): rows unpacked into the
+// scalar twin's blocks.
+static void packedMatmulScalarLowbit(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
+                              int64_t nTokens, float *y, size_t ldy)
+{
+    const VecDotFn dot = lowbit::scalarDot(W.type);
+    const size_t blockBytes = ggmlTypeInfo(lowbit::unpackedType(W.type))->typeSize;
+    std::unique_ptr<uint8_t[]> row(new uint8_t[static_cast<size_t>(W.blocks) * blockBytes]);
+    for (int64_t g = g0; g < g1; ++g) {
+        const int64_t rows = std::min<int64_t>(kPackRows, W.N - g * kPackRows);
+        for (int rr = 0; rr < rows; ++rr) {
+            lowbit::unpackRow(W.type, W.group(g), W.blocks, rr, row.get());
+            for (int64_t t = 0; t < nTokens; ++t)
+                dot(W.K, y + static_cast<size_t>(t) * ldy + static_cast<size_t>(g * kPackRows + rr), row.get(),
+                    act.rows + static_cast<size_t>(t) * act.stride);
+        }
+    }
+}
+
 void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                         int64_t nTokens, int64_t nGemm, float *y, size_t ldy)
 {
+    if (lowbit::packs(W.type)) {
+        packedMatmulScalarLowbit(W, g0, g1, act, nTokens, y, ldy);
+        return;
+    }
     VecDotFn dot = nullptr, gemm = nullptr;
     size_t blockBytes = 0;
     switch (W.type) {
@@ -429,6 +472,11 @@ void setPackedAvxVnni(bool allowed)
 bool packedKernelsActive(GgmlType type)
 {
 #if defined(BURROW_QUANT_X86)
+    if (lowbit::packs(type)) {
+        const CpuPath path = activeCpuPath();
+        return path == CpuPath::CPU_PATH_AVX512 ||
+               (path == CpuPath::CPU_PATH_AVX2 && x86::packedAvx2LowbitSupports(type, useAvxVnni()));
+    }
     switch (activeCpuPath()) {
     case CpuPath::CPU_PATH_AVX512: return groupBytesFor(type, 1) != 0;
     case CpuPath::CPU_PATH_AVX2: return useAvxVnni() ? groupBytesFor(type, 1) != 0 : x86::packedAvx2Supports(type);
@@ -445,7 +493,15 @@ void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedAct
 {
 #if defined(BURROW_QUANT_X86)
     if (packedKernelsActive(W.type)) {
-        if (activeCpuPath() == CpuPath::CPU_PATH_AVX512)
+        if (lowbit::packs(W.type)) {
+            if (activeCpuPath() == CpuPath::CPU_PATH_AVX512)
+                x86::packedMatmulAvx512Lowbit(W, g0, g1, act, nTokens, y, ldy);
+            else if (useAvxVnni())
+                x86::packedMatmulAvxVnniLowbit(W, g0, g1, act, nTokens, y, ldy);
+            else
+                x86::packedMatmulAvx2Lowbit(W, g0, g1, act, nTokens, y, ldy);
+        }
+        else if (activeCpuPath() == CpuPath::CPU_PATH_AVX512)
             x86::packedMatmulAvx512(W, g0, g1, act, nTokens, nGemm, y, ldy);
         else if (useAvxVnni())
             x86::packedMatmulAvxVnni(W, g0, g1, act, nTokens, nGemm, y, ldy);

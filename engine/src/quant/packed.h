@@ -107,6 +107,7 @@ struct PackedActivation {
     size_t stride = 0;
     float *scale = nullptr;
     int32_t *sum = nullptr;
+    uint8_t *tileSide = nullptr;   // the lattice i-quants' tiles (iq_tiles.h): their activation side
 };
 
 // Bytes of side arrays (scale + sum) for nTokens rows of K elements of a

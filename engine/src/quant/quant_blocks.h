@@ -62,6 +62,35 @@ struct BlockIQ4_NL { fp16_t d; uint8_t qs[QK4_NL / 2]; };
 // 8 sub-blocks of 32: x = d * (ls - 32) * kvaluesIq4nl[q]; ls 6-bit: low 4 bits in
 // scales_l[ib/2] (nibble ib%2), high 2 bits at bit 2*ib of scales_h; nibbles per 32 as Q4_0.
 struct BlockIQ4_XS { fp16_t d; uint16_t scales_h; uint8_t scales_l[QK_K / 64]; uint8_t qs[QK_K / 2]; };
+// The lattice i-quants (codebooks in iq_grids.h). Super-blocks of 256 in
+// groups of 8 (IQ1, IQ2) or 4 (IQ3) elements, each group one grid point of
+// magnitudes with signs (IQ1: of signed values -1, 0, 1 plus a shift of 1/8).
+// "Even signs": a 7-bit field whose 8th sign is its parity (kIqEvenSigns).
+// IQ2_XXS: per 32 elements two u32 (qs[4ib], qs[4ib+1] as u16 pairs): the first
+// holds 4 8-bit grid indices, the second 4 7-bit even-sign fields (bits 7l..) and
+// the 4-bit scale ls in bits 28..31; x = d * (ls + 1/2) / 4 * grid * sign.
+struct BlockIQ2_XXS { fp16_t d; uint16_t qs[QK_K / 8]; };
+// IQ2_XS: qs[4ib + l] = 9-bit grid index | 7-bit even-sign field << 9; scales[ib]
+// low nibble for elements 0..15 of the 32, high nibble 16..31; x = d * (s + 1/2) / 4 * grid * sign.
+struct BlockIQ2_XS { fp16_t d; uint16_t qs[QK_K / 8]; uint8_t scales[QK_K / 32]; };
+// IQ2_S: qs[0..31] low 8 bits of 10-bit grid indices (bits 8, 9 of index 4ib + l at
+// bits 2l, 2l + 1 of qh[ib]), qs[32..63] one plain sign byte per group of 8; scales as IQ2_XS.
+struct BlockIQ2_S { fp16_t d; uint8_t qs[QK_K / 4]; uint8_t qh[QK_K / 32]; uint8_t scales[QK_K / 32]; };
+// IQ3_XXS: qs[0..63] 8-bit indices of 4-element points; qs[64 + 4ib..] one u32
+// per 32 elements as IQ2_XXS's second word; x = d * (ls + 1/2) / 2 * grid * sign.
+struct BlockIQ3_XXS { fp16_t d; uint8_t qs[3 * QK_K / 8]; };
+// IQ3_S: qs low 8 bits of 9-bit indices of 4-element points (bit 8 of index 8ib + k
+// is bit k of qh[ib]), signs one plain byte per 8 elements, scales[ib/2] nibble
+// (ib % 2) for 32 elements; x = d * (1 + 2s) * grid * sign.
+struct BlockIQ3_S { fp16_t d; uint8_t qs[QK_K / 4]; uint8_t qh[QK_K / 32]; uint8_t signs[QK_K / 8]; uint8_t scales[QK_K / 64]; };
+// IQ1_S: qs low 8 bits of 11-bit indices; qh[ib] (per 32): bits 3l..3l+2 the index's
+// high bits for group l, bits 12..14 the scale s, bit 15 the shift's sign;
+// x = d * (2s + 1) * (grid +- 1/8).
+struct BlockIQ1_S { fp16_t d; uint8_t qs[QK_K / 8]; uint16_t qh[QK_K / 32]; };
+// IQ1_M (no d field): qs as IQ1_S; qh[2ib + k] low nibble for group 2k, high nibble
+// for 2k + 1: bits 0..2 the index's high bits, bit 3 the shift's sign; scales as 4
+// u16: 3-bit scales, 4 per u16 (per 16 elements), the top nibbles together the f16 d.
+struct BlockIQ1_M { uint8_t qs[QK_K / 8]; uint8_t qh[QK_K / 16]; uint8_t scales[QK_K / 32]; };
 // OCP microscaling FP4: x = e8m0ToFp32Half(e) * kValuesMxfp4[q]; e is an E8M0 exponent
 // byte, q a 4-bit E2M1 code; nibble order as Q4_0 (qs[j] low: element j, high: j + 16).
 struct BlockMXFP4 { uint8_t e; uint8_t qs[QK_MXFP4 / 2]; };
@@ -80,6 +109,13 @@ static_assert(sizeof(BlockQ6_K) == 210);
 static_assert(sizeof(BlockQ8_K) == 292);
 static_assert(sizeof(BlockIQ4_NL) == 18);
 static_assert(sizeof(BlockIQ4_XS) == 136);
+static_assert(sizeof(BlockIQ2_XXS) == 66);
+static_assert(sizeof(BlockIQ2_XS) == 74);
+static_assert(sizeof(BlockIQ2_S) == 82);
+static_assert(sizeof(BlockIQ3_XXS) == 98);
+static_assert(sizeof(BlockIQ3_S) == 110);
+static_assert(sizeof(BlockIQ1_S) == 50);
+static_assert(sizeof(BlockIQ1_M) == 56);
 static_assert(sizeof(BlockMXFP4) == 17);
 
 // The non-linear 4-bit codebook of IQ4_NL and IQ4_XS.

@@ -3,8 +3,12 @@
 #include "common/log.h"
 #include "quant/cpu_features.h"
 #include "quant/generic/generic_kernels.h"
+#include "quant/generic/lowbit_kernels.h"
+#include "quant/generic/iq_kernels.h"
 #ifdef BURROW_QUANT_X86
+#include "quant/x86/iq_simd.h"
 #include "quant/x86/x86_kernels.h"
+#include "quant/x86/x86_lowbit.h"
 #endif
 
 #include <array>
@@ -29,6 +33,10 @@ constexpr T kWeightTypes[] = {
     T::GGML_TYPE_Q5_0, T::GGML_TYPE_Q5_1, T::GGML_TYPE_Q8_0, T::GGML_TYPE_Q2_K, T::GGML_TYPE_Q3_K,
     T::GGML_TYPE_Q4_K, T::GGML_TYPE_Q5_K, T::GGML_TYPE_Q6_K, T::GGML_TYPE_IQ4_NL, T::GGML_TYPE_IQ4_XS,
     T::GGML_TYPE_MXFP4,
+    T::GGML_TYPE_TQ1_0, T::GGML_TYPE_TQ2_0, T::GGML_TYPE_Q1_0, T::GGML_TYPE_Q2_0, T::GGML_TYPE_NVFP4,
+    // the lattice i-quants (generic/iq_kernels.h)
+    T::GGML_TYPE_IQ1_S, T::GGML_TYPE_IQ1_M, T::GGML_TYPE_IQ2_XXS, T::GGML_TYPE_IQ2_XS, T::GGML_TYPE_IQ2_S,
+    T::GGML_TYPE_IQ3_XXS, T::GGML_TYPE_IQ3_S,
 };
 
 // A row; dot may be null (activation-only formats), multi is its loop
@@ -83,12 +91,32 @@ void fill(Table &t, CpuPath path)
     setRow<g::vecDotIQ4_NLQ8_0>(t, T::GGML_TYPE_IQ4_NL, g::dequantizeRowIQ4_NL, g::quantizeRowIQ4_NL, T::GGML_TYPE_Q8_0);
     setRow<g::vecDotIQ4_XSQ8_K>(t, T::GGML_TYPE_IQ4_XS, g::dequantizeRowIQ4_XS, g::quantizeRowIQ4_XS, T::GGML_TYPE_Q8_K);
     setRow<g::vecDotMXFP4Q8_0>(t, T::GGML_TYPE_MXFP4, g::dequantizeRowMXFP4, g::quantizeRowMXFP4, T::GGML_TYPE_Q8_0);
+    // 1- and 2-bit types and NVFP4 (generic/lowbit_kernels.h)
+    setRow<g::vecDotTQ1_0Q8_K>(t, T::GGML_TYPE_TQ1_0, g::dequantizeRowTQ1_0, g::quantizeRowTQ1_0, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotTQ2_0Q8_K>(t, T::GGML_TYPE_TQ2_0, g::dequantizeRowTQ2_0, g::quantizeRowTQ2_0, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotQ1_0Q8_0>(t, T::GGML_TYPE_Q1_0, g::dequantizeRowQ1_0, g::quantizeRowQ1_0, T::GGML_TYPE_Q8_0);
+    setRow<g::vecDotQ2_0Q8_0>(t, T::GGML_TYPE_Q2_0, g::dequantizeRowQ2_0, g::quantizeRowQ2_0, T::GGML_TYPE_Q8_0);
+    setRow<g::vecDotNVFP4Q8_0>(t, T::GGML_TYPE_NVFP4, g::dequantizeRowNVFP4, g::quantizeRowNVFP4, T::GGML_TYPE_Q8_0);
+    // The lattice i-quants: dot partner Q8_K, as the reference's CPU type traits.
+    setRow<g::vecDotIQ2_XXSQ8_K>(t, T::GGML_TYPE_IQ2_XXS, g::dequantizeRowIQ2_XXS, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ2_XSQ8_K>(t, T::GGML_TYPE_IQ2_XS, g::dequantizeRowIQ2_XS, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ2_SQ8_K>(t, T::GGML_TYPE_IQ2_S, g::dequantizeRowIQ2_S, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ3_XXSQ8_K>(t, T::GGML_TYPE_IQ3_XXS, g::dequantizeRowIQ3_XXS, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ3_SQ8_K>(t, T::GGML_TYPE_IQ3_S, g::dequantizeRowIQ3_S, g::quantizeRowIQ3_S, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ1_SQ8_K>(t, T::GGML_TYPE_IQ1_S, g::dequantizeRowIQ1_S, nullptr, T::GGML_TYPE_Q8_K);
+    setRow<g::vecDotIQ1_MQ8_K>(t, T::GGML_TYPE_IQ1_M, g::dequantizeRowIQ1_M, nullptr, T::GGML_TYPE_Q8_K);
 
 #ifdef BURROW_QUANT_X86
-    if (path == CpuPath::CPU_PATH_AVX2 || path == CpuPath::CPU_PATH_AVX512)
+    if (path == CpuPath::CPU_PATH_AVX2 || path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx2(t.rows.data());
-    if (path == CpuPath::CPU_PATH_AVX512)
+        x86::fillAvx2Lowbit(t.rows.data());
+        x86::fillAvx2Iq(t.rows.data());
+    }
+    if (path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx512(t.rows.data());
+        x86::fillAvx512Lowbit(t.rows.data());
+        x86::fillAvx512Iq(t.rows.data());
+    }
 #endif
     t.path = path;
 }
@@ -155,7 +183,8 @@ bool isSupportedWeightType(GgmlType type)
 
 const char *supportedWeightTypesText()
 {
-    return "F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4";
+    return "F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4, "
+           "TQ1_0, TQ2_0, Q1_0, Q2_0, NVFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S";
 }
 
 Status checkWeightType(GgmlType type, std::string_view tensorName)

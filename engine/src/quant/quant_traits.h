@@ -95,7 +95,9 @@ int64_t gemmFormTokens(GgmlType type, int64_t K, int64_t nTokens, bool expertRow
 const TypeTraits *typeTraits(GgmlType type);
 
 // True for the weight types a model file may use (F32, F16, BF16, Q4_0, Q4_1,
-// Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4).
+// Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, TQ1_0, TQ2_0, Q1_0,
+// Q2_0, NVFP4, and the lattice i-quants IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
+// IQ3_XXS, IQ3_S).
 bool isSupportedWeightType(GgmlType type);
 
 // ok for a supported weight type; otherwise an error naming the tensor, its

@@ -1,6 +1,7 @@
 #include "runtime/matmul.h"
 
 #include "runtime/thread_pool.h"
+#include "quant/iq_tiles.h"
 #include "quant/packed.h"
 #include "quant/quant_traits.h"
 
@@ -41,7 +42,7 @@ size_t matmulScratchBytes(const model::TensorView &W, int64_t nTokens, int64_t n
         return 0;
     const size_t act = activationRowBytes(W) * static_cast<size_t>(nTokens);
     const size_t perInput = 128;   // alignment of each input block and its side arrays
-    if (!W.packed)
+    if (!W.packed && !quant::iqTileType(W.type))
         return act + perInput * static_cast<size_t>(nInputs);
     return act + quant::packedSideBytes(W.type, W.ne0, nTokens) + perInput * static_cast<size_t>(nInputs);
 }
@@ -62,14 +63,31 @@ struct InputSlot {
     quant::PackedActivation packed;
 };
 
-bool usesPacked(const model::TensorView &W)
+// Packed at load (quant/packed.h), or a lattice i-quant converted tile by
+// tile for a batch of at least kIqTileMinTokens (quant/iq_tiles.h).
+bool usesPacked(const model::TensorView &W, int64_t nTokens)
 {
-    return W.packed && quant::packedKernelsActive(W.type);
+    return (W.packed && quant::packedKernelsActive(W.type))
+        || (!W.packed && nTokens >= quant::kIqTileMinTokens && quant::iqTilesActive(W.type));
 }
 
 size_t alignUp(size_t n)
 {
     return (n + 63) & ~size_t{63};
+}
+
+// What the reference does after a multiply: the matrix's per-tensor scale
+// (ggml_mul by its .scale tensor), then the bias; rows [r0, r1) of every token.
+void finishRows(float *y, int64_t N, int64_t nTokens, int64_t r0, int64_t r1, float scale, const float *bias)
+{
+    if (scale != 1.0f)
+        for (int64_t t = 0; t < nTokens; ++t)
+            for (int64_t r = r0; r < r1; ++r)
+                y[t * N + r] *= scale;
+    if (bias)
+        for (int64_t t = 0; t < nTokens; ++t)
+            for (int64_t r = r0; r < r1; ++r)
+                y[t * N + r] += bias[r];
 }
 
 } // namespace
@@ -95,7 +113,7 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
     for (int i = 0; i < nTasks; ++i) {
         const model::TensorView &W = *tasks[i].W;
         const GgmlType partner = W.traits->vecDotType;
-        const GgmlType packedType = usesPacked(W) ? W.type : GgmlType::GGML_TYPE_F32;
+        const GgmlType packedType = usesPacked(W, tasks[i].nTokens) ? W.type : GgmlType::GGML_TYPE_F32;
         int found = -1;
         for (size_t j = 0; j < slots.size() && found < 0; ++j) {
             const InputSlot &sl = slots[j];
@@ -208,11 +226,12 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
                     // This task's run of groups in [b, b1) at once (16 rows per block).
                     const int64_t bEnd = std::min(b1, jobEnd);
                     const int64_t g0 = b - firstBlock[static_cast<size_t>(j)], g1 = bEnd - firstBlock[static_cast<size_t>(j)];
-                    quant::packedMatmul(*W.packed, g0, g1, sl.packed, nTokens, nGemm, y, static_cast<size_t>(N));
-                    if (bias)
-                        for (int64_t t = 0; t < nTokens; ++t)
-                            for (int64_t r = g0 * kRowBlock; r < std::min(N, g1 * kRowBlock); ++r)
-                                y[t * N + r] += bias[r];
+                    if (W.packed)
+                        quant::packedMatmul(*W.packed, g0, g1, sl.packed, nTokens, nGemm, y, static_cast<size_t>(N));
+                    else
+                        quant::iqTileMatmul(W.type, W.data, W.rowBytes, K, N, g0, g1, sl.packed, nTokens, y,
+                                            static_cast<size_t>(N));
+                    finishRows(y, N, nTokens, g0 * kRowBlock, std::min(N, g1 * kRowBlock), W.outScale, bias);
                     b = bEnd - 1;
                     continue;
                 }
@@ -235,10 +254,7 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
                         }
                     }
                 }
-                if (bias)
-                    for (int64_t t = 0; t < nTokens; ++t)
-                        for (int64_t r = r0; r < r1; ++r)
-                            y[t * N + r] += bias[r];
+                finishRows(y, N, nTokens, r0, r1, W.outScale, bias);
             }
             b0 = nextBlock.load(std::memory_order_relaxed);
         }

@@ -9,7 +9,7 @@
 
 #include "burrow/engine.h"
 #include "server/api_error.h"
-#include "server/api_limits.h"
+#include "burrow/server.h"
 
 #include <optional>
 #include <string>

@@ -13,7 +13,7 @@
 // Scheduler callbacks arrive on the scheduler thread and are posted to the
 // connection's strand through a Gate that the server closes before its
 // io_context goes away.
-#include "server/server.h"
+#include "burrow/server.h"
 
 #include "server/api_error.h"
 #include "server/api_request.h"

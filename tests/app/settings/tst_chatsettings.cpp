@@ -29,7 +29,10 @@ private slots:
         QCOMPARE(s.repeatLastN(), 64);
         QVERIFY(s.randomSeed());
         QCOMPARE(s.maxTokens(), -1);
-        QCOMPARE(s.contextSize(), 4096);
+        QCOMPARE(s.contextSize(), 0);   // Automatic (ContextLimit::decide)
+        QCOMPARE(s.toEngine().contextSize, 0);
+        QCOMPARE(s.contextPolicy(), QStringLiteral("stop"));
+        QVERIFY(s.toEngine().contextOverflow == burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP);
         QCOMPARE(s.systemPrompt(), QString());
         QCOMPARE(s.chatFormat(), QStringLiteral("auto"));
         QCOMPARE(s.toEngine().chatFormat, std::string("auto"));
@@ -43,7 +46,7 @@ private slots:
         QCOMPARE(s.toEngine().reasoningEffort, std::string("medium"));
         QCOMPARE(s.kvCacheType(), QStringLiteral("f16"));
         QVERIFY(s.toEngine().kvCacheType == burrow::KvCacheType::KV_CACHE_F16);
-        QCOMPARE(ChatSettings::fieldNames().size(), 15);
+        QCOMPARE(ChatSettings::fieldNames().size(), 16);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }
@@ -136,7 +139,8 @@ private slots:
         ok("context 8192", c, 8192);
         ok("context as text", c, QStringLiteral(" 2048 "));
         bad("context 63", c, 63, QStringLiteral("at least 64"));
-        bad("context 0", c, 0, QStringLiteral("at least 64"));
+        ok("context automatic", c, 0);
+        bad("context 63", c, 63, QStringLiteral("at least 64"));
         bad("context negative", c, -4096, QStringLiteral("at least 64"));
         bad("context beyond any", c, 4000000, QStringLiteral("at most 1048576"));
         bad("context fraction", c, 100.5, QStringLiteral("whole number"));
@@ -333,6 +337,40 @@ private slots:
         QCOMPARE(lone.minP(), 0.05);
     }
 
+    // A fresh install on a model trained for 2,048 tokens: the default
+    // (Automatic) is valid, and so is Reset (issue #26: it showed "trained
+    // for at most 2048 tokens" and Reset did nothing). Chats saved with the
+    // old default 4,096 (settings version 1) read as Automatic; a 4,096 the
+    // user chose in a version-2 chat stays, flagged when too large.
+    void automaticContextOnASmallModel()
+    {
+        ChatSettings s;
+        s.setTrainedContext(2048);
+        s.setMemoryContextLimit(1500);
+        QVERIFY(s.isValid());
+        QCOMPARE(s.error(QStringLiteral("contextSize")), QString());
+        QVERIFY(s.setValue(QStringLiteral("contextSize"), 1024));
+        s.resetField(QStringLiteral("contextSize"));
+        QCOMPARE(s.contextSize(), 0);
+        QVERIFY(s.isValid());
+
+        ChatSettings old;
+        old.setTrainedContext(2048);
+        QVERIFY(old.fromJson(QJsonObject{{QStringLiteral("version"), 1}, {QStringLiteral("contextSize"), 4096}}));
+        QCOMPARE(old.contextSize(), 0);
+        QVERIFY(old.isValid());
+        QVERIFY(old.fromJson(QJsonObject{{QStringLiteral("version"), 1}, {QStringLiteral("contextSize"), 1024}}));
+        QCOMPARE(old.contextSize(), 1024);
+        QVERIFY(!old.fromJson(QJsonObject{{QStringLiteral("version"), 2}, {QStringLiteral("contextSize"), 4096}}));
+        QCOMPARE(old.contextSize(), 4096);
+        QVERIFY(old.error(QStringLiteral("contextSize")).contains(QLatin1String("2048")));
+        // An import normalizes the same way.
+        QCOMPARE(ChatSettings::normalizedJson(QJsonObject{{QStringLiteral("version"), 1},
+                                                          {QStringLiteral("contextSize"), 4096}})
+                     .value(QStringLiteral("contextSize")).toInt(),
+                 0);
+    }
+
     void resetToADefaultBeyondTheModelIsFlagged()
     {
         ChatSettings defaults;
@@ -365,7 +403,7 @@ private slots:
         if (haveFormats)
             a.setChatFormat(QStringLiteral("gemma"));
         const QJsonObject json = a.toJson();
-        QCOMPARE(json.value(QStringLiteral("version")).toInt(), 1);
+        QCOMPARE(json.value(QStringLiteral("version")).toInt(), 2);
         QCOMPARE(json.value(QStringLiteral("seed")).toDouble(), 4294967294.0);
 
         ChatSettings b;
@@ -435,7 +473,7 @@ private slots:
         QCOMPARE(r.sampling.penaltyLastN, 128);
         QCOMPARE(r.sampling.seed, 0xFFFFFFFFu);  // random
         QCOMPARE(r.maxTokens, 99);
-        QCOMPARE(r.contextSize, 1024u);
+        QCOMPARE(r.contextSize, 1024);
         QCOMPARE(r.systemPrompt, std::string("sys"));
         s.setRandomSeed(false);
         s.setSeed(42);
@@ -465,6 +503,7 @@ private slots:
             {QStringLiteral("seed"), {qint64(987654321), qint64(-1)}},
             {QStringLiteral("maxTokens"), {77, 0}},
             {QStringLiteral("contextSize"), {1536, 10}},
+            {QStringLiteral("contextPolicy"), {QStringLiteral("shift"), QStringLiteral("wrap")}},
             {QStringLiteral("kvCacheType"), {QStringLiteral("q8_0"), QStringLiteral("q4_0")}},
             {QStringLiteral("systemPrompt"), {QStringLiteral("Réponds brièvement."), true}},
             {QStringLiteral("chatFormat"), {QStringLiteral("chatml"), QStringLiteral("vicuna")}},
@@ -548,7 +587,10 @@ private slots:
             if (field == QLatin1String("randomSeed")) return r.sampling.seed != base.sampling.seed;   // the fixed seed (0)
             if (field == QLatin1String("seed")) return r.sampling.seed == uint32_t(value.toLongLong());
             if (field == QLatin1String("maxTokens")) return r.maxTokens == value.toInt();
-            if (field == QLatin1String("contextSize")) return r.contextSize == uint32_t(value.toInt());
+            if (field == QLatin1String("contextSize")) return r.contextSize == value.toInt();
+            if (field == QLatin1String("contextPolicy"))
+                return r.contextOverflow == burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT
+                       && base.contextOverflow == burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
             if (field == QLatin1String("kvCacheType"))
                 return r.kvCacheType == burrow::KvCacheType::KV_CACHE_Q8_0 && base.kvCacheType == burrow::KvCacheType::KV_CACHE_F16;
             if (field == QLatin1String("systemPrompt")) return r.systemPrompt == value.toString().toStdString();

@@ -4,8 +4,10 @@
 // and for a base model; plain text as the app wrote it; truncation that
 // keeps the system prompt and the newest turns and drops whole exchanges
 // (checked at every budget: the result fits, starts at a user message, and
-// the cut one exchange earlier would not fit), refusal naming the sizes, the
-// last message alone too long, keepTokens, and the boundary reported.
+// the cut one exchange earlier would not fit), the same keeping the first
+// exchange too (keepFirstExchange: a chat whose context shifts), refusal
+// naming the sizes, the last message alone too long, keepTokens, and the
+// boundary reported.
 #include "burrow/engine.h"
 #include "test_support.h"
 #include "tiny_model.h"
@@ -80,11 +82,12 @@ class TestChatPrompt : public QObject {
         return m.value();
     }
 
-    // What the kept part must be: the leading system message and messages[first..].
+    // What the kept part must be: the lead (the leading system message, and
+    // the first exchange when lead is 3) and messages[first..].
     static std::vector<Token> expectedTokens(const Model &m, const std::vector<ChatMessage> &all, size_t first,
-                                             const ChatPrompt &p)
+                                             const ChatPrompt &p, size_t lead = 1)
     {
-        std::vector<ChatMessage> kept{all.front()};
+        std::vector<ChatMessage> kept(all.begin(), all.begin() + std::ptrdiff_t(lead));
         kept.insert(kept.end(), all.begin() + std::ptrdiff_t(first), all.end());
         if (p.format.plainText) {
             std::string text = kept.front().content + "\n";
@@ -259,6 +262,63 @@ private slots:
             QCOMPARE(p->keepTokens, whole->keepTokens);   // the system part stays
         }
         QVERIFY(refusedLast > 0);
+    }
+
+    // keepFirstExchange: the system message and the first exchange stay at
+    // every budget, the rest is cut as without it; keepTokens covers the
+    // three (a context shift keeps them).
+    void keepFirstExchangeAtEveryBudget_data() { truncationAtEveryBudget_data(); }
+
+    void keepFirstExchangeAtEveryBudget()
+    {
+        QFETCH(int, kind);
+        auto m = model(Kind(kind));
+        QVERIFY(m);
+        const std::vector<ChatMessage> conv = conversation();
+        PromptOptions o;
+        o.plainTextForBaseModels = true;
+        o.keepFirstExchange = true;
+        auto whole = buildChatPrompt(*m, conv, o);
+        QVERIFY(whole);
+        QCOMPARE(whole->keptMessages, size_t(2));
+        QCOMPARE(whole->firstMessage, size_t(3));
+        QCOMPARE(whole->droppedMessages, size_t(0));
+        // The same tokens as without keeping: only what a cut drops differs.
+        PromptOptions plain = o;
+        plain.keepFirstExchange = false;
+        auto without = buildChatPrompt(*m, conv, plain);
+        QVERIFY(without);
+        QVERIFY(whole->tokens == without->tokens);
+        QVERIFY(whole->keepTokens > without->keepTokens);
+        const uint32_t full = uint32_t(whole->tokens.size());
+        std::map<size_t, size_t> sizeAt;
+        for (size_t i = 3; i < conv.size(); ++i)
+            if (conv[i].role == "user")
+                sizeAt[i] = expectedTokens(*m, conv, i, whole.value(), 3).size();
+        int kept = 0;
+        for (uint32_t budget = full; budget >= 1; --budget) {
+            o.budget = budget;
+            auto p = buildChatPrompt(*m, conv, o);
+            if (budget < sizeAt.rbegin()->second) {
+                QVERIFY2(!p, qPrintable(QString::number(budget)));
+                continue;
+            }
+            QVERIFY2(p, p.message().c_str());
+            QVERIFY(p->tokens.size() <= budget);
+            QCOMPARE(conv[p->firstMessage].role, std::string("user"));
+            QCOMPARE(p->keptMessages, size_t(2));
+            QCOMPARE(p->droppedMessages, p->firstMessage - 3);
+            QVERIFY(p->tokens == expectedTokens(*m, conv, p->firstMessage, p.value(), 3));
+            auto it = sizeAt.find(p->firstMessage);
+            QVERIFY(it != sizeAt.end());
+            if (it != sizeAt.begin())
+                QVERIFY2(std::prev(it)->second > budget, qPrintable(QString::number(budget)));
+            // The lead is the prompt's first keepTokens tokens.
+            QCOMPARE(p->keepTokens, whole->keepTokens);
+            QVERIFY(std::equal(whole->tokens.begin(), whole->tokens.begin() + p->keepTokens, p->tokens.begin()));
+            ++kept;
+        }
+        QVERIFY(kept > 0);
     }
 
     void refuse()

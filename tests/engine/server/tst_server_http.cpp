@@ -5,7 +5,7 @@
 // framing, keep-alive comments, errors and limits, hostile requests, and a
 // client that leaves mid-stream has its request cancelled. After every
 // hostile request the server still answers /health.
-#include "server/server.h"
+#include "burrow/server.h"
 
 #include "http_client.h"
 #include "tiny_model.h"

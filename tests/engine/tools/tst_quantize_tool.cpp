@@ -88,7 +88,7 @@ struct SelfMade {
 // A 12-layer llama-shaped file (tied output): token_embd [256, 16],
 // output_norm [256], per layer attn_norm [256], attn_v [256, 4] and
 // ffn_down [96, 4] (rows not a multiple of 256), added out of order.
-// oddTensor adds blk.0.ffn_up.weight [48, 2]; iq2Tensor adds an IQ2_XXS
+// oddTensor adds blk.0.ffn_up.weight [48, 2]; iq2Tensor adds an I32
 // matrix (a type without a dequantizer).
 SelfMade selfMadeModel(bool oddTensor = false, bool iq2Tensor = false)
 {
@@ -120,7 +120,7 @@ SelfMade selfMadeModel(bool oddTensor = false, bool iq2Tensor = false)
     if (oddTensor)
         add("blk.0.ffn_up.weight", {48, 2}, seed++);
     if (iq2Tensor)
-        m.ok = m.ok && w.addTensor("blk.0.ffn_gate.weight", GgmlType::GGML_TYPE_IQ2_XXS, {256, 2});
+        m.ok = m.ok && w.addTensor("blk.0.ffn_gate.weight", GgmlType::GGML_TYPE_I32, {256, 2});
     m.file = w.bytes();
     return m;
 }
@@ -615,7 +615,7 @@ void TestQuantizeTool::errors_data()
     QTest::newRow("missing input") << "missing" << 1 << "absent.gguf";
     QTest::newRow("not a gguf") << "text" << 1 << "notes.txt";
     QTest::newRow("no output folder") << "no folder" << 1 << "cannot create";
-    QTest::newRow("no dequantizer") << "iq2" << 1 << "tensor 'blk.0.ffn_gate.weight' has type IQ2_XXS, which cannot be converted";
+    QTest::newRow("no dequantizer") << "iq2" << 1 << "tensor 'blk.0.ffn_gate.weight' has type I32, which cannot be converted";
     QTest::newRow("rows not a multiple of the block") << "odd" << 1
         << "tensor 'blk.0.ffn_up.weight' has rows of 48 elements, not a multiple of 32 as type Q8_0 needs";
 }

@@ -62,6 +62,9 @@ void quantizeRowQ8_K(const float *src, void *dst, int64_t n);
 // and all-zero codes, an error below 2^-125); each value gets the code of
 // least |kValuesMxfp4[q] * d - x|, the lowest code on ties (0, not -0).
 void quantizeRowMXFP4(const float *src, void *dst, int64_t n);
+// The E2M1 code (0..15) of least |kValuesMxfp4[q] * d - x|, the first one on
+// ties (MXFP4 and NVFP4: d is half the block's scale).
+uint8_t bestMxfp4Code(float x, float d);
 
 // --- dot products: *s = x . y over n elements ---
 // Each follows the float steps of the reference engine's AVX-512 build

@@ -204,9 +204,6 @@ void quantizeRowQ8_K(const float *src, void *dst, int64_t n)
 
 // --- MXFP4 ---
 
-namespace {
-
-// The code of least |kValuesMxfp4[q] * d - x|, the first one on ties.
 uint8_t bestMxfp4Code(float x, float d)
 {
     uint8_t best = 0;
@@ -220,6 +217,8 @@ uint8_t bestMxfp4Code(float x, float d)
     }
     return best;
 }
+
+namespace {
 
 // (uint8_t)(float) as x86 code does it: truncate to int32 (an out-of-range or
 // NaN float gives INT32_MIN there), keep the low byte.

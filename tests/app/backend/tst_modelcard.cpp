@@ -1,14 +1,17 @@
 // The model card says what the 2026 files are, from the engine's header
 // facts (burrow::ModelInfo): the architecture, "8 experts, 2 active" and the
 // active share of the parameters for a mixture of experts, the sliding
-// window, and a memory estimate that counts all experts and bounds the
-// sliding layers' cache by their window (ModelInfo::kvCacheBytes).
+// window, and a memory estimate that counts all experts, bounds the sliding
+// layers' cache by their window and counts the recurrent state of a qwen35
+// model (ModelInfo::kvCacheBytes: the card used to leave the state out),
+// which also cannot shift its context. And the context a chat gets on a
+// model trained for less than 4,096 positions: its trained length.
 #include <QLocale>
 #include <QTest>
 
 #include "backend/enginebackend.h"
 #include "burrow/engine.h"
-#include "models/modelcard.h"
+#include "backend/modelcard.h"
 #include "test_support.h"
 
 using namespace burrow::test;
@@ -25,14 +28,17 @@ private Q_SLOTS:
         QTest::addColumn<QString>("architecture");
         QTest::addColumn<QString>("experts");       // "" for a dense model
         QTest::addColumn<bool>("sliding");
+        QTest::addColumn<bool>("recurrent");
         QTest::newRow("qwen3") << QStringLiteral("models/synthetic-2026/qwen3-Q4_K_M.gguf") << QStringLiteral("qwen3")
-                               << QString() << false;
+                               << QString() << false << false;
         QTest::newRow("qwen3moe") << QStringLiteral("models/synthetic-2026/qwen3moe-Q4_K_M.gguf")
-                                  << QStringLiteral("qwen3moe") << QStringLiteral("8 experts, 2 active") << false;
+                                  << QStringLiteral("qwen3moe") << QStringLiteral("8 experts, 2 active") << false << false;
         QTest::newRow("gemma3") << QStringLiteral("models/synthetic-2026/gemma3-Q4_K_M.gguf") << QStringLiteral("gemma3")
-                                << QString() << true;
+                                << QString() << true << false;
         QTest::newRow("gpt-oss") << QStringLiteral("models/synthetic-2026/gpt-oss-MXFP4.gguf")
-                                 << QStringLiteral("gpt-oss") << QStringLiteral("8 experts, 2 active") << true;
+                                 << QStringLiteral("gpt-oss") << QStringLiteral("8 experts, 2 active") << true << false;
+        QTest::newRow("qwen35") << QStringLiteral("models/synthetic-2026/qwen35-Q4_K_M.gguf") << QStringLiteral("qwen35")
+                                << QString() << false << true;
     }
 
     void cardOfEachFamily()
@@ -41,6 +47,7 @@ private Q_SLOTS:
         QFETCH(QString, architecture);
         QFETCH(QString, experts);
         QFETCH(bool, sliding);
+        QFETCH(bool, recurrent);
         BURROW_REQUIRE_SHARED(file);
         const QString path = sharedPath(file);
         auto info = burrow::inspectModel(path.toStdString());
@@ -67,8 +74,11 @@ private Q_SLOTS:
                                                    .arg(info->slidingLayerCount)
                                                    .arg(info->blockCount));
         }
+        QCOMPARE(info->recurrentStateBytes > 0, recurrent);
+        QCOMPARE(card.canShiftContext(), !recurrent);
         // The memory estimate: all the weights (every expert) and the
-        // engine's KV cache arithmetic, at a short and at the full context.
+        // engine's KV cache arithmetic (with the recurrent state's copies),
+        // at a short and at the full context.
         for (const int context : {64, card.trainedContext}) {
             const quint64 expected = info->weightBytes + info->kvCacheBytes(uint32_t(card.contextFor(context)));
             QCOMPARE(card.memoryBytesAt(context), expected);
@@ -81,20 +91,52 @@ private Q_SLOTS:
     }
 
     // Hand-made numbers: a sliding layer's cache stops growing at its
-    // window plus one prompt chunk; a hostile header saturates, never wraps.
+    // window plus one prompt chunk; the recurrent state counts its copies;
+    // a hostile header saturates, never wraps.
     void memoryEstimateBoundsTheWindow()
     {
-        ModelCard card;
-        card.trainedContext = 1 << 20;
-        card.weightBytes = 1000;
-        card.kvBytesPerToken = 10;
-        card.kvBytesPerTokenSliding = 100;
-        card.slidingWindow = 1024;
+        burrow::ModelInfo info;
+        info.path = "/m/hand.gguf";
+        info.contextLength = 1 << 20;
+        info.weightBytes = 1000;
+        info.kvBytesPerToken = 10;
+        info.kvBytesPerTokenSliding = 100;
+        info.slidingWindow = 1024;
+        ModelCard card = ModelCard::fromInfo(info);
         const quint64 window = 1024 + burrow::ModelInfo::kSlidingCacheSlack;
         QCOMPARE(card.memoryBytesAt(512), quint64(1000 + 10 * 512 + 100 * 512));
         QCOMPARE(card.memoryBytesAt(65536), quint64(1000 + 10 * 65536 + 100 * window));
-        card.kvBytesPerToken = UINT64_MAX / 2;
-        QCOMPARE(card.memoryBytesAt(65536), quint64(UINT64_MAX));
+        info.recurrentLayerCount = 3;
+        info.recurrentStateBytes = 7;
+        card = ModelCard::fromInfo(info);
+        QCOMPARE(card.memoryBytesAt(512), quint64(1000 + 10 * 512 + 100 * 512 + 7 * burrow::ModelInfo::kRecurrentStateCopies));
+        QVERIFY(!card.canShiftContext());
+        info.kvBytesPerToken = UINT64_MAX / 2;
+        QCOMPARE(ModelCard::fromInfo(info).memoryBytesAt(65536), quint64(UINT64_MAX));
+    }
+
+    // A model trained for 2,048 positions (the bench model): Automatic gives
+    // it 2,048 when memory holds that, an explicit size is kept up to the
+    // trained length, and a larger one gets the trained length.
+    void contextOfAModelTrainedForLess()
+    {
+        const QString bench = QStringLiteral("models/bench/llama-155M-Q4_K_M.gguf");
+        BURROW_REQUIRE_SHARED(bench);
+        QString error;
+        ModelCard card = EngineBackend::inspect(sharedPath(bench), &error);
+        QVERIFY2(card.isValid(), qPrintable(error));
+        QCOMPARE(card.trainedContext, 2048);
+        card.availableMemory = 64ull << 30;   // plenty
+        QCOMPARE(card.contextFor(0), 2048);
+        QCOMPARE(card.contextFor(1000), 1000);
+        QCOMPARE(card.contextFor(4096), 2048);
+        // Little memory: Automatic shrinks to what fits, never below the minimum.
+        card.availableMemory = card.memoryBytesAt(700) + 1;
+        QVERIFY(card.contextFor(0) >= 700 && card.contextFor(0) < 720);
+        QVERIFY(card.fitsAt(0));
+        card.availableMemory = 1;
+        QCOMPARE(card.contextFor(0), 64);
+        QVERIFY(!card.fitsAt(0));
     }
 };
 

@@ -4,8 +4,10 @@
 #include <QFileInfo>
 #include <QLocale>
 
+#include <QHash>
+
 #include "burrow/engine.h"
-#include "settings/settingsfields.h"
+#include "contextlimit.h"
 #include "systemmemory.h"
 
 namespace {
@@ -30,16 +32,20 @@ ModelCard ModelCard::fromInfo(const burrow::ModelInfo &info)
     card.trainedContext = toInt(info.contextLength);
     card.fileSize = info.fileSize;
     card.weightBytes = info.weightBytes;
-    card.kvBytesPerToken = info.kvBytesPerToken;
-    card.kvBytesPerTokenSliding = info.kvBytesPerTokenSliding;
     card.layerCount = toInt(info.blockCount);
     card.expertCount = toInt(info.expertCount);
     card.expertUsedCount = toInt(info.expertUsedCount);
     card.activeParameterCount = info.activeParameterCount ? info.activeParameterCount : info.parameterCount;
     card.slidingWindow = toInt(info.slidingWindow);
     card.slidingLayerCount = toInt(info.slidingLayerCount);
+    card.recurrentLayerCount = toInt(info.recurrentLayerCount);
     card.hasChatTemplate = info.hasChatTemplate;
     card.availableMemory = SystemMemory::availableBytes();
+    // The estimate needs the numbers, not the template or the tensor table.
+    auto kept = std::make_shared<burrow::ModelInfo>(info);
+    kept->chatTemplate.clear();
+    kept->tensorTypeCounts.clear();
+    card.m_info = std::move(kept);
     return card;
 }
 
@@ -99,24 +105,46 @@ QString ModelCard::fileSizeText() const
     return formatBytes(fileSize);
 }
 
-int ModelCard::contextFor(int requested) const
+int ModelCard::contextFor(int requested, const QString &kvCacheType) const
 {
-    if (requested <= 0 || (trainedContext > 0 && requested > trainedContext))
-        return trainedContext;
-    return requested;
+    // The search below needs the estimate at a size, not at Automatic: no recursion.
+    return ContextLimit::decide(requested, trainedContext,
+                                requested > 0 ? 0 : largestFittingContext(kvCacheType));
+}
+
+int ModelCard::largestFittingContext(const QString &kvCacheType) const
+{
+    if (availableMemory == 0 || !m_info)
+        return 0;
+    if (memoryAtPositions(ContextLimit::Minimum, kvCacheType) > availableMemory)
+        return ContextLimit::Minimum;
+    int lo = ContextLimit::Minimum, hi = trainedContext > 0 ? trainedContext : (1 << 20);
+    if (memoryAtPositions(hi, kvCacheType) <= availableMemory)
+        return hi;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo + 1) / 2;
+        if (memoryAtPositions(mid, kvCacheType) <= availableMemory)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+quint64 ModelCard::memoryAtPositions(int positions, const QString &kvCacheType) const
+{
+    if (!m_info)
+        return weightBytes;
+    // The engine's arithmetic (saturating).
+    const burrow::KvCacheType type = kvCacheType == QLatin1String("q8_0") ? burrow::KvCacheType::KV_CACHE_Q8_0
+                                                                          : burrow::KvCacheType::KV_CACHE_F16;
+    const uint64_t kv = m_info->kvCacheBytes(uint32_t(qMax(0, positions)), type);
+    return kv > UINT64_MAX - m_info->weightBytes ? UINT64_MAX : m_info->weightBytes + kv;
 }
 
 qulonglong ModelCard::memoryBytesAt(int context, const QString &kvCacheType) const
 {
-    // The engine's arithmetic (ModelInfo::kvCacheBytes, saturating), on the card's copy of its fields.
-    burrow::ModelInfo info;
-    info.kvBytesPerToken = kvBytesPerToken;
-    info.kvBytesPerTokenSliding = kvBytesPerTokenSliding;
-    info.slidingWindow = uint32_t(qMax(0, slidingWindow));
-    const burrow::KvCacheType type = kvCacheType == QLatin1String("q8_0") ? burrow::KvCacheType::KV_CACHE_Q8_0
-                                                                          : burrow::KvCacheType::KV_CACHE_F16;
-    const uint64_t kv = info.kvCacheBytes(uint32_t(qMax(0, contextFor(context))), type);
-    return kv > UINT64_MAX - weightBytes ? UINT64_MAX : weightBytes + kv;
+    return memoryAtPositions(contextFor(context, kvCacheType), kvCacheType);
 }
 
 QString ModelCard::availableMemoryText() const
@@ -134,10 +162,23 @@ QString ModelCard::chatFormatText() const
         return tr("its own chat template");
     if (chatFormat == QLatin1String("plain"))
         return tr("none: the model continues your text (it has no chat template and no chat tokens)");
-    const QString label = SettingsFields::chatFormatLabel(chatFormat);
+    const QString label = formatLabel(chatFormat);
     if (chatFormatFromVocabulary)
         return tr("%1, from the chat tokens in its vocabulary (it has no chat template)").arg(label);
     if (hasChatTemplate)
         return tr("%1 (its own chat template cannot be used)").arg(label);
     return tr("%1, chosen from its architecture (it has no chat template)").arg(label);
+}
+
+QString ModelCard::formatLabel(const QString &name)
+{
+    static const QHash<QString, QString> families = {
+        {QStringLiteral("chatml"), QStringLiteral("ChatML")},   {QStringLiteral("llama2"), QStringLiteral("Llama 2")},
+        {QStringLiteral("llama3"), QStringLiteral("Llama 3")},  {QStringLiteral("gemma"), QStringLiteral("Gemma")},
+        {QStringLiteral("phi3"), QStringLiteral("Phi-3")},      {QStringLiteral("mistral"), QStringLiteral("Mistral")},
+        {QStringLiteral("zephyr"), QStringLiteral("Zephyr")},
+    };
+    if (name == QLatin1String("auto"))
+        return QCoreApplication::translate("ChatSettings", "Automatic (from the model)");
+    return families.value(name, name);
 }

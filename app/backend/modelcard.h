@@ -1,7 +1,13 @@
 // ModelCard: what the header of a .gguf says, the memory estimate for a
-// context size, and which chat format the engine uses for it and why. A
-// value type (copyable, no QObject) that QML reads as `modelCard`.
+// context size, the context a chat gets, and which chat format the engine
+// uses for it and why. A value type (copyable, no QObject) that QML reads as
+// `modelCard`. The numbers come from the engine's own burrow::ModelInfo,
+// which the card keeps (shared, read-only): the memory estimate is the
+// engine's arithmetic on it (weights, KV cache of the chosen type, sliding
+// windows, recurrent state).
 #pragma once
+
+#include <memory>
 
 #include <QMetaType>
 #include <QString>
@@ -39,6 +45,9 @@ class ModelCard {
     Q_PROPERTY(bool readsEnableThinking MEMBER readsEnableThinking)
     Q_PROPERTY(bool readsReasoningEffort MEMBER readsReasoningEffort)
     Q_PROPERTY(bool reasons READ reasons)
+    // A full context can be shifted (burrow::ModelInfo::canShiftContext):
+    // false for a model with recurrent layers (qwen35).
+    Q_PROPERTY(bool canShiftContext READ canShiftContext)
 
 public:
     QString path;
@@ -50,8 +59,6 @@ public:
     int layerCount = 0;
     quint64 fileSize = 0;
     quint64 weightBytes = 0;
-    quint64 kvBytesPerToken = 0;          // F16 K+V of the full-attention layers, per position
-    quint64 kvBytesPerTokenSliding = 0;   // of the sliding-window layers (bounded by the window)
     // Mixture of experts (burrow::ModelInfo): 0 for a dense model.
     int expertCount = 0;
     int expertUsedCount = 0;
@@ -59,6 +66,9 @@ public:
     // Sliding-window attention: positions a sliding layer sees, and how many layers use it.
     int slidingWindow = 0;
     int slidingLayerCount = 0;
+    // Recurrent layers (qwen35's Gated DeltaNet): they keep a state per
+    // conversation, and a full context cannot be shifted.
+    int recurrentLayerCount = 0;
     quint64 availableMemory = 0;    // MemAvailable when the card was made (0: unknown)
     bool hasChatTemplate = false;
     // The engine's answer to "which chat format does Automatic use"
@@ -78,8 +88,10 @@ public:
 
     // The card of an engine header (burrow::inspectModel, the model library),
     // with the memory free now (SystemMemory); the chat format is left for
-    // the engine to say.
+    // the engine to say. The card keeps a copy of `info` for its estimates.
     static ModelCard fromInfo(const burrow::ModelInfo &info);
+    // The engine's facts behind the card (null for a card made by hand).
+    const burrow::ModelInfo *info() const { return m_info.get(); }
 
     bool isValid() const { return !path.isEmpty(); }
     QString fileName() const;
@@ -91,10 +103,16 @@ public:
     // "4,096 positions on 5 of 6 layers" ("" without sliding-window attention).
     QString slidingWindowText() const;
     bool reasons() const { return reasoning; }
+    bool canShiftContext() const { return recurrentLayerCount == 0; }
     static QString countText(quint64 n);     // 260K, 7.2M, 30.5B
     QString fileSizeText() const;
-    // A requested context clamped to the trained one (what a session gets).
-    Q_INVOKABLE int contextFor(int requested) const;
+    // The context a chat asking for `requested` (ContextLimit::Automatic or
+    // a size) gets on this model: ContextLimit::decide with the trained
+    // length and largestFittingContext(kvCacheType).
+    Q_INVOKABLE int contextFor(int requested, const QString &kvCacheType = QStringLiteral("f16")) const;
+    // The largest context whose memory estimate fits in availableMemory (0:
+    // unknown; ContextLimit::Minimum when not even that fits). About 20 estimates.
+    Q_INVOKABLE int largestFittingContext(const QString &kvCacheType = QStringLiteral("f16")) const;
     QString availableMemoryText() const;
 
     // Automatic gives the conversation as plain text to continue (a base model).
@@ -105,9 +123,12 @@ public:
     QString chatFormatText() const;
 
     // Weights (all experts) + the KV cache if the context were `contextSize`
-    // positions (clamped) of `kvCacheType` ("f16", "q8_0": the chat setting
-    // of that name; Q8_0 is 34 bytes per 64 of F16), sliding layers holding
-    // at most their window plus one prompt chunk (burrow::ModelInfo::kvCacheBytes).
+    // positions (at most the trained context; Automatic as contextFor) of
+    // `kvCacheType` ("f16", "q8_0": the chat setting of that name; Q8_0 is 34
+    // bytes per 64 of F16), sliding layers holding at most their window plus
+    // one prompt chunk, plus the recurrent state's copies
+    // (burrow::ModelInfo::kvCacheBytes). The weights alone for a card
+    // without the engine's facts.
     Q_INVOKABLE qulonglong memoryBytesAt(int contextSize, const QString &kvCacheType = QStringLiteral("f16")) const;
     Q_INVOKABLE QString memoryTextAt(int contextSize, const QString &kvCacheType = QStringLiteral("f16")) const
     {
@@ -119,6 +140,15 @@ public:
     }
 
     static QString formatBytes(quint64 bytes);
+    // How a chat format is named to the user: "Automatic (from the model)",
+    // else the family's own name ("ChatML", "Llama 3"; not translated).
+    static QString formatLabel(const QString &name);
+
+private:
+    // Positions the estimate counts for a context of `contextSize` (Automatic: 0 here).
+    quint64 memoryAtPositions(int positions, const QString &kvCacheType) const;
+
+    std::shared_ptr<const burrow::ModelInfo> m_info;
 };
 
 Q_DECLARE_METATYPE(ModelCard)

@@ -1,0 +1,220 @@
+// The lattice i-quants' prompt path (iq_tiles.h): tile layout, the
+// activation side, the scalar twins, and the dispatch with a per-thread
+// tile buffer. Compiled with -ffp-contract=off (the float steps are the
+// scalar dot products' own, generic/iq_kernels.h).
+#include "quant/iq_tiles.h"
+
+#include "quant/cpu_features.h"
+#include "quant/generic/iq_kernels.h"
+#include "quant/packed.h"
+#include "quant/quant_blocks.h"
+#include "quant/quant_traits.h"
+#ifdef BURROW_QUANT_X86
+#include "quant/x86/iq_simd.h"
+#endif
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace burrow::quant {
+
+namespace {
+
+constexpr size_t kRows = kPackRows;
+constexpr size_t kOffStart = 64, kOffScale = 576, kOffWeights = 1600, kOffExtra = 5696;
+
+void put32(uint8_t *p, int32_t v) { std::memcpy(p, &v, 4); }
+int32_t get32(const uint8_t *p)
+{
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+int32_t pair16(int a, int b) { return static_cast<int32_t>((static_cast<uint32_t>(a) & 0xffffu) | (static_cast<uint32_t>(b) << 16)); }
+int lo16(int32_t v) { return static_cast<int16_t>(v & 0xffff); }
+int hi16(int32_t v) { return static_cast<int16_t>(static_cast<uint32_t>(v) >> 16); }
+
+// Row r of one super-block of a tile from its decoded super-block.
+void putRow(GgmlType type, const generic::IqSuperBlock &s, uint8_t *o, size_t r)
+{
+    std::memcpy(o + 4 * r, &s.d, 4);
+    for (int h = 0; h < 16; ++h)
+        put32(o + kOffScale + (16 * h + r) * 4, pair16(s.scale[h], s.scale[h]));
+    for (int m = 0; m < 8; ++m) {
+        int32_t start = 0;
+        for (int ib = 0; ib < 8; ++ib) {
+            const int8_t *w = s.w + 32 * ib + 4 * m;
+            std::memcpy(o + kOffWeights + ((8 * m + ib) * kRows + r) * 4, w, 4);
+            start += s.scale[2 * ib + m / 4] * (w[0] + w[1] + w[2] + w[3]);
+        }
+        put32(o + kOffStart + (16 * m + r) * 4, -128 * start);
+    }
+    if (type == GgmlType::GGML_TYPE_IQ1_S)
+        for (int p = 0; p < 4; ++p)
+            put32(o + kOffExtra + (16 * p + r) * 4,
+                  pair16(s.scale[4 * p] * s.shift[8 * p], s.scale[4 * p + 2] * s.shift[8 * p + 4]));
+    if (type == GgmlType::GGML_TYPE_IQ1_M)
+        for (int m = 0; m < 8; ++m)
+            for (int p = 0; p < 4; ++p) {
+                const int c0 = s.scale[2 * (2 * p) + m / 4] * s.shift[4 * (2 * p) + m / 2];
+                const int c1 = s.scale[2 * (2 * p + 1) + m / 4] * s.shift[4 * (2 * p + 1) + m / 2];
+                put32(o + kOffExtra + ((4 * m + p) * kRows + r) * 4, pair16(c0, c1));
+            }
+}
+
+void freeAligned(uint8_t *p) { std::free(p); }
+
+} // namespace
+
+size_t iqTileSuperBytes(GgmlType type)
+{
+    switch (type) {
+    case GgmlType::GGML_TYPE_IQ1_S: return kOffExtra + 4 * kRows * 4;
+    case GgmlType::GGML_TYPE_IQ1_M: return kOffExtra + 32 * kRows * 4;
+    default: return generic::isIqLatticeType(type) ? kOffExtra : 0;
+    }
+}
+
+bool iqTileType(GgmlType type)
+{
+    return generic::isIqLatticeType(type);
+}
+
+bool iqTilesActive(GgmlType type)
+{
+#ifdef BURROW_QUANT_X86
+    return generic::isIqLatticeType(type) && activeCpuPath() == CpuPath::CPU_PATH_AVX512;
+#else
+    (void)type;
+    return false;
+#endif
+}
+
+size_t iqTileSideBytes(int64_t K, int64_t nTokens)
+{
+    return static_cast<size_t>(K / QK_K) * kIqTileActBytes * static_cast<size_t>(nTokens);
+}
+
+void iqTilePrepareRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t)
+{
+    const int64_t nb = K / QK_K;
+    const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t) * act.stride);
+    uint8_t *side = act.tileSide + static_cast<size_t>(t * nb) * kIqTileActBytes;
+    for (int64_t b = 0; b < nb; ++b) {
+        const int8_t *q = a[b].qs;
+        for (int m = 0; m < 8; ++m)
+            for (int ib = 0; ib < 8; ++ib)
+                for (int i = 0; i < 4; ++i)
+                    side[iqSideRun(nb, m, b, ib) + static_cast<size_t>(i)] = static_cast<uint8_t>(q[32 * ib + 4 * m + i] + 128);
+        if (type == GgmlType::GGML_TYPE_IQ1_S)
+            for (int p = 0; p < 4; ++p)
+                put32(side + iqSideSums(nb, b, p), pair16(a[b].bsums[4 * p] + a[b].bsums[4 * p + 1],
+                                                          a[b].bsums[4 * p + 2] + a[b].bsums[4 * p + 3]));
+        if (type == GgmlType::GGML_TYPE_IQ1_M)
+            for (int m = 0; m < 8; ++m)
+                for (int p = 0; p < 4; ++p) {
+                    const int8_t *r0 = q + 32 * (2 * p) + 4 * m, *r1 = q + 32 * (2 * p + 1) + 4 * m;
+                    put32(side + iqSideQ4(nb, m, b, p), pair16(r0[0] + r0[1] + r0[2] + r0[3], r1[0] + r1[1] + r1[2] + r1[3]));
+                }
+    }
+}
+
+void iqTileConvertScalar(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int64_t N, int64_t g,
+                         uint8_t *tile)
+{
+    const generic::IqDecodeFn decode = generic::iqDecoder(type);
+    const size_t superBytes = iqTileSuperBytes(type), blockBytes = ggmlTypeInfo(type)->typeSize;
+    const int64_t nb = K / QK_K;
+    std::memset(tile, 0, superBytes * static_cast<size_t>(nb));
+    generic::IqSuperBlock s;
+    for (size_t r = 0; r < kRows && g * 16 + static_cast<int64_t>(r) < N; ++r) {
+        const uint8_t *row = rows + static_cast<size_t>(g * 16 + static_cast<int64_t>(r)) * rowBytes;
+        for (int64_t b = 0; b < nb; ++b) {
+            decode(row + static_cast<size_t>(b) * blockBytes, &s);
+            putRow(type, s, tile + static_cast<size_t>(b) * superBytes, r);
+        }
+    }
+}
+
+void iqTileMultiplyScalar(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
+                          int64_t t0, int64_t t1, float *y, size_t ldy)
+{
+    const size_t superBytes = iqTileSuperBytes(type);
+    const int64_t nb = K / QK_K;
+    for (int r = 0; r < rows; ++r)
+        for (int64_t t = t0; t < t1; ++t) {
+            const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t) * act.stride);
+            const uint8_t *side = act.tileSide + static_cast<size_t>(t * nb) * kIqTileActBytes;
+            generic::IqAccumulator acc;
+            for (int64_t b = 0; b < nb; ++b) {
+                const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+                int32_t lane[8], shiftLane[8] = {};
+                for (int m = 0; m < 8; ++m) {
+                    lane[m] = get32(o + kOffStart + (16 * m + static_cast<size_t>(r)) * 4);
+                    for (int ib = 0; ib < 8; ++ib) {
+                        const auto *w = reinterpret_cast<const int8_t *>(o + kOffWeights + ((8 * m + ib) * kRows + static_cast<size_t>(r)) * 4);
+                        const uint8_t *u = side + iqSideRun(nb, m, b, ib);
+                        const int s = lo16(get32(o + kOffScale + ((2 * ib + m / 4) * kRows + static_cast<size_t>(r)) * 4));
+                        lane[m] += s * (u[0] * w[0] + u[1] * w[1] + u[2] * w[2] + u[3] * w[3]);
+                    }
+                }
+                if (type == GgmlType::GGML_TYPE_IQ1_S)
+                    for (int p = 0; p < 4; ++p) {
+                        const int32_t c = get32(o + kOffExtra + (16 * static_cast<size_t>(p) + static_cast<size_t>(r)) * 4);
+                        const int32_t v = get32(side + iqSideSums(nb, b, p));
+                        shiftLane[0] += lo16(c) * lo16(v) + hi16(c) * hi16(v);
+                    }
+                if (type == GgmlType::GGML_TYPE_IQ1_M)
+                    for (int m = 0; m < 8; ++m)
+                        for (int p = 0; p < 4; ++p) {
+                            const int32_t c = get32(o + kOffExtra + ((4 * m + p) * kRows + static_cast<size_t>(r)) * 4);
+                            const int32_t v = get32(side + iqSideQ4(nb, m, b, p));
+                            shiftLane[m] += lo16(c) * lo16(v) + hi16(c) * hi16(v);
+                        }
+                float dw;
+                std::memcpy(&dw, o + 4 * static_cast<size_t>(r), 4);
+                generic::iqAccumulate(type, acc, dw, a[b].d, lane, shiftLane);
+            }
+            y[static_cast<size_t>(t) * ldy + static_cast<size_t>(r)] = generic::iqFinish(type, acc);
+        }
+}
+
+void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int64_t N, int64_t g0, int64_t g1,
+                  const PackedActivation &act, int64_t nTokens, float *y, size_t ldy)
+{
+    // The tile buffer of this thread: grown to the largest tile seen, kept.
+    thread_local std::unique_ptr<uint8_t[], void (*)(uint8_t *)> buffer{nullptr, freeAligned};
+    thread_local size_t capacity = 0;
+    const size_t need = iqTileSuperBytes(type) * static_cast<size_t>(K / QK_K);
+    if (need > capacity) {
+        buffer.reset(static_cast<uint8_t *>(std::aligned_alloc(64, (need + 63) & ~size_t{63})));
+        capacity = buffer ? need : 0;
+    }
+    const bool simd = iqTilesActive(type);
+    for (int64_t g = g0; g < g1; ++g) {
+        const int rowsHere = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
+        float *yg = y + static_cast<size_t>(g) * 16;
+        if (!buffer) {   // out of memory: the rows' own dot products, one by one
+            const TypeTraits *t = typeTraits(type);
+            for (int r = 0; r < rowsHere; ++r)
+                for (int64_t tk = 0; tk < nTokens; ++tk)
+                    t->vecDot(K, yg + static_cast<size_t>(tk) * ldy + static_cast<size_t>(r),
+                              rows + static_cast<size_t>(16 * g + r) * rowBytes, act.rows + static_cast<size_t>(tk) * act.stride);
+            continue;
+        }
+#ifdef BURROW_QUANT_X86
+        if (simd) {
+            x86::iqTileConvertAvx512(type, rows + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rowsHere, buffer.get());
+            x86::iqTileMultiplyAvx512(type, buffer.get(), K, rowsHere, act, 0, nTokens, yg, ldy);
+            continue;
+        }
+#endif
+        (void)simd;
+        iqTileConvertScalar(type, rows, rowBytes, K, N, g, buffer.get());
+        iqTileMultiplyScalar(type, buffer.get(), K, rowsHere, act, 0, nTokens, yg, ldy);
+    }
+}
+
+} // namespace burrow::quant

@@ -1,0 +1,92 @@
+// The prompt path of the lattice i-quants (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS,
+// IQ2_S, IQ3_XXS, IQ3_S): a multiply of many tokens converts each group of
+// 16 weight rows once into an int8 tile (grid values with their signs,
+// beside the rows' scales) and runs every token through it with 512-bit
+// VNNI: one vpmaddubsw + vpdpwssd multiplies 4 weights of 16 rows by 4
+// activations broadcast to every lane. The original blocks stay in the
+// file mapping (nothing is packed at load: a tile is 4x a 2-bit row), and
+// generation (one token) reads them directly (TypeTraits::vecDot).
+//
+// Every integer sum is exact and each row keeps its type's float steps
+// (generic/iq_kernels.h: 8 lanes per row, one fused multiply-add per
+// super-block and lane, hsum8), so results are bit-identical to vecDot.
+// Activations become unsigned (q + 128, copied once per token by
+// iqTilePrepareRow), and each row's 128 * (its scaled weights) is taken back
+// out where a lane starts.
+//
+// Tile of one group (16 rows r, rows past N are zero), per super-block b
+// (iqTileSuperBytes(type) bytes):
+//   [16]       f32 dw                 the rows' f16 d (IQ1_M: its assembled d)
+//   [8 m][16]  i32 lane start         -128 * sum over sub-blocks ib of scale(ib, m / 4) * (the 4 weights of run (m, ib))
+//   [16 h][16] i32 scale pair         the scale 2s + 1 of half h (elements 16h..) twice as int16
+//   [8 m][8 ib][16][4] i8 weights     run (m, ib): elements 32ib + 4m..32ib + 4m + 3, grid value * sign
+//   IQ1_S  [4 p][16] i32              (c(2p), c(2p + 1)) as int16, c(ib) = scale(ib) * shift sign of sub-block ib
+//   IQ1_M  [8 m][4 p][16] i32         (c(2p, m), c(2p + 1, m)), c(ib, m) = scale(ib, m / 4) * shift sign of group 4ib + m / 2
+// Activation side per token (kIqTileActBytes per super-block; nb = K / 256):
+//   [8 m][nb b][8 ib][4] u8   q + 128 of run (m, ib) of super-block b (one lane's
+//                             bytes of all super-blocks together: a pass streams them)
+//   [nb][4 p] i32             (sum(2p), sum(2p + 1)) as int16, sum(ib) = bsums[2ib] + bsums[2ib + 1]     (IQ1_S)
+//   [8 m][nb][4 p] i32        (q4(2p, m), q4(2p + 1, m)) as int16, q4(ib, m) = the 4 q of run (m, ib)    (IQ1_M)
+#pragma once
+
+#include "common/ggml_types.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace burrow::quant {
+
+struct PackedActivation;
+
+inline constexpr size_t kIqTileActBytes = 256 + 16 + 128;
+
+// Offsets in one token's side (layout above). Internal linkage: the SIMD
+// translation units use them too.
+static constexpr size_t iqSideRun(int64_t nb, int m, int64_t b, int ib)
+{
+    return static_cast<size_t>((m * nb + b) * 32 + 4 * ib);
+}
+static constexpr size_t iqSideSums(int64_t nb, int64_t b, int p) { return static_cast<size_t>(256 * nb + 16 * b + 4 * p); }
+static constexpr size_t iqSideQ4(int64_t nb, int m, int64_t b, int p)
+{
+    return static_cast<size_t>(272 * nb + 16 * (m * nb + b) + 4 * p);
+}
+
+// Bytes of one super-block of a group's tile (0 for other types).
+size_t iqTileSuperBytes(GgmlType type);
+
+// Fewest tokens for which the tile path pays (the conversion of a group
+// costs about as much as multiplying it with this many tokens).
+inline constexpr int64_t kIqTileMinTokens = 8;
+
+// True for the lattice types (whatever the CPU path): scratch for their
+// activation side must be reserved, a later path may use the tiles.
+bool iqTileType(GgmlType type);
+// True when `type` is a lattice type and the active CPU path has the tile
+// kernels (AVX-512 VNNI).
+bool iqTilesActive(GgmlType type);
+
+// Bytes of the activation side for nTokens rows of K elements.
+size_t iqTileSideBytes(int64_t K, int64_t nTokens);
+// Writes token t's side (act.tileSide + t * (K / 256) * kIqTileActBytes)
+// from its Q8_K row. Rows may be prepared from several threads, each its own t.
+void iqTilePrepareRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t);
+
+// y[t * ldy + r] = row r . activation t for the rows of groups [g0, g1) of
+// the N rows of K elements at `rows` (rowBytes apart) and t < nTokens, with
+// the active path's kernels (iqTilesActive) or else the scalar twin. Each
+// thread converts into its own buffer (grown once, kept).
+// Cost: the conversion of (g1 - g0) groups, then 16 (g1 - g0) nTokens K
+// multiply-adds.
+void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int64_t N, int64_t g0, int64_t g1,
+                  const PackedActivation &act, int64_t nTokens, float *y, size_t ldy);
+
+// The scalar twins (tests): the conversion of one group (rows [16g, 16g + 16)
+// of N) into `tile` (K / 256 * iqTileSuperBytes bytes), and the multiply of
+// a converted group.
+void iqTileConvertScalar(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int64_t N, int64_t g,
+                         uint8_t *tile);
+void iqTileMultiplyScalar(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
+                          int64_t t0, int64_t t1, float *y, size_t ldy);
+
+} // namespace burrow::quant

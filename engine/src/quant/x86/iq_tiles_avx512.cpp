@@ -1,0 +1,280 @@
+// AVX-512 VNNI tiles of the lattice i-quants (layout and contract:
+// quant/iq_tiles.h; this file is compiled with the AVX-512 flags).
+//
+// Conversion: each row's super-block is decoded (avx512_iq_decode.h) into
+// 256 signed int8 and its 16 scales, then the 16 rows are transposed into
+// runs of 16 rows x 4 bytes. Multiply: for each lane m (elements 4m..4m + 3
+// of every sub-block) the super-blocks in order, each a sum over its 8
+// sub-blocks of vpmaddubsw (unsigned activations, signed weights) and
+// vpdpwssd (the scale pair), started from the lane start; then the rows'
+// float steps, acc_m = fma(d_w d_a, lane, acc_m), for up to 8 tokens that
+// share each weight register. Results equal the scalar twin bit for bit.
+//
+// Everything here has internal linkage except the two entry points.
+#include "quant/x86/iq_simd.h"
+
+#include "quant/iq_tiles.h"
+#include "quant/packed.h"
+#include "quant/x86/avx512_iq_decode.h"
+
+#include <immintrin.h>
+
+namespace burrow::quant::x86 {
+
+namespace {
+
+using T = GgmlType;
+
+constexpr size_t kOffStart = 64, kOffScale = 576, kOffWeights = 1600, kOffExtra = 5696;
+constexpr int kMaxTile = 8;   // tokens per tile (12 was slower on Zen 4)
+
+inline __m512i bcast32(const uint8_t *p) { return _mm512_set1_epi32(static_cast<int>(iqLoadU32(p))); }
+
+// 16 x 16 dwords transposed: out[c] = dword c of every row r (lane r).
+inline void transpose16(const __m512i r[16], __m512i out[16])
+{
+    __m512i a[16], b[16];
+    for (int i = 0; i < 8; ++i) {
+        a[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    // b[4g + j], lane L: dword 4L + j of rows 4g..4g + 3
+    for (int g = 0; g < 4; ++g) {
+        b[4 * g] = _mm512_unpacklo_epi64(a[4 * g], a[4 * g + 2]);
+        b[4 * g + 1] = _mm512_unpackhi_epi64(a[4 * g], a[4 * g + 2]);
+        b[4 * g + 2] = _mm512_unpacklo_epi64(a[4 * g + 1], a[4 * g + 3]);
+        b[4 * g + 3] = _mm512_unpackhi_epi64(a[4 * g + 1], a[4 * g + 3]);
+    }
+    for (int j = 0; j < 4; ++j) {
+        const __m512i even01 = _mm512_shuffle_i32x4(b[j], b[4 + j], 0x88), odd01 = _mm512_shuffle_i32x4(b[j], b[4 + j], 0xdd);
+        const __m512i even23 = _mm512_shuffle_i32x4(b[8 + j], b[12 + j], 0x88), odd23 = _mm512_shuffle_i32x4(b[8 + j], b[12 + j], 0xdd);
+        out[j] = _mm512_shuffle_i32x4(even01, even23, 0x88);
+        out[8 + j] = _mm512_shuffle_i32x4(even01, even23, 0xdd);
+        out[4 + j] = _mm512_shuffle_i32x4(odd01, odd23, 0x88);
+        out[12 + j] = _mm512_shuffle_i32x4(odd01, odd23, 0xdd);
+    }
+}
+
+template <typename D>
+void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile)
+{
+    const int64_t nb = K / QK_K;
+    const size_t superBytes = iqTileSuperBytes(D::kType);
+    alignas(64) int8_t w[16][256];
+    alignas(64) int16_t halves[16][16];
+    alignas(64) float dw[16];
+    uint32_t groupNeg[16];
+    const __m512i zero = _mm512_setzero_si512();
+    for (int64_t b = 0; b < nb; ++b) {
+        uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+        for (int r = 0; r < 16; ++r) {
+            if (r >= nRows) {
+                for (int k = 0; k < 4; ++k)
+                    _mm512_store_si512(w[r] + 64 * k, zero);
+                _mm256_store_si256(reinterpret_cast<__m256i *>(halves[r]), _mm256_setzero_si256());
+                dw[r] = 0.0f;
+                groupNeg[r] = 0;
+                continue;
+            }
+            IqSuper s;
+            D::decode(rows + static_cast<size_t>(r) * rowBytes + static_cast<size_t>(b) * D::kBytes, s);
+            for (int k = 0; k < 4; ++k)
+                _mm512_store_si512(w[r] + 64 * k, _mm512_mask_sub_epi8(s.mag[k], s.neg[k], zero, s.mag[k]));
+            _mm256_store_si256(reinterpret_cast<__m256i *>(halves[r]), s.halves);
+            dw[r] = s.d;
+            if constexpr (D::kType == T::GGML_TYPE_IQ1_S || D::kType == T::GGML_TYPE_IQ1_M)
+                groupNeg[r] = s.shiftGroupNeg;
+            else
+                groupNeg[r] = 0;
+        }
+        _mm512_storeu_ps(o, _mm512_load_ps(dw));
+        // scale pairs [16 h][16 rows]: the rows' int16 half h, twice
+        {
+            __m512i rowsIn[16], cols[16];
+            for (int r = 0; r < 16; ++r)
+                rowsIn[r] = _mm512_mullo_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i *>(halves[r]))),
+                                               _mm512_set1_epi32(0x10001));
+            transpose16(rowsIn, cols);
+            for (int h = 0; h < 16; ++h)
+                _mm512_storeu_si512(o + kOffScale + 64 * static_cast<size_t>(h), cols[h]);
+        }
+        // weights: run (m, ib) = dword 8ib + m of every row; part k holds ib = 2k, 2k + 1
+        for (int k = 0; k < 4; ++k) {
+            __m512i rowsIn[16], cols[16];
+            for (int r = 0; r < 16; ++r)
+                rowsIn[r] = _mm512_load_si512(w[r] + 64 * k);
+            transpose16(rowsIn, cols);
+            for (int q = 0; q < 16; ++q) {
+                const int ib = 2 * k + q / 8, m = q % 8;
+                _mm512_storeu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib), cols[q]);
+            }
+        }
+        // lane starts: -128 * sum over ib of scale(2ib + m / 4) * (sum of the run's weights)
+        const __m512i ones = _mm512_set1_epi8(1);
+        for (int m = 0; m < 8; ++m) {
+            __m512i start = zero;
+            for (int ib = 0; ib < 8; ++ib) {
+                const __m512i run = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
+                const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
+                start = _mm512_dpwssd_epi32(start, _mm512_maddubs_epi16(ones, run), sc);
+            }
+            _mm512_storeu_si512(o + kOffStart + 64 * static_cast<size_t>(m), _mm512_sub_epi32(zero, _mm512_slli_epi32(start, 7)));
+        }
+        if constexpr (D::kType == T::GGML_TYPE_IQ1_S || D::kType == T::GGML_TYPE_IQ1_M) {
+            // shift coefficient pairs: scale * shift sign (IQ1_S per sub-block, IQ1_M per group and lane)
+            const auto coef = [&](int r, int ib, int m) {
+                const int sc = halves[r][2 * ib + m / 4];
+                return ((groupNeg[r] >> (4 * ib + m / 2)) & 1u) ? -sc : sc;
+            };
+            const int lanes = D::kType == T::GGML_TYPE_IQ1_S ? 1 : 8;
+            for (int m = 0; m < lanes; ++m)
+                for (int p = 0; p < 4; ++p) {
+                    alignas(64) int32_t v[16];
+                    for (int r = 0; r < 16; ++r)
+                        v[r] = static_cast<int32_t>((static_cast<uint32_t>(coef(r, 2 * p, m)) & 0xffffu)
+                                                    | (static_cast<uint32_t>(coef(r, 2 * p + 1, m)) << 16));
+                    _mm512_storeu_si512(o + kOffExtra + 64 * static_cast<size_t>(4 * m + p), _mm512_load_si512(v));
+                }
+        }
+    }
+}
+
+// hsum8 over 8 lane registers, row by row: ((a4 + a0) + (a6 + a2)) + ((a5 + a1) + (a7 + a3)).
+inline __m512 hsum8Rows(const __m512 *a)
+{
+    const __m512 r0 = _mm512_add_ps(a[4], a[0]), r1 = _mm512_add_ps(a[5], a[1]);
+    const __m512 r2 = _mm512_add_ps(a[6], a[2]), r3 = _mm512_add_ps(a[7], a[3]);
+    return _mm512_add_ps(_mm512_add_ps(r0, r2), _mm512_add_ps(r1, r3));
+}
+
+template <T Type, int NT>
+void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, float *y, size_t ldy)
+{
+    constexpr bool kS = Type == T::GGML_TYPE_IQ1_S, kM = Type == T::GGML_TYPE_IQ1_M;
+    const int64_t nb = K / QK_K;
+    const size_t superBytes = iqTileSuperBytes(Type);
+    const uint8_t *side[NT];
+    const BlockQ8_K *a[NT];
+    for (int j = 0; j < NT; ++j) {
+        side[j] = act.tileSide + static_cast<size_t>((t0 + j) * nb) * kIqTileActBytes;
+        a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
+    }
+    __m512 part[NT][8], partShift[kM ? NT : 1][8];
+    for (int m = 0; m < 8; ++m) {
+        __m512 acc[NT], accShift[kM ? NT : 1];
+        for (int j = 0; j < NT; ++j)
+            acc[j] = _mm512_setzero_ps();
+        for (int j = 0; j < (kM ? NT : 1); ++j)
+            accShift[j] = _mm512_setzero_ps();
+        for (int64_t b = 0; b < nb; ++b) {
+            const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+            __m512i lane[NT];
+            const __m512i start = _mm512_loadu_si512(o + kOffStart + 64 * static_cast<size_t>(m));
+            for (int j = 0; j < NT; ++j)
+                lane[j] = start;
+            for (int ib = 0; ib < 8; ++ib) {
+                const __m512i w = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
+                const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
+                for (int j = 0; j < NT; ++j)
+                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc);
+            }
+            const __m512 dw = _mm512_loadu_ps(o);
+            for (int j = 0; j < NT; ++j) {
+                const __m512 d = _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d));
+                acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(lane[j]), acc[j]);
+                if constexpr (kM) {
+                    __m512i sl = _mm512_setzero_si512();
+                    for (int p = 0; p < 4; ++p)
+                        sl = _mm512_dpwssd_epi32(sl, _mm512_loadu_si512(o + kOffExtra + 64 * static_cast<size_t>(4 * m + p)),
+                                                 bcast32(side[j] + iqSideQ4(nb, m, b, p)));
+                    accShift[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(sl), accShift[j]);
+                }
+            }
+        }
+        for (int j = 0; j < NT; ++j) {
+            part[j][m] = acc[j];
+            if constexpr (kM)
+                partShift[j][m] = accShift[j];
+        }
+    }
+    const __mmask16 keep = static_cast<__mmask16>((1u << rows) - 1u);
+    for (int j = 0; j < NT; ++j) {
+        __m512 out = hsum8Rows(part[j]);
+        if constexpr (kS) {
+            __m512 acc1 = _mm512_setzero_ps();
+            for (int64_t b = 0; b < nb; ++b) {
+                const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+                __m512i tot = _mm512_setzero_si512();
+                for (int p = 0; p < 4; ++p)
+                    tot = _mm512_dpwssd_epi32(tot, _mm512_loadu_si512(o + kOffExtra + 64 * static_cast<size_t>(p)),
+                                              bcast32(side[j] + iqSideSums(nb, b, p)));
+                const __m512 d = _mm512_mul_ps(_mm512_loadu_ps(o), _mm512_set1_ps(a[j][b].d));
+                acc1 = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(tot), acc1);
+            }
+            out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), acc1));
+        } else if constexpr (kM) {
+            out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), hsum8Rows(partShift[j])));
+        } else if constexpr (Type != T::GGML_TYPE_IQ3_S) {
+            out = _mm512_mul_ps(_mm512_set1_ps(Type == T::GGML_TYPE_IQ3_XXS ? 0.25f : 0.125f), out);
+        }
+        _mm512_mask_storeu_ps(y + static_cast<size_t>(t0 + j) * ldy, keep, out);
+    }
+}
+
+// Tiles of up to 12 tokens (IQ1_M: 8, its shift lanes need registers too).
+template <T Type, int N>
+void multiplyRest(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t, int64_t n, float *y,
+                  size_t ldy)
+{
+    if constexpr (N > 0) {
+        if (n == N)
+            multiplyTile<Type, N>(tile, K, rows, act, t, y, ldy);
+        else
+            multiplyRest<Type, N - 1>(tile, K, rows, act, t, n, y, ldy);
+    }
+}
+
+template <T Type>
+void multiplyAll(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, int64_t t1, float *y,
+                 size_t ldy)
+{
+    constexpr int kMax = Type == T::GGML_TYPE_IQ1_M ? 8 : kMaxTile;
+    int64_t t = t0;
+    for (; t + kMax <= t1; t += kMax)
+        multiplyTile<Type, kMax>(tile, K, rows, act, t, y, ldy);
+    if (t < t1)
+        multiplyRest<Type, kMax - 1>(tile, K, rows, act, t, t1 - t, y, ldy);
+}
+
+} // namespace
+
+void iqTileConvertAvx512(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile)
+{
+    switch (type) {
+    case T::GGML_TYPE_IQ2_XXS: convertGroup<DecIQ2_XXS>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ2_XS: convertGroup<DecIQ2_XS>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ2_S: convertGroup<DecIQ2_S>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ3_XXS: convertGroup<DecIQ3_XXS>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ3_S: convertGroup<DecIQ3_S>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ1_S: convertGroup<DecIQ1_S>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ1_M: convertGroup<DecIQ1_M>(rows, rowBytes, K, nRows, tile); break;
+    default: break;
+    }
+}
+
+void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0,
+                          int64_t t1, float *y, size_t ldy)
+{
+    switch (type) {
+    case T::GGML_TYPE_IQ2_XXS: multiplyAll<T::GGML_TYPE_IQ2_XXS>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ2_XS: multiplyAll<T::GGML_TYPE_IQ2_XS>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ2_S: multiplyAll<T::GGML_TYPE_IQ2_S>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ3_XXS: multiplyAll<T::GGML_TYPE_IQ3_XXS>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ3_S: multiplyAll<T::GGML_TYPE_IQ3_S>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ1_S: multiplyAll<T::GGML_TYPE_IQ1_S>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ1_M: multiplyAll<T::GGML_TYPE_IQ1_M>(tile, K, rows, act, t0, t1, y, ldy); break;
+    default: break;
+    }
+}
+
+} // namespace burrow::quant::x86

@@ -1,0 +1,83 @@
+# The app's include graph (cmake -P, from CTest: test "app_layers"):
+#   1. no folder of app/ is reached back by what it includes (no cycle
+#      between folders: backend/ is the ground floor the screens stand on);
+#   2. backend/ includes no screen (chat, sidebar, settings, models, archive,
+#      language, about);
+#   3. nothing in app/ includes an engine-private header (one under
+#      engine/src that is not also an app header): the engine's interface
+#      is engine/include/burrow/ alone.
+# Usage: cmake -DSOURCE_DIR=<repository> -P layers.cmake
+cmake_minimum_required(VERSION 3.20)
+if(NOT SOURCE_DIR)
+    message(FATAL_ERROR "layers.cmake: SOURCE_DIR is not set")
+endif()
+set(app ${SOURCE_DIR}/app)
+file(GLOB_RECURSE sources RELATIVE ${app} ${app}/*.h ${app}/*.cpp)
+set(screens chat sidebar settings models archive language about)
+set(folders "")
+set(problems "")
+foreach(rel IN LISTS sources)
+    get_filename_component(dir ${rel} DIRECTORY)
+    if(dir STREQUAL "")
+        continue()   # main.cpp stands on everything
+    endif()
+    string(REGEX REPLACE "/.*" "" folder ${dir})
+    list(APPEND folders ${folder})
+    file(STRINGS ${app}/${rel} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line IN LISTS lines)
+        string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" included "${line}")
+        if(EXISTS ${SOURCE_DIR}/engine/src/${included} AND NOT EXISTS ${app}/${included})
+            list(APPEND problems "${rel} includes the engine-private ${included}")
+        endif()
+        if(NOT included MATCHES "/")
+            continue()   # a header of its own folder
+        endif()
+        string(REGEX REPLACE "/.*" "" target ${included})
+        if(NOT IS_DIRECTORY ${app}/${target} OR target STREQUAL folder)
+            continue()
+        endif()
+        if(folder STREQUAL "backend" AND target IN_LIST screens)
+            list(APPEND problems "${rel} (the backend) includes the screen header ${included}")
+        endif()
+        list(APPEND edges_${folder} ${target})
+    endforeach()
+endforeach()
+list(REMOVE_DUPLICATES folders)
+
+# Cycles: take away folders that include no remaining folder until none is
+# left; what stays is a cycle or stands on one.
+set(left ${folders})
+set(progress TRUE)
+while(progress)
+    set(progress FALSE)
+    foreach(f IN LISTS left)
+        set(blocked FALSE)
+        foreach(t IN LISTS edges_${f})
+            if(t IN_LIST left)
+                set(blocked TRUE)
+            endif()
+        endforeach()
+        if(NOT blocked)
+            list(REMOVE_ITEM left ${f})
+            set(progress TRUE)
+        endif()
+    endforeach()
+endwhile()
+foreach(f IN LISTS left)
+    set(into "")
+    foreach(t IN LISTS edges_${f})
+        if(t IN_LIST left)
+            list(APPEND into ${t})
+        endif()
+    endforeach()
+    list(REMOVE_DUPLICATES into)
+    list(JOIN into ", " into)
+    list(APPEND problems "app/${f}/ is in or above an include cycle (it includes ${into})")
+endforeach()
+
+if(problems)
+    list(JOIN problems "\n  " text)
+    message(FATAL_ERROR "the app's include graph:\n  ${text}")
+endif()
+list(LENGTH folders count)
+message(STATUS "app/: ${count} folders, no cycle, no engine-private include")
