@@ -185,8 +185,8 @@
         <translation>发送</translation>
     </message>
     <message>
-        <source>&amp;Local server…</source>
-        <translation>本地服务器(&amp;L)…</translation>
+        <source>Local &amp;server…</source>
+        <translation>本地服务器(&amp;S)…</translation>
     </message>
     <message>
         <source>Model &amp;library…</source>
@@ -199,6 +199,10 @@
     <message>
         <source>Hugging Face &amp;access token…</source>
         <translation>Hugging Face 访问令牌(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Undo delete</source>
+        <translation>撤销删除(&amp;U)</translation>
     </message>
 </context>
 <context>
@@ -214,10 +218,6 @@
     <message>
         <source>Recent models</source>
         <translation>最近使用的模型</translation>
-    </message>
-    <message>
-        <source>Open recent model %1</source>
-        <translation>打开最近使用的模型 %1</translation>
     </message>
     <message>
         <source>E&amp;xport this conversation…</source>
@@ -310,6 +310,10 @@
     <message>
         <source>The Hugging Face access token for downloads</source>
         <translation>用于下载的 Hugging Face 访问令牌</translation>
+    </message>
+    <message>
+        <source>Bring back the chat just deleted</source>
+        <translation>恢复刚删除的对话</translation>
     </message>
 </context>
 <context>
@@ -450,6 +454,14 @@
     <message>
         <source>Unpacked %1.</source>
         <translation>已解压 %1。</translation>
+    </message>
+    <message>
+        <source>Could not export: no file was chosen.</source>
+        <translation>无法导出：未选择文件。</translation>
+    </message>
+    <message>
+        <source>Could not import: no file was chosen.</source>
+        <translation>无法导入：未选择文件。</translation>
     </message>
 </context>
 <context>
@@ -868,6 +880,10 @@
         <translation>紧凑（8 位，内存减半）</translation>
     </message>
     <message>
+        <source>New chats start with these settings; the chats you have keep their own. A dot marks a value that differs from Burrow&apos;s built-in settings.</source>
+        <translation>新对话以这些设置开始，已有的对话保留各自的设置。圆点表示该值与 Burrow 的内置设置不同。</translation>
+    </message>
+    <message>
         <source>Shift: forget the oldest messages and go on</source>
         <translation>平移：忘掉最早的消息并继续</translation>
     </message>
@@ -1021,6 +1037,41 @@
     </message>
 </context>
 <context>
+    <name>ConversationList</name>
+    <message>
+        <source>generating a reply</source>
+        <translation>正在生成回复</translation>
+    </message>
+    <message>
+        <source>New name for the chat</source>
+        <translation>对话的新名称</translation>
+    </message>
+    <message>
+        <source>Writing a reply</source>
+        <translation>正在写回复</translation>
+    </message>
+    <message>
+        <source>Actions for %1</source>
+        <translation>“%1”的操作</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Export selected conversations (%1)…</source>
+        <translation>导出所选的 %1 个对话…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete selected conversations (%1)</source>
+        <translation>删除所选的 %1 个对话</translation>
+    </message>
+</context>
+<context>
     <name>ConversationListModel</name>
     <message>
         <source>New chat</source>
@@ -1054,26 +1105,6 @@
         <translation>对话</translation>
     </message>
     <message>
-        <source>generating a reply</source>
-        <translation>正在生成回复</translation>
-    </message>
-    <message>
-        <source>New name for the chat</source>
-        <translation>对话的新名称</translation>
-    </message>
-    <message>
-        <source>Actions for %1</source>
-        <translation>“%1”的操作</translation>
-    </message>
-    <message>
-        <source>Rename</source>
-        <translation>重命名</translation>
-    </message>
-    <message>
-        <source>Delete</source>
-        <translation>删除</translation>
-    </message>
-    <message>
         <source>No chat contains “%1”.</source>
         <translation>没有对话包含“%1”。</translation>
     </message>
@@ -1093,23 +1124,11 @@
         <source>Undo delete</source>
         <translation>撤销删除</translation>
     </message>
-    <message>
-        <source>Export selected conversations (%1)…</source>
-        <translation>导出所选的 %1 个对话…</translation>
-    </message>
-    <message>
-        <source>Delete selected conversations (%1)</source>
-        <translation>删除所选的 %1 个对话</translation>
-    </message>
     <message numerus="yes">
         <source>%n chat(s) deleted.</source>
         <translation>
             <numerusform>已删除 %n 个对话。</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Writing a reply</source>
-        <translation>正在写回复</translation>
     </message>
 </context>
 <context>
@@ -1355,34 +1374,6 @@
 <context>
     <name>DownloadDialog</name>
     <message>
-        <source>Starting…</source>
-        <translation>正在开始…</translation>
-    </message>
-    <message>
-        <source>Checking the part downloaded before…</source>
-        <translation>正在检查之前下载的部分…</translation>
-    </message>
-    <message>
-        <source>Downloading</source>
-        <translation>正在下载</translation>
-    </message>
-    <message>
-        <source>Checking the file…</source>
-        <translation>正在校验文件…</translation>
-    </message>
-    <message>
-        <source>Paused</source>
-        <translation>已暂停</translation>
-    </message>
-    <message>
-        <source>Stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>Downloaded and checked</source>
-        <translation>已下载并校验</translation>
-    </message>
-    <message>
         <source>Download a model</source>
         <translation>下载模型</translation>
     </message>
@@ -1509,6 +1500,37 @@
     <message>
         <source>Downloads are saved in %1</source>
         <translation>下载的文件保存在 %1</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadList</name>
+    <message>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>Checking the part downloaded before…</source>
+        <translation>正在检查之前下载的部分…</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>正在下载</translation>
+    </message>
+    <message>
+        <source>Checking the file…</source>
+        <translation>正在校验文件…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked</source>
+        <translation>已下载并校验</translation>
     </message>
 </context>
 <context>
@@ -1727,6 +1749,28 @@
     <message>
         <source>Loading was cancelled.</source>
         <translation>已取消加载。</translation>
+    </message>
+</context>
+<context>
+    <name>ExportPaths</name>
+    <message>
+        <source>Burrow conversations %1</source>
+        <translation>Burrow 对话 %1</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+</context>
+<context>
+    <name>FileDialog</name>
+    <message>
+        <source>File name</source>
+        <translation>文件名</translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation>筛选</translation>
     </message>
 </context>
 <context>
@@ -1965,6 +2009,25 @@
     </message>
 </context>
 <context>
+    <name>LibraryPlace</name>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>不存在</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Stop looking in %1</source>
+        <translation>不再在 %1 中查找</translation>
+    </message>
+</context>
+<context>
     <name>LibraryRow</name>
     <message>
         <source>%L1 tokens</source>
@@ -2073,16 +2136,8 @@
         <translation>Burrow 导出文件 (*.zip)</translation>
     </message>
     <message>
-        <source>Import conversations</source>
-        <translation>导入对话</translation>
-    </message>
-    <message>
         <source>Zip archives (*.zip)</source>
         <translation>Zip 压缩包 (*.zip)</translation>
-    </message>
-    <message>
-        <source>Export conversations</source>
-        <translation>导出对话</translation>
     </message>
     <message>
         <source>Compressed models (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</source>
@@ -2105,10 +2160,6 @@
         <translation>正在读取模型文件</translation>
     </message>
     <message>
-        <source>Open a model</source>
-        <translation>打开模型</translation>
-    </message>
-    <message>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
@@ -2123,6 +2174,22 @@
     <message>
         <source>Sending the edited message replaces the messages after it.</source>
         <translation>发送编辑后的消息会替换它之后的所有消息。</translation>
+    </message>
+    <message>
+        <source>Open a model (Ctrl+L: type a path)</source>
+        <translation>打开模型（Ctrl+L：输入路径）</translation>
+    </message>
+    <message>
+        <source>Export conversations (Ctrl+L: type a path)</source>
+        <translation>导出对话（Ctrl+L：输入路径）</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Import conversations (Ctrl+L: type a path)</source>
+        <translation>导入对话（Ctrl+L：输入路径）</translation>
     </message>
 </context>
 <context>
@@ -2465,22 +2532,6 @@
         <source>Looked in:</source>
         <translation>查找位置：</translation>
     </message>
-    <message>
-        <source>%1 (%2)</source>
-        <translation>%1（%2）</translation>
-    </message>
-    <message>
-        <source>absent</source>
-        <translation>不存在</translation>
-    </message>
-    <message>
-        <source>Remove</source>
-        <translation>移除</translation>
-    </message>
-    <message>
-        <source>Stop looking in %1</source>
-        <translation>不再在 %1 中查找</translation>
-    </message>
     <message numerus="yes">
         <source>%n file(s) passed over (not GGUF models, or unreadable)</source>
         <translation>
@@ -2552,6 +2603,13 @@
     <message>
         <source>Show the reasoning</source>
         <translation>显示推理过程</translation>
+    </message>
+</context>
+<context>
+    <name>RecentModelItem</name>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>打开最近使用的模型 %1</translation>
     </message>
 </context>
 <context>

@@ -185,8 +185,8 @@
         <translation>傳送</translation>
     </message>
     <message>
-        <source>&amp;Local server…</source>
-        <translation>本機伺服器(&amp;L)…</translation>
+        <source>Local &amp;server…</source>
+        <translation>本機伺服器(&amp;S)…</translation>
     </message>
     <message>
         <source>Model &amp;library…</source>
@@ -199,6 +199,10 @@
     <message>
         <source>Hugging Face &amp;access token…</source>
         <translation>Hugging Face 存取權杖(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Undo delete</source>
+        <translation>復原刪除(&amp;U)</translation>
     </message>
 </context>
 <context>
@@ -214,10 +218,6 @@
     <message>
         <source>Recent models</source>
         <translation>最近使用的模型</translation>
-    </message>
-    <message>
-        <source>Open recent model %1</source>
-        <translation>開啟最近使用的模型 %1</translation>
     </message>
     <message>
         <source>E&amp;xport this conversation…</source>
@@ -310,6 +310,10 @@
     <message>
         <source>The Hugging Face access token for downloads</source>
         <translation>用於下載的 Hugging Face 存取權杖</translation>
+    </message>
+    <message>
+        <source>Bring back the chat just deleted</source>
+        <translation>還原剛刪除的對話</translation>
     </message>
 </context>
 <context>
@@ -450,6 +454,14 @@
     <message>
         <source>Unpacked %1.</source>
         <translation>已解壓縮 %1。</translation>
+    </message>
+    <message>
+        <source>Could not export: no file was chosen.</source>
+        <translation>無法匯出：未選擇檔案。</translation>
+    </message>
+    <message>
+        <source>Could not import: no file was chosen.</source>
+        <translation>無法匯入：未選擇檔案。</translation>
     </message>
 </context>
 <context>
@@ -868,6 +880,10 @@
         <translation>精簡（8 位元，記憶體減半）</translation>
     </message>
     <message>
+        <source>New chats start with these settings; the chats you have keep their own. A dot marks a value that differs from Burrow&apos;s built-in settings.</source>
+        <translation>新對話以這些設定開始，現有的對話保留各自的設定。圓點表示該值與 Burrow 的內建設定不同。</translation>
+    </message>
+    <message>
         <source>Shift: forget the oldest messages and go on</source>
         <translation>平移：忘掉最早的訊息並繼續</translation>
     </message>
@@ -1021,6 +1037,41 @@
     </message>
 </context>
 <context>
+    <name>ConversationList</name>
+    <message>
+        <source>generating a reply</source>
+        <translation>正在產生回覆</translation>
+    </message>
+    <message>
+        <source>New name for the chat</source>
+        <translation>對話的新名稱</translation>
+    </message>
+    <message>
+        <source>Writing a reply</source>
+        <translation>正在寫回覆</translation>
+    </message>
+    <message>
+        <source>Actions for %1</source>
+        <translation>「%1」的動作</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重新命名</translation>
+    </message>
+    <message>
+        <source>Export selected conversations (%1)…</source>
+        <translation>匯出所選的 %1 個對話…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>刪除</translation>
+    </message>
+    <message>
+        <source>Delete selected conversations (%1)</source>
+        <translation>刪除所選的 %1 個對話</translation>
+    </message>
+</context>
+<context>
     <name>ConversationListModel</name>
     <message>
         <source>New chat</source>
@@ -1054,26 +1105,6 @@
         <translation>對話</translation>
     </message>
     <message>
-        <source>generating a reply</source>
-        <translation>正在產生回覆</translation>
-    </message>
-    <message>
-        <source>New name for the chat</source>
-        <translation>對話的新名稱</translation>
-    </message>
-    <message>
-        <source>Actions for %1</source>
-        <translation>「%1」的動作</translation>
-    </message>
-    <message>
-        <source>Rename</source>
-        <translation>重新命名</translation>
-    </message>
-    <message>
-        <source>Delete</source>
-        <translation>刪除</translation>
-    </message>
-    <message>
         <source>No chat contains “%1”.</source>
         <translation>沒有對話包含「%1」。</translation>
     </message>
@@ -1093,23 +1124,11 @@
         <source>Undo delete</source>
         <translation>復原刪除</translation>
     </message>
-    <message>
-        <source>Export selected conversations (%1)…</source>
-        <translation>匯出所選的 %1 個對話…</translation>
-    </message>
-    <message>
-        <source>Delete selected conversations (%1)</source>
-        <translation>刪除所選的 %1 個對話</translation>
-    </message>
     <message numerus="yes">
         <source>%n chat(s) deleted.</source>
         <translation>
             <numerusform>已刪除 %n 個對話。</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Writing a reply</source>
-        <translation>正在寫回覆</translation>
     </message>
 </context>
 <context>
@@ -1355,34 +1374,6 @@
 <context>
     <name>DownloadDialog</name>
     <message>
-        <source>Starting…</source>
-        <translation>正在開始…</translation>
-    </message>
-    <message>
-        <source>Checking the part downloaded before…</source>
-        <translation>正在檢查先前下載的部分…</translation>
-    </message>
-    <message>
-        <source>Downloading</source>
-        <translation>正在下載</translation>
-    </message>
-    <message>
-        <source>Checking the file…</source>
-        <translation>正在檢查檔案…</translation>
-    </message>
-    <message>
-        <source>Paused</source>
-        <translation>已暫停</translation>
-    </message>
-    <message>
-        <source>Stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>Downloaded and checked</source>
-        <translation>已下載並檢查</translation>
-    </message>
-    <message>
         <source>Download a model</source>
         <translation>下載模型</translation>
     </message>
@@ -1509,6 +1500,37 @@
     <message>
         <source>Downloads are saved in %1</source>
         <translation>下載的檔案儲存在 %1</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadList</name>
+    <message>
+        <source>Starting…</source>
+        <translation>正在開始…</translation>
+    </message>
+    <message>
+        <source>Checking the part downloaded before…</source>
+        <translation>正在檢查先前下載的部分…</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>正在下載</translation>
+    </message>
+    <message>
+        <source>Checking the file…</source>
+        <translation>正在檢查檔案…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暫停</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked</source>
+        <translation>已下載並檢查</translation>
     </message>
 </context>
 <context>
@@ -1727,6 +1749,28 @@
     <message>
         <source>Loading was cancelled.</source>
         <translation>已取消載入。</translation>
+    </message>
+</context>
+<context>
+    <name>ExportPaths</name>
+    <message>
+        <source>Burrow conversations %1</source>
+        <translation>Burrow 對話 %1</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>對話</translation>
+    </message>
+</context>
+<context>
+    <name>FileDialog</name>
+    <message>
+        <source>File name</source>
+        <translation>檔案名稱</translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation>篩選</translation>
     </message>
 </context>
 <context>
@@ -1965,6 +2009,25 @@
     </message>
 </context>
 <context>
+    <name>LibraryPlace</name>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>不存在</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Stop looking in %1</source>
+        <translation>不再在 %1 中尋找</translation>
+    </message>
+</context>
+<context>
     <name>LibraryRow</name>
     <message>
         <source>%L1 tokens</source>
@@ -2073,16 +2136,8 @@
         <translation>Burrow 匯出檔案 (*.zip)</translation>
     </message>
     <message>
-        <source>Import conversations</source>
-        <translation>匯入對話</translation>
-    </message>
-    <message>
         <source>Zip archives (*.zip)</source>
         <translation>Zip 壓縮檔 (*.zip)</translation>
-    </message>
-    <message>
-        <source>Export conversations</source>
-        <translation>匯出對話</translation>
     </message>
     <message>
         <source>Compressed models (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)</source>
@@ -2105,10 +2160,6 @@
         <translation>正在讀取模型檔案</translation>
     </message>
     <message>
-        <source>Open a model</source>
-        <translation>開啟模型</translation>
-    </message>
-    <message>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
@@ -2123,6 +2174,22 @@
     <message>
         <source>Sending the edited message replaces the messages after it.</source>
         <translation>傳送編輯後的訊息會取代它之後的所有訊息。</translation>
+    </message>
+    <message>
+        <source>Open a model (Ctrl+L: type a path)</source>
+        <translation>開啟模型（Ctrl+L：輸入路徑）</translation>
+    </message>
+    <message>
+        <source>Export conversations (Ctrl+L: type a path)</source>
+        <translation>匯出對話（Ctrl+L：輸入路徑）</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>儲存</translation>
+    </message>
+    <message>
+        <source>Import conversations (Ctrl+L: type a path)</source>
+        <translation>匯入對話（Ctrl+L：輸入路徑）</translation>
     </message>
 </context>
 <context>
@@ -2465,22 +2532,6 @@
         <source>Looked in:</source>
         <translation>尋找位置：</translation>
     </message>
-    <message>
-        <source>%1 (%2)</source>
-        <translation>%1（%2）</translation>
-    </message>
-    <message>
-        <source>absent</source>
-        <translation>不存在</translation>
-    </message>
-    <message>
-        <source>Remove</source>
-        <translation>移除</translation>
-    </message>
-    <message>
-        <source>Stop looking in %1</source>
-        <translation>不再在 %1 中尋找</translation>
-    </message>
     <message numerus="yes">
         <source>%n file(s) passed over (not GGUF models, or unreadable)</source>
         <translation>
@@ -2552,6 +2603,13 @@
     <message>
         <source>Show the reasoning</source>
         <translation>顯示推理過程</translation>
+    </message>
+</context>
+<context>
+    <name>RecentModelItem</name>
+    <message>
+        <source>Open recent model %1</source>
+        <translation>開啟最近使用的模型 %1</translation>
     </message>
 </context>
 <context>

@@ -30,6 +30,10 @@ ApplicationWindow {
         contextSize: window.chat.conversation.settings.contextSize
         kvCacheType: window.chat.conversation.settings.kvCacheType
     }
+    // What "Automatic" does for the loaded model, in words (C++'s tr():
+    // read again when the language changes, Language.current).
+    readonly property string automaticFormat: window.chat.models.hasModel && Language.current !== ""
+                                              ? window.chat.models.model.chatFormatText : ""
     property bool sidebarOpen: true
     // The library screen is shown instead of the chat.
     property bool libraryShown: false
@@ -51,9 +55,19 @@ ApplicationWindow {
     // switching or creating a chat and after a dialog closes.
     function focusComposer() { composer.focusInput() }
 
+    // Export `ids` (all conversations when empty): the save dialog opens in
+    // the folder of the last export with a name filled in (ExportPaths).
     function exportConversations(ids) {
         exportDialog.ids = Array.from(ids)   // a copy: the selection may change while the dialog is open
+        const title = ids.length === 1 && ids[0] === window.chat.conversation.conversationId
+                    ? window.chat.conversation.title : ""
+        exportDialog.currentFolder = ExportPaths.folder()
+        exportDialog.selectedFile = ExportPaths.fileInFolder(ExportPaths.defaultName(ids.length, title))
         exportDialog.open()
+    }
+    function importConversations() {
+        importDialog.currentFolder = ExportPaths.folder()
+        importDialog.open()
     }
     function editAndResend(row, text) {
         if (window.chat.editDiscardsReplies(row)) {
@@ -102,15 +116,43 @@ ApplicationWindow {
         onAboutRequested: aboutDialog.open()
         onSendRequested: window.composer.send()
         onFocusComposerRequested: window.focusComposer()
+        undoDeleteAvailable: sidebar.pendingUndoId >= 0
+        onUndoDeleteRequested: sidebar.undoDelete()
     }
 
-    menuBar: AppMenuBar {
-        actions: actions
-        languageMenu: LanguageMenu {}
-        chat: window.chat
-        selectedIds: sidebar.selectedIds
-        onExportRequested: (ids) => window.exportConversations(ids)
-        onImportRequested: importDialog.open()
+    // The menus (common/AppMenuBar.qml), made again when the language
+    // changes: Qt 6.4 drops the underline of an Alt letter whose label text
+    // changes (QQuickText::setText clears the formats QQuickMnemonicLabel
+    // has just set), so retranslated menus would show none.
+    menuBar: Loader {
+        id: menuBarLoader
+        objectName: "menuBarLoader"
+        function build() {
+            menuBarLoader.source = ""
+            menuBarLoader.setSource(Qt.resolvedUrl("common/AppMenuBar.qml"), { actions: actions, chat: window.chat })
+        }
+        Component.onCompleted: menuBarLoader.build()
+    }
+    Binding {
+        target: menuBarLoader.item
+        property: "selectedIds"
+        value: sidebar.selectedIds
+        when: menuBarLoader.item !== null
+    }
+    Connections {
+        target: menuBarLoader.item as AppMenuBar
+        function onExportRequested(ids) { window.exportConversations(ids) }
+        function onImportRequested() { window.importConversations() }
+    }
+    // After the switch (not inside it: the language menu's own handler is running).
+    Timer {
+        id: menuBarRebuild
+        interval: 0
+        onTriggered: menuBarLoader.build()
+    }
+    Connections {
+        target: Language
+        function onChanged() { menuBarRebuild.restart() }
     }
 
     ConversationSidebar {
@@ -209,6 +251,8 @@ ApplicationWindow {
             continuesText: window.chat.models.hasModel && window.chat.models.model.continuesText
             onSendRequested: (text) => { if (window.chat.send(text)) window.composer.clear() }
             onStopRequested: window.chat.stop()
+            undoDeletePending: actions.undoDeleteAvailable
+            onUndoDeleteRequested: actions.undoDelete.trigger()
         }
         StatusLine {
             Layout.fillWidth: true
@@ -242,9 +286,12 @@ ApplicationWindow {
         onClosed: window.focusComposer()
     }
 
+    // The file dialogs say how to type a path: Ctrl+L opens the location
+    // field in Qt's own dialog and in the GTK and KDE ones alike.
     FileDialog {
         id: fileDialog
-        title: qsTr("Open a model")
+        objectName: "openModelDialog"
+        title: qsTr("Open a model (Ctrl+L: type a path)")
         nameFilters: [qsTr("GGUF models (*.gguf)"),
                       qsTr("Compressed models (*.zip *.tar.gz *.tgz *.tar.xz *.tar.zst *.gguf.gz *.gguf.xz *.gguf.zst)"),
                       qsTr("All files (*)")]
@@ -256,22 +303,28 @@ ApplicationWindow {
         objectName: "exportDialog"
         // Conversation ids to export; empty: all of them.
         property var ids: []
-        title: qsTr("Export conversations")
+        title: qsTr("Export conversations (Ctrl+L: type a path)")
         fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Save")
         defaultSuffix: "zip"
         nameFilters: [qsTr("Zip archives (*.zip)")]
         onAccepted: {
-            window.chat.archives.exportConversations(exportDialog.ids, window.chat.archives.localPath(selectedFile))
+            const path = ExportPaths.savePath(exportDialog.selectedFile, exportDialog.currentFolder)
+            ExportPaths.remember(path)
+            window.chat.archives.exportConversations(exportDialog.ids, path)
             window.focusComposer()
         }
         onRejected: window.focusComposer()
     }
     FileDialog {
         id: importDialog
-        title: qsTr("Import conversations")
+        objectName: "importDialog"
+        title: qsTr("Import conversations (Ctrl+L: type a path)")
         nameFilters: [qsTr("Burrow exports (*.zip)"), qsTr("All files (*)")]
         onAccepted: {
-            window.chat.archives.importConversations(window.chat.archives.localPath(selectedFile))
+            const path = window.chat.archives.localPath(importDialog.selectedFile)
+            ExportPaths.remember(path)
+            window.chat.archives.importConversations(path)
             window.focusComposer()
         }
         onRejected: window.focusComposer()
@@ -285,11 +338,13 @@ ApplicationWindow {
         width: Math.min(420, window.width * 0.9)
         height: window.height
         onClosed: window.focusComposer()
+        onAboutToShow: chatSettingsPanel.reload()
         ChatSettingsPanel {
+            id: chatSettingsPanel
             anchors.fill: parent
             settings: window.chat.conversation.settings
             defaultSettings: DefaultSettings
-            automaticFormat: window.chat.models.hasModel ? window.chat.models.model.chatFormatText : ""
+            automaticFormat: window.automaticFormat
             showThinking: window.chat.models.hasModel && window.chat.models.model.readsEnableThinking
             showReasoningEffort: window.chat.models.hasModel && window.chat.models.model.readsReasoningEffort
             canShiftContext: !window.chat.models.hasModel || window.chat.models.model.canShiftContext
@@ -308,10 +363,13 @@ ApplicationWindow {
         height: window.height * 0.85
         standardButtons: Dialog.Close
         onClosed: window.focusComposer()
+        onAboutToShow: defaultSettingsPanel.reload()
         ChatSettingsPanel {
+            id: defaultSettingsPanel
             anchors.fill: parent
+            forNewChats: true
             settings: DefaultSettings.settings
-            automaticFormat: window.chat.models.hasModel ? window.chat.models.model.chatFormatText : ""
+            automaticFormat: window.automaticFormat
             showThinking: window.chat.models.hasModel && window.chat.models.model.readsEnableThinking
             showReasoningEffort: window.chat.models.hasModel && window.chat.models.model.readsReasoningEffort
             onCloseRequested: defaultSettingsDialog.close()
@@ -326,10 +384,18 @@ ApplicationWindow {
         title: qsTr("Replace the replies?")
         modal: true
         anchors.centerIn: parent
+        width: Math.min(440, window.width * 0.9)
         standardButtons: Dialog.Ok | Dialog.Cancel
+        // Enter presses OK (the default button), Escape cancels.
+        focus: true
         onClosed: window.focusComposer()
         Label {
+            width: parent.width
+            wrapMode: Text.Wrap
             text: qsTr("Sending the edited message replaces the messages after it.")
+            focus: true
+            Keys.onReturnPressed: confirmEdit.accept()
+            Keys.onEnterPressed: confirmEdit.accept()
         }
         onAccepted: window.chat.editAndResend(row, text)
     }

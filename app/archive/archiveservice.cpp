@@ -146,6 +146,10 @@ bool ArchiveService::exportConversations(const QVariantList &ids, const QString 
         emit finished(false, tr("The conversation database is not open."));
         return false;
     }
+    if (outFile.isEmpty()) {
+        emit finished(false, tr("Could not export: no file was chosen."));
+        return false;
+    }
     QList<qint64> list;
     for (const QVariant &v : ids)
         list.append(v.toLongLong());
@@ -167,6 +171,10 @@ bool ArchiveService::importConversations(const QString &bundle)
 {
     if (isBusy()) {
         emit finished(false, tr("Another archive job is still running."));
+        return false;
+    }
+    if (bundle.isEmpty()) {
+        emit finished(false, tr("Could not import: no file was chosen."));
         return false;
     }
     if (!m_store || !m_store->isReady()) {

@@ -19,7 +19,10 @@ QVariant MessageBlocks::data(const QModelIndex &index, int role) const
         return {};
     const MarkdownBlock &b = m_splitter.blocks().at(index.row());
     switch (role) {
-    case KindRole: return b.kind == MarkdownBlock::Kind::Code ? QStringLiteral("code") : QStringLiteral("text");
+    case KindRole:
+        return b.kind == MarkdownBlock::Kind::Code ? QStringLiteral("code")
+             : m_plainProse                        ? QStringLiteral("plain")
+                                                   : QStringLiteral("text");
     case Qt::DisplayRole:
     case TextRole: return m_texts.at(index.row());
     case LanguageRole: return b.language;

@@ -19,7 +19,7 @@ class MessageBlocks : public QAbstractListModel {
 
 public:
     enum Roles {
-        KindRole = Qt::UserRole + 1,  // "text" or "code"
+        KindRole = Qt::UserRole + 1,  // "text" (Markdown), "plain" (as written) or "code"
         TextRole,                     // prose Markdown, or the code without fences
         LanguageRole,                 // code: the fence's info string
         ClosedRole,                   // code: its closing fence has come
@@ -33,6 +33,10 @@ public:
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
+
+    // Prose shown as written, line breaks kept, no Markdown ("plain" blocks):
+    // a person's own messages. Code fences still make code blocks.
+    void setPlainProse(bool plain) { m_plainProse = plain; }
 
     // The blocks of `text` from scratch (a stored message, an edit).
     void reset(QStringView text, bool complete);
@@ -51,5 +55,6 @@ private:
     bool continues(int row) const;
 
     MarkdownSplitter m_splitter;
+    bool m_plainProse = false;
     QStringList m_texts;   // each block's text (the view's pieces of the message)
 };

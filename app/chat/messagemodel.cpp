@@ -1,11 +1,20 @@
 #include "messagemodel.h"
 
+#include "language/language.h"
+
 #include <QCoreApplication>
 #include <QLocale>
 
 #include "messageblocks.h"
 
-MessageModel::MessageModel(QObject *parent) : QAbstractListModel(parent) {}
+MessageModel::MessageModel(QObject *parent) : QAbstractListModel(parent)
+{
+    // The stats are words ("%n tokens · …"): shown again in a new language.
+    connect(Language::instance(), &Language::changed, this, [this] {
+        if (!m_rows.isEmpty())
+            emit dataChanged(index(0), index(int(m_rows.size()) - 1), {StatsRole});
+    });
+}
 
 MessageModel::~MessageModel() = default;   // the blocks are children
 
@@ -79,6 +88,8 @@ MessageBlocks *MessageModel::blocksAt(int row) const
     const Row &r = m_rows.at(row);
     if (!r.blocks) {
         r.blocks = new MessageBlocks(const_cast<MessageModel *>(this));
+        // A person's own words are shown as written (line breaks kept).
+        r.blocks->setPlainProse(r.message.author == Chat::Role::User);
         r.blocks->reset(r.message.text, Chat::isFinal(r.message.state));
     }
     return r.blocks;

@@ -7,6 +7,8 @@
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QQmlEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
 #include <QSet>
 #include <QSettings>
 #include <QWindow>
@@ -82,6 +84,18 @@ void Language::setChoice(const QString &code)
     for (QWindow *window : QGuiApplication::topLevelWindows()) {
         if (QQmlEngine *engine = qmlEngine(window))
             engines.insert(engine);
+        // Qt hands LanguageChange down the item tree of each window; a
+        // closed popup's items are out of it and would keep Qt's own words
+        // (a dialog's Close button): they get it here.
+        if (auto *quick = qobject_cast<QQuickWindow *>(window)) {
+            const QList<QQuickItem *> items = quick->findChildren<QQuickItem *>();
+            for (QQuickItem *item : items) {
+                if (!item->parentItem() && item != quick->contentItem()) {
+                    QEvent event(QEvent::LanguageChange);
+                    QCoreApplication::sendEvent(item, &event);
+                }
+            }
+        }
     }
     for (QQmlEngine *engine : std::as_const(engines))
         engine->retranslate();
@@ -103,10 +117,10 @@ void Language::apply()
     const QString code = codes().contains(m_choice) ? m_choice : systemCode();
     if (m_translator)
         QCoreApplication::removeTranslator(m_translator.get());
-    if (m_qtTranslator)
-        QCoreApplication::removeTranslator(m_qtTranslator.get());
+    for (const auto &qtTranslator : m_qtTranslators)
+        QCoreApplication::removeTranslator(qtTranslator.get());
     m_translator.reset();
-    m_qtTranslator.reset();
+    m_qtTranslators.clear();
     // English is the source language, but its .qm still holds the plural
     // forms ("%n conversation(s)"), so it is loaded too.
     auto translator = std::make_unique<QTranslator>();
@@ -118,14 +132,24 @@ void Language::apply()
         qCWarning(lcApp) << "no translation for" << code;
     }
     if (code != QLatin1String("en")) {
-        // Qt's own strings (dialog buttons, ...) from the system's Qt translations.
-        auto qtTranslator = std::make_unique<QTranslator>();
-        if (qtTranslator->load(QLocale(code), QStringLiteral("qtbase"), QStringLiteral("_"),
-                               QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
-            QCoreApplication::installTranslator(qtTranslator.get());
-            m_qtTranslator = std::move(qtTranslator);
+        // Qt's own strings from the system's Qt translations (Debian:
+        // qt6-translations-l10n): qtbase (dialog buttons: Close, Open,
+        // Cancel) and qtdeclarative (Qt Quick's dialogs). What those lack
+        // for Qt 6.4 is in Burrow's own catalogue (language/qtstrings.cpp).
+        for (const QString &catalogue : {QStringLiteral("qtbase"), QStringLiteral("qtdeclarative")}) {
+            auto qtTranslator = std::make_unique<QTranslator>();
+            if (qtTranslator->load(QLocale(code), catalogue, QStringLiteral("_"),
+                                   QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+                QCoreApplication::installTranslator(qtTranslator.get());
+                m_qtTranslators.push_back(std::move(qtTranslator));
+            } else {
+                qCInfo(lcApp) << "no" << catalogue << "translation for" << code << "(qt6-translations-l10n)";
+            }
         }
     }
+    // Day names and dates follow the language chosen (the system's locale
+    // when following the system).
+    QLocale::setDefault(codes().contains(m_choice) ? QLocale(code) : QLocale::system());
     m_current = code;
     emit changed();
 }

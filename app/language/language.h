@@ -9,6 +9,7 @@
 #include <QTranslator>
 #include <QVariantList>
 #include <memory>
+#include <vector>
 #include <QtQml/qqmlregistration.h>
 
 class QQmlEngine;
@@ -23,7 +24,9 @@ class Language : public QObject {
     QML_SINGLETON
     /// "" follows the system; otherwise a code such as "zh_CN".
     Q_PROPERTY(QString choice READ choice WRITE setChoice NOTIFY changed)
-    /// The language in effect ("en", "zh_CN", "zh_TW").
+    /// The language in effect ("en", "zh_CN", "zh_TW"). A binding that shows
+    /// a text C++ translated (a tr() behind a property or an invokable) reads
+    /// it too, so it is evaluated again when the language changes.
     Q_PROPERTY(QString current READ current NOTIFY changed)
     /// [{code, name}] for the settings: "" (system) first, then each language in its own name.
     /// (The "System language" name is translated when read; QML shows its own qsTr.)
@@ -59,5 +62,5 @@ private:
     QString m_choice;
     QString m_current = QStringLiteral("en");
     std::unique_ptr<QTranslator> m_translator;
-    std::unique_ptr<QTranslator> m_qtTranslator;
+    std::vector<std::unique_ptr<QTranslator>> m_qtTranslators;   // qtbase, qtdeclarative
 };

@@ -1,5 +1,7 @@
 #include "librarymodel.h"
 
+#include "language/language.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
@@ -26,7 +28,14 @@ bool sameEntry(const LibraryEntry &a, const LibraryEntry &b)
 
 } // namespace
 
-LibraryModel::LibraryModel(QObject *parent) : QAbstractListModel(parent) {}
+LibraryModel::LibraryModel(QObject *parent) : QAbstractListModel(parent)
+{
+    // Where a model came from and why it cannot run are words: shown again in a new language.
+    connect(Language::instance(), &Language::changed, this, [this] {
+        if (!m_entries.isEmpty())
+            emit dataChanged(index(0), index(int(m_entries.size()) - 1));
+    });
+}
 
 int LibraryModel::rowCount(const QModelIndex &parent) const
 {

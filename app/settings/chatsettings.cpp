@@ -1,5 +1,7 @@
 #include "chatsettings.h"
 
+#include "language/language.h"
+
 #include <QJsonValue>
 #include <QLocale>
 #include <QMetaType>
@@ -11,6 +13,7 @@ using Kind = SettingsField::Kind;
 ChatSettings::ChatSettings(QObject *parent)
     : QObject(parent), m_values(SettingsFields::builtInValues())
 {
+    connect(Language::instance(), &Language::changed, this, &ChatSettings::clearRefusals);
 }
 
 QStringList ChatSettings::fieldNames()
@@ -254,6 +257,18 @@ void ChatSettings::resetField(const QString &field)
         emit changed();
         emit errorsChanged();  // `valid` changed with the value
     }
+}
+
+void ChatSettings::clearRefusals()
+{
+    const QString field = QStringLiteral("contextSize");
+    const QString why = validate(field, m_values.value(field));
+    if (m_errors.isEmpty() && why.isEmpty())
+        return;
+    m_errors.clear();
+    if (!why.isEmpty())
+        m_errors.insert(field, why);
+    emit errorsChanged();
 }
 
 void ChatSettings::resetAll()

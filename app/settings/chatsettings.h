@@ -154,6 +154,11 @@ public:
     Q_INVOKABLE QVariant defaultValue(const QString &field) const;
     Q_INVOKABLE void resetField(const QString &field);
     Q_INVOKABLE void resetAll();
+    /// Forgets the reasons for refused input (the refused text is not
+    /// kept: the fields show the stored values again) and checks the
+    /// stored context size again. The panel calls it when it opens; it
+    /// runs by itself when the language changes (the reasons are words).
+    Q_INVOKABLE void clearRefusals();
     /// Takes every field from `other` (a new chat copies the defaults).
     Q_INVOKABLE void copyFrom(const ChatSettings *other);
 

@@ -1,5 +1,7 @@
 #include "localserver.h"
 
+#include "language/language.h"
+
 #include <QSettings>
 
 #include "backend/enginebridge.h"
@@ -14,6 +16,8 @@ const QString kApiKey = QStringLiteral("server/apiKey");
 LocalServer::LocalServer(EngineBridge *bridge, QObject *parent) : QObject(parent), m_bridge(bridge)
 {
     connect(m_bridge, &EngineBridge::serverStatus, this, &LocalServer::onStatus);
+    // statusText is words: read again in a new language.
+    connect(Language::instance(), &Language::changed, this, &LocalServer::statusChanged);
     m_poll.setInterval(PollIntervalMs);
     connect(&m_poll, &QTimer::timeout, m_bridge, &EngineBridge::pollServer);
     load();

@@ -1,5 +1,7 @@
 #include "conversationlistmodel.h"
 
+#include "language/language.h"
+
 #include <QFileInfo>
 #include <QLocale>
 #include <QSet>
@@ -14,6 +16,11 @@ ConversationListModel::ConversationListModel(QObject *parent)
         if (!m_rows.isEmpty())
             emit dataChanged(index(0), index(int(m_rows.size()) - 1), {SectionRole});
         scheduleMidnight();
+    });
+    // "New chat", "Today", day names: shown again in a new language.
+    connect(Language::instance(), &Language::changed, this, [this] {
+        if (!m_rows.isEmpty())
+            emit dataChanged(index(0), index(int(m_rows.size()) - 1), {Qt::DisplayRole, DisplayTitleRole, SectionRole});
     });
 }
 

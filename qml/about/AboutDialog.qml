@@ -14,21 +14,29 @@ Dialog {
     anchors.centerIn: parent
     width: Math.min(parent ? parent.width - 48 : 520, 520)
     standardButtons: Dialog.Close
+    // The dialog takes the keyboard: Enter or Escape closes it.
+    focus: true
 
-    // One row per library: name, version ("" when unknown), what Burrow uses it for.
+    // One row per library: name, version ("" when unknown), what Burrow uses
+    // it for (translated where shown: a list that changed with the language
+    // would make the rows again inside a closed dialog, which Qt 6.4's
+    // GridLayout does not survive).
     readonly property var libraries: [
         { name: "Qt", version: AboutInfo.qtVersion,
-          use: qsTr("the window, the controls and the conversation database (Qt Quick, Qt SQL)") },
+          use: QT_TR_NOOP("the window, the controls and the conversation database (Qt Quick, Qt SQL)") },
         { name: "SQLite", version: AboutInfo.sqliteVersion,
-          use: qsTr("stores your conversations, through Qt SQL") },
+          use: QT_TR_NOOP("stores your conversations, through Qt SQL") },
         { name: "KArchive", version: "",
-          use: qsTr("reads and writes archives, in the burrow-archive helper") },
+          use: QT_TR_NOOP("reads and writes archives, in the burrow-archive helper") },
         { name: "PCRE2", version: AboutInfo.pcre2Version,
-          use: qsTr("splits text into tokens by Unicode category") }
+          use: QT_TR_NOOP("splits text into tokens by Unicode category") }
     ]
 
     contentItem: ColumnLayout {
         spacing: 10
+        focus: true
+        Keys.onReturnPressed: root.close()
+        Keys.onEnterPressed: root.close()
 
         Label {
             objectName: "aboutTitle"
@@ -84,7 +92,7 @@ Dialog {
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
                     opacity: 0.8
-                    text: modelData.use
+                    text: qsTranslate("AboutDialog", modelData.use)
                 }
             }
         }

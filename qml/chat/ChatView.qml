@@ -15,8 +15,10 @@ Item {
 
     signal editRequested(int row, string text)
 
-    ListView {
+    MessageList {
         id: list
+        chat: root.chat
+        onEditRequested: (row, text) => root.editRequested(row, text)
         objectName: "messageList"
         anchors.fill: parent
         model: root.chat.conversation.messages
@@ -30,15 +32,13 @@ Item {
 
         property bool autoScrolling: false
 
-        // Inside a delegate (a component of its own) qmllint 6.4 reports
-        // the file's ids as unqualified; the engine resolves them. Qt 6.5's
-        // `pragma ComponentBehavior: Bound` would declare it; until then such
-        // lines carry `qmllint disable unqualified`.
         delegate: MessageDelegate {
-            width: ListView.view.width - 16
+            id: message
+            readonly property MessageList view: message.ListView.view as MessageList
+            width: message.view.width - 16
             x: 8
-            chat: root.chat // qmllint disable unqualified
-            onEditRequested: (row, text) => root.editRequested(row, text)
+            chat: message.view.chat
+            onEditRequested: (row, text) => message.view.editRequested(row, text)
         }
 
         function scrollToEnd() {
@@ -68,11 +68,15 @@ Item {
         // grew: the frame then shows the new text at the end (later, through
         // Qt.callLater, each take of streamed text cost a second frame of
         // the whole window). A new row is positioned once the list has made
-        // its delegate. Qt 6.4's qmltypes declare Qt.callLater as a QJSValue
-        // property, so the linter cannot tell it is a method (its `type`
-        // warning, off on that line).
+        // its delegate (the timer: after this event).
         onContentHeightChanged: if (root.following) scrollToEnd()
-        onCountChanged: if (root.following) Qt.callLater(scrollToEnd) // qmllint disable type
+        onCountChanged: if (root.following) scrollLater.restart()
+
+        Timer {
+            id: scrollLater
+            interval: 0
+            onTriggered: list.scrollToEnd()
+        }
 
         ScrollBar.vertical: ScrollBar {
             id: scrollBar

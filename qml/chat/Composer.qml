@@ -2,8 +2,9 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-// Where the user writes: Enter sends, Shift+Enter starts a new line (Esc
-// stopping a reply is the window's Stop action). Without a model it says how
+// Where the user writes: Enter sends, Shift+Enter starts a new line, Tab
+// moves on to the next control (Esc stopping a reply is the window's Stop
+// action). Without a model it says how
 // to get one; for a model that continues text (no chat format) it says so.
 Pane {
     id: root
@@ -16,8 +17,13 @@ Pane {
     property bool continuesText: false
     property alias text: input.text
 
+    // A chat was just deleted and Undo is offered: Ctrl+Z here brings it back
+    // (the text field would otherwise take Ctrl+Z for its own typing).
+    property bool undoDeletePending: false
+
     signal sendRequested(string text)
     signal stopRequested()
+    signal undoDeleteRequested()
 
     readonly property bool canSend: hasModel && !busy && !generating && input.text.trim().length > 0
 
@@ -56,8 +62,21 @@ Pane {
                 Accessible.name: qsTr("Message")
                 Accessible.description: placeholderText
 
+                // Tab and Shift+Tab move the focus on, as in other chat apps
+                // (a message rarely wants a tab character; Shift+Enter adds a line).
+                Keys.onTabPressed: (event) => {
+                    input.nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                    event.accepted = true
+                }
+                Keys.onBacktabPressed: (event) => {
+                    input.nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
+                    event.accepted = true
+                }
                 Keys.onPressed: (event) => {
-                    if (event.key === Qt.Key_Return || event.key === Qt.Key_Enter) {
+                    if (event.matches(StandardKey.Undo) && root.undoDeletePending) {
+                        event.accepted = true
+                        root.undoDeleteRequested()
+                    } else if (event.key === Qt.Key_Return || event.key === Qt.Key_Enter) {
                         event.accepted = true
                         if (event.modifiers & Qt.ShiftModifier) {
                             // A plain "\n" (TextArea's own would be a line separator, U+2028).

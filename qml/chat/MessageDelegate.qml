@@ -1,6 +1,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import Qt.labs.qmlmodels
 import Burrow
 
 // One message of the conversation: Markdown blocks (prose and code), who
@@ -30,12 +31,37 @@ Item {
     required property ChatController chat
 
     readonly property bool isUser: author === Chat.User
+    // (The blocks go before the row when the list is cleared: none then.)
+    readonly property int blockCount: root.blocks !== null ? root.blocks.count : 0
     function fullText() { return root.chat.conversation.messages.textAt(root.index) }
     property bool editing: false
 
     signal editRequested(int row, string text)
 
     implicitHeight: column.implicitHeight + 12
+
+    Component {
+        id: reasoningComponent
+        ReasoningBlock {}
+    }
+    Binding {
+        target: reasoningLoader.item
+        property: "reasoning"
+        value: root.reasoning
+        when: reasoningLoader.item !== null
+    }
+    Binding {
+        target: reasoningLoader.item
+        property: "reasoningMs"
+        value: root.reasoningMs
+        when: reasoningLoader.item !== null
+    }
+    Binding {
+        target: reasoningLoader.item
+        property: "reasoningNow"
+        value: root.state === Chat.Streaming && root.blockCount === 0
+        when: reasoningLoader.item !== null
+    }
 
     ColumnLayout {
         id: column
@@ -105,7 +131,7 @@ Item {
                     }
                     ToolButton {
                         text: qsTr("Copy")
-                        visible: root.blocks.count > 0
+                        visible: root.blockCount > 0
                         Accessible.name: qsTr("Copy this message")
                         onClicked: root.chat.copyToClipboard(root.fullText())
                     }
@@ -133,90 +159,46 @@ Item {
 
                 Label {
                     objectName: "waitingLabel"
-                    visible: root.state === Chat.Streaming && root.blocks.count === 0 && root.reasoning === ""
+                    visible: root.state === Chat.Streaming && root.blockCount === 0 && root.reasoning === ""
                     text: qsTr("Thinking…")
                     opacity: 0.6
                 }
 
                 // The reasoning, collapsed above the answer (made only for a
-                // reply that has some). `qmllint disable unqualified` here and
-                // in the blocks below: qmllint 6.4 reports the file's ids inside
-                // a component of their own (a Loader's, a delegate) as
-                // unqualified; the engine resolves them (Qt 6.5's `pragma
-                // ComponentBehavior: Bound` declares it).
+                // reply that has some; its values are bound below).
                 Loader {
+                    id: reasoningLoader
                     Layout.fillWidth: true
                     active: !root.isUser && root.reasoning !== ""
                     visible: active
-                    sourceComponent: ReasoningBlock {
-                        reasoning: root.reasoning // qmllint disable unqualified
-                        reasoningMs: root.reasoningMs // qmllint disable unqualified
-                        reasoningNow: root.state === Chat.Streaming && root.blocks.count === 0 // qmllint disable unqualified
-                    }
+                    sourceComponent: reasoningComponent
                 }
 
-                // One delegate per block. While a reply streams only the last
-                // block changes (and new ones are added): the blocks before
-                // it are never rebuilt. A block that continues the one before
-                // (a long code box or paragraph split for cost) sits right
-                // under it, the others 6 px apart.
+                // One delegate per block, by its kind (MessageBlocks: "code",
+                // "text" Markdown, "plain" as written). While a reply streams
+                // only the last block changes (and new ones are added): the
+                // blocks before it are never rebuilt.
                 Column {
                     Layout.fillWidth: true
                     visible: !root.editing
                     spacing: 0
                     Repeater {
                         model: root.blocks
-                        delegate: Item {
-                            id: block
-                            required property int index
-                            required property string kind
-                            required property string text
-                            required property string language
-                            required property bool continued
-                            required property bool continues
-                            readonly property real gap: index > 0 && !continued ? 6 : 0
-                            width: parent ? parent.width : 0
-                            height: gap + loader.height
-
-                            Loader {
-                                id: loader
-                                y: block.gap
-                                width: block.width
-                                sourceComponent: block.kind === "code" ? codeComponent : proseComponent
+                        delegate: DelegateChooser {
+                            role: "kind"
+                            DelegateChoice {
+                                roleValue: "code"
+                                CodePart {}
                             }
-
-                            Component {
-                                id: proseComponent
-                                TextEdit {
-                                    width: block.width // qmllint disable unqualified
-                                    text: block.text // qmllint disable unqualified
-                                    textFormat: TextEdit.MarkdownText
-                                    readOnly: true
-                                    selectByMouse: true
-                                    wrapMode: TextEdit.Wrap
-                                    color: palette.text
-                                    selectionColor: palette.highlight
-                                    selectedTextColor: palette.highlightedText
-                                    Accessible.role: Accessible.StaticText
-                                    Accessible.name: text
-                                    onLinkActivated: (link) => Qt.openUrlExternally(link)
-                                    HoverHandler {
-                                        enabled: parent.hoveredLink !== ""
-                                        cursorShape: Qt.PointingHandCursor
-                                    }
-                                }
+                            DelegateChoice {
+                                ProseBlock {}
                             }
-                            Component {
-                                id: codeComponent
-                                CodeBlock {
-                                    width: block.width // qmllint disable unqualified
-                                    code: block.text // qmllint disable unqualified
-                                    language: block.language // qmllint disable unqualified
-                                    continued: block.continued // qmllint disable unqualified
-                                    continues: block.continues // qmllint disable unqualified
-                                    onCopyRequested: root.chat.copyToClipboard(root.blocks.codeAt(block.index)) // qmllint disable unqualified
-                                }
-                            }
+                        }
+                        // Copy takes the whole code box, of which a part may be only a piece.
+                        onItemAdded: (index, item) => {
+                            const part = item as CodePart
+                            if (part !== null)
+                                part.copyRequested.connect(row => root.chat.copyToClipboard(root.blocks.codeAt(row)))
                         }
                     }
                 }

@@ -24,13 +24,16 @@ Item {
     signal aboutRequested()
     signal sendRequested()
     signal focusComposerRequested()
+    signal undoDeleteRequested()
 
-    // `qmllint disable unqualified` on the StandardKey lines: Qt 6.4's qmllint
-    // does not resolve StandardKey (QtQuick exports QKeySequence's enum under
-    // that name); the engine does, and StandardKey gives each platform its keys.
+    // A chat was just deleted and the sidebar offers Undo.
+    property bool undoDeleteAvailable: false
+
+    // The standard commands take the platform's keys (StandardKeys, C++:
+    // QML's StandardKey enum is unknown to Qt 6.4's qmllint).
     readonly property Action openModel: Action {
         text: qsTr("&Open model…")
-        shortcut: StandardKey.Open // qmllint disable unqualified
+        shortcut: StandardKeys.open
         onTriggered: root.openModelRequested()
     }
     readonly property Action library: Action {
@@ -48,17 +51,17 @@ Item {
     }
     readonly property Action quit: Action {
         text: qsTr("&Quit")
-        shortcut: StandardKey.Quit // qmllint disable unqualified
+        shortcut: StandardKeys.quit
         onTriggered: Qt.quit()
     }
     readonly property Action newChat: Action {
         text: qsTr("&New chat")
-        shortcut: StandardKey.New // qmllint disable unqualified
+        shortcut: StandardKeys.newItem
         onTriggered: root.newChatRequested()
     }
     readonly property Action find: Action {
         text: qsTr("&Find a chat")
-        shortcut: StandardKey.Find // qmllint disable unqualified
+        shortcut: StandardKeys.find
         onTriggered: root.findRequested()
     }
     readonly property Action chatSettings: Action {
@@ -82,12 +85,19 @@ Item {
         enabled: root.chat.conversation.messages.count > 0
         onTriggered: root.chat.clearConversation()
     }
+    // Ctrl+Z while the sidebar offers Undo (the composer passes it on too).
+    readonly property Action undoDelete: Action {
+        text: qsTr("&Undo delete")
+        shortcut: StandardKeys.undo
+        enabled: root.undoDeleteAvailable
+        onTriggered: root.undoDeleteRequested()
+    }
     readonly property Action defaultSettings: Action {
         text: qsTr("Settings for &new chats…")
         onTriggered: root.defaultSettingsRequested()
     }
     readonly property Action localServer: Action {
-        text: qsTr("&Local server…")
+        text: qsTr("Local &server…")   // S: L is Language's
         onTriggered: root.localServerRequested()
     }
     readonly property Action about: Action {

@@ -10,10 +10,6 @@ MenuBar {
     required property ChatController chat
     // Chats selected in the sidebar (Export selected is offered for 2 or more).
     property var selectedIds: []
-    // Settings → Language (qml/language/LanguageMenu.qml). Given by Main.qml:
-    // Qt 6.4 does not resolve a QML type of another subfolder of the module
-    // from a file in a subfolder (the module's root can use them all).
-    required property Menu languageMenu
 
     signal exportRequested(var ids)
     signal importRequested()
@@ -21,7 +17,7 @@ MenuBar {
     delegate: MenuBarItem {
         Accessible.name: menu ? menu.title.replace("&", "") : ""
     }
-    Menu {
+    AppMenu {
         title: qsTr("&File")
         MenuItem {
             action: root.actions.openModel
@@ -41,20 +37,17 @@ MenuBar {
             id: recentMenu
             title: qsTr("Recent models")
             enabled: root.chat.models.recentModels.paths.length > 0
-            // `qmllint disable unqualified`: qmllint 6.4 reports the file's ids
-            // inside a delegate (its own component) as unqualified; the engine
-            // resolves them (Qt 6.5's `pragma ComponentBehavior: Bound` declares it).
+            // One entry per recent file; what it opens is connected here,
+            // where the chat is in reach (a delegate sees only its own data).
             Instantiator {
                 model: root.chat.models.recentModels.paths
-                delegate: MenuItem {
-                    id: recentItem
-                    required property string modelData
-                    text: modelData.substring(modelData.lastIndexOf("/") + 1)
-                    Accessible.name: qsTr("Open recent model %1").arg(text)
-                    onTriggered: root.chat.models.openFile(recentItem.modelData, false) // qmllint disable unqualified
+                delegate: RecentModelItem {}
+                onObjectAdded: (index, object) => {
+                    const item = object as RecentModelItem
+                    item.triggered.connect(() => root.chat.models.openFile(item.modelData, false))
+                    recentMenu.insertItem(index, item)
                 }
-                onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
-                onObjectRemoved: (index, object) => recentMenu.removeItem(object)
+                onObjectRemoved: (index, object) => recentMenu.removeItem(object as MenuItem)
             }
         }
         MenuSeparator {}
@@ -92,7 +85,7 @@ MenuBar {
             Accessible.name: qsTr("Quit Burrow")
         }
     }
-    Menu {
+    AppMenu {
         title: qsTr("&Chat")
         MenuItem {
             action: root.actions.newChat
@@ -115,8 +108,13 @@ MenuBar {
             action: root.actions.clear
             Accessible.name: qsTr("Clear the conversation")
         }
+        MenuItem {
+            objectName: "undoDeleteMenuItem"
+            action: root.actions.undoDelete
+            Accessible.name: qsTr("Bring back the chat just deleted")
+        }
     }
-    Menu {
+    AppMenu {
         id: settingsMenu
         title: qsTr("&Settings")
         MenuItem {
@@ -133,9 +131,9 @@ MenuBar {
             action: root.actions.accessToken
             Accessible.name: qsTr("The Hugging Face access token for downloads")
         }
-        Component.onCompleted: settingsMenu.addMenu(root.languageMenu)
+        LanguageMenu {}
     }
-    Menu {
+    AppMenu {
         title: qsTr("&Help")
         MenuItem {
             action: root.actions.about

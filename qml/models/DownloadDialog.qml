@@ -37,28 +37,6 @@ Dialog {
             }
         }
     }
-    // The non-empty texts, with " · " between them.
-    function joined(texts) {
-        let out = ""
-        for (let i = 0; i < texts.length; ++i) {
-            if (texts[i] !== "")
-                out += (out === "" ? "" : " · ") + texts[i]
-        }
-        return out
-    }
-    function stateText(state) {
-        switch (state) {
-        case DownloadManager.Starting: return qsTr("Starting…")
-        case DownloadManager.Checking: return qsTr("Checking the part downloaded before…")
-        case DownloadManager.Downloading: return qsTr("Downloading")
-        case DownloadManager.Verifying: return qsTr("Checking the file…")
-        case DownloadManager.Paused: return qsTr("Paused")
-        case DownloadManager.Failed: return qsTr("Stopped")
-        case DownloadManager.Finished: return qsTr("Downloaded and checked")
-        }
-        return ""
-    }
-
     title: qsTr("Download a model")
     modal: true
     anchors.centerIn: parent
@@ -130,9 +108,12 @@ Dialog {
             font.bold: true
             elide: Text.ElideRight
         }
-        ListView {
+        DownloadFileList {
             id: fileList
             objectName: "downloadFileList"
+            selectedPath: root.selectedPath
+            onFileChosen: (path) => root.selectedPath = path
+            onDownloadRequested: root.startDownload()
             Layout.fillWidth: true
             Layout.fillHeight: true
             Layout.minimumHeight: 80
@@ -144,14 +125,13 @@ Dialog {
             Accessible.name: qsTr("Files of the repository")
             ScrollBar.vertical: ScrollBar {}
 
-            // `qmllint disable unqualified` in the delegate: qmllint 6.4
-            // reports the file's ids inside a delegate (its own component) as
-            // unqualified; the engine resolves them.
+            // A row reads the choice and asks through its list (ListView.view as DownloadFileList).
             delegate: ItemDelegate {
                 id: fileItem
                 required property int index
                 required property var modelData
-                readonly property bool chosen: modelData.path === root.selectedPath // qmllint disable unqualified
+                readonly property DownloadFileList view: fileItem.ListView.view as DownloadFileList
+                readonly property bool chosen: fileItem.modelData.path === fileItem.view.selectedPath
 
                 objectName: "downloadFile_" + index
                 width: ListView.view.width
@@ -160,10 +140,10 @@ Dialog {
                 Accessible.name: qsTr("%1, %2").arg(modelData.name).arg(modelData.sizeText)
                 Accessible.selectable: true
                 Accessible.selected: chosen
-                onClicked: root.selectedPath = modelData.path // qmllint disable unqualified
+                onClicked: fileItem.view.fileChosen(fileItem.modelData.path)
                 onDoubleClicked: {
-                    root.selectedPath = modelData.path // qmllint disable unqualified
-                    root.startDownload() // qmllint disable unqualified
+                    fileItem.view.fileChosen(fileItem.modelData.path)
+                    fileItem.view.downloadRequested()
                 }
 
                 contentItem: ColumnLayout {
@@ -246,9 +226,10 @@ Dialog {
             font.bold: true
             Accessible.role: Accessible.Heading
         }
-        ListView {
+        DownloadList {
             id: downloadList
             objectName: "downloadList"
+            onOpenRequested: (localPath) => root.openRequested(localPath)
             Layout.fillWidth: true
             Layout.preferredHeight: Math.min(contentHeight, 240)
             visible: DownloadManager.count > 0
@@ -261,6 +242,7 @@ Dialog {
 
             delegate: Pane {
                 id: downloadItem
+                readonly property DownloadList view: downloadItem.ListView.view as DownloadList
                 required property int index
                 required property int downloadId
                 required property string fileName
@@ -280,7 +262,7 @@ Dialog {
                 objectName: "download_" + index
                 width: ListView.view.width
                 padding: 6
-                Accessible.name: qsTr("%1: %2").arg(fileName).arg(root.stateText(downloadState)) // qmllint disable unqualified
+                Accessible.name: qsTr("%1: %2").arg(downloadItem.fileName).arg(downloadItem.view.stateText(downloadItem.downloadState))
 
                 ColumnLayout {
                     anchors.fill: parent
@@ -295,7 +277,7 @@ Dialog {
                         }
                         Label {
                             objectName: "downloadState"
-                            text: root.stateText(downloadItem.downloadState) // qmllint disable unqualified
+                            text: downloadItem.view.stateText(downloadItem.downloadState)
                             opacity: 0.8
                         }
                     }
@@ -315,7 +297,7 @@ Dialog {
                         Label {
                             objectName: "downloadNumbers"
                             Layout.fillWidth: true
-                            text: root.joined([downloadItem.sizeText, downloadItem.speedText, downloadItem.timeLeftText]) // qmllint disable unqualified
+                            text: downloadItem.view.joined([downloadItem.sizeText, downloadItem.speedText, downloadItem.timeLeftText])
                             opacity: 0.8
                             elide: Text.ElideRight
                         }
@@ -346,7 +328,7 @@ Dialog {
                             text: qsTr("Open")
                             highlighted: true
                             Accessible.name: qsTr("Open %1 and chat with it").arg(downloadItem.fileName)
-                            onClicked: root.openRequested(downloadItem.localPath) // qmllint disable unqualified
+                            onClicked: downloadItem.view.openRequested(downloadItem.localPath)
                         }
                         Button {
                             objectName: "downloadDismiss"

@@ -66,11 +66,14 @@ Item {
         // and go with the list.
         Column {
             Layout.fillWidth: true
-            // `qmllint disable unqualified`: qmllint 6.4 reports the file's ids
-            // inside a delegate (its own component) as unqualified; the engine
-            // resolves them (Qt 6.5's `pragma ComponentBehavior: Bound` declares it).
             Repeater {
                 model: root.recentPaths
+                // What a button opens is connected here, where the signal is in reach.
+                onItemAdded: (index, item) => {
+                    const button = item as Button
+                    const path = root.recentPaths[index]
+                    button.clicked.connect(() => root.recentRequested(path))
+                }
                 delegate: Button {
                     id: recentButton
                     required property string modelData
@@ -80,7 +83,6 @@ Item {
                     ToolTip.visible: hovered
                     ToolTip.text: modelData
                     Accessible.name: qsTr("Open recent model %1").arg(text)
-                    onClicked: root.recentRequested(recentButton.modelData) // qmllint disable unqualified
                 }
             }
         }

@@ -87,7 +87,12 @@ Pane {
                 Accessible.name: qsTr("Search the models")
                 text: root.models.searchText
                 onTextEdited: root.models.searchText = text
-                Keys.onDownPressed: list.forceActiveFocus()
+                // Down goes to the results, the first one marked.
+                Keys.onDownPressed: {
+                    if (list.count > 0 && list.currentIndex < 0)
+                        list.currentIndex = 0
+                    list.forceActiveFocus()
+                }
                 Keys.onReturnPressed: root.openRow(list.currentIndex >= 0 ? list.currentIndex : 0)
             }
             Label { text: qsTr("Sort") }
@@ -109,9 +114,10 @@ Pane {
             }
         }
 
-        ListView {
+        LibraryList {
             id: list
             objectName: "libraryList"
+            onOpenRequested: (row) => root.openRow(row)
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true
@@ -126,13 +132,12 @@ Pane {
             Keys.onReturnPressed: root.openRow(list.currentIndex)
             Keys.onEnterPressed: root.openRow(list.currentIndex)
 
-            // Inside a delegate (a component of its own) qmllint 6.4 reports
-            // the file's ids as unqualified; the engine resolves them (Qt
-            // 6.5's `pragma ComponentBehavior: Bound` would declare it).
+            // A row asks through its list (ListView.view as LibraryList).
             delegate: LibraryRow {
-                width: ListView.view.width
-                onClicked: ListView.view.currentIndex = index
-                onOpenClicked: (row) => root.openRow(row) // qmllint disable unqualified
+                id: libraryRow
+                width: libraryRow.ListView.view.width
+                onClicked: libraryRow.ListView.view.currentIndex = libraryRow.index
+                onOpenClicked: (row) => (libraryRow.ListView.view as LibraryList).openRequested(row)
             }
 
             ScrollBar.vertical: ScrollBar {
@@ -168,25 +173,9 @@ Pane {
             }
             Repeater {
                 model: root.library !== null ? root.library.places : []
-                delegate: RowLayout {
-                    id: place
-                    required property var modelData
-                    spacing: 2
-                    Label {
-                        text: qsTr("%1 (%2)").arg(place.modelData.sourceName).arg(place.modelData.exists ? place.modelData.count : qsTr("absent"))
-                        opacity: 0.7
-                        ToolTip.visible: placeHover.hovered
-                        ToolTip.text: place.modelData.path
-                        HoverHandler { id: placeHover }
-                    }
-                    ToolButton {
-                        visible: place.modelData.userFolder
-                        text: qsTr("Remove")
-                        font.pixelSize: 11
-                        Accessible.name: qsTr("Stop looking in %1").arg(place.modelData.path)
-                        onClicked: root.library.removeFolder(place.modelData.path) // qmllint disable unqualified
-                    }
-                }
+                delegate: LibraryPlace {}
+                onItemAdded: (index, item) => (item as LibraryPlace).removeRequested.connect(
+                                 path => { if (root.library !== null) root.library.removeFolder(path) })
             }
             Label {
                 visible: root.library !== null && root.library.skippedCount > 0

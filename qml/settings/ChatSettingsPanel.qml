@@ -24,11 +24,30 @@ Pane {
     // Thinking and Reasoning effort shown.
     property bool showThinking: false
     property bool showReasoningEffort: false
+    // The settings new chats start with (in the "Settings for new chats"
+    // dialog, which has its own title and Close button), not one chat's.
+    property bool forNewChats: false
     // The loaded model can shift a full context (ModelCard.canShiftContext:
     // not a model with recurrent layers, whose replies always stop there).
     property bool canShiftContext: true
 
     signal closeRequested()
+
+    // Bumped by reload(): the fields' bindings read it, so they show the
+    // stored values again.
+    property int generation: 0
+    // The stored values again, the reasons for refused input gone: called
+    // when the panel opens and when the language changes, so a refused
+    // value never stays in its field ("the field keeps its old value").
+    function reload() {
+        if (root.settings)
+            root.settings.clearRefusals()
+        root.generation++
+    }
+    Connections {
+        target: Language
+        function onChanged() { root.reload() }
+    }
 
     readonly property var fields: settings ? settings.fields : []
     function fieldInfo(name) {
@@ -40,9 +59,11 @@ Pane {
         const hint = root.fieldInfo(name).hint
         return hint !== "" ? qsTranslate("ChatSettings", hint) : ""
     }
-    function valueText(name) { return root.settings ? String(root.settings[name]) : "" }
+    function valueText(name) { return root.generation >= 0 && root.settings ? String(root.settings[name]) : "" }
 
-    readonly property var formatChoices: (settings ? settings.chatFormats : ["auto"]).map(
+    // The labels are C++'s tr() ("Automatic (from the model)"): read again
+    // when the language changes (Language.current).
+    readonly property var formatChoices: (settings && Language.current !== "" ? settings.chatFormats : ["auto"]).map(
         name => ({ value: name, text: root.settings ? root.settings.chatFormatLabel(name) : name }))
     function formatIndex() {
         if (!settings)
@@ -101,6 +122,8 @@ Pane {
         anchors.fill: parent
         clip: true
         contentWidth: availableWidth
+        // The scroll bar beside the fields, not over their right edge.
+        rightPadding: scroll.ScrollBar.vertical.visible ? scroll.ScrollBar.vertical.width + 4 : 0
 
         ColumnLayout {
             width: scroll.availableWidth
@@ -108,6 +131,7 @@ Pane {
 
             RowLayout {
                 Layout.fillWidth: true
+                visible: !root.forNewChats
                 Label {
                     Layout.fillWidth: true
                     text: qsTr("Chat settings")
@@ -127,41 +151,23 @@ Pane {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 opacity: 0.75
-                text: qsTr("These settings belong to this chat only. Changes apply to the next reply. "
-                           + "A dot marks a value that differs from the defaults for new chats.")
+                text: root.forNewChats
+                      ? qsTr("New chats start with these settings; the chats you have keep their own. "
+                             + "A dot marks a value that differs from Burrow's built-in settings.")
+                      : qsTr("These settings belong to this chat only. Changes apply to the next reply. "
+                             + "A dot marks a value that differs from the defaults for new chats.")
             }
 
-            // The number fields, in the table's order. `qmllint disable
-            // unqualified`: qmllint 6.4 reports the file's ids inside a delegate
-            // (its own component) as unqualified; the engine resolves them (Qt
-            // 6.5's `pragma ComponentBehavior: Bound` declares it).
+            // The number fields, in the table's order.
             Repeater {
                 model: root.fields.filter(f => f.numberRow)
-                delegate: SettingRow {
-                    id: numberRow
-                    required property var modelData
-                    settings: root.settings // qmllint disable unqualified
-                    field: modelData.name
-                    label: root.labelOf(field) // qmllint disable unqualified
-                    hint: field === "contextSize" && root.contextHint() !== "" // qmllint disable unqualified
-                          ? root.hintOf(field) + " " + root.contextHint() : root.hintOf(field) // qmllint disable unqualified
-                    onReset: numberInput.text = Qt.binding(() => root.valueText(numberRow.field)) // qmllint disable unqualified
-
-                    TextField {
-                        id: numberInput
-                        objectName: "field_" + numberRow.field
-                        Layout.preferredWidth: 110
-                        horizontalAlignment: TextInput.AlignRight
-                        inputMethodHints: Qt.ImhFormattedNumbersOnly
-                        text: root.valueText(numberRow.field) // qmllint disable unqualified
-                        enabled: root.settings !== null // qmllint disable unqualified
-                        Accessible.name: numberRow.label
-                        Accessible.description: numberRow.error !== "" ? numberRow.error : numberRow.hint
-                        onEditingFinished: {
-                            if (root.settings && root.settings.setValue(numberRow.field, text)) // qmllint disable unqualified
-                                text = Qt.binding(() => root.valueText(numberRow.field)) // qmllint disable unqualified
-                        }
-                    }
+                delegate: NumberSettingRow {}
+                // What a row needs of the panel, bound here where the panel is in reach.
+                onItemAdded: (index, item) => {
+                    const row = item as NumberSettingRow
+                    row.settings = Qt.binding(() => root.settings)
+                    row.generation = Qt.binding(() => root.generation)
+                    row.extraHint = Qt.binding(() => row.field === "contextSize" ? root.contextHint() : "")
                 }
             }
 
@@ -209,7 +215,7 @@ Pane {
                     Layout.minimumHeight: 80
                     wrapMode: TextEdit.Wrap
                     placeholderText: root.hintOf("systemPrompt")
-                    text: root.settings ? root.settings.systemPrompt : ""
+                    text: root.generation >= 0 && root.settings ? root.settings.systemPrompt : ""
                     enabled: root.settings !== null
                     Accessible.name: root.labelOf("systemPrompt")
                     onEditingFinished: {

@@ -152,6 +152,14 @@ Pane {
             Accessible.name: qsTr("Search chats")
             selectByMouse: true
             Keys.onEscapePressed: text = ""
+            // Down goes to the results, the first one marked; Enter opens it.
+            Keys.onDownPressed: {
+                if (list.count > 0)
+                    list.currentIndex = 0
+                list.forceActiveFocus(Qt.TabFocusReason)
+            }
+            Keys.onReturnPressed: if (list.count > 0) root.conversationSelected(conversations.idAt(0))
+            Keys.onEnterPressed: if (list.count > 0) root.conversationSelected(conversations.idAt(0))
         }
 
         Label {
@@ -170,14 +178,30 @@ Pane {
             Layout.fillWidth: true
             Layout.fillHeight: true
 
-            ListView {
+            ConversationList {
                 id: list
                 objectName: "conversationList"
+                currentId: root.currentId
+                selectionCount: root.selectionCount
+                searchText: root.searchText
+                onOpenRequested: (conversationId) => root.conversationSelected(conversationId)
+                onToggleRequested: (conversationId) => conversations.toggle(conversationId)
+                onRangeRequested: (conversationId) => conversations.selectRange(conversationId)
+                onRenameRequested: (conversationId, title) => root.store.rename(conversationId, title)
+                onDeleteRequested: (conversationId) => root.deleteConversation(conversationId)
+                onDeleteSelectionRequested: root.deleteConversations(conversations.selectedIds)
+                onExportSelectionRequested: root.exportSelection()
                 anchors.fill: parent
                 clip: true
                 model: conversations
                 keyNavigationEnabled: true
                 activeFocusOnTab: true
+                // The keyboard arrives on the chat shown (Tab), or on the
+                // first row when none is.
+                onActiveFocusChanged: {
+                    if (activeFocus && currentIndex < 0 && count > 0)
+                        currentIndex = Math.max(0, conversations.indexOf(root.currentId))
+                }
                 // Keyboard: arrows move, Enter opens, F2 renames, Delete deletes;
                 // Ctrl+Space adds/removes the row, Shift+arrows select a range,
                 // Ctrl+A selects all, Escape keeps only the current chat selected.
@@ -205,6 +229,9 @@ Pane {
                 Accessible.name: qsTr("Conversations")
                 ScrollBar.vertical: ScrollBar {}
 
+                // Day sections. (Set here, not in ConversationList: there Qt
+                // 6.4 did not make the labels again when the words changed
+                // with the language.)
                 section.property: "section"
                 section.criteria: ViewSection.FullString
                 section.delegate: Label {
@@ -216,176 +243,6 @@ Pane {
                     font.bold: true
                     opacity: 0.7
                     Accessible.role: Accessible.Heading
-                }
-
-                // `qmllint disable unqualified` in the delegate: qmllint 6.4
-                // reports the file's ids inside a delegate (its own component)
-                // as unqualified; the engine resolves them (Qt 6.5's `pragma
-                // ComponentBehavior: Bound` declares it). The list itself is
-                // ListView.view.
-                delegate: ItemDelegate {
-                    id: item
-                    required property int index
-                    required property double conversationId
-                    required property string displayTitle
-                    required property string snippet
-                    required property string snippetHtml
-                    required property bool generating
-                    required property bool selected
-                    property bool editing: false
-                    readonly property bool current: conversationId === root.currentId // qmllint disable unqualified
-
-                    objectName: "conversation_" + index
-                    width: ListView.view.width
-                    highlighted: selected
-                    font.bold: current && root.selectionCount > 1 // qmllint disable unqualified
-                    Accessible.name: displayTitle + (generating ? ", " + qsTr("generating a reply") : "")
-                    Accessible.selectable: true
-                    Accessible.selected: selected
-
-                    // The list's current row has the keyboard focus: Space opens
-                    // the chat (a button's click), Ctrl+Space adds or removes it.
-                    Keys.onPressed: event => {
-                        if (event.key === Qt.Key_Space && (event.modifiers & Qt.ControlModifier)) {
-                            conversations.toggle(item.conversationId) // qmllint disable unqualified
-                            event.accepted = true
-                        }
-                    }
-                    onClicked: {
-                        ListView.view.currentIndex = index
-                        root.conversationSelected(conversationId) // qmllint disable unqualified
-                    }
-                    onDoubleClicked: editing = true
-
-                    // Ctrl+click adds or removes the chat, Shift+click selects up to
-                    // it; right-click opens the actions. A plain left press goes
-                    // through to the delegate (open, double-click renames).
-                    MouseArea {
-                        objectName: "selectionArea"
-                        anchors.fill: parent
-                        z: 1
-                        enabled: !item.editing
-                        acceptedButtons: Qt.LeftButton | Qt.RightButton
-                        onPressed: mouse => {
-                            mouse.accepted = mouse.button === Qt.RightButton
-                                             || (mouse.modifiers & (Qt.ControlModifier | Qt.ShiftModifier)) !== 0
-                        }
-                        onClicked: mouse => {
-                            item.ListView.view.currentIndex = item.index
-                            item.ListView.view.forceActiveFocus()   // Escape, Ctrl+A and Shift+arrows go on from here
-                            if (mouse.button === Qt.RightButton)
-                                menu.popup()
-                            else if (mouse.modifiers & Qt.ShiftModifier)
-                                conversations.selectRange(item.conversationId) // qmllint disable unqualified
-                            else
-                                conversations.toggle(item.conversationId) // qmllint disable unqualified
-                        }
-                    }
-
-                    // No ids inside: an id would make the deferred contentItem immediate.
-                    contentItem: ColumnLayout {
-                        spacing: 2
-                        RowLayout {
-                            Layout.fillWidth: true
-                            Label {
-                                objectName: "title"
-                                Layout.fillWidth: true
-                                visible: !item.editing
-                                text: item.displayTitle
-                                elide: Text.ElideRight
-                            }
-                            TextField {
-                                objectName: "renameField"
-                                Layout.fillWidth: true
-                                visible: item.editing
-                                // Renaming starts: the field takes the keys; it
-                                // ends: they go back to the list.
-                                readonly property bool renaming: item.editing
-                                onRenamingChanged: {
-                                    if (renaming) {
-                                        forceActiveFocus()
-                                    } else if (activeFocus) {
-                                        focus = false
-                                        item.ListView.view.forceActiveFocus()
-                                    }
-                                }
-                                text: item.displayTitle
-                                Accessible.name: qsTr("New name for the chat")
-                                onAccepted: {
-                                    if (text.trim() !== "")
-                                        root.store.rename(item.conversationId, text) // qmllint disable unqualified
-                                    item.editing = false
-                                }
-                                Keys.onEscapePressed: {
-                                    text = item.displayTitle
-                                    item.editing = false
-                                }
-                                onActiveFocusChanged: if (!activeFocus) item.editing = false
-                            }
-                            // A still dot, not a spinner: an endless animation
-                            // repaints the window every frame for the whole
-                            // reply, and that CPU is taken from the engine.
-                            Rectangle {
-                                objectName: "generatingIndicator"
-                                visible: item.generating
-                                Layout.preferredWidth: 8
-                                Layout.preferredHeight: 8
-                                Layout.rightMargin: 4
-                                radius: 4
-                                // On a highlighted (selected) row the highlight colour would hide it.
-                                color: item.highlighted ? palette.highlightedText : palette.highlight
-                                Accessible.role: Accessible.Indicator
-                                Accessible.name: qsTr("Writing a reply")
-                            }
-                            ToolButton {
-                                objectName: "menuButton"
-                                text: "⋯"
-                                Accessible.name: qsTr("Actions for %1").arg(item.displayTitle)
-                                onClicked: menu.popup()
-                            }
-                        }
-                        Label {
-                            objectName: "snippet"
-                            Layout.fillWidth: true
-                            visible: root.searchText !== "" && item.snippet !== "" // qmllint disable unqualified
-                            text: item.snippetHtml
-                            textFormat: Text.StyledText
-                            elide: Text.ElideRight
-                            maximumLineCount: 2
-                            wrapMode: Text.Wrap
-                            opacity: 0.75
-                            font.pixelSize: 11
-                        }
-                    }
-
-                    Menu {
-                        id: menu
-                        objectName: "conversationMenu"
-                        MenuItem {
-                            objectName: "renameAction"
-                            text: qsTr("Rename")
-                            onTriggered: item.editing = true
-                        }
-                        MenuItem {
-                            objectName: "exportSelectionAction"
-                            visible: root.selectionCount > 1 // qmllint disable unqualified
-                            height: visible ? implicitHeight : 0
-                            text: qsTr("Export selected conversations (%1)…").arg(root.selectionCount) // qmllint disable unqualified
-                            onTriggered: root.exportSelection() // qmllint disable unqualified
-                        }
-                        MenuItem {
-                            objectName: "deleteAction"
-                            text: qsTr("Delete")
-                            onTriggered: root.deleteConversation(item.conversationId) // qmllint disable unqualified
-                        }
-                        MenuItem {
-                            objectName: "deleteSelectionAction"
-                            visible: root.selectionCount > 1 && item.selected // qmllint disable unqualified
-                            height: visible ? implicitHeight : 0
-                            text: qsTr("Delete selected conversations (%1)").arg(root.selectionCount) // qmllint disable unqualified
-                            onTriggered: root.deleteConversations(conversations.selectedIds) // qmllint disable unqualified
-                        }
-                    }
                 }
 
             }

@@ -11,6 +11,7 @@
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 #include <QtQml/qqmlextensionplugin.h>
@@ -104,6 +105,14 @@ inline void clickItem(QQuickWindow *window, QQuickItem *item)
     QTest::qWait(200);
     const QPointF centre = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
     QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+}
+
+// Makes the running test function fail on an error of the app's QML (a
+// TypeError, a ReferenceError, a failed binding: a feature quietly broken
+// while the window still shows). Call from init().
+inline void failOnQmlErrors()
+{
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("qrc:/Burrow/.*(Error|Cannot |is not |Unable to |Required property)")));
 }
 
 // The reference continuation for a model and prompt in ../shared.

@@ -46,6 +46,7 @@ void clickRow(QQuickWindow *window, QQuickItem *row, Qt::KeyboardModifiers modif
 class TestExportSelection : public QObject {
     Q_OBJECT
 private slots:
+    void init() { failOnQmlErrors(); }
     void initTestCase()
     {
         QVERIFY2(QFileInfo(kHelper).isExecutable(), "burrow-archive was not built");

@@ -80,6 +80,7 @@ private:
 private Q_SLOTS:
     void init()
     {
+        failOnQmlErrors();
         EngineBridge::resetBackendFactory();
     }
 

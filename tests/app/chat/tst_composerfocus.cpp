@@ -72,6 +72,7 @@ class TestComposerFocus : public QObject {
 private Q_SLOTS:
     void init()
     {
+        failOnQmlErrors();
         m_control = std::make_shared<FakeControl>();
         m_control->gated = false;
         EngineBridge::setBackendFactory(fakeFactory(m_control));

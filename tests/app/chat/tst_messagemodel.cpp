@@ -375,6 +375,24 @@ private Q_SLOTS:
         QCOMPARE(growing->data(growing->index(2), MessageBlocks::ClosedRole).toBool(), true);
         QCOMPARE(growing->data(growing->index(2), MessageBlocks::TextRole).toString(), QStringLiteral("x"));
     }
+
+    // A person's own words are shown as written: their prose blocks are
+    // "plain" (line breaks kept, no Markdown), a reply's are "text" (Markdown).
+    // Code fences make code blocks in both.
+    void ownWordsAreShownAsWritten()
+    {
+        MessageModel model;
+        model.append(message(Chat::Role::User, QStringLiteral("first line\nsecond *line*\n```\nx = 1\n```")));
+        model.append(message(Chat::Role::Assistant, QStringLiteral("a reply\nin *Markdown*")));
+        MessageBlocks *mine = model.blocksAt(0);
+        QCOMPARE(mine->rowCount(), 2);
+        QCOMPARE(mine->data(mine->index(0), MessageBlocks::KindRole).toString(), QStringLiteral("plain"));
+        QVERIFY(mine->data(mine->index(0), MessageBlocks::TextRole).toString()
+                    .startsWith(QStringLiteral("first line\nsecond *line*")));
+        QCOMPARE(mine->data(mine->index(1), MessageBlocks::KindRole).toString(), QStringLiteral("code"));
+        MessageBlocks *reply = model.blocksAt(1);
+        QCOMPARE(reply->data(reply->index(0), MessageBlocks::KindRole).toString(), QStringLiteral("text"));
+    }
 };
 
 QTEST_MAIN(TestMessageModel)

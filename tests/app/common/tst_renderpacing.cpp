@@ -1,6 +1,7 @@
 // How often reply text reaches the view, from what draws the window
-// (app/common/renderpacing.h), and that the chat controller passes the
-// interval to the engine bridge.
+// (app/common/renderpacing.h): the interval chosen for a GPU or a CPU-drawn
+// window, and a reply streamed faster than that reaching the view at most
+// once per interval.
 #include <QGuiApplication>
 #include <QQuickItem>
 #include <QStyleHints>
@@ -8,8 +9,14 @@
 #include <QSignalSpy>
 #include <QThread>
 #include <QTest>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
 
 #include "chat/chatcontroller.h"
+#include "chat/messagemodel.h"
+#include "backend/enginebridge.h"
+#include "fakebackend.h"
 #include "common/renderpacing.h"
 
 class TestRenderPacing : public QObject {
@@ -78,12 +85,66 @@ private slots:
         QCOMPARE(QQuickWindow::graphicsApi(), before);
     }
 
-    void intervals()
+    // The view takes a streaming reply's text at most once per interval,
+    // however fast the engine writes (the interval is the whole point: at
+    // one repaint per token a CPU-drawn window took the engine's cores), and
+    // the last text arrives when the reply ends. 60 tokens, one every ~10 ms.
+    void viewTakesTextAtMostOncePerInterval_data()
     {
-        QCOMPARE(RenderPacing::flushIntervalMs(false), RenderPacing::GpuFlushIntervalMs);
-        QCOMPARE(RenderPacing::flushIntervalMs(true), RenderPacing::SoftwareFlushIntervalMs);
-        QVERIFY(RenderPacing::GpuFlushIntervalMs <= 40);   // smooth with a GPU
-        QVERIFY(RenderPacing::SoftwareFlushIntervalMs > RenderPacing::GpuFlushIntervalMs);
+        QTest::addColumn<bool>("software");
+        QTest::newRow("drawn by a GPU") << false;
+        QTest::newRow("drawn by the CPU") << true;
+    }
+    void viewTakesTextAtMostOncePerInterval()
+    {
+        QFETCH(bool, software);
+        auto control = std::make_shared<FakeControl>();
+        control->pieces.clear();
+        for (int i = 0; i < 60; ++i)
+            control->pieces << QStringLiteral(" w%1").arg(i);
+        EngineBridge::setBackendFactory(fakeFactory(control));
+        QTemporaryDir dir;
+        const QString model = dir.filePath(QStringLiteral("good.gguf"));
+        QFile file(model);
+        QVERIFY(file.open(QIODevice::WriteOnly) && file.write("GGUF") == 4);
+        file.close();
+        {
+            ChatController chat;
+            const int interval = RenderPacing::flushIntervalMs(software);
+            QCOMPARE(interval, software ? RenderPacing::SoftwareFlushIntervalMs : RenderPacing::GpuFlushIntervalMs);
+            chat.setViewFlushInterval(interval);
+            QSignalSpy loaded(&chat, &ChatController::loadFinished);
+            chat.models()->openFile(model, false);
+            QVERIFY(loaded.wait(10000));
+            QVERIFY(loaded.first().first().toBool());
+
+            int takes = 0;
+            connect(chat.messages(), &MessageModel::dataChanged, this,
+                    [&](const QModelIndex &, const QModelIndex &, const QList<int> &roles) {
+                        if (roles.contains(MessageModel::TextRole))
+                            ++takes;
+                    });
+            QSignalSpy finished(&chat, &ChatController::replyFinished);
+            QVERIFY(chat.send(QStringLiteral("hi")));
+            QElapsedTimer streaming;
+            streaming.start();
+            for (int i = 0; i < control->pieces.size(); ++i) {
+                control->release();
+                QTest::qWait(10);
+            }
+            QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 10000);
+            const qint64 elapsed = streaming.elapsed();
+            const int row = finished.first().first().toInt();
+            QCOMPARE(chat.messages()->message(row).text, control->pieces.join(QString()));
+            // One take per interval that passed, one at the start and the last.
+            const int bound = int(elapsed / interval) + 2;
+            QVERIFY2(takes >= 1 && takes <= bound,
+                     qPrintable(QStringLiteral("%1 takes in %2 ms at %3 ms (at most %4)")
+                                    .arg(takes).arg(elapsed).arg(interval).arg(bound)));
+            QVERIFY(takes < control->pieces.size());
+            control->abort = true;
+        }
+        EngineBridge::resetBackendFactory();
     }
 
     // A real window: the answer arrives once, on the GUI thread, after the

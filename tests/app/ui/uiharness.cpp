@@ -96,6 +96,8 @@ int runToEnd(const std::vector<std::string> &argv, const std::string &display)
 bool runProgram(const QString &program, const QStringList &args, QByteArray *output, int timeoutMs,
                 bool quiet = false)
 {
+    QElapsedTimer timer;
+    timer.start();
     QProcess process;
     process.setProcessChannelMode(QProcess::SeparateChannels);
     process.start(program, args);
@@ -109,6 +111,8 @@ bool runProgram(const QString &program, const QStringList &args, QByteArray *out
         process.waitForFinished(2000);
         return false;
     }
+    if (qEnvironmentVariableIsSet("BURROW_UI_TRACE"))
+        qInfo("ui: %s %s: %lld ms", qPrintable(program), qPrintable(args.join(u' ')), timer.elapsed());
     if (output)
         *output = process.readAllStandardOutput();
     if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0) {
@@ -276,6 +280,26 @@ bool click(QPoint global, int button)
 QPoint centreOf(const QQuickItem *item)
 {
     return item->mapToGlobal(QPointF(item->width() / 2, item->height() / 2)).toPoint();
+}
+
+QQuickItem *findShown(QQuickItem *root, const std::function<bool(QQuickItem *)> &match)
+{
+    if (!root || !root->isVisible())
+        return nullptr;
+    if (match(root))
+        return root;
+    const QList<QQuickItem *> children = root->childItems();
+    for (QQuickItem *child : children)
+        if (QQuickItem *found = findShown(child, match))
+            return found;
+    return nullptr;
+}
+
+QQuickItem *findButton(QQuickItem *root, const QString &text)
+{
+    return findShown(root, [&](QQuickItem *item) {
+        return item->inherits("QQuickAbstractButton") && item->property("text").toString().remove(u'&') == text;
+    });
 }
 
 bool dragFile(const QString &path, QPoint global, QString *error)

@@ -95,6 +95,13 @@ bool click(QPoint global, int button = 1);
 bool moveTo(QPoint global);
 // The centre of an item of an in-process window, in root coordinates (for click()).
 QPoint centreOf(const QQuickItem *item);
+// In an in-process window: the first shown item under `root` (popups and
+// dialogs included when `root` is the window's contentItem) for which
+// `match` holds, or null.
+QQuickItem *findShown(QQuickItem *root, const std::function<bool(QQuickItem *)> &match);
+// The shown button (any AbstractButton: Button, MenuItem, …) whose text,
+// without its mnemonic "&", is `text`.
+QQuickItem *findButton(QQuickItem *root, const QString &text);
 // Drags the file `path` from a real XDND source window (ui/xdnd_source) to
 // `global` and drops it there, with the left button as a person does. The
 // source shows itself at the top left of the screen. True when the target
@@ -108,6 +115,15 @@ QString screenshotDir();
 // Call from cleanup(): when the test function just failed, keeps a
 // screenshot named after it and prints where.
 void keepScreenshotOnFailure();
+// The same from a destructor: declare one after an in-process window
+// (AppWindow) in a test function, so the screen is taken before the window
+// closes. (BurrowProcess does it by itself.)
+struct ScreenshotOnFailure {
+    ScreenshotOnFailure() = default;
+    ScreenshotOnFailure(const ScreenshotOnFailure &) = delete;
+    ScreenshotOnFailure &operator=(const ScreenshotOnFailure &) = delete;
+    ~ScreenshotOnFailure() { keepScreenshotOnFailure(); }
+};
 
 // The real `burrow` binary on the display, with XDG folders of its own (a
 // temporary home unless `home` is given), so nothing of the user's is read or
