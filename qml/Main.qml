@@ -64,6 +64,7 @@ ApplicationWindow {
         exportDialog.currentFolder = ExportPaths.folder()
         exportDialog.selectedFile = ExportPaths.fileInFolder(ExportPaths.defaultName(ids.length, title))
         exportDialog.open()
+        SaveField.prepare(window, exportDialog.acceptLabel)
     }
     function importConversations() {
         importDialog.currentFolder = ExportPaths.folder()

@@ -117,6 +117,37 @@ private slots:
         QTRY_COMPARE(archiveBarText(app), message);
     }
 
+    // The save dialog as a person uses it without the mouse: the name field
+    // has the focus with the name (not ".zip") selected, typing replaces the
+    // name and Enter saves under it.
+    void exportByTypingANameAndEnter()
+    {
+        AppWindow app;
+        ui::ScreenshotOnFailure screenshot;
+        QVERIFY(app.open());
+        ConversationStore *store = app.chat->store();
+        QTRY_VERIFY(store->isReady());
+        const qint64 soup = chatWithMessages(store, QStringLiteral("Soup"));
+        app.chat->openConversation(soup);
+        QTRY_COMPARE(qint64(app.chat->conversationId()), soup);
+
+        QVERIFY(ui::key(QStringLiteral("alt+f")));
+        QVERIFY(ui::key(QStringLiteral("x")));   // E&xport this conversation…
+        QQuickItem *field = fileNameField(app);
+        QVERIFY2(field, "the save dialog did not open");
+        QTRY_VERIFY(field->hasActiveFocus());
+        QTRY_COMPARE(field->property("selectedText").toString(), QStringLiteral("Soup"));
+        QVERIFY(ui::type(QStringLiteral("soup by keys")));
+        QCOMPARE(field->property("text").toString(), QStringLiteral("soup by keys.zip"));
+        QSignalSpy finished(app.chat->archives(), &ArchiveService::finished);
+        QVERIFY(ui::key(QStringLiteral("Return")));
+        QString message;
+        QVERIFY2(waitForJob(finished, &message), qPrintable(message));
+        const QString written = m_dir.filePath(QStringLiteral("soup by keys.zip"));
+        QVERIFY2(QFileInfo(written).size() > 0, qPrintable(message));
+        QTRY_VERIFY(!shownFileNameField(app));
+    }
+
     // File → Export all conversations… after an earlier export: a fresh name
     // (not the earlier one glued on), and a whole path typed after Ctrl+L.
     void exportAllToATypedPath()
