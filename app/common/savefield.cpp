@@ -23,6 +23,8 @@ QQuickItem *findShown(QQuickItem *root, const Match &match)
 }
 
 constexpr const char *kPrepared = "burrowEnterAccepts";
+// Tries 50 ms apart while the dialog opens: up to 10 s on a loaded machine.
+constexpr int kAttempts = 200;
 
 } // namespace
 
@@ -51,10 +53,13 @@ void SaveField::prepareWhenShown(QQuickWindow *window, const QString &acceptLabe
             });
         return;
     }
-    field->forceActiveFocus(Qt::PopupFocusReason);
-    const QString text = field->property("text").toString();
-    const qsizetype dot = text.lastIndexOf(QLatin1Char('.'));
-    QMetaObject::invokeMethod(field, "select", Q_ARG(int, 0), Q_ARG(int, int(dot > 0 ? dot : text.size())));
+    // A person who already clicked into the field keeps what they did there.
+    if (!field->hasActiveFocus()) {
+        field->forceActiveFocus(Qt::PopupFocusReason);
+        const QString text = field->property("text").toString();
+        const qsizetype dot = text.lastIndexOf(QLatin1Char('.'));
+        QMetaObject::invokeMethod(field, "select", Q_ARG(int, 0), Q_ARG(int, int(dot > 0 ? dot : text.size())));
+    }
     if (field->property(kPrepared).toBool())
         return;   // the dialog keeps its items between openings
     field->setProperty(kPrepared, true);
@@ -70,5 +75,5 @@ void SaveField::prepareWhenShown(QQuickWindow *window, const QString &acceptLabe
 void SaveField::prepare(QQuickWindow *window, const QString &acceptLabel)
 {
     if (window)
-        QTimer::singleShot(0, window, [window, acceptLabel] { prepareWhenShown(window, acceptLabel, 40); });
+        QTimer::singleShot(0, window, [window, acceptLabel] { prepareWhenShown(window, acceptLabel, kAttempts); });
 }

@@ -43,7 +43,7 @@ private Q_SLOTS:
 private:
     SaveField() = default;
     // Prepares the field once it is shown: the popup may still be opening,
-    // so up to `attempts` more tries 50 ms apart.
+    // so up to `attempts` more tries 50 ms apart (10 s in all).
     static void prepareWhenShown(QQuickWindow *window, const QString &acceptLabel, int attempts);
 
     // Of a relay (a child of the field): the dialog's footer, the field's

@@ -135,7 +135,7 @@ private slots:
         QVERIFY(ui::key(QStringLiteral("x")));   // E&xport this conversation…
         QQuickItem *field = fileNameField(app);
         QVERIFY2(field, "the save dialog did not open");
-        QTRY_VERIFY(field->hasActiveFocus());
+        QTRY_VERIFY_WITH_TIMEOUT(field->hasActiveFocus(), 10000);
         QTRY_COMPARE(field->property("selectedText").toString(), QStringLiteral("Soup"));
         QVERIFY(ui::type(QStringLiteral("soup by keys")));
         QCOMPARE(field->property("text").toString(), QStringLiteral("soup by keys.zip"));
