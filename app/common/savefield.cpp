@@ -22,16 +22,16 @@ QQuickItem *findShown(QQuickItem *root, const Match &match)
     return nullptr;
 }
 
-constexpr const char *kPrepared = "burrowEnterAccepts";
 // Tries 50 ms apart while the dialog opens: up to 10 s on a loaded machine.
 constexpr int kAttempts = 200;
 
-} // namespace
-
-QQuickItem *SaveField::shownNameField(QQuickItem *root)
+// The shown file name field of Qt's dialog under `root`, or null.
+QQuickItem *shownNameField(QQuickItem *root)
 {
     return findShown(root, [](QQuickItem *i) { return i->objectName() == QLatin1String("fileNameTextField"); });
 }
+
+} // namespace
 
 void SaveField::pressAccept()
 {
@@ -45,7 +45,7 @@ void SaveField::pressAccept()
 // A platform dialog never shows a field: the tries run out.
 void SaveField::prepareWhenShown(QQuickWindow *window, const QString &acceptLabel, int attempts)
 {
-    QQuickItem *field = SaveField::shownNameField(window->contentItem());
+    QQuickItem *field = shownNameField(window->contentItem());
     if (!field) {
         if (attempts > 0)
             QTimer::singleShot(50, window, [window, acceptLabel, attempts] {
@@ -60,9 +60,8 @@ void SaveField::prepareWhenShown(QQuickWindow *window, const QString &acceptLabe
         const qsizetype dot = text.lastIndexOf(QLatin1Char('.'));
         QMetaObject::invokeMethod(field, "select", Q_ARG(int, 0), Q_ARG(int, int(dot > 0 ? dot : text.size())));
     }
-    if (field->property(kPrepared).toBool())
-        return;   // the dialog keeps its items between openings
-    field->setProperty(kPrepared, true);
+    if (field->findChild<SaveField *>(QString(), Qt::FindDirectChildrenOnly))
+        return;   // its relay is there: the dialog keeps its items between openings
     // Queued: the field's editingFinished (which hands the typed name to the
     // dialog) runs first.
     auto *relay = new SaveField;

@@ -33,9 +33,6 @@ public:
     /// editing-finished handling, so the typed name is the one saved).
     Q_INVOKABLE static void prepare(QQuickWindow *window, const QString &acceptLabel);
 
-    /// The shown file name field under `root`, or null.
-    static QQuickItem *shownNameField(QQuickItem *root);
-
 private Q_SLOTS:
     // A relay's slot: presses the accept button beside the field it is connected to.
     void pressAccept();
