@@ -49,21 +49,28 @@ private slots:
         QVERIFY2(first.log().contains("stories260K.gguf"), first.log().constData());
 
         // The first goes on: its reply grows in the database for three more
-        // seconds, saved at least every 1.8 s, and stays "streaming".
+        // seconds (or until it ends by itself: on a fast machine the bench
+        // model fills its 2,048-token context in about four), saved at least
+        // every 1.8 s while "streaming", and never marked interrupted.
         int length = store.rows(reply).value(0).value(0).toInt();
+        const int lengthAtHandover = length;
         QElapsedTimer clock;
         clock.start();
         qint64 changedAt = 0, longest = 0;
-        while (clock.elapsed() < 3000) {
+        QString state = QStringLiteral("streaming");
+        while (clock.elapsed() < 3000 && state == QLatin1String("streaming")) {
             const QVariantList row = store.rows(reply).value(0);
-            QCOMPARE(row.value(1).toString(), QStringLiteral("streaming"));
+            state = row.value(1).toString();
             if (row.value(0).toInt() != length) {
                 length = row.value(0).toInt();
                 changedAt = clock.elapsed();
             }
-            longest = qMax(longest, clock.elapsed() - changedAt);
+            if (state == QLatin1String("streaming"))
+                longest = qMax(longest, clock.elapsed() - changedAt);
             QTest::qWait(100);
         }
+        QVERIFY2(state == QLatin1String("streaming") || state == QLatin1String("complete"), qPrintable(state));
+        QVERIFY2(length > lengthAtHandover, "the first copy's reply did not grow after the handover");
         QVERIFY2(longest <= 1800, qPrintable(QStringLiteral("the reply stood still for %1 ms").arg(longest)));
         QCOMPARE(store.value(QStringLiteral("SELECT count(*) FROM messages WHERE state = 'interrupted'")).toInt(), 0);
 
