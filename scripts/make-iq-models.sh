@@ -11,7 +11,9 @@
 #   3. llama-quantize --imatrix writes each type.
 # Usage: LLAMA_BIN=/path/to/llama.cpp/build/bin scripts/make-iq-models.sh [DIR]
 #        (default DIR: build/models). BURROW_CLI, BURROW_JOBS as make-models.sh;
-#        BURROW_IQ_TYPES: a space-separated subset of the types above.
+#        BURROW_IQ_TYPES: a space-separated subset of the types above;
+#        BURROW_IQ_BASE: an existing base file to start from instead of the
+#        F32 one (e.g. the F16 of make-lowbit-models.sh: half the reads).
 # Idempotent: files that exist are kept (delete one to make it again).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +31,7 @@ for tool in "$cli" "$bin/llama-imatrix" "$bin/llama-quantize"; do
 done
 mkdir -p "$dir"
 
-base=$dir/llama-1.1b-F32.gguf
+base=${BURROW_IQ_BASE:-$dir/llama-1.1b-F32.gguf}
 if [[ ! -f "$base" ]]; then
     "$cli" synth --preset llama-1.1b --type F32 --seed 1 -t "$threads" -q -o "$base"
 fi

@@ -22,6 +22,7 @@ Kernels build(CpuPath path)
     k.rmsNorm = generic::rmsNorm;
     k.swiglu = generic::swiglu;
     k.swigluOai = generic::swigluOai;
+    k.geglu = generic::geglu;
     k.f32ToF16Row = generic::f32ToF16Row;
     k.attendHead = generic::attendHead;
     k.attendHeads = generic::attendHeads;

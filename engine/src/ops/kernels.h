@@ -26,6 +26,7 @@ struct Kernels {
     void (*rmsNorm)(const float *x, const float *w, float *y, int64_t n, float eps) = nullptr;
     void (*swiglu)(const float *gate, const float *up, float *out, int64_t n) = nullptr;
     void (*swigluOai)(const float *gate, const float *up, float *out, int64_t n) = nullptr;
+    void (*geglu)(const float *gate, const float *up, float *out, int64_t n) = nullptr;
 
     // f16.h
     void (*f32ToF16Row)(const float *src, uint16_t *dst, int64_t n) = nullptr;

@@ -43,7 +43,7 @@ void swiglu(const float *gate, const float *up, float *out, int64_t n) { kernels
 
 void swigluOai(const float *gate, const float *up, float *out, int64_t n) { kernels().swigluOai(gate, up, out, n); }
 
-void geglu(const float *gate, const float *up, float *out, int64_t n) { generic::geglu(gate, up, out, n); }
+void geglu(const float *gate, const float *up, float *out, int64_t n) { kernels().geglu(gate, up, out, n); }
 
 float geluTanh(float x) { return generic::geluTanh(x); }
 

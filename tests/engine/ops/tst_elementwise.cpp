@@ -13,6 +13,7 @@
 // with its |x| >= 10 bypass.
 #include "model/model_config.h"
 #include "ops/expf.h"
+#include "ops/generic/generic_kernels.h"
 #include "ops/kernels.h"
 #include "ops/ops.h"
 #include "quant/cpu_features.h"
@@ -138,7 +139,7 @@ private slots:
         QVERIFY(quant::setCpuPath(p));
         const ops::Kernels &k = ops::kernels();
         QCOMPARE(k.path, p);
-        QVERIFY(k.rmsNorm && k.swiglu && k.swigluOai && k.f32ToF16Row && k.attendHead && k.attendHeads);
+        QVERIFY(k.rmsNorm && k.swiglu && k.swigluOai && k.geglu && k.f32ToF16Row && k.attendHead && k.attendHeads);
         QCOMPARE(k.attendBlock != nullptr, p != quant::CpuPath::CPU_PATH_SCALAR);
         QCOMPARE(k.attendBlockQueries, p == quant::CpuPath::CPU_PATH_AVX512 ? 16 : p == quant::CpuPath::CPU_PATH_AVX2 ? 8 : 0);
     }
@@ -343,20 +344,67 @@ private slots:
     }
 
     // geglu = table GELU of the gate times up, with the reference's bypass:
-    // gate <= -10 gives exactly +0 whatever up is (not 0 * up), gate >= 10 gate * up.
+    // gate <= -10 gives exactly +0 whatever up is (not 0 * up), gate >= 10
+    // gate * up. The eight cases repeat to 8 x 5 = 40 values on every path, so
+    // each lands in the 16-lane, the 8-lane and the scalar tail loops.
+    void gegluBypass_data() { addPathRows(); }
     void gegluBypass()
     {
-        const float gate[] = {-10.0f, -10.0f, -50.0f, -1e30f, 10.0f, 20.0f, 0.5f, -1.9990234375f};
-        const float up[] = {-3.0f, INFINITY, -0.0f, NAN, -2.0f, 0.25f, 3.0f, -4.0f};
-        const int n = static_cast<int>(std::size(gate));
-        float out[std::size(gate)];
+        QFETCH(int, path);
+        QVERIFY(quant::setCpuPath(static_cast<quant::CpuPath>(path)));
+        const float gate8[] = {-10.0f, -10.0f, -50.0f, -1e30f, 10.0f, 20.0f, 0.5f, -1.9990234375f};
+        const float up8[] = {-3.0f, INFINITY, -0.0f, NAN, -2.0f, 0.25f, 3.0f, -4.0f};
+        constexpr int kRepeat = 5, n = 8 * kRepeat;
+        float gate[n], up[n], out[n];
+        for (int i = 0; i < n; ++i) {
+            gate[i] = gate8[i % 8];
+            up[i] = up8[i % 8];
+        }
         ops::geglu(gate, up, out, n);
-        for (int i = 0; i < 4; ++i)
-            QVERIFY2(out[i] == 0.0f && !std::signbit(out[i]), qPrintable(QString::number(i)));
-        QCOMPARE(out[4], -20.0f);
-        QCOMPARE(out[5], 5.0f);
-        QCOMPARE(static_cast<double>(out[6]), static_cast<double>(static_cast<float>(roundToHalf(geluTableFormula(0.5f))) * 3.0f));
-        QCOMPARE(static_cast<double>(out[7]), static_cast<double>(static_cast<float>(-0x1.74cp-5) * -4.0f));
+        for (int r = 0; r < kRepeat; ++r) {
+            const float *o = out + 8 * r;
+            for (int i = 0; i < 4; ++i)
+                QVERIFY2(o[i] == 0.0f && !std::signbit(o[i]), qPrintable(QString::number(8 * r + i)));
+            QCOMPARE(o[4], -20.0f);
+            QCOMPARE(o[5], 5.0f);
+            QCOMPARE(static_cast<double>(o[6]), static_cast<double>(static_cast<float>(roundToHalf(geluTableFormula(0.5f))) * 3.0f));
+            QCOMPARE(static_cast<double>(o[7]), static_cast<double>(static_cast<float>(-0x1.74cp-5) * -4.0f));
+        }
+    }
+
+    // Every path's geglu equals the scalar twin bit for bit: every half as a
+    // gate, floats between halves (ties included), the bypass edges, NaN and
+    // infinities, a length that leaves a tail, and in place (out == gate).
+    void gegluPaths_data() { addPathRows(); }
+    void gegluPaths()
+    {
+        QFETCH(int, path);
+        std::vector<float> g, u;
+        for (uint32_t h = 0; h < 0x10000; ++h) {
+            const float x = static_cast<float>(halfValue(static_cast<uint16_t>(h)));
+            g.push_back(x);
+            g.push_back(std::nextafter(x, 0.0f));
+            u.push_back(1.0f + static_cast<float>(h % 7) * 0.375f);
+            u.push_back(-0.5f - static_cast<float>(h % 5));
+        }
+        for (float x : {-10.0f, std::nextafter(-10.0f, 0.0f), 10.0f, std::nextafter(10.0f, 0.0f), INFINITY, -INFINITY,
+                        NAN, -NAN, 1.00048828125f, 0.0f, -0.0f}) {
+            g.push_back(x);
+            u.push_back(2.5f);
+        }
+        const int64_t n = static_cast<int64_t>(g.size());   // 131083: not a multiple of 8 or 16
+        std::vector<float> want(g.size());
+        ops::generic::geglu(g.data(), u.data(), want.data(), n);
+        QVERIFY(quant::setCpuPath(static_cast<quant::CpuPath>(path)));
+        QVERIFY(ops::kernels().geglu);
+        std::vector<float> out(g.size()), inPlace = g;
+        ops::geglu(g.data(), u.data(), out.data(), n);
+        ops::geglu(inPlace.data(), u.data(), inPlace.data(), n);
+        for (size_t i = 0; i < g.size(); ++i) {
+            QVERIFY2(sameBits(out[i], want[i]), qPrintable(QStringLiteral("g %1 u %2: %3, twin %4").arg(g[i]).arg(u[i])
+                                                                .arg(out[i], 0, 'g', 9).arg(want[i], 0, 'g', 9)));
+            QVERIFY2(sameBits(inPlace[i], want[i]), qPrintable(QString::number(i)));
+        }
     }
 };
 

@@ -118,6 +118,8 @@ float geluExact(float x)
     return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * inner));
 }
 
+} // namespace
+
 // gelu of every half value, rounded to half (the reference's lookup table,
 // ggml_table_gelu_f16, built from the half's exact float value).
 const float *geluTable()
@@ -130,8 +132,6 @@ const float *geluTable()
     }();
     return table.data();
 }
-
-} // namespace
 
 float geluTanh(float x)
 {
@@ -147,6 +147,7 @@ float geluTanh(float x)
 // entry of the gate rounded to half, times up.
 void geglu(const float *gate, const float *up, float *out, int64_t n)
 {
+    const float *table = geluTable();
     for (int64_t i = 0; i < n; ++i) {
         const float g = gate[i];
         if (g <= -10.0f)
@@ -154,7 +155,7 @@ void geglu(const float *gate, const float *up, float *out, int64_t n)
         else if (g >= 10.0f)
             out[i] = g * up[i];
         else
-            out[i] = geluTable()[f32ToF16(g)] * up[i];
+            out[i] = table[f32ToF16(g)] * up[i];
     }
 }
 

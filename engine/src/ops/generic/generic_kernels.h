@@ -25,6 +25,10 @@ void swiglu(const float *gate, const float *up, float *out, int64_t n);
 void swigluTail(const float *gate, const float *up, float *out, int64_t n);
 void swigluOai(const float *gate, const float *up, float *out, int64_t n);
 void geglu(const float *gate, const float *up, float *out, int64_t n);
+// The reference's ggml_table_gelu_f16 as floats: entry h is gelu of the half
+// h, rounded to half (65536 entries, 256 KiB, built on first use; thread-safe).
+// The SIMD geglu kernels gather from it.
+const float *geluTable();
 float geluTanh(float x);
 void f32ToF16Row(const float *src, uint16_t *dst, int64_t n);
 

@@ -67,12 +67,37 @@ void f32ToF16RowF16c(const float *src, uint16_t *dst, int64_t n)
         dst[i] = f32ToF16(src[i]);
 }
 
+// ggml_vec_geglu_f32's table form, 8 lanes (as gegluAvx512): gate rounded
+// to half by F16C, the table entry gathered, times up; gate >= 10 gives
+// gate * up, gate <= -10 an exact +0; a group with a NaN gate goes through
+// the scalar twin.
+void gegluAvx2(const float *gate, const float *up, float *out, int64_t n)
+{
+    const float *table = generic::geluTable();
+    const __m256 lo = _mm256_set1_ps(-10.0f), hi = _mm256_set1_ps(10.0f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 g = _mm256_loadu_ps(gate + i);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(g, g, _CMP_UNORD_Q)) != 0) {
+            generic::geglu(gate + i, up + i, out + i, 8);
+            continue;
+        }
+        const __m128i h = _mm256_cvtps_ph(g, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256 gl = _mm256_i32gather_ps(table, _mm256_cvtepu16_epi32(h), 4);
+        gl = _mm256_blendv_ps(gl, g, _mm256_cmp_ps(g, hi, _CMP_GE_OQ));
+        const __m256 r = _mm256_mul_ps(gl, _mm256_loadu_ps(up + i));
+        _mm256_storeu_ps(out + i, _mm256_blendv_ps(r, _mm256_setzero_ps(), _mm256_cmp_ps(g, lo, _CMP_LE_OQ)));
+    }
+    generic::geglu(gate + i, up + i, out + i, n - i);
+}
+
 } // namespace
 
 void fillAvx2Elementwise(Kernels &k)
 {
     k.rmsNorm = rmsNormAvx2;
     k.swiglu = swigluAvx2;
+    k.geglu = gegluAvx2;
     k.f32ToF16Row = f32ToF16RowF16c;
 }
 

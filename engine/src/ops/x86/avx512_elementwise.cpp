@@ -50,12 +50,38 @@ void swigluAvx512(const float *gate, const float *up, float *out, int64_t n)
     generic::swigluTail(gate + i, up + i, out + i, n - i);
 }
 
+// ggml_vec_geglu_f32's table form, 16 lanes: the gate rounded to half
+// (vcvtps2ph, to nearest even, as the scalar twin's f32ToF16), the table
+// entry gathered, times up; gate >= 10 gives gate * up and gate <= -10 an
+// exact +0. A group holding a NaN gate goes through the scalar twin (its
+// half NaN pattern is the twin's business).
+void gegluAvx512(const float *gate, const float *up, float *out, int64_t n)
+{
+    const float *table = generic::geluTable();
+    const __m512 lo = _mm512_set1_ps(-10.0f), hi = _mm512_set1_ps(10.0f);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 g = _mm512_loadu_ps(gate + i);
+        if (_mm512_cmp_ps_mask(g, g, _CMP_UNORD_Q) != 0) {
+            generic::geglu(gate + i, up + i, out + i, 16);
+            continue;
+        }
+        const __m256i h = _mm512_cvtps_ph(g, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m512 gl = _mm512_i32gather_ps(_mm512_cvtepu16_epi32(h), table, 4);
+        gl = _mm512_mask_mov_ps(gl, _mm512_cmp_ps_mask(g, hi, _CMP_GE_OQ), g);
+        const __m512 r = _mm512_mul_ps(gl, _mm512_loadu_ps(up + i));
+        _mm512_storeu_ps(out + i, _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(g, lo, _CMP_LE_OQ), _mm512_setzero_ps()));
+    }
+    generic::geglu(gate + i, up + i, out + i, n - i);
+}
+
 } // namespace
 
 void fillAvx512Elementwise(Kernels &k)
 {
     k.rmsNorm = rmsNormAvx512;
     k.swiglu = swigluAvx512;
+    k.geglu = gegluAvx512;
 }
 
 } // namespace burrow::ops::x86
