@@ -85,7 +85,8 @@ bool iqTileType(GgmlType type)
 bool iqTilesActive(GgmlType type)
 {
 #ifdef BURROW_QUANT_X86
-    return generic::isIqLatticeType(type) && activeCpuPath() == CpuPath::CPU_PATH_AVX512;
+    const CpuPath path = activeCpuPath();
+    return generic::isIqLatticeType(type) && (path == CpuPath::CPU_PATH_AVX512 || path == CpuPath::CPU_PATH_AVX2);
 #else
     (void)type;
     return false;
@@ -193,6 +194,9 @@ void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K
         capacity = buffer ? need : 0;
     }
     const bool simd = iqTilesActive(type);
+#ifdef BURROW_QUANT_X86
+    const bool avx512 = simd && activeCpuPath() == CpuPath::CPU_PATH_AVX512;
+#endif
     for (int64_t g = g0; g < g1; ++g) {
         const int rowsHere = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
         float *yg = y + static_cast<size_t>(g) * 16;
@@ -205,9 +209,14 @@ void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K
             continue;
         }
 #ifdef BURROW_QUANT_X86
-        if (simd) {
+        if (avx512) {
             x86::iqTileConvertAvx512(type, rows + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rowsHere, buffer.get());
             x86::iqTileMultiplyAvx512(type, buffer.get(), K, rowsHere, act, 0, nTokens, yg, ldy);
+            continue;
+        }
+        if (simd) {   // AVX2: the scalar conversion, the SIMD multiply
+            iqTileConvertScalar(type, rows, rowBytes, K, N, g, buffer.get());
+            x86::iqTileMultiplyAvx2(type, buffer.get(), K, rowsHere, act, 0, nTokens, yg, ldy);
             continue;
         }
 #endif

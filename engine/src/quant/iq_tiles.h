@@ -3,7 +3,8 @@
 // 16 weight rows once into an int8 tile (grid values with their signs,
 // beside the rows' scales) and runs every token through it with 512-bit
 // VNNI: one vpmaddubsw + vpdpwssd multiplies 4 weights of 16 rows by 4
-// activations broadcast to every lane. The original blocks stay in the
+// activations broadcast to every lane (AVX2: two halves of 8 rows,
+// vpmaddubsw + vpmaddwd + vpaddd). The original blocks stay in the
 // file mapping (nothing is packed at load: a tile is 4x a 2-bit row), and
 // generation (one token) reads them directly (TypeTraits::vecDot).
 //
@@ -63,7 +64,8 @@ inline constexpr int64_t kIqTileMinTokens = 8;
 // activation side must be reserved, a later path may use the tiles.
 bool iqTileType(GgmlType type);
 // True when `type` is a lattice type and the active CPU path has the tile
-// kernels (AVX-512 VNNI).
+// kernels (AVX-512 VNNI: conversion and multiply; AVX2: the multiply, the
+// conversion by the scalar twin).
 bool iqTilesActive(GgmlType type);
 
 // Bytes of the activation side for nTokens rows of K elements.

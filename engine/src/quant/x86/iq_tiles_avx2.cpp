@@ -1,0 +1,177 @@
+// AVX2 multiply of the lattice i-quants' prompt tiles (layout and contract:
+// quant/iq_tiles.h; this file is compiled with the AVX2 flags). The group's
+// tile is converted by the scalar twin (iqTileConvertScalar: one decode per
+// row and super-block, paid once for every token of the prompt); the
+// multiply takes the 16 rows as two halves of 8 (one 256-bit register of
+// int32 lanes each). Per lane m (elements 4m..4m + 3 of every sub-block)
+// and super-block: vpmaddubsw (unsigned activations, signed weights), then
+// vpmaddwd with the scale pair and an add (the exact integer sum AVX-512's
+// vpdpwssd makes), started from the lane start; then the rows' float steps,
+// acc_m = fma(d_w d_a, lane, acc_m), for up to 4 tokens sharing each weight
+// register, and hsum8 over the lanes. Results equal the scalar twin (and so
+// the rows' vecDot) bit for bit.
+//
+// Everything here has internal linkage except the entry point.
+#include "quant/x86/iq_simd.h"
+
+#include "quant/iq_tiles.h"
+#include "quant/packed.h"
+#include "quant/quant_blocks.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace burrow::quant::x86 {
+
+namespace {
+
+using T = GgmlType;
+
+constexpr size_t kOffStart = 64, kOffScale = 576, kOffWeights = 1600, kOffExtra = 5696;
+constexpr int kMaxTile = 4;   // tokens per pass (16 ymm registers: 4 lanes, 4 sums, weights, scales)
+
+inline __m256i bcast32(const uint8_t *p)
+{
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+inline __m256i load8(const uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)); }
+
+// hsum8 over 8 lane registers, row by row: ((a4 + a0) + (a6 + a2)) + ((a5 + a1) + (a7 + a3)).
+inline __m256 hsum8Rows(const __m256 *a)
+{
+    const __m256 r0 = _mm256_add_ps(a[4], a[0]), r1 = _mm256_add_ps(a[5], a[1]);
+    const __m256 r2 = _mm256_add_ps(a[6], a[2]), r3 = _mm256_add_ps(a[7], a[3]);
+    return _mm256_add_ps(_mm256_add_ps(r0, r2), _mm256_add_ps(r1, r3));
+}
+
+// Rows 8h..8h + 7 of the group (`rows` of them real) times tokens t0..t0 + NT - 1.
+template <T Type, int NT>
+void multiplyHalf(const uint8_t *tile, int64_t K, int h, int rows, const PackedActivation &act, int64_t t0, float *y,
+                  size_t ldy)
+{
+    constexpr bool kS = Type == T::GGML_TYPE_IQ1_S, kM = Type == T::GGML_TYPE_IQ1_M;
+    const int64_t nb = K / QK_K;
+    const size_t superBytes = iqTileSuperBytes(Type);
+    const size_t half = 32 * static_cast<size_t>(h);   // byte offset of row 8h in a 16-row vector
+    const uint8_t *side[NT];
+    const BlockQ8_K *a[NT];
+    for (int j = 0; j < NT; ++j) {
+        side[j] = act.tileSide + static_cast<size_t>((t0 + j) * nb) * kIqTileActBytes;
+        a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
+    }
+    __m256 part[NT][8], partShift[kM ? NT : 1][8];
+    for (int m = 0; m < 8; ++m) {
+        __m256 acc[NT], accShift[kM ? NT : 1];
+        for (int j = 0; j < NT; ++j)
+            acc[j] = _mm256_setzero_ps();
+        for (int j = 0; j < (kM ? NT : 1); ++j)
+            accShift[j] = _mm256_setzero_ps();
+        for (int64_t b = 0; b < nb; ++b) {
+            const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+            __m256i lane[NT];
+            const __m256i start = load8(o + kOffStart + 64 * static_cast<size_t>(m) + half);
+            for (int j = 0; j < NT; ++j)
+                lane[j] = start;
+            for (int ib = 0; ib < 8; ++ib) {
+                const __m256i w = load8(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib) + half);
+                const __m256i sc = load8(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4) + half);
+                for (int j = 0; j < NT; ++j)
+                    lane[j] = _mm256_add_epi32(
+                        lane[j], _mm256_madd_epi16(_mm256_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc));
+            }
+            const __m256 dw = _mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h);
+            for (int j = 0; j < NT; ++j) {
+                const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(a[j][b].d));
+                acc[j] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(lane[j]), acc[j]);
+                if constexpr (kM) {
+                    __m256i sl = _mm256_setzero_si256();
+                    for (int p = 0; p < 4; ++p)
+                        sl = _mm256_add_epi32(sl, _mm256_madd_epi16(load8(o + kOffExtra + 64 * static_cast<size_t>(4 * m + p) + half),
+                                                                    bcast32(side[j] + iqSideQ4(nb, m, b, p))));
+                    accShift[j] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(sl), accShift[j]);
+                }
+            }
+        }
+        for (int j = 0; j < NT; ++j) {
+            part[j][m] = acc[j];
+            if constexpr (kM)
+                partShift[j][m] = accShift[j];
+        }
+    }
+    const int here = rows - 8 * h < 8 ? rows - 8 * h : 8;
+    for (int j = 0; j < NT; ++j) {
+        __m256 out = hsum8Rows(part[j]);
+        if constexpr (kS) {
+            __m256 acc1 = _mm256_setzero_ps();
+            for (int64_t b = 0; b < nb; ++b) {
+                const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+                __m256i tot = _mm256_setzero_si256();
+                for (int p = 0; p < 4; ++p)
+                    tot = _mm256_add_epi32(tot, _mm256_madd_epi16(load8(o + kOffExtra + 64 * static_cast<size_t>(p) + half),
+                                                                  bcast32(side[j] + iqSideSums(nb, b, p))));
+                const __m256 d = _mm256_mul_ps(_mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h), _mm256_set1_ps(a[j][b].d));
+                acc1 = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(tot), acc1);
+            }
+            out = _mm256_add_ps(out, _mm256_mul_ps(_mm256_set1_ps(0.125f), acc1));
+        } else if constexpr (kM) {
+            out = _mm256_add_ps(out, _mm256_mul_ps(_mm256_set1_ps(0.125f), hsum8Rows(partShift[j])));
+        } else if constexpr (Type != T::GGML_TYPE_IQ3_S) {
+            out = _mm256_mul_ps(_mm256_set1_ps(Type == T::GGML_TYPE_IQ3_XXS ? 0.25f : 0.125f), out);
+        }
+        float *dst = y + static_cast<size_t>(t0 + j) * ldy + 8 * static_cast<size_t>(h);
+        if (here == 8) {
+            _mm256_storeu_ps(dst, out);
+        } else {
+            alignas(32) float tmp[8];
+            _mm256_store_ps(tmp, out);
+            std::memcpy(dst, tmp, static_cast<size_t>(here) * sizeof(float));
+        }
+    }
+}
+
+template <T Type, int N>
+void multiplyRest(const uint8_t *tile, int64_t K, int h, int rows, const PackedActivation &act, int64_t t, int64_t n,
+                  float *y, size_t ldy)
+{
+    if constexpr (N > 0) {
+        if (n == N)
+            multiplyHalf<Type, N>(tile, K, h, rows, act, t, y, ldy);
+        else
+            multiplyRest<Type, N - 1>(tile, K, h, rows, act, t, n, y, ldy);
+    }
+}
+
+template <T Type>
+void multiplyAll(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, int64_t t1, float *y,
+                 size_t ldy)
+{
+    for (int h = 0; h < 2 && 8 * h < rows; ++h) {
+        int64_t t = t0;
+        for (; t + kMaxTile <= t1; t += kMaxTile)
+            multiplyHalf<Type, kMaxTile>(tile, K, h, rows, act, t, y, ldy);
+        if (t < t1)
+            multiplyRest<Type, kMaxTile - 1>(tile, K, h, rows, act, t, t1 - t, y, ldy);
+    }
+}
+
+} // namespace
+
+void iqTileMultiplyAvx2(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0,
+                        int64_t t1, float *y, size_t ldy)
+{
+    switch (type) {
+    case T::GGML_TYPE_IQ2_XXS: multiplyAll<T::GGML_TYPE_IQ2_XXS>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ2_XS: multiplyAll<T::GGML_TYPE_IQ2_XS>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ2_S: multiplyAll<T::GGML_TYPE_IQ2_S>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ3_XXS: multiplyAll<T::GGML_TYPE_IQ3_XXS>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ3_S: multiplyAll<T::GGML_TYPE_IQ3_S>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ1_S: multiplyAll<T::GGML_TYPE_IQ1_S>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ1_M: multiplyAll<T::GGML_TYPE_IQ1_M>(tile, K, rows, act, t0, t1, y, ldy); break;
+    default: break;
+    }
+}
+
+} // namespace burrow::quant::x86
