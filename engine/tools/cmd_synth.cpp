@@ -72,6 +72,12 @@ void printHelp(FILE *out)
                  "  --name TEXT          general.name (default synthetic-ARCH)\n"
                  "  --chat-template FILE write FILE (Jinja, <= 1 MiB) as tokenizer.chat_template\n"
                  "                       (default: none, a base model)\n"
+                 "  --script PIECES      a scripted model (trying the reply display): after the\n"
+                 "                       first piece (the prompt's last token) it writes the\n"
+                 "                       others in turn. Pieces are vocabulary entries separated\n"
+                 "                       by spaces; _x is the word piece \"\u2581x\", \\n the newline\n"
+                 "                       byte <0x0A>. Needs --untied. Example (gemma4-tiny):\n"
+                 "                       '\\n <|channel> _hmm _let _me _see <channel|> _all _ok <turn|>'\n"
                  "  -o, --output FILE    where to write (required unless --dry-run)\n"
                  "  --dry-run            write nothing; print the file's size in bytes, tensor and\n"
                  "                       parameter counts (\"file_size N\" lines)\n"
@@ -237,6 +243,29 @@ int runSynth(const std::vector<std::string> &args)
             if (text.empty())
                 return usage("--chat-template: '%s' is empty", v);
             spec.chatTemplate = std::move(text);
+        } else if (a == "--script") {
+            // Space-separated pieces: "_x" is the word piece U+2581 x, "\n" the newline byte token.
+            spec.script.clear();
+            std::string piece;
+            const auto flush = [&] {
+                if (piece.empty())
+                    return;
+                if (piece == "\\n")
+                    piece = "<0x0A>";
+                else if (piece.size() > 1 && piece[0] == '_')
+                    piece = "\xE2\x96\x81" + piece.substr(1);
+                spec.script.push_back(piece);
+                piece.clear();
+            };
+            for (char c : v) {
+                if (c == ' ')
+                    flush();
+                else
+                    piece += c;
+            }
+            flush();
+            if (spec.script.size() < 2 || spec.script.size() > 4096)
+                return usage("--script expects 2..4096 space-separated pieces, got '%s'", v);
         } else if (a == "--rope-base") {
             char *end = nullptr;
             spec.shape.ropeFreqBase = std::strtof(v.c_str(), &end);

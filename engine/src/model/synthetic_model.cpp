@@ -248,6 +248,34 @@ Vocab buildVocab(uint32_t n, bool gemma4Markers)
     return v;
 }
 
+// The vocabulary ids of a script's pieces (checkSyntheticSpec: each present
+// once), or the first piece missing from the vocabulary.
+Result<std::vector<uint32_t>> scriptIds(const SyntheticSpec &spec, const ArchRules &r)
+{
+    const Vocab vocab = buildVocab(spec.shape.nVocab, r.gemma4);
+    std::vector<uint32_t> ids;
+    for (const std::string &piece : spec.script) {
+        const auto it = std::find(vocab.tokens.begin(), vocab.tokens.end(), piece);
+        if (it == vocab.tokens.end())
+            return Status::error("script piece '" + piece + "' is not in the vocabulary");
+        const auto id = static_cast<uint32_t>(it - vocab.tokens.begin());
+        if (std::find(ids.begin(), ids.end(), id) != ids.end())
+            return Status::error("script piece '" + piece + "' comes twice (each piece must name its one successor)");
+        ids.push_back(id);
+    }
+    return ids;
+}
+
+// Tensors a scripted model zeroes: every path from a layer back into the
+// residual stream.
+bool scriptZeroed(const std::string &name)
+{
+    for (const char *part : {".attn_output.", ".ffn_down.", ".ffn_down_exps.", ".ffn_down_shexp.", ".ssm_out.", ".proj."})
+        if (name.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
 // --- the tensor list ---
 
 // gemma4's tensors (model/weights.cpp binds them): the E-shape (per-layer
@@ -491,9 +519,24 @@ void generateRows(const SyntheticSpec &spec, const Planned &p, const quant::Type
     const int64_t ne0 = p.tensor.dims[0];
     std::vector<float> row(static_cast<size_t>(ne0));
     const uint64_t h = nameHash(p.tensor.name);
+    const bool scripted = !spec.script.empty();
+    const bool zeroed = scripted && scriptZeroed(p.tensor.name);
+    std::vector<uint32_t> ids;   // the script's successor rows of output.weight
+    if (scripted && p.tensor.name == "output.weight")
+        if (auto got = scriptIds(spec, *rulesFor(spec.arch)))
+            ids = std::move(got.value());
     for (int64_t r = r0; r < r1; ++r) {
         RowRng rng(spec.seed, h, static_cast<uint64_t>(r));
         fillRow(row.data(), ne0, p.tensor.fill, rng);
+        if (zeroed)
+            std::fill(row.begin(), row.end(), 0.0f);
+        for (size_t i = 1; i < ids.size(); ++i)
+            if (ids[i] == static_cast<uint32_t>(r)) {   // this row follows piece i - 1: its embedding, scaled
+                RowRng embd(spec.seed, nameHash("token_embd.weight"), ids[i - 1]);
+                fillRow(row.data(), ne0, SyntheticTensor::Fill::FILL_WEIGHT, embd);
+                for (float &v : row)
+                    v *= 1000.0f / static_cast<float>(ne0);
+            }
         traits->quantize(row.data(), out + static_cast<size_t>(r - chunkStart) * rowBytes, ne0);
     }
 }
@@ -614,6 +657,15 @@ Status checkSyntheticSpec(const SyntheticSpec &spec)
                 return Status::error("tensor '" + t.name + "' is too large");
         if (!checkedAdd<uint64_t>(total, n, &total) || total > (uint64_t(1) << 40))
             return Status::error("the model would have more than 2^40 parameters");
+    }
+    if (!spec.script.empty()) {
+        if (spec.script.size() < 2)
+            return Status::error("a script needs a trigger piece and at least one piece after it");
+        if (!hasOutput(*r, s))
+            return Status::error("a scripted model needs its own output matrix (untied; " + spec.arch +
+                                 (r->outputNever ? " has none)" : ": --untied)"));
+        if (auto ids = scriptIds(spec, *r); !ids)
+            return ids.status();
     }
     return {};
 }

@@ -124,6 +124,19 @@ struct SyntheticSpec {
     std::vector<std::string> lastTensors;         // moved to the end of the file, in this order
 
     std::function<void(const SyntheticTensorReport &)> onTensor;   // after each tensor is written
+
+    // A scripted model, for trying the reply display (thinking, tool-call
+    // markup, the end of a turn) with real weights: the pieces are distinct
+    // vocabulary entries (byte tokens as "<0x0A>", the word mark as U+2581).
+    // Every layer's output projections (attention output, FFN down, experts,
+    // DeltaNet output, gemma4's per-layer projection, their biases) are zero,
+    // so the logits of a position depend on its own token only, and row
+    // script[i + 1] of output.weight is 1000 / nEmbd times the embedding of
+    // script[i]: after piece i, piece i + 1 leads every other token by a
+    // logit of about 20 (greedy and the usual sampling follow the script).
+    // script[0] is the trigger, the last token of the prompt (a chat
+    // template's generation prompt ends in it). Needs an untied output.
+    std::vector<std::string> script;
 };
 
 // One tensor of a spec's model, before types are chosen.

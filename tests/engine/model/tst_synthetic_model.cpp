@@ -554,6 +554,71 @@ private slots:
                      m.message().c_str());
     }
 
+    // A scripted model (SyntheticSpec::script) writes its script greedily
+    // after the trigger piece, whatever came before it in the prompt, in
+    // several architectures and file types; the pieces' logits lead by a
+    // wide margin (the app's usual sampling follows them too).
+    void scriptedModelsFollowTheirScript_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("type");
+        QTest::newRow("llama F32") << "llama-tiny" << "F32";
+        QTest::newRow("llama Q4_K_M") << "llama-tiny" << "Q4_K_M";
+        QTest::newRow("gemma4 Q4_K_M") << "gemma4-tiny" << "Q4_K_M";
+        QTest::newRow("gemma4moe Q8_0") << "gemma4moe-tiny" << "Q8_0";
+        QTest::newRow("qwen35 Q8_0") << "qwen35-tiny" << "Q8_0";
+        QTest::newRow("gpt-oss F32") << "gpt-oss-tiny" << "F32";
+    }
+    void scriptedModelsFollowTheirScript()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, type);
+        SyntheticSpec spec = presetSpec(preset.toStdString(), type.toStdString());
+        spec.shape.tiedOutput = false;
+        const std::string mark = "\xE2\x96\x81";
+        const bool gemma4 = spec.arch == "gemma4";
+        spec.script = {"<0x0A>", mark + "ab", gemma4 ? "<|channel>" : "c", mark + "c", "d", mark + "ba",
+                       gemma4 ? "<channel|>" : mark + "d", "</s>"};
+        const QString path = write(spec);
+        QVERIFY(!path.isEmpty());
+        auto loaded = Model::load(path.toStdString());
+        QVERIFY2(loaded, loaded.message().c_str());
+        const Model &m = *loaded.value();
+        // each piece's token, by its bytes (the word mark reads as a space; from the
+        // end, so "c" is the piece and not the byte token <0x63>)
+        std::vector<Token> ids;
+        for (const std::string &piece : spec.script) {
+            std::string bytes = piece == "<0x0A>" ? "\n" : piece;
+            if (bytes.rfind(mark, 0) == 0)
+                bytes = " " + bytes.substr(mark.size());
+            Token found = -1;
+            for (uint32_t t = m.vocabSize(); t-- > 0 && found < 0;)   // pieces before the byte tokens they spell
+                if (m.tokenBytes(Token(t)) == bytes)
+                    found = Token(t);
+            if (const std::vector<Token> special = m.tokenize(piece, false, true); found < 0 && special.size() == 1)
+                found = special[0];   // a control token (no bytes of its own)
+            QVERIFY2(found >= 0, piece.c_str());
+            ids.push_back(found);
+        }
+        std::vector<Token> prompt{1, 40, 77, 5, ids[0]};   // anything, then the trigger
+        auto session = Session::create(loaded.value(), SessionOptions{64, 2});
+        QVERIFY(session);
+        std::vector<float> logits;
+        for (size_t i = 1; i < ids.size(); ++i) {
+            QVERIFY(session.value()->evaluate(prompt, &logits));
+            const auto best = std::max_element(logits.begin(), logits.end());
+            float second = -INFINITY;
+            for (size_t t = 0; t < logits.size(); ++t)
+                if (Token(t) != Token(best - logits.begin()))
+                    second = std::max(second, logits[t]);
+            QVERIFY2(Token(best - logits.begin()) == ids[i],
+                     qPrintable(QStringLiteral("step %1: token %2, expected %3 (%4)").arg(i).arg(best - logits.begin())
+                                    .arg(ids[i]).arg(QString::fromStdString(spec.script[i]))));
+            QVERIFY2(*best - second > 8.0f, qPrintable(QStringLiteral("step %1: lead %2").arg(i).arg(*best - second)));
+            prompt.push_back(ids[i]);
+        }
+    }
+
     void badSpecs_data()
     {
         QTest::addColumn<int>("variant");
@@ -575,6 +640,10 @@ private slots:
         QTest::newRow("shared KV layers on llama") << 14 << "llama has no per-layer head sizes";
         QTest::newRow("gemma4 sharing too many layers") << 15 << "shared KV layers: 5 of 6 (at least 2 layers";
         QTest::newRow("gemma4 sharing from the wrong kinds") << 16 << "layer 2 must be sliding and layer 3 global";
+        QTest::newRow("script on a tied output") << 17 << "a scripted model needs its own output matrix";
+        QTest::newRow("script piece unknown") << 18 << "script piece 'zzzz' is not in the vocabulary";
+        QTest::newRow("script piece twice") << 19 << "script piece 'c' comes twice";
+        QTest::newRow("script of one piece") << 20 << "a script needs a trigger piece and at least one piece after it";
     }
     void badSpecs()
     {
@@ -599,6 +668,10 @@ private slots:
         case 14: spec.shape.sharedKvLayers = 1; break;
         case 15: spec = presetSpec("gemma4-tiny", "F32"); spec.shape.sharedKvLayers = 5; break;
         case 16: spec = presetSpec("gemma4-tiny", "F32"); spec.shape.sharedKvLayers = 2; break;
+        case 17: spec = presetSpec("gemma4-tiny", "F32"); spec.script = {"a", "b"}; break;
+        case 18: spec.shape.tiedOutput = false; spec.script = {"a", "zzzz"}; break;
+        case 19: spec.shape.tiedOutput = false; spec.script = {"c", "a", "c"}; break;
+        case 20: spec.shape.tiedOutput = false; spec.script = {"a"}; break;
         default: QFAIL("unknown variant");
         }
         const Status s = model::checkSyntheticSpec(spec);
