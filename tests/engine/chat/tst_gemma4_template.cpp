@@ -54,60 +54,14 @@ Result<std::string> renderSource(const std::string &source, const std::string &c
 // Our Gemma-4-style template: the real one's rules for text turns, thinking
 // and tool calls, without its tool declarations' schema writer and content
 // parts.
-const char *const kOwnTemplate = R"J({%- macro strip_thinking(text) -%}
-    {%- set ns = namespace(result='') -%}
-    {%- for part in text.split('<channel|>') -%}
-        {%- if '<|channel>' in part -%}
-            {%- set ns.result = ns.result + part.split('<|channel>')[0] -%}
-        {%- else -%}
-            {%- set ns.result = ns.result + part -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {{- ns.result | trim -}}
-{%- endmacro -%}
-{%- macro arg(value) -%}
-    {%- if value is string -%}{{- '<|"|>' + value + '<|"|>' -}}
-    {%- elif value is boolean -%}{{- 'true' if value else 'false' -}}
-    {%- else -%}{{- value -}}{%- endif -%}
-{%- endmacro -%}
-{%- set ns = namespace(prev=None) -%}
-{%- set loop_messages = messages -%}
-{{- bos_token -}}
-{%- if (enable_thinking is defined and enable_thinking) or messages[0]['role'] == 'system' -%}
-    {{- '<|turn>system\n' -}}
-    {%- if enable_thinking is defined and enable_thinking -%}{{- '<|think|>\n' -}}{%- endif -%}
-    {%- if messages[0]['role'] == 'system' -%}
-        {{- messages[0]['content'] | trim -}}
-        {%- set loop_messages = messages[1:] -%}
-    {%- endif -%}
-    {{- '<turn|>\n' -}}
-{%- endif -%}
-{%- for message in loop_messages -%}
-    {%- if message['role'] != 'tool' -%}
-        {%- set ns.prev = None -%}
-        {%- set role = 'model' if message['role'] == 'assistant' else message['role'] -%}
-        {{- '<|turn>' + role + '\n' -}}
-        {%- if message.get('tool_calls') -%}
-            {%- for call in message['tool_calls'] -%}
-                {{- '<|tool_call>call:' + call['function']['name'] + '{' -}}
-                {%- for key, value in call['function']['arguments'] | dictsort -%}
-                    {{- key }}:{{ arg(value) -}}{%- if not loop.last %},{% endif -%}
-                {%- endfor -%}
-                {{- '}<tool_call|>' -}}
-            {%- endfor -%}
-            {%- set ns.prev = 'tool_call' -%}
-        {%- endif -%}
-        {%- if role == 'model' -%}{{- strip_thinking(message['content']) -}}{%- else -%}{{- message['content'] | trim -}}{%- endif -%}
-        {%- if ns.prev == 'tool_call' -%}{{- '<|tool_response>' -}}{%- else -%}{{- '<turn|>\n' -}}{%- endif -%}
-    {%- else -%}
-        {{- 'response:' + message['name'] + '{value:' + arg(message['content']) + '}<tool_response|>' -}}
-        {%- set ns.prev = 'tool_response' -%}
-    {%- endif -%}
-{%- endfor -%}
-{%- if add_generation_prompt and ns.prev != 'tool_call' and ns.prev != 'tool_response' -%}
-    {{- '<|turn>model\n' -}}
-    {%- if not enable_thinking | default(false) -%}{{- '<|channel>thought\n<channel|>' -}}{%- endif -%}
-{%- endif -%})J";
+// Our template, kept as a file (tests/app/ui/tst_thinking writes it into a
+// model for the real window too).
+std::string readOwnTemplate()
+{
+    QFile f(QStringLiteral(BURROW_SOURCE_DIR "/tests/engine/chat/gemma4-style.jinja"));
+    return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
+}
+const std::string kOwnTemplate = readOwnTemplate();
 
 // The conversations: JSON contexts for the template.
 std::string conversation(const QString &name)
@@ -176,6 +130,7 @@ class TestGemma4Template : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { QVERIFY2(!kOwnTemplate.empty(), "tests/engine/chat/gemma4-style.jinja is missing"); }
     void ownTemplate_data();
     void ownTemplate();
     void ownToolCalls();
