@@ -11,6 +11,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSslCertificate>
+#include <QSslKey>
+#include <QSslServer>
+#include <QSslSocket>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -108,6 +112,27 @@ private:
     QHash<QTcpSocket *, QByteArray> m_buffers;
     QElapsedTimer m_clock = [] { QElapsedTimer t; t.start(); return t; }();
 };
+
+// A self-signed certificate for 127.0.0.1 that no authority vouches for
+// (made once for this test with openssl; valid until 2126).
+const char *const kUntrustedCert =
+    "-----BEGIN CERTIFICATE-----\n"
+    "MIIBpzCCAU6gAwIBAgIUWTQCka3f90zm3hODiB2QcPF6r+EwCgYIKoZIzj0EAwIw\n"
+    "IDEeMBwGA1UEAwwVYnVycm93LXRlc3QtdW50cnVzdGVkMCAXDTI2MTIwNjA5NDQx\n"
+    "MVoYDzIxMjYxMTEyMDk0NDExWjAgMR4wHAYDVQQDDBVidXJyb3ctdGVzdC11bnRy\n"
+    "dXN0ZWQwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARh6SavVHjg04/FbjBYe/0U\n"
+    "nzVJ+6dJaLD1Ay4Va+Ct/BRuskYdK01vgcy8BwvLtg7F+fkXBRwC+FvQSwpMIDS9\n"
+    "o2QwYjAdBgNVHQ4EFgQUI+8Ybul3HiT+nS9VhfxQvBbztdwwHwYDVR0jBBgwFoAU\n"
+    "I+8Ybul3HiT+nS9VhfxQvBbztdwwDwYDVR0TAQH/BAUwAwEB/zAPBgNVHREECDAG\n"
+    "hwR/AAABMAoGCCqGSM49BAMCA0cAMEQCIDIiZ04/GZ+NUc1vNPGW1FcvaT97klCv\n"
+    "j0FVbZjcYo/KAiActpFf+1sHopdU72y6S0nrUxfmvl7NfBWlUc9gaQnZ7w==\n"
+    "-----END CERTIFICATE-----\n";
+const char *const kUntrustedKey =
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgnQuoIyHJzOzAqvx+\n"
+    "f+Q4hAveLjsyEYT4C2CJl/SjIs6hRANCAARh6SavVHjg04/FbjBYe/0UnzVJ+6dJ\n"
+    "aLD1Ay4Va+Ct/BRuskYdK01vgcy8BwvLtg7F+fkXBRwC+FvQSwpMIDS9\n"
+    "-----END PRIVATE KEY-----\n";
 
 // What one reply produced.
 struct Reply {
@@ -503,6 +528,39 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(reply.done, 2000);
         QCOMPARE(reply.outcome.stop, GenerationOutcome::Stop::Cancelled);
         QTRY_COMPARE_WITH_TIMEOUT(endless.disconnects, 1, 5000);
+    }
+
+    // A certificate that cannot be checked is never accepted: the reply
+    // fails, names the certificate (its subject and SHA-256 fingerprint),
+    // and no request reaches the server.
+    void untrustedCertificateIsShownNotAccepted()
+    {
+        const QSslCertificate cert(QByteArray(kUntrustedCert), QSsl::Pem);
+        const QSslKey key(QByteArray(kUntrustedKey), QSsl::Ec, QSsl::Pem);
+        QVERIFY(!cert.isNull() && !key.isNull());
+        QSslServer server;
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setLocalCertificate(cert);
+        tls.setPrivateKey(key);
+        server.setSslConfiguration(tls);
+        int requestBytes = 0;
+        connect(&server, &QSslServer::pendingConnectionAvailable, this, [&] {
+            while (QTcpSocket *s = server.nextPendingConnection())
+                connect(s, &QTcpSocket::readyRead, s, [&, s] { requestBytes += int(s->readAll().size()); });
+        });
+        QVERIFY(server.listen(QHostAddress::LocalHost, 0));
+        RemoteBackend backend;
+        QVERIFY(loadAt(backend, QUrl(QStringLiteral("https://127.0.0.1:%1/v1").arg(server.serverPort())), QStringLiteral("secret")));
+        Reply reply;
+        start(backend, userSays(QStringLiteral("hi")), &reply);
+        QTRY_VERIFY_WITH_TIMEOUT(reply.done, 10000);
+        QCOMPARE(reply.outcome.stop, GenerationOutcome::Stop::Error);
+        const QString fingerprint = QString::fromLatin1(cert.digest(QCryptographicHash::Sha256).toHex(':'));
+        QVERIFY2(reply.outcome.error.contains(QLatin1String("its certificate could not be checked")), qPrintable(reply.outcome.error));
+        QVERIFY2(reply.outcome.error.contains(QLatin1String("burrow-test-untrusted")), qPrintable(reply.outcome.error));
+        QVERIFY2(reply.outcome.error.contains(fingerprint), qPrintable(reply.outcome.error));
+        QTest::qWait(100);
+        QCOMPARE(requestBytes, 0);
     }
 
     void unreachableServerInWords()
