@@ -282,6 +282,10 @@ void RemoteChat::takeEvent(const QByteArray &data)
         m_reasoningTokens = jsonInt(usage.value(QLatin1String("completion_tokens_details")).toObject(),
                                     "reasoning_tokens", m_reasoningTokens);
     }
+    // llama-server's own measure of the generation, when it sends one.
+    const QJsonValue predicted = chunk.value(QLatin1String("timings")).toObject().value(QLatin1String("predicted_ms"));
+    if (predicted.isDouble() && predicted.toDouble() > 0)
+        m_serverGenerateMs = qMin(predicted.toDouble(), 1e9);
     const QJsonArray choices = chunk.value(QLatin1String("choices")).toArray();
     if (choices.isEmpty())
         return;
@@ -307,7 +311,7 @@ void RemoteChat::takeEvent(const QByteArray &data)
 
 void RemoteChat::takeDelta(const QString &text, bool reasoning)
 {
-    const qint64 now = m_clock.elapsed();
+    const double now = double(m_clock.nsecsElapsed()) / 1e6;
     if (m_firstTokenMs < 0)
         m_firstTokenMs = now;
     m_lastTokenMs = now;
@@ -516,15 +520,20 @@ void RemoteChat::finish(GenerationOutcome::Stop stop, const QString &error)
     outcome.generatedTokens = m_completionTokens >= 0 ? m_completionTokens : m_pieces;
     outcome.promptTokens = m_promptTokens >= 0 ? qMax(0, m_promptTokens - m_cachedTokens) : 0;
     outcome.reusedTokens = m_promptTokens >= 0 ? qMin(m_cachedTokens, m_promptTokens) : 0;
-    outcome.promptMs = m_firstTokenMs >= 0 ? double(m_firstTokenMs) : 0;
-    // The speed: tokens over the time from the first piece to the last (a
-    // reply of one piece has no measurable speed).
-    outcome.generateMs = m_firstTokenMs >= 0 && m_lastTokenMs > m_firstTokenMs ? double(m_lastTokenMs - m_firstTokenMs)
-                                                                                : 0;
+    outcome.promptMs = qMax(0.0, m_firstTokenMs);
+    // The speed: the server's own measure when it sends one (llama-server),
+    // else tokens over the time from the first piece to the last; pieces
+    // that all came at once (a fast server, a short reply) are timed from
+    // the request instead, prompt included.
+    const double span = m_lastTokenMs - m_firstTokenMs;
+    outcome.generateMs = m_serverGenerateMs > 0 ? m_serverGenerateMs
+                       : m_firstTokenMs < 0     ? 0
+                       : span >= 1.0            ? span
+                                                : qMax(0.0, m_lastTokenMs);
     outcome.contextUsed = m_promptTokens >= 0 ? m_promptTokens + outcome.generatedTokens : 0;
     outcome.reasoningTokens = m_reasoningTokens >= 0 ? m_reasoningTokens : m_reasoningPieces;
     if (m_reasoningStartMs >= 0)
-        outcome.reasoningMs = double((m_reasoningEndMs >= 0 ? m_reasoningEndMs : m_lastTokenMs) - m_reasoningStartMs);
+        outcome.reasoningMs = (m_reasoningEndMs >= 0 ? m_reasoningEndMs : m_lastTokenMs) - m_reasoningStartMs;
     if (stop == GenerationOutcome::Stop::Error)
         qCInfo(lcApp) << "remote reply failed:" << error;
     if (m_sinks.onDone)

@@ -114,10 +114,11 @@ private:
     QString m_finishReason;
 
     QElapsedTimer m_clock;
-    qint64 m_firstTokenMs = -1;
-    qint64 m_lastTokenMs = -1;
-    qint64 m_reasoningStartMs = -1;
-    qint64 m_reasoningEndMs = -1;
+    double m_firstTokenMs = -1;      // since sending (m_clock)
+    double m_lastTokenMs = -1;
+    double m_reasoningStartMs = -1;
+    double m_reasoningEndMs = -1;
+    double m_serverGenerateMs = -1;  // llama-server's timings.predicted_ms, when sent
     int m_pieces = 0;                // content and reasoning pieces (the count while streaming)
     int m_reasoningPieces = 0;
     int m_promptTokens = -1;         // from usage

@@ -31,7 +31,7 @@ ItemDelegate {
 
     // "llama · 1.1B · Q4_K_M · 638 MB · 2,048 tokens" (the parts it has).
     function facts(): string {
-        const parts = [root.family, root.sizeClass, root.quantization, root.fileSizeText,
+        const parts = [root.family, root.sizeClass, root.quantization, root.remote ? "" : root.fileSizeText,
                        root.contextLength > 0 ? qsTr("%L1 tokens").arg(root.contextLength) : ""]
         let text = ""
         for (const part of parts) {

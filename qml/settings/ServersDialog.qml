@@ -27,7 +27,9 @@ Dialog {
     width: Math.min(parent ? parent.width - 48 : 560, 560)
     standardButtons: Dialog.Close
 
-    contentItem: ColumnLayout {
+    // A single child sizes the dialog (no contentItem binding: its ids would not be deferred).
+    ColumnLayout {
+        width: parent ? parent.width : implicitWidth
         spacing: 10
 
         Label {

@@ -290,6 +290,7 @@ private Q_SLOTS:
         QVERIFY(reply.outcome.promptTokens + reply.outcome.reusedTokens > 0);
         QCOMPARE(reply.outcome.contextUsed,
                  reply.outcome.promptTokens + reply.outcome.reusedTokens + reply.outcome.generatedTokens);
+        QVERIFY(reply.outcome.tokensPerSecond() > 0);   // a speed, also when the pieces came at once
 
         addEndpoint(base, QStringLiteral("wrong"));
         Reply refused;
@@ -314,7 +315,7 @@ private Q_SLOTS:
         start(backend, userSays(QStringLiteral("a")), &reply);
         QTRY_VERIFY_WITH_TIMEOUT(reply.done, 30000);
         QCOMPARE(reply.outcome.stop, GenerationOutcome::Stop::Error);
-        QVERIFY2(reply.outcome.error.contains(QLatin1String("no model “gone-model” (HTTP 404)")),
+        QVERIFY2(reply.outcome.error.contains(QStringLiteral("no model “gone-model” (HTTP 404)")),
                  qPrintable(reply.outcome.error));
     }
 
@@ -329,7 +330,8 @@ private Q_SLOTS:
             s->write(ScriptedServer::delta("content", QStringLiteral("Hello")));
             s->write(ScriptedServer::delta("content", QStringLiteral(" there"), "stop"));
             s->write("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":5,"
-                     "\"prompt_tokens_details\":{\"cached_tokens\":4}}}\n\ndata: [DONE]\n\n");
+                     "\"prompt_tokens_details\":{\"cached_tokens\":4}},\"timings\":{\"predicted_ms\":250}}\n\n"
+                     "data: [DONE]\n\n");
             s->disconnectFromHost();
         });
         RemoteBackend backend;
@@ -348,6 +350,7 @@ private Q_SLOTS:
         QCOMPARE(reply.outcome.generatedTokens, 5);
         QCOMPARE(reply.outcome.promptTokens, 7);
         QCOMPARE(reply.outcome.reusedTokens, 4);
+        QCOMPARE(reply.outcome.generateMs, 250.0);   // llama-server's own measure (timings.predicted_ms)
         QVERIFY(reply.outcome.reasoningMs >= 0);
 
         QCOMPARE(server.heads.size(), 1);
@@ -601,7 +604,7 @@ private Q_SLOTS:
         Reply reply;
         start(backend, userSays(QStringLiteral("hi")), &reply);
         QVERIFY(reply.done);
-        QVERIFY2(reply.outcome.error.contains(QLatin1String("was removed from Settings → Servers; nothing was sent")),
+        QVERIFY2(reply.outcome.error.contains(QStringLiteral("was removed from Settings → Servers; nothing was sent")),
                  qPrintable(reply.outcome.error));
         QTest::qWait(200);
         QCOMPARE(server.connections, 0);

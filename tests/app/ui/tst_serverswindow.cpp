@@ -14,6 +14,7 @@
 #include "serve_process.h"
 #include "tiny_model.h"
 
+#include <QSettings>
 #include <QTemporaryDir>
 
 Q_IMPORT_QML_PLUGIN(BurrowPlugin)
@@ -72,6 +73,7 @@ private slots:
     void initTestCase()
     {
         qputenv("BURROW_TOKEN_STORE", "file");   // the key in a 0600 file, not this machine's keychain
+        QSettings().clear();                      // no servers from an earlier run
         TinySpec spec;
         spec.nCtx = 512;
         m_model = m_dir.filePath(QStringLiteral("tiny.gguf"));
