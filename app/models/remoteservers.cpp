@@ -6,6 +6,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSettings>
+#include <QTimer>
 #include <QUuid>
 
 #include "accesstoken.h"
@@ -282,6 +283,9 @@ void RemoteServers::listWithKey(const QString &id)
     if (!s.key.isEmpty())
         request.setRawHeader("Authorization", "Bearer " + s.key.toUtf8());
     QNetworkReply *reply = m_network->get(request);
+    // A whole-answer bound too (the transfer timeout only bounds silence):
+    // a server that drips its list is given up after ListTimeoutMs.
+    QTimer::singleShot(ListTimeoutMs, reply, [reply] { reply->abort(); });
     auto body = std::make_shared<QByteArray>();
     connect(reply, &QNetworkReply::readyRead, this, [reply, body] {
         if (body->size() + reply->bytesAvailable() > MaxListBytes) {

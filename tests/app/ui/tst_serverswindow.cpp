@@ -102,7 +102,18 @@ private slots:
             QVERIFY(dialog);
             QVERIFY(ui::key(QStringLiteral("alt+s v")));
             QTRY_VERIFY(dialog->property("opened").toBool());
+            // Plain http to another computer is warned about first (nothing added).
             QVERIFY(clickShown(app, QStringLiteral("serverUrl")));
+            QVERIFY(ui::type(QStringLiteral("http://192.0.2.7:8000/v1")));   // TEST-NET-1: never routed
+            QVERIFY(ui::key(QStringLiteral("Return")));
+            QQuickItem *problem = nullptr;
+            QTRY_VERIFY((problem = shown(app, QStringLiteral("serversProblem"))));
+            QVERIFY2(problem->property("text").toString().contains(QLatin1String("plain http")),
+                     qPrintable(problem->property("text").toString()));
+            QCOMPARE(shown(app, QStringLiteral("serverAdd"))->property("text").toString(), QStringLiteral("Add anyway"));
+            QCOMPARE(servers->rowCount(), 0);
+            QVERIFY(clickShown(app, QStringLiteral("serverUrl")));
+            QVERIFY(ui::key(QStringLiteral("ctrl+a")));
             QVERIFY(ui::type(url));
             QVERIFY(clickShown(app, QStringLiteral("serverName")));
             QVERIFY(ui::type(QStringLiteral("Loopback Burrow")));
