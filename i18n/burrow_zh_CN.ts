@@ -3004,5 +3004,9 @@
         <source>this chat asks for %L1: the next reply makes the context again</source>
         <translation>此对话需要 %L1：下一次回复会重新建立上下文</translation>
     </message>
+    <message>
+        <source>%1 on %2 (remote)</source>
+        <translation>%1（位于 %2，远程）</translation>
+    </message>
 </context>
 </TS>

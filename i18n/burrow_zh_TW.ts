@@ -3004,5 +3004,9 @@
         <source>this chat asks for %L1: the next reply makes the context again</source>
         <translation>此對話需要 %L1：下一次回覆會重新建立上下文</translation>
     </message>
+    <message>
+        <source>%1 on %2 (remote)</source>
+        <translation>%1（位於 %2，遠端）</translation>
+    </message>
 </context>
 </TS>

@@ -60,8 +60,11 @@ ModelCard RemoteBackend::inspect(const QString &locator, QString *error)
     for (const auto &model : endpoint->models)
         if (model.first == ref.modelId)
             card.trainedContext = model.second;
-    // Whether a reply carries reasoning is the server's: shown when it sends some.
+    // Whether a reply carries reasoning is the server's: shown when it sends
+    // some. Thinking off goes as chat_template_kwargs.enable_thinking (vLLM,
+    // llama-server and Burrow pass it to the template), so the chat offers it.
     card.reasoning = true;
+    card.readsEnableThinking = true;
     return card;
 }
 

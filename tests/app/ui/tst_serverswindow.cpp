@@ -140,6 +140,9 @@ private slots:
             QVERIFY(ui::click(ui::centreOf(open)));
             QTRY_VERIFY_WITH_TIMEOUT(app.chat->hasModel(), 15000);
             QCOMPARE(app.chat->models()->model().path, locator);
+            // The status line names the server.
+            QTRY_COMPARE(app.find<QObject>(QStringLiteral("statusModel"))->property("text").toString(),
+                         QStringLiteral("tiny on Loopback Burrow (remote)"));
 
             QVERIFY(send(app, QStringLiteral("a b a b")));
             ui::StoreReader store(ConversationStore::defaultDatabasePath());
