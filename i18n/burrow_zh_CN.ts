@@ -2597,6 +2597,10 @@
         <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
         <translation>Burrow 无法使用 %1：%2 仍保留已加载的 %3。</translation>
     </message>
+    <message>
+        <source>this build cannot reach servers</source>
+        <translation>此版本无法连接服务器</translation>
+    </message>
 </context>
 <context>
     <name>ReasoningBlock</name>

@@ -2597,6 +2597,10 @@
         <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
         <translation>Burrow 無法使用 %1：%2 仍保留已載入的 %3。</translation>
     </message>
+    <message>
+        <source>this build cannot reach servers</source>
+        <translation>此版本無法連線到伺服器</translation>
+    </message>
 </context>
 <context>
     <name>ReasoningBlock</name>

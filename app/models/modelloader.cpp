@@ -96,8 +96,9 @@ void ModelLoader::openFile(const QString &path, bool confirm)
 {
     if (RemoteModelRef::isLocator(path)) {
         // A model on a server the user added: no file to read, no card to confirm.
-        QString error;
-        if (!m_bridge->inspector()(path, &error).isValid()) {
+        QString error = tr("this build cannot reach servers");
+        const ModelInspector &inspect = m_bridge->inspector();
+        if (!inspect || !inspect(path, &error).isValid()) {
             Q_EMIT problem(tr("Burrow can't use %1: %2").arg(RemoteModelRef::displayName(path), error));
             Q_EMIT loadFinished(false);
             return;

@@ -17,14 +17,14 @@ Item {
             modelName: "Qwen2.5 0.5B Instruct"; family: "qwen2"; sizeClass: "494M"; quantization: "Q4_K_M"
             fileSize: 397000000; fileSizeText: "379 MB"; contextLength: 32768; source: "lmstudio"; sourceName: "LM Studio"
             sourceOrder: 1; placePath: "/home/u/.lmstudio/models"; parts: 1; modified: 0
-            runnable: true; whyNot: ""; fits: true; memoryText: "520 MB"; recentRank: -1
+            runnable: true; whyNot: ""; fits: true; memoryText: "520 MB"; recentRank: -1; remote: false
         }
         ListElement {
             name: "llama3.2:latest"; path: "/ollama/blobs/sha256-aa"; repository: ""
             modelName: "Llama 3.2 3B Instruct"; family: "llama"; sizeClass: "3.2B"; quantization: "Q4_K_M"
             fileSize: 2019000000; fileSizeText: "1.9 GB"; contextLength: 131072; source: "ollama"; sourceName: "Ollama"
             sourceOrder: 2; placePath: "/home/u/.ollama/models"; parts: 1; modified: 0
-            runnable: true; whyNot: ""; fits: false; memoryText: "19 GB"; recentRank: 0
+            runnable: true; whyNot: ""; fits: false; memoryText: "19 GB"; recentRank: 0; remote: false
         }
         ListElement {
             name: "mamba-2.8b"; path: "/models/mamba.gguf"; repository: ""
@@ -32,14 +32,14 @@ Item {
             fileSize: 3000000000; fileSizeText: "2.8 GB"; contextLength: 0; source: "gpt4all"; sourceName: "GPT4All"
             sourceOrder: 3; placePath: "/home/u/.local/share/nomic.ai/GPT4All"; parts: 1; modified: 0
             runnable: false; whyNot: "Burrow can't run the mamba architecture yet."; fits: true; memoryText: "3 GB"
-            recentRank: -1
+            recentRank: -1; remote: false
         }
         ListElement {
             name: "SmolLM2-135M-Q8_0"; path: "/hub/smol.gguf"; repository: "org/SmolLM2-GGUF"
             modelName: "SmolLM2 135M"; family: "llama"; sizeClass: "135M"; quantization: "Q8_0"
             fileSize: 145000000; fileSizeText: "138 MB"; contextLength: 8192; source: "huggingface"
             sourceName: "Hugging Face"; sourceOrder: 5; placePath: "/home/u/.cache/huggingface/hub"; parts: 1
-            modified: 0; runnable: true; whyNot: ""; fits: true; memoryText: "200 MB"; recentRank: -1
+            modified: 0; runnable: true; whyNot: ""; fits: true; memoryText: "200 MB"; recentRank: -1; remote: false
         }
     }
 
