@@ -160,6 +160,27 @@ Item {
             compare(opened.count, 0)
         }
 
+        // A server's model (Settings → Servers): marked remote with the
+        // server's name, no file size or memory estimate, and Open gives its locator.
+        function test_remoteRowSaysWhereItRuns() {
+            rows.append({ name: "Qwen/Qwen3-32B", path: "http://gpu-box:8000/v1#model=Qwen%2FQwen3-32B",
+                          repository: "", modelName: "Qwen/Qwen3-32B", family: "", sizeClass: "", quantization: "",
+                          fileSize: 0, fileSizeText: "0 bytes", contextLength: 32768, source: "remote",
+                          sourceName: "GPU box (remote)", sourceOrder: 7, placePath: "GPU box", parts: 1, modified: 0,
+                          runnable: true, whyNot: "", fits: true, memoryText: "", recentRank: -1, remote: true })
+            filter.searchText = "qwen3"
+            compare(filter.count, 1)
+            const item = row(0)
+            verify(item)
+            compare(findChild(item, "libraryRowSource").text, "GPU box (remote)")
+            compare(findChild(item, "libraryRowState").text, "Remote: runs on the server, not on this computer")
+            verify(item.facts().indexOf("bytes") < 0)
+            mouseClick(findChild(item, "libraryRowOpen"))
+            compare(opened.count, 1)
+            compare(opened.signalArguments[0][0], "http://gpu-box:8000/v1#model=Qwen%2FQwen3-32B")
+            rows.remove(rows.count - 1)
+        }
+
         // "Download a model…" asks the window for the download dialog.
         function test_downloadButton() {
             const spy = createTemporaryObject(signalSpy, view, { target: view, signalName: "downloadRequested" })
