@@ -2729,6 +2729,10 @@
         <source>no answer</source>
         <translation>没有应答</translation>
     </message>
+    <message>
+        <source>%1 sent an answer of more than %2 MiB; it was given up.</source>
+        <translation>%1 发送的应答超过 %2 MiB；已放弃。</translation>
+    </message>
 </context>
 <context>
     <name>RemoteServers</name>

@@ -2729,6 +2729,10 @@
         <source>no answer</source>
         <translation>沒有回應</translation>
     </message>
+    <message>
+        <source>%1 sent an answer of more than %2 MiB; it was given up.</source>
+        <translation>%1 傳送的回應超過 %2 MiB；已放棄。</translation>
+    </message>
 </context>
 <context>
     <name>RemoteServers</name>

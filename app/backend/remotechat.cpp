@@ -258,8 +258,13 @@ void RemoteChat::onReadyRead()
     const qsizetype bound = m_plainJson ? m_limits.maxLine : m_limits.maxErrorBody;
     const QByteArray bytes = m_reply->read(qMax<qsizetype>(0, bound - m_errorBody.size()));
     m_errorBody += bytes;
-    if (m_errorBody.size() >= bound)
-        m_reply->readAll();   // the rest is dropped
+    if (m_errorBody.size() >= bound) {
+        // No more is read: a whole answer this large is refused, an error's
+        // first bytes tell enough.
+        finish(GenerationOutcome::Stop::Error,
+               m_plainJson ? tr("%1 sent an answer of more than %2 MiB; it was given up.").arg(where()).arg(bound >> 20)
+                           : httpFailure(m_status, m_errorBody));
+    }
 }
 
 void RemoteChat::takeEvent(const QByteArray &data)

@@ -433,6 +433,41 @@ private Q_SLOTS:
         QCOMPARE(server.heads.size(), 1);   // never retried
     }
 
+    // A server that ignores "stream" and sends one JSON answer: taken whole;
+    // one that sends an endless answer is cut at the bound.
+    void wholeAnswerIsTakenAndBounded()
+    {
+        ScriptedServer whole([](QTcpSocket *s, int) {
+            ScriptedServer::respond(s, 200, "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"All at once\","
+                                            "\"reasoning_content\":\"hm\"},\"finish_reason\":\"stop\"}],"
+                                            "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4}}");
+        });
+        RemoteBackend backend;
+        QVERIFY(loadAt(backend, whole.base()));
+        Reply reply;
+        start(backend, userSays(QStringLiteral("hi")), &reply);
+        QTRY_VERIFY_WITH_TIMEOUT(reply.done, 10000);
+        QVERIFY2(reply.outcome.stop == GenerationOutcome::Stop::EndOfText, qPrintable(reply.outcome.error));
+        QCOMPARE(reply.text, QStringLiteral("All at once"));
+        QCOMPARE(reply.reasoning, QStringLiteral("hm"));
+        QCOMPARE(reply.outcome.generatedTokens, 4);
+
+        RemoteChat::limits().maxLine = 64 << 10;
+        ScriptedServer endless([](QTcpSocket *s, int) {
+            s->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n");
+            auto *timer = new QTimer(s);
+            QObject::connect(timer, &QTimer::timeout, s, [s] { s->write(QByteArray(16 << 10, ' ')); });
+            timer->start(5);
+        });
+        RemoteBackend second;
+        QVERIFY(loadAt(second, endless.base()));
+        Reply cut;
+        start(second, userSays(QStringLiteral("hi")), &cut);
+        QTRY_VERIFY_WITH_TIMEOUT(cut.done, 10000);
+        QVERIFY2(cut.outcome.error.contains(QLatin1String("sent an answer of more than")), qPrintable(cut.outcome.error));
+        QTRY_COMPARE_WITH_TIMEOUT(endless.disconnects, 1, 5000);
+    }
+
     // 429 with Retry-After: 1 — asked again after a second, and the reply comes.
     void busyServerIsAskedAgainAfterRetryAfter()
     {
