@@ -10,6 +10,9 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+
+#include <signal.h>
 
 #include "cli_process.h"
 #include "serve_process.h"
@@ -119,6 +122,55 @@ private slots:
         const ProcessResult r = runCli({QStringLiteral("chat"), QStringLiteral("--remote"), url}, "");
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(said), r.err.constData());
+    }
+
+    // Ctrl+C in the middle of a reply closes the request (the server sees
+    // its connection end) and exits with 130.
+    void ctrlCClosesTheRequest()
+    {
+        QTcpServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost, 0));
+        int closed = 0;
+        bool streaming = false;
+        connect(&server, &QTcpServer::newConnection, this, [&] {
+            QTcpSocket *s = server.nextPendingConnection();
+            connect(s, &QTcpSocket::disconnected, s, [&, s] {
+                if (s->property("chat").toBool())
+                    ++closed;
+            });
+            connect(s, &QTcpSocket::readyRead, s, [&, s] {
+                const QByteArray head = s->peek(4096);
+                if (!head.contains("\r\n\r\n") || s->property("chat").toBool())
+                    return;
+                s->readAll();
+                if (head.startsWith("GET /v1/models")) {
+                    const QByteArray body = R"({"data":[{"id":"m"}]})";
+                    s->write("HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+                    s->disconnectFromHost();
+                    return;
+                }
+                s->setProperty("chat", true);
+                s->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n");
+                auto *timer = new QTimer(s);
+                connect(timer, &QTimer::timeout, s, [&, s] {
+                    s->write("data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n");
+                    streaming = true;
+                });
+                timer->start(20);
+            });
+        });
+        QProcess p;
+        p.start(cliPath(), {QStringLiteral("chat"), QStringLiteral("--remote"),
+                            QStringLiteral("http://127.0.0.1:%1/v1").arg(server.serverPort())});
+        QVERIFY(p.waitForStarted(10000));
+        p.write("go on\n");
+        QVERIFY(QTest::qWaitFor([&] { return streaming; }, 10000));
+        QTest::qWait(100);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(QTest::qWaitFor([&] { return p.state() == QProcess::NotRunning; }, 5000));
+        QCOMPARE(p.exitCode(), 130);
+        QVERIFY(p.readAllStandardError().contains("cancelled"));
+        QTRY_COMPARE_WITH_TIMEOUT(closed, 1, 5000);
     }
 
     // The stream ends in the middle of the reply: what arrived is shown,
