@@ -410,17 +410,20 @@ RemoteReply RemoteClient::chat(const std::string &model, const std::string &mess
             return;
         if (choice.contains("delta") && choice["delta"].is_object()) {
             const Json &d = choice["delta"];
-            for (const char *key : {"reasoning_content", "reasoning", "content"}) {
+            const auto take = [&](const char *key, bool reasoning) {
                 if (!d.contains(key) || !d[key].is_string() || d[key].get_ref<const std::string &>().empty())
-                    continue;
-                const bool reasoning = std::strcmp(key, "content") != 0;
+                    return false;
                 const std::string &piece = d[key].get_ref<const std::string &>();
                 (reasoning ? reply.reasoning : reply.text) += piece;
                 if (reply.firstTokenMs < 0) reply.firstTokenMs = msSince(sent);
                 reply.lastTokenMs = msSince(sent);
                 onText(piece, reasoning);
-                if (reasoning) break;   // one name for the reasoning per chunk
-            }
+                return true;
+            };
+            // One name for the reasoning per chunk (vLLM may send both), then the answer.
+            if (!take("reasoning_content", true))
+                take("reasoning", true);
+            take("content", false);
         }
         if (choice.contains("finish_reason") && choice["finish_reason"].is_string()) {
             reply.finishReason = choice["finish_reason"].get<std::string>();

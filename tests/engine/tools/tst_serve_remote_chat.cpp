@@ -1,9 +1,9 @@
 // `burrow-cli chat --remote` (issue 33) against `burrow-cli serve` on a tiny
 // model (started here, with an API key in a 0600 file), and against a small
 // scripted server (QTcpServer) whose stream is cut in the middle: replies
-// stream to stdout with the server's token counts on stderr; a wrong key, a
-// missing model, an https address and a cut stream are each one line that
-// says so.
+// stream to stdout (the reasoning apart) with the server's token counts on
+// stderr; a wrong key, a missing model, an https address and a cut stream
+// are each one line that says so; Ctrl+C closes the request.
 #include <QFile>
 #include <QProcess>
 #include <QTcpServer>
@@ -196,6 +196,7 @@ private slots:
                 }
                 ++chats;
                 s->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+                         "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"mulling\"}}]}\n\n"
                          "data: {\"choices\":[{\"delta\":{\"content\":\"Half a\"}}]}\n\n"
                          "data: {\"choices\":[{\"delta\":{\"content\":\" sentence\"}}]}\n\n");
                 s->flush();
@@ -208,6 +209,9 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(chats, 2);
         QVERIFY2(r.out.contains("Half a sentence"), r.out.constData());
+        // The reasoning apart: on stderr when stdout is not a terminal.
+        QVERIFY(!r.out.contains("mulling"));
+        QCOMPARE(r.err.count("mulling"), 2);
         QCOMPARE(r.err.count("the reply above is cut off"), 2);
     }
 };
