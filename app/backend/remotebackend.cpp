@@ -62,9 +62,11 @@ ModelCard RemoteBackend::inspect(const QString &locator, QString *error)
             card.trainedContext = model.second;
     // Whether a reply carries reasoning is the server's: shown when it sends
     // some. Thinking off goes as chat_template_kwargs.enable_thinking (vLLM,
-    // llama-server and Burrow pass it to the template), so the chat offers it.
+    // llama-server and Burrow pass it to the template) and a reasoning effort
+    // other than medium as OpenAI's reasoning_effort, so the chat offers both.
     card.reasoning = true;
     card.readsEnableThinking = true;
+    card.readsReasoningEffort = true;
     return card;
 }
 

@@ -132,6 +132,8 @@ QJsonObject RemoteChat::requestBody(const QString &modelId, const ChatRequest &r
         put("max_tokens", request.settings.maxTokens);
     if (!request.settings.enableThinking)
         put("chat_template_kwargs", QJsonObject{{QStringLiteral("enable_thinking"), false}});
+    if (request.settings.reasoningEffort != "medium" && !request.settings.reasoningEffort.empty())
+        put("reasoning_effort", fromStd(request.settings.reasoningEffort));
     return body;
 }
 

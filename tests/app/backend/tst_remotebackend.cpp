@@ -341,6 +341,7 @@ private Q_SLOTS:
         request.settings.sampling.topK = 0;   // off: not sent
         request.settings.sampling.seed = 7;
         request.settings.enableThinking = false;
+        request.settings.reasoningEffort = "high";
         Reply reply;
         start(backend, request, &reply);
         QTRY_VERIFY_WITH_TIMEOUT(reply.done, 10000);
@@ -367,6 +368,7 @@ private Q_SLOTS:
         QCOMPARE(body.value(QLatin1String("seed")).toInt(), 7);
         QCOMPARE(body.value(QLatin1String("temperature")).toDouble(), 0.0);
         QVERIFY(!body.contains(QLatin1String("top_k")));
+        QCOMPARE(body.value(QLatin1String("reasoning_effort")).toString(), QStringLiteral("high"));
         QCOMPARE(body.value(QLatin1String("chat_template_kwargs")).toObject().value(QLatin1String("enable_thinking")).toBool(true),
                  false);
     }
