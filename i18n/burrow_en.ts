@@ -116,6 +116,23 @@
     </message>
 </context>
 <context>
+    <name>RemoteServers</name>
+    <message numerus="yes">
+        <source>%n model(s) (listed before)</source>
+        <translation>
+            <numerusform>%n model (listed before)</numerusform>
+            <numerusform>%n models (listed before)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s)</source>
+        <translation>
+            <numerusform>%n model</numerusform>
+            <numerusform>%n models</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ReplyStream</name>
     <message numerus="yes">
         <source>%n tokens at %1 tokens/s</source>

@@ -204,6 +204,10 @@
         <source>&amp;Undo delete</source>
         <translation>撤销删除(&amp;U)</translation>
     </message>
+    <message>
+        <source>Ser&amp;vers…</source>
+        <translation>服务器(&amp;V)…</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -314,6 +318,10 @@
     <message>
         <source>Bring back the chat just deleted</source>
         <translation>恢复刚删除的对话</translation>
+    </message>
+    <message>
+        <source>Servers whose models you can chat with</source>
+        <translation>可以与其模型对话的服务器</translation>
     </message>
 </context>
 <context>
@@ -2007,6 +2015,10 @@
         <source>Its tokenizer is not supported: %1</source>
         <translation>不支持它的分词器：%1</translation>
     </message>
+    <message>
+        <source>%1 (remote)</source>
+        <translation>%1（远程）</translation>
+    </message>
 </context>
 <context>
     <name>LibraryPlace</name>
@@ -2060,6 +2072,10 @@
     <message>
         <source>Open %1</source>
         <translation>打开 %1</translation>
+    </message>
+    <message>
+        <source>Remote: runs on the server, not on this computer</source>
+        <translation>远程：在服务器上运行，而不是在这台电脑上</translation>
     </message>
 </context>
 <context>
@@ -2581,6 +2597,10 @@
         <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
         <translation>Burrow 无法使用 %1：%2 仍保留已加载的 %3。</translation>
     </message>
+    <message>
+        <source>this build cannot reach servers</source>
+        <translation>此版本无法连接服务器</translation>
+    </message>
 </context>
 <context>
     <name>ReasoningBlock</name>
@@ -2610,6 +2630,179 @@
     <message>
         <source>Open recent model %1</source>
         <translation>打开最近使用的模型 %1</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteBackend</name>
+    <message>
+        <source>this is not a remote model&apos;s address</source>
+        <translation>这不是远程模型的地址</translation>
+    </message>
+    <message>
+        <source>the server %1 is not among your servers (Settings → Servers); Burrow sends nothing to it</source>
+        <translation>服务器 %1 不在你的服务器列表中（设置 → 服务器）；Burrow 不会向它发送任何内容</translation>
+    </message>
+    <message>
+        <source>remote</source>
+        <translation>远程</translation>
+    </message>
+    <message>
+        <source>Loading was cancelled.</source>
+        <translation>加载已取消。</translation>
+    </message>
+    <message>
+        <source>The server %1 was removed from Settings → Servers; nothing was sent.</source>
+        <translation>服务器 %1 已从“设置 → 服务器”中移除；未发送任何内容。</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>没有加载模型。</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteChat</name>
+    <message>
+        <source>%1 sent a line of more than %2 MiB; the reply was given up, what arrived is kept.</source>
+        <translation>%1 发送了超过 %2 MiB 的一行；已放弃这条回复，已收到的内容会保留。</translation>
+    </message>
+    <message>
+        <source>%1 reported an error in the middle of the reply: %2</source>
+        <translation>%1 在回复中途报告了错误：%2</translation>
+    </message>
+    <message>
+        <source>%1 sent nothing for %2 s in the middle of the reply; it was given up, what arrived is kept.</source>
+        <translation>%1 在回复中途 %2 秒没有发送任何内容；已放弃，已收到的内容会保留。</translation>
+    </message>
+    <message>
+        <source>%1 did not answer within %2 s; the request was given up.</source>
+        <translation>%1 在 %2 秒内没有应答；已放弃该请求。</translation>
+    </message>
+    <message>
+        <source>none received</source>
+        <translation>未收到</translation>
+    </message>
+    <message>
+        <source>issued to “%1” by “%2”, valid %3 to %4, SHA-256 fingerprint %5</source>
+        <translation>颁发给“%1”，颁发者“%2”，有效期 %3 至 %4，SHA-256 指纹 %5</translation>
+    </message>
+    <message>
+        <source>%1 refused the API key (HTTP %2)%3. Check the key in Settings → Servers.</source>
+        <translation>%1 拒绝了 API 密钥（HTTP %2）%3。请在“设置 → 服务器”中检查密钥。</translation>
+    </message>
+    <message>
+        <source>%1 has no model “%2” (HTTP 404)%3. It may have been removed, or the address does not end in the server&apos;s /v1; choose another model in the library.</source>
+        <translation>%1 没有模型“%2”（HTTP 404）%3。它可能已被移除，或者地址没有以服务器的 /v1 结尾；请在模型库中选择其他模型。</translation>
+    </message>
+    <message>
+        <source>%1 refused the chat settings %2 (HTTP %3)%4. Set them back to their defaults in this chat&apos;s settings to use this server.</source>
+        <translation>%1 拒绝了对话设置 %2（HTTP %3）%4。要使用此服务器，请在本对话的设置中将它们恢复为默认值。</translation>
+    </message>
+    <message>
+        <source>%1 answered HTTP %2%3.</source>
+        <translation>%1 返回了 HTTP %2%3。</translation>
+    </message>
+    <message>
+        <source>The connection to %1 was refused: its certificate could not be checked (%2). The certificate: %3. Burrow does not accept a certificate it cannot check; give the server one from an authority this computer trusts, or add its authority to the system&apos;s certificates.</source>
+        <translation>与 %1 的连接被拒绝：无法验证它的证书（%2）。证书：%3。Burrow 不接受无法验证的证书；请为服务器配置由这台电脑信任的机构签发的证书，或将其签发机构加入系统证书。</translation>
+    </message>
+    <message>
+        <source>%1 is busy (HTTP %2) and asked to wait %3 s; try again later.</source>
+        <translation>%1 正忙（HTTP %2），要求等待 %3 秒；请稍后再试。</translation>
+    </message>
+    <message>
+        <source>%1 is busy (HTTP %2); it was asked %3 times. Try again later.</source>
+        <translation>%1 正忙（HTTP %2）；已请求 %3 次。请稍后再试。</translation>
+    </message>
+    <message>
+        <source>Could not reach %1 at %2 (%3). Is the server running, and is the address right?</source>
+        <translation>无法连接 %1（%2）：%3。服务器是否在运行，地址是否正确？</translation>
+    </message>
+    <message>
+        <source>The connection to %1 ended in the middle of the reply; the text that arrived is kept.</source>
+        <translation>与 %1 的连接在回复中途断开；已收到的文字会保留。</translation>
+    </message>
+    <message>
+        <source>The connection to %1 ended before the reply began (%2).</source>
+        <translation>与 %1 的连接在回复开始前断开（%2）。</translation>
+    </message>
+    <message>
+        <source>no answer</source>
+        <translation>没有应答</translation>
+    </message>
+    <message>
+        <source>%1 sent an answer of more than %2 MiB; it was given up.</source>
+        <translation>%1 发送的应答超过 %2 MiB；已放弃。</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteServers</name>
+    <message>
+        <source>No API key.</source>
+        <translation>没有 API 密钥。</translation>
+    </message>
+    <message>
+        <source>The API key is kept in %1, which only you can read.</source>
+        <translation>API 密钥保存在 %1 中，只有你可以读取。</translation>
+    </message>
+    <message>
+        <source>The API key is kept in the system keychain.</source>
+        <translation>API 密钥保存在系统钥匙串中。</translation>
+    </message>
+    <message>
+        <source>Type the server&apos;s address with http:// or https://, e.g. http://192.168.1.20:8000/v1.</source>
+        <translation>请输入以 http:// 或 https:// 开头的服务器地址，例如 http://192.168.1.20:8000/v1。</translation>
+    </message>
+    <message>
+        <source>“%1” is not a server address.</source>
+        <translation>“%1”不是服务器地址。</translation>
+    </message>
+    <message>
+        <source>%1 is in the list already.</source>
+        <translation>%1 已在列表中。</translation>
+    </message>
+    <message>
+        <source>Burrow keeps at most %1 servers; remove one first.</source>
+        <translation>Burrow 最多保存 %1 个服务器；请先移除一个。</translation>
+    </message>
+    <message>
+        <source>Listing models…</source>
+        <translation>正在列出模型…</translation>
+    </message>
+    <message>
+        <source>The server refused the API key (HTTP %1).</source>
+        <translation>服务器拒绝了 API 密钥（HTTP %1）。</translation>
+    </message>
+    <message>
+        <source>No answer within %1 s, or a list over 4 MiB.</source>
+        <translation>%1 秒内没有应答，或列表超过 4 MiB。</translation>
+    </message>
+    <message>
+        <source>Could not reach the server: %1</source>
+        <translation>无法连接服务器：%1</translation>
+    </message>
+    <message>
+        <source>The server answered HTTP %1 to GET /models; is the address its /v1?</source>
+        <translation>服务器对 GET /models 返回了 HTTP %1；地址是否指向它的 /v1？</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) (listed before)</source>
+        <translation>
+            <numerusform>%n 个模型（上次列出）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 is another computer reached by plain http: your chats would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是通过明文 http 访问的另一台电脑：你的对话会未加密地经过网络。如果服务器支持，请使用 https://，或再次按“添加”仍然添加它。</translation>
+    </message>
+    <message>
+        <source>%1 is another computer reached by plain http: your chats and the API key would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是通过明文 http 访问的另一台电脑：你的对话和 API 密钥会未加密地经过网络。如果服务器支持，请使用 https://，或再次按“添加”仍然添加它。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s)</source>
+        <translation>
+            <numerusform>%n 个模型</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2689,6 +2882,84 @@
     </message>
 </context>
 <context>
+    <name>ServerRow</name>
+    <message>
+        <source>%1 at %2: %3</source>
+        <translation>%1，位于 %2：%3</translation>
+    </message>
+    <message>
+        <source>(not encrypted)</source>
+        <translation>（未加密）</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>List the models of %1 again</source>
+        <translation>重新列出 %1 的模型</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove %1</source>
+        <translation>移除 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ServersDialog</name>
+    <message>
+        <source>Servers</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Chat with models that run on another computer, served over an OpenAI-compatible API (vLLM, llama-server, Ollama, LM Studio, another Burrow). Their models appear in the model library, marked remote.</source>
+        <translation>与在另一台电脑上运行、通过兼容 OpenAI 的 API 提供的模型对话（vLLM、llama-server、Ollama、LM Studio、另一个 Burrow）。它们的模型会出现在模型库中，标记为远程。</translation>
+    </message>
+    <message>
+        <source>No servers yet.</source>
+        <translation>还没有服务器。</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Server address</source>
+        <translation>服务器地址</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>optional, e.g. GPU box</source>
+        <translation>可选，例如 GPU 主机</translation>
+    </message>
+    <message>
+        <source>Server name</source>
+        <translation>服务器名称</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>none (optional)</source>
+        <translation>无（可选）</translation>
+    </message>
+    <message>
+        <source>Add anyway</source>
+        <translation>仍然添加</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+</context>
+<context>
     <name>SettingRow</name>
     <message>
         <source>Differs from the default</source>
@@ -2740,6 +3011,10 @@
     <message>
         <source>this chat asks for %L1: the next reply makes the context again</source>
         <translation>此对话需要 %L1：下一次回复会重新建立上下文</translation>
+    </message>
+    <message>
+        <source>%1 on %2 (remote)</source>
+        <translation>%1（位于 %2，远程）</translation>
     </message>
 </context>
 </TS>

@@ -204,6 +204,10 @@
         <source>&amp;Undo delete</source>
         <translation>復原刪除(&amp;U)</translation>
     </message>
+    <message>
+        <source>Ser&amp;vers…</source>
+        <translation>伺服器(&amp;V)…</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -314,6 +318,10 @@
     <message>
         <source>Bring back the chat just deleted</source>
         <translation>還原剛刪除的對話</translation>
+    </message>
+    <message>
+        <source>Servers whose models you can chat with</source>
+        <translation>可以與其模型對話的伺服器</translation>
     </message>
 </context>
 <context>
@@ -2007,6 +2015,10 @@
         <source>Its tokenizer is not supported: %1</source>
         <translation>不支援它的分詞器：%1</translation>
     </message>
+    <message>
+        <source>%1 (remote)</source>
+        <translation>%1（遠端）</translation>
+    </message>
 </context>
 <context>
     <name>LibraryPlace</name>
@@ -2060,6 +2072,10 @@
     <message>
         <source>Open %1</source>
         <translation>開啟 %1</translation>
+    </message>
+    <message>
+        <source>Remote: runs on the server, not on this computer</source>
+        <translation>遠端：在伺服器上執行，而不是在這台電腦上</translation>
     </message>
 </context>
 <context>
@@ -2581,6 +2597,10 @@
         <source>Burrow can&apos;t use %1: %2 %3 stays loaded.</source>
         <translation>Burrow 無法使用 %1：%2 仍保留已載入的 %3。</translation>
     </message>
+    <message>
+        <source>this build cannot reach servers</source>
+        <translation>此版本無法連線到伺服器</translation>
+    </message>
 </context>
 <context>
     <name>ReasoningBlock</name>
@@ -2610,6 +2630,179 @@
     <message>
         <source>Open recent model %1</source>
         <translation>開啟最近使用的模型 %1</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteBackend</name>
+    <message>
+        <source>this is not a remote model&apos;s address</source>
+        <translation>這不是遠端模型的位址</translation>
+    </message>
+    <message>
+        <source>the server %1 is not among your servers (Settings → Servers); Burrow sends nothing to it</source>
+        <translation>伺服器 %1 不在你的伺服器清單中（設定 → 伺服器）；Burrow 不會傳送任何內容給它</translation>
+    </message>
+    <message>
+        <source>remote</source>
+        <translation>遠端</translation>
+    </message>
+    <message>
+        <source>Loading was cancelled.</source>
+        <translation>已取消載入。</translation>
+    </message>
+    <message>
+        <source>The server %1 was removed from Settings → Servers; nothing was sent.</source>
+        <translation>伺服器 %1 已從「設定 → 伺服器」中移除；未傳送任何內容。</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>沒有載入模型。</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteChat</name>
+    <message>
+        <source>%1 sent a line of more than %2 MiB; the reply was given up, what arrived is kept.</source>
+        <translation>%1 傳送了超過 %2 MiB 的一行；已放棄這則回覆，已收到的內容會保留。</translation>
+    </message>
+    <message>
+        <source>%1 reported an error in the middle of the reply: %2</source>
+        <translation>%1 在回覆途中回報了錯誤：%2</translation>
+    </message>
+    <message>
+        <source>%1 sent nothing for %2 s in the middle of the reply; it was given up, what arrived is kept.</source>
+        <translation>%1 在回覆途中 %2 秒沒有傳送任何內容；已放棄，已收到的內容會保留。</translation>
+    </message>
+    <message>
+        <source>%1 did not answer within %2 s; the request was given up.</source>
+        <translation>%1 在 %2 秒內沒有回應；已放棄該請求。</translation>
+    </message>
+    <message>
+        <source>none received</source>
+        <translation>未收到</translation>
+    </message>
+    <message>
+        <source>issued to “%1” by “%2”, valid %3 to %4, SHA-256 fingerprint %5</source>
+        <translation>簽發給「%1」，簽發者「%2」，有效期 %3 至 %4，SHA-256 指紋 %5</translation>
+    </message>
+    <message>
+        <source>%1 refused the API key (HTTP %2)%3. Check the key in Settings → Servers.</source>
+        <translation>%1 拒絕了 API 金鑰（HTTP %2）%3。請在「設定 → 伺服器」中檢查金鑰。</translation>
+    </message>
+    <message>
+        <source>%1 has no model “%2” (HTTP 404)%3. It may have been removed, or the address does not end in the server&apos;s /v1; choose another model in the library.</source>
+        <translation>%1 沒有模型「%2」（HTTP 404）%3。它可能已被移除，或者位址沒有以伺服器的 /v1 結尾；請在模型庫中選擇其他模型。</translation>
+    </message>
+    <message>
+        <source>%1 refused the chat settings %2 (HTTP %3)%4. Set them back to their defaults in this chat&apos;s settings to use this server.</source>
+        <translation>%1 拒絕了對話設定 %2（HTTP %3）%4。要使用此伺服器，請在本對話的設定中將它們恢復為預設值。</translation>
+    </message>
+    <message>
+        <source>%1 answered HTTP %2%3.</source>
+        <translation>%1 回應了 HTTP %2%3。</translation>
+    </message>
+    <message>
+        <source>The connection to %1 was refused: its certificate could not be checked (%2). The certificate: %3. Burrow does not accept a certificate it cannot check; give the server one from an authority this computer trusts, or add its authority to the system&apos;s certificates.</source>
+        <translation>與 %1 的連線被拒絕：無法驗證它的憑證（%2）。憑證：%3。Burrow 不接受無法驗證的憑證；請為伺服器設定由這台電腦信任的機構簽發的憑證，或將其簽發機構加入系統憑證。</translation>
+    </message>
+    <message>
+        <source>%1 is busy (HTTP %2) and asked to wait %3 s; try again later.</source>
+        <translation>%1 忙碌中（HTTP %2），要求等待 %3 秒；請稍後再試。</translation>
+    </message>
+    <message>
+        <source>%1 is busy (HTTP %2); it was asked %3 times. Try again later.</source>
+        <translation>%1 忙碌中（HTTP %2）；已請求 %3 次。請稍後再試。</translation>
+    </message>
+    <message>
+        <source>Could not reach %1 at %2 (%3). Is the server running, and is the address right?</source>
+        <translation>無法連線到 %1（%2）：%3。伺服器是否在執行，位址是否正確？</translation>
+    </message>
+    <message>
+        <source>The connection to %1 ended in the middle of the reply; the text that arrived is kept.</source>
+        <translation>與 %1 的連線在回覆途中中斷；已收到的文字會保留。</translation>
+    </message>
+    <message>
+        <source>The connection to %1 ended before the reply began (%2).</source>
+        <translation>與 %1 的連線在回覆開始前中斷（%2）。</translation>
+    </message>
+    <message>
+        <source>no answer</source>
+        <translation>沒有回應</translation>
+    </message>
+    <message>
+        <source>%1 sent an answer of more than %2 MiB; it was given up.</source>
+        <translation>%1 傳送的回應超過 %2 MiB；已放棄。</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteServers</name>
+    <message>
+        <source>No API key.</source>
+        <translation>沒有 API 金鑰。</translation>
+    </message>
+    <message>
+        <source>The API key is kept in %1, which only you can read.</source>
+        <translation>API 金鑰保存在 %1 中，只有你可以讀取。</translation>
+    </message>
+    <message>
+        <source>The API key is kept in the system keychain.</source>
+        <translation>API 金鑰保存在系統鑰匙圈中。</translation>
+    </message>
+    <message>
+        <source>Type the server&apos;s address with http:// or https://, e.g. http://192.168.1.20:8000/v1.</source>
+        <translation>請輸入以 http:// 或 https:// 開頭的伺服器位址，例如 http://192.168.1.20:8000/v1。</translation>
+    </message>
+    <message>
+        <source>“%1” is not a server address.</source>
+        <translation>「%1」不是伺服器位址。</translation>
+    </message>
+    <message>
+        <source>%1 is in the list already.</source>
+        <translation>%1 已在清單中。</translation>
+    </message>
+    <message>
+        <source>Burrow keeps at most %1 servers; remove one first.</source>
+        <translation>Burrow 最多保存 %1 個伺服器；請先移除一個。</translation>
+    </message>
+    <message>
+        <source>Listing models…</source>
+        <translation>正在列出模型…</translation>
+    </message>
+    <message>
+        <source>The server refused the API key (HTTP %1).</source>
+        <translation>伺服器拒絕了 API 金鑰（HTTP %1）。</translation>
+    </message>
+    <message>
+        <source>No answer within %1 s, or a list over 4 MiB.</source>
+        <translation>%1 秒內沒有回應，或清單超過 4 MiB。</translation>
+    </message>
+    <message>
+        <source>Could not reach the server: %1</source>
+        <translation>無法連線到伺服器：%1</translation>
+    </message>
+    <message>
+        <source>The server answered HTTP %1 to GET /models; is the address its /v1?</source>
+        <translation>伺服器對 GET /models 回應了 HTTP %1；位址是否指向它的 /v1？</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) (listed before)</source>
+        <translation>
+            <numerusform>%n 個模型（上次列出）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 is another computer reached by plain http: your chats would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是透過明文 http 存取的另一台電腦：你的對話會未加密地經過網路。如果伺服器支援，請使用 https://，或再按一次「新增」仍然新增它。</translation>
+    </message>
+    <message>
+        <source>%1 is another computer reached by plain http: your chats and the API key would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是透過明文 http 存取的另一台電腦：你的對話和 API 金鑰會未加密地經過網路。如果伺服器支援，請使用 https://，或再按一次「新增」仍然新增它。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s)</source>
+        <translation>
+            <numerusform>%n 個模型</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2689,6 +2882,84 @@
     </message>
 </context>
 <context>
+    <name>ServerRow</name>
+    <message>
+        <source>%1 at %2: %3</source>
+        <translation>%1，位於 %2：%3</translation>
+    </message>
+    <message>
+        <source>(not encrypted)</source>
+        <translation>（未加密）</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>重新整理</translation>
+    </message>
+    <message>
+        <source>List the models of %1 again</source>
+        <translation>重新列出 %1 的模型</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove %1</source>
+        <translation>移除 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ServersDialog</name>
+    <message>
+        <source>Servers</source>
+        <translation>伺服器</translation>
+    </message>
+    <message>
+        <source>Chat with models that run on another computer, served over an OpenAI-compatible API (vLLM, llama-server, Ollama, LM Studio, another Burrow). Their models appear in the model library, marked remote.</source>
+        <translation>與在另一台電腦上執行、透過相容 OpenAI 的 API 提供的模型對話（vLLM、llama-server、Ollama、LM Studio、另一個 Burrow）。它們的模型會出現在模型庫中，標示為遠端。</translation>
+    </message>
+    <message>
+        <source>No servers yet.</source>
+        <translation>還沒有伺服器。</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>位址</translation>
+    </message>
+    <message>
+        <source>Server address</source>
+        <translation>伺服器位址</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名稱</translation>
+    </message>
+    <message>
+        <source>optional, e.g. GPU box</source>
+        <translation>選填，例如 GPU 主機</translation>
+    </message>
+    <message>
+        <source>Server name</source>
+        <translation>伺服器名稱</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 金鑰</translation>
+    </message>
+    <message>
+        <source>none (optional)</source>
+        <translation>無（選填）</translation>
+    </message>
+    <message>
+        <source>Add anyway</source>
+        <translation>仍然新增</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>新增</translation>
+    </message>
+</context>
+<context>
     <name>SettingRow</name>
     <message>
         <source>Differs from the default</source>
@@ -2740,6 +3011,10 @@
     <message>
         <source>this chat asks for %L1: the next reply makes the context again</source>
         <translation>此對話需要 %L1：下一次回覆會重新建立上下文</translation>
+    </message>
+    <message>
+        <source>%1 on %2 (remote)</source>
+        <translation>%1（位於 %2，遠端）</translation>
     </message>
 </context>
 </TS>

@@ -25,7 +25,10 @@ ApplicationWindow {
         Component.onCompleted: startPersistence()
     }
     // The models on this computer (the library screen, the empty state's count).
+    // Settings → Servers: OpenAI-compatible servers whose models the library lists.
+    readonly property RemoteServers servers: RemoteServers {}
     readonly property ModelLibrary library: ModelLibrary {
+        servers: window.servers
         recentModels: window.chat.models.recentModels
         contextSize: window.chat.conversation.settings.contextSize
         kvCacheType: window.chat.conversation.settings.kvCacheType
@@ -114,6 +117,7 @@ ApplicationWindow {
         onChatSettingsRequested: chatSettingsDrawer.open()
         onDefaultSettingsRequested: defaultSettingsDialog.open()
         onLocalServerRequested: localServerDialog.open()
+        onServersRequested: serversDialog.open()
         onAboutRequested: aboutDialog.open()
         onSendRequested: window.composer.send()
         onFocusComposerRequested: window.focusComposer()
@@ -418,6 +422,12 @@ ApplicationWindow {
     LocalServerDialog {
         id: localServerDialog
         server: window.chat.server
+        onClosed: window.focusComposer()
+    }
+
+    ServersDialog {
+        id: serversDialog
+        servers: window.servers
         onClosed: window.focusComposer()
     }
 

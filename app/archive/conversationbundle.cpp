@@ -1,5 +1,6 @@
 #include "conversationbundle.h"
 
+#include "backend/remoteendpoints.h"
 #include "settings/chatsettings.h"
 
 #include "storage/conversationstore.h"
@@ -84,12 +85,25 @@ QString fingerprint(const QVector<MessageRecord> &messages)
     return QString::fromLatin1(hash.result().toHex());
 }
 
+// A chat's model in the bundle: the file's name and size, or a remote
+// model's id with its server's address (its provenance).
+static QJsonObject modelJson(const ConversationRecord &c)
+{
+    QJsonObject model{{QStringLiteral("file"), RemoteModelRef::displayName(c.modelPath)},
+                      {QStringLiteral("size"), c.modelSize}};
+    const RemoteModelRef ref = RemoteModelRef::parse(c.modelPath);
+    if (ref.isValid())
+        model.insert(QStringLiteral("remote"), QJsonObject{{QStringLiteral("endpoint"), ref.baseUrl.toString()},
+                                                           {QStringLiteral("model"), ref.modelId}});
+    return model;
+}
+
 QString markdownTranscript(const ConversationRecord &conversation, const QVector<MessageRecord> &messages)
 {
     QString md = QStringLiteral("# %1\n\n").arg(conversation.title.isEmpty() ? QStringLiteral("Conversation") : conversation.title);
     QStringList facts;
     if (!conversation.modelPath.isEmpty())
-        facts << QStringLiteral("Model: %1").arg(QFileInfo(conversation.modelPath).fileName());
+        facts << QStringLiteral("Model: %1").arg(RemoteModelRef::displayName(conversation.modelPath));
     if (conversation.created.isValid())
         facts << QStringLiteral("Started: %1").arg(conversation.created.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")));
     if (!facts.isEmpty())
@@ -158,8 +172,7 @@ bool writeFolder(const ConversationStore &store, const QList<qint64> &ids, const
             {QStringLiteral("title"), c.title},
             {QStringLiteral("created"), iso(c.created)},
             {QStringLiteral("updated"), iso(c.updated)},
-            {QStringLiteral("model"), QJsonObject{{QStringLiteral("file"), QFileInfo(c.modelPath).fileName()},
-                                                  {QStringLiteral("size"), c.modelSize}}},
+            {QStringLiteral("model"), modelJson(c)},
             {QStringLiteral("settings"), ChatSettings::normalizedJson(c.settings)},
             {QStringLiteral("messages"), jsonMessages}});
         const QString name = QStringLiteral("%1 - %2.md").arg(++index, 3, 10, QLatin1Char('0')).arg(safeFileStem(c.title));
@@ -232,6 +245,12 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
         pc.record.created = QDateTime::fromString(jc.value(QStringLiteral("created")).toString(), Qt::ISODateWithMs);
         const QJsonObject model = jc.value(QStringLiteral("model")).toObject();
         pc.record.modelPath = model.value(QStringLiteral("file")).toString();
+        // A remote model's provenance: its server's address and its id.
+        const QJsonObject remote = model.value(QStringLiteral("remote")).toObject();
+        const RemoteModelRef ref{RemoteEndpoints::normalized(QUrl(remote.value(QStringLiteral("endpoint")).toString())),
+                                 remote.value(QStringLiteral("model")).toString().left(1024)};
+        if (ref.isValid())
+            pc.record.modelPath = ref.locator();
         pc.record.modelSize = model.value(QStringLiteral("size")).toInteger();
         // Through the settings field table: only known fields with valid values.
         pc.record.settings = ChatSettings::normalizedJson(jc.value(QStringLiteral("settings")).toObject());

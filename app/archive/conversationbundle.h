@@ -7,7 +7,9 @@
 //   "format": "burrow-conversations", "version": 1, "exported": "<ISO 8601 UTC>",
 //   "conversations": [{
 //     "uid": "<sha256 of the messages>", "title": "...", "created": "<ISO>", "updated": "<ISO>",
-//     "model": {"file": "name.gguf", "size": N}, "settings": {ChatSettings JSON},
+//     "model": {"file": "name.gguf", "size": N,
+//               "remote": {"endpoint": "<base URL>", "model": "<id>"}},   (a remote model only: its provenance)
+//     "settings": {ChatSettings JSON},
 //     "messages": [{"role": "user|assistant|system", "content": "...", "state": "complete|stopped|interrupted|error",
 //                   "created": "<ISO>", "model": "...", "settings": {...},
 //                   "prompt_tokens": N, "generated_tokens": N, "tokens_per_second": X}]

@@ -1,7 +1,8 @@
 // ChatBackend: the engine as the app sees it. A small interface that
-// EngineWorker drives on the engine thread; EngineBackend is the real one
-// (burrow::Model + burrow::Scheduler: many replies at once), tests substitute
-// fakes that need exact timing. Everything here is plain data: no QObject
+// EngineWorker drives on the engine thread; the app's is RoutingBackend:
+// EngineBackend for a model file (burrow::Model + burrow::Scheduler: many
+// replies at once), RemoteBackend for a model an OpenAI-compatible server
+// serves (Settings → Servers). Tests substitute fakes that need exact timing. Everything here is plain data: no QObject
 // crosses threads.
 #pragma once
 
@@ -179,7 +180,7 @@ struct BackendFactory {
     ModelInspector inspect;
 };
 
-// The real engine.
+// The app's: RoutingBackend over the engine and the servers the user added.
 BackendFactory defaultBackendFactory();
 
 Q_DECLARE_METATYPE(GenerationOutcome)

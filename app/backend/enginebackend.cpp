@@ -445,8 +445,3 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
         });
     }
 }
-
-BackendFactory defaultBackendFactory()
-{
-    return {[] { return std::unique_ptr<ChatBackend>(new EngineBackend); }, &EngineBackend::inspect};
-}

@@ -54,6 +54,8 @@ ModelCard ModelCard::fromInfo(const burrow::ModelInfo &info)
 
 QString ModelCard::fileName() const
 {
+    if (remote)
+        return name;
     return QFileInfo(path).fileName();
 }
 

@@ -52,6 +52,10 @@ class ModelCard {
     // A full context can be shifted (burrow::ModelInfo::canShiftContext):
     // false for a model with recurrent layers (qwen35).
     Q_PROPERTY(bool canShiftContext READ canShiftContext)
+    // A model served by an OpenAI-compatible server (Settings → Servers):
+    // `path` is its locator (RemoteModelRef), `name` the server's model id.
+    Q_PROPERTY(bool remote MEMBER remote)
+    Q_PROPERTY(QString remoteServer MEMBER remoteServer)
 
 public:
     QString path;
@@ -96,6 +100,9 @@ public:
     bool readsReasoningEffort = false;   // gpt-oss's reasoning_effort
     // Replies may carry reasoning (a format with a reasoning syntax).
     bool reasoning = false;
+    // Served elsewhere (RemoteBackend): no file, no memory estimate here.
+    bool remote = false;
+    QString remoteServer;           // the name the user gave the server
 
     // The card of an engine header (burrow::inspectModel, the model library),
     // with the memory free now (SystemMemory); the chat format is left for
@@ -105,6 +112,7 @@ public:
     const burrow::ModelInfo *info() const { return m_info.get(); }
 
     bool isValid() const { return !path.isEmpty(); }
+    // The file's name; a remote model's id.
     QString fileName() const;
     QString parametersText() const;          // "260K", "7.2B"
     // "128 experts, 8 active" ("" for a dense model).

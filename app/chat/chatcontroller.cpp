@@ -229,7 +229,7 @@ void ChatController::startReply()
     QJsonObject used = settings()->toJson();
     used.insert(QStringLiteral("contextSize"), chatContext());
     reply()->start(std::move(request), m_conversation->isStored() ? m_conversation->id() : -1,
-                   QFileInfo(model.path).fileName(), used, messages());
+                   model.fileName(), used, messages());
 }
 
 void ChatController::stop()

@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 
+#include "backend/remoteendpoints.h"
 #include "messagemodel.h"
 #include "replystream.h"
 #include "replystreams.h"
@@ -31,7 +32,7 @@ QString Conversation::title() const
 
 QString Conversation::otherModelName() const
 {
-    return QFileInfo(m_otherModel).fileName();
+    return RemoteModelRef::displayName(m_otherModel);
 }
 
 qint64 Conversation::storedId(int row) const
@@ -228,7 +229,11 @@ void Conversation::updateOtherModel()
         // same file, also under another path (an imported chat).
         const bool loaded = sameModel(recorded, record.modelSize, m_loadedModel, m_loadedSize)
                             || sameModel(recorded, record.modelSize, m_loadingModel, QFileInfo(m_loadingModel).size());
-        if (!recorded.isEmpty() && !loaded && m_messages->rowCount() > 0) {
+        if (!recorded.isEmpty() && !loaded && m_messages->rowCount() > 0 && RemoteModelRef::isLocator(recorded)) {
+            // A remote model: usable while its server is among the user's.
+            other = recorded;
+            found = RemoteEndpoints::instance().find(RemoteModelRef::parse(recorded).baseUrl).has_value();
+        } else if (!recorded.isEmpty() && !loaded && m_messages->rowCount() > 0) {
             const QFileInfo file(recorded);
             if (file.isAbsolute() && file.isFile() && (record.modelSize <= 0 || file.size() == record.modelSize)) {
                 other = recorded;

@@ -13,16 +13,24 @@
 #include "common/logging.h"
 
 namespace {
-const char *const SettingsKey = "downloads/tokenStore";
 const char *const KeychainService = "Burrow";
-const char *const KeychainKey = "huggingface-token";
 constexpr qint64 MaxTokenFileBytes = 4096;
+
+QString configFile(const QString &name)
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + QStringLiteral("/Burrow/") + name;
+}
 } // namespace
 
-AccessToken::AccessToken(QObject *parent) : QObject(parent)
+AccessToken::Slot AccessToken::hubSlot()
 {
-    const QString kept = QSettings().value(QLatin1String(SettingsKey)).toString();
-    const bool fileThere = QFileInfo::exists(filePath());
+    return {QStringLiteral("huggingface-token"), QStringLiteral("hf-token"), QStringLiteral("downloads/tokenStore")};
+}
+
+AccessToken::AccessToken(const Slot &slot, QObject *parent) : QObject(parent), m_slot(slot)
+{
+    const QString kept = QSettings().value(m_slot.settingsKey).toString();
+    const bool fileThere = QFileInfo::exists(filePathOf());
     if (kept == u"keychain")
         m_store = Store::Keychain;
     else if (fileThere)
@@ -31,7 +39,12 @@ AccessToken::AccessToken(QObject *parent) : QObject(parent)
 
 QString AccessToken::filePath()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + QStringLiteral("/Burrow/hf-token");
+    return configFile(hubSlot().fileName);
+}
+
+QString AccessToken::filePathOf() const
+{
+    return configFile(m_slot.fileName);
 }
 
 bool AccessToken::keychainEnabled()
@@ -50,7 +63,7 @@ QString AccessToken::storageText() const
         return tr("A token is saved in the system keychain.");
     case Store::File:
         return tr("A token is saved in %1, which only you can read (no keychain service was available).")
-            .arg(QDir::toNativeSeparators(filePath()));
+            .arg(QDir::toNativeSeparators(filePathOf()));
     case Store::None:
         break;
     }
@@ -89,9 +102,9 @@ void AccessToken::setError(const QString &error)
 void AccessToken::setStore(Store store)
 {
     if (store == Store::None)
-        QSettings().remove(QLatin1String(SettingsKey));
+        QSettings().remove(m_slot.settingsKey);
     else
-        QSettings().setValue(QLatin1String(SettingsKey),
+        QSettings().setValue(m_slot.settingsKey,
                              store == Store::Keychain ? QStringLiteral("keychain") : QStringLiteral("file"));
     if (m_store == store)
         return;
@@ -101,7 +114,7 @@ void AccessToken::setStore(Store store)
 
 bool AccessToken::writeFile(const QString &token, QString *why)
 {
-    const QString path = filePath();
+    const QString path = filePathOf();
     if (!QDir().mkpath(QFileInfo(path).absolutePath())) {
         *why = tr("cannot create the folder %1").arg(QFileInfo(path).absolutePath());
         return false;
@@ -149,17 +162,17 @@ bool AccessToken::save(const QString &token)
     if (keychainEnabled()) {
         auto *job = new QKeychain::WritePasswordJob(QLatin1String(KeychainService), this);
         job->setAutoDelete(true);
-        job->setKey(QLatin1String(KeychainKey));
+        job->setKey(m_slot.keychainKey);
         job->setTextData(t);
         setBusy(true);
         connect(job, &QKeychain::Job::finished, this, [this, toFile](QKeychain::Job *done) {
             setBusy(false);
             if (done->error() == QKeychain::NoError) {
-                QFile::remove(filePath());
+                QFile::remove(filePathOf());
                 setStore(Store::Keychain);
                 return;
             }
-            qCInfo(lcApp) << "no keychain for the access token (" << done->errorString() << "); using" << filePath();
+            qCInfo(lcApp) << "no keychain for the access token (" << done->errorString() << "); using" << filePathOf();
             toFile();
         });
         job->start();
@@ -178,7 +191,7 @@ void AccessToken::clear()
     if (m_store == Store::Keychain && keychainEnabled()) {
         auto *job = new QKeychain::DeletePasswordJob(QLatin1String(KeychainService), this);
         job->setAutoDelete(true);
-        job->setKey(QLatin1String(KeychainKey));
+        job->setKey(m_slot.keychainKey);
         connect(job, &QKeychain::Job::finished, this, [](QKeychain::Job *done) {
             if (done->error() != QKeychain::NoError && done->error() != QKeychain::EntryNotFound)
                 qCWarning(lcApp) << "could not remove the access token from the keychain:" << done->errorString();
@@ -186,7 +199,7 @@ void AccessToken::clear()
         job->start();
     }
 #endif
-    QFile::remove(filePath());
+    QFile::remove(filePathOf());
     setError(QString());
     setStore(Store::None);
 }
@@ -202,7 +215,7 @@ void AccessToken::fetch(QObject *context, std::function<void(const QString &)> d
         return;
     m_reading = true;
     if (m_store == Store::File) {
-        QFile file(filePath());
+        QFile file(filePathOf());
         QString token;
         if (file.open(QIODevice::ReadOnly))
             token = QString::fromUtf8(file.read(MaxTokenFileBytes)).trimmed();
@@ -217,7 +230,7 @@ void AccessToken::fetch(QObject *context, std::function<void(const QString &)> d
     if (keychainEnabled()) {
         auto *job = new QKeychain::ReadPasswordJob(QLatin1String(KeychainService), this);
         job->setAutoDelete(true);
-        job->setKey(QLatin1String(KeychainKey));
+        job->setKey(m_slot.keychainKey);
         setBusy(true);
         connect(job, &QKeychain::Job::finished, this, [this](QKeychain::Job *finished) {
             setBusy(false);

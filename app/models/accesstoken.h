@@ -32,7 +32,19 @@ class AccessToken : public QObject {
 public:
     enum class Store { None, Keychain, File };
 
-    explicit AccessToken(QObject *parent = nullptr);
+    // Where one secret is kept: its keychain entry, its fallback file's
+    // name in <config folder>/Burrow/, the settings key that remembers which.
+    struct Slot {
+        QString keychainKey;
+        QString fileName;
+        QString settingsKey;
+    };
+    // The Hugging Face token.
+    static Slot hubSlot();
+
+    explicit AccessToken(QObject *parent = nullptr) : AccessToken(hubSlot(), parent) {}
+    // Another secret kept the same way (a server's API key, RemoteServers).
+    AccessToken(const Slot &slot, QObject *parent);
 
     bool isSet() const { return m_store != Store::None; }
     Store store() const { return m_store; }
@@ -40,8 +52,9 @@ public:
     bool isBusy() const { return m_busy; }
     QString error() const { return m_error; }
 
-    // Where the file fallback lives.
+    // Where the file fallback lives (the hub token's; filePathOf: this one's).
     static QString filePath();
+    QString filePathOf() const;
     // Whether the keychain is tried at all (built with QtKeychain and not
     // switched off by BURROW_TOKEN_STORE=file).
     static bool keychainEnabled();
@@ -71,6 +84,7 @@ private:
     bool writeFile(const QString &token, QString *why);
     void readFinished(const QString &token);
 
+    Slot m_slot;
     Store m_store = Store::None;
     QString m_cached;        // the token once read or saved this session
     bool m_haveCached = false;

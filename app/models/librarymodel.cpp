@@ -15,7 +15,7 @@ const QStringList &sourceIds()
 {
     static const QStringList ids = {
         QStringLiteral("burrow"), QStringLiteral("lmstudio"),    QStringLiteral("ollama"), QStringLiteral("gpt4all"),
-        QStringLiteral("jan"),    QStringLiteral("huggingface"), QStringLiteral("folder"),
+        QStringLiteral("jan"),    QStringLiteral("huggingface"), QStringLiteral("folder"), QStringLiteral("remote"),
     };
     return ids;
 }
@@ -66,6 +66,7 @@ QHash<int, QByteArray> LibraryModel::roleNames() const
         {FitsRole, "fits"},
         {MemoryTextRole, "memoryText"},
         {RecentRankRole, "recentRank"},
+        {RemoteRole, "remote"},
     };
 }
 
@@ -95,7 +96,8 @@ QVariant LibraryModel::data(const QModelIndex &index, int role) const
     case RunnableRole: return e.runnable == int(burrow::library::Runnable::RUNNABLE_YES);
     case WhyNotRole: return whyNotText(e);
     case FitsRole: return e.card.fitsAt(m_contextSize, m_kvCacheType);
-    case MemoryTextRole: return e.card.memoryTextAt(m_contextSize, m_kvCacheType);
+    case MemoryTextRole: return e.card.remote ? QString() : e.card.memoryTextAt(m_contextSize, m_kvCacheType);
+    case RemoteRole: return e.card.remote;
     case RecentRankRole: return recentRank(e);
     default: return {};
     }
@@ -115,6 +117,8 @@ QString LibraryModel::sourceName(const QString &id, const QString &placePath)
         return QStringLiteral("Jan");
     if (id == QLatin1String("huggingface"))
         return QStringLiteral("Hugging Face");
+    if (id == QLatin1String("remote"))   // placePath: the server's name
+        return tr("%1 (remote)").arg(placePath);
     // A folder of the user's: its name.
     const QString name = QFileInfo(placePath).fileName();
     return name.isEmpty() ? QDir::toNativeSeparators(placePath) : name;

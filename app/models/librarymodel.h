@@ -24,7 +24,7 @@ struct LibraryEntry {
     QString sizeClass;      // "1.1B", "8B"
     QString quantization;   // "Q4_K_M"
     QString source;         // burrow::library::sourceId ("lmstudio", ...)
-    QString placePath;      // the folder it was found in
+    QString placePath;      // the folder it was found in (a remote model: its server's name)
     quint64 fileSize = 0;   // all parts
     int contextLength = 0;  // trained
     int parts = 1;
@@ -63,6 +63,7 @@ public:
         FitsRole,           // the estimate fits in the memory free when scanned
         MemoryTextRole,     // the estimate ("1.2 GB")
         RecentRankRole,     // 0 = opened last, 1, ...; -1 when not recent
+        RemoteRole,         // served by a server the user added (source "remote", sourceName: its name)
     };
     Q_ENUM(Role)
 

@@ -198,6 +198,33 @@ std::vector<burrow::library::Place> ModelLibrary::placesToScan() const
     return places;
 }
 
+void ModelLibrary::setServers(RemoteServers *servers)
+{
+    if (m_servers == servers)
+        return;
+    if (m_servers)
+        disconnect(m_servers, nullptr, this, nullptr);
+    m_servers = servers;
+    // The servers' models change the rows as a scan does (a chat's remote
+    // model may be found, Conversation::refreshOtherModel).
+    const auto update = [this] {
+        showEntries();
+        Q_EMIT scanned();
+    };
+    if (m_servers)
+        connect(m_servers, &RemoteServers::modelsChanged, this, update);
+    update();
+    Q_EMIT serversChanged();
+}
+
+void ModelLibrary::showEntries()
+{
+    QList<LibraryEntry> entries = m_scannedEntries;
+    if (m_servers)
+        entries += m_servers->libraryEntries();
+    m_all->setEntries(entries);
+}
+
 void ModelLibrary::rescan()
 {
     if (m_scanning) {
@@ -216,7 +243,8 @@ void ModelLibrary::startScan()
     connect(watcher, &QFutureWatcher<ScanOutcome>::finished, this, [this, watcher] {
         const ScanOutcome out = watcher->result();
         watcher->deleteLater();
-        m_all->setEntries(out.entries);
+        m_scannedEntries = out.entries;
+        showEntries();
         m_places = out.places;
         m_skipped = out.skipped;
         watch(out.watch);

@@ -23,6 +23,7 @@
 #include "libraryfilter.h"
 #include "librarymodel.h"
 #include "recentmodels.h"
+#include "remoteservers.h"
 
 namespace burrow::library { class Scanner; struct Place; }
 
@@ -43,6 +44,9 @@ class ModelLibrary : public QObject {
     // What "fits in memory" is estimated for (the shown chat's settings).
     Q_PROPERTY(int contextSize READ contextSize WRITE setContextSize NOTIFY memoryContextChanged)
     Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY memoryContextChanged)
+    // The models of the servers the user added (Settings → Servers), shown
+    // after the local files, marked remote.
+    Q_PROPERTY(RemoteServers *servers READ servers WRITE setServers NOTIFY serversChanged)
 
 public:
     static constexpr int DebounceMs = 500;   // quiet time after a folder changes before the rescan
@@ -63,6 +67,8 @@ public:
     void setContextSize(int size);
     QString kvCacheType() const { return m_kvCacheType; }
     void setKvCacheType(const QString &type);
+    RemoteServers *servers() const { return m_servers; }
+    void setServers(RemoteServers *servers);
     // The folders watched now (tests).
     QStringList watchedFolders() const;
 
@@ -79,11 +85,14 @@ Q_SIGNALS:
     void userFoldersChanged();
     void recentModelsChanged();
     void memoryContextChanged();
+    void serversChanged();
 
 private:
     std::vector<burrow::library::Place> placesToScan() const;
     void startScan();
     void watch(const QStringList &folders);
+    // The rows: the last scan's, then the servers' models.
+    void showEntries();
 
     LibraryModel *m_all;
     LibraryFilter *m_filter;
@@ -98,4 +107,6 @@ private:
     QPointer<RecentModels> m_recent;
     int m_contextSize = 4096;
     QString m_kvCacheType = QStringLiteral("f16");
+    QList<LibraryEntry> m_scannedEntries;
+    QPointer<RemoteServers> m_servers;
 };

@@ -6,6 +6,7 @@
 
 #include "archive/archiveservice.h"
 #include "backend/enginebridge.h"
+#include "backend/remoteendpoints.h"
 #include "recentmodels.h"
 #include "settings/chatsettings.h"
 
@@ -42,7 +43,7 @@ ModelLoader::ModelLoader(EngineBridge *bridge, ChatSettings *settings, ArchiveSe
 
 QString ModelLoader::loadingFileName() const
 {
-    return QFileInfo(m_loadingPath).fileName();
+    return RemoteModelRef::displayName(m_loadingPath);
 }
 
 QString ModelLoader::refusalFor(const QList<QUrl> &urls) const
@@ -93,6 +94,18 @@ void ModelLoader::openPath(const QString &path)
 
 void ModelLoader::openFile(const QString &path, bool confirm)
 {
+    if (RemoteModelRef::isLocator(path)) {
+        // A model on a server the user added: no file to read, no card to confirm.
+        QString error = tr("this build cannot reach servers");
+        const ModelInspector &inspect = m_bridge->inspector();
+        if (!inspect || !inspect(path, &error).isValid()) {
+            Q_EMIT problem(tr("Burrow can't use %1: %2").arg(RemoteModelRef::displayName(path), error));
+            Q_EMIT loadFinished(false);
+            return;
+        }
+        startLoad(path);
+        return;
+    }
     const QFileInfo info(path);
     if (!info.isFile()) {
         Q_EMIT problem(tr("%1 does not exist.").arg(path));
@@ -195,7 +208,7 @@ void ModelLoader::onLoadFailed(quint64 id, const QString &path, const QString &r
         return;
     m_loadId = 0;
     m_loadingPath.clear();
-    const QString name = QFileInfo(path).fileName();
+    const QString name = RemoteModelRef::displayName(path);
     Q_EMIT loadingChanged();
     Q_EMIT problem(hasModel() ? tr("Burrow can't use %1: %2 %3 stays loaded.").arg(name, reason, m_model.name)
                               : tr("Burrow can't use %1: %2").arg(name, reason));

@@ -3,6 +3,8 @@
 #include <QFileInfo>
 #include <QSettings>
 
+#include "backend/remoteendpoints.h"
+
 namespace {
 const QString settingsKey = QStringLiteral("recentModels");
 }
@@ -24,6 +26,8 @@ QStringList RecentModels::paths() const
 
 void RecentModels::add(const QString &path)
 {
+    if (RemoteModelRef::isLocator(path))
+        return;   // a remote model is listed with its server in the library
     const QString absolute = QFileInfo(path).absoluteFilePath();
     m_paths.removeAll(absolute);
     m_paths.prepend(absolute);

@@ -1,5 +1,6 @@
 #include "conversationlistmodel.h"
 
+#include "backend/remoteendpoints.h"
 #include "language/language.h"
 
 #include <QFileInfo>
@@ -42,7 +43,7 @@ QVariant ConversationListModel::data(const QModelIndex &index, int role) const
     case CreatedRole: return r.created;
     case UpdatedRole: return r.updated;
     case ModelPathRole: return r.modelPath;
-    case ModelNameRole: return QFileInfo(r.modelPath).fileName();
+    case ModelNameRole: return RemoteModelRef::displayName(r.modelPath);
     case SectionRole: return sectionFor(r.updated, m_now.isValid() ? m_now : QDateTime::currentDateTime());
     case SnippetRole: return r.snippet;
     case SnippetHtmlRole: return r.snippetHtml;

@@ -8,16 +8,23 @@
 // model's reasoning (think / analysis) is shown faint on a terminal, or goes
 // to stderr when stdout is not one; prompts and notices go to stderr. Ctrl+C
 // cancels the prompt or the reply (exit status 130, see cli_interrupt.h).
+// With --remote URL the model is one an OpenAI-compatible server serves
+// (remote_client.h): the same terminal, the server's chat template.
 #include "cli_args.h"
 #include "cli_command.h"
 #include "cli_interrupt.h"
+#include "remote_client.h"
 
 #include "burrow/engine.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sys/stat.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -31,7 +38,8 @@ void printHelp(FILE *out)
     std::fprintf(out,
                  "usage: burrow-cli chat -m MODEL [--system TEXT] [--chat-format NAME] [-n N] [--temp T]\n"
                  "                       [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S]\n"
-                 "                       [-t THREADS] [-c CTX]\n\n"
+                 "                       [-t THREADS] [-c CTX]\n"
+                 "       burrow-cli chat --remote URL [--api-key-file F] [--model ID] [--system TEXT] [-n N] [--temp T] ...\n\n"
                  "Chats with MODEL in the terminal, using the model's chat template (or the\n"
                  "fallback format chosen for it, or the format --chat-format names). It says\n"
                  "which format it uses. Type a message and press Enter; end a line\n"
@@ -44,7 +52,11 @@ void printHelp(FILE *out)
                  "  /reset                  forget the conversation (the system prompt stays)\n"
                  "  /exit                   quit (so does end of input, Ctrl-D)\n\n"
                  "options:\n"
-                 "  -m, --model MODEL       the .gguf file\n"
+                 "  -m, --model MODEL       the .gguf file (with --remote: the server's model id; default its first)\n"
+                 "  --remote URL            chat with a model an OpenAI-compatible server serves (vLLM, llama-server,\n"
+                 "                          Ollama's http://HOST:11434/v1, LM Studio, burrow-cli serve): its base URL,\n"
+                 "                          http:// only (no path: /v1); plain http to another computer is warned about\n"
+                 "  --api-key-file F        the server's API key, the first line of F (a file only you can read: 0600)\n"
                  "  --system TEXT           a system prompt\n"
                  "  --chat-format NAME      auto (default: the model's template, or a format picked\n"
                  "                          for it), chatml, llama2, llama3, gemma, phi3, mistral, zephyr\n"
@@ -89,9 +101,114 @@ bool readMessage(std::string &out)
     return !out.empty();
 }
 
+// The API key from `path`'s first line ("" and false with a message when it
+// cannot be read); a file others may read is used, with a warning.
+bool readKeyFile(const std::string &path, std::string *key)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > 4096) {
+        std::fprintf(stderr, "burrow-cli chat: --api-key-file %s: not a readable file of at most 4 KiB\n", path.c_str());
+        return false;
+    }
+    if ((st.st_mode & 077) != 0)
+        std::fprintf(stderr, "burrow-cli chat: warning: %s can be read by other users (chmod 600 it)\n", path.c_str());
+    std::ifstream in(path);
+    std::getline(in, *key);
+    while (!key->empty() && (key->back() == '\r' || key->back() == ' '))
+        key->pop_back();
+    if (key->empty() || key->find_first_of(" \t") != std::string::npos) {
+        std::fprintf(stderr, "burrow-cli chat: --api-key-file %s: the first line holds no key\n", path.c_str());
+        return false;
+    }
+    return true;
+}
+
+// burrow-cli chat --remote: the conversation goes to the server whole each
+// turn (its template, its context); replies stream as they arrive.
+int runRemoteChat(const std::string &url, const std::string &keyFile, std::string model, const std::string &system,
+                  const GenerationOptions &gen)
+{
+    RemoteUrl target;
+    std::string error, key;
+    if (!parseRemoteUrl(url, &target, &error)) {
+        std::fprintf(stderr, "burrow-cli chat: %s\n", error.c_str());
+        return 2;
+    }
+    if (!keyFile.empty() && !readKeyFile(keyFile, &key))
+        return 2;
+    if (!target.loopback)
+        std::fprintf(stderr, "burrow-cli chat: warning: plain http to %s: your messages%s cross the network unencrypted\n",
+                     target.host.c_str(), key.empty() ? "" : " and the API key");
+    const RemoteClient client(target, key);
+    std::vector<std::string> ids;
+    if (!client.listModels(&ids, &error)) {
+        std::fprintf(stderr, "burrow-cli chat: %s: %s\n", url.c_str(), error.c_str());
+        return 1;
+    }
+    if (model.empty() && !ids.empty())
+        model = ids.front();
+    if (std::find(ids.begin(), ids.end(), model) == ids.end()) {
+        std::string list;
+        for (const std::string &id : ids)
+            list += (list.empty() ? "" : ", ") + id;
+        std::fprintf(stderr, "burrow-cli chat: the server has no model '%s' (it has: %s)\n", model.c_str(),
+                     list.empty() ? "none" : list.c_str());
+        return 1;
+    }
+    std::fprintf(stderr, "burrow-cli chat: %s on %s. /reset forgets, /exit quits.\n", model.c_str(), url.c_str());
+    nlohmann::json conversation = nlohmann::json::array();
+    if (!system.empty())
+        conversation.push_back({{"role", "system"}, {"content", system}});
+    const bool reasoningToTerminal = isatty(STDOUT_FILENO) != 0;
+    std::string input;
+    while (readMessage(input)) {
+        if (input == "/exit" || input == "/quit")
+            break;
+        if (input == "/reset") {
+            conversation.erase(conversation.begin() + (system.empty() ? 0 : 1), conversation.end());
+            std::fprintf(stderr, "(conversation forgotten)\n");
+            continue;
+        }
+        if (input.empty())
+            continue;
+        conversation.push_back({{"role", "user"}, {"content", input}});
+        auto cancel = std::make_shared<burrow::CancelToken>();
+        const InterruptTarget interruptTarget(cancel);
+        const RemoteReply reply = client.chat(
+            model, conversation.dump(), gen.sampling, gen.n,
+            [reasoningToTerminal](const std::string &piece, bool reasoning) {
+                if (!reasoning)
+                    std::fwrite(piece.data(), 1, piece.size(), stdout);
+                else if (reasoningToTerminal)
+                    std::fprintf(stdout, "\x1b[2m%s\x1b[22m", piece.c_str());
+                else
+                    std::fwrite(piece.data(), 1, piece.size(), stderr);
+                std::fflush(stdout);
+            },
+            *cancel);
+        std::fputc('\n', stdout);
+        if (reply.cancelled) {
+            std::fprintf(stderr, "\nburrow-cli chat: cancelled\n");
+            return kInterruptedExitCode;
+        }
+        if (!reply.error.empty()) {
+            std::fprintf(stderr, "burrow-cli chat: %s\n", reply.error.c_str());
+            conversation.erase(conversation.end() - 1);
+            continue;
+        }
+        conversation.push_back({{"role", "assistant"}, {"content", reply.text}});
+        const double ms = reply.lastTokenMs - reply.firstTokenMs;
+        if (reply.completionTokens >= 0)
+            std::fprintf(stderr, "[prompt %d tokens; reply %d tokens, %.1f tokens/s (the server's counts)%s]\n",
+                         reply.promptTokens, reply.completionTokens, ms > 0 ? reply.completionTokens * 1000.0 / ms : 0.0,
+                         reply.finishReason == "length" ? "; cut at the token limit" : "");
+    }
+    return 0;
+}
+
 int runChat(const std::vector<std::string> &args)
 {
-    std::string modelPath, system, chatFormat = "auto";
+    std::string modelPath, system, chatFormat = "auto", remote, keyFile;
     GenerationOptions gen;
     ArgReader reader("chat", args);
     while (reader.next()) {
@@ -111,6 +228,10 @@ int runChat(const std::vector<std::string> &args)
         } else if (a == "--system") {
             if (!reader.value(&v)) return 2;
             system = v;
+        } else if (a == "--remote") {
+            if (!reader.value(&remote)) return 2;
+        } else if (a == "--api-key-file") {
+            if (!reader.value(&keyFile)) return 2;
         } else if (a == "--chat-format") {
             if (!reader.value(&v)) return 2;
             if (!checkChatFormatName("chat", v)) return 2;
@@ -120,6 +241,16 @@ int runChat(const std::vector<std::string> &args)
             printHelp(stderr);
             return 2;
         }
+    }
+    if (!remote.empty()) {
+        if (!checkGenerationOptions("chat", &gen))
+            return 2;
+        installInterruptHandler();
+        return runRemoteChat(remote, keyFile, modelPath, system, gen);
+    }
+    if (!keyFile.empty()) {
+        std::fprintf(stderr, "burrow-cli chat: --api-key-file goes with --remote\n");
+        return 2;
     }
     if (modelPath.empty()) {
         std::fprintf(stderr, "burrow-cli chat: -m MODEL is required\n");

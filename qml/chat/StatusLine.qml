@@ -24,7 +24,10 @@ Pane {
 
         Label {
             objectName: "statusModel"
-            text: root.chat.models.hasModel ? root.chat.models.model.name : qsTr("No model loaded")
+            text: !root.chat.models.hasModel ? qsTr("No model loaded")
+                  : root.chat.models.model.remote ? qsTr("%1 on %2 (remote)").arg(root.chat.models.model.name)
+                                                                             .arg(root.chat.models.model.remoteServer)
+                  : root.chat.models.model.name
             elide: Text.ElideRight
             Layout.maximumWidth: 260
             opacity: 0.8

@@ -21,6 +21,7 @@ Item {
     signal chatSettingsRequested()
     signal defaultSettingsRequested()
     signal localServerRequested()
+    signal serversRequested()
     signal aboutRequested()
     signal sendRequested()
     signal focusComposerRequested()
@@ -99,6 +100,10 @@ Item {
     readonly property Action localServer: Action {
         text: qsTr("Local &server…")   // S: L is Language's
         onTriggered: root.localServerRequested()
+    }
+    readonly property Action servers: Action {
+        text: qsTr("Ser&vers…")   // V: S is Local server's
+        onTriggered: root.serversRequested()
     }
     readonly property Action about: Action {
         text: qsTr("&About Burrow")

@@ -127,6 +127,11 @@ MenuBar {
             Accessible.name: qsTr("Local server settings")
         }
         MenuItem {
+            objectName: "serversMenuItem"
+            action: root.actions.servers
+            Accessible.name: qsTr("Servers whose models you can chat with")
+        }
+        MenuItem {
             objectName: "accessTokenMenuItem"
             action: root.actions.accessToken
             Accessible.name: qsTr("The Hugging Face access token for downloads")

@@ -25,12 +25,13 @@ ItemDelegate {
     required property bool fits
     required property string memoryText
     required property int recentRank
+    required property bool remote
 
     signal openClicked(int row)
 
     // "llama · 1.1B · Q4_K_M · 638 MB · 2,048 tokens" (the parts it has).
     function facts(): string {
-        const parts = [root.family, root.sizeClass, root.quantization, root.fileSizeText,
+        const parts = [root.family, root.sizeClass, root.quantization, root.remote ? "" : root.fileSizeText,
                        root.contextLength > 0 ? qsTr("%L1 tokens").arg(root.contextLength) : ""]
         let text = ""
         for (const part of parts) {
@@ -87,9 +88,10 @@ ItemDelegate {
                 wrapMode: Text.Wrap
                 maximumLineCount: 2
                 elide: Text.ElideRight
-                color: !root.runnable || !root.fits ? Theme.negativeText : palette.windowText
-                opacity: !root.runnable || !root.fits ? 1 : 0.7
+                color: !root.runnable || (!root.fits && !root.remote) ? Theme.negativeText : palette.windowText
+                opacity: !root.runnable || (!root.fits && !root.remote) ? 1 : 0.7
                 text: !root.runnable ? root.whyNot
+                      : root.remote ? qsTr("Remote: runs on the server, not on this computer")
                       : root.fits ? qsTr("Needs %1; fits in the memory free now").arg(root.memoryText)
                                   : qsTr("Needs %1, more than the memory free now").arg(root.memoryText)
             }

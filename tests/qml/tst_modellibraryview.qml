@@ -17,14 +17,14 @@ Item {
             modelName: "Qwen2.5 0.5B Instruct"; family: "qwen2"; sizeClass: "494M"; quantization: "Q4_K_M"
             fileSize: 397000000; fileSizeText: "379 MB"; contextLength: 32768; source: "lmstudio"; sourceName: "LM Studio"
             sourceOrder: 1; placePath: "/home/u/.lmstudio/models"; parts: 1; modified: 0
-            runnable: true; whyNot: ""; fits: true; memoryText: "520 MB"; recentRank: -1
+            runnable: true; whyNot: ""; fits: true; memoryText: "520 MB"; recentRank: -1; remote: false
         }
         ListElement {
             name: "llama3.2:latest"; path: "/ollama/blobs/sha256-aa"; repository: ""
             modelName: "Llama 3.2 3B Instruct"; family: "llama"; sizeClass: "3.2B"; quantization: "Q4_K_M"
             fileSize: 2019000000; fileSizeText: "1.9 GB"; contextLength: 131072; source: "ollama"; sourceName: "Ollama"
             sourceOrder: 2; placePath: "/home/u/.ollama/models"; parts: 1; modified: 0
-            runnable: true; whyNot: ""; fits: false; memoryText: "19 GB"; recentRank: 0
+            runnable: true; whyNot: ""; fits: false; memoryText: "19 GB"; recentRank: 0; remote: false
         }
         ListElement {
             name: "mamba-2.8b"; path: "/models/mamba.gguf"; repository: ""
@@ -32,14 +32,14 @@ Item {
             fileSize: 3000000000; fileSizeText: "2.8 GB"; contextLength: 0; source: "gpt4all"; sourceName: "GPT4All"
             sourceOrder: 3; placePath: "/home/u/.local/share/nomic.ai/GPT4All"; parts: 1; modified: 0
             runnable: false; whyNot: "Burrow can't run the mamba architecture yet."; fits: true; memoryText: "3 GB"
-            recentRank: -1
+            recentRank: -1; remote: false
         }
         ListElement {
             name: "SmolLM2-135M-Q8_0"; path: "/hub/smol.gguf"; repository: "org/SmolLM2-GGUF"
             modelName: "SmolLM2 135M"; family: "llama"; sizeClass: "135M"; quantization: "Q8_0"
             fileSize: 145000000; fileSizeText: "138 MB"; contextLength: 8192; source: "huggingface"
             sourceName: "Hugging Face"; sourceOrder: 5; placePath: "/home/u/.cache/huggingface/hub"; parts: 1
-            modified: 0; runnable: true; whyNot: ""; fits: true; memoryText: "200 MB"; recentRank: -1
+            modified: 0; runnable: true; whyNot: ""; fits: true; memoryText: "200 MB"; recentRank: -1; remote: false
         }
     }
 
@@ -158,6 +158,27 @@ Item {
             mouseClick(open)
             view.openRow(0)
             compare(opened.count, 0)
+        }
+
+        // A server's model (Settings → Servers): marked remote with the
+        // server's name, no file size or memory estimate, and Open gives its locator.
+        function test_remoteRowSaysWhereItRuns() {
+            rows.append({ name: "Qwen/Qwen3-32B", path: "http://gpu-box:8000/v1#model=Qwen%2FQwen3-32B",
+                          repository: "", modelName: "Qwen/Qwen3-32B", family: "", sizeClass: "", quantization: "",
+                          fileSize: 0, fileSizeText: "0 bytes", contextLength: 32768, source: "remote",
+                          sourceName: "GPU box (remote)", sourceOrder: 7, placePath: "GPU box", parts: 1, modified: 0,
+                          runnable: true, whyNot: "", fits: true, memoryText: "", recentRank: -1, remote: true })
+            filter.searchText = "qwen3"
+            compare(filter.count, 1)
+            const item = row(0)
+            verify(item)
+            compare(findChild(item, "libraryRowSource").text, "GPU box (remote)")
+            compare(findChild(item, "libraryRowState").text, "Remote: runs on the server, not on this computer")
+            verify(item.facts().indexOf("bytes") < 0)
+            mouseClick(findChild(item, "libraryRowOpen"))
+            compare(opened.count, 1)
+            compare(opened.signalArguments[0][0], "http://gpu-box:8000/v1#model=Qwen%2FQwen3-32B")
+            rows.remove(rows.count - 1)
         }
 
         // "Download a model…" asks the window for the download dialog.
