@@ -133,8 +133,24 @@ std::string_view headerChannel(std::string_view header)
     return rest.substr(0, end);
 }
 
+// The recipient a harmony header names (" to=functions.get_weather": 
+// "functions.get_weather"; "" when none).
+std::string_view headerRecipient(std::string_view header)
+{
+    const size_t at = header.find(H_TO);
+    if (at == std::string_view::npos)
+        return {};
+    std::string_view rest = header.substr(at + H_TO.size());
+    size_t end = 0;
+    while (end < rest.size() && !isBlank(rest[end]) && rest[end] != '<')
+        ++end;
+    return rest.substr(0, end);
+}
+
 ReplyPartKind kindOfHeader(std::string_view header)
 {
+    if (!headerRecipient(header).empty())
+        return ReplyPartKind::REPLY_PART_KIND_TOOL_CALL;
     const std::string_view channel = headerChannel(header);
     return channel.empty() || channel == "final" ? ReplyPartKind::REPLY_PART_KIND_ANSWER
                                                  : ReplyPartKind::REPLY_PART_KIND_REASONING;
@@ -297,6 +313,13 @@ void ReasoningSplitter::process(bool final, std::vector<ReplyPart> &out)
             const size_t message = p.find(H_MESSAGE);
             if (message != std::string_view::npos && message + H_MESSAGE.size() <= HARMONY_HEADER_LIMIT) {
                 m_bodyKind = kindOfHeader(p.substr(0, message));
+                if (m_bodyKind == Kind::REPLY_PART_KIND_TOOL_CALL) {
+                    // The call's recipient opens its part: "to=NAME<|message|>" BODY.
+                    std::string head = "to=";
+                    head.append(headerRecipient(p.substr(0, message)));
+                    head.append(H_MESSAGE);
+                    emit(Kind::REPLY_PART_KIND_TOOL_CALL, head, out);
+                }
                 consume(message + H_MESSAGE.size());
                 m_state = State::STATE_HARMONY_BODY;
                 continue;
