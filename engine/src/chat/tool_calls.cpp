@@ -271,10 +271,28 @@ void ToolCallParser::content(std::string_view text, std::vector<ToolCallItem> &o
 {
     if (text.empty())
         return;
+    // Trailing white space waits: dropped when a call follows, kept when text does.
+    size_t body = text.size();
+    while (body > 0 && isBlank(text[body - 1]))
+        --body;
+    if (body == 0) {
+        m_blank.append(text);
+        return;
+    }
+    std::string piece = std::move(m_blank);
+    piece.append(text.substr(0, body));
+    m_blank.assign(text.substr(body));
     if (!out.empty() && !out.back().isCall)
-        out.back().content.append(text);
+        out.back().content.append(piece);
     else
-        out.push_back({false, std::string(text), {}});
+        out.push_back({false, std::move(piece), {}});
+}
+
+void ToolCallParser::call(ToolCall &&c, std::vector<ToolCallItem> &out)
+{
+    m_blank.clear();
+    m_sawCall = true;
+    out.push_back({true, {}, std::move(c)});
 }
 
 void ToolCallParser::giveBack(std::vector<ToolCallItem> &out)
@@ -311,6 +329,14 @@ std::vector<ToolCallItem> ToolCallParser::finish()
         return out;
     processAnswer(true, out);
     processToolText(true, out);
+    if (!m_sawCall && !m_blank.empty()) {
+        // No call after all: the reply's own trailing white space.
+        if (!out.empty() && !out.back().isCall)
+            out.back().content.append(m_blank);
+        else
+            out.push_back({false, std::move(m_blank), {}});
+    }
+    m_blank.clear();
     m_state = State::STATE_DONE;
     return out;
 }
@@ -385,7 +411,7 @@ void ToolCallParser::processAnswer(bool final, std::vector<ToolCallItem> &out)
                 continue;
             }
             for (ToolCall &c : calls)
-                out.push_back({true, {}, std::move(c)});
+                call(std::move(c), out);
             m_pending = m_captured.substr(length);
             m_captured.clear();
             m_state = State::STATE_CONTENT;
@@ -445,7 +471,7 @@ void ToolCallParser::processToolText(bool final, std::vector<ToolCallItem> &out)
                 return;
             }
             c.arguments = json::toJsonString(*parsed);
-            out.push_back({true, {}, std::move(c)});
+            call(std::move(c), out);
             m_toolText.erase(0, pos);
         }
         return;
@@ -490,7 +516,7 @@ void ToolCallParser::processToolText(bool final, std::vector<ToolCallItem> &out)
         content(m_toolText, out);
     } else {
         for (ToolCall &c : calls)
-            out.push_back({true, {}, std::move(c)});
+            call(std::move(c), out);
     }
     m_toolText.clear();
 }

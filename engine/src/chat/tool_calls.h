@@ -33,6 +33,9 @@
 //   body does not parse (malformed JSON, no name), or that grows past
 //   maxCallBytes, is given back as content, as written, and detection stops
 //   (the rest of the reply is content).
+// - White space next to a call (between the text and a call, between
+//   calls, after the last) is not content; a reply without calls keeps all
+//   of its own.
 // - Arguments are re-serialized compactly (a JSON object text; "{}" when
 //   the call has none). XML parameter values are JSON when the tool's schema
 //   gives the parameter a non-string type and the value parses, else strings.
@@ -104,6 +107,7 @@ private:
     bool parseCalls(std::string_view captured, std::vector<ToolCall> &calls) const;
     bool parseXmlFunction(std::string_view body, ToolCall &call) const;
     void content(std::string_view text, std::vector<ToolCallItem> &out);
+    void call(ToolCall &&c, std::vector<ToolCallItem> &out);
     void giveBack(std::vector<ToolCallItem> &out);
 
     ToolCallSyntax m_syntax;
@@ -114,6 +118,8 @@ private:
     std::string m_captured;   // the call being held (markers included)
     std::string m_toolText;   // pushToolText() bytes not yet parsed
     bool m_toolTextPlain = false;
+    std::string m_blank;      // white space after the last content, held (see content())
+    bool m_sawCall = false;
 };
 
 } // namespace burrow::chat

@@ -3,8 +3,10 @@
 
 namespace burrow::server {
 
-ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids, int64_t promptTokens)
+ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids, int64_t promptTokens,
+                                     chat::ToolCallSyntax syntax)
     : m_endpoint(request.endpoint),
+      m_parallelToolCalls(request.parallelToolCalls),
       m_stream(request.stream),
       m_includeUsage(request.includeUsage),
       m_ids(std::move(ids)),
@@ -13,6 +15,50 @@ ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids,
       m_remaining(static_cast<int>(m_choices.size()))
 {
     m_usage.promptTokens = promptTokens;
+    m_pendingLogprobs.resize(m_choices.size());
+    for (ChoiceResult &c : m_choices)
+        c.logprobs = request.logprobs;
+    if (request.toolsActive() && request.endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS) {
+        auto tools = json::parseJson(request.toolsJson, "tools");
+        m_parsers.resize(m_choices.size());
+        for (auto &p : m_parsers)
+            p.emplace(syntax, tools ? &*tools : nullptr);
+    }
+}
+
+const std::vector<TokenLogprobText> *ResponseAssembler::takeLogprobs(int choice)
+{
+    m_sending.clear();
+    std::swap(m_sending, m_pendingLogprobs[static_cast<size_t>(choice)]);
+    return m_sending.empty() ? nullptr : &m_sending;
+}
+
+std::string ResponseAssembler::items(int index, std::vector<chat::ToolCallItem> &&items)
+{
+    ChoiceResult &choice = m_choices[static_cast<size_t>(index)];
+    std::string out;
+    for (chat::ToolCallItem &item : items) {
+        if (!item.isCall) {
+            if (item.content.empty())
+                continue;
+            if (m_stream)
+                out += sseEvent(chatDeltaChunk(m_ids, index, "content", item.content, takeLogprobs(index)));
+            else
+                choice.text += item.content;
+            continue;
+        }
+        if (!m_parallelToolCalls && !choice.toolCalls.empty())
+            continue;   // parallel_tool_calls: false keeps the first
+        ToolCallOut call{newResponseId("call_"), std::move(item.call.name), std::move(item.call.arguments)};
+        const int callIndex = static_cast<int>(choice.toolCalls.size());
+        if (m_stream) {
+            out += sseEvent(chatToolCallStartChunk(m_ids, index, callIndex, call));
+            out += sseEvent(chatToolCallArgumentsChunk(m_ids, index, callIndex, call.arguments));
+            call.arguments.clear();   // sent; only the count matters from here
+        }
+        choice.toolCalls.push_back(std::move(call));
+    }
+    return out;
 }
 
 std::string ResponseAssembler::open()
@@ -31,8 +77,21 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
         return {};
     ChoiceResult &choice = m_choices[static_cast<size_t>(event.choice)];
     const bool chat = m_endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS;
+    auto *parser = m_parsers.empty() ? nullptr : &*m_parsers[static_cast<size_t>(event.choice)];
+    std::string out;
     switch (event.kind) {
+    case JobEvent::Kind::KIND_LOGPROBS:
+        if (m_stream)
+            m_pendingLogprobs[static_cast<size_t>(event.choice)].push_back(event.logprob);
+        else
+            choice.tokenLogprobs.push_back(event.logprob);
+        return {};
+    case JobEvent::Kind::KIND_TOOL_CALL:
+        return parser ? items(event.choice, parser->pushToolText(event.text)) : std::string();
     case JobEvent::Kind::KIND_TEXT:
+        if (parser)
+            return items(event.choice, parser->pushAnswer(event.text));
+        [[fallthrough]];
     case JobEvent::Kind::KIND_REASONING: {
         const bool reasoning = event.kind == JobEvent::Kind::KIND_REASONING;
         if (event.text.empty())
@@ -42,10 +101,11 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
             return {};
         }
         if (chat)
-            return sseEvent(chatDeltaChunk(m_ids, event.choice, reasoning ? "reasoning_content" : "content", event.text));
+            return sseEvent(chatDeltaChunk(m_ids, event.choice, reasoning ? "reasoning_content" : "content", event.text,
+                                           takeLogprobs(event.choice)));
         if (reasoning)
             return {};   // a completion has no place for reasoning (a plain prompt rarely opens one)
-        return sseEvent(completionChunk(m_ids, event.choice, event.text, {}));
+        return sseEvent(completionChunk(m_ids, event.choice, event.text, {}, takeLogprobs(event.choice)));
     }
     case JobEvent::Kind::KIND_DONE:
         break;
@@ -57,15 +117,16 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
         m_error = ApiError::internal(event.status.message());
         return m_stream ? sseEvent(errorBody(*m_error)) : std::string();
     }
-    choice.finishReason = finishReason(event.result.stopReason);
+    if (parser)
+        out = items(event.choice, parser->finish());
+    choice.finishReason = choice.toolCalls.empty() ? finishReason(event.result.stopReason) : "tool_calls";
     m_usage.completionTokens += static_cast<int64_t>(event.result.tokens.size());
     m_usage.reasoningTokens += event.result.timings.reasoningTokens;
     if (event.choice == 0)
         m_usage.cachedTokens = event.result.timings.reusedTokens;
-    std::string out;
     if (m_stream)
-        out = sseEvent(chat ? chatFinishChunk(m_ids, event.choice, choice.finishReason)
-                            : completionChunk(m_ids, event.choice, "", choice.finishReason));
+        out += sseEvent(chat ? chatFinishChunk(m_ids, event.choice, choice.finishReason, takeLogprobs(event.choice))
+                             : completionChunk(m_ids, event.choice, "", choice.finishReason, takeLogprobs(event.choice)));
     if (m_remaining == 0) {
         m_finished = true;
         if (m_stream) {

@@ -9,6 +9,7 @@
 // error() the connection answers with (500).
 #pragma once
 
+#include "chat/tool_calls.h"
 #include "server/api_error.h"
 #include "server/api_request.h"
 #include "server/api_response.h"
@@ -22,7 +23,12 @@ namespace burrow::server {
 
 class ResponseAssembler {
 public:
-    ResponseAssembler(const ApiRequest &request, ResponseIds ids, int64_t promptTokens);
+    // With tools active (request.toolsActive(), chat), each choice's answer
+    // and tool-call text go through a chat::ToolCallParser for `syntax`:
+    // content as content deltas, each call as its two deltas (streamed) or
+    // in message.tool_calls (whole), finish_reason "tool_calls".
+    ResponseAssembler(const ApiRequest &request, ResponseIds ids, int64_t promptTokens,
+                      chat::ToolCallSyntax syntax = chat::ToolCallSyntax::TOOL_CALL_SYNTAX_JSON);
 
     // Streamed: the bytes that open the stream (a role chunk per choice for
     // chat; nothing for completions). Call once, before any event.
@@ -38,7 +44,19 @@ public:
     const Usage &usage() const { return m_usage; }
 
 private:
+    // Content and calls from a choice's parser: SSE bytes (streamed) or gathered.
+    std::string items(int choice, std::vector<chat::ToolCallItem> &&items);
+
     Endpoint m_endpoint;
+    bool m_parallelToolCalls = true;
+    std::vector<std::optional<chat::ToolCallParser>> m_parsers;   // per choice; empty without tools
+    // Streamed: per choice, the logprob entries not yet sent (they go with
+    // the next chunk of that choice); whole: ChoiceResult::tokenLogprobs.
+    std::vector<std::vector<TokenLogprobText>> m_pendingLogprobs;
+    // The pending entries of `choice` for a chunk (null when none), moved
+    // into m_sending until the next call.
+    const std::vector<TokenLogprobText> *takeLogprobs(int choice);
+    std::vector<TokenLogprobText> m_sending;
     bool m_stream;
     bool m_includeUsage;
     ResponseIds m_ids;

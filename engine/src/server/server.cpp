@@ -513,7 +513,7 @@ private:
         ids.id = newResponseId(endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS ? "chatcmpl-" : "cmpl-");
         ids.created = static_cast<int64_t>(std::time(nullptr));
         ids.model = m_shared->modelId;
-        m_assembler.emplace(job->request(), ids, job->promptTokens());
+        m_assembler.emplace(job->request(), ids, job->promptTokens(), job->toolCallSyntax());
         m_streaming = job->request().stream;
 
         // Events go from the scheduler thread to this strand; the generation

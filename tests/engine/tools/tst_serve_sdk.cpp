@@ -3,7 +3,10 @@
 // serve` on the story model: the model list, chat and completions whole and
 // streamed (the stream spells what the whole response says, greedily), the
 // usage chunk, max_completion_tokens, stop, n, errors as the SDK's error
-// classes, and an aborted stream after which the server still answers.
+// classes, and an aborted stream after which the server still answers; and
+// on a random-weight model (sdk_tools_test.mjs): forced tool calls whole and
+// streamed with schema-valid arguments, a tool result sent back,
+// json_schema / json_object replies, logprobs, an unsupported schema refused.
 // Skips when node, the SDK or the model is absent.
 #include "serve_process.h"
 #include "test_support.h"
@@ -20,9 +23,21 @@ class TestServeSdk : public QObject {
     Q_OBJECT
 
 private slots:
+    void openaiNodeSdk_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<QString>("passed");
+        QTest::newRow("stories") << "models/stories260K.gguf" << "sdk_test.mjs" << "checks passed";
+        // Tool calls, structured output and logprobs on a random-weight model.
+        QTest::newRow("tools") << "models/synthetic/llama-f32.gguf" << "sdk_tools_test.mjs" << "sdk tools:";
+    }
     void openaiNodeSdk()
     {
-        BURROW_REQUIRE_SHARED(QStringLiteral("models/stories260K.gguf"));
+        QFETCH(QString, model);
+        QFETCH(QString, script);
+        QFETCH(QString, passed);
+        BURROW_REQUIRE_SHARED(model);
         const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
         if (node.isEmpty())
             QSKIP("node is not installed (scripts/setup.sh installs it); skipping the OpenAI SDK test");
@@ -31,14 +46,14 @@ private slots:
             QSKIP("the openai package is not installed (scripts/setup.sh runs npm ci in tests/engine/server/sdk); "
                   "skipping the OpenAI SDK test");
 
-        ServeProcess server(sharedPath(QStringLiteral("models/stories260K.gguf")),
+        ServeProcess server(sharedPath(model),
                             {QStringLiteral("--parallel"), QStringLiteral("2"), QStringLiteral("-t"), QStringLiteral("2"),
                              QStringLiteral("--alias"), QStringLiteral("stories")});
         QVERIFY2(server.ok(), qPrintable(server.error()));
 
         QProcess p;
         p.setWorkingDirectory(sdkDir);
-        p.start(node, {sdkDir + QStringLiteral("/sdk_test.mjs"), server.url() + QStringLiteral("/v1"),
+        p.start(node, {sdkDir + QStringLiteral("/") + script, server.url() + QStringLiteral("/v1"),
                        QStringLiteral("stories")});
         QVERIFY(p.waitForStarted(10000));
         const bool finished = p.waitForFinished(180000);
@@ -48,7 +63,7 @@ private slots:
         qInfo("%s", out.constData());
         QVERIFY2(finished, "the SDK script did not finish in time");
         QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, err.constData());
-        QVERIFY(out.contains("checks passed"));
+        QVERIFY(out.contains(passed.toUtf8()));
         QVERIFY2(server.running(), "the server died");
         QCOMPARE(server.stop(), 0);
     }
