@@ -96,8 +96,10 @@ bool JsonMatcher::pushValue(Stack &s, uint32_t node) const
 void JsonMatcher::advance(const StateSet &in, uint8_t c, StateSet &out) const
 {
     out.clear();
-    for (size_t i = 0; i < in.size && out.size < kMaxStacks; ++i)
-        step(in.stacks[i], c, out, 0);
+    for (size_t i = 0; i < in.size && out.size < kMaxStacks; ++i) {
+        m_work = in.stacks[i];   // reuses m_work's storage: no allocation once warm
+        step(m_work, c, out, 0);
+    }
     // Branches that met again (anyOf alternatives of one shape) are one.
     for (size_t i = 1; i < out.size; ++i)
         for (size_t j = 0; j < i; ++j)
@@ -131,7 +133,7 @@ bool JsonMatcher::canFinish(const StateSet &set) const
 }
 
 // One byte on one stack; every surviving reading is added to `out`.
-void JsonMatcher::step(Stack s, uint8_t c, StateSet &out, int fanout) const
+void JsonMatcher::step(Stack &s, uint8_t c, StateSet &out, int fanout) const
 {
     const auto &nodes = m_graph.nodes;
     while (true) {
@@ -146,7 +148,7 @@ void JsonMatcher::step(Stack s, uint8_t c, StateSet &out, int fanout) const
                 for (const uint32_t b : n.branches) {
                     Stack alt = s;
                     alt.back() = frame(FrameKind::FRAME_VALUE, b);
-                    step(std::move(alt), c, out, fanout + 1);
+                    step(alt, c, out, fanout + 1);
                 }
                 return;
             case NodeKind::NODE_LITERALS:

@@ -19,6 +19,7 @@
 // Bounds: a stack is at most kMaxDepth frames (deeper nesting is not
 // accepted, so even any-JSON output closes), a set at most kMaxStacks
 // stacks (further branches are dropped). Cost per byte: O(stacks × depth).
+// A matcher is used by one thread at a time (advance() reuses a scratch stack).
 #pragma once
 
 #include "grammar/json_schema.h"
@@ -82,12 +83,14 @@ public:
     bool canFinish(const StateSet &set) const;
 
 private:
-    void step(Stack s, uint8_t c, StateSet &out, int fanout) const;
+    // Consumes `s` (its frames are rewritten).
+    void step(Stack &s, uint8_t c, StateSet &out, int fanout) const;
     bool pushValue(Stack &s, uint32_t node) const;
     static bool finishable(const Stack &s, const SchemaGraph &g);
 
     const SchemaGraph &m_graph;
     StateSet m_initial;
+    mutable Stack m_work;   // advance()'s copy of the stack it steps (one thread per matcher)
 };
 
 } // namespace burrow::grammar

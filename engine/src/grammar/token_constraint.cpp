@@ -88,8 +88,7 @@ bool TokenConstraint::allows(Token token)
         return false;
     if (v.isEnd[static_cast<size_t>(token)])
         return complete();
-    StateSet probe;
-    return advanceBytes(m_state, v.bytes[static_cast<size_t>(token)], probe);
+    return advanceBytes(m_state, v.bytes[static_cast<size_t>(token)], m_probe);
 }
 
 bool TokenConstraint::accept(Token token)
@@ -99,10 +98,9 @@ bool TokenConstraint::accept(Token token)
         return false;
     if (v.isEnd[static_cast<size_t>(token)])
         return complete();
-    StateSet next;
-    if (!advanceBytes(m_state, v.bytes[static_cast<size_t>(token)], next))
+    if (!advanceBytes(m_state, v.bytes[static_cast<size_t>(token)], m_probe))
         return false;
-    m_state.copyFrom(next);
+    m_state.copyFrom(m_probe);
     return true;
 }
 

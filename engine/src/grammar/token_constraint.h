@@ -77,6 +77,7 @@ private:
     JsonMatcher m_matcher;
     StateSet m_state;
     StateSet m_scratch[2];
+    StateSet m_probe;                 // allows() / accept(): the state after the token
     std::vector<StateSet> m_levels;   // the trie walk's state per depth
     // Masks by state key, least recently used dropped past kCacheEntries.
     static constexpr size_t kCacheEntries = 128;

@@ -196,8 +196,11 @@ void TestJsonGrammar::refused_data()
         deep = R"({"type": "array", "items": )" + deep + "}";
     QTest::newRow("too-deep") << QByteArray::fromStdString(deep) << "deeper than 64";
     std::string huge = R"({"enum": [)";
-    for (int i = 0; i < 5000; ++i)
-        huge += (i ? "," : "") + std::to_string(i);
+    for (int i = 0; i < 5000; ++i) {
+        if (i)
+            huge += ',';
+        huge += std::to_string(i);
+    }
     QTest::newRow("huge-enum") << QByteArray::fromStdString(huge + "]}") << "4096";
     std::string branches = R"({"anyOf": [)";
     for (int i = 0; i < 100; ++i)
