@@ -5,6 +5,8 @@
 // field that is null counts as absent (clients send "stop": null).
 #include "server/api_request.h"
 
+#include "server/anthropic_request.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -533,7 +535,14 @@ std::variant<ApiRequest, ApiError> parseApiRequest(Endpoint endpoint, std::strin
     ApiRequest request;
     request.endpoint = endpoint;
     try {
-        if (auto error = readFields(endpoint, parsed, limits, std::max<int32_t>(1, maxChoices), &request))
+        if (endpoint == Endpoint::ENDPOINT_MESSAGES) {
+            auto chat = anthropicToChat(parsed);
+            if (auto *error = std::get_if<ApiError>(&chat))
+                return *error;
+            parsed = std::move(std::get<json>(chat));
+        }
+        const Endpoint reader = isChat(endpoint) ? Endpoint::ENDPOINT_CHAT_COMPLETIONS : endpoint;
+        if (auto error = readFields(reader, parsed, limits, std::max<int32_t>(1, maxChoices), &request))
             return *error;
     } catch (const json::exception &e) {
         // Every access above is type-checked first; this is a safety net.

@@ -22,7 +22,14 @@ namespace burrow::server {
 enum class Endpoint {
     ENDPOINT_CHAT_COMPLETIONS,     // messages in, a chat message out
     ENDPOINT_COMPLETIONS,          // prompt text in, text out
+    ENDPOINT_MESSAGES,             // Anthropic's Messages API: read as a chat request (anthropic_request.h)
 };
+
+// A chat-shaped request: messages in, the template, tools, an assistant message out.
+inline bool isChat(Endpoint e)
+{
+    return e != Endpoint::ENDPOINT_COMPLETIONS;
+}
 
 struct ApiRequest {
     Endpoint endpoint = Endpoint::ENDPOINT_CHAT_COMPLETIONS;

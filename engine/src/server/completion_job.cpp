@@ -110,7 +110,7 @@ std::variant<std::shared_ptr<CompletionJob>, ApiError> CompletionJob::prepare(st
     std::shared_ptr<CompletionJob> job(new CompletionJob());
     job->m_model = model;
     GenerateOptions &o = job->m_options;
-    if (request.endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS) {
+    if (isChat(request.endpoint)) {
         PromptOptions p;
         p.render.enableThinking = request.enableThinking;
         p.render.reasoningEffort = request.reasoningEffort;

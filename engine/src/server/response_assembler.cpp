@@ -1,6 +1,8 @@
 // ResponseAssembler (see response_assembler.h).
 #include "server/response_assembler.h"
 
+#include "server/anthropic_response.h"
+
 namespace burrow::server {
 
 ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids, int64_t promptTokens,
@@ -18,7 +20,9 @@ ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids,
     m_pendingLogprobs.resize(m_choices.size());
     for (ChoiceResult &c : m_choices)
         c.logprobs = request.logprobs;
-    if (request.toolsActive() && request.endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS) {
+    if (m_endpoint == Endpoint::ENDPOINT_MESSAGES)
+        m_messages.resize(m_choices.size());
+    if (request.toolsActive() && isChat(request.endpoint)) {
         auto tools = json::parseJson(request.toolsJson, "tools");
         m_parsers.resize(m_choices.size());
         for (auto &p : m_parsers)
@@ -41,17 +45,23 @@ std::string ResponseAssembler::items(int index, std::vector<chat::ToolCallItem> 
         if (!item.isCall) {
             if (item.content.empty())
                 continue;
-            if (m_stream)
-                out += sseEvent(chatDeltaChunk(m_ids, index, "content", item.content, takeLogprobs(index)));
-            else
+            if (!m_stream)
                 choice.text += item.content;
+            else if (!m_messages.empty())
+                out += m_messages[static_cast<size_t>(index)].text(item.content);
+            else
+                out += sseEvent(chatDeltaChunk(m_ids, index, "content", item.content, takeLogprobs(index)));
             continue;
         }
         if (!m_parallelToolCalls && !choice.toolCalls.empty())
             continue;   // parallel_tool_calls: false keeps the first
-        ToolCallOut call{newResponseId("call_"), std::move(item.call.name), std::move(item.call.arguments)};
+        ToolCallOut call{newResponseId(m_messages.empty() ? "call_" : "toolu_"), std::move(item.call.name),
+                         std::move(item.call.arguments)};
         const int callIndex = static_cast<int>(choice.toolCalls.size());
-        if (m_stream) {
+        if (m_stream && !m_messages.empty()) {
+            out += m_messages[static_cast<size_t>(index)].toolUse(call);
+            call.arguments.clear();
+        } else if (m_stream) {
             out += sseEvent(chatToolCallStartChunk(m_ids, index, callIndex, call));
             out += sseEvent(chatToolCallArgumentsChunk(m_ids, index, callIndex, call.arguments));
             call.arguments.clear();   // sent; only the count matters from here
@@ -67,6 +77,56 @@ std::string ResponseAssembler::open()
     if (m_stream && m_endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS)
         for (size_t i = 0; i < m_choices.size(); ++i)
             out += sseEvent(chatRoleChunk(m_ids, static_cast<int>(i)));
+    if (m_stream && !m_messages.empty())
+        out += m_messages[0].start(m_ids, m_usage);
+    return out;
+}
+
+// /v1/messages: one message (n is not part of Anthropic's API), its blocks.
+std::string ResponseAssembler::onMessagesEvent(const JobEvent &event)
+{
+    ChoiceResult &choice = m_choices[static_cast<size_t>(event.choice)];
+    MessagesStream &stream = m_messages[static_cast<size_t>(event.choice)];
+    auto *parser = m_parsers.empty() ? nullptr : &*m_parsers[static_cast<size_t>(event.choice)];
+    switch (event.kind) {
+    case JobEvent::Kind::KIND_LOGPROBS:
+        return {};
+    case JobEvent::Kind::KIND_TOOL_CALL:
+        return parser ? items(event.choice, parser->pushToolText(event.text)) : std::string();
+    case JobEvent::Kind::KIND_REASONING:
+        if (!m_stream) {
+            choice.reasoning += event.text;
+            return {};
+        }
+        return stream.thinking(event.text);
+    case JobEvent::Kind::KIND_TEXT:
+        if (parser)
+            return items(event.choice, parser->pushAnswer(event.text));
+        if (!m_stream) {
+            choice.text += event.text;
+            return {};
+        }
+        return stream.text(event.text);
+    case JobEvent::Kind::KIND_DONE:
+        break;
+    }
+    m_done[static_cast<size_t>(event.choice)] = true;
+    --m_remaining;
+    m_finished = m_remaining == 0;
+    if (!event.status) {
+        m_finished = true;
+        m_error = ApiError::internal(event.status.message());
+        return m_stream ? sseNamedEvent("error", anthropicErrorBody(*m_error)) : std::string();
+    }
+    std::string out;
+    if (parser)
+        out = items(event.choice, parser->finish());
+    choice.finishReason = anthropicStopReason(event.result.stopReason, !choice.toolCalls.empty());
+    m_usage.completionTokens += static_cast<int64_t>(event.result.tokens.size());
+    m_usage.reasoningTokens += event.result.timings.reasoningTokens;
+    m_usage.cachedTokens = event.result.timings.reusedTokens;
+    if (m_stream)
+        out += stream.finish(choice.finishReason, m_usage);
     return out;
 }
 
@@ -75,6 +135,8 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
     if (m_finished || event.choice < 0 || static_cast<size_t>(event.choice) >= m_choices.size() ||
         m_done[static_cast<size_t>(event.choice)])
         return {};
+    if (!m_messages.empty())
+        return onMessagesEvent(event);
     ChoiceResult &choice = m_choices[static_cast<size_t>(event.choice)];
     const bool chat = m_endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS;
     auto *parser = m_parsers.empty() ? nullptr : &*m_parsers[static_cast<size_t>(event.choice)];
@@ -140,6 +202,8 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
 
 std::string ResponseAssembler::body() const
 {
+    if (m_endpoint == Endpoint::ENDPOINT_MESSAGES)
+        return messagesResponse(m_ids, m_choices[0], m_choices[0].finishReason, m_usage);
     return m_endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS ? chatResponse(m_ids, m_choices, m_usage)
                                                              : completionResponse(m_ids, m_choices, m_usage);
 }

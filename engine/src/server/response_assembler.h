@@ -1,4 +1,5 @@
-// Turns one job's events into what the client receives: for a streamed
+// Turns one job's events into what the client receives (OpenAI's shapes, or
+// Anthropic's for /v1/messages: anthropic_response.h): for a streamed
 // request the SSE bytes of each event (see api_response.h for the exact
 // sequence), for a whole one the text gathered until every choice is done
 // and then the response body. Runs on the connection's strand only.
@@ -10,6 +11,7 @@
 #pragma once
 
 #include "chat/tool_calls.h"
+#include "server/anthropic_response.h"
 #include "server/api_error.h"
 #include "server/api_request.h"
 #include "server/api_response.h"
@@ -46,6 +48,7 @@ public:
 private:
     // Content and calls from a choice's parser: SSE bytes (streamed) or gathered.
     std::string items(int choice, std::vector<chat::ToolCallItem> &&items);
+    std::string onMessagesEvent(const JobEvent &event);
 
     Endpoint m_endpoint;
     bool m_parallelToolCalls = true;
@@ -57,6 +60,7 @@ private:
     // into m_sending until the next call.
     const std::vector<TokenLogprobText> *takeLogprobs(int choice);
     std::vector<TokenLogprobText> m_sending;
+    std::vector<MessagesStream> m_messages;   // /v1/messages: one per choice; empty otherwise
     bool m_stream;
     bool m_includeUsage;
     ResponseIds m_ids;

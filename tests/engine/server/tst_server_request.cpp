@@ -204,6 +204,52 @@ private slots:
         QCOMPARE(std::get<ApiRequest>(completions).topLogprobs, 5);
     }
 
+    // /v1/messages: Anthropic's body read as the chat request it is.
+    void anthropicMessages()
+    {
+        const auto r = parse(Endpoint::ENDPOINT_MESSAGES, QByteArray(R"({"model":"m","max_tokens":64,
+            "system":[{"type":"text","text":"Be brief."}],"stop_sequences":["END"],"temperature":0.5,
+            "thinking":{"type":"enabled","budget_tokens":1024},
+            "tools":[{"name":"get_weather","description":"d","input_schema":{"type":"object"}}],
+            "tool_choice":{"type":"tool","name":"get_weather","disable_parallel_tool_use":true},
+            "messages":[{"role":"user","content":"Weather?"},
+              {"role":"assistant","content":[{"type":"thinking","thinking":"Look it up.","signature":"s"},
+                {"type":"text","text":"Checking."},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Oslo"}}]},
+              {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"3C"}]},
+                {"type":"text","text":"Thanks"}]}]})"));
+        QVERIFY2(std::holds_alternative<ApiRequest>(r), std::get_if<ApiError>(&r) ? std::get<ApiError>(r).message.c_str() : "");
+        const ApiRequest &a = std::get<ApiRequest>(r);
+        QCOMPARE(a.endpoint, Endpoint::ENDPOINT_MESSAGES);
+        QCOMPARE(a.messages.size(), size_t(5));
+        QCOMPARE(QString::fromStdString(a.messages[0].role), QStringLiteral("system"));
+        QCOMPARE(QString::fromStdString(a.messages[0].content), QStringLiteral("Be brief."));
+        QCOMPARE(QString::fromStdString(a.messages[2].role), QStringLiteral("assistant"));
+        QCOMPARE(QString::fromStdString(a.messages[2].content), QStringLiteral("Checking."));
+        QCOMPARE(QString::fromStdString(a.messages[2].reasoning), QStringLiteral("Look it up."));
+        QVERIFY(a.messages[2].extraJson.find("\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"") != std::string::npos);
+        QCOMPARE(QString::fromStdString(a.messages[3].role), QStringLiteral("tool"));
+        QCOMPARE(QString::fromStdString(a.messages[3].content), QStringLiteral("3C"));
+        QVERIFY(a.messages[3].extraJson.find(R"("tool_call_id":"toolu_1")") != std::string::npos);
+        QCOMPARE(QString::fromStdString(a.messages[4].content), QStringLiteral("Thanks"));
+        QCOMPARE(a.maxTokens, 64);
+        QCOMPARE(a.stop, (std::vector<std::string>{"END"}));
+        QCOMPARE(a.enableThinking, std::optional<bool>(true));
+        QCOMPARE(a.toolChoice, ApiRequest::ToolChoice::TOOL_CHOICE_NAMED);
+        QVERIFY(!a.parallelToolCalls);
+        QVERIFY(a.toolsJson.find(R"("parameters":{"type":"object"})") != std::string::npos);
+
+        const auto image = parse(Endpoint::ENDPOINT_MESSAGES, QByteArray(
+            R"({"messages":[{"role":"user","content":[{"type":"image","source":{}}]}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(image));
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(image).param), QStringLiteral("messages[0].content[0].type"));
+        const auto serverTool = parse(Endpoint::ENDPOINT_MESSAGES, QByteArray(
+            R"({"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search"}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(serverTool));
+        QVERIFY(std::get<ApiError>(serverTool).message.find("server tool") != std::string::npos);
+        const auto role = parse(Endpoint::ENDPOINT_MESSAGES, QByteArray(R"({"messages":[{"role":"system","content":"x"}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(role));
+    }
+
     void chatFields()
     {
         const auto r = parse(CHAT, QByteArray(

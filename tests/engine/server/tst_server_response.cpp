@@ -2,6 +2,7 @@
 // completion (role first, pieces, finish_reason last, the usage chunk when
 // asked, [DONE]), whole responses, errors, read back with Qt's own JSON
 // parser (not the one that wrote them).
+#include "server/anthropic_response.h"
 #include "server/api_error.h"
 #include "server/api_response.h"
 #include "server/response_assembler.h"
@@ -436,6 +437,71 @@ private slots:
         QCOMPARE(lp["token_logprobs"].toArray()[1].toDouble(), -2.0);
         QCOMPARE(lp["top_logprobs"].toArray()[1].toObject()["x"].toDouble(), -0.5);
         QCOMPARE(lp["text_offset"].toArray()[1].toInt(), 1);
+    }
+
+    // /v1/messages streamed: named events, blocks opened and closed in
+    // order (thinking with its signature, text, tool_use with its input as
+    // one input_json_delta), message_delta with stop_reason tool_use.
+    void messagesStream()
+    {
+        ApiRequest r = toolRequest(true);
+        r.endpoint = Endpoint::ENDPOINT_MESSAGES;
+        ResponseAssembler a(r, {"msg_test", 1, "tiny"}, 7, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED);
+        std::string sse = a.open();
+        sse += a.onEvent(piece(0, "Hmm.", true));
+        for (const char *p : kToolReply)
+            sse += a.onEvent(piece(0, p));
+        sse += a.onEvent(done(0, StopReason::STOP_REASON_END_OF_GENERATION, 30));
+        QVERIFY(a.finished());
+        QStringList names;
+        QList<QJsonObject> data;
+        for (const QByteArray &block : QByteArray::fromStdString(sse).split('\n')) {
+            if (block.startsWith("event: "))
+                names << QString::fromUtf8(block.mid(7));
+            else if (block.startsWith("data: "))
+                data << QJsonDocument::fromJson(block.mid(6)).object();
+        }
+        QCOMPARE(names, (QStringList{"message_start", "content_block_start", "content_block_delta", "content_block_delta",
+                                     "content_block_stop", "content_block_start", "content_block_delta",
+                                     "content_block_stop", "content_block_start", "content_block_delta",
+                                     "content_block_stop", "content_block_start", "content_block_delta",
+                                     "content_block_stop", "message_delta", "message_stop"}));
+        QCOMPARE(names.size(), data.size());
+        for (int i = 0; i < names.size(); ++i)
+            QCOMPARE(data[i]["type"].toString(), names[i]);
+        QCOMPARE(data[0]["message"].toObject()["usage"].toObject()["input_tokens"].toInt(), 7);
+        QCOMPARE(data[1]["content_block"].toObject()["type"].toString(), QStringLiteral("thinking"));
+        QCOMPARE(data[2]["delta"].toObject()["thinking"].toString(), QStringLiteral("Hmm."));
+        QCOMPARE(data[3]["delta"].toObject()["type"].toString(), QStringLiteral("signature_delta"));
+        QCOMPARE(data[6]["delta"].toObject()["text"].toString(), QStringLiteral("Let me check."));
+        QCOMPARE(data[8]["content_block"].toObject()["type"].toString(), QStringLiteral("tool_use"));
+        QCOMPARE(data[8]["content_block"].toObject()["name"].toString(), QStringLiteral("get_weather"));
+        QVERIFY(data[8]["content_block"].toObject()["id"].toString().startsWith(QStringLiteral("toolu_")));
+        QCOMPARE(data[9]["delta"].toObject()["partial_json"].toString(), QStringLiteral("{\"city\":\"Paris\"}"));
+        QCOMPARE(data[9]["index"].toInt(), 2);
+        QCOMPARE(data[12]["index"].toInt(), 3);
+        QCOMPARE(data[14]["delta"].toObject()["stop_reason"].toString(), QStringLiteral("tool_use"));
+        QCOMPARE(data[14]["usage"].toObject()["output_tokens"].toInt(), 30);
+    }
+
+    void messagesWhole()
+    {
+        ApiRequest r = request(Endpoint::ENDPOINT_MESSAGES, false, 1, false);
+        ResponseAssembler a(r, {"msg_test", 1, "tiny"}, 7);
+        a.onEvent(piece(0, "Hello"));
+        a.onEvent(done(0, StopReason::STOP_REASON_MAX_TOKENS, 4));
+        const QJsonObject m = QJsonDocument::fromJson(QByteArray::fromStdString(a.body())).object();
+        QCOMPARE(m["type"].toString(), QStringLiteral("message"));
+        QCOMPARE(m["id"].toString(), QStringLiteral("msg_test"));
+        QCOMPARE(m["stop_reason"].toString(), QStringLiteral("max_tokens"));
+        QCOMPARE(m["content"].toArray()[0].toObject()["text"].toString(), QStringLiteral("Hello"));
+        QCOMPARE(m["usage"].toObject()["output_tokens"].toInt(), 4);
+        QCOMPARE(m["usage"].toObject()["input_tokens"].toInt(), 7);
+        const QJsonObject e = QJsonDocument::fromJson(QByteArray::fromStdString(
+                                                          anthropicErrorBody(ApiError::badRequest("no"))))
+                                  .object();
+        QCOMPARE(e["type"].toString(), QStringLiteral("error"));
+        QCOMPARE(e["error"].toObject()["type"].toString(), QStringLiteral("invalid_request_error"));
     }
 };
 
