@@ -6,6 +6,7 @@
 #include "server/api_request.h"
 
 #include "server/anthropic_request.h"
+#include "server/responses_request.h"
 
 #include <nlohmann/json.hpp>
 
@@ -535,8 +536,8 @@ std::variant<ApiRequest, ApiError> parseApiRequest(Endpoint endpoint, std::strin
     ApiRequest request;
     request.endpoint = endpoint;
     try {
-        if (endpoint == Endpoint::ENDPOINT_MESSAGES) {
-            auto chat = anthropicToChat(parsed);
+        if (endpoint == Endpoint::ENDPOINT_MESSAGES || endpoint == Endpoint::ENDPOINT_RESPONSES) {
+            auto chat = endpoint == Endpoint::ENDPOINT_MESSAGES ? anthropicToChat(parsed) : responsesToChat(parsed);
             if (auto *error = std::get_if<ApiError>(&chat))
                 return *error;
             parsed = std::move(std::get<json>(chat));

@@ -23,6 +23,7 @@ enum class Endpoint {
     ENDPOINT_CHAT_COMPLETIONS,     // messages in, a chat message out
     ENDPOINT_COMPLETIONS,          // prompt text in, text out
     ENDPOINT_MESSAGES,             // Anthropic's Messages API: read as a chat request (anthropic_request.h)
+    ENDPOINT_RESPONSES,            // OpenAI's Responses API: read as a chat request (responses_request.h)
 };
 
 // A chat-shaped request: messages in, the template, tools, an assistant message out.

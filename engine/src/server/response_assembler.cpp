@@ -22,6 +22,11 @@ ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids,
         c.logprobs = request.logprobs;
     if (m_endpoint == Endpoint::ENDPOINT_MESSAGES)
         m_messages.resize(m_choices.size());
+    if (m_endpoint == Endpoint::ENDPOINT_RESPONSES) {
+        m_responses.resize(m_choices.size());
+        for (ResponsesBuilder &b : m_responses)
+            b.setIds(m_ids);
+    }
     if (request.toolsActive() && isChat(request.endpoint)) {
         auto tools = json::parseJson(request.toolsJson, "tools");
         m_parsers.resize(m_choices.size());
@@ -45,7 +50,10 @@ std::string ResponseAssembler::items(int index, std::vector<chat::ToolCallItem> 
         if (!item.isCall) {
             if (item.content.empty())
                 continue;
-            if (!m_stream)
+            if (!m_responses.empty()) {
+                const std::string events = m_responses[static_cast<size_t>(index)].text(item.content);
+                out += m_stream ? events : std::string();
+            } else if (!m_stream)
                 choice.text += item.content;
             else if (!m_messages.empty())
                 out += m_messages[static_cast<size_t>(index)].text(item.content);
@@ -58,7 +66,10 @@ std::string ResponseAssembler::items(int index, std::vector<chat::ToolCallItem> 
         ToolCallOut call{newResponseId(m_messages.empty() ? "call_" : "toolu_"), std::move(item.call.name),
                          std::move(item.call.arguments)};
         const int callIndex = static_cast<int>(choice.toolCalls.size());
-        if (m_stream && !m_messages.empty()) {
+        if (!m_responses.empty()) {
+            const std::string events = m_responses[static_cast<size_t>(index)].call(call);
+            out += m_stream ? events : std::string();
+        } else if (m_stream && !m_messages.empty()) {
             out += m_messages[static_cast<size_t>(index)].toolUse(call);
             call.arguments.clear();
         } else if (m_stream) {
@@ -79,7 +90,49 @@ std::string ResponseAssembler::open()
             out += sseEvent(chatRoleChunk(m_ids, static_cast<int>(i)));
     if (m_stream && !m_messages.empty())
         out += m_messages[0].start(m_ids, m_usage);
+    if (m_stream && !m_responses.empty())
+        out += m_responses[0].start(m_usage);
     return out;
+}
+
+// /v1/responses: one response, its items built streamed or not (the whole
+// answer is the builder's response object).
+std::string ResponseAssembler::onResponsesEvent(const JobEvent &event)
+{
+    ChoiceResult &choice = m_choices[static_cast<size_t>(event.choice)];
+    ResponsesBuilder &builder = m_responses[static_cast<size_t>(event.choice)];
+    auto *parser = m_parsers.empty() ? nullptr : &*m_parsers[static_cast<size_t>(event.choice)];
+    const auto streamed = [&](std::string events) { return m_stream ? events : std::string(); };
+    switch (event.kind) {
+    case JobEvent::Kind::KIND_LOGPROBS:
+        return {};
+    case JobEvent::Kind::KIND_TOOL_CALL:
+        return parser ? items(event.choice, parser->pushToolText(event.text)) : std::string();
+    case JobEvent::Kind::KIND_REASONING:
+        return streamed(builder.reasoning(event.text));
+    case JobEvent::Kind::KIND_TEXT:
+        if (parser)
+            return items(event.choice, parser->pushAnswer(event.text));
+        return streamed(builder.text(event.text));
+    case JobEvent::Kind::KIND_DONE:
+        break;
+    }
+    m_done[static_cast<size_t>(event.choice)] = true;
+    --m_remaining;
+    m_finished = m_remaining == 0;
+    if (!event.status) {
+        m_finished = true;
+        m_error = ApiError::internal(event.status.message());
+        return streamed(builder.fail(*m_error));
+    }
+    std::string out;
+    if (parser)
+        out = items(event.choice, parser->finish());
+    choice.finishReason = finishReason(event.result.stopReason);
+    m_usage.completionTokens += static_cast<int64_t>(event.result.tokens.size());
+    m_usage.reasoningTokens += event.result.timings.reasoningTokens;
+    m_usage.cachedTokens = event.result.timings.reusedTokens;
+    return out + streamed(builder.finish(event.result.stopReason, m_usage));
 }
 
 // /v1/messages: one message (n is not part of Anthropic's API), its blocks.
@@ -137,6 +190,8 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
         return {};
     if (!m_messages.empty())
         return onMessagesEvent(event);
+    if (!m_responses.empty())
+        return onResponsesEvent(event);
     ChoiceResult &choice = m_choices[static_cast<size_t>(event.choice)];
     const bool chat = m_endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS;
     auto *parser = m_parsers.empty() ? nullptr : &*m_parsers[static_cast<size_t>(event.choice)];
@@ -202,6 +257,8 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
 
 std::string ResponseAssembler::body() const
 {
+    if (m_endpoint == Endpoint::ENDPOINT_RESPONSES)
+        return m_responses[0].body();
     if (m_endpoint == Endpoint::ENDPOINT_MESSAGES)
         return messagesResponse(m_ids, m_choices[0], m_choices[0].finishReason, m_usage);
     return m_endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS ? chatResponse(m_ids, m_choices, m_usage)

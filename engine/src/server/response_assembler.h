@@ -15,6 +15,7 @@
 #include "server/api_error.h"
 #include "server/api_request.h"
 #include "server/api_response.h"
+#include "server/responses_response.h"
 #include "server/completion_job.h"
 
 #include <optional>
@@ -49,6 +50,7 @@ private:
     // Content and calls from a choice's parser: SSE bytes (streamed) or gathered.
     std::string items(int choice, std::vector<chat::ToolCallItem> &&items);
     std::string onMessagesEvent(const JobEvent &event);
+    std::string onResponsesEvent(const JobEvent &event);
 
     Endpoint m_endpoint;
     bool m_parallelToolCalls = true;
@@ -61,6 +63,7 @@ private:
     const std::vector<TokenLogprobText> *takeLogprobs(int choice);
     std::vector<TokenLogprobText> m_sending;
     std::vector<MessagesStream> m_messages;   // /v1/messages: one per choice; empty otherwise
+    std::vector<ResponsesBuilder> m_responses; // /v1/responses: one per choice (streamed or not); empty otherwise
     bool m_stream;
     bool m_includeUsage;
     ResponseIds m_ids;

@@ -161,7 +161,8 @@ std::chrono::steady_clock::duration seconds(double s)
     return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
 }
 
-enum class Route { ROUTE_NONE, ROUTE_HEALTH, ROUTE_MODELS, ROUTE_MODEL, ROUTE_CHAT, ROUTE_COMPLETIONS, ROUTE_MESSAGES };
+enum class Route { ROUTE_NONE, ROUTE_HEALTH, ROUTE_MODELS, ROUTE_MODEL, ROUTE_CHAT, ROUTE_COMPLETIONS, ROUTE_MESSAGES,
+                   ROUTE_RESPONSES };
 
 class Connection : public ConnectionSlot, public std::enable_shared_from_this<Connection> {
 public:
@@ -359,10 +360,13 @@ private:
             m_route = Route::ROUTE_COMPLETIONS;
         else if (p == "/messages")
             m_route = Route::ROUTE_MESSAGES;
+        else if (p == "/responses")
+            m_route = Route::ROUTE_RESPONSES;
         if (m_route == Route::ROUTE_NONE)
             return refuse(ApiError::notFound("no endpoint " + path + " (see GET /v1/models, POST /v1/chat/completions)"));
         const bool post =
-            m_route == Route::ROUTE_CHAT || m_route == Route::ROUTE_COMPLETIONS || m_route == Route::ROUTE_MESSAGES;
+            m_route == Route::ROUTE_CHAT || m_route == Route::ROUTE_COMPLETIONS || m_route == Route::ROUTE_MESSAGES ||
+            m_route == Route::ROUTE_RESPONSES;
         if ((post && m_method != http::verb::post) ||
             (!post && m_method != http::verb::get && m_method != http::verb::head))
             return refuse(ApiError::methodNotAllowed(std::string(http::to_string(m_method)) + " is not allowed on " +
@@ -423,6 +427,8 @@ private:
             return startCompletion(Endpoint::ENDPOINT_COMPLETIONS);
         case Route::ROUTE_MESSAGES:
             return startCompletion(Endpoint::ENDPOINT_MESSAGES);
+        case Route::ROUTE_RESPONSES:
+            return startCompletion(Endpoint::ENDPOINT_RESPONSES);
         case Route::ROUTE_NONE:
             break;
         }
@@ -521,6 +527,7 @@ private:
         ResponseIds ids;
         ids.id = newResponseId(endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS ? "chatcmpl-"
                                : endpoint == Endpoint::ENDPOINT_MESSAGES      ? "msg_"
+                               : endpoint == Endpoint::ENDPOINT_RESPONSES     ? "resp_"
                                                                               : "cmpl-");
         ids.created = static_cast<int64_t>(std::time(nullptr));
         ids.model = m_shared->modelId;

@@ -250,6 +250,64 @@ private slots:
         QVERIFY(std::holds_alternative<ApiError>(role));
     }
 
+    // /v1/responses: input items read as chat messages.
+    void responsesInput()
+    {
+        const auto r = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(R"({"model":"m","instructions":"Be brief.",
+            "max_output_tokens":50,"reasoning":{"effort":"high"},"parallel_tool_calls":false,
+            "tools":[{"type":"function","name":"get_weather","parameters":{"type":"object"},"strict":true}],
+            "tool_choice":{"type":"function","name":"get_weather"},
+            "text":{"format":{"type":"json_schema","name":"r","schema":{"type":"object"}}},
+            "input":[{"role":"user","content":[{"type":"input_text","text":"Weather?"}]},
+              {"type":"reasoning","summary":[{"type":"summary_text","text":"Look it up."}]},
+              {"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"{}"},
+              {"type":"function_call","call_id":"call_2","name":"get_weather","arguments":"{}"},
+              {"type":"function_call_output","call_id":"call_1","output":"3C"},
+              {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Cold."}]}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(r));   // text.format with a named tool call: refused
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(r).param), QStringLiteral("response_format"));
+
+        const auto ok = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(R"({"model":"m","instructions":"Be brief.",
+            "max_output_tokens":50,"reasoning":{"effort":"high"},"parallel_tool_calls":false,
+            "tools":[{"type":"function","name":"get_weather","parameters":{"type":"object"},"strict":true}],
+            "tool_choice":{"type":"function","name":"get_weather"},
+            "input":[{"role":"user","content":[{"type":"input_text","text":"Weather?"}]},
+              {"type":"reasoning","summary":[{"type":"summary_text","text":"Look it up."}]},
+              {"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"{}"},
+              {"type":"function_call","call_id":"call_2","name":"get_weather","arguments":"{}"},
+              {"type":"function_call_output","call_id":"call_1","output":"3C"},
+              {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Cold."}]}]})"));
+        QVERIFY2(std::holds_alternative<ApiRequest>(ok), std::get_if<ApiError>(&ok) ? std::get<ApiError>(ok).message.c_str() : "");
+        const ApiRequest &a = std::get<ApiRequest>(ok);
+        QCOMPARE(a.endpoint, Endpoint::ENDPOINT_RESPONSES);
+        QCOMPARE(a.messages.size(), size_t(5));
+        QCOMPARE(QString::fromStdString(a.messages[0].content), QStringLiteral("Be brief."));
+        QCOMPARE(QString::fromStdString(a.messages[1].content), QStringLiteral("Weather?"));
+        QCOMPARE(QString::fromStdString(a.messages[2].role), QStringLiteral("assistant"));
+        QCOMPARE(QString::fromStdString(a.messages[2].reasoning), QStringLiteral("Look it up."));
+        QVERIFY(a.messages[2].extraJson.find("call_2") != std::string::npos);   // both calls on one turn
+        QCOMPARE(QString::fromStdString(a.messages[3].role), QStringLiteral("tool"));
+        QCOMPARE(QString::fromStdString(a.messages[4].content), QStringLiteral("Cold."));
+        QCOMPARE(a.maxTokens, 50);
+        QCOMPARE(QString::fromStdString(a.reasoningEffort), QStringLiteral("high"));
+        QCOMPARE(a.toolChoice, ApiRequest::ToolChoice::TOOL_CHOICE_NAMED);
+        QVERIFY(!a.parallelToolCalls);
+
+        const auto builtin = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(
+            R"({"input":"x","tools":[{"type":"web_search"}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(builtin));
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(builtin).param), QStringLiteral("tools[0].type"));
+        const auto stateful = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(R"({"input":"x","previous_response_id":"r"})"));
+        QVERIFY(std::holds_alternative<ApiError>(stateful));
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(stateful).param), QStringLiteral("previous_response_id"));
+        const auto image = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(
+            R"({"input":[{"role":"user","content":[{"type":"input_image","image_url":"x"}]}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(image));
+        const auto noInput = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(R"({"model":"m"})"));
+        QVERIFY(std::holds_alternative<ApiError>(noInput));
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(noInput).param), QStringLiteral("input"));
+    }
+
     void chatFields()
     {
         const auto r = parse(CHAT, QByteArray(

@@ -461,11 +461,13 @@ private slots:
             else if (block.startsWith("data: "))
                 data << QJsonDocument::fromJson(block.mid(6)).object();
         }
-        QCOMPARE(names, (QStringList{"message_start", "content_block_start", "content_block_delta", "content_block_delta",
-                                     "content_block_stop", "content_block_start", "content_block_delta",
-                                     "content_block_stop", "content_block_start", "content_block_delta",
-                                     "content_block_stop", "content_block_start", "content_block_delta",
-                                     "content_block_stop", "message_delta", "message_stop"}));
+        QCOMPARE(names.join(QLatin1Char(' ')),
+                 (QStringList{"message_start", "content_block_start", "content_block_delta", "content_block_delta",
+                              "content_block_stop", "content_block_start", "content_block_delta", "content_block_delta",
+                              "content_block_stop", "content_block_start", "content_block_delta",
+                              "content_block_stop", "content_block_start", "content_block_delta",
+                              "content_block_stop", "message_delta", "message_stop"})
+                     .join(QLatin1Char(' ')));
         QCOMPARE(names.size(), data.size());
         for (int i = 0; i < names.size(); ++i)
             QCOMPARE(data[i]["type"].toString(), names[i]);
@@ -473,15 +475,17 @@ private slots:
         QCOMPARE(data[1]["content_block"].toObject()["type"].toString(), QStringLiteral("thinking"));
         QCOMPARE(data[2]["delta"].toObject()["thinking"].toString(), QStringLiteral("Hmm."));
         QCOMPARE(data[3]["delta"].toObject()["type"].toString(), QStringLiteral("signature_delta"));
-        QCOMPARE(data[6]["delta"].toObject()["text"].toString(), QStringLiteral("Let me check."));
-        QCOMPARE(data[8]["content_block"].toObject()["type"].toString(), QStringLiteral("tool_use"));
-        QCOMPARE(data[8]["content_block"].toObject()["name"].toString(), QStringLiteral("get_weather"));
-        QVERIFY(data[8]["content_block"].toObject()["id"].toString().startsWith(QStringLiteral("toolu_")));
-        QCOMPARE(data[9]["delta"].toObject()["partial_json"].toString(), QStringLiteral("{\"city\":\"Paris\"}"));
-        QCOMPARE(data[9]["index"].toInt(), 2);
-        QCOMPARE(data[12]["index"].toInt(), 3);
-        QCOMPARE(data[14]["delta"].toObject()["stop_reason"].toString(), QStringLiteral("tool_use"));
-        QCOMPARE(data[14]["usage"].toObject()["output_tokens"].toInt(), 30);
+        // The text as the parser releases it: "Let me" (the space waits), " check.".
+        QCOMPARE(data[6]["delta"].toObject()["text"].toString() + data[7]["delta"].toObject()["text"].toString(),
+                 QStringLiteral("Let me check."));
+        QCOMPARE(data[9]["content_block"].toObject()["type"].toString(), QStringLiteral("tool_use"));
+        QCOMPARE(data[9]["content_block"].toObject()["name"].toString(), QStringLiteral("get_weather"));
+        QVERIFY(data[9]["content_block"].toObject()["id"].toString().startsWith(QStringLiteral("toolu_")));
+        QCOMPARE(data[10]["delta"].toObject()["partial_json"].toString(), QStringLiteral("{\"city\":\"Paris\"}"));
+        QCOMPARE(data[10]["index"].toInt(), 2);
+        QCOMPARE(data[13]["index"].toInt(), 3);
+        QCOMPARE(data[15]["delta"].toObject()["stop_reason"].toString(), QStringLiteral("tool_use"));
+        QCOMPARE(data[15]["usage"].toObject()["output_tokens"].toInt(), 30);
     }
 
     void messagesWhole()
@@ -502,6 +506,65 @@ private slots:
                                   .object();
         QCOMPARE(e["type"].toString(), QStringLiteral("error"));
         QCOMPARE(e["error"].toObject()["type"].toString(), QStringLiteral("invalid_request_error"));
+    }
+
+    // /v1/responses streamed: the event sequence with its sequence numbers,
+    // items in order (reasoning, message, two function calls), and the
+    // response.completed payload equal to the whole body.
+    void responsesStream()
+    {
+        ApiRequest r = toolRequest(true);
+        r.endpoint = Endpoint::ENDPOINT_RESPONSES;
+        ResponseAssembler a(r, {"resp_test", 1, "tiny"}, 7, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED);
+        std::string sse = a.open();
+        sse += a.onEvent(piece(0, "Hmm.", true));
+        for (const char *p : kToolReply)
+            sse += a.onEvent(piece(0, p));
+        sse += a.onEvent(done(0, StopReason::STOP_REASON_END_OF_GENERATION, 30));
+        QVERIFY(a.finished());
+        QStringList names;
+        QList<QJsonObject> data;
+        for (const QByteArray &line : QByteArray::fromStdString(sse).split('\n')) {
+            if (line.startsWith("event: "))
+                names << QString::fromUtf8(line.mid(7));
+            else if (line.startsWith("data: "))
+                data << QJsonDocument::fromJson(line.mid(6)).object();
+        }
+        QCOMPARE(names.size(), data.size());
+        for (int i = 0; i < data.size(); ++i) {
+            QCOMPARE(data[i]["type"].toString(), names[i]);
+            QCOMPARE(data[i]["sequence_number"].toInt(), i);
+        }
+        QCOMPARE(names.first(), QStringLiteral("response.created"));
+        QCOMPARE(names.last(), QStringLiteral("response.completed"));
+        QCOMPARE(names.count(QStringLiteral("response.output_item.added")), 4);
+        QCOMPARE(names.count(QStringLiteral("response.output_item.done")), 4);
+        const QJsonObject completed = data.last()["response"].toObject();
+        QCOMPARE(completed["status"].toString(), QStringLiteral("completed"));
+        const QJsonArray output = completed["output"].toArray();
+        QCOMPARE(output.size(), 4);
+        QCOMPARE(output[0].toObject()["type"].toString(), QStringLiteral("reasoning"));
+        QCOMPARE(output[1].toObject()["content"].toArray()[0].toObject()["text"].toString(), QStringLiteral("Let me check."));
+        QCOMPARE(output[2].toObject()["type"].toString(), QStringLiteral("function_call"));
+        QCOMPARE(output[2].toObject()["arguments"].toString(), QStringLiteral("{\"city\":\"Paris\"}"));
+        QVERIFY(output[2].toObject()["call_id"].toString().startsWith(QStringLiteral("call_")));
+        QCOMPARE(output[3].toObject()["name"].toString(), QStringLiteral("now"));
+        QCOMPARE(completed["usage"].toObject()["output_tokens"].toInt(), 30);
+        QCOMPARE(QJsonDocument::fromJson(QByteArray::fromStdString(a.body())).object()["output"].toArray(), output);
+    }
+
+    void responsesIncomplete()
+    {
+        ApiRequest r = request(Endpoint::ENDPOINT_RESPONSES, false, 1, false);
+        ResponseAssembler a(r, {"resp_test", 1, "tiny"}, 7);
+        QCOMPARE(a.onEvent(piece(0, "Once")), std::string());
+        a.onEvent(done(0, StopReason::STOP_REASON_MAX_TOKENS, 1));
+        const QJsonObject body = QJsonDocument::fromJson(QByteArray::fromStdString(a.body())).object();
+        QCOMPARE(body["object"].toString(), QStringLiteral("response"));
+        QCOMPARE(body["status"].toString(), QStringLiteral("incomplete"));
+        QCOMPARE(body["incomplete_details"].toObject()["reason"].toString(), QStringLiteral("max_output_tokens"));
+        QCOMPARE(body["output"].toArray()[0].toObject()["content"].toArray()[0].toObject()["text"].toString(),
+                 QStringLiteral("Once"));
     }
 };
 

@@ -2,7 +2,9 @@
 // random-weight model (started by tst_serve_sdk): tool calls forced by
 // tool_choice (required, a named function) whole and streamed, the tool
 // result sent back, response_format json_schema / json_object, logprobs on
-// chat and completions, and an unsupported schema refused.
+// chat and completions, an unsupported schema refused; and the Responses
+// API (text whole and streamed, a forced function call and its output sent
+// back, text.format json_schema, previous_response_id refused).
 //   node sdk_tools_test.mjs http://127.0.0.1:PORT/v1 MODEL_ID
 // A random-weight model writes anything; the grammar must still make every
 // forced call and schema reply valid. Validity is checked here against the
@@ -216,6 +218,63 @@ await check("a schema Burrow cannot compile: 400 naming the keyword", async () =
   }), (e) => {
     assert.ok(e instanceof OpenAI.BadRequestError);
     assert.match(e.message, /minimum/);
+    return true;
+  });
+});
+
+// The Responses API (POST /v1/responses) with the same SDK.
+await check("responses: text whole and streamed, the same output", async () => {
+  const req = { model, input: "Once upon a time", instructions: "Tell a story.", max_output_tokens: 12, temperature: 0 };
+  const whole = await client.responses.create(req);
+  assert.equal(whole.object, "response");
+  assert.match(whole.id, /^resp_/);
+  assert.ok(["completed", "incomplete"].includes(whole.status));
+  assert.equal(whole.output[0].type, "message");
+  assert.ok(whole.output_text.length > 0);
+  assert.equal(whole.usage.output_tokens <= 12, true);
+  const stream = client.responses.stream(req);
+  const types = [];
+  stream.on("event", (e) => types.push(e.type));
+  const final = await stream.finalResponse();
+  assert.equal(types[0], "response.created");
+  // The SDK adds output_text to created responses only: compare the items' text.
+  const textOf = (r) => r.output.filter((i) => i.type === "message").flatMap((i) => i.content).map((c) => c.text).join("");
+  assert.equal(textOf(final), whole.output_text);
+  assert.equal(textOf(whole), whole.output_text);
+  // The last event says how it ended (the SDK's snapshot keeps in_progress for an incomplete one).
+  assert.equal(types[types.length - 1], `response.${whole.status}`);
+  assert.ok(final.output.length > 0);
+});
+
+await check("responses: a forced function call, its output sent back", async () => {
+  const rtools = tools.map((t) => ({ type: "function", name: t.function.name, description: t.function.description,
+    parameters: t.function.parameters }));
+  const input = [{ role: "user", content: "Weather in Paris?" }];
+  const r = await client.responses.create({ model, input, tools: rtools, tool_choice: "required", max_output_tokens: 300,
+    temperature: 0 });
+  const call = r.output.find((i) => i.type === "function_call");
+  assert.ok(call, JSON.stringify(r.output));
+  assert.match(call.call_id, /^call_/);
+  validCall({ function: { name: call.name, arguments: call.arguments } });
+  const streamed = await client.responses.stream({ model, input, tools: rtools, tool_choice: "required",
+    max_output_tokens: 300, temperature: 0 }).finalResponse();
+  const sc = streamed.output.find((i) => i.type === "function_call");
+  assert.equal(sc.arguments, call.arguments);
+  const next = await client.responses.create({ model, tools: rtools, max_output_tokens: 8, temperature: 0,
+    input: [...input, call, { type: "function_call_output", call_id: call.call_id, output: "21 degrees" }] });
+  assert.ok(next.usage.input_tokens > r.usage.input_tokens);
+});
+
+await check("responses: text.format json_schema validates; previous_response_id refused", async () => {
+  const r = await client.responses.create({ model, input: "Rate a story", max_output_tokens: 300, temperature: 1, seed: 3,
+    text: { format: { type: "json_schema", name: "report", schema: report, strict: true } } });
+  assert.equal(r.status, "completed");
+  const v = JSON.parse(r.output_text);
+  assert.deepEqual(Object.keys(v), ["title", "rating", "tags", "score", "extra"]);
+  assert.ok(v.tags.length >= 1 && v.tags.length <= 2 && Number.isInteger(v.rating));
+  await assert.rejects(client.responses.create({ model, input: "x", previous_response_id: "resp_1" }), (e) => {
+    assert.ok(e instanceof OpenAI.BadRequestError);
+    assert.equal(e.param, "previous_response_id");
     return true;
   });
 });
