@@ -222,6 +222,33 @@ await check("a schema Burrow cannot compile: 400 naming the keyword", async () =
   });
 });
 
+await check("hostile: 3 MB of arguments, malformed arguments, 300 tools", async () => {
+  const big = "x".repeat(3 * 1024 * 1024);
+  const turn = (args) => [...messages,
+    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: args } }] },
+    { role: "tool", tool_call_id: "call_1", content: "ok" }];
+  // Answered (this model's fallback format writes no tool calls, so the
+  // prompt stays small) or refused as too long; never a crash.
+  try {
+    const r = await client.chat.completions.create({ model, tools, max_tokens: 4, temperature: 0,
+      messages: turn(JSON.stringify({ city: big })) });
+    assert.equal(r.choices.length, 1);
+  } catch (e) {
+    assert.ok(e instanceof OpenAI.BadRequestError, String(e));
+    assert.equal(e.code, "context_length_exceeded");
+  }
+  const r = await client.chat.completions.create({ model, tools, max_tokens: 4, temperature: 0, messages: turn("{not json") });
+  assert.equal(r.choices.length, 1);
+  const many = Array.from({ length: 300 }, (_, i) => ({ type: "function", function: { name: `f${i}` } }));
+  await assert.rejects(client.chat.completions.create({ model, messages, tools: many }), (e) => {
+    assert.ok(e instanceof OpenAI.BadRequestError);
+    assert.equal(e.param, "tools");
+    return true;
+  });
+  const again = await client.chat.completions.create({ model, messages, max_tokens: 2, temperature: 0 });
+  assert.equal(again.choices.length, 1);
+});
+
 // The Responses API (POST /v1/responses) with the same SDK.
 await check("responses: text whole and streamed, the same output", async () => {
   const req = { model, input: "Once upon a time", instructions: "Tell a story.", max_output_tokens: 12, temperature: 0 };
