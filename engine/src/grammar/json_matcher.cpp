@@ -132,6 +132,21 @@ bool JsonMatcher::canFinish(const StateSet &set) const
     return false;
 }
 
+bool JsonMatcher::inPlainString(const StateSet &set) const
+{
+    if (set.empty())
+        return false;
+    for (size_t i = 0; i < set.size; ++i) {
+        const Stack &s = set.stacks[i];
+        if (s.empty() || s.back().kind != FrameKind::FRAME_STRING || s.back().phase != 0 || s.back().b != 0)
+            return false;
+        const Node &n = m_graph.nodes[s.back().node];
+        if (n.minCount != 0 || n.maxCount != UINT32_MAX)
+            return false;
+    }
+    return true;
+}
+
 // One byte on one stack; every surviving reading is added to `out`.
 void JsonMatcher::step(Stack &s, uint8_t c, StateSet &out, int fanout) const
 {

@@ -81,6 +81,11 @@ public:
     void advance(const StateSet &in, uint8_t c, StateSet &out) const;
     // Some reading is complete (the output may end here).
     bool canFinish(const StateSet &set) const;
+    // Every reading is inside the body of a string without bounds (no
+    // escape or UTF-8 sequence under way): a plain byte (plainStringByte)
+    // leaves the set exactly as it is. The trie walk's shortcut.
+    bool inPlainString(const StateSet &set) const;
+    static bool plainStringByte(uint8_t c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
 
 private:
     // Consumes `s` (its frames are rewritten).

@@ -109,6 +109,8 @@ bool TokenConstraint::accept(Token token)
 void TokenConstraint::walk(size_t lo, size_t hi, size_t depth, const StateSet &state, std::vector<uint64_t> &mask)
 {
     const VocabIndex &v = *m_grammar->vocab;
+    // Inside a string's body a plain byte changes nothing: no step, the same state.
+    const bool stays = m_matcher.inPlainString(state);
     size_t i = lo;
     // Tokens exactly `depth` bytes long sort first and end here (handled by the caller).
     while (i < hi && v.bytes[static_cast<size_t>(v.sorted[i])].size() == depth)
@@ -118,8 +120,10 @@ void TokenConstraint::walk(size_t lo, size_t hi, size_t depth, const StateSet &s
         size_t end = i + 1;
         while (end < hi && static_cast<uint8_t>(v.bytes[static_cast<size_t>(v.sorted[end])][depth]) == c)
             ++end;
-        StateSet &next = m_levels[depth];
-        m_matcher.advance(state, c, next);
+        const bool same = stays && JsonMatcher::plainStringByte(c);
+        if (!same)
+            m_matcher.advance(state, c, m_levels[depth]);
+        const StateSet &next = same ? state : m_levels[depth];
         if (!next.empty()) {
             size_t k = i;
             for (; k < end && v.bytes[static_cast<size_t>(v.sorted[k])].size() == depth + 1; ++k) {
