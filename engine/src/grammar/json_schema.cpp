@@ -3,6 +3,7 @@
 #include "grammar/json_schema.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -79,12 +80,14 @@ private:
         const JsonValue *v = s.find(key);
         if (!v)
             return Status::ok();
-        if (v->type != JsonType::JSON_TYPE_INT && !(v->type == JsonType::JSON_TYPE_DOUBLE && v->number == double(int64_t(v->number))))
-            return Status::error(where + "." + key + ": expected a non-negative integer");
+        // An integer, or a number without a fraction (2.0, 1e30: never cast
+        // before its range is known).
         const double d = v->number;
-        if (d < 0)
+        const bool whole = v->type == JsonType::JSON_TYPE_INT ||
+                           (v->type == JsonType::JSON_TYPE_DOUBLE && std::isfinite(d) && std::floor(d) == d);
+        if (!whole || d < 0)
             return Status::error(where + "." + key + ": expected a non-negative integer");
-        *out = d > 4.0e9 ? UINT32_MAX - 1 : static_cast<uint32_t>(d);
+        *out = d >= 4.0e9 ? UINT32_MAX - 1 : static_cast<uint32_t>(d);
         return Status::ok();
     }
 

@@ -191,6 +191,8 @@ void TestJsonGrammar::refused_data()
     QTest::newRow("required-unknown") << QByteArray(R"({"type": "object", "properties": {"a": {}}, "required": ["b"]})")
                                       << "'b'";
     QTest::newRow("false") << QByteArray("false") << "accepts nothing";
+    QTest::newRow("fraction-count") << QByteArray(R"({"type": "array", "maxItems": 1.5})") << "maxItems: expected";
+    QTest::newRow("negative-count") << QByteArray(R"({"type": "string", "minLength": -1})") << "minLength: expected";
     std::string deep = R"({"type": "string"})";
     for (int i = 0; i < 100; ++i)
         deep = R"({"type": "array", "items": )" + deep + "}";
@@ -267,6 +269,10 @@ void TestJsonGrammar::texts_data()
     QTest::newRow("empty-object-only") << QByteArray(R"({"type": "object", "additionalProperties": false})")
                                        << QByteArray("{}") << -1;
     QTest::newRow("after-end") << QByteArray(R"({"type": "boolean"})") << QByteArray("true ") << 4;
+    // Counts past 32 bits (fuzz_json_schema's first find: a float-to-integer
+    // cast out of range) are read as "no bound".
+    QTest::newRow("huge-maxLength") << QByteArray(R"({"type": "string", "maxLength": 222222222222222222223})")
+                                    << QByteArray("\"abc\"") << -1;
 }
 
 void TestJsonGrammar::texts()
