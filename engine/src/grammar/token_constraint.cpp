@@ -6,6 +6,98 @@
 
 namespace burrow::grammar {
 
+namespace {
+
+// The matcher's rule for a string's body without bounds, from a character
+// boundary (see JsonMatcher: FRAME_STRING, phase 0).
+bool stringSafe(const std::string &bytes)
+{
+    size_t owed = 0;
+    for (const char ch : bytes) {
+        const auto c = static_cast<uint8_t>(ch);
+        if (owed > 0) {
+            if ((c & 0xC0) != 0x80)
+                return false;
+            --owed;
+        } else if (c >= 0x20 && c < 0x80) {
+            if (c == '"' || c == '\\')
+                return false;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            owed = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            owed = 2;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            owed = 3;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The trie from the sorted tokens, breadth first per node: the tokens in
+// sorted[lo, hi) share their first `depth` bytes and sit below `node`.
+// Iterative (an explicit work list), so no recursion depth to bound.
+void buildTrie(VocabIndex &v)
+{
+    struct Work {
+        uint32_t node;
+        size_t lo, hi, depth;
+    };
+    const auto byteAt = [&](size_t i, size_t depth) {
+        return static_cast<uint8_t>(v.bytes[static_cast<size_t>(v.sorted[i])][depth]);
+    };
+    v.trie.assign(1, VocabIndex::TrieNode{});
+    std::vector<Work> work{{0, 0, v.sorted.size(), 0}};
+    while (!work.empty()) {
+        const Work w = work.back();
+        work.pop_back();
+        size_t i = w.lo;
+        while (i < w.hi && v.bytes[static_cast<size_t>(v.sorted[i])].size() == w.depth)
+            ++i;
+        v.trie[w.node].tokenBegin = static_cast<uint32_t>(w.lo);
+        v.trie[w.node].tokenEnd = static_cast<uint32_t>(i);
+        const uint32_t first = static_cast<uint32_t>(v.trie.size());
+        uint32_t count = 0;
+        while (i < w.hi) {
+            const uint8_t c = byteAt(i, w.depth);
+            size_t end = i + 1;
+            while (end < w.hi && byteAt(end, w.depth) == c)
+                ++end;
+            VocabIndex::TrieNode child;
+            child.byte = c;
+            v.trie.push_back(child);
+            work.push_back({first + count, i, end, w.depth + 1});
+            ++count;
+            i = end;
+        }
+        v.trie[w.node].firstChild = first;
+        v.trie[w.node].childCount = count;
+    }
+    // Which tokens are string-safe, then (children come after their
+    // parent) one pass from the end marks the subtrees holding an unsafe one.
+    v.stringSafe.assign((v.vocabSize + 63) / 64, 0);
+    std::vector<bool> safe(v.sorted.size(), false);
+    for (size_t i = 0; i < v.sorted.size(); ++i) {
+        const auto id = static_cast<size_t>(v.sorted[i]);
+        if (stringSafe(v.bytes[id])) {
+            safe[i] = true;
+            v.stringSafe[id >> 6] |= uint64_t{1} << (id & 63);
+        }
+    }
+    for (size_t k = v.trie.size(); k-- > 0;) {
+        VocabIndex::TrieNode &n = v.trie[k];
+        bool unsafe = false;
+        for (uint32_t t = n.tokenBegin; t < n.tokenEnd && !unsafe; ++t)
+            unsafe = !safe[t];
+        for (uint32_t c = 0; c < n.childCount && !unsafe; ++c)
+            unsafe = v.trie[n.firstChild + c].unsafeBelow;
+        n.unsafeBelow = unsafe;
+    }
+}
+
+} // namespace
+
 std::shared_ptr<const VocabIndex> VocabIndex::build(std::vector<std::string> tokenBytes, std::vector<Token> endIds)
 {
     auto index = std::make_shared<VocabIndex>();
@@ -18,13 +110,14 @@ std::shared_ptr<const VocabIndex> VocabIndex::build(std::vector<std::string> tok
             index->endOfGeneration.push_back(t);
         }
     for (uint32_t i = 0; i < index->vocabSize; ++i)
-        if (!index->bytes[i].empty() && !index->isEnd[i]) {
+        if (!index->bytes[i].empty() && !index->isEnd[i] && index->bytes[i].size() <= kMaxTokenBytes) {
             index->sorted.push_back(static_cast<Token>(i));
             index->maxTokenBytes = std::max(index->maxTokenBytes, index->bytes[i].size());
         }
     const auto &b = index->bytes;
     std::sort(index->sorted.begin(), index->sorted.end(),
               [&](Token x, Token y) { return b[static_cast<size_t>(x)] < b[static_cast<size_t>(y)]; });
+    buildTrie(*index);
     return index;
 }
 
@@ -104,36 +197,34 @@ bool TokenConstraint::accept(Token token)
     return true;
 }
 
-// The tokens in sorted[lo, hi) share their first `depth` bytes, which led to
-// `state`: group them by the next byte, advance, prune or descend.
-void TokenConstraint::walk(size_t lo, size_t hi, size_t depth, const StateSet &state, std::vector<uint64_t> &mask)
+// Below trie node `node` (reached with `state` after `depth` bytes): each
+// child's byte advanced (or, inside a string's body, a plain byte kept as
+// is), its tokens allowed when the state survives, its subtree walked;
+// from a string's body, subtrees of string-safe tokens only are skipped
+// (stringSafe is in the mask).
+void TokenConstraint::walk(uint32_t node, size_t depth, const StateSet &state, bool fromString,
+                           std::vector<uint64_t> &mask)
 {
     const VocabIndex &v = *m_grammar->vocab;
-    // Inside a string's body a plain byte changes nothing: no step, the same state.
     const bool stays = m_matcher.inPlainString(state);
-    size_t i = lo;
-    // Tokens exactly `depth` bytes long sort first and end here (handled by the caller).
-    while (i < hi && v.bytes[static_cast<size_t>(v.sorted[i])].size() == depth)
-        ++i;
-    while (i < hi) {
-        const uint8_t c = static_cast<uint8_t>(v.bytes[static_cast<size_t>(v.sorted[i])][depth]);
-        size_t end = i + 1;
-        while (end < hi && static_cast<uint8_t>(v.bytes[static_cast<size_t>(v.sorted[end])][depth]) == c)
-            ++end;
-        const bool same = stays && JsonMatcher::plainStringByte(c);
+    const VocabIndex::TrieNode &n = v.trie[node];
+    for (uint32_t k = 0; k < n.childCount; ++k) {
+        const uint32_t childIndex = n.firstChild + k;
+        const VocabIndex::TrieNode &child = v.trie[childIndex];
+        if (fromString && !child.unsafeBelow)
+            continue;
+        const bool same = stays && JsonMatcher::plainStringByte(child.byte);
         if (!same)
-            m_matcher.advance(state, c, m_levels[depth]);
+            m_matcher.advance(state, child.byte, m_levels[depth]);
         const StateSet &next = same ? state : m_levels[depth];
-        if (!next.empty()) {
-            size_t k = i;
-            for (; k < end && v.bytes[static_cast<size_t>(v.sorted[k])].size() == depth + 1; ++k) {
-                const auto t = static_cast<size_t>(v.sorted[k]);
-                mask[t >> 6] |= uint64_t{1} << (t & 63);
-            }
-            if (k < end)
-                walk(k, end, depth + 1, next, mask);
+        if (next.empty())
+            continue;
+        for (uint32_t t = child.tokenBegin; t < child.tokenEnd; ++t) {
+            const auto id = static_cast<size_t>(v.sorted[t]);
+            mask[id >> 6] |= uint64_t{1} << (id & 63);
         }
-        i = end;
+        if (child.childCount > 0)
+            walk(childIndex, depth + 1, next, fromString, mask);
     }
 }
 
@@ -148,7 +239,11 @@ const std::vector<uint64_t> &TokenConstraint::mask()
     std::vector<uint64_t> mask((v.vocabSize + 63) / 64, 0);
     if (m_levels.size() < v.maxTokenBytes + 1)
         m_levels.resize(v.maxTokenBytes + 1);   // sized before the walk: it holds references into it
-    walk(0, v.sorted.size(), 0, m_state, mask);
+    const bool fromString = m_matcher.inPlainString(m_state);
+    if (fromString)
+        for (size_t w = 0; w < mask.size(); ++w)
+            mask[w] = v.stringSafe[w];
+    walk(0, 0, m_state, fromString, mask);
     if (complete())
         for (const Token t : v.endOfGeneration)
             mask[static_cast<size_t>(t) >> 6] |= uint64_t{1} << (static_cast<size_t>(t) & 63);

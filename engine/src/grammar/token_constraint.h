@@ -1,11 +1,12 @@
 // Grammar-constrained sampling: which tokens of a vocabulary may come next
 // in a reply that must match a compiled schema (json_matcher.h).
 //
-// VocabIndex: every token's bytes (as the reply shows them), sorted, so
-// that the tokens sharing a prefix form a contiguous range: walking the
-// ranges depth first is walking a vocabulary trie, and a prefix the grammar
-// refuses prunes every token below it. Built once per model (cached while
-// the model lives). Tokens without bytes (control tokens) are never allowed;
+// VocabIndex: every token's bytes (as the reply shows them) in a trie laid
+// out flat (a node's children contiguous, built from the tokens sorted by
+// their bytes): walking it depth first, a prefix the grammar refuses prunes
+// every token below it. Built once per model (cached while the model
+// lives; about 20 bytes per trie node, a few hundred thousand nodes for a
+// 150k vocabulary). Tokens without bytes (control tokens) are never allowed;
 // end-of-generation tokens are allowed exactly when the output is complete.
 //
 // TokenConstraint (one per request, one thread): the matcher's state after
@@ -32,9 +33,33 @@
 namespace burrow::grammar {
 
 struct VocabIndex {
+    // Tokens longer than this are left out (never allowed under a grammar):
+    // bounds the trie's depth, and so the walk's recursion, whatever a file holds.
+    static constexpr size_t kMaxTokenBytes = 1024;
+
+    // The trie: node 0 is the root; a node's children are contiguous
+    // (firstChild .. firstChild + childCount), one per next byte, in byte
+    // order; the tokens whose bytes end at a node are sorted[tokenBegin, tokenEnd).
+    struct TrieNode {
+        uint32_t firstChild = 0;
+        uint32_t childCount = 0;
+        uint32_t tokenBegin = 0;
+        uint32_t tokenEnd = 0;
+        uint8_t byte = 0;
+        // Some token at or below this node is not string-safe (stringSafe):
+        // from a string's body, only such subtrees need a walk.
+        bool unsafeBelow = false;
+    };
+
     uint32_t vocabSize = 0;
     std::vector<std::string> bytes;       // per token id
     std::vector<Token> sorted;            // ids with bytes, sorted by their bytes
+    std::vector<TrieNode> trie;
+    // Bit per token: its bytes continue the body of a string without bounds
+    // from a character boundary (printable ASCII but '"' and '\\', UTF-8
+    // lead bytes followed by their continuation bytes, the last character
+    // possibly unfinished): what such a string state allows, without a walk.
+    std::vector<uint64_t> stringSafe;
     std::vector<Token> endOfGeneration;
     std::vector<bool> isEnd;              // per token id
     size_t maxTokenBytes = 0;
@@ -71,7 +96,9 @@ public:
 
 private:
     bool advanceBytes(const StateSet &from, const std::string &bytes, StateSet &to);
-    void walk(size_t lo, size_t hi, size_t depth, const StateSet &state, std::vector<uint64_t> &mask);
+    // fromString: the walk began at the root in an unbounded string's body
+    // (the string-safe tokens are in the mask already).
+    void walk(uint32_t node, size_t depth, const StateSet &state, bool fromString, std::vector<uint64_t> &mask);
 
     std::shared_ptr<const CompiledGrammar> m_grammar;
     JsonMatcher m_matcher;
