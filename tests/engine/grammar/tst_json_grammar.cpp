@@ -367,6 +367,20 @@ void TestJsonGrammar::maskAgreesWithAllows()
         QVERIFY2(c.accept(Token(it - vocab.begin())), piece);
     }
     QVERIFY(c.complete());
+    // The same inside a string without bounds (the walk's string-safe
+    // shortcut): a multi-byte character cut across tokens, escapes.
+    auto free = compiled(R"({"type": "array", "items": {"type": "string"}})", vocab);
+    TokenConstraint f(free);
+    for (const char *piece : {"[\"", "a", "é", "\xe6", "\x97\xa5", "\\n", "\\u00e9", "ab", "\"]"}) {
+        const std::vector<uint64_t> mask = f.mask();
+        for (size_t t = 0; t < vocab.size(); ++t)
+            QVERIFY2(TokenConstraint::allowed(mask, Token(t)) == f.allows(Token(t)),
+                     (std::string("string state before '") + piece + "', token '" + vocab[t] + "'").c_str());
+        const auto it = std::find(vocab.begin(), vocab.end(), std::string(piece));
+        QVERIFY2(it != vocab.end(), piece);
+        QVERIFY2(f.accept(Token(it - vocab.begin())), piece);
+    }
+    QVERIFY(f.complete());
     QVERIFY(c.allows(0));                                    // the end now
     QVERIFY(!c.allows(1));                                   // a control token without bytes: never
     QVERIFY(!c.accept(Token(std::find(vocab.begin(), vocab.end(), "a") - vocab.begin())));   // nothing after the end
