@@ -119,6 +119,7 @@ private:
     };
 
     void process(bool final, std::vector<ReplyPart> &out);
+    bool harmonyHeader(bool final, std::vector<ReplyPart> &out);
     // The GEMMA4_CHANNEL states; false when m_state is not one of them.
     bool processChannels(bool final, std::vector<ReplyPart> &out);
     void emit(ReplyPartKind kind, std::string_view text, std::vector<ReplyPart> &out);

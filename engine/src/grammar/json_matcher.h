@@ -90,6 +90,15 @@ public:
 private:
     // Consumes `s` (its frames are rewritten).
     void step(Stack &s, uint8_t c, StateSet &out, int fanout) const;
+    enum class Step { STEP_DONE, STEP_AGAIN };
+    Step stepValue(Stack &s, uint8_t c, StateSet &out, int fanout) const;
+    Step stepLiteral(Stack &s, uint8_t c, StateSet &out) const;
+    Step stepNumber(Stack &s, uint8_t c, StateSet &out) const;
+    Step stepString(Stack &s, uint8_t c, StateSet &out) const;
+    Step stepObject(Stack &s, uint8_t c, StateSet &out) const;
+    Step stepKey(Stack &s, uint8_t c, StateSet &out) const;
+    Step stepAnyObject(Stack &s, uint8_t c, StateSet &out) const;
+    Step stepArray(Stack &s, uint8_t c, StateSet &out) const;
     bool pushValue(Stack &s, uint32_t node) const;
     static bool finishable(const Stack &s, const SchemaGraph &g);
 

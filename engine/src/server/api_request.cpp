@@ -332,6 +332,25 @@ std::optional<ApiError> readResponseFormat(const json &v, ApiRequest *r)
     return std::nullopt;
 }
 
+// What only the fields together decide: the named tool exists, a required
+// call has tools, a required call and a JSON response_format do not mix,
+// top_logprobs comes with logprobs.
+std::optional<ApiError> checkCombinations(const ApiRequest &r)
+{
+    using C = ApiRequest::ToolChoice;
+    if (r.toolChoice == C::TOOL_CHOICE_NAMED &&
+        std::find(r.toolNames.begin(), r.toolNames.end(), r.toolChoiceName) == r.toolNames.end())
+        return ApiError::badRequest("tool_choice: '" + r.toolChoiceName + "' is not one of the tools", "tool_choice");
+    if (r.toolsJson.empty() && (r.toolChoice == C::TOOL_CHOICE_REQUIRED || r.toolChoice == C::TOOL_CHOICE_NAMED))
+        return ApiError::badRequest("tool_choice: a tool is required but `tools` is empty", "tool_choice");
+    if (r.toolsActive() && r.responseFormat != ApiRequest::ResponseFormat::RESPONSE_FORMAT_TEXT &&
+        r.toolChoice != C::TOOL_CHOICE_AUTO)
+        return ApiError::badRequest("response_format: cannot be combined with a required tool call", "response_format");
+    if (r.topLogprobs > 0 && !r.logprobs)
+        return ApiError::badRequest("top_logprobs: needs logprobs: true", "top_logprobs");
+    return std::nullopt;
+}
+
 std::optional<ApiError> readFields(Endpoint endpoint, const json &body, const ServerLimits &limits, int32_t maxChoices,
                                    ApiRequest *r)
 {
@@ -472,17 +491,8 @@ std::optional<ApiError> readFields(Endpoint endpoint, const json &body, const Se
         if (e)
             return e;
     }
-    if (r->toolChoice == ApiRequest::ToolChoice::TOOL_CHOICE_NAMED &&
-        std::find(r->toolNames.begin(), r->toolNames.end(), r->toolChoiceName) == r->toolNames.end())
-        return ApiError::badRequest("tool_choice: '" + r->toolChoiceName + "' is not one of the tools", "tool_choice");
-    if (r->toolsJson.empty() && (r->toolChoice == ApiRequest::ToolChoice::TOOL_CHOICE_REQUIRED ||
-                                 r->toolChoice == ApiRequest::ToolChoice::TOOL_CHOICE_NAMED))
-        return ApiError::badRequest("tool_choice: a tool is required but `tools` is empty", "tool_choice");
-    if (r->toolsActive() && r->responseFormat != ApiRequest::ResponseFormat::RESPONSE_FORMAT_TEXT &&
-        r->toolChoice != ApiRequest::ToolChoice::TOOL_CHOICE_AUTO)
-        return ApiError::badRequest("response_format: cannot be combined with a required tool call", "response_format");
-    if (r->topLogprobs > 0 && !r->logprobs)
-        return ApiError::badRequest("top_logprobs: needs logprobs: true", "top_logprobs");
+    if (auto e = checkCombinations(*r))
+        return e;
     if (endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS && r->messages.empty())
         return ApiError::badRequest("messages: missing (an array of {role, content})", "messages");
     if (endpoint == Endpoint::ENDPOINT_COMPLETIONS && !body.contains("prompt"))
