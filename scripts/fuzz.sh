@@ -6,7 +6,8 @@
 #            splitter), vocab (vocabulary loading and tokenizing), request
 #            (the server's request bodies and header checks), http (the
 #            server's HTTP request path from raw bytes: Beast's parser under
-#            the server's limits); default all.
+#            the server's limits), schema (the JSON-schema grammar: compile
+#            and match); default all.
 #
 # Seed corpora, rebuilt every run in build/fuzz/fuzz-work/<target>/seeds:
 #   gguf:  valid and corrupt files written by gguf_seed_corpus; the first
@@ -15,7 +16,9 @@
 #          every case of ../shared/templates*/cases.json with its template;
 #   vocab: generated vocabularies for every pre-tokenizer (vocab_seed_corpus)
 #          and the ../shared/tokenizer*/ vocabularies cut down to kilobytes;
-#   request: a few chat and completion bodies written below (request_seeds);
+#   request: a few chat, completion, Messages and Responses bodies written
+#          below (request_seeds);
+#   schema: a few schemas, each with a text to match (schema_seeds);
 #   http:  raw requests written below (http_seeds): chunked with trailers,
 #          pipelined, 100-continue, HTTP/1.0, HEAD, and a trailer past
 #          Beast's field limit (issue 27's crash);
@@ -35,7 +38,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(gguf jinja vocab request http)
+    targets=(gguf jinja vocab request http schema)
 fi
 tree="$root/build/fuzz"
 if [[ ! -f "$tree/build.ninja" ]]; then
@@ -106,6 +109,16 @@ request_seeds() {
     printf '%s' '{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":null,"reasoning_content":"hm","tool_calls":[{"id":"c1"}]}],"max_tokens":16,"temperature":0.5,"top_p":0.9,"top_k":40,"min_p":0.05,"seed":-1,"stop":["END","\n"],"stream":true,"stream_options":{"include_usage":true},"n":2,"reasoning_effort":"high","thinking":{"type":"enabled"},"chat_template_kwargs":{"enable_thinking":false}}' >"$dir/chat.json"
     printf '%s' '{"prompt":["Once upon a time"],"max_completion_tokens":8,"presence_penalty":-1.5,"frequency_penalty":2,"stop":"x","logprobs":null,"response_format":{"type":"text"}}' >"$dir/completion.json"
     printf 'localhost:8080\nhttp://localhost:3000\nBearer s3cret' >"$dir/headers.txt"
+    printf '%s' '{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":{"type":"string"}}}}}],"tool_choice":"required","parallel_tool_calls":false,"logprobs":true,"top_logprobs":2}' >"$dir/tools.json"
+    printf '%s' '{"model":"m","system":"s","max_tokens":8,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}],"tools":[{"name":"f","input_schema":{"type":"object"}}],"tool_choice":{"type":"any"}}' >"$dir/messages.json"
+    printf '%s' '{"model":"m","instructions":"s","input":[{"role":"user","content":"hi"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}],"tools":[{"type":"function","name":"f"}],"text":{"format":{"type":"json_schema","name":"x","schema":{"type":"object"}}}}' >"$dir/responses.json"
+}
+
+schema_seeds() {
+    local dir=$1
+    printf '%s\n%s' '{"type":"object","properties":{"a":{"type":"string","maxLength":3},"b":{"type":"array","items":{"enum":[1,12,"x"]},"maxItems":2},"c":{"anyOf":[{"type":"null"},{"type":"number"}]}},"required":["a"]}' '{"a":"xy","b":[12,"x"],"c":-1.5e3}' >"$dir/object.txt"
+    printf '%s\n%s' '{"$defs":{"n":{"type":"object","properties":{"v":{"type":"integer"},"next":{"anyOf":[{"$ref":"#/$defs/n"},{"type":"null"}]}}}},"$ref":"#/$defs/n"}' '{"v":1,"next":{"v":2,"next":null}}' >"$dir/recursive.txt"
+    printf '%s\n%s' '{}' '[[[{"a":[true,false,null,"\u00e9"]}]]]' >"$dir/any.txt"
 }
 
 http_seeds() {
@@ -138,8 +151,11 @@ for target in "${targets[@]}"; do
         http)
             cmake --build "$tree" --target fuzz_http_request >/dev/null
             run_target http fuzz_http_request 131072 "$root/tests/engine/server/data/http-crashes" "*" http_seeds || failed=1 ;;
+        schema)
+            cmake --build "$tree" --target fuzz_json_schema >/dev/null
+            run_target schema fuzz_json_schema 65536 "$root/tests/engine/grammar/data/schema-crashes" "*" schema_seeds || failed=1 ;;
         *)
-            echo "fuzz.sh: unknown target '$target' (gguf, jinja, vocab, request, http)" >&2
+            echo "fuzz.sh: unknown target '$target' (gguf, jinja, vocab, request, http, schema)" >&2
             exit 2 ;;
     esac
 done

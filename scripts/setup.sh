@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages in scripts/packages.txt that are missing, and
-# the OpenAI Node.js SDK the server's tests run (tests/engine/server/sdk,
+# the OpenAI and Anthropic Node.js SDKs the server's tests run (tests/engine/server/sdk,
 # pinned in its package-lock.json, with npm ci).
 # Idempotent: when everything is installed it only checks (well under a second).
 set -euo pipefail
@@ -29,7 +29,7 @@ fi
 # failure (no network) is not fatal: tst_serve_sdk then skips and says why.
 sdk="$root/tests/engine/server/sdk"
 if [[ ! -f "$sdk/node_modules/.package-lock.json" || "$sdk/package-lock.json" -nt "$sdk/node_modules/.package-lock.json" ]]; then
-    echo "setup: installing the OpenAI Node.js SDK for the server tests (npm ci in tests/engine/server/sdk)" >&2
+    echo "setup: installing the OpenAI and Anthropic Node.js SDKs for the server tests (npm ci in tests/engine/server/sdk)" >&2
     if ! (cd "$sdk" && npm ci --no-audit --no-fund --loglevel=error >&2); then
         echo "setup: warning: npm ci failed; tst_serve_sdk will be skipped" >&2
     fi

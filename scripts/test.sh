@@ -25,7 +25,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
     ctest --test-dir "$root/build/asan" --output-on-failure -j "$jobs" --timeout 1200 -L engine
 
 if [[ -f "$root/fuzz/CMakeLists.txt" ]]; then
-    echo "== fuzzing the GGUF reader, chat templates, vocabularies, server requests and HTTP for ${BURROW_FUZZ_SECONDS:-90} s"
+    echo "== fuzzing the GGUF reader, chat templates, vocabularies, server requests, HTTP and JSON schemas for ${BURROW_FUZZ_SECONDS:-90} s"
     "$root/scripts/build.sh" fuzz
     "$root/scripts/fuzz.sh" "${BURROW_FUZZ_SECONDS:-90}"
 fi

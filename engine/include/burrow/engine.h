@@ -346,6 +346,30 @@ struct ChatPrompt {
 Result<ChatPrompt> buildChatPrompt(const Model &model, const std::vector<ChatMessage> &messages,
                                    const PromptOptions &options);
 
+// ---- constrained output ------------------------------------------------------
+
+// A compiled constraint on a reply (opaque, immutable, shareable between
+// requests on the model it was compiled for): the sampler only draws tokens
+// that keep the reply a prefix of a text the grammar accepts, and an
+// end-of-generation token only once the text is complete.
+class Grammar;
+
+struct GrammarOptions {
+    // Fixed texts around the JSON value (e.g. "<tool_call>\n" and "\n</tool_call>").
+    std::string prefix;
+    std::string suffix;
+};
+
+// Compiles a JSON schema (see docs/server.md for the keywords; "{}" or
+// "true": any JSON value; {"type": "object"}: any object) into a grammar over
+// `model`'s vocabulary. Errors name the keyword that is not supported or the
+// bound that was passed ("schema.properties.a: 'pattern' is not supported").
+// Cost: O(schema); the model's vocabulary index is built on first use
+// (a sort of its token texts) and kept while the model lives.
+Result<std::shared_ptr<const Grammar>> compileJsonSchemaGrammar(const std::shared_ptr<const Model> &model,
+                                                                std::string_view schemaJson,
+                                                                const GrammarOptions &options = {});
+
 struct SamplingParams {
     float temperature = 0.8f;        // <= 0: greedy
     int32_t topK = 40;               // <= 0: off
@@ -360,6 +384,15 @@ struct SamplingParams {
     float mirostatTau = 5.0f;
     float mirostatEta = 0.1f;
     uint32_t seed = 0xFFFFFFFFu;     // 0xFFFFFFFF: random
+    // Null: no constraint. Else every sampled token keeps the reply inside
+    // the grammar (a token it refuses is replaced by a draw from the allowed
+    // ones, with the same stages).
+    std::shared_ptr<const Grammar> grammar;
+    // > 0: the sampler records, per generated token, its log-probability and
+    // this many most likely alternatives (GenerateResult::logprobs), from the
+    // distribution it drew from. At most 20.
+    int32_t logprobs = 0;
+    bool recordLogprobs = false;     // the chosen token's log-probability even when logprobs is 0
 };
 
 // Cancels one request: cancel() from any thread; the request holding the
@@ -400,6 +433,16 @@ struct GenerateOptions {
     // Stop strings apply to the answer only.
     ReasoningOptions reasoning;
     TextCallback onReasoning;
+    // Tool calls the reasoning syntax keeps apart (Gemma 4's "<|tool_call>",
+    // harmony messages to a recipient): their text, markers removed as
+    // chat/reasoning_split.h says, to this callback (may be null) and
+    // GenerateResult::toolCallText; never to the answer or the reasoning.
+    TextCallback onToolCall;
+    // Control tokens whose text the reply shows (the reference's "preserved
+    // tokens": "<|python_tag|>", "[TOOL_CALLS]", ...), so a tool-call parser
+    // sees them; other control tokens stay invisible. Texts that are not a
+    // control token of the vocabulary are ignored.
+    std::vector<std::string> renderedControlTokens;
 };
 
 enum class StopReason {
@@ -422,12 +465,26 @@ struct Timings {
     double generateTokensPerSecond() const { return generateMs > 0 ? generatedTokens * 1000.0 / generateMs : 0; }
 };
 
+// One generated token's log-probability under the distribution the sampler
+// drew it from, and the most likely alternatives there (SamplingParams::logprobs).
+struct TokenLogprob {
+    Token token = 0;
+    float logprob = 0.0f;
+};
+struct TokenLogprobs {
+    Token token = 0;
+    float logprob = 0.0f;
+    std::vector<TokenLogprob> top;   // most likely first
+};
+
 struct GenerateResult {
     StopReason stopReason = StopReason::STOP_REASON_END_OF_GENERATION;
     std::vector<Token> tokens;       // generated tokens; filled as they come: in the text callbacks it
                                      // holds every token generated so far (a caller's live count)
     std::string text;                // the answer: the text the callback received, concatenated
     std::string reasoning;           // the reasoning, without its markers ("" when none)
+    std::string toolCallText;        // GenerateOptions::onToolCall's pieces, concatenated
+    std::vector<TokenLogprobs> logprobs;   // per generated token, when SamplingParams asked for them
     Timings timings;
 };
 
@@ -540,6 +597,9 @@ struct Request {
     // far. The text callbacks see pieces, not tokens (a piece may hold
     // several tokens, or wait for the next one); this is the count. Optional.
     std::function<void(int32_t generated)> onToken;
+    // With SamplingParams::logprobs / recordLogprobs: each generated token's
+    // entry, right after onToken. Optional.
+    std::function<void(const TokenLogprobs &entry)> onLogprobs;
     ProgressCallback onPromptProgress;
     // The end: the result (stop reason, tokens, text, reasoning, timings)
     // and Status::ok(), or an error (the prompt is too long, ...).

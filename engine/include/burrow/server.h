@@ -44,6 +44,8 @@ struct ServerLimits {
     size_t maxStopBytes = 1024;            // bytes of one stop string
     int64_t maxTokens = 65536;             // largest max_tokens / max_completion_tokens accepted
     int maxJsonDepth = 64;                 // nesting of the request JSON
+    size_t maxTools = 256;                 // entries of `tools`
+    size_t maxToolNameBytes = 64;          // a function's name ([A-Za-z0-9_.-])
     // Open connections. When all are taken, a new one evicts the connection
     // that has waited longest for a request header (idle or slow); 503 only
     // when every one is busy with a request.

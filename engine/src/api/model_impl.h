@@ -51,8 +51,9 @@ public:
     Token addedBos() const;
     // The chat format (chosen and parsed on first use; thread-safe).
     Result<std::shared_ptr<const ChatState>> chatState() const;
-    // A new streaming decoder (one per generation).
-    std::unique_ptr<TokenTextStream> newTextStream() const;
+    // A new streaming decoder (one per generation); the control tokens
+    // named (GenerateOptions::renderedControlTokens) are shown as their text.
+    std::unique_ptr<TokenTextStream> newTextStream(const std::vector<std::string> &renderedControlTokens = {}) const;
 
 private:
     ModelImpl();   // defined where tokenizer::Tokenizer is complete

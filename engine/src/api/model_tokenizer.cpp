@@ -11,12 +11,26 @@ namespace {
 
 class DecoderStream final : public TokenTextStream {
 public:
-    explicit DecoderStream(const tokenizer::Tokenizer &tok) : m_decoder(tok) {}
-    std::string push(Token token) override { return m_decoder.push(token); }
+    DecoderStream(const tokenizer::Tokenizer &tok, std::vector<Token> rendered)
+        : m_tok(tok), m_decoder(tok), m_rendered(std::move(rendered))
+    {
+    }
+    std::string push(Token token) override
+    {
+        for (const Token r : m_rendered)
+            if (r == token) {
+                // A control token shown as its text: whole, after what is held.
+                std::string out = m_decoder.finish();
+                return out + m_tok.tokenBytes(token, true);
+            }
+        return m_decoder.push(token);
+    }
     std::string finish() override { return m_decoder.finish(); }
 
 private:
+    const tokenizer::Tokenizer &m_tok;
     tokenizer::StreamDecoder m_decoder;
+    std::vector<Token> m_rendered;   // a few ids: a linear scan is cheapest
 };
 
 // A model file without a vocabulary can still be evaluated on token ids.
@@ -72,11 +86,17 @@ Token ModelImpl::addedBos() const
     return m_tokenizer && m_tokenizer->addBos() ? m_tokenizer->bos() : -1;
 }
 
-std::unique_ptr<TokenTextStream> ModelImpl::newTextStream() const
+std::unique_ptr<TokenTextStream> ModelImpl::newTextStream(const std::vector<std::string> &renderedControlTokens) const
 {
     if (!m_tokenizer)
         return std::make_unique<NoTextStream>();
-    return std::make_unique<DecoderStream>(*m_tokenizer);
+    std::vector<Token> rendered;
+    for (const std::string &text : renderedControlTokens) {
+        const int32_t id = m_tokenizer->findToken(text);
+        if (id >= 0 && m_tokenizer->isControl(id) && !m_tokenizer->isEndOfGeneration(id) && rendered.size() < 16)
+            rendered.push_back(id);
+    }
+    return std::make_unique<DecoderStream>(*m_tokenizer, std::move(rendered));
 }
 
 } // namespace burrow::api

@@ -23,7 +23,8 @@ namespace burrow::api {
 class ReplyOutput {
 public:
     ReplyOutput(const GenerateOptions &options, const TextCallback &onText, GenerateResult &result)
-        : m_onText(onText), m_onReasoning(options.onReasoning), m_r(result), m_stops(options.stopStrings)
+        : m_onText(onText), m_onReasoning(options.onReasoning), m_onToolCall(options.onToolCall), m_r(result),
+          m_stops(options.stopStrings)
     {
         if (options.reasoning.syntax != ReasoningSyntax::REASONING_SYNTAX_NONE ||
             options.reasoning.startsInReasoning)
@@ -72,8 +73,17 @@ private:
             reasoning(part.text);
         else if (part.kind == chat::ReplyPartKind::REPLY_PART_KIND_ANSWER)
             answer(part.text);
-        // A tool call (Gemma 4's markup) is neither: it never reaches the
-        // answer; the tool-call parser is a later step.
+        else
+            toolCall(part.text);   // never the answer: the caller's tool-call parser reads it
+    }
+
+    void toolCall(std::string_view text)
+    {
+        if (text.empty())
+            return;
+        m_r.toolCallText += text;
+        if (m_onToolCall && !m_onToolCall(text))
+            stopByCallback();
     }
 
     void answer(std::string_view text)
@@ -112,6 +122,7 @@ private:
 
     const TextCallback &m_onText;
     const TextCallback &m_onReasoning;
+    const TextCallback &m_onToolCall;
     GenerateResult &m_r;
     StopStringFilter m_stops;
     std::optional<chat::ReasoningSplitter> m_splitter;

@@ -200,7 +200,7 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
     live->tokens = request.prompt;
     live->promptLength = static_cast<uint32_t>(request.prompt.size());
     live->req = std::move(request);
-    live->stream = m_model->newTextStream();
+    live->stream = m_model->newTextStream(live->req.options.renderedControlTokens);
     live->out = std::make_unique<ReplyOutput>(live->req.options, live->req.onText, *live->result);
     live->result->stopReason = StopReason::STOP_REASON_MAX_TOKENS;
     return live;
@@ -493,6 +493,11 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits)
     r.tokens.push_back(token);
     if (l.req.onToken)
         l.req.onToken(static_cast<int32_t>(r.tokens.size()));
+    if (l.chain->recordsLogprobs()) {
+        r.logprobs.push_back(l.chain->lastLogprobs());
+        if (l.req.onLogprobs)
+            l.req.onLogprobs(r.logprobs.back());
+    }
     const bool wasReasoning = l.out->inReasoning();
     l.out->push(l.stream->push(token));
     if (wasReasoning || l.out->inReasoning()) {

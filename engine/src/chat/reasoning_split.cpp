@@ -133,8 +133,24 @@ std::string_view headerChannel(std::string_view header)
     return rest.substr(0, end);
 }
 
+// The recipient a harmony header names (" to=functions.get_weather": 
+// "functions.get_weather"; "" when none).
+std::string_view headerRecipient(std::string_view header)
+{
+    const size_t at = header.find(H_TO);
+    if (at == std::string_view::npos)
+        return {};
+    std::string_view rest = header.substr(at + H_TO.size());
+    size_t end = 0;
+    while (end < rest.size() && !isBlank(rest[end]) && rest[end] != '<')
+        ++end;
+    return rest.substr(0, end);
+}
+
 ReplyPartKind kindOfHeader(std::string_view header)
 {
+    if (!headerRecipient(header).empty())
+        return ReplyPartKind::REPLY_PART_KIND_TOOL_CALL;
     const std::string_view channel = headerChannel(header);
     return channel.empty() || channel == "final" ? ReplyPartKind::REPLY_PART_KIND_ANSWER
                                                  : ReplyPartKind::REPLY_PART_KIND_REASONING;
@@ -293,24 +309,10 @@ void ReasoningSplitter::process(bool final, std::vector<ReplyPart> &out)
             return;
         }
 
-        case State::STATE_HARMONY_HEADER: {
-            const size_t message = p.find(H_MESSAGE);
-            if (message != std::string_view::npos && message + H_MESSAGE.size() <= HARMONY_HEADER_LIMIT) {
-                m_bodyKind = kindOfHeader(p.substr(0, message));
-                consume(message + H_MESSAGE.size());
-                m_state = State::STATE_HARMONY_BODY;
+        case State::STATE_HARMONY_HEADER:
+            if (harmonyHeader(final, out))
                 continue;
-            }
-            if (p.size() >= HARMONY_HEADER_LIMIT) {
-                // Not a header after all: the markup is broken, so the rest
-                // of the reply is written as it is, as answer.
-                m_state = State::STATE_ANSWER;
-                continue;
-            }
-            if (final)
-                consume(p.size());   // an unfinished header is markup
             return;
-        }
 
         case State::STATE_HARMONY_BODY: {
             const Found f = findFirst(p, {H_END, H_RETURN, H_CALL, H_START, H_CHANNEL});
@@ -357,6 +359,38 @@ void ReasoningSplitter::process(bool final, std::vector<ReplyPart> &out)
         }
         }
     }
+}
+
+// STATE_HARMONY_HEADER: up to <|message|> (then the body, of the header's
+// kind: a message to a recipient opens its tool-call part with
+// "to=RECIPIENT<|message|>"), or given up on past HARMONY_HEADER_LIMIT.
+// True: go on with the next state; false: wait for more bytes.
+bool ReasoningSplitter::harmonyHeader(bool final, std::vector<ReplyPart> &out)
+{
+    using Kind = ReplyPartKind;
+    const std::string_view p = m_pending;
+    const size_t message = p.find(H_MESSAGE);
+    if (message != std::string_view::npos && message + H_MESSAGE.size() <= HARMONY_HEADER_LIMIT) {
+        m_bodyKind = kindOfHeader(p.substr(0, message));
+        if (m_bodyKind == Kind::REPLY_PART_KIND_TOOL_CALL) {
+            std::string head = "to=";
+            head.append(headerRecipient(p.substr(0, message)));
+            head.append(H_MESSAGE);
+            emit(Kind::REPLY_PART_KIND_TOOL_CALL, head, out);
+        }
+        m_pending.erase(0, message + H_MESSAGE.size());
+        m_state = State::STATE_HARMONY_BODY;
+        return true;
+    }
+    if (p.size() >= HARMONY_HEADER_LIMIT) {
+        // Not a header after all: the markup is broken, so the rest of the
+        // reply is written as it is, as answer.
+        m_state = State::STATE_ANSWER;
+        return true;
+    }
+    if (final)
+        m_pending.clear();   // an unfinished header is markup
+    return false;
 }
 
 // Gemma 4's states: runs them until one has to wait for more bytes (returns

@@ -31,7 +31,10 @@
 //   [<|start|>ROLE]<|channel|>NAME[ to=..][ <|constrain|>TYPE]<|message|>BODY(<|end|>|<|return|>|<|call|>)
 // The headers and terminators are markup (neither part). Bodies of the
 // "final" channel (and of a header without a channel) are answer; of any
-// other channel ("analysis", "commentary") reasoning. A reply that does
+// other channel ("analysis", "commentary") reasoning, unless the header
+// names a recipient (" to=functions.NAME"): that message is a tool call
+// (REPLY_PART_KIND_TOOL_CALL), its part "to=RECIPIENT<|message|>" followed
+// by the body (the arguments), never answer or reasoning. A reply that does
 // not start with a header (<|channel|>, <|start|>, <|message|> or " to=")
 // is answer. Text after a terminator that is not a new header is answer;
 // white space between messages is dropped. A header without <|message|>
@@ -65,8 +68,9 @@ namespace burrow::chat {
 enum class ReplyPartKind {
     REPLY_PART_KIND_REASONING,
     REPLY_PART_KIND_ANSWER,
-    // A tool call's markup-free text (Gemma 4: "call:NAME{...}"), kept out of
-    // the answer; for the tool-call parser (not yet: it is dropped).
+    // A tool call's text, kept out of the answer and the reasoning, for the
+    // tool-call parser (chat/tool_calls.h): Gemma 4 "call:NAME{...}" (its
+    // markers removed), harmony "to=functions.NAME<|message|>{...}".
     REPLY_PART_KIND_TOOL_CALL,
 };
 
@@ -115,6 +119,7 @@ private:
     };
 
     void process(bool final, std::vector<ReplyPart> &out);
+    bool harmonyHeader(bool final, std::vector<ReplyPart> &out);
     // The GEMMA4_CHANNEL states; false when m_state is not one of them.
     bool processChannels(bool final, std::vector<ReplyPart> &out);
     void emit(ReplyPartKind kind, std::string_view text, std::vector<ReplyPart> &out);

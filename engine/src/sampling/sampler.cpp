@@ -1,5 +1,6 @@
 #include "sampling/sampler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -73,8 +74,20 @@ Result<std::unique_ptr<Chain>> Chain::create(const SamplingParams &params, uint3
     if (Status s = validateSamplingParams(params); !s)
         return s;
 
+    if (params.logprobs < 0 || params.logprobs > 20)
+        return Status::error("sampling: logprobs is " + std::to_string(params.logprobs) + ", expected 0 to 20");
     std::unique_ptr<Chain> chain(new Chain());
     chain->m_vocabSize = vocabSize;
+    if (params.grammar) {
+        if (params.grammar->vocab->vocabSize != vocabSize)
+            return Status::error("sampling: the grammar was compiled for a vocabulary of " +
+                                 std::to_string(params.grammar->vocab->vocabSize) + " tokens, not " +
+                                 std::to_string(vocabSize));
+        chain->m_constraint = std::make_unique<grammar::TokenConstraint>(params.grammar);
+    }
+    chain->m_recordLogprobs = params.logprobs > 0 || params.recordLogprobs;
+    chain->m_topLogprobs = params.logprobs;
+    chain->m_greedy = params.mirostat == 0 && params.temperature <= 0.0f;
     chain->m_buffer.resize(vocabSize);
     auto &stages = chain->m_stages;
 
@@ -106,7 +119,7 @@ Result<std::unique_ptr<Chain>> Chain::create(const SamplingParams &params, uint3
     return chain;
 }
 
-Token Chain::sample(const float *logits)
+void Chain::load(const float *logits)
 {
     Candidate *data = m_buffer.data();
     // A NaN logit (a broken model) would break the sorts' ordering; it becomes
@@ -117,10 +130,12 @@ Token Chain::sample(const float *logits)
         data[i] = Candidate{static_cast<Token>(i), std::isnan(logit) ? negInf : logit, 0.0f};
     }
     m_view = CandidateArray{data, m_vocabSize, -1, false};
+}
 
+Token Chain::runStages()
+{
     for (auto &stage : m_stages)
         stage->apply(m_view);
-
     // Every chain ends in a selecting stage; should it select nothing, the
     // first live candidate is taken rather than reading out of range.
     if (m_view.selected < 0 || static_cast<size_t>(m_view.selected) >= m_view.size)
@@ -128,16 +143,87 @@ Token Chain::sample(const float *logits)
     return m_view.data[m_view.selected].id;
 }
 
+void Chain::keepAllowed(const std::vector<uint64_t> &mask)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < m_view.size; ++i)
+        if (grammar::TokenConstraint::allowed(mask, m_view.data[i].id))
+            m_view.data[kept++] = m_view.data[i];
+    m_view.size = kept;
+}
+
+Token Chain::sample(const float *logits)
+{
+    load(logits);
+    Token token = runStages();
+    if (m_constraint && !m_constraint->allows(token)) {
+        load(logits);
+        keepAllowed(m_constraint->mask());
+        if (m_view.size == 0) {
+            // Nothing continues the grammar (a schema bound was hit): end the reply.
+            const Token end = m_constraint->endToken();
+            m_sampled = true;
+            m_last = TokenLogprobs{end >= 0 ? end : token, 0.0f, {}};
+            return end >= 0 ? end : token;
+        }
+        token = runStages();
+    }
+    m_sampled = true;
+    if (m_recordLogprobs)
+        computeLogprobs(token);
+    return token;
+}
+
+void Chain::computeLogprobs(Token token)
+{
+    m_last = TokenLogprobs{token, 0.0f, {}};
+    const size_t n = m_view.size;
+    if (n == 0)
+        return;
+    const size_t k = std::min<size_t>(static_cast<size_t>(m_topLogprobs), n);
+    if (!m_greedy && m_view.sorted && m_view.data[0].p > 0.0f) {
+        // The final stage's probabilities (sorted, most likely first).
+        for (size_t i = 0; i < n; ++i)
+            if (m_view.data[i].id == token)
+                m_last.logprob = std::log(std::max(m_view.data[i].p, 1e-30f));
+        for (size_t i = 0; i < k; ++i)
+            m_last.top.push_back({m_view.data[i].id, std::log(std::max(m_view.data[i].p, 1e-30f))});
+        return;
+    }
+    // The softmax of the logits the chain saw: log p = l - max - log(sum exp(l - max)).
+    float max = -std::numeric_limits<float>::infinity();
+    for (size_t i = 0; i < n; ++i)
+        max = std::max(max, m_view.data[i].logit);
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i)
+        sum += std::exp(static_cast<double>(m_view.data[i].logit - max));
+    const float logSum = static_cast<float>(std::log(sum));
+    for (size_t i = 0; i < n; ++i)
+        if (m_view.data[i].id == token)
+            m_last.logprob = m_view.data[i].logit - max - logSum;
+    if (k > 0) {
+        sortHead(m_view, k);   // the k highest logits first (order of the rest unspecified)
+        for (size_t i = 0; i < k; ++i)
+            m_last.top.push_back({m_view.data[i].id, m_view.data[i].logit - max - logSum});
+    }
+}
+
 void Chain::accept(Token token)
 {
     for (auto &stage : m_stages)
         stage->accept(token);
+    if (m_constraint && m_sampled)
+        m_constraint->accept(token);
+    m_sampled = false;
 }
 
 void Chain::reset()
 {
     for (auto &stage : m_stages)
         stage->reset();
+    if (m_constraint)
+        m_constraint->reset();
+    m_sampled = false;
 }
 
 std::string Chain::stageNames() const

@@ -19,6 +19,13 @@
 // Cost per token: O(V) to load the candidates plus the stages' sorts (top-k
 // partial sort; softmax-based stages sort what is left). No allocation after
 // create(): the candidates and every stage's scratch are reserved for V.
+//
+// Grammar (SamplingParams::grammar): the chain samples as usual, then checks
+// the token against the grammar (O(its bytes)); only when the grammar
+// refuses it are the candidates reloaded, the refused tokens removed (the
+// grammar's mask, cached per state) and the stages run again. accept() after
+// a sample() advances the grammar; accept() of prompt tokens (before the
+// first sample()) does not.
 #pragma once
 
 #include <memory>
@@ -27,6 +34,7 @@
 
 #include "burrow/engine.h"
 #include "burrow/status.h"
+#include "grammar/token_constraint.h"
 #include "sampling/candidates.h"
 #include "sampling/stages.h"
 
@@ -57,6 +65,15 @@ public:
 
     // The candidates as the last sample() left them (size, order, p, selected).
     const CandidateArray &candidates() const { return m_view; }
+    // With SamplingParams::logprobs / recordLogprobs: the last sample()'s
+    // token, its log-probability and the top alternatives, from the
+    // distribution the draw used (the final stage's probabilities; for a
+    // greedy chain the softmax of the logits the chain saw, penalties and
+    // the grammar mask applied). Empty entry otherwise.
+    bool recordsLogprobs() const { return m_recordLogprobs; }
+    const TokenLogprobs &lastLogprobs() const { return m_last; }
+    // The grammar's state, when SamplingParams::grammar was given (null otherwise).
+    const grammar::TokenConstraint *constraint() const { return m_constraint.get(); }
     // Stage names in order, e.g. "penalties top-k typical top-p min-p temp dist".
     std::string stageNames() const;
     const std::vector<std::unique_ptr<Stage>> &stages() const { return m_stages; }
@@ -66,8 +83,18 @@ public:
 
 private:
     Chain() = default;
+    void load(const float *logits);
+    Token runStages();
+    void keepAllowed(const std::vector<uint64_t> &mask);
+    void computeLogprobs(Token token);
 
     uint32_t m_vocabSize = 0;
+    std::unique_ptr<grammar::TokenConstraint> m_constraint;
+    bool m_sampled = false;          // sample() ran since the last accept(): the grammar takes the next accept
+    bool m_recordLogprobs = false;
+    int32_t m_topLogprobs = 0;
+    bool m_greedy = false;
+    TokenLogprobs m_last;
     std::vector<std::unique_ptr<Stage>> m_stages;
     std::vector<Candidate> m_buffer;     // [vocabSize], reused every token
     CandidateArray m_view;

@@ -5,17 +5,23 @@
 // field that is null counts as absent (clients send "stop": null).
 #include "server/api_request.h"
 
+#include "server/anthropic_request.h"
+#include "server/responses_request.h"
+
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
 namespace burrow::server {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace {
+
+constexpr int64_t kMaxTopLogprobs = 20;   // OpenAI's bound
 
 const char *typeName(const json &v)
 {
@@ -207,6 +213,144 @@ std::optional<ApiError> readMessage(const json &m, size_t index, ChatMessage *ou
     return std::nullopt;
 }
 
+bool validToolName(const std::string &name, size_t maxBytes)
+{
+    if (name.empty() || name.size() > maxBytes)
+        return false;
+    for (const char c : name)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              c == '.'))
+            return false;
+    return true;
+}
+
+// tools: [{"type": "function", "function": {"name", "description", "parameters", "strict"}}].
+std::optional<ApiError> readTools(const json &v, const ServerLimits &limits, ApiRequest *r)
+{
+    if (!v.is_array())
+        return wrongType("tools", "an array of {\"type\": \"function\", \"function\": {...}}", v);
+    if (v.size() > limits.maxTools)
+        return ApiError::badRequest("tools: at most " + std::to_string(limits.maxTools) + " tools, got " +
+                                        std::to_string(v.size()),
+                                    "tools");
+    std::vector<std::string> names;
+    for (size_t i = 0; i < v.size(); ++i) {
+        const std::string where = "tools[" + std::to_string(i) + "]";
+        const json &tool = v[i];
+        if (!tool.is_object())
+            return wrongType(where, "an object", tool);
+        const auto type = tool.find("type");
+        if (type == tool.end() || *type != "function")
+            return ApiError::badRequest(where + ".type: expected \"function\" (the only tool type served)",
+                                        where + ".type");
+        const auto fn = tool.find("function");
+        if (fn == tool.end() || !fn->is_object())
+            return ApiError::badRequest(where + ".function: expected an object", where + ".function");
+        const auto name = fn->find("name");
+        if (name == fn->end() || !name->is_string() ||
+            !validToolName(name->get<std::string>(), limits.maxToolNameBytes))
+            return ApiError::badRequest(where + ".function.name: expected 1 to " +
+                                            std::to_string(limits.maxToolNameBytes) +
+                                            " characters of a-z, A-Z, 0-9, _, - and .",
+                                        where + ".function.name");
+        const auto params = fn->find("parameters");
+        if (params != fn->end() && !params->is_null() && !params->is_object())
+            return wrongType(where + ".function.parameters", "a JSON schema object", *params);
+        const auto description = fn->find("description");
+        if (description != fn->end() && !description->is_null() && !description->is_string())
+            return wrongType(where + ".function.description", "a string", *description);
+        if (std::find(names.begin(), names.end(), name->get<std::string>()) != names.end())
+            return ApiError::badRequest(where + ".function.name: '" + name->get<std::string>() +
+                                            "' is given twice",
+                                        where + ".function.name");
+        names.push_back(name->get<std::string>());
+    }
+    if (!v.empty())
+        r->toolsJson = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    r->toolNames = std::move(names);
+    return std::nullopt;
+}
+
+// tool_choice: "auto" | "none" | "required" | {"type": "function", "function": {"name"}}.
+std::optional<ApiError> readToolChoice(const json &v, ApiRequest *r)
+{
+    using C = ApiRequest::ToolChoice;
+    if (v.is_string()) {
+        const std::string s = v.get<std::string>();
+        if (s == "auto")
+            r->toolChoice = C::TOOL_CHOICE_AUTO;
+        else if (s == "none")
+            r->toolChoice = C::TOOL_CHOICE_NONE;
+        else if (s == "required" || s == "any")
+            r->toolChoice = C::TOOL_CHOICE_REQUIRED;
+        else
+            return ApiError::badRequest("tool_choice: '" + s + "' is not one of auto, none, required", "tool_choice");
+        return std::nullopt;
+    }
+    if (v.is_object() && v.contains("function") && v["function"].is_object() && v["function"].contains("name") &&
+        v["function"]["name"].is_string()) {
+        r->toolChoice = C::TOOL_CHOICE_NAMED;
+        r->toolChoiceName = v["function"]["name"].get<std::string>();
+        return std::nullopt;
+    }
+    return wrongType("tool_choice", "\"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": {\"name\"}}",
+                     v);
+}
+
+// response_format: {"type": "text" | "json_object" | "json_schema", "json_schema": {"name", "schema", "strict"}}.
+std::optional<ApiError> readResponseFormat(const json &v, ApiRequest *r)
+{
+    using F = ApiRequest::ResponseFormat;
+    if (!v.is_object() || !v.contains("type") || !v["type"].is_string())
+        return wrongType("response_format", "an object with a \"type\"", v);
+    const std::string type = v["type"].get<std::string>();
+    if (type == "text") {
+        r->responseFormat = F::RESPONSE_FORMAT_TEXT;
+    } else if (type == "json_object") {
+        r->responseFormat = F::RESPONSE_FORMAT_JSON_OBJECT;
+        // llama-server's shape: {"type": "json_object", "schema": {...}}.
+        if (v.contains("schema") && v["schema"].is_object()) {
+            r->responseFormat = F::RESPONSE_FORMAT_JSON_SCHEMA;
+            r->responseSchemaJson = v["schema"].dump(-1, ' ', false, json::error_handler_t::replace);
+        }
+    } else if (type == "json_schema") {
+        const auto spec = v.find("json_schema");
+        if (spec == v.end() || !spec->is_object())
+            return ApiError::badRequest("response_format.json_schema: expected an object with a \"schema\"",
+                                        "response_format.json_schema");
+        const auto schema = spec->find("schema");
+        if (schema != spec->end() && !schema->is_object() && !schema->is_boolean())
+            return wrongType("response_format.json_schema.schema", "a JSON schema object", *schema);
+        r->responseFormat = F::RESPONSE_FORMAT_JSON_SCHEMA;
+        r->responseSchemaJson =
+            schema == spec->end() ? "{}" : schema->dump(-1, ' ', false, json::error_handler_t::replace);
+    } else {
+        return ApiError::badRequest("response_format.type: '" + type +
+                                        "' is not one of text, json_object, json_schema",
+                                    "response_format.type");
+    }
+    return std::nullopt;
+}
+
+// What only the fields together decide: the named tool exists, a required
+// call has tools, a required call and a JSON response_format do not mix,
+// top_logprobs comes with logprobs.
+std::optional<ApiError> checkCombinations(const ApiRequest &r)
+{
+    using C = ApiRequest::ToolChoice;
+    if (r.toolChoice == C::TOOL_CHOICE_NAMED &&
+        std::find(r.toolNames.begin(), r.toolNames.end(), r.toolChoiceName) == r.toolNames.end())
+        return ApiError::badRequest("tool_choice: '" + r.toolChoiceName + "' is not one of the tools", "tool_choice");
+    if (r.toolsJson.empty() && (r.toolChoice == C::TOOL_CHOICE_REQUIRED || r.toolChoice == C::TOOL_CHOICE_NAMED))
+        return ApiError::badRequest("tool_choice: a tool is required but `tools` is empty", "tool_choice");
+    if (r.toolsActive() && r.responseFormat != ApiRequest::ResponseFormat::RESPONSE_FORMAT_TEXT &&
+        r.toolChoice != C::TOOL_CHOICE_AUTO)
+        return ApiError::badRequest("response_format: cannot be combined with a required tool call", "response_format");
+    if (r.topLogprobs > 0 && !r.logprobs)
+        return ApiError::badRequest("top_logprobs: needs logprobs: true", "top_logprobs");
+    return std::nullopt;
+}
+
 std::optional<ApiError> readFields(Endpoint endpoint, const json &body, const ServerLimits &limits, int32_t maxChoices,
                                    ApiRequest *r)
 {
@@ -319,11 +463,22 @@ std::optional<ApiError> readFields(Endpoint endpoint, const json &body, const Se
                 return wrongType(key, "an object", v);
             r->templateKwargsJson = v.dump(-1, ' ', false, json::error_handler_t::replace);
         } else if (key == "logprobs") {
-            // Not computed: refused rather than answered without them.
-            if ((v.is_boolean() && v.get<bool>()) || (v.is_number() && v.get<double>() != 0))
-                return ApiError::badRequest("logprobs: not supported by this server", key, "unsupported_parameter");
+            if (endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS) {
+                e = readBool(v, key, &r->logprobs);
+            } else if (!(e = readInteger(v, key, 0, kMaxTopLogprobs, &i))) {
+                // Completions: an integer, the number of top tokens too.
+                r->logprobs = true;
+                r->topLogprobs = static_cast<int32_t>(i);
+            }
         } else if (key == "top_logprobs") {
-            return ApiError::badRequest("top_logprobs: not supported by this server", key, "unsupported_parameter");
+            if (!(e = readInteger(v, key, 0, kMaxTopLogprobs, &i)))
+                r->topLogprobs = static_cast<int32_t>(i);
+        } else if (key == "tools" && endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS) {
+            e = readTools(v, limits, r);
+        } else if (key == "tool_choice" && endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS) {
+            e = readToolChoice(v, r);
+        } else if (key == "parallel_tool_calls") {
+            e = readBool(v, key, &r->parallelToolCalls);
         } else if (key == "echo") {
             if (v.is_boolean() && v.get<bool>())
                 return ApiError::badRequest("echo: not supported by this server", key, "unsupported_parameter");
@@ -331,16 +486,13 @@ std::optional<ApiError> readFields(Endpoint endpoint, const json &body, const Se
             if (!v.is_string() || !v.get_ref<const std::string &>().empty())
                 return ApiError::badRequest("suffix: not supported by this server", key, "unsupported_parameter");
         } else if (key == "response_format") {
-            if (!v.is_object() || !v.contains("type") || !v["type"].is_string())
-                return wrongType(key, "an object with a \"type\"", v);
-            if (v["type"] != "text")
-                return ApiError::badRequest("response_format: '" + v["type"].get<std::string>() +
-                                                "' is not supported (only \"text\")",
-                                            key, "unsupported_parameter");
+            e = readResponseFormat(v, r);
         }
         if (e)
             return e;
     }
+    if (auto e = checkCombinations(*r))
+        return e;
     if (endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS && r->messages.empty())
         return ApiError::badRequest("messages: missing (an array of {role, content})", "messages");
     if (endpoint == Endpoint::ENDPOINT_COMPLETIONS && !body.contains("prompt"))
@@ -394,7 +546,14 @@ std::variant<ApiRequest, ApiError> parseApiRequest(Endpoint endpoint, std::strin
     ApiRequest request;
     request.endpoint = endpoint;
     try {
-        if (auto error = readFields(endpoint, parsed, limits, std::max<int32_t>(1, maxChoices), &request))
+        if (endpoint == Endpoint::ENDPOINT_MESSAGES || endpoint == Endpoint::ENDPOINT_RESPONSES) {
+            auto chat = endpoint == Endpoint::ENDPOINT_MESSAGES ? anthropicToChat(parsed) : responsesToChat(parsed);
+            if (auto *error = std::get_if<ApiError>(&chat))
+                return *error;
+            parsed = std::move(std::get<json>(chat));
+        }
+        const Endpoint reader = isChat(endpoint) ? Endpoint::ENDPOINT_CHAT_COMPLETIONS : endpoint;
+        if (auto error = readFields(reader, parsed, limits, std::max<int32_t>(1, maxChoices), &request))
             return *error;
     } catch (const json::exception &e) {
         // Every access above is type-checked first; this is a safety net.

@@ -22,7 +22,15 @@ namespace burrow::server {
 enum class Endpoint {
     ENDPOINT_CHAT_COMPLETIONS,     // messages in, a chat message out
     ENDPOINT_COMPLETIONS,          // prompt text in, text out
+    ENDPOINT_MESSAGES,             // Anthropic's Messages API: read as a chat request (anthropic_request.h)
+    ENDPOINT_RESPONSES,            // OpenAI's Responses API: read as a chat request (responses_request.h)
 };
+
+// A chat-shaped request: messages in, the template, tools, an assistant message out.
+inline bool isChat(Endpoint e)
+{
+    return e != Endpoint::ENDPOINT_COMPLETIONS;
+}
 
 struct ApiRequest {
     Endpoint endpoint = Endpoint::ENDPOINT_CHAT_COMPLETIONS;
@@ -41,6 +49,27 @@ struct ApiRequest {
     std::optional<bool> enableThinking;
     std::string reasoningEffort;              // "low" / "medium" / "high" or ""
     std::string templateKwargsJson;           // "" or a JSON object text
+
+    // Tools (chat): the request's `tools` array as JSON text ("" when none),
+    // each {"type": "function", "function": {"name", "description"?,
+    // "parameters"?, "strict"?}} checked; at most limits.maxTools.
+    std::string toolsJson;
+    std::vector<std::string> toolNames;       // in order
+    enum class ToolChoice { TOOL_CHOICE_AUTO, TOOL_CHOICE_NONE, TOOL_CHOICE_REQUIRED, TOOL_CHOICE_NAMED };
+    ToolChoice toolChoice = ToolChoice::TOOL_CHOICE_AUTO;
+    std::string toolChoiceName;               // TOOL_CHOICE_NAMED: one of the tools
+    bool parallelToolCalls = true;            // false: the first call only
+    // response_format: text, json_object (any JSON object) or json_schema
+    // (responseSchemaJson: the schema as JSON text).
+    enum class ResponseFormat { RESPONSE_FORMAT_TEXT, RESPONSE_FORMAT_JSON_OBJECT, RESPONSE_FORMAT_JSON_SCHEMA };
+    ResponseFormat responseFormat = ResponseFormat::RESPONSE_FORMAT_TEXT;
+    std::string responseSchemaJson;
+    // logprobs (chat: a boolean; completions: an integer 0..20 that is also
+    // the top count) and top_logprobs (chat: 0..20, needs logprobs).
+    bool logprobs = false;
+    int32_t topLogprobs = 0;
+
+    bool toolsActive() const { return !toolsJson.empty() && toolChoice != ToolChoice::TOOL_CHOICE_NONE; }
 };
 
 // `maxChoices`: the largest `n` (the server's --parallel).

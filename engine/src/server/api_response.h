@@ -6,7 +6,8 @@
 // A chat stream is, per choice: a chunk with delta {"role":"assistant",
 // "content":""}, chunks with delta {"content": piece} or
 // {"reasoning_content": piece}, and a last chunk with delta {} and
-// finish_reason "stop" or "length"; then, when stream_options.include_usage
+// finish_reason "stop" or "length" ("tool_calls" when the reply called
+// tools: their deltas come as chatToolCall*Chunk); then, when stream_options.include_usage
 // was set, one chunk with "choices": [] and "usage"; then "data: [DONE]".
 // A completions stream has {"text": piece} choices and the finish_reason in
 // its last chunk per choice.
@@ -36,10 +37,31 @@ struct Usage {
     int64_t reasoningTokens = 0;
 };
 
+// One generated token's log-probability as the client sees it: the token's
+// text (its raw bytes; `bytes` in the JSON keeps them exact) and the top
+// alternatives (most likely first).
+struct LogprobText {
+    std::string token;
+    float logprob = 0.0f;
+};
+struct TokenLogprobText {
+    LogprobText chosen;
+    std::vector<LogprobText> top;
+};
+
+struct ToolCallOut {
+    std::string id;                 // "call_..." (newResponseId)
+    std::string name;
+    std::string arguments;          // a JSON object text
+};
+
 struct ChoiceResult {
     std::string text;
     std::string reasoning;
-    std::string finishReason;       // "stop" / "length"
+    std::string finishReason;       // "stop" / "length" / "tool_calls"
+    std::vector<ToolCallOut> toolCalls;
+    bool logprobs = false;          // the request asked for them (else "logprobs": null)
+    std::vector<TokenLogprobText> tokenLogprobs;
 };
 
 // "stop" for the end of the turn or a stop string, "length" for max_tokens
@@ -56,10 +78,19 @@ std::string sseKeepAlive();                       // ": keep-alive\n\n" (a comme
 
 // Chat stream chunks (JSON text, without the SSE framing).
 std::string chatRoleChunk(const ResponseIds &ids, int index);
-std::string chatDeltaChunk(const ResponseIds &ids, int index, std::string_view field, std::string_view text);
-std::string chatFinishChunk(const ResponseIds &ids, int index, std::string_view finishReason);
+// `logprobs` (may be null): the entries of the tokens this chunk carries
+// ("logprobs": {"content": [...]}; null when none).
+std::string chatDeltaChunk(const ResponseIds &ids, int index, std::string_view field, std::string_view text,
+                           const std::vector<TokenLogprobText> *logprobs = nullptr);
+std::string chatFinishChunk(const ResponseIds &ids, int index, std::string_view finishReason,
+                            const std::vector<TokenLogprobText> *logprobs = nullptr);
+// A tool call as OpenAI streams it: first {"index", "id", "type", "function":
+// {"name", "arguments": ""}}, then {"index", "function": {"arguments": piece}}.
+std::string chatToolCallStartChunk(const ResponseIds &ids, int index, int callIndex, const ToolCallOut &call);
+std::string chatToolCallArgumentsChunk(const ResponseIds &ids, int index, int callIndex, std::string_view piece);
 // Completions stream chunk; finishReason "" is null.
-std::string completionChunk(const ResponseIds &ids, int index, std::string_view text, std::string_view finishReason);
+std::string completionChunk(const ResponseIds &ids, int index, std::string_view text, std::string_view finishReason,
+                            const std::vector<TokenLogprobText> *logprobs = nullptr);
 // The include_usage chunk ("choices": []).
 std::string usageChunk(const ResponseIds &ids, Endpoint endpoint, const Usage &usage);
 

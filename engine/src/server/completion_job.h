@@ -11,7 +11,9 @@
 
 #include "burrow/engine.h"
 #include "server/api_error.h"
+#include "chat/tool_calls.h"
 #include "server/api_request.h"
+#include "server/api_response.h"
 
 #include <atomic>
 #include <functional>
@@ -25,10 +27,14 @@
 namespace burrow::server {
 
 struct JobEvent {
-    enum class Kind { KIND_TEXT, KIND_REASONING, KIND_DONE };
+    // KIND_TOOL_CALL: text the reasoning split keeps apart as a tool call
+    // (GenerateOptions::onToolCall), for the choice's tool-call parser.
+    // KIND_LOGPROBS: one generated token's entry (request().logprobs), before its text.
+    enum class Kind { KIND_TEXT, KIND_REASONING, KIND_TOOL_CALL, KIND_LOGPROBS, KIND_DONE };
     Kind kind = Kind::KIND_TEXT;
     int choice = 0;                 // 0..n-1
-    std::string text;               // KIND_TEXT / KIND_REASONING: one piece
+    std::string text;               // KIND_TEXT / KIND_REASONING / KIND_TOOL_CALL: one piece
+    TokenLogprobText logprob;       // KIND_LOGPROBS
     GenerateResult result;          // KIND_DONE
     Status status;                  // KIND_DONE: ok, or why the request failed
 };
@@ -38,7 +44,13 @@ using JobSink = std::function<void(JobEvent &&event)>;
 class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
 public:
     // Builds the prompt (renders the chat template, tokenizes; slow for a
-    // large request: run it off the network threads). Errors (400): a
+    // large request: run it off the network threads) and compiles the
+    // grammar that response_format or a required tool call asks for
+    // (a JSON schema: json_object any object, json_schema the schema,
+    // tool_choice required / named {"name": one of the tools, "arguments":
+    // its parameters}, inside "<tool_call>\n...\n</tool_call>" for the
+    // tagged family, bare otherwise). Errors (400): a schema Burrow cannot
+    // compile (the message names the keyword), a
     // template error, a prompt that does not fit the context (code
     // "context_length_exceeded"), an empty prompt; `cancel` cancelled while
     // the template renders: an error too (the caller has left).
@@ -57,15 +69,22 @@ public:
     bool cancelled() const { return m_cancelled.load(std::memory_order_acquire); }
 
     const ApiRequest &request() const { return m_request; }
+    // The family's tool-call syntax (from the model's template), meaningful
+    // when request().toolsActive().
+    chat::ToolCallSyntax toolCallSyntax() const { return m_toolCallSyntax; }
     int64_t promptTokens() const { return static_cast<int64_t>(m_prompt.size()); }
 
 private:
     CompletionJob() = default;
+    // Sets request.sampling.grammar (and the reply's tool-call syntax) from
+    // response_format / tool_choice; a 400 naming the parameter otherwise.
+    std::optional<ApiError> compileGrammar(const std::shared_ptr<const Model> &model, ApiRequest &request);
 
     std::shared_ptr<const Model> m_model;
     ApiRequest m_request;
     std::vector<Token> m_prompt;
     GenerateOptions m_options;          // stop strings, reasoning, maxTokens
+    chat::ToolCallSyntax m_toolCallSyntax = chat::ToolCallSyntax::TOOL_CALL_SYNTAX_JSON;
     Scheduler *m_scheduler = nullptr;
     std::mutex m_mutex;
     std::vector<RequestId> m_ids;       // guarded by m_mutex

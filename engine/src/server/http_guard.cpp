@@ -124,6 +124,17 @@ bool bearerMatches(std::string_view authorization, std::string_view key)
     return constantTimeEquals(token, key);
 }
 
+bool keyMatches(std::string_view value, std::string_view key)
+{
+    if (key.empty())
+        return false;
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+        value.remove_suffix(1);
+    return constantTimeEquals(value, key);
+}
+
 std::string machineHostName()
 {
     char buf[256] = {};

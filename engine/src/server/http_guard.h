@@ -29,6 +29,8 @@ bool originAllowed(std::string_view origin, const std::vector<std::string> &cors
 // The Authorization header carries "Bearer `key`" (the scheme's case does
 // not matter). Time depends on the lengths only, not on where they differ.
 bool bearerMatches(std::string_view authorization, std::string_view key);
+// A bare key header (Anthropic's "x-api-key: KEY"), compared in constant time.
+bool keyMatches(std::string_view value, std::string_view key);
 
 // a == b in time that depends only on the lengths.
 bool constantTimeEquals(std::string_view a, std::string_view b);

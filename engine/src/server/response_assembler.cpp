@@ -1,10 +1,14 @@
 // ResponseAssembler (see response_assembler.h).
 #include "server/response_assembler.h"
 
+#include "server/anthropic_response.h"
+
 namespace burrow::server {
 
-ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids, int64_t promptTokens)
+ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids, int64_t promptTokens,
+                                     chat::ToolCallSyntax syntax)
     : m_endpoint(request.endpoint),
+      m_parallelToolCalls(request.parallelToolCalls),
       m_stream(request.stream),
       m_includeUsage(request.includeUsage),
       m_ids(std::move(ids)),
@@ -13,6 +17,69 @@ ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids,
       m_remaining(static_cast<int>(m_choices.size()))
 {
     m_usage.promptTokens = promptTokens;
+    m_pendingLogprobs.resize(m_choices.size());
+    for (ChoiceResult &c : m_choices)
+        c.logprobs = request.logprobs;
+    if (m_endpoint == Endpoint::ENDPOINT_MESSAGES)
+        m_messages.resize(m_choices.size());
+    if (m_endpoint == Endpoint::ENDPOINT_RESPONSES) {
+        m_responses.resize(m_choices.size());
+        for (ResponsesBuilder &b : m_responses)
+            b.setIds(m_ids);
+    }
+    if (request.toolsActive() && isChat(request.endpoint)) {
+        auto tools = json::parseJson(request.toolsJson, "tools");
+        m_parsers.resize(m_choices.size());
+        for (auto &p : m_parsers)
+            p.emplace(syntax, tools ? &*tools : nullptr);
+    }
+}
+
+const std::vector<TokenLogprobText> *ResponseAssembler::takeLogprobs(int choice)
+{
+    m_sending.clear();
+    std::swap(m_sending, m_pendingLogprobs[static_cast<size_t>(choice)]);
+    return m_sending.empty() ? nullptr : &m_sending;
+}
+
+std::string ResponseAssembler::items(int index, std::vector<chat::ToolCallItem> &&items)
+{
+    ChoiceResult &choice = m_choices[static_cast<size_t>(index)];
+    std::string out;
+    for (chat::ToolCallItem &item : items) {
+        if (!item.isCall) {
+            if (item.content.empty())
+                continue;
+            if (!m_responses.empty()) {
+                const std::string events = m_responses[static_cast<size_t>(index)].text(item.content);
+                out += m_stream ? events : std::string();
+            } else if (!m_stream)
+                choice.text += item.content;
+            else if (!m_messages.empty())
+                out += m_messages[static_cast<size_t>(index)].text(item.content);
+            else
+                out += sseEvent(chatDeltaChunk(m_ids, index, "content", item.content, takeLogprobs(index)));
+            continue;
+        }
+        if (!m_parallelToolCalls && !choice.toolCalls.empty())
+            continue;   // parallel_tool_calls: false keeps the first
+        ToolCallOut call{newResponseId(m_messages.empty() ? "call_" : "toolu_"), std::move(item.call.name),
+                         std::move(item.call.arguments)};
+        const int callIndex = static_cast<int>(choice.toolCalls.size());
+        if (!m_responses.empty()) {
+            const std::string events = m_responses[static_cast<size_t>(index)].call(call);
+            out += m_stream ? events : std::string();
+        } else if (m_stream && !m_messages.empty()) {
+            out += m_messages[static_cast<size_t>(index)].toolUse(call);
+            call.arguments.clear();
+        } else if (m_stream) {
+            out += sseEvent(chatToolCallStartChunk(m_ids, index, callIndex, call));
+            out += sseEvent(chatToolCallArgumentsChunk(m_ids, index, callIndex, call.arguments));
+            call.arguments.clear();   // sent; only the count matters from here
+        }
+        choice.toolCalls.push_back(std::move(call));
+    }
+    return out;
 }
 
 std::string ResponseAssembler::open()
@@ -21,6 +88,98 @@ std::string ResponseAssembler::open()
     if (m_stream && m_endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS)
         for (size_t i = 0; i < m_choices.size(); ++i)
             out += sseEvent(chatRoleChunk(m_ids, static_cast<int>(i)));
+    if (m_stream && !m_messages.empty())
+        out += m_messages[0].start(m_ids, m_usage);
+    if (m_stream && !m_responses.empty())
+        out += m_responses[0].start(m_usage);
+    return out;
+}
+
+// /v1/responses: one response, its items built streamed or not (the whole
+// answer is the builder's response object).
+std::string ResponseAssembler::onResponsesEvent(const JobEvent &event)
+{
+    ChoiceResult &choice = m_choices[static_cast<size_t>(event.choice)];
+    ResponsesBuilder &builder = m_responses[static_cast<size_t>(event.choice)];
+    auto *parser = m_parsers.empty() ? nullptr : &*m_parsers[static_cast<size_t>(event.choice)];
+    const auto streamed = [&](std::string events) { return m_stream ? events : std::string(); };
+    switch (event.kind) {
+    case JobEvent::Kind::KIND_LOGPROBS:
+        return {};
+    case JobEvent::Kind::KIND_TOOL_CALL:
+        return parser ? items(event.choice, parser->pushToolText(event.text)) : std::string();
+    case JobEvent::Kind::KIND_REASONING:
+        return streamed(builder.reasoning(event.text));
+    case JobEvent::Kind::KIND_TEXT:
+        if (parser)
+            return items(event.choice, parser->pushAnswer(event.text));
+        return streamed(builder.text(event.text));
+    case JobEvent::Kind::KIND_DONE:
+        break;
+    }
+    m_done[static_cast<size_t>(event.choice)] = true;
+    --m_remaining;
+    m_finished = m_remaining == 0;
+    if (!event.status) {
+        m_finished = true;
+        m_error = ApiError::internal(event.status.message());
+        return streamed(builder.fail(*m_error));
+    }
+    std::string out;
+    if (parser)
+        out = items(event.choice, parser->finish());
+    choice.finishReason = finishReason(event.result.stopReason);
+    m_usage.completionTokens += static_cast<int64_t>(event.result.tokens.size());
+    m_usage.reasoningTokens += event.result.timings.reasoningTokens;
+    m_usage.cachedTokens = event.result.timings.reusedTokens;
+    return out + streamed(builder.finish(event.result.stopReason, m_usage));
+}
+
+// /v1/messages: one message (n is not part of Anthropic's API), its blocks.
+std::string ResponseAssembler::onMessagesEvent(const JobEvent &event)
+{
+    ChoiceResult &choice = m_choices[static_cast<size_t>(event.choice)];
+    MessagesStream &stream = m_messages[static_cast<size_t>(event.choice)];
+    auto *parser = m_parsers.empty() ? nullptr : &*m_parsers[static_cast<size_t>(event.choice)];
+    switch (event.kind) {
+    case JobEvent::Kind::KIND_LOGPROBS:
+        return {};
+    case JobEvent::Kind::KIND_TOOL_CALL:
+        return parser ? items(event.choice, parser->pushToolText(event.text)) : std::string();
+    case JobEvent::Kind::KIND_REASONING:
+        if (!m_stream) {
+            choice.reasoning += event.text;
+            return {};
+        }
+        return stream.thinking(event.text);
+    case JobEvent::Kind::KIND_TEXT:
+        if (parser)
+            return items(event.choice, parser->pushAnswer(event.text));
+        if (!m_stream) {
+            choice.text += event.text;
+            return {};
+        }
+        return stream.text(event.text);
+    case JobEvent::Kind::KIND_DONE:
+        break;
+    }
+    m_done[static_cast<size_t>(event.choice)] = true;
+    --m_remaining;
+    m_finished = m_remaining == 0;
+    if (!event.status) {
+        m_finished = true;
+        m_error = ApiError::internal(event.status.message());
+        return m_stream ? sseNamedEvent("error", anthropicErrorBody(*m_error)) : std::string();
+    }
+    std::string out;
+    if (parser)
+        out = items(event.choice, parser->finish());
+    choice.finishReason = anthropicStopReason(event.result.stopReason, !choice.toolCalls.empty());
+    m_usage.completionTokens += static_cast<int64_t>(event.result.tokens.size());
+    m_usage.reasoningTokens += event.result.timings.reasoningTokens;
+    m_usage.cachedTokens = event.result.timings.reusedTokens;
+    if (m_stream)
+        out += stream.finish(choice.finishReason, m_usage);
     return out;
 }
 
@@ -29,10 +188,27 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
     if (m_finished || event.choice < 0 || static_cast<size_t>(event.choice) >= m_choices.size() ||
         m_done[static_cast<size_t>(event.choice)])
         return {};
+    if (!m_messages.empty())
+        return onMessagesEvent(event);
+    if (!m_responses.empty())
+        return onResponsesEvent(event);
     ChoiceResult &choice = m_choices[static_cast<size_t>(event.choice)];
     const bool chat = m_endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS;
+    auto *parser = m_parsers.empty() ? nullptr : &*m_parsers[static_cast<size_t>(event.choice)];
+    std::string out;
     switch (event.kind) {
+    case JobEvent::Kind::KIND_LOGPROBS:
+        if (m_stream)
+            m_pendingLogprobs[static_cast<size_t>(event.choice)].push_back(event.logprob);
+        else
+            choice.tokenLogprobs.push_back(event.logprob);
+        return {};
+    case JobEvent::Kind::KIND_TOOL_CALL:
+        return parser ? items(event.choice, parser->pushToolText(event.text)) : std::string();
     case JobEvent::Kind::KIND_TEXT:
+        if (parser)
+            return items(event.choice, parser->pushAnswer(event.text));
+        [[fallthrough]];
     case JobEvent::Kind::KIND_REASONING: {
         const bool reasoning = event.kind == JobEvent::Kind::KIND_REASONING;
         if (event.text.empty())
@@ -42,10 +218,11 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
             return {};
         }
         if (chat)
-            return sseEvent(chatDeltaChunk(m_ids, event.choice, reasoning ? "reasoning_content" : "content", event.text));
+            return sseEvent(chatDeltaChunk(m_ids, event.choice, reasoning ? "reasoning_content" : "content", event.text,
+                                           takeLogprobs(event.choice)));
         if (reasoning)
             return {};   // a completion has no place for reasoning (a plain prompt rarely opens one)
-        return sseEvent(completionChunk(m_ids, event.choice, event.text, {}));
+        return sseEvent(completionChunk(m_ids, event.choice, event.text, {}, takeLogprobs(event.choice)));
     }
     case JobEvent::Kind::KIND_DONE:
         break;
@@ -57,15 +234,16 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
         m_error = ApiError::internal(event.status.message());
         return m_stream ? sseEvent(errorBody(*m_error)) : std::string();
     }
-    choice.finishReason = finishReason(event.result.stopReason);
+    if (parser)
+        out = items(event.choice, parser->finish());
+    choice.finishReason = choice.toolCalls.empty() ? finishReason(event.result.stopReason) : "tool_calls";
     m_usage.completionTokens += static_cast<int64_t>(event.result.tokens.size());
     m_usage.reasoningTokens += event.result.timings.reasoningTokens;
     if (event.choice == 0)
         m_usage.cachedTokens = event.result.timings.reusedTokens;
-    std::string out;
     if (m_stream)
-        out = sseEvent(chat ? chatFinishChunk(m_ids, event.choice, choice.finishReason)
-                            : completionChunk(m_ids, event.choice, "", choice.finishReason));
+        out += sseEvent(chat ? chatFinishChunk(m_ids, event.choice, choice.finishReason, takeLogprobs(event.choice))
+                             : completionChunk(m_ids, event.choice, "", choice.finishReason, takeLogprobs(event.choice)));
     if (m_remaining == 0) {
         m_finished = true;
         if (m_stream) {
@@ -79,6 +257,10 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
 
 std::string ResponseAssembler::body() const
 {
+    if (m_endpoint == Endpoint::ENDPOINT_RESPONSES)
+        return m_responses[0].body();
+    if (m_endpoint == Endpoint::ENDPOINT_MESSAGES)
+        return messagesResponse(m_ids, m_choices[0], m_choices[0].finishReason, m_usage);
     return m_endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS ? chatResponse(m_ids, m_choices, m_usage)
                                                              : completionResponse(m_ids, m_choices, m_usage);
 }

@@ -23,6 +23,7 @@
 // io_context goes away.
 #include "burrow/server.h"
 
+#include "server/anthropic_response.h"
 #include "server/api_error.h"
 #include "server/api_request.h"
 #include "server/api_response.h"
@@ -160,7 +161,8 @@ std::chrono::steady_clock::duration seconds(double s)
     return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
 }
 
-enum class Route { ROUTE_NONE, ROUTE_HEALTH, ROUTE_MODELS, ROUTE_MODEL, ROUTE_CHAT, ROUTE_COMPLETIONS };
+enum class Route { ROUTE_NONE, ROUTE_HEALTH, ROUTE_MODELS, ROUTE_MODEL, ROUTE_CHAT, ROUTE_COMPLETIONS, ROUTE_MESSAGES,
+                   ROUTE_RESPONSES };
 
 class Connection : public ConnectionSlot, public std::enable_shared_from_this<Connection> {
 public:
@@ -356,16 +358,25 @@ private:
             m_route = Route::ROUTE_CHAT;
         else if (p == "/completions")
             m_route = Route::ROUTE_COMPLETIONS;
+        else if (p == "/messages")
+            m_route = Route::ROUTE_MESSAGES;
+        else if (p == "/responses")
+            m_route = Route::ROUTE_RESPONSES;
         if (m_route == Route::ROUTE_NONE)
             return refuse(ApiError::notFound("no endpoint " + path + " (see GET /v1/models, POST /v1/chat/completions)"));
-        const bool post = m_route == Route::ROUTE_CHAT || m_route == Route::ROUTE_COMPLETIONS;
+        const bool post =
+            m_route == Route::ROUTE_CHAT || m_route == Route::ROUTE_COMPLETIONS || m_route == Route::ROUTE_MESSAGES ||
+            m_route == Route::ROUTE_RESPONSES;
         if ((post && m_method != http::verb::post) ||
             (!post && m_method != http::verb::get && m_method != http::verb::head))
             return refuse(ApiError::methodNotAllowed(std::string(http::to_string(m_method)) + " is not allowed on " +
                                                      path + " (use " + (post ? "POST" : "GET") + ")"));
         if (!m_shared->options.apiKey.empty() && m_route != Route::ROUTE_HEALTH) {
+            // "Authorization: Bearer KEY", or Anthropic's "x-api-key: KEY".
             const auto auth = req.find(http::field::authorization);
-            if (auth == req.end() || !bearerMatches(auth->value(), m_shared->options.apiKey))
+            const auto xKey = req.find("x-api-key");
+            const bool bearer = auth != req.end() && bearerMatches(auth->value(), m_shared->options.apiKey);
+            if (!bearer && (xKey == req.end() || !keyMatches(xKey->value(), m_shared->options.apiKey)))
                 return refuse(ApiError::unauthorized());
         }
         if (m_parser->is_done())
@@ -414,6 +425,10 @@ private:
             return startCompletion(Endpoint::ENDPOINT_CHAT_COMPLETIONS);
         case Route::ROUTE_COMPLETIONS:
             return startCompletion(Endpoint::ENDPOINT_COMPLETIONS);
+        case Route::ROUTE_MESSAGES:
+            return startCompletion(Endpoint::ENDPOINT_MESSAGES);
+        case Route::ROUTE_RESPONSES:
+            return startCompletion(Endpoint::ENDPOINT_RESPONSES);
         case Route::ROUTE_NONE:
             break;
         }
@@ -510,10 +525,13 @@ private:
         const Endpoint endpoint = job->request().endpoint;
 
         ResponseIds ids;
-        ids.id = newResponseId(endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS ? "chatcmpl-" : "cmpl-");
+        ids.id = newResponseId(endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS ? "chatcmpl-"
+                               : endpoint == Endpoint::ENDPOINT_MESSAGES      ? "msg_"
+                               : endpoint == Endpoint::ENDPOINT_RESPONSES     ? "resp_"
+                                                                              : "cmpl-");
         ids.created = static_cast<int64_t>(std::time(nullptr));
         ids.model = m_shared->modelId;
-        m_assembler.emplace(job->request(), ids, job->promptTokens());
+        m_assembler.emplace(job->request(), ids, job->promptTokens(), job->toolCallSyntax());
         m_streaming = job->request().stream;
 
         // Events go from the scheduler thread to this strand; the generation
@@ -673,7 +691,7 @@ private:
         finishHeaders(*res);
         res->keep_alive(m_keepAlive && !m_mustClose);
         if (m_method != http::verb::head)   // a HEAD answer never has a body
-            res->body() = errorBody(error);
+            res->body() = m_route == Route::ROUTE_MESSAGES ? anthropicErrorBody(error) : errorBody(error);
         res->prepare_payload();
         m_status = error.status;
         m_errorMessage = error.message;

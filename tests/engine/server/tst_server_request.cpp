@@ -93,9 +93,59 @@ private slots:
         QTest::newRow("reasoning_effort unknown") << CHAT << chat("\"reasoning_effort\":\"max\"") << "reasoning_effort"
                                                   << "not one of";
         QTest::newRow("thinking string") << CHAT << chat("\"thinking\":\"yes\"") << "thinking" << "boolean";
-        QTest::newRow("logprobs") << CHAT << chat("\"logprobs\":true") << "logprobs" << "not supported";
-        QTest::newRow("response_format json") << CHAT << chat("\"response_format\":{\"type\":\"json_object\"}")
-                                              << "response_format" << "not supported";
+        QTest::newRow("logprobs number (chat)") << CHAT << chat("\"logprobs\":2") << "logprobs" << "boolean";
+        QTest::newRow("top_logprobs 21") << CHAT << chat("\"logprobs\":true,\"top_logprobs\":21") << "top_logprobs"
+                                         << "out of range";
+        QTest::newRow("top_logprobs alone") << CHAT << chat("\"top_logprobs\":3") << "top_logprobs" << "needs logprobs";
+        QTest::newRow("logprobs 30 (completions)") << COMPLETIONS << QByteArray("{\"prompt\":\"a\",\"logprobs\":30}")
+                                                   << "logprobs" << "out of range";
+        QTest::newRow("response_format unknown") << CHAT << chat("\"response_format\":{\"type\":\"xml\"}")
+                                                 << "response_format.type" << "not one of";
+        QTest::newRow("json_schema without object") << CHAT << chat("\"response_format\":{\"type\":\"json_schema\"}")
+                                                    << "response_format.json_schema" << "expected an object";
+        QTest::newRow("json_schema schema string")
+            << CHAT << chat("\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"schema\":\"x\"}}")
+            << "response_format.json_schema.schema" << "schema object";
+        QTest::newRow("tools object") << CHAT << chat("\"tools\":{}") << "tools" << "array";
+        QTest::newRow("tool type") << CHAT << chat("\"tools\":[{\"type\":\"code\"}]") << "tools[0].type" << "function";
+        QTest::newRow("tool no function") << CHAT << chat("\"tools\":[{\"type\":\"function\"}]") << "tools[0].function"
+                                          << "object";
+        QTest::newRow("tool bad name") << CHAT
+                                       << chat("\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a b\"}}]")
+                                       << "tools[0].function.name" << "characters";
+        QTest::newRow("tool long name") << CHAT
+                                        << chat(("\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"" +
+                                                 std::string(65, 'x') + "\"}}]").c_str())
+                                        << "tools[0].function.name" << "64";
+        QTest::newRow("tool parameters string")
+            << CHAT << chat("\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":\"x\"}}]")
+            << "tools[0].function.parameters" << "schema";
+        QTest::newRow("tool twice")
+            << CHAT << chat("\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}},"
+                            "{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]")
+            << "tools[1].function.name" << "twice";
+        {
+            std::string many = "\"tools\":[";
+            for (int i = 0; i < 3000; ++i)
+                many += std::string(i ? "," : "") + "{\"type\":\"function\",\"function\":{\"name\":\"f" +
+                        std::to_string(i) + "\"}}";
+            QTest::newRow("thousands of tools") << CHAT << chat((many + "]").c_str()) << "tools" << "at most 256";
+        }
+        QTest::newRow("tool_choice unknown") << CHAT << chat("\"tool_choice\":\"always\"") << "tool_choice"
+                                             << "not one of";
+        QTest::newRow("tool_choice number") << CHAT << chat("\"tool_choice\":1") << "tool_choice" << "expected";
+        QTest::newRow("tool_choice required without tools") << CHAT << chat("\"tool_choice\":\"required\"")
+                                                            << "tool_choice" << "tools";
+        QTest::newRow("tool_choice names another")
+            << CHAT << chat("\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],"
+                            "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"g\"}}")
+            << "tool_choice" << "'g' is not one of the tools";
+        QTest::newRow("response_format with a required call")
+            << CHAT << chat("\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"tool_choice\":\"required\","
+                            "\"response_format\":{\"type\":\"json_object\"}")
+            << "response_format" << "required tool call";
+        QTest::newRow("parallel_tool_calls string") << CHAT << chat("\"parallel_tool_calls\":\"no\"")
+                                                    << "parallel_tool_calls" << "boolean";
         QTest::newRow("prompt missing") << COMPLETIONS << QByteArray("{}") << "prompt" << "missing";
         QTest::newRow("prompt number") << COMPLETIONS << QByteArray("{\"prompt\":5}") << "prompt" << "string";
         QTest::newRow("prompt batch") << COMPLETIONS << QByteArray("{\"prompt\":[\"a\",\"b\"]}") << "prompt"
@@ -117,6 +167,145 @@ private slots:
         QVERIFY2(QString::fromStdString(e.message).contains(needle), e.message.c_str());
         if (!param.isEmpty())
             QVERIFY2(QString::fromStdString(e.message).startsWith(param), e.message.c_str());
+    }
+
+    void toolFields()
+    {
+        const auto r = parse(CHAT, chat(R"("tools":[{"type":"function","function":{"name":"get_weather",
+            "description":"d","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":true}},
+            {"type":"function","function":{"name":"now"}}],"tool_choice":{"type":"function","function":{"name":"now"}},
+            "parallel_tool_calls":false,"logprobs":true,"top_logprobs":3)"));
+        QVERIFY2(std::holds_alternative<ApiRequest>(r), std::get_if<ApiError>(&r) ? std::get<ApiError>(r).message.c_str() : "");
+        const ApiRequest &a = std::get<ApiRequest>(r);
+        QCOMPARE(a.toolNames, (std::vector<std::string>{"get_weather", "now"}));
+        QVERIFY(a.toolsJson.find("\"strict\":true") != std::string::npos);
+        QCOMPARE(a.toolChoice, ApiRequest::ToolChoice::TOOL_CHOICE_NAMED);
+        QCOMPARE(QString::fromStdString(a.toolChoiceName), QStringLiteral("now"));
+        QVERIFY(!a.parallelToolCalls);
+        QVERIFY(a.toolsActive());
+        QVERIFY(a.logprobs);
+        QCOMPARE(a.topLogprobs, 3);
+        const auto schema = parse(CHAT, chat(R"("response_format":{"type":"json_schema","json_schema":{"name":"x",
+            "schema":{"type":"object"},"strict":true}})"));
+        QVERIFY(std::holds_alternative<ApiRequest>(schema));
+        QCOMPARE(std::get<ApiRequest>(schema).responseFormat, ApiRequest::ResponseFormat::RESPONSE_FORMAT_JSON_SCHEMA);
+        QCOMPARE(QString::fromStdString(std::get<ApiRequest>(schema).responseSchemaJson),
+                 QStringLiteral("{\"type\":\"object\"}"));
+
+        const auto none = parse(CHAT, chat(R"("tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"none",
+            "response_format":{"type":"json_object"})"));
+        QVERIFY(std::holds_alternative<ApiRequest>(none));
+        QVERIFY(!std::get<ApiRequest>(none).toolsActive());
+        QCOMPARE(std::get<ApiRequest>(none).responseFormat, ApiRequest::ResponseFormat::RESPONSE_FORMAT_JSON_OBJECT);
+
+        const auto completions = parse(COMPLETIONS, QByteArray(R"({"prompt":"a","logprobs":5})"));
+        QVERIFY(std::holds_alternative<ApiRequest>(completions));
+        QVERIFY(std::get<ApiRequest>(completions).logprobs);
+        QCOMPARE(std::get<ApiRequest>(completions).topLogprobs, 5);
+    }
+
+    // /v1/messages: Anthropic's body read as the chat request it is.
+    void anthropicMessages()
+    {
+        const auto r = parse(Endpoint::ENDPOINT_MESSAGES, QByteArray(R"({"model":"m","max_tokens":64,
+            "system":[{"type":"text","text":"Be brief."}],"stop_sequences":["END"],"temperature":0.5,
+            "thinking":{"type":"enabled","budget_tokens":1024},
+            "tools":[{"name":"get_weather","description":"d","input_schema":{"type":"object"}}],
+            "tool_choice":{"type":"tool","name":"get_weather","disable_parallel_tool_use":true},
+            "messages":[{"role":"user","content":"Weather?"},
+              {"role":"assistant","content":[{"type":"thinking","thinking":"Look it up.","signature":"s"},
+                {"type":"text","text":"Checking."},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Oslo"}}]},
+              {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"3C"}]},
+                {"type":"text","text":"Thanks"}]}]})"));
+        QVERIFY2(std::holds_alternative<ApiRequest>(r), std::get_if<ApiError>(&r) ? std::get<ApiError>(r).message.c_str() : "");
+        const ApiRequest &a = std::get<ApiRequest>(r);
+        QCOMPARE(a.endpoint, Endpoint::ENDPOINT_MESSAGES);
+        QCOMPARE(a.messages.size(), size_t(5));
+        QCOMPARE(QString::fromStdString(a.messages[0].role), QStringLiteral("system"));
+        QCOMPARE(QString::fromStdString(a.messages[0].content), QStringLiteral("Be brief."));
+        QCOMPARE(QString::fromStdString(a.messages[2].role), QStringLiteral("assistant"));
+        QCOMPARE(QString::fromStdString(a.messages[2].content), QStringLiteral("Checking."));
+        QCOMPARE(QString::fromStdString(a.messages[2].reasoning), QStringLiteral("Look it up."));
+        QVERIFY(a.messages[2].extraJson.find("\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"") != std::string::npos);
+        QCOMPARE(QString::fromStdString(a.messages[3].role), QStringLiteral("tool"));
+        QCOMPARE(QString::fromStdString(a.messages[3].content), QStringLiteral("3C"));
+        QVERIFY(a.messages[3].extraJson.find(R"("tool_call_id":"toolu_1")") != std::string::npos);
+        QCOMPARE(QString::fromStdString(a.messages[4].content), QStringLiteral("Thanks"));
+        QCOMPARE(a.maxTokens, 64);
+        QCOMPARE(a.stop, (std::vector<std::string>{"END"}));
+        QCOMPARE(a.enableThinking, std::optional<bool>(true));
+        QCOMPARE(a.toolChoice, ApiRequest::ToolChoice::TOOL_CHOICE_NAMED);
+        QVERIFY(!a.parallelToolCalls);
+        QVERIFY(a.toolsJson.find(R"("parameters":{"type":"object"})") != std::string::npos);
+
+        const auto image = parse(Endpoint::ENDPOINT_MESSAGES, QByteArray(
+            R"({"messages":[{"role":"user","content":[{"type":"image","source":{}}]}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(image));
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(image).param), QStringLiteral("messages[0].content[0].type"));
+        const auto serverTool = parse(Endpoint::ENDPOINT_MESSAGES, QByteArray(
+            R"({"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search"}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(serverTool));
+        QVERIFY(std::get<ApiError>(serverTool).message.find("server tool") != std::string::npos);
+        const auto role = parse(Endpoint::ENDPOINT_MESSAGES, QByteArray(R"({"messages":[{"role":"system","content":"x"}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(role));
+    }
+
+    // /v1/responses: input items read as chat messages.
+    void responsesInput()
+    {
+        const auto r = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(R"({"model":"m","instructions":"Be brief.",
+            "max_output_tokens":50,"reasoning":{"effort":"high"},"parallel_tool_calls":false,
+            "tools":[{"type":"function","name":"get_weather","parameters":{"type":"object"},"strict":true}],
+            "tool_choice":{"type":"function","name":"get_weather"},
+            "text":{"format":{"type":"json_schema","name":"r","schema":{"type":"object"}}},
+            "input":[{"role":"user","content":[{"type":"input_text","text":"Weather?"}]},
+              {"type":"reasoning","summary":[{"type":"summary_text","text":"Look it up."}]},
+              {"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"{}"},
+              {"type":"function_call","call_id":"call_2","name":"get_weather","arguments":"{}"},
+              {"type":"function_call_output","call_id":"call_1","output":"3C"},
+              {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Cold."}]}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(r));   // text.format with a named tool call: refused
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(r).param), QStringLiteral("response_format"));
+
+        const auto ok = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(R"({"model":"m","instructions":"Be brief.",
+            "max_output_tokens":50,"reasoning":{"effort":"high"},"parallel_tool_calls":false,
+            "tools":[{"type":"function","name":"get_weather","parameters":{"type":"object"},"strict":true}],
+            "tool_choice":{"type":"function","name":"get_weather"},
+            "input":[{"role":"user","content":[{"type":"input_text","text":"Weather?"}]},
+              {"type":"reasoning","summary":[{"type":"summary_text","text":"Look it up."}]},
+              {"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"{}"},
+              {"type":"function_call","call_id":"call_2","name":"get_weather","arguments":"{}"},
+              {"type":"function_call_output","call_id":"call_1","output":"3C"},
+              {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Cold."}]}]})"));
+        QVERIFY2(std::holds_alternative<ApiRequest>(ok), std::get_if<ApiError>(&ok) ? std::get<ApiError>(ok).message.c_str() : "");
+        const ApiRequest &a = std::get<ApiRequest>(ok);
+        QCOMPARE(a.endpoint, Endpoint::ENDPOINT_RESPONSES);
+        QCOMPARE(a.messages.size(), size_t(5));
+        QCOMPARE(QString::fromStdString(a.messages[0].content), QStringLiteral("Be brief."));
+        QCOMPARE(QString::fromStdString(a.messages[1].content), QStringLiteral("Weather?"));
+        QCOMPARE(QString::fromStdString(a.messages[2].role), QStringLiteral("assistant"));
+        QCOMPARE(QString::fromStdString(a.messages[2].reasoning), QStringLiteral("Look it up."));
+        QVERIFY(a.messages[2].extraJson.find("call_2") != std::string::npos);   // both calls on one turn
+        QCOMPARE(QString::fromStdString(a.messages[3].role), QStringLiteral("tool"));
+        QCOMPARE(QString::fromStdString(a.messages[4].content), QStringLiteral("Cold."));
+        QCOMPARE(a.maxTokens, 50);
+        QCOMPARE(QString::fromStdString(a.reasoningEffort), QStringLiteral("high"));
+        QCOMPARE(a.toolChoice, ApiRequest::ToolChoice::TOOL_CHOICE_NAMED);
+        QVERIFY(!a.parallelToolCalls);
+
+        const auto builtin = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(
+            R"({"input":"x","tools":[{"type":"web_search"}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(builtin));
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(builtin).param), QStringLiteral("tools[0].type"));
+        const auto stateful = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(R"({"input":"x","previous_response_id":"r"})"));
+        QVERIFY(std::holds_alternative<ApiError>(stateful));
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(stateful).param), QStringLiteral("previous_response_id"));
+        const auto image = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(
+            R"({"input":[{"role":"user","content":[{"type":"input_image","image_url":"x"}]}]})"));
+        QVERIFY(std::holds_alternative<ApiError>(image));
+        const auto noInput = parse(Endpoint::ENDPOINT_RESPONSES, QByteArray(R"({"model":"m"})"));
+        QVERIFY(std::holds_alternative<ApiError>(noInput));
+        QCOMPARE(QString::fromStdString(std::get<ApiError>(noInput).param), QStringLiteral("input"));
     }
 
     void chatFields()

@@ -2,6 +2,7 @@
 // completion (role first, pieces, finish_reason last, the usage chunk when
 // asked, [DONE]), whole responses, errors, read back with Qt's own JSON
 // parser (not the one that wrote them).
+#include "server/anthropic_response.h"
 #include "server/api_error.h"
 #include "server/api_response.h"
 #include "server/response_assembler.h"
@@ -84,6 +85,30 @@ ApiRequest request(Endpoint endpoint, bool stream, int n, bool usage)
     r.includeUsage = usage;
     return r;
 }
+
+ApiRequest toolRequest(bool stream, bool parallel = true)
+{
+    ApiRequest r = request(Endpoint::ENDPOINT_CHAT_COMPLETIONS, stream, 1, false);
+    r.toolsJson = R"([{"type":"function","function":{"name":"get_weather"}},{"type":"function","function":{"name":"now"}}])";
+    r.toolNames = {"get_weather", "now"};
+    r.parallelToolCalls = parallel;
+    return r;
+}
+
+JobEvent logprob(int choice, const char *token, float lp, std::vector<LogprobText> top = {})
+{
+    JobEvent e;
+    e.kind = JobEvent::Kind::KIND_LOGPROBS;
+    e.choice = choice;
+    e.logprob.chosen = {token, lp};
+    e.logprob.top = std::move(top);
+    return e;
+}
+
+// A Qwen3-style reply with text before two calls, cut into awkward pieces.
+const char *const kToolReply[] = {"Let me ", "check.\n<tool", "_call>\n{\"name\": \"get_weather\", \"argu",
+                                  "ments\": {\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"now\", ",
+                                  "\"arguments\": {}}\n</tool_call>"};
 
 } // namespace
 
@@ -264,6 +289,282 @@ private slots:
         QCOMPARE(o["object"].toString(), QStringLiteral("list"));
         QCOMPARE(o["data"].toArray().at(0).toObject().value("id").toString(), QStringLiteral("tiny"));
         QCOMPARE(o["data"].toArray().at(0).toObject().value("object").toString(), QStringLiteral("model"));
+    }
+
+    // Tool calls streamed as OpenAI does: content first, then per call a
+    // chunk with index, id, type and name (arguments ""), then its arguments;
+    // finish_reason "tool_calls"; no markup in any content delta.
+    void toolCallsStreamed()
+    {
+        ResponseAssembler a(toolRequest(true), ids(), 5, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED);
+        std::string sse = a.open();
+        for (const char *p : kToolReply)
+            sse += a.onEvent(piece(0, p));
+        sse += a.onEvent(done(0, StopReason::STOP_REASON_END_OF_GENERATION, 30));
+        bool sawDone = false;
+        const QList<QJsonObject> ev = events(sse, &sawDone);
+        QVERIFY(sawDone);
+        QString content;
+        QList<QJsonObject> calls;
+        QString finish;
+        for (const QJsonObject &e : ev) {
+            const QJsonObject c = e["choices"].toArray()[0].toObject();
+            const QJsonObject d = c["delta"].toObject();
+            content += d["content"].toString();
+            if (d.contains("tool_calls"))
+                calls.push_back(d["tool_calls"].toArray()[0].toObject());
+            if (!c["finish_reason"].isNull())
+                finish = c["finish_reason"].toString();
+        }
+        QCOMPARE(content, QStringLiteral("Let me check."));
+        QCOMPARE(finish, QStringLiteral("tool_calls"));
+        QCOMPARE(calls.size(), 4);
+        QCOMPARE(calls[0]["index"].toInt(), 0);
+        QVERIFY(calls[0]["id"].toString().startsWith(QStringLiteral("call_")));
+        QCOMPARE(calls[0]["type"].toString(), QStringLiteral("function"));
+        QCOMPARE(calls[0]["function"].toObject()["name"].toString(), QStringLiteral("get_weather"));
+        QCOMPARE(calls[0]["function"].toObject()["arguments"].toString(), QString());
+        QVERIFY(!calls[1].contains("id"));
+        QCOMPARE(calls[1]["index"].toInt(), 0);
+        QCOMPARE(calls[1]["function"].toObject()["arguments"].toString(), QStringLiteral("{\"city\":\"Paris\"}"));
+        QCOMPARE(calls[2]["index"].toInt(), 1);
+        QCOMPARE(calls[2]["function"].toObject()["name"].toString(), QStringLiteral("now"));
+        QVERIFY(calls[2]["id"].toString() != calls[0]["id"].toString());
+        QCOMPARE(calls[3]["function"].toObject()["arguments"].toString(), QStringLiteral("{}"));
+    }
+
+    void toolCallsWhole_data()
+    {
+        QTest::addColumn<bool>("parallel");
+        QTest::newRow("parallel") << true;
+        QTest::newRow("first only") << false;
+    }
+    void toolCallsWhole()
+    {
+        QFETCH(bool, parallel);
+        ResponseAssembler a(toolRequest(false, parallel), ids(), 5, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED);
+        for (const char *p : kToolReply)
+            QCOMPARE(a.onEvent(piece(0, p)), std::string());
+        QCOMPARE(a.onEvent(done(0, StopReason::STOP_REASON_END_OF_GENERATION, 30)), std::string());
+        QVERIFY(a.finished());
+        const QJsonObject body = QJsonDocument::fromJson(QByteArray::fromStdString(a.body())).object();
+        const QJsonObject choice = body["choices"].toArray()[0].toObject();
+        const QJsonObject message = choice["message"].toObject();
+        QCOMPARE(choice["finish_reason"].toString(), QStringLiteral("tool_calls"));
+        QCOMPARE(message["content"].toString(), QStringLiteral("Let me check."));
+        const QJsonArray calls = message["tool_calls"].toArray();
+        QCOMPARE(calls.size(), parallel ? 2 : 1);
+        QCOMPARE(calls[0].toObject()["function"].toObject()["name"].toString(), QStringLiteral("get_weather"));
+        QCOMPARE(calls[0].toObject()["function"].toObject()["arguments"].toString(), QStringLiteral("{\"city\":\"Paris\"}"));
+    }
+
+    // A call only: content null; tool-call parts the splitter kept apart
+    // (Gemma 4) parse the same; a malformed call is content, finish "stop".
+    void toolCallEdges()
+    {
+        {
+            ResponseAssembler a(toolRequest(false), ids(), 5, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_GEMMA4);
+            JobEvent e = piece(0, "call:now{}");
+            e.kind = JobEvent::Kind::KIND_TOOL_CALL;
+            a.onEvent(e);
+            a.onEvent(done(0, StopReason::STOP_REASON_END_OF_GENERATION, 3));
+            const QJsonObject m = QJsonDocument::fromJson(QByteArray::fromStdString(a.body()))
+                                      .object()["choices"].toArray()[0].toObject()["message"].toObject();
+            QVERIFY(m["content"].isNull());
+            QCOMPARE(m["tool_calls"].toArray()[0].toObject()["function"].toObject()["name"].toString(),
+                     QStringLiteral("now"));
+        }
+        {
+            ResponseAssembler a(toolRequest(false), ids(), 5, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED);
+            a.onEvent(piece(0, "<tool_call>{\"name\": broken</tool_call>"));
+            a.onEvent(done(0, StopReason::STOP_REASON_END_OF_GENERATION, 3));
+            const QJsonObject c = QJsonDocument::fromJson(QByteArray::fromStdString(a.body()))
+                                      .object()["choices"].toArray()[0].toObject();
+            QCOMPARE(c["finish_reason"].toString(), QStringLiteral("stop"));
+            QCOMPARE(c["message"].toObject()["content"].toString(), QStringLiteral("<tool_call>{\"name\": broken</tool_call>"));
+            QVERIFY(!c["message"].toObject().contains("tool_calls"));
+        }
+    }
+
+    // logprobs: streamed with the chunk that carries the token's text (the
+    // chat shape: content[{token, logprob, bytes, top_logprobs}]); whole in
+    // the choice; completions in the legacy shape.
+    void logprobsShapes()
+    {
+        ApiRequest r = request(Endpoint::ENDPOINT_CHAT_COMPLETIONS, true, 1, false);
+        r.logprobs = true;
+        r.topLogprobs = 2;
+        ResponseAssembler a(r, ids(), 5);
+        std::string sse = a.open();
+        sse += a.onEvent(logprob(0, "Hi", -0.5f, {{"Hi", -0.5f}, {"Yo", -1.5f}}));
+        sse += a.onEvent(piece(0, "Hi"));
+        sse += a.onEvent(logprob(0, "\xc3", -2.0f));   // half a character: its text comes later
+        sse += a.onEvent(done(0, StopReason::STOP_REASON_MAX_TOKENS, 2));
+        bool sawDone = false;
+        const QList<QJsonObject> ev = events(sse, &sawDone);
+        QCOMPARE(ev.size(), 3);
+        const QJsonArray first = ev[1]["choices"].toArray()[0].toObject()["logprobs"].toObject()["content"].toArray();
+        QCOMPARE(first.size(), 1);
+        QCOMPARE(first[0].toObject()["token"].toString(), QStringLiteral("Hi"));
+        QCOMPARE(first[0].toObject()["logprob"].toDouble(), -0.5);
+        QCOMPARE(first[0].toObject()["bytes"].toArray().size(), 2);
+        QCOMPARE(first[0].toObject()["top_logprobs"].toArray().size(), 2);
+        QCOMPARE(first[0].toObject()["top_logprobs"].toArray()[1].toObject()["token"].toString(), QStringLiteral("Yo"));
+        const QJsonArray last = ev[2]["choices"].toArray()[0].toObject()["logprobs"].toObject()["content"].toArray();
+        QCOMPARE(last.size(), 1);
+        QCOMPARE(last[0].toObject()["bytes"].toArray()[0].toInt(), 0xc3);
+
+        r.stream = false;
+        ResponseAssembler whole(r, ids(), 5);
+        whole.onEvent(logprob(0, "Hi", -0.25f));
+        whole.onEvent(piece(0, "Hi"));
+        whole.onEvent(done(0, StopReason::STOP_REASON_MAX_TOKENS, 1));
+        const QJsonObject c = QJsonDocument::fromJson(QByteArray::fromStdString(whole.body())).object()["choices"].toArray()[0].toObject();
+        QCOMPARE(c["logprobs"].toObject()["content"].toArray()[0].toObject()["logprob"].toDouble(), -0.25);
+
+        ApiRequest cr = request(Endpoint::ENDPOINT_COMPLETIONS, false, 1, false);
+        cr.logprobs = true;
+        cr.topLogprobs = 1;
+        ResponseAssembler comp(cr, ids(), 5);
+        comp.onEvent(logprob(0, "a", -1.0f, {{"a", -1.0f}}));
+        comp.onEvent(piece(0, "a"));
+        comp.onEvent(logprob(0, "bc", -2.0f, {{"x", -0.5f}}));
+        comp.onEvent(piece(0, "bc"));
+        comp.onEvent(done(0, StopReason::STOP_REASON_MAX_TOKENS, 2));
+        const QJsonObject lp = QJsonDocument::fromJson(QByteArray::fromStdString(comp.body()))
+                                   .object()["choices"].toArray()[0].toObject()["logprobs"].toObject();
+        QCOMPARE(lp["tokens"].toArray().size(), 2);
+        QCOMPARE(lp["token_logprobs"].toArray()[1].toDouble(), -2.0);
+        QCOMPARE(lp["top_logprobs"].toArray()[1].toObject()["x"].toDouble(), -0.5);
+        QCOMPARE(lp["text_offset"].toArray()[1].toInt(), 1);
+    }
+
+    // /v1/messages streamed: named events, blocks opened and closed in
+    // order (thinking with its signature, text, tool_use with its input as
+    // one input_json_delta), message_delta with stop_reason tool_use.
+    void messagesStream()
+    {
+        ApiRequest r = toolRequest(true);
+        r.endpoint = Endpoint::ENDPOINT_MESSAGES;
+        ResponseAssembler a(r, {"msg_test", 1, "tiny"}, 7, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED);
+        std::string sse = a.open();
+        sse += a.onEvent(piece(0, "Hmm.", true));
+        for (const char *p : kToolReply)
+            sse += a.onEvent(piece(0, p));
+        sse += a.onEvent(done(0, StopReason::STOP_REASON_END_OF_GENERATION, 30));
+        QVERIFY(a.finished());
+        QStringList names;
+        QList<QJsonObject> data;
+        for (const QByteArray &block : QByteArray::fromStdString(sse).split('\n')) {
+            if (block.startsWith("event: "))
+                names << QString::fromUtf8(block.mid(7));
+            else if (block.startsWith("data: "))
+                data << QJsonDocument::fromJson(block.mid(6)).object();
+        }
+        QCOMPARE(names.join(QLatin1Char(' ')),
+                 (QStringList{"message_start", "content_block_start", "content_block_delta", "content_block_delta",
+                              "content_block_stop", "content_block_start", "content_block_delta", "content_block_delta",
+                              "content_block_stop", "content_block_start", "content_block_delta",
+                              "content_block_stop", "content_block_start", "content_block_delta",
+                              "content_block_stop", "message_delta", "message_stop"})
+                     .join(QLatin1Char(' ')));
+        QCOMPARE(names.size(), data.size());
+        for (int i = 0; i < names.size(); ++i)
+            QCOMPARE(data[i]["type"].toString(), names[i]);
+        QCOMPARE(data[0]["message"].toObject()["usage"].toObject()["input_tokens"].toInt(), 7);
+        QCOMPARE(data[1]["content_block"].toObject()["type"].toString(), QStringLiteral("thinking"));
+        QCOMPARE(data[2]["delta"].toObject()["thinking"].toString(), QStringLiteral("Hmm."));
+        QCOMPARE(data[3]["delta"].toObject()["type"].toString(), QStringLiteral("signature_delta"));
+        // The text as the parser releases it: "Let me" (the space waits), " check.".
+        QCOMPARE(data[6]["delta"].toObject()["text"].toString() + data[7]["delta"].toObject()["text"].toString(),
+                 QStringLiteral("Let me check."));
+        QCOMPARE(data[9]["content_block"].toObject()["type"].toString(), QStringLiteral("tool_use"));
+        QCOMPARE(data[9]["content_block"].toObject()["name"].toString(), QStringLiteral("get_weather"));
+        QVERIFY(data[9]["content_block"].toObject()["id"].toString().startsWith(QStringLiteral("toolu_")));
+        QCOMPARE(data[10]["delta"].toObject()["partial_json"].toString(), QStringLiteral("{\"city\":\"Paris\"}"));
+        QCOMPARE(data[10]["index"].toInt(), 2);
+        QCOMPARE(data[13]["index"].toInt(), 3);
+        QCOMPARE(data[15]["delta"].toObject()["stop_reason"].toString(), QStringLiteral("tool_use"));
+        QCOMPARE(data[15]["usage"].toObject()["output_tokens"].toInt(), 30);
+    }
+
+    void messagesWhole()
+    {
+        ApiRequest r = request(Endpoint::ENDPOINT_MESSAGES, false, 1, false);
+        ResponseAssembler a(r, {"msg_test", 1, "tiny"}, 7);
+        a.onEvent(piece(0, "Hello"));
+        a.onEvent(done(0, StopReason::STOP_REASON_MAX_TOKENS, 4));
+        const QJsonObject m = QJsonDocument::fromJson(QByteArray::fromStdString(a.body())).object();
+        QCOMPARE(m["type"].toString(), QStringLiteral("message"));
+        QCOMPARE(m["id"].toString(), QStringLiteral("msg_test"));
+        QCOMPARE(m["stop_reason"].toString(), QStringLiteral("max_tokens"));
+        QCOMPARE(m["content"].toArray()[0].toObject()["text"].toString(), QStringLiteral("Hello"));
+        QCOMPARE(m["usage"].toObject()["output_tokens"].toInt(), 4);
+        QCOMPARE(m["usage"].toObject()["input_tokens"].toInt(), 7);
+        const QJsonObject e = QJsonDocument::fromJson(QByteArray::fromStdString(
+                                                          anthropicErrorBody(ApiError::badRequest("no"))))
+                                  .object();
+        QCOMPARE(e["type"].toString(), QStringLiteral("error"));
+        QCOMPARE(e["error"].toObject()["type"].toString(), QStringLiteral("invalid_request_error"));
+    }
+
+    // /v1/responses streamed: the event sequence with its sequence numbers,
+    // items in order (reasoning, message, two function calls), and the
+    // response.completed payload equal to the whole body.
+    void responsesStream()
+    {
+        ApiRequest r = toolRequest(true);
+        r.endpoint = Endpoint::ENDPOINT_RESPONSES;
+        ResponseAssembler a(r, {"resp_test", 1, "tiny"}, 7, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED);
+        std::string sse = a.open();
+        sse += a.onEvent(piece(0, "Hmm.", true));
+        for (const char *p : kToolReply)
+            sse += a.onEvent(piece(0, p));
+        sse += a.onEvent(done(0, StopReason::STOP_REASON_END_OF_GENERATION, 30));
+        QVERIFY(a.finished());
+        QStringList names;
+        QList<QJsonObject> data;
+        for (const QByteArray &line : QByteArray::fromStdString(sse).split('\n')) {
+            if (line.startsWith("event: "))
+                names << QString::fromUtf8(line.mid(7));
+            else if (line.startsWith("data: "))
+                data << QJsonDocument::fromJson(line.mid(6)).object();
+        }
+        QCOMPARE(names.size(), data.size());
+        for (int i = 0; i < data.size(); ++i) {
+            QCOMPARE(data[i]["type"].toString(), names[i]);
+            QCOMPARE(data[i]["sequence_number"].toInt(), i);
+        }
+        QCOMPARE(names.first(), QStringLiteral("response.created"));
+        QCOMPARE(names.last(), QStringLiteral("response.completed"));
+        QCOMPARE(names.count(QStringLiteral("response.output_item.added")), 4);
+        QCOMPARE(names.count(QStringLiteral("response.output_item.done")), 4);
+        const QJsonObject completed = data.last()["response"].toObject();
+        QCOMPARE(completed["status"].toString(), QStringLiteral("completed"));
+        const QJsonArray output = completed["output"].toArray();
+        QCOMPARE(output.size(), 4);
+        QCOMPARE(output[0].toObject()["type"].toString(), QStringLiteral("reasoning"));
+        QCOMPARE(output[1].toObject()["content"].toArray()[0].toObject()["text"].toString(), QStringLiteral("Let me check."));
+        QCOMPARE(output[2].toObject()["type"].toString(), QStringLiteral("function_call"));
+        QCOMPARE(output[2].toObject()["arguments"].toString(), QStringLiteral("{\"city\":\"Paris\"}"));
+        QVERIFY(output[2].toObject()["call_id"].toString().startsWith(QStringLiteral("call_")));
+        QCOMPARE(output[3].toObject()["name"].toString(), QStringLiteral("now"));
+        QCOMPARE(completed["usage"].toObject()["output_tokens"].toInt(), 30);
+        QCOMPARE(QJsonDocument::fromJson(QByteArray::fromStdString(a.body())).object()["output"].toArray(), output);
+    }
+
+    void responsesIncomplete()
+    {
+        ApiRequest r = request(Endpoint::ENDPOINT_RESPONSES, false, 1, false);
+        ResponseAssembler a(r, {"resp_test", 1, "tiny"}, 7);
+        QCOMPARE(a.onEvent(piece(0, "Once")), std::string());
+        a.onEvent(done(0, StopReason::STOP_REASON_MAX_TOKENS, 1));
+        const QJsonObject body = QJsonDocument::fromJson(QByteArray::fromStdString(a.body())).object();
+        QCOMPARE(body["object"].toString(), QStringLiteral("response"));
+        QCOMPARE(body["status"].toString(), QStringLiteral("incomplete"));
+        QCOMPARE(body["incomplete_details"].toObject()["reason"].toString(), QStringLiteral("max_output_tokens"));
+        QCOMPARE(body["output"].toArray()[0].toObject()["content"].toArray()[0].toObject()["text"].toString(),
+                 QStringLiteral("Once"));
     }
 };
 

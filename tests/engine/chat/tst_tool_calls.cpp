@@ -1,0 +1,399 @@
+// The tool-call parser (chat/tool_calls.h):
+// - realTemplates: real chat templates (../shared/templates*) render a
+//   conversation whose last assistant turn calls tools; the text after the
+//   generation prompt is what the model would write. It goes through the
+//   family's reasoning splitter and the parser whole, cut at every byte
+//   boundary, and one byte at a time: the calls must be the ones rendered
+//   (names, arguments as JSON values), the content the one rendered, and no
+//   markup may reach the content.
+// - formatFacts: replies written by hand from the formats' documented
+//   markup (Qwen3.5 / Qwen3-Coder XML, Gemma 4, Mistral, DeepSeek V3.1,
+//   Llama's <|python_tag|>), the same way.
+// - syntaxFromTemplate: which syntax a template's text selects.
+// - hostile: malformed calls and huge ones come back as content, bounded.
+#include "chat/chat_template.h"
+#include "chat/jinja_template.h"
+#include "chat/reasoning_split.h"
+#include "chat/tool_calls.h"
+#include "common/json.h"
+#include "test_support.h"
+
+#include <QFile>
+#include <QTest>
+
+#include <string>
+#include <vector>
+
+using namespace burrow;
+using namespace burrow::chat;
+
+Q_DECLARE_METATYPE(burrow::ReasoningSyntax)
+Q_DECLARE_METATYPE(burrow::chat::ToolCallSyntax)
+
+namespace {
+
+struct Parsed {
+    std::string content;
+    std::vector<ToolCall> calls;
+};
+
+void collect(std::vector<ToolCallItem> items, Parsed &out)
+{
+    for (ToolCallItem &i : items) {
+        if (i.isCall)
+            out.calls.push_back(std::move(i.call));
+        else
+            out.content += i.content;
+    }
+}
+
+// The reply, cut at `cuts`, through the splitter and the parser as the
+// server wires them: answer parts to pushAnswer, tool-call parts to pushToolText.
+Parsed run(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::string &reply, const std::vector<size_t> &cuts)
+{
+    ReasoningOptions o;
+    o.syntax = reasoning;
+    ReasoningSplitter splitter(o);
+    ToolCallParser parser(syntax);
+    Parsed out;
+    const auto route = [&](const std::vector<ReplyPart> &parts) {
+        for (const ReplyPart &p : parts) {
+            if (p.kind == ReplyPartKind::REPLY_PART_KIND_ANSWER)
+                collect(parser.pushAnswer(p.text), out);
+            else if (p.kind == ReplyPartKind::REPLY_PART_KIND_TOOL_CALL)
+                collect(parser.pushToolText(p.text), out);
+        }
+    };
+    size_t from = 0;
+    for (size_t cut : cuts) {
+        route(splitter.push(std::string_view(reply).substr(from, cut - from)));
+        from = cut;
+    }
+    route(splitter.push(std::string_view(reply).substr(from)));
+    route(splitter.finish());
+    collect(parser.finish(), out);
+    return out;
+}
+
+std::string canonicalJson(const std::string &text)
+{
+    auto v = json::parseJson(text, "test");
+    return v ? json::toJsonString(*v) : "<invalid: " + text + ">";
+}
+
+std::string trimmed(const std::string &s)
+{
+    const size_t a = s.find_first_not_of(" \n\r\t");
+    if (a == std::string::npos)
+        return {};
+    return s.substr(a, s.find_last_not_of(" \n\r\t") - a + 1);
+}
+
+// Every cut of `reply` gives `expected` (calls: [{"name", "arguments"}]).
+void checkEveryCut(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::string &reply,
+                   const std::string &expectedContent, const json::JsonValue &expectedCalls)
+{
+    std::vector<std::vector<size_t>> cutsList;
+    cutsList.push_back({});
+    for (size_t c = 0; c <= reply.size(); ++c)
+        cutsList.push_back({c});
+    std::vector<size_t> bytes;
+    for (size_t c = 1; c < reply.size(); ++c)
+        bytes.push_back(c);
+    cutsList.push_back(bytes);
+    for (const auto &cuts : cutsList) {
+        const Parsed p = run(reasoning, syntax, reply, cuts);
+        const QByteArray where = QByteArray("cuts ") + QByteArray::number(qulonglong(cuts.size())) +
+                                 (cuts.empty() ? QByteArray() : " first " + QByteArray::number(qulonglong(cuts[0])));
+        QVERIFY2(trimmed(p.content) == expectedContent,
+                 (where + ": content '" + QByteArray::fromStdString(p.content) + "'").constData());
+        for (const char *markup : {"<tool_call>", "</tool_call>", "<|", "|>", "[TOOL_CALLS]", "[ARGS]", "｜", "<function="})
+            QVERIFY2(p.content.find(markup) == std::string::npos,
+                     (where + ": markup in content '" + QByteArray::fromStdString(p.content) + "'").constData());
+        QVERIFY2(p.calls.size() == expectedCalls.array.size(),
+                 (where + ": " + QByteArray::number(qulonglong(p.calls.size())) + " calls").constData());
+        for (size_t i = 0; i < p.calls.size(); ++i) {
+            const json::JsonValue &e = expectedCalls.array[i];
+            QCOMPARE(QByteArray::fromStdString(p.calls[i].name), QByteArray::fromStdString(e.find("name")->string));
+            QCOMPARE(QByteArray::fromStdString(canonicalJson(p.calls[i].arguments)),
+                     QByteArray::fromStdString(json::toJsonString(*e.find("arguments"))));
+        }
+    }
+}
+
+json::JsonValue parse(const QByteArray &text)
+{
+    auto v = json::parseJson(text.toStdString(), "test");
+    if (!v)
+        qFatal("test JSON: %s", v.message().c_str());
+    return *v;
+}
+
+Result<std::string> renderTemplate(const std::string &source, const json::JsonValue &context)
+{
+    auto t = jinja::Template::parse(source);
+    if (!t)
+        return t.status();
+    const jinja::Value v = jsonToValue(context);
+    return t->render(v.asDict(), {});
+}
+
+const char *const kTools = R"([{"type": "function", "function": {"name": "get_weather", "description": "Weather now",
+  "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+  "required": ["city"]}}}, {"type": "function", "function": {"name": "get_time", "description": "Time now",
+  "parameters": {"type": "object", "properties": {"zone": {"type": "string"}}}}}])";
+
+} // namespace
+
+class TestToolCalls : public QObject {
+    Q_OBJECT
+
+private slots:
+    void realTemplates_data();
+    void realTemplates();
+    void formatFacts_data();
+    void formatFacts();
+    void syntaxFromTemplate_data();
+    void syntaxFromTemplate();
+    void malformedIsContent_data();
+    void malformedIsContent();
+    void hugeCallIsBounded();
+    void xmlValuesFollowTheSchema();
+};
+
+void TestToolCalls::realTemplates_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<ReasoningSyntax>("reasoning");
+    QTest::addColumn<ToolCallSyntax>("syntax");
+    QTest::addColumn<QByteArray>("turnEnd");     // where the assistant turn ends in the rendering
+    QTest::addColumn<QByteArray>("content");     // the assistant message's content (null: none)
+    QTest::addColumn<QByteArray>("calls");       // [{"name", "arguments"}]
+
+    const QByteArray one = R"([{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}])";
+    const QByteArray two = R"([{"name": "get_weather", "arguments": {"city": "Zürich \"old town\""}},
+                               {"name": "get_time", "arguments": {"zone": "Europe/Paris"}}])";
+    using R = ReasoningSyntax;
+    using S = ToolCallSyntax;
+    QTest::newRow("qwen3/one") << "templates-2026/Qwen-Qwen3.jinja" << R::REASONING_SYNTAX_THINK_TAGS
+                               << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("<|im_end|>") << QByteArray() << one;
+    QTest::newRow("qwen3/content-and-two") << "templates-2026/Qwen-Qwen3.jinja" << R::REASONING_SYNTAX_THINK_TAGS
+                                           << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("<|im_end|>")
+                                           << QByteArray("Let me look both up.") << two;
+    QTest::newRow("qwen2.5/two") << "templates/Qwen-Qwen2.5-7B-Instruct.jinja" << R::REASONING_SYNTAX_NONE
+                                 << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("<|im_end|>") << QByteArray("Checking.")
+                                 << two;
+    QTest::newRow("hermes2pro/two") << "templates/NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"
+                                    << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_TAGGED
+                                    << QByteArray("<|im_end|>") << QByteArray() << two;
+    for (const char *llama : {"templates/meta-llama-Llama-3.1-8B-Instruct.jinja",
+                              "templates/meta-llama-Llama-3.2-3B-Instruct.jinja",
+                              "templates/meta-llama-Llama-3.3-70B-Instruct.jinja"})
+        QTest::newRow(llama) << llama << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_JSON
+                             << QByteArray("<|eot_id|>") << QByteArray() << one;
+    QTest::newRow("gpt-oss/one") << "templates-2026/openai-gpt-oss.jinja" << R::REASONING_SYNTAX_HARMONY
+                                 << S::TOOL_CALL_SYNTAX_HARMONY << QByteArray("<|call|>") << QByteArray() << one;
+    QTest::newRow("deepseek-v3/two") << "templates-2026/deepseek-v3.jinja" << R::REASONING_SYNTAX_NONE
+                                     << S::TOOL_CALL_SYNTAX_DEEPSEEK_V3 << QByteArray("<｜end▁of▁sentence｜>")
+                                     << QByteArray() << two;
+}
+
+void TestToolCalls::realTemplates()
+{
+    QFETCH(QString, file);
+    QFETCH(ReasoningSyntax, reasoning);
+    QFETCH(ToolCallSyntax, syntax);
+    QFETCH(QByteArray, turnEnd);
+    QFETCH(QByteArray, content);
+    QFETCH(QByteArray, calls);
+    BURROW_REQUIRE_SHARED(file);
+    QFile f(burrow::test::sharedPath(file));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const std::string source = f.readAll().toStdString();
+    QCOMPARE(toolCallSyntaxForTemplate(source), syntax);
+
+    const json::JsonValue expected = parse(calls);
+    const bool asObject = toolCallArgumentsAsObject(syntax);
+    // The assistant message as a client sends it back: OpenAI tool_calls
+    // (arguments as objects where the family's templates read objects).
+    std::string toolCalls = "[";
+    for (size_t i = 0; i < expected.array.size(); ++i) {
+        const json::JsonValue &c = expected.array[i];
+        const std::string args = json::toJsonString(*c.find("arguments"));
+        toolCalls += std::string(i ? "," : "") + R"({"id": "call_)" + std::to_string(i) +
+                     R"(", "type": "function", "function": {"name": )" + json::jsonString(c.find("name")->string) +
+                     R"(, "arguments": )" + (asObject ? args : json::jsonString(args)) + "}}";
+    }
+    toolCalls += "]";
+    const std::string user = R"({"role": "user", "content": "Weather and time in Paris?"})";
+    // A turn without text: content none or "" as the family's templates want
+    // it (what the server sends them).
+    const std::string assistant = R"({"role": "assistant", "content": )" +
+                                  (content.isNull() && toolCallContentIsNone(syntax)
+                                       ? std::string("null")
+                                       : json::jsonString(content.toStdString())) +
+                                  R"(, "tool_calls": )" + toolCalls + "}";
+    const auto context = [&](bool withReply) {
+        return parse(QByteArray::fromStdString(R"({"messages": [)" + user + (withReply ? "," + assistant : "") +
+                                               R"(], "tools": )" + kTools +
+                                               R"(, "bos_token": "<s>", "eos_token": "</s>", "add_generation_prompt": )" +
+                                               (withReply ? "false" : "true") + "}"));
+    };
+    auto prompt = renderTemplate(source, context(false));
+    QVERIFY2(prompt, prompt.message().c_str());
+    auto full = renderTemplate(source, context(true));
+    QVERIFY2(full, full.message().c_str());
+    QVERIFY2(full->compare(0, prompt->size(), *prompt) == 0, full->c_str());
+    std::string reply = full->substr(prompt->size());
+    const size_t end = reply.find(turnEnd.toStdString());
+    if (end != std::string::npos)
+        reply.resize(end);
+    QVERIFY(!reply.empty());
+    checkEveryCut(reasoning, syntax, reply, content.toStdString(), expected);
+}
+
+void TestToolCalls::formatFacts_data()
+{
+    QTest::addColumn<ReasoningSyntax>("reasoning");
+    QTest::addColumn<ToolCallSyntax>("syntax");
+    QTest::addColumn<QByteArray>("reply");
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QByteArray>("calls");
+    using R = ReasoningSyntax;
+    using S = ToolCallSyntax;
+    QTest::newRow("qwen3.5-xml") << R::REASONING_SYNTAX_THINK_TAGS << S::TOOL_CALL_SYNTAX_TAGGED
+                                 << QByteArray("<think>\nWeather.\n</think>\n\nI will check.\n\n<tool_call>\n<function=get_weather>\n"
+                                               "<parameter=city>\nNew York\n</parameter>\n<parameter=days>\n2\n</parameter>\n"
+                                               "</function>\n</tool_call>\n<tool_call>\n<function=get_time>\n</function>\n</tool_call>")
+                                 << QByteArray("I will check.")
+                                 << QByteArray(R"([{"name": "get_weather", "arguments": {"city": "New York", "days": 2}},
+                                                  {"name": "get_time", "arguments": {}}])");
+    QTest::newRow("gemma4") << R::REASONING_SYNTAX_GEMMA4_CHANNEL << S::TOOL_CALL_SYNTAX_GEMMA4
+                            << QByteArray("<|channel>thought\nNeed it.<channel|>On it.<|tool_call>call:get_weather{city:<|\"|>Paris, "
+                                          "\"FR\"<|\"|>,days:3,opts:{metric:true,tags:[<|\"|>a<|\"|>,2]}}<tool_call|>"
+                                          "<|tool_call>call:get_time{}<tool_call|>")
+                            << QByteArray("On it.")
+                            << QByteArray(R"([{"name": "get_weather", "arguments": {"city": "Paris, \"FR\"", "days": 3,
+                                               "opts": {"metric": true, "tags": ["a", 2]}}},
+                                              {"name": "get_time", "arguments": {}}])");
+    QTest::newRow("mistral-array") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_MISTRAL
+                                   << QByteArray(R"([TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "abcdefghi"}])")
+                                   << QByteArray() << QByteArray(R"([{"name": "get_weather", "arguments": {"city": "Paris"}}])");
+    QTest::newRow("mistral-args") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_MISTRAL
+                                  << QByteArray(R"(Sure.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}[TOOL_CALLS]get_time[ARGS]{})")
+                                  << QByteArray("Sure.")
+                                  << QByteArray(R"([{"name": "get_weather", "arguments": {"city": "Paris"}},
+                                                   {"name": "get_time", "arguments": {}}])");
+    QTest::newRow("deepseek-v3.1") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_DEEPSEEK_V3
+                                   << QByteArray("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}"
+                                                 "<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
+                                   << QByteArray() << QByteArray(R"([{"name": "get_weather", "arguments": {"city": "Paris"}}])");
+    QTest::newRow("llama-python-tag") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_JSON
+                                      << QByteArray(R"(<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}})")
+                                      << QByteArray() << QByteArray(R"([{"name": "get_weather", "arguments": {"city": "Paris"}}])");
+    QTest::newRow("json-plain-answer") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_JSON
+                                       << QByteArray("It is sunny {really}.") << QByteArray("It is sunny {really}.")
+                                       << QByteArray("[]");
+    QTest::newRow("harmony-analysis-then-call")
+        << R::REASONING_SYNTAX_HARMONY << S::TOOL_CALL_SYNTAX_HARMONY
+        << QByteArray("<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>commentary "
+                      "to=functions.get_weather <|constrain|>json<|message|>{\"city\":\"Paris\"}")
+        << QByteArray() << QByteArray(R"([{"name": "get_weather", "arguments": {"city": "Paris"}}])");
+    QTest::newRow("tagged-lookalikes") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_TAGGED
+                                       << QByteArray("a <tool_cal b <tool_call") << QByteArray("a <tool_cal b <tool_call")
+                                       << QByteArray("[]");
+}
+
+void TestToolCalls::formatFacts()
+{
+    QFETCH(ReasoningSyntax, reasoning);
+    QFETCH(ToolCallSyntax, syntax);
+    QFETCH(QByteArray, reply);
+    QFETCH(QByteArray, content);
+    QFETCH(QByteArray, calls);
+    checkEveryCut(reasoning, syntax, reply.toStdString(), content.toStdString(), parse(calls));
+}
+
+void TestToolCalls::syntaxFromTemplate_data()
+{
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<ToolCallSyntax>("syntax");
+    using S = ToolCallSyntax;
+    QTest::newRow("harmony") << QByteArray("{{'<|start|>assistant<|channel|>final'}}") << S::TOOL_CALL_SYNTAX_HARMONY;
+    QTest::newRow("gemma4") << QByteArray("{{- '<|tool_call>call:' + name }}") << S::TOOL_CALL_SYNTAX_GEMMA4;
+    QTest::newRow("qwen") << QByteArray("<tool_call>\\n{\"name\"") << S::TOOL_CALL_SYNTAX_TAGGED;
+    QTest::newRow("qwen-coder") << QByteArray("<tool_call>\\n<function=") << S::TOOL_CALL_SYNTAX_TAGGED;
+    QTest::newRow("mistral") << QByteArray("[TOOL_CALLS]") << S::TOOL_CALL_SYNTAX_MISTRAL;
+    QTest::newRow("deepseek") << QByteArray("<｜tool▁calls▁begin｜>") << S::TOOL_CALL_SYNTAX_DEEPSEEK_V3;
+    QTest::newRow("plain") << QByteArray("{{ messages }}") << S::TOOL_CALL_SYNTAX_JSON;
+}
+
+void TestToolCalls::syntaxFromTemplate()
+{
+    QFETCH(QByteArray, source);
+    QFETCH(ToolCallSyntax, syntax);
+    QCOMPARE(toolCallSyntaxForTemplate(source.toStdString()), syntax);
+}
+
+void TestToolCalls::malformedIsContent_data()
+{
+    QTest::addColumn<ToolCallSyntax>("syntax");
+    QTest::addColumn<QByteArray>("reply");
+    using S = ToolCallSyntax;
+    QTest::newRow("tagged-bad-json") << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("x <tool_call>{\"name\": oops}</tool_call> y");
+    QTest::newRow("tagged-no-name") << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("<tool_call>{\"arguments\": {}}</tool_call>");
+    QTest::newRow("tagged-args-not-object") << S::TOOL_CALL_SYNTAX_TAGGED
+                                            << QByteArray("<tool_call>{\"name\": \"f\", \"arguments\": [1]}</tool_call>");
+    QTest::newRow("tagged-unterminated") << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("<tool_call>{\"name\": \"f\", \"argu");
+    QTest::newRow("json-broken") << S::TOOL_CALL_SYNTAX_JSON << QByteArray("{\"name\": \"f\", \"parameters\": {");
+    QTest::newRow("mistral-broken") << S::TOOL_CALL_SYNTAX_MISTRAL << QByteArray("[TOOL_CALLS][{\"name\": 1}]");
+    QTest::newRow("deepseek-broken") << S::TOOL_CALL_SYNTAX_DEEPSEEK_V3 << QByteArray("<｜tool▁calls▁begin｜>junk");
+}
+
+// A call that does not parse is given back as written: nothing lost, no call.
+void TestToolCalls::malformedIsContent()
+{
+    QFETCH(ToolCallSyntax, syntax);
+    QFETCH(QByteArray, reply);
+    for (size_t cut = 0; cut <= size_t(reply.size()); ++cut) {
+        const Parsed p = run(ReasoningSyntax::REASONING_SYNTAX_NONE, syntax, reply.toStdString(), {cut});
+        QCOMPARE(QByteArray::fromStdString(p.content), reply);
+        QCOMPARE(p.calls.size(), size_t(0));
+    }
+}
+
+void TestToolCalls::hugeCallIsBounded()
+{
+    ToolCallParser parser(ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED, nullptr, 64 * 1024);
+    Parsed out;
+    const std::string head = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"", tail = "\"}}</tool_call>";
+    collect(parser.pushAnswer(head), out);
+    const std::string chunk(4096, 'x');
+    for (int i = 0; i < 512; ++i)   // 2 MiB
+        collect(parser.pushAnswer(chunk), out);
+    // Past the bound, the held call came back as content and the rest flows.
+    QVERIFY(out.content.size() > 2000000);
+    collect(parser.pushAnswer(tail), out);
+    collect(parser.finish(), out);
+    QCOMPARE(out.calls.size(), size_t(0));
+    QCOMPARE(out.content.size(), head.size() + 512 * chunk.size() + tail.size());
+}
+
+// XML parameter values: a string parameter stays a string even when it
+// reads as a number; others are JSON when they parse.
+void TestToolCalls::xmlValuesFollowTheSchema()
+{
+    const json::JsonValue tools = parse(R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+        "properties": {"code": {"type": "string"}, "n": {"type": "integer"}, "free": {}}}}}])");
+    ToolCallParser parser(ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED, &tools);
+    Parsed out;
+    collect(parser.pushAnswer("<tool_call>\n<function=f>\n<parameter=code>\n007\n</parameter>\n<parameter=n>\n7\n"
+                              "</parameter>\n<parameter=free>\nnot json\n</parameter>\n</function>\n</tool_call>"),
+            out);
+    collect(parser.finish(), out);
+    QCOMPARE(out.calls.size(), size_t(1));
+    QCOMPARE(QByteArray::fromStdString(out.calls[0].arguments), QByteArray(R"({"code":"007","n":7,"free":"not json"})"));
+}
+
+QTEST_MAIN(TestToolCalls)
+#include "tst_tool_calls.moc"
