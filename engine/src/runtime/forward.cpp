@@ -5,6 +5,7 @@
 #include "ops/expf.h"
 #include "ops/flash_attention.h"
 #include "ops/f16.h"
+#include "runtime/batch_invariance.h"
 #include "runtime/kv_cache.h"
 #include "runtime/matmul.h"
 #include "runtime/recurrent_state.h"
@@ -57,6 +58,7 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
                              "V cache without it); turn flash attention on or use the F16 cache");
     std::unique_ptr<Forward> f(new Forward(c, w, cache, pool, maxBatch));
     f->m_flash = flash;
+    f->m_invariant = batchInvariant();
     const size_t B = static_cast<size_t>(maxBatch);
     const size_t nThreads = static_cast<size_t>(pool.size());
     // Scratch for the quantized activations of the largest multiply. Expert
@@ -181,7 +183,7 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             if (spans[sj].seq == sp.seq)
                 return Status::error("forward pass: sequence " + std::to_string(sp.seq) + " has two spans in one batch");
         n += sp.n;
-        nWanted += sp.logits ? 1 : 0;
+        nWanted += sp.logits ? (sp.verify ? sp.n : 1) : 0;
         if (n > m_maxBatch)
             return Status::error("forward pass: batch of " + std::to_string(n) + " tokens, expected 1.." +
                                  std::to_string(m_maxBatch));
@@ -213,6 +215,14 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
     }
 
     embed(tokens, n);
+    // Recurrent layers: a verification span keeps the state after each row
+    // but its last (the current state); any other pass forgets kept ones.
+    if (RecurrentState *rs = m_cache.recurrent())
+        for (int si = 0; si < nSpans; ++si) {
+            const BatchSpan &sp = spans[si];
+            if (!sp.verify || !rs->beginSteps(sp.seq, m_cache.length(sp.seq), static_cast<uint32_t>(sp.n - 1)))
+                rs->clearSteps(sp.seq);
+        }
 
     // A recurrent state changes in place layer by layer: a cancel between
     // layers puts back the copy taken here (prompt chunks; a batch of single
@@ -231,9 +241,12 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
     float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
     for (uint32_t il = 0; il < c.nLayer; ++il) {
         if (m_cancelCheck && (il == 0 || cancelMidway) && m_cancelCheck()) {
-            if (recurrent && il > 0)
-                for (int si = 0; si < nSpans; ++si)
-                    recurrent->restore(spans[si].seq);
+            if (recurrent)
+                for (int si = 0; si < nSpans; ++si) {
+                    recurrent->clearSteps(spans[si].seq);
+                    if (il > 0)
+                        recurrent->restore(spans[si].seq);
+                }
             unreserve(nSpans);            // lengths unchanged: this batch's keys are not kept
             return Status::cancelled();
         }
@@ -265,18 +278,22 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             });
         }
     }
-    for (int si = 0; si < nSpans; ++si)
-        m_cache.commit(spans[si].seq, m_cache.length(spans[si].seq) + static_cast<uint32_t>(spans[si].n));
+    for (int si = 0; si < nSpans; ++si) {
+        const uint32_t len = m_cache.length(spans[si].seq);
+        m_cache.commit(spans[si].seq, len + static_cast<uint32_t>(spans[si].n), spans[si].verify ? len + 1 : UINT32_MAX);
+    }
 
     if (logits && nWanted > 0) {
-        // The last row of each span that wants logits, normed into h [nWanted, E].
+        // The last row of each span that wants logits (every row of a
+        // verification span), normed into h [nWanted, E].
         int j = 0;
         for (int si = 0; si < nSpans; ++si)
-            if (spans[si].logits) {
-                const float *last = x + static_cast<int64_t>(spans[si].row0 + spans[si].n - 1) * E;
-                rmsNorm(last, m_w.outputNorm.f32(), h + static_cast<int64_t>(j) * E, E, c.rmsEps);
-                ++j;
-            }
+            if (spans[si].logits)
+                for (int r = spans[si].verify ? 0 : spans[si].n - 1; r < spans[si].n; ++r) {
+                    const float *row = x + static_cast<int64_t>(spans[si].row0 + r) * E;
+                    rmsNorm(row, m_w.outputNorm.f32(), h + static_cast<int64_t>(j) * E, E, c.rmsEps);
+                    ++j;
+                }
         matmul(m_pool, m_w.output, h, nWanted, logits, m_scratch.data());
         if (c.finalSoftcap != 0.0f)
             for (int r = 0; r < nWanted; ++r)
@@ -410,7 +427,7 @@ void Forward::attentionBlock(uint32_t il, const BatchSpan *spans, int nSpans, in
         const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
         if (!m_flash)
             attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
-        else if (sp.n >= kTileQueries && !m_cache.quantized())
+        else if (sp.n >= kTileQueries && !m_cache.quantized() && !m_invariant)
             attention(il, sp.seq, sp.row0, sp.n, pos0);
         else
             online = true;
@@ -574,6 +591,26 @@ void Forward::sharedExpert(const model::LayerWeights &L, int n)
 //   o = rmsnorm(o per value head) * ssm_norm * silu(z); out = o Wout
 // Rows of different sequences share the projections; the convolution and
 // the delta rule run per sequence, in token order.
+// The convolution's state after each row i < n - 1 of a verification span,
+// channels [c0, c1): the last K - 1 of (the state before the span, the
+// span's inputs 0..i), oldest first. Runs before causalConv moves the state.
+void Forward::keepConvSteps(uint32_t il, const BatchSpan &sp, int64_t c0, int64_t c1)
+{
+    RecurrentState &state = *m_cache.recurrent();
+    const int64_t C = m_c.ssmConvChannels();
+    const int W = static_cast<int>(m_c.ssmConvKernel) - 1;
+    const float *before = state.conv(il, sp.seq);
+    for (int i = 0; i + 1 < sp.n; ++i) {
+        float *dst = state.stepConv(il, sp.seq, static_cast<uint32_t>(i));
+        for (int64_t ch = c0; ch < c1; ++ch)
+            for (int j = 0; j < W; ++j) {
+                const int at = i + 1 + j;   // index into (state, inputs)
+                dst[ch * W + j] = at < W ? before[ch * W + at]
+                                         : m_ssmQkv[static_cast<size_t>((sp.row0 + at - W) * C + ch)];
+            }
+    }
+}
+
 void Forward::deltaNetLayer(uint32_t il, const BatchSpan *spans, int nSpans, int n)
 {
     const model::ModelConfig &c = m_c;
@@ -602,6 +639,8 @@ void Forward::deltaNetLayer(uint32_t il, const BatchSpan *spans, int nSpans, int
         for (int si = 0; si < nSpans; ++si) {
             const BatchSpan &sp = spans[si];
             const int64_t r0 = sp.row0;
+            if (sp.verify && state.stepsCount(sp.seq) > 0)
+                keepConvSteps(il, sp, c0, c1);
             causalConv(taps, state.conv(il, sp.seq), m_ssmQkv.data() + r0 * C, m_ssmConv.data() + r0 * C, sp.n, C, K, c0, c1);
         }
     }, static_cast<int64_t>(n) * C * K * 4);
@@ -637,13 +676,21 @@ void Forward::deltaNetLayer(uint32_t il, const BatchSpan *spans, int nSpans, int
             const auto row = [&](int t) { return m_ssmConv.data() + static_cast<int64_t>(t) * C; };
             const auto outOf = [&](int t) { return m_ssmCore.data() + static_cast<int64_t>(t) * VD + static_cast<int64_t>(hv) * S; };
             const size_t gi = static_cast<size_t>(hv);
-            if (sp.n == 1) {
-                const int t = sp.row0;
-                const float *u = row(t);
-                deltaNetStep(M, u + static_cast<int64_t>(hk) * S, u + KD + static_cast<int64_t>(hk) * S,
-                             u + 2 * KD + static_cast<int64_t>(hv) * S,
-                             std::exp(m_ssmAlpha[static_cast<size_t>(t) * NV + gi]),
-                             m_ssmBeta[static_cast<size_t>(t) * NV + gi], scale, outOf(t), S);
+            // Batch-invariant or verifying: every token by a step (a
+            // verification keeps the state after each row but the last).
+            const bool keep = sp.verify && state.stepsCount(sp.seq) > 0;
+            if (sp.n == 1 || m_invariant || keep) {
+                for (int t = sp.row0; t < sp.row0 + sp.n; ++t) {
+                    const float *u = row(t);
+                    deltaNetStep(M, u + static_cast<int64_t>(hk) * S, u + KD + static_cast<int64_t>(hk) * S,
+                                 u + 2 * KD + static_cast<int64_t>(hv) * S,
+                                 std::exp(m_ssmAlpha[static_cast<size_t>(t) * NV + gi]),
+                                 m_ssmBeta[static_cast<size_t>(t) * NV + gi], scale, outOf(t), S);
+                    if (keep && t + 1 < sp.row0 + sp.n)
+                        std::copy(M, M + static_cast<int64_t>(S) * S,
+                                  state.stepDelta(il, sp.seq, static_cast<uint32_t>(t - sp.row0)) +
+                                      static_cast<int64_t>(hv) * S * S);
+                }
                 continue;
             }
             for (int t0 = sp.row0; t0 < sp.row0 + sp.n; t0 += kDeltaChunk) {
@@ -952,7 +999,7 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
     int64_t keys = 0;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
-        if (sp.n >= kTileQueries && !m_cache.quantized())   // tiled (attention())
+        if (sp.n >= kTileQueries && !m_cache.quantized() && !m_invariant)   // tiled (attention())
             continue;
         const uint32_t held = m_cache.firstPresent(sp.seq, il);
         for (int t = 0; t < sp.n; ++t) {
@@ -1027,7 +1074,7 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
     // (up to 16 queries on AVX-512, 8 on AVX2) per work item, each key and value row converted once
     // for all of them (attendBlock).
     const int blockQueries = attendBlockQueries(dk);
-    if (n > 1 && !m_blockQ.empty() && c.attnSoftcap == 0.0f && group <= blockQueries && dk == dv && (dk == 64 || dk == 128)) {
+    if (n > 1 && !m_invariant && !m_blockQ.empty() && c.attnSoftcap == 0.0f && group <= blockQueries && dk == dv && (dk == 64 || dk == 128)) {
         const int tokensPerBlock = blockQueries / group;
         const int64_t blocks = (n + tokensPerBlock - 1) / tokensPerBlock;
         const int64_t items = blocks * nKv;
