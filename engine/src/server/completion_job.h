@@ -57,6 +57,8 @@ public:
     bool cancelled() const { return m_cancelled.load(std::memory_order_acquire); }
 
     const ApiRequest &request() const { return m_request; }
+    // Speculative decoding for its requests (the server's option).
+    void setSpeculative(const SpeculativeOptions &s) { m_options.speculative = s; }
     int64_t promptTokens() const { return static_cast<int64_t>(m_prompt.size()); }
 
 private:
