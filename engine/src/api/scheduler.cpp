@@ -574,6 +574,10 @@ bool SchedulerImpl::verifyDrafts(Live &l, uint32_t seq, const float *logits)
             break;
         ++accepted;
         ++l.evaluated;
+        if (cancelled(l)) {   // stop within a token: the accepted draft waits as the pending token
+            --l.evaluated;
+            break;
+        }
     }
     m_cache->truncate(seq, l.evaluated);   // the rejected drafts' keys (and a recurrent state's steps)
     l.evaluated = m_cache->length(seq);    // (0 only if a recurrent state kept no steps: computed again)

@@ -9,13 +9,14 @@
 //     type its one-token form (vecDot: the reference's generation form);
 //     packed and tiled kernels included (bit-identical to those per row);
 //     activation rows are quantized one by one already;
-//   - flash attention runs every query through the one-query kernel
-//     (attendOnline with its F16 accumulator, attendOnlineQ8_0 for a Q8_0
-//     cache), prompts of 64 rows or more too: what the reference computes
-//     for generation and for prompt chunks under 64 rows (its tiled kernel,
-//     F32 accumulators, would move the logits of short prompts away from
-//     the reference's by more than the parity tolerance on the random
-//     fixtures);
+//   - flash attention chooses its kernel by the query's position, not by
+//     the chunk: positions below kTileQueries (64) through the one-query
+//     kernel (attendOnline, F16 accumulator: what the reference computes
+//     for generation and for prompts shorter than 64), positions from 64 on
+//     through attendTiled (F32 accumulators, the reference's kernel for long
+//     prompt chunks; its result per query does not depend on the queries
+//     sharing a call, the key tiles being aligned to absolute positions). A
+//     Q8_0 cache: attendOnlineQ8_0 for every query, as before;
 //   - attention without flash runs every (token, KV head) through
 //     attendHeads (no multi-query attendBlock);
 //   - Gated DeltaNet layers advance their state one token at a time
@@ -25,13 +26,13 @@
 // The opt-out (BURROW_BATCH_INVARIANT=0 in the environment, or
 // setBatchInvariant(false)) restores the reference engine's choice of forms
 // per batch size: Q4_K / Q2_K / F32 / F16 / BF16 multiplies of several rows
-// in the reference's batch-kernel form, prompt chunks of 64 rows or more
-// through the tiled flash kernel (attendTiled), prompts without flash
-// through attendBlock, DeltaNet prompts in chunks. It is faster on long
-// prompts (the tiled and block attention kernels convert each key once
-// for many queries; chunked DeltaNet), not in generation; results then
-// move by float rounding with the batch, so a reply may change with what
-// else the engine is doing, and speculative decoding is no longer exact.
+// in the reference's batch-kernel form, the tiled flash kernel for every
+// row of a prompt chunk of 64 rows or more and the one-query kernel for
+// every other row, prompts without flash through attendBlock, DeltaNet
+// prompts in chunks. It is faster on prompts without flash (attendBlock)
+// and on qwen35 prompts (chunked DeltaNet); results then move by float
+// rounding with the batch, so a reply may change with what else the engine
+// is doing, and speculative decoding is no longer exact.
 #pragma once
 
 namespace burrow::runtime {

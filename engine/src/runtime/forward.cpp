@@ -120,6 +120,7 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         f->m_rowSeq.resize(B);
         f->m_rowList.resize(B);
         f->m_rowHeld.resize(B);
+        f->m_tileBlocks.resize(B);
         if (c.isMoe()) {
             const size_t K = c.nExpertUsed, X = c.nExpert;
             f->m_router.resize(B * X);
@@ -421,19 +422,28 @@ void Forward::attentionBlock(uint32_t il, const BatchSpan *spans, int nSpans, in
     // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in tiles,
     // every other row query by query in one dispatch (a Q8_0 cache: every
     // row, as the reference tiles only F16/F32 caches).
-    bool online = false;
+    // Batch-invariant (F16 cache): the kernel follows the position, not the
+    // chunk: rows at positions < kTileQueries query by query, the others
+    // tiled (attentionTiledRows).
+    bool online = false, tiled = false;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
         const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
-        if (!m_flash)
+        if (!m_flash) {
             attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
-        else if (sp.n >= kTileQueries && !m_cache.quantized() && !m_invariant)
+        } else if (m_invariant && !m_cache.quantized()) {
+            online = online || pos0 < static_cast<uint32_t>(kTileQueries);
+            tiled = tiled || pos0 + static_cast<uint32_t>(sp.n) > static_cast<uint32_t>(kTileQueries);
+        } else if (sp.n >= kTileQueries && !m_cache.quantized()) {
             attention(il, sp.seq, sp.row0, sp.n, pos0);
-        else
+        } else {
             online = true;
+        }
     }
     if (online)
         attentionRows(il, spans, nSpans);
+    if (tiled)
+        attentionTiledRows(il, spans, nSpans);
     if (vRot > 0)   // the values' turn back
         forRows(m_pool, n, VO, [&](int t) { hadamardBlocks(m_attn.data() + t * VO, VO, vRot); });
 
@@ -979,6 +989,83 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
     }, work);
 }
 
+// Batch-invariant flash attention over an F16 cache: every row at a
+// position >= kTileQueries through attendTiled (whose result per query does
+// not depend on the queries sharing a call), in one dispatch over items
+// (block of up to kTileCallQueries / group consecutive rows of one span,
+// KV head): a prompt's key tiles are converted once per block, a
+// generating row is a block of its own.
+void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans)
+{
+    const model::ModelConfig &c = m_c;
+    const model::LayerSpec &spec = c.layers[il];
+    const int64_t Q = c.nEmbdQ(il), VO = c.nEmbdVOut(il);
+    const int dk = static_cast<int>(spec.headDimK), dv = static_cast<int>(spec.headDimV);
+    const int nKv = static_cast<int>(spec.nHeadKv);
+    const int group = static_cast<int>(c.nHead) / nKv;
+    const bool sliding = c.slidingWindow != 0 && spec.sliding;
+    const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
+    const int grp = m_cache.groupOf(il);
+    const int tokensPerBlock = std::max(1, kTileCallQueries / group);
+    // Blocks: (span, first row, rows), listed in m_rowList as triples.
+    int nBlocks = 0;
+    int64_t work = 0;
+    for (int si = 0; si < nSpans; ++si) {
+        const BatchSpan &sp = spans[si];
+        const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
+        const int skip = pos0 >= static_cast<uint32_t>(kTileQueries) ? 0 : static_cast<int>(kTileQueries - pos0);
+        for (int t0 = skip; t0 < sp.n; t0 += tokensPerBlock) {
+            m_tileBlocks[static_cast<size_t>(nBlocks)] = {si, sp.row0 + t0, std::min(tokensPerBlock, sp.n - t0)};
+            ++nBlocks;
+        }
+        if (skip < sp.n)
+            work += static_cast<int64_t>(sp.n - skip) * c.nHead * (pos0 + sp.n) * (dk + dv) * 2;
+    }
+    KvView base;
+    base.kStride = m_cache.kStride(il);
+    base.vStride = m_cache.vStride(il);
+    base.dk = dk;
+    base.dv = dv;
+    base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
+    base.softcap = c.attnSoftcap;
+    const int64_t items = static_cast<int64_t>(nBlocks) * nKv;
+    const size_t scratchPerThread = m_tileScratch.size() / static_cast<size_t>(m_pool.size());
+    m_pool.run([&](int ith, int nth) {
+        float *scratch = m_tileScratch.data() + static_cast<size_t>(ith) * scratchPerThread;
+        TileQuery qs[kTileCallQueries];
+        for (int64_t item = ith; item < items; item += nth) {
+            const TileBlock &b = m_tileBlocks[static_cast<size_t>(item / nKv)];
+            const int kvHead = static_cast<int>(item % nKv);
+            const BatchSpan &sp = spans[b.span];
+            const uint32_t held = m_cache.firstPresent(sp.seq, il);
+            KvView kv = base;
+            kv.blocks = m_cache.table(sp.seq, grp);
+            kv.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(il);
+            kv.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(il);
+            int nq = 0;
+            for (int t = b.row0; t < b.row0 + b.n; ++t) {
+                const uint32_t pos = m_rowPos[static_cast<size_t>(t)];
+                const uint32_t w = sliding && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
+                for (int g = 0; g < group; ++g) {
+                    const int head = kvHead * group + g;
+                    TileQuery &tq = qs[nq++];
+                    tq.q = m_q.data() + t * Q + static_cast<int64_t>(head) * dk;
+                    tq.out = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
+                    tq.first = std::max(w, held);
+                    tq.last = pos;
+                    tq.sink = sinks ? sinks[head] : kNoSink;
+                    if (nq == kTileCallQueries) {
+                        attendTiled(kv, qs, nq, scratch);
+                        nq = 0;
+                    }
+                }
+            }
+            if (nq > 0)
+                attendTiled(kv, qs, nq, scratch);
+        }
+    }, work);
+}
+
 // The rows of the spans shorter than kTileQueries (a Q8_0 cache: all rows,
 // attendOnlineQ8_0), one query at a time:
 // items (row, KV head, chunk of its query heads) over all of them in one
@@ -1003,6 +1090,9 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
             continue;
         const uint32_t held = m_cache.firstPresent(sp.seq, il);
         for (int t = 0; t < sp.n; ++t) {
+            if (m_invariant && !m_cache.quantized() &&
+                m_rowPos[static_cast<size_t>(sp.row0 + t)] >= static_cast<uint32_t>(kTileQueries))
+                break;   // tiled (attentionTiledRows)
             m_rowList[static_cast<size_t>(nRows)] = sp.row0 + t;
             m_rowHeld[static_cast<size_t>(nRows)] = held;
             keys += m_rowPos[static_cast<size_t>(sp.row0 + t)] + 1;

@@ -140,6 +140,8 @@ private:
     void attentionStandard(uint32_t layer, uint32_t seq, int row0, int n, uint32_t pos0);
     // Generation rows of many sequences (one query each), one dispatch.
     void attentionRows(uint32_t layer, const BatchSpan *spans, int nSpans);
+    // Batch-invariant, F16 cache: the rows at positions >= kTileQueries, tiled.
+    void attentionTiledRows(uint32_t layer, const BatchSpan *spans, int nSpans);
     void denseFfn(const model::LayerWeights &L, uint32_t layer, int n);   // m_h -> m_out
     void sharedExpert(const model::LayerWeights &L, int n);   // m_out += shared expert of m_h
     void deltaNetLayer(uint32_t layer, const BatchSpan *spans, int nSpans, int n);   // m_h -> m_out
@@ -198,6 +200,10 @@ private:
     std::vector<uint32_t> m_rowSeq;     // [B] sequence of each row
     std::vector<int32_t> m_rowList;     // [B] rows attentionRows() does
     std::vector<uint32_t> m_rowHeld;    // [B] their sequence's lowest held key (sliding layers)
+    struct TileBlock {
+        int span, row0, n;
+    };
+    std::vector<TileBlock> m_tileBlocks;   // [B] attentionTiledRows' blocks of rows
     std::unique_ptr<RopeTables> m_rope;
     // Mixture of experts (empty for dense models); k = nExpertUsed.
     std::vector<float> m_router;   // [B, nExpert] router logits

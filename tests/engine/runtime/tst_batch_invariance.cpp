@@ -130,8 +130,12 @@ private slots:
             QVERIFY2(cache, cache ? "" : cache.message().c_str());
             auto fwd = runtime::Forward::create(c, impl->weights(), *cache.value(), pool, kMaxBatch, flash);
             QVERIFY2(fwd, fwd ? "" : fwd.message().c_str());
+            // (logits only where the chunks and batches below end: the output
+            // matrix is most of a step on the scalar path)
+            const auto wanted = [](int p) { return p == 69 || p == 70 || p == 73 || p == 74 || p == 79; };
             for (int p = 0; p < kLen; ++p)
-                QVERIFY(fwd.value()->eval(&tokens[static_cast<size_t>(p)], 1, alone.data() + static_cast<size_t>(p) * V));
+                QVERIFY(fwd.value()->eval(&tokens[static_cast<size_t>(p)], 1,
+                                          wanted(p) ? alone.data() + static_cast<size_t>(p) * V : nullptr));
         }
         const auto expectAlone = [&](const float *got, int pos, const char *what) {
             const int d = firstDifference(got, alone.data() + static_cast<size_t>(pos) * V, V);
