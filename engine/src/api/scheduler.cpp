@@ -825,6 +825,21 @@ bool SchedulerImpl::step()
         eraseFinished();
         return true;
     }
+    afterPass();
+    m_spanLive.clear();   // the forward pass's cancel check reads it only during a pass
+    eraseFinished();
+    return true;
+}
+
+void SchedulerImpl::afterPass()
+{
+    const auto finishLive = [this](const Live *l) {
+        for (auto &r : m_running)
+            if (r.get() == l) {
+                finish(r, Status::ok());
+                break;
+            }
+    };
     int wanted = 0;
     const size_t nVocab = m_model->config().nVocab;
     for (size_t i = 0; i < m_spans.size(); ++i) {
@@ -837,11 +852,7 @@ bool SchedulerImpl::step()
             if (m_mode.shareBlocks)
                 m_cache->publish(sp.seq, l->tokens.data());
             if (!going)
-                for (auto &r : m_running)
-                    if (r.get() == l) {
-                        finish(r, Status::ok());
-                        break;
-                    }
+                finishLive(l);
             continue;
         }
         l->evaluated += static_cast<uint32_t>(sp.n);
@@ -859,18 +870,10 @@ bool SchedulerImpl::step()
         l->reportProgress = false;
         const float *logits = m_logits.data() + static_cast<size_t>(wanted++) * nVocab;
         if (l->logitsOut && !l->started)
-            l->logitsOut->assign(logits, logits + m_model->config().nVocab);
-        if (!sampleNext(*l, logits)) {
-            for (auto &r : m_running)
-                if (r.get() == l) {
-                    finish(r, Status::ok());
-                    break;
-                }
-        }
+            l->logitsOut->assign(logits, logits + nVocab);
+        if (!sampleNext(*l, logits))
+            finishLive(l);
     }
-    m_spanLive.clear();   // the forward pass's cancel check reads it only during a pass
-    eraseFinished();
-    return true;
 }
 
 void SchedulerImpl::takeQueued()

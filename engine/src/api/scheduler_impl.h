@@ -141,6 +141,10 @@ private:
     void takeQueued();
     void admit();
     bool step();
+    // After a step's forward pass: each span's sequence moves on (its
+    // evaluated count, blocks published, progress), then is sampled or has
+    // its drafts verified; finished ones end.
+    void afterPass();
     void preempt(Live &victim);
     void finish(std::unique_ptr<Live> &live, const Status &status);
     // park: keep the sequence's tokens (and state) in its slot for the next
