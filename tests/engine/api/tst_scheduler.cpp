@@ -255,7 +255,7 @@ void TestScheduler::batchedEqualsAlone()
     if (!m)
         QSKIP(qPrintable(model + " is absent or not loadable"));
     constexpr uint32_t kCtx = 96;
-    constexpr int kMax = 20;
+    constexpr int kMax = 16;
     // Plain greedy decoding alone is the reference: the engine is
     // batch-invariant (runtime/batch_invariance.h), so the same tokens come
     // alone with n-gram drafts, batched (prompt chunks beside generating
@@ -298,10 +298,11 @@ void TestScheduler::batchedEqualsAlone()
                                                        .arg(i)
                                                        .arg(drafts ? " (drafts)" : "")
                                                        .arg(describe(solo[i]), describe(out[i]))));
-        // (Stats are a snapshot taken after each step: the last onDone comes first.)
-        QTRY_COMPARE(s.value()->stats().running, 0);
+        // (Stats are a snapshot taken after each step: the last onDone comes
+        // first, and a step's snapshot may show a preempted request waiting
+        // with none running.)
+        QTRY_VERIFY(s.value()->stats().running == 0 && s.value()->stats().waiting == 0);
         const SchedulerStats st = s.value()->stats();
-        QCOMPARE(st.waiting, 0);
         if (model.contains(QLatin1String("qwen35")))
             QVERIFY2(st.parked > 0, "finished recurrent sequences are kept for a continuation");
         else

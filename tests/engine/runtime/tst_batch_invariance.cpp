@@ -173,8 +173,8 @@ private slots:
             std::vector<std::vector<int32_t>> other;
             for (uint32_t s = 1; s < 4; ++s)
                 other.push_back(tokensFor(V, 10 + s, kLen));
-            // Lengths before the batches: sequence 0 at 66, the others 9, 30, 61.
-            const int start[4] = {66, 9, 30, 61};
+            // Lengths before the batches: sequence 0 at 66, the others 3, 12, 20.
+            const int start[4] = {66, 3, 12, 20};
             {
                 std::vector<int32_t> all;
                 std::vector<runtime::BatchSpan> spans;
@@ -187,7 +187,7 @@ private slots:
                     spans.push_back(sp);
                     all.insert(all.end(), src.begin(), src.begin() + start[s]);
                 }
-                // 166 rows: two passes (sequence 0 and 1, then 2 and 3).
+                // Two passes (sequences 0 and 1, then 2 and 3).
                 QVERIFY(fwd.value()->evalBatch(all.data(), spans.data(), 2, nullptr));
                 spans[2].row0 = 0;
                 spans[3].row0 = spans[2].n;
