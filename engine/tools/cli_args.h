@@ -7,6 +7,7 @@
 #include "burrow/engine.h"
 #include "chat/chat_format.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -80,7 +81,37 @@ struct GenerationOptions {
     std::string cacheTypeK = "f16", cacheTypeV = "f16";   // -ctk, -ctv
     burrow::KvCacheType kvCacheType = burrow::KvCacheType::KV_CACHE_F16;   // set by checkGenerationOptions
     burrow::SamplingParams sampling;
+    burrow::SpeculativeOptions speculative;   // --spec, --draft-max
+    std::string draftModel;                   // --draft (not yet supported)
 };
+
+// The help lines of --spec / --draft-max / --draft.
+inline constexpr const char *kSpeculativeHelp =
+    "  --spec auto|ngram|off   speculative decoding (default auto: n-gram drafts copied\n"
+    "                          from the conversation, verified in one pass; the output\n"
+    "                          is the same token for token; mtp and draft: not yet)\n"
+    "  --draft-max N           most draft tokens per step (default 8, 0..16; adapts to\n"
+    "                          the acceptance, down to none)\n";
+
+// --spec NAME: auto, ngram, off (mtp and draft are named but not yet
+// supported); false with a message.
+inline bool parseSpeculativeMode(const std::string &v, burrow::SpeculativeMode *out)
+{
+    if (v == "auto")
+        *out = burrow::SpeculativeMode::SPECULATIVE_AUTO;
+    else if (v == "ngram")
+        *out = burrow::SpeculativeMode::SPECULATIVE_NGRAM;
+    else if (v == "off")
+        *out = burrow::SpeculativeMode::SPECULATIVE_OFF;
+    else if (v == "mtp" || v == "draft") {
+        std::fprintf(stderr, "burrow-cli: --spec %s is not yet supported (auto, ngram and off are)\n", v.c_str());
+        return false;
+    } else {
+        std::fprintf(stderr, "burrow-cli: --spec expects auto, ngram or off, got '%s'\n", v.c_str());
+        return false;
+    }
+    return true;
+}
 
 // -ctk / --cache-type-k and -ctv / --cache-type-v (the reference's names):
 // true when `a` is one of them and its value was read into *k or *v.
@@ -169,6 +200,18 @@ inline int readGenerationOption(ArgReader &args, GenerationOptions *g)
         ok = args.integer(&g->ctx);
     else if (isCacheTypeOption(a))
         ok = readCacheTypeOption(args, &g->cacheTypeK, &g->cacheTypeV);
+    else if (a == "--spec") {
+        std::string v;
+        ok = args.value(&v) && parseSpeculativeMode(v, &g->speculative.mode);
+    } else if (a == "--draft-max") {
+        ok = args.integer(&k);
+        g->speculative.draftMax = static_cast<int32_t>(std::clamp(k, -1L, 1000L));
+    } else if (a == "--draft") {
+        ok = args.value(&g->draftModel);
+        if (ok)
+            std::fprintf(stderr, "burrow-cli: --draft MODEL (a draft model) is not yet supported; use --spec ngram\n");
+        ok = false;
+    }
     else if (a == "-fa" || a == "--flash-attn") {
         std::string v;
         ok = args.value(&v) && parseOnOff(v, &g->flashAttention);
@@ -189,6 +232,10 @@ inline bool checkGenerationOptions(const char *command, GenerationOptions *g)
     }
     if (g->seed >= 0)
         g->sampling.seed = static_cast<uint32_t>(g->seed);
+    if (g->speculative.draftMax < 0 || g->speculative.draftMax > 16) {
+        std::fprintf(stderr, "burrow-cli %s: --draft-max must be 0..16\n", command);
+        return false;
+    }
     return parseKvCacheTypes(command, g->cacheTypeK, g->cacheTypeV, &g->kvCacheType);
 }
 

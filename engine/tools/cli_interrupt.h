@@ -103,6 +103,9 @@ inline void printTimings(const Timings &t)
         std::fprintf(stderr, "reasoning:  %d tokens in %.1f ms\n", t.reasoningTokens, t.reasoningMs);
     std::fprintf(stderr, "generation: %d tokens in %.1f ms (%.1f tokens/s)\n", t.generatedTokens, t.generateMs,
                  t.generateTokensPerSecond());
+    if (t.draftedTokens > 0)
+        std::fprintf(stderr, "drafts:     %d drafted, %d accepted (%.0f %%)\n", t.draftedTokens, t.acceptedTokens,
+                     100.0 * t.acceptedTokens / t.draftedTokens);
 }
 
 // After a request stopped by Ctrl+C: "cancelled" and the timings so far.

@@ -29,6 +29,7 @@
 
 #include "burrow/engine.h"
 #include "bench_parallel.h"
+#include "bench_spec.h"
 #include "common/json.h"
 #include "gguf/gguf_reader.h"
 #include "quant/cpu_features.h"
@@ -83,6 +84,10 @@ void printHelp(FILE *out)
                  "                          (-n tokens each; the first -t); then a prompt of --arriving\n"
                  "                          tokens arrives while one stream generates\n"
                  "  --arriving N            that prompt's length (default 2000; 0 skips)\n"
+                 "  --spec auto|ngram       speculative decoding against --spec off: -n tokens (the\n"
+                 "                          first) greedily from --spec-prompt, alternating, -r times\n"
+                 "  --draft-max N           most draft tokens per step (default 8)\n"
+                 "  --spec-prompt TEXT      the prompt of --spec (default \"Once upon a time\")\n"
                  "  -h, --help              show this help\n\n"
                  "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n",
                  burrow::cli::kCacheTypeHelp);
@@ -439,7 +444,8 @@ int runBench(const std::vector<std::string> &args)
     std::vector<std::string> models;
     std::vector<long> prompts = {512}, gens = {128}, threadList, parallelList;
     long reps = 5, memoryMiB = 1024, arriving = 2000, depth = 0;
-    bool json = false, memory = false, flash = true, warmup = true;
+    bool json = false, memory = false, flash = true, warmup = true, specBench = false;
+    burrow::tools::SpecBenchOptions specOptions;
     std::string cacheTypeK = "f16", cacheTypeV = "f16";
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
@@ -501,6 +507,15 @@ int runBench(const std::vector<std::string> &args)
         } else if (a == "--arriving") {
             if (!list(&one, 0) || one.size() != 1) return 2;
             arriving = one[0];
+        } else if (a == "--spec") {
+            std::string v;
+            if (!value(&v) || !burrow::cli::parseSpeculativeMode(v, &specOptions.speculative.mode)) return 2;
+            specBench = true;
+        } else if (a == "--draft-max") {
+            if (!list(&one, 0) || one.size() != 1 || one[0] > 16) return 2;
+            specOptions.speculative.draftMax = static_cast<int32_t>(one[0]);
+        } else if (a == "--spec-prompt") {
+            if (!value(&specOptions.prompt)) return 2;
         } else if (a == "--json") {
             json = true;
         } else if (a == "--no-warmup") {
@@ -533,6 +548,25 @@ int runBench(const std::vector<std::string> &args)
         for (long t : threadList)
             bandwidths.push_back(measureBandwidth(static_cast<int>(t), static_cast<uint64_t>(memoryMiB) << 20,
                                                   static_cast<int>(reps)));
+    }
+
+    if (specBench) {
+        for (const std::string &path : models) {
+            auto model = burrow::Model::load(path);
+            if (!model) {
+                std::fprintf(stderr, "burrow-cli bench: %s\n", model.message().c_str());
+                return 1;
+            }
+            specOptions.threads = static_cast<int>(threadList.front());
+            specOptions.nGen = gens.empty() || gens.front() <= 0 ? 128 : static_cast<int>(gens.front());
+            specOptions.reps = static_cast<int>(reps);
+            specOptions.json = json;
+            specOptions.flashAttention = flash;
+            specOptions.kvCacheType = kvType;
+            if (int rc = burrow::tools::benchSpeculative(model.value(), path, specOptions); rc != 0)
+                return rc;
+        }
+        return 0;
     }
 
     if (!parallelList.empty()) {

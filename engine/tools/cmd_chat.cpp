@@ -71,10 +71,10 @@ void printHelp(FILE *out)
                  "  -t, --threads N         threads (default: the physical cores)\n"
                  "  -c, --ctx-size N        context size (default 4096, at most the model's)\n"
                  "  -fa, --flash-attn on|off  attention as the reference with or without flash attention\n"
-                 "%s"
+                 "%s%s"
                  "  -h, --help              show this help\n\n"
                  "exit status: 0 ok, 1 failed (message on stderr), 2 usage error, 130 cancelled (Ctrl+C)\n",
-                 kCacheTypeHelp);
+                 kCacheTypeHelp, kSpeculativeHelp);
 }
 
 // One message from stdin: a line, continued while it ends with a backslash.
@@ -311,6 +311,7 @@ int runChat(const std::vector<std::string> &args)
             std::fprintf(stderr, "(%zu earlier messages left out to fit the context)\n", prompt->droppedMessages);
         burrow::GenerateOptions go;
         go.maxTokens = static_cast<int32_t>(gen.n);
+        go.speculative = gen.speculative;
         go.stopStrings = prompt->format.stopStrings;
         go.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
         go.nKeep = prompt->keepTokens;

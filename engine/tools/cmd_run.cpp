@@ -40,11 +40,11 @@ void printHelp(FILE *out)
                  "  -t, --threads N         threads (default: the physical cores)\n"
                  "  -c, --ctx-size N        context size (default 4096, at most the model's)\n"
                  "  -fa, --flash-attn on|off  attention as the reference with or without flash attention\n"
-                 "%s"
+                 "%s%s"
                  "  --no-display-prompt     do not print the prompt\n"
                  "  -h, --help              show this help\n\n"
                  "exit status: 0 ok, 1 failed (message on stderr), 2 usage error, 130 cancelled (Ctrl+C)\n",
-                 kCacheTypeHelp);
+                 kCacheTypeHelp, kSpeculativeHelp);
 }
 
 int runRun(const std::vector<std::string> &args)
@@ -98,6 +98,7 @@ int runRun(const std::vector<std::string> &args)
     }
     burrow::GenerateOptions go;
     go.maxTokens = static_cast<int32_t>(gen.n);
+    go.speculative = gen.speculative;
     burrow::GenerateResult result;
     bool interrupted = false;
     const burrow::Status s = generateInterruptible(*session, tokens, gen.sampling, go, &result, &interrupted);

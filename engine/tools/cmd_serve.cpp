@@ -40,7 +40,7 @@ void printHelp(FILE *out)
                  "  -c, --ctx-size N        context per request: prompt and reply (default 4096, at most the model's)\n"
                  "  -t, --threads N         threads (default: the physical cores)\n"
                  "  -fa, --flash-attn on|off  attention as the reference computes it with or without flash attention\n"
-                 "%s"
+                 "%s%s"
                  "  --api-key KEY           require \"Authorization: Bearer KEY\" (all endpoints but /health)\n"
                  "  --api-key-file FILE     the same, the key read from FILE's first line (kept out of ps)\n"
                  "  --allow-no-key          listen beyond loopback without a key\n"
@@ -55,7 +55,7 @@ void printHelp(FILE *out)
                  "  --quiet                 no line per request on stderr\n"
                  "  -h, --help              show this help\n\n"
                  "exit status: 0 stopped by a signal, 1 failed (message on stderr), 2 usage error\n",
-                 kCacheTypeHelp);
+                 kCacheTypeHelp, kSpeculativeHelp);
 }
 
 bool isLoopback(const std::string &host)
@@ -76,7 +76,7 @@ int runServe(const std::vector<std::string> &args)
         const std::string &a = reader.option();
         std::string v;
         if (a == "-t" || a == "--threads" || a == "-c" || a == "--ctx-size" || a == "-fa" || a == "--flash-attn" ||
-            isCacheTypeOption(a)) {
+            isCacheTypeOption(a) || a == "--spec" || a == "--draft-max" || a == "--draft") {
             if (readGenerationOption(reader, &gen) < 0)
                 return 2;
         } else if (a == "-h" || a == "--help") {
@@ -154,6 +154,7 @@ int runServe(const std::vector<std::string> &args)
     options.maxChoices = static_cast<int32_t>(parallel);
     options.limits.requestTimeoutSeconds = timeout;
     options.keepAliveSeconds = keepAlive;
+    options.speculative = gen.speculative;
     if (!quiet)
         options.log = [](std::string_view line) {
             std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());

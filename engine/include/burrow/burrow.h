@@ -147,6 +147,15 @@ typedef enum burrow_reasoning_syntax {
     BURROW_REASONING_SYNTAX_GEMMA4_CHANNEL = 3, /* Gemma 4: "<|channel>thought\n" reasoning "<channel|>" answer */
 } burrow_reasoning_syntax;
 
+/* Speculative decoding: draft tokens verified in one pass with the next
+ * token; the reply is the same token for token as without (see
+ * docs/architecture.md). */
+typedef enum burrow_speculative_mode {
+    BURROW_SPECULATIVE_AUTO = 0,        /* the best drafter the file allows: n-gram for now */
+    BURROW_SPECULATIVE_NGRAM = 1,       /* prompt lookup: continuations copied from the conversation */
+    BURROW_SPECULATIVE_OFF = 2,
+} burrow_speculative_mode;
+
 typedef struct burrow_generate_params {
     int32_t max_tokens;                 /* -1 (default): until end of generation or a full context */
     const char *const *stop_strings;    /* n_stop_strings NUL-terminated UTF-8 strings; may be NULL */
@@ -163,6 +172,8 @@ typedef struct burrow_generate_params {
     bool starts_in_reasoning;           /* the prompt opened the reasoning block (default false) */
     burrow_text_callback reasoning_callback;
     void *reasoning_user_data;
+    burrow_speculative_mode speculative; /* default AUTO */
+    int32_t draft_max;                  /* most draft tokens per step, 0..16 (default 8; 0: none) */
 } burrow_generate_params;
 
 burrow_generate_params burrow_generate_default(void);
@@ -184,6 +195,8 @@ typedef struct burrow_generate_result {
     double generate_ms;
     int32_t reasoning_tokens;           /* generated tokens that were reasoning */
     double reasoning_ms;                /* from the first generated token to the end of the reasoning */
+    int32_t drafted_tokens;             /* draft tokens verified (speculative decoding) */
+    int32_t accepted_tokens;            /* of them, accepted */
 } burrow_generate_result;
 
 /* Evaluates prompt[0..n_prompt) (the whole conversation so far; the prefix

@@ -420,6 +420,28 @@ enum class ContextOverflow {
 // Receives UTF-8-complete pieces of text; return false to stop.
 using TextCallback = std::function<bool(std::string_view piece)>;
 
+// Speculative decoding: tokens guessed cheaply (drafts) are checked by the
+// model in the same batched pass as the next token, so one pass can yield
+// several tokens. Exact: the reply is token for token the one without
+// drafts (greedy, and sampled with the same seed), because every position's
+// logits are computed bit for bit alike in a verification pass (the engine
+// is batch-invariant) and each draft is accepted only when the sampler
+// chain, run as without drafts, picks it.
+enum class SpeculativeMode {
+    SPECULATIVE_AUTO,    // the best drafter the file allows: n-gram (MTP and draft models: not yet)
+    SPECULATIVE_NGRAM,   // prompt lookup: continuations copied from the conversation so far
+    SPECULATIVE_OFF,
+    SPECULATIVE_MTP,     // the file's multi-token-prediction layers: not yet supported (an error)
+    SPECULATIVE_DRAFT,   // a smaller draft model: not yet supported (an error)
+};
+
+struct SpeculativeOptions {
+    SpeculativeMode mode = SpeculativeMode::SPECULATIVE_AUTO;
+    // Most draft tokens per step (0..16; 0: off). The length adapts per
+    // request to its recent acceptance, down to none.
+    int32_t draftMax = 8;
+};
+
 struct GenerateOptions {
     int32_t maxTokens = -1;          // -1: until end of generation or the context is full (reasoning counts)
     std::vector<std::string> stopStrings;
@@ -443,6 +465,7 @@ struct GenerateOptions {
     // sees them; other control tokens stay invisible. Texts that are not a
     // control token of the vocabulary are ignored.
     std::vector<std::string> renderedControlTokens;
+    SpeculativeOptions speculative;
 };
 
 enum class StopReason {
@@ -461,6 +484,8 @@ struct Timings {
     double promptMs = 0;
     int32_t generatedTokens = 0;
     double generateMs = 0;
+    int32_t draftedTokens = 0;       // draft tokens verified (speculative decoding)
+    int32_t acceptedTokens = 0;      // of them, accepted (each saved one forward pass)
     double promptTokensPerSecond() const { return promptMs > 0 ? promptTokens * 1000.0 / promptMs : 0; }
     double generateTokensPerSecond() const { return generateMs > 0 ? generatedTokens * 1000.0 / generateMs : 0; }
 };

@@ -72,6 +72,7 @@ struct ServerOptions {
     int ioThreads = 2;                         // the network (they never render or tokenize)
     int prepareThreads = 2;                    // build prompts: read the body, render the template, tokenize
     double keepAliveSeconds = 5;               // ": keep-alive" comment after this long without a byte on a stream
+    SpeculativeOptions speculative;            // drafting for every request (usage reports drafts accepted/rejected)
     ServerLimits limits;
     // One line per finished request ("POST /v1/chat/completions 200 ..."); may be null. Called on a network thread.
     std::function<void(std::string_view line)> log;

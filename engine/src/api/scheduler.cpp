@@ -50,6 +50,8 @@
 #include "runtime/recurrent_state.h"
 #include "runtime/thread_pool.h"
 #include "sampling/sampler.h"
+#include "speculative/draft_control.h"
+#include "speculative/ngram_drafter.h"
 
 #include <algorithm>
 #include <atomic>
@@ -70,6 +72,9 @@ using runtime::Forward;
 using runtime::KvCache;
 using runtime::ThreadPool;
 using Clock = SchedulerClock;
+
+// Most draft tokens a sequence verifies in one step (SpeculativeOptions::draftMax).
+constexpr int kMaxDraft = 16;
 
 double msBetween(Clock::time_point a, Clock::time_point b)
 {
@@ -143,7 +148,7 @@ Result<std::shared_ptr<SchedulerImpl>> SchedulerImpl::create(std::shared_ptr<con
     SchedulerImpl *self = s.get();
     s->m_forward->setCancelCheck([self] { return self->batchCancelled(); });
     try {
-        s->m_logits.assign(static_cast<size_t>(o.parallel) * c.nVocab, 0.0f);
+        s->m_logits.assign(static_cast<size_t>(o.parallel) * (1 + kMaxDraft) * c.nVocab, 0.0f);
         s->m_batchTokens.resize(static_cast<size_t>(o.batchTokens));
     } catch (const std::bad_alloc &) {
         return Status::error("scheduler: out of memory for the logits of " + std::to_string(o.parallel) + " sequences");
@@ -189,12 +194,23 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
     auto chain = sampling::Chain::create(request.sampling, c.nVocab, m_options.contextSize);
     if (!chain)
         return chain.status();
+    const SpeculativeOptions &spec = request.options.speculative;
+    if (spec.mode == SpeculativeMode::SPECULATIVE_MTP)
+        return Status::error("speculative decoding with the file's MTP layers is not yet supported (use auto, ngram "
+                             "or off)");
+    if (spec.mode == SpeculativeMode::SPECULATIVE_DRAFT)
+        return Status::error("speculative decoding with a draft model is not yet supported (use auto, ngram or off)");
+    if (spec.draftMax < 0 || spec.draftMax > kMaxDraft)
+        return Status::error("draftMax is " + std::to_string(spec.draftMax) + ", expected 0.." +
+                             std::to_string(kMaxDraft));
 
     auto live = std::make_unique<Live>();
     if (result)
         live->result = result;
     *live->result = GenerateResult{};
     live->chain = std::move(chain.value());
+    if (spec.mode != SpeculativeMode::SPECULATIVE_OFF && spec.draftMax > 0)
+        live->spec = std::make_unique<speculative::DraftControl>(spec.draftMax);
     for (Token t : request.prompt)
         live->chain->accept(t);
     live->tokens = request.prompt;
@@ -524,6 +540,59 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits)
     return true;
 }
 
+int SchedulerImpl::planDraft(Live &l, int maxTokens)
+{
+    l.draft.clear();
+    int k = std::min({l.spec->allowance(), maxTokens, kMaxDraft});
+    // Room: every draft and the token after them without a context shift,
+    // and no draft past the reply's last token.
+    const int64_t room = static_cast<int64_t>(std::min(l.req.contextSize, m_cache->capacity())) -
+                         static_cast<int64_t>(l.tokens.size()) - 1;
+    k = static_cast<int>(std::min<int64_t>(k, room));
+    const int32_t maxTokensOpt = l.req.options.maxTokens;
+    if (maxTokensOpt >= 0)
+        k = std::min(k, maxTokensOpt - static_cast<int32_t>(l.result->tokens.size()) - 1);
+    if (k <= 0)
+        return 0;
+    l.draft.resize(static_cast<size_t>(k));
+    k = speculative::draftNgram(l.tokens.data(), l.tokens.size(), k, l.draft.data());
+    l.draft.resize(static_cast<size_t>(k));
+    return k;
+}
+
+bool SchedulerImpl::verifyDrafts(Live &l, uint32_t seq, const float *logits)
+{
+    // Row i's logits are those after tokens[evaluated + i]. A draft is kept
+    // when the chain, sampling as it would without drafts, picks it: for a
+    // drafter whose guess is one token (q a point mass) that is the
+    // speculative-sampling rule (accept with probability p(draft), else a
+    // token from p without the draft, renormalised), and it draws the same
+    // random numbers as plain decoding, so a seeded reply is the same too.
+    const size_t nVocab = m_model->config().nVocab;
+    const int k = static_cast<int>(l.draft.size());
+    l.evaluated += 1;
+    int accepted = 0;
+    bool going = true;
+    for (int i = 0; i <= k && going; ++i) {
+        going = sampleNext(l, logits + static_cast<size_t>(i) * nVocab);
+        if (!going || i == k || l.tokens.back() != l.draft[static_cast<size_t>(i)])
+            break;
+        ++accepted;
+        ++l.evaluated;
+        if (cancelled(l)) {   // stop within a token: the accepted draft waits as the pending token
+            --l.evaluated;
+            break;
+        }
+    }
+    m_cache->truncate(seq, l.evaluated);   // the rejected drafts' keys (and a recurrent state's steps)
+    l.evaluated = m_cache->length(seq);    // (0 only if a recurrent state kept no steps: computed again)
+    l.result->timings.draftedTokens += k;
+    l.result->timings.acceptedTokens += accepted;
+    l.spec->record(k, accepted);
+    l.draft.clear();
+    return going;
+}
+
 bool SchedulerImpl::shiftInPlace(Live &l)
 {
     const uint32_t dropped = shiftSequence(static_cast<uint32_t>(l.slot), l.tokens, l.evaluated, l.req.options.nKeep);
@@ -645,6 +714,10 @@ bool SchedulerImpl::step()
         int n = static_cast<int>(std::min<uint32_t>(l->remaining(), static_cast<uint32_t>(budget)));
         if (!decode)
             n = std::min(n, prefillBudget);
+        // A generating sequence verifies its drafts in this pass (1 + k rows).
+        l->draft.clear();
+        if (decode && l->spec)
+            n += planDraft(*l, budget - 1);
         // A recurrent state is snapshot before the prompt's last token: that
         // token goes in a step of its own.
         if (m_cache->recurrent() && !l->started && n > 1 && l->evaluated + static_cast<uint32_t>(n) == l->promptLength)
@@ -657,6 +730,11 @@ bool SchedulerImpl::step()
         // give theirs back first.
         bool alone = false;
         while (!m_cache->reserve(seq, l->evaluated + static_cast<uint32_t>(n))) {
+            if (!l->draft.empty()) {   // drafts go first
+                l->draft.clear();
+                n = 1;
+                continue;
+            }
             if (evictParked())
                 continue;
             Live *victim = nullptr;
@@ -695,8 +773,14 @@ bool SchedulerImpl::step()
         span.seq = seq;
         span.row0 = rows;
         span.n = n;
-        span.logits = l->evaluated + static_cast<uint32_t>(n) == l->tokens.size();
-        std::copy(l->tokens.begin() + l->evaluated, l->tokens.begin() + l->evaluated + n, m_batchTokens.begin() + rows);
+        span.verify = !l->draft.empty();
+        span.logits = span.verify || l->evaluated + static_cast<uint32_t>(n) == l->tokens.size();
+        if (span.verify) {
+            m_batchTokens[static_cast<size_t>(rows)] = l->tokens[l->evaluated];
+            std::copy(l->draft.begin(), l->draft.end(), m_batchTokens.begin() + rows + 1);
+        } else {
+            std::copy(l->tokens.begin() + l->evaluated, l->tokens.begin() + l->evaluated + n, m_batchTokens.begin() + rows);
+        }
         m_spans.push_back(span);
         m_spanLive.push_back(l);
         rows += n;
@@ -718,7 +802,9 @@ bool SchedulerImpl::step()
     if (st && generating) {
         int decodeRows = 0, promptRows = 0;
         for (size_t i = 0; i < m_spans.size(); ++i)
-            (m_spanLive[i]->started && m_spans[i].n == 1 && m_spans[i].logits ? decodeRows : promptRows) += m_spans[i].n;
+            (m_spanLive[i]->started && (m_spans[i].n == 1 || m_spans[i].verify) && m_spans[i].logits ? decodeRows
+                                                                                                   : promptRows) +=
+                m_spans[i].n;
         const double ms = msBetween(t0, Clock::now());
         constexpr double kAlpha = 0.2;
         if (promptRows == 0)
@@ -744,10 +830,36 @@ bool SchedulerImpl::step()
         eraseFinished();
         return true;
     }
+    afterPass();
+    m_spanLive.clear();   // the forward pass's cancel check reads it only during a pass
+    eraseFinished();
+    return true;
+}
+
+void SchedulerImpl::afterPass()
+{
+    const auto finishLive = [this](const Live *l) {
+        for (auto &r : m_running)
+            if (r.get() == l) {
+                finish(r, Status::ok());
+                break;
+            }
+    };
     int wanted = 0;
+    const size_t nVocab = m_model->config().nVocab;
     for (size_t i = 0; i < m_spans.size(); ++i) {
         Live *l = m_spanLive[i];
         const BatchSpan &sp = m_spans[i];
+        if (sp.verify) {
+            const float *logits = m_logits.data() + static_cast<size_t>(wanted) * nVocab;
+            wanted += sp.n;
+            const bool going = verifyDrafts(*l, sp.seq, logits);
+            if (m_mode.shareBlocks)
+                m_cache->publish(sp.seq, l->tokens.data());
+            if (!going)
+                finishLive(l);
+            continue;
+        }
         l->evaluated += static_cast<uint32_t>(sp.n);
         if (m_mode.shareBlocks)
             m_cache->publish(sp.seq, l->tokens.data());
@@ -761,20 +873,12 @@ bool SchedulerImpl::step()
         if (!sp.logits)
             continue;
         l->reportProgress = false;
-        const float *logits = m_logits.data() + static_cast<size_t>(wanted++) * m_model->config().nVocab;
+        const float *logits = m_logits.data() + static_cast<size_t>(wanted++) * nVocab;
         if (l->logitsOut && !l->started)
-            l->logitsOut->assign(logits, logits + m_model->config().nVocab);
-        if (!sampleNext(*l, logits)) {
-            for (auto &r : m_running)
-                if (r.get() == l) {
-                    finish(r, Status::ok());
-                    break;
-                }
-        }
+            l->logitsOut->assign(logits, logits + nVocab);
+        if (!sampleNext(*l, logits))
+            finishLive(l);
     }
-    m_spanLive.clear();   // the forward pass's cancel check reads it only during a pass
-    eraseFinished();
-    return true;
 }
 
 void SchedulerImpl::takeQueued()

@@ -30,6 +30,10 @@ namespace burrow::sampling {
 class Chain;
 }
 
+namespace burrow::speculative {
+class DraftControl;
+}
+
 namespace burrow::api {
 
 class ReplyOutput;
@@ -55,6 +59,10 @@ struct Live {
     GenerateResult *result = &ownResult;   // filled as the reply grows (a driven request's: the caller's)
     std::unique_ptr<ReplyOutput> out;
     SchedulerClock::time_point promptStart, generateStart;
+    // Speculative decoding (null: off): the draft length's control, and this
+    // step's draft tokens (verified in its pass after tokens.back()).
+    std::unique_ptr<speculative::DraftControl> spec;
+    std::vector<Token> draft;
 
     Live();
     ~Live();
@@ -133,6 +141,10 @@ private:
     void takeQueued();
     void admit();
     bool step();
+    // After a step's forward pass: each span's sequence moves on (its
+    // evaluated count, blocks published, progress), then is sampled or has
+    // its drafts verified; finished ones end.
+    void afterPass();
     void preempt(Live &victim);
     void finish(std::unique_ptr<Live> &live, const Status &status);
     // park: keep the sequence's tokens (and state) in its slot for the next
@@ -145,6 +157,16 @@ private:
     std::pair<size_t, uint32_t> pickSlot(const Live &live) const;
     // Samples the next token of `live` from `logits`; false when it ended.
     bool sampleNext(Live &live, const float *logits);
+    // Draft tokens for a generating sequence's step into live.draft (at most
+    // maxTokens, fewer where the context, the reply's length or the drafter
+    // stop it); their count.
+    int planDraft(Live &live, int maxTokens);
+    // After a verification pass of 1 + k rows (span at sequence `seq`,
+    // logits: its k + 1 rows): accepts drafts while the sampler picks them,
+    // keeps the token it picked instead (or after all), rolls the KV cache
+    // (and a recurrent state) back to what was accepted. False when the
+    // reply ended.
+    bool verifyDrafts(Live &live, uint32_t seq, const float *logits);
     // Drops tokens[keep, keep + half of the rest) of sequence `seq` (see
     // shiftParked); the number dropped (0: none).
     uint32_t shiftSequence(uint32_t seq, std::vector<Token> &tokens, uint32_t length, int32_t nKeep);
@@ -172,7 +194,7 @@ private:
     std::unique_ptr<runtime::ThreadPool> m_pool;
     std::unique_ptr<runtime::KvCache> m_cache;
     std::unique_ptr<runtime::Forward> m_forward;
-    std::vector<float> m_logits;              // [parallel, nVocab]
+    std::vector<float> m_logits;              // [parallel x (1 + kMaxDraft), nVocab]
     std::vector<Token> m_batchTokens;         // [batchTokens]
     std::vector<runtime::BatchSpan> m_spans;
     std::vector<Live *> m_spanLive;

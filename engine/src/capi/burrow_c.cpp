@@ -448,6 +448,8 @@ burrow_generate_params burrow_generate_default(void)
     p.starts_in_reasoning = false;
     p.reasoning_callback = nullptr;
     p.reasoning_user_data = nullptr;
+    p.speculative = BURROW_SPECULATIVE_AUTO;
+    p.draft_max = d.speculative.draftMax;
     return p;
 }
 
@@ -489,6 +491,16 @@ bool toOptions(const char *fn, const burrow_generate_params &p, burrow::Generate
     }
     if (p.cancel != nullptr)
         out->cancel = p.cancel->token;
+    const int spec = rawEnum(p.speculative);
+    if (spec != BURROW_SPECULATIVE_AUTO && spec != BURROW_SPECULATIVE_NGRAM && spec != BURROW_SPECULATIVE_OFF) {
+        setError(std::string(fn) + ": speculative is " + std::to_string(spec)
+                 + ", expected a BURROW_SPECULATIVE_ value");
+        return false;
+    }
+    out->speculative.mode = spec == BURROW_SPECULATIVE_NGRAM ? burrow::SpeculativeMode::SPECULATIVE_NGRAM
+                            : spec == BURROW_SPECULATIVE_OFF ? burrow::SpeculativeMode::SPECULATIVE_OFF
+                                                             : burrow::SpeculativeMode::SPECULATIVE_AUTO;
+    out->speculative.draftMax = p.draft_max;
     out->reasoning.syntax = toReasoning(p.reasoning_syntax);
     out->reasoning.startsInReasoning = p.starts_in_reasoning;
     return true;
@@ -504,6 +516,8 @@ void toC(const burrow::GenerateResult &generated, burrow_generate_result *result
     result->generate_ms = generated.timings.generateMs;
     result->reasoning_tokens = generated.timings.reasoningTokens;
     result->reasoning_ms = generated.timings.reasoningMs;
+    result->drafted_tokens = generated.timings.draftedTokens;
+    result->accepted_tokens = generated.timings.acceptedTokens;
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "ops/expf.h"
 #include "ops/flash_attention.h"
 #include "ops/f16.h"
+#include "runtime/batch_invariance.h"
 #include "runtime/kv_cache.h"
 #include "runtime/matmul.h"
 #include "runtime/recurrent_state.h"
@@ -57,6 +58,7 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
                              "V cache without it); turn flash attention on or use the F16 cache");
     std::unique_ptr<Forward> f(new Forward(c, w, cache, pool, maxBatch));
     f->m_flash = flash;
+    f->m_invariant = batchInvariant();
     const size_t B = static_cast<size_t>(maxBatch);
     const size_t nThreads = static_cast<size_t>(pool.size());
     // Scratch for the quantized activations of the largest multiply. Expert
@@ -118,6 +120,7 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
         f->m_rowSeq.resize(B);
         f->m_rowList.resize(B);
         f->m_rowHeld.resize(B);
+        f->m_tileBlocks.resize(B);
         if (c.isMoe()) {
             const size_t K = c.nExpertUsed, X = c.nExpert;
             f->m_router.resize(B * X);
@@ -181,7 +184,7 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             if (spans[sj].seq == sp.seq)
                 return Status::error("forward pass: sequence " + std::to_string(sp.seq) + " has two spans in one batch");
         n += sp.n;
-        nWanted += sp.logits ? 1 : 0;
+        nWanted += sp.logits ? (sp.verify ? sp.n : 1) : 0;
         if (n > m_maxBatch)
             return Status::error("forward pass: batch of " + std::to_string(n) + " tokens, expected 1.." +
                                  std::to_string(m_maxBatch));
@@ -213,6 +216,14 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
     }
 
     embed(tokens, n);
+    // Recurrent layers: a verification span keeps the state after each row
+    // but its last (the current state); any other pass forgets kept ones.
+    if (RecurrentState *rs = m_cache.recurrent())
+        for (int si = 0; si < nSpans; ++si) {
+            const BatchSpan &sp = spans[si];
+            if (!sp.verify || !rs->beginSteps(sp.seq, m_cache.length(sp.seq), static_cast<uint32_t>(sp.n - 1)))
+                rs->clearSteps(sp.seq);
+        }
 
     // A recurrent state changes in place layer by layer: a cancel between
     // layers puts back the copy taken here (prompt chunks; a batch of single
@@ -231,9 +242,12 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
     float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
     for (uint32_t il = 0; il < c.nLayer; ++il) {
         if (m_cancelCheck && (il == 0 || cancelMidway) && m_cancelCheck()) {
-            if (recurrent && il > 0)
-                for (int si = 0; si < nSpans; ++si)
-                    recurrent->restore(spans[si].seq);
+            if (recurrent)
+                for (int si = 0; si < nSpans; ++si) {
+                    recurrent->clearSteps(spans[si].seq);
+                    if (il > 0)
+                        recurrent->restore(spans[si].seq);
+                }
             unreserve(nSpans);            // lengths unchanged: this batch's keys are not kept
             return Status::cancelled();
         }
@@ -265,18 +279,22 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             });
         }
     }
-    for (int si = 0; si < nSpans; ++si)
-        m_cache.commit(spans[si].seq, m_cache.length(spans[si].seq) + static_cast<uint32_t>(spans[si].n));
+    for (int si = 0; si < nSpans; ++si) {
+        const uint32_t len = m_cache.length(spans[si].seq);
+        m_cache.commit(spans[si].seq, len + static_cast<uint32_t>(spans[si].n), spans[si].verify ? len + 1 : UINT32_MAX);
+    }
 
     if (logits && nWanted > 0) {
-        // The last row of each span that wants logits, normed into h [nWanted, E].
+        // The last row of each span that wants logits (every row of a
+        // verification span), normed into h [nWanted, E].
         int j = 0;
         for (int si = 0; si < nSpans; ++si)
-            if (spans[si].logits) {
-                const float *last = x + static_cast<int64_t>(spans[si].row0 + spans[si].n - 1) * E;
-                rmsNorm(last, m_w.outputNorm.f32(), h + static_cast<int64_t>(j) * E, E, c.rmsEps);
-                ++j;
-            }
+            if (spans[si].logits)
+                for (int r = spans[si].verify ? 0 : spans[si].n - 1; r < spans[si].n; ++r) {
+                    const float *row = x + static_cast<int64_t>(spans[si].row0 + r) * E;
+                    rmsNorm(row, m_w.outputNorm.f32(), h + static_cast<int64_t>(j) * E, E, c.rmsEps);
+                    ++j;
+                }
         matmul(m_pool, m_w.output, h, nWanted, logits, m_scratch.data());
         if (c.finalSoftcap != 0.0f)
             for (int r = 0; r < nWanted; ++r)
@@ -404,19 +422,28 @@ void Forward::attentionBlock(uint32_t il, const BatchSpan *spans, int nSpans, in
     // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in tiles,
     // every other row query by query in one dispatch (a Q8_0 cache: every
     // row, as the reference tiles only F16/F32 caches).
-    bool online = false;
+    // Batch-invariant (F16 cache): the kernel follows the position, not the
+    // chunk: rows at positions < kTileQueries query by query, the others
+    // tiled (attentionTiledRows).
+    bool online = false, tiled = false;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
         const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
-        if (!m_flash)
+        if (!m_flash) {
             attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
-        else if (sp.n >= kTileQueries && !m_cache.quantized())
+        } else if (m_invariant && !m_cache.quantized()) {
+            online = online || pos0 < static_cast<uint32_t>(kTileQueries);
+            tiled = tiled || pos0 + static_cast<uint32_t>(sp.n) > static_cast<uint32_t>(kTileQueries);
+        } else if (sp.n >= kTileQueries && !m_cache.quantized()) {
             attention(il, sp.seq, sp.row0, sp.n, pos0);
-        else
+        } else {
             online = true;
+        }
     }
     if (online)
         attentionRows(il, spans, nSpans);
+    if (tiled)
+        attentionTiledRows(il, spans, nSpans);
     if (vRot > 0)   // the values' turn back
         forRows(m_pool, n, VO, [&](int t) { hadamardBlocks(m_attn.data() + t * VO, VO, vRot); });
 
@@ -574,6 +601,26 @@ void Forward::sharedExpert(const model::LayerWeights &L, int n)
 //   o = rmsnorm(o per value head) * ssm_norm * silu(z); out = o Wout
 // Rows of different sequences share the projections; the convolution and
 // the delta rule run per sequence, in token order.
+// The convolution's state after each row i < n - 1 of a verification span,
+// channels [c0, c1): the last K - 1 of (the state before the span, the
+// span's inputs 0..i), oldest first. Runs before causalConv moves the state.
+void Forward::keepConvSteps(uint32_t il, const BatchSpan &sp, int64_t c0, int64_t c1)
+{
+    RecurrentState &state = *m_cache.recurrent();
+    const int64_t C = m_c.ssmConvChannels();
+    const int W = static_cast<int>(m_c.ssmConvKernel) - 1;
+    const float *before = state.conv(il, sp.seq);
+    for (int i = 0; i + 1 < sp.n; ++i) {
+        float *dst = state.stepConv(il, sp.seq, static_cast<uint32_t>(i));
+        for (int64_t ch = c0; ch < c1; ++ch)
+            for (int j = 0; j < W; ++j) {
+                const int at = i + 1 + j;   // index into (state, inputs)
+                dst[ch * W + j] = at < W ? before[ch * W + at]
+                                         : m_ssmQkv[static_cast<size_t>((sp.row0 + at - W) * C + ch)];
+            }
+    }
+}
+
 void Forward::deltaNetLayer(uint32_t il, const BatchSpan *spans, int nSpans, int n)
 {
     const model::ModelConfig &c = m_c;
@@ -602,6 +649,8 @@ void Forward::deltaNetLayer(uint32_t il, const BatchSpan *spans, int nSpans, int
         for (int si = 0; si < nSpans; ++si) {
             const BatchSpan &sp = spans[si];
             const int64_t r0 = sp.row0;
+            if (sp.verify && state.stepsCount(sp.seq) > 0)
+                keepConvSteps(il, sp, c0, c1);
             causalConv(taps, state.conv(il, sp.seq), m_ssmQkv.data() + r0 * C, m_ssmConv.data() + r0 * C, sp.n, C, K, c0, c1);
         }
     }, static_cast<int64_t>(n) * C * K * 4);
@@ -637,13 +686,21 @@ void Forward::deltaNetLayer(uint32_t il, const BatchSpan *spans, int nSpans, int
             const auto row = [&](int t) { return m_ssmConv.data() + static_cast<int64_t>(t) * C; };
             const auto outOf = [&](int t) { return m_ssmCore.data() + static_cast<int64_t>(t) * VD + static_cast<int64_t>(hv) * S; };
             const size_t gi = static_cast<size_t>(hv);
-            if (sp.n == 1) {
-                const int t = sp.row0;
-                const float *u = row(t);
-                deltaNetStep(M, u + static_cast<int64_t>(hk) * S, u + KD + static_cast<int64_t>(hk) * S,
-                             u + 2 * KD + static_cast<int64_t>(hv) * S,
-                             std::exp(m_ssmAlpha[static_cast<size_t>(t) * NV + gi]),
-                             m_ssmBeta[static_cast<size_t>(t) * NV + gi], scale, outOf(t), S);
+            // Batch-invariant or verifying: every token by a step (a
+            // verification keeps the state after each row but the last).
+            const bool keep = sp.verify && state.stepsCount(sp.seq) > 0;
+            if (sp.n == 1 || m_invariant || keep) {
+                for (int t = sp.row0; t < sp.row0 + sp.n; ++t) {
+                    const float *u = row(t);
+                    deltaNetStep(M, u + static_cast<int64_t>(hk) * S, u + KD + static_cast<int64_t>(hk) * S,
+                                 u + 2 * KD + static_cast<int64_t>(hv) * S,
+                                 std::exp(m_ssmAlpha[static_cast<size_t>(t) * NV + gi]),
+                                 m_ssmBeta[static_cast<size_t>(t) * NV + gi], scale, outOf(t), S);
+                    if (keep && t + 1 < sp.row0 + sp.n)
+                        std::copy(M, M + static_cast<int64_t>(S) * S,
+                                  state.stepDelta(il, sp.seq, static_cast<uint32_t>(t - sp.row0)) +
+                                      static_cast<int64_t>(hv) * S * S);
+                }
                 continue;
             }
             for (int t0 = sp.row0; t0 < sp.row0 + sp.n; t0 += kDeltaChunk) {
@@ -932,6 +989,83 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
     }, work);
 }
 
+// Batch-invariant flash attention over an F16 cache: every row at a
+// position >= kTileQueries through attendTiled (whose result per query does
+// not depend on the queries sharing a call), in one dispatch over items
+// (block of up to kTileCallQueries / group consecutive rows of one span,
+// KV head): a prompt's key tiles are converted once per block, a
+// generating row is a block of its own.
+void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans)
+{
+    const model::ModelConfig &c = m_c;
+    const model::LayerSpec &spec = c.layers[il];
+    const int64_t Q = c.nEmbdQ(il), VO = c.nEmbdVOut(il);
+    const int dk = static_cast<int>(spec.headDimK), dv = static_cast<int>(spec.headDimV);
+    const int nKv = static_cast<int>(spec.nHeadKv);
+    const int group = static_cast<int>(c.nHead) / nKv;
+    const bool sliding = c.slidingWindow != 0 && spec.sliding;
+    const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
+    const int grp = m_cache.groupOf(il);
+    const int tokensPerBlock = std::max(1, kTileCallQueries / group);
+    // Blocks: (span, first row, rows), listed in m_rowList as triples.
+    int nBlocks = 0;
+    int64_t work = 0;
+    for (int si = 0; si < nSpans; ++si) {
+        const BatchSpan &sp = spans[si];
+        const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
+        const int skip = pos0 >= static_cast<uint32_t>(kTileQueries) ? 0 : static_cast<int>(kTileQueries - pos0);
+        for (int t0 = skip; t0 < sp.n; t0 += tokensPerBlock) {
+            m_tileBlocks[static_cast<size_t>(nBlocks)] = {si, sp.row0 + t0, std::min(tokensPerBlock, sp.n - t0)};
+            ++nBlocks;
+        }
+        if (skip < sp.n)
+            work += static_cast<int64_t>(sp.n - skip) * c.nHead * (pos0 + sp.n) * (dk + dv) * 2;
+    }
+    KvView base;
+    base.kStride = m_cache.kStride(il);
+    base.vStride = m_cache.vStride(il);
+    base.dk = dk;
+    base.dv = dv;
+    base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
+    base.softcap = c.attnSoftcap;
+    const int64_t items = static_cast<int64_t>(nBlocks) * nKv;
+    const size_t scratchPerThread = m_tileScratch.size() / static_cast<size_t>(m_pool.size());
+    m_pool.run([&](int ith, int nth) {
+        float *scratch = m_tileScratch.data() + static_cast<size_t>(ith) * scratchPerThread;
+        TileQuery qs[kTileCallQueries];
+        for (int64_t item = ith; item < items; item += nth) {
+            const TileBlock &b = m_tileBlocks[static_cast<size_t>(item / nKv)];
+            const int kvHead = static_cast<int>(item % nKv);
+            const BatchSpan &sp = spans[b.span];
+            const uint32_t held = m_cache.firstPresent(sp.seq, il);
+            KvView kv = base;
+            kv.blocks = m_cache.table(sp.seq, grp);
+            kv.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(il);
+            kv.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(il);
+            int nq = 0;
+            for (int t = b.row0; t < b.row0 + b.n; ++t) {
+                const uint32_t pos = m_rowPos[static_cast<size_t>(t)];
+                const uint32_t w = sliding && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
+                for (int g = 0; g < group; ++g) {
+                    const int head = kvHead * group + g;
+                    TileQuery &tq = qs[nq++];
+                    tq.q = m_q.data() + t * Q + static_cast<int64_t>(head) * dk;
+                    tq.out = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
+                    tq.first = std::max(w, held);
+                    tq.last = pos;
+                    tq.sink = sinks ? sinks[head] : kNoSink;
+                    if (nq == kTileCallQueries) {
+                        attendTiled(kv, qs, nq, scratch);
+                        nq = 0;
+                    }
+                }
+            }
+            if (nq > 0)
+                attendTiled(kv, qs, nq, scratch);
+        }
+    }, work);
+}
+
 // The rows of the spans shorter than kTileQueries (a Q8_0 cache: all rows,
 // attendOnlineQ8_0), one query at a time:
 // items (row, KV head, chunk of its query heads) over all of them in one
@@ -952,10 +1086,13 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
     int64_t keys = 0;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
-        if (sp.n >= kTileQueries && !m_cache.quantized())   // tiled (attention())
+        if (sp.n >= kTileQueries && !m_cache.quantized() && !m_invariant)   // tiled (attention())
             continue;
         const uint32_t held = m_cache.firstPresent(sp.seq, il);
         for (int t = 0; t < sp.n; ++t) {
+            if (m_invariant && !m_cache.quantized() &&
+                m_rowPos[static_cast<size_t>(sp.row0 + t)] >= static_cast<uint32_t>(kTileQueries))
+                break;   // tiled (attentionTiledRows)
             m_rowList[static_cast<size_t>(nRows)] = sp.row0 + t;
             m_rowHeld[static_cast<size_t>(nRows)] = held;
             keys += m_rowPos[static_cast<size_t>(sp.row0 + t)] + 1;
@@ -1027,7 +1164,7 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
     // (up to 16 queries on AVX-512, 8 on AVX2) per work item, each key and value row converted once
     // for all of them (attendBlock).
     const int blockQueries = attendBlockQueries(dk);
-    if (n > 1 && !m_blockQ.empty() && c.attnSoftcap == 0.0f && group <= blockQueries && dk == dv && (dk == 64 || dk == 128)) {
+    if (n > 1 && !m_invariant && !m_blockQ.empty() && c.attnSoftcap == 0.0f && group <= blockQueries && dk == dv && (dk == 64 || dk == 128)) {
         const int tokensPerBlock = blockQueries / group;
         const int64_t blocks = (n + tokensPerBlock - 1) / tokensPerBlock;
         const int64_t items = blocks * nKv;

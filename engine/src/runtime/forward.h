@@ -91,6 +91,12 @@ struct BatchSpan {
     int32_t row0 = 0;
     int32_t n = 0;
     bool logits = false;       // the logits of its last row are wanted
+    // A verification pass (speculative decoding: the last sampled token and
+    // n - 1 draft tokens): with `logits`, the logits of every row; the
+    // sliding layers keep the keys position row 0 + 1 needs, and recurrent
+    // layers keep the state after every row (RecurrentState::beginSteps),
+    // so the caller may truncate the sequence back to any position of it.
+    bool verify = false;
 };
 
 class Forward {
@@ -113,8 +119,8 @@ public:
     // Several sequences in one pass: spans cover rows 0..total-1 in order
     // (total <= maxBatch), one span per sequence. Each weight is read once
     // for all rows; attention of a row reads its own sequence's blocks.
-    // logits: nVocab floats per span with `logits` set, in span order (null
-    // when none is). On an error or a cancel nothing is kept (every
+    // logits: nVocab floats per span with `logits` set (n rows of them for
+    // a `verify` span), in span order (null when none is). On an error or a cancel nothing is kept (every
     // sequence's length is unchanged, reserved blocks are released).
     Status evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSpans, float *logits);
 
@@ -134,9 +140,12 @@ private:
     void attentionStandard(uint32_t layer, uint32_t seq, int row0, int n, uint32_t pos0);
     // Generation rows of many sequences (one query each), one dispatch.
     void attentionRows(uint32_t layer, const BatchSpan *spans, int nSpans);
+    // Batch-invariant, F16 cache: the rows at positions >= kTileQueries, tiled.
+    void attentionTiledRows(uint32_t layer, const BatchSpan *spans, int nSpans);
     void denseFfn(const model::LayerWeights &L, uint32_t layer, int n);   // m_h -> m_out
     void sharedExpert(const model::LayerWeights &L, int n);   // m_out += shared expert of m_h
     void deltaNetLayer(uint32_t layer, const BatchSpan *spans, int nSpans, int n);   // m_h -> m_out
+    void keepConvSteps(uint32_t layer, const BatchSpan &span, int64_t c0, int64_t c1);
     // m_h -> m_out, routed by router(routerIn) (routerIn == m_h but for gemma4).
     void moeFfn(const model::LayerWeights &L, int n, const float *routerIn);
     float *ropeCs(int kind, int t)
@@ -191,6 +200,10 @@ private:
     std::vector<uint32_t> m_rowSeq;     // [B] sequence of each row
     std::vector<int32_t> m_rowList;     // [B] rows attentionRows() does
     std::vector<uint32_t> m_rowHeld;    // [B] their sequence's lowest held key (sliding layers)
+    struct TileBlock {
+        int span, row0, n;
+    };
+    std::vector<TileBlock> m_tileBlocks;   // [B] attentionTiledRows' blocks of rows
     std::unique_ptr<RopeTables> m_rope;
     // Mixture of experts (empty for dense models); k = nExpertUsed.
     std::vector<float> m_router;   // [B, nExpert] router logits
@@ -206,6 +219,7 @@ private:
     std::vector<MatmulTask> m_tasks;    // [2 nExpert]
     std::vector<uint8_t> m_scratch;        // quantized activations for matmul
     bool m_flash = true;
+    bool m_invariant = true;   // runtime/batch_invariance.h, fixed at creation
     // Flash attention, per thread: the scratch of a tile of prompt queries (attendTiled).
     std::vector<float> m_tileScratch;
     // Standard attention, per thread and query head of an attention item

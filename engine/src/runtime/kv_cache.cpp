@@ -208,13 +208,13 @@ Status KvCache::reserve(uint32_t seq, uint32_t end)
     return Status::ok();
 }
 
-void KvCache::commit(uint32_t seq, uint32_t end)
+void KvCache::commit(uint32_t seq, uint32_t end, uint32_t keepFrom)
 {
     Seq &s = m_seqs[seq];
     s.length = end;
     if (m_pools.size() > 1) {
-        // Blocks wholly below what position `end` can see are done.
-        const uint32_t floorBlock = slidingFloor(end) / kKvBlockSize;
+        // Blocks wholly below what position `end` (or keepFrom) can see are done.
+        const uint32_t floorBlock = slidingFloor(std::min(end, keepFrom)) / kKvBlockSize;
         std::vector<int32_t> &t = s.tables[1];
         for (uint32_t b = 0; b < floorBlock && b < t.size(); ++b)
             if (t[b] >= 0) {

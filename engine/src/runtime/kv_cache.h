@@ -133,7 +133,9 @@ public:
     const uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos) const { return vCells(layer) + cell(seq, groupOf(layer), pos) * vStride(layer); }
 
     Status reserve(uint32_t seq, uint32_t end);
-    void commit(uint32_t seq, uint32_t end);
+    // keepFrom < end: the sliding layers keep what position keepFrom can
+    // see (a verification pass that may be rolled back to keepFrom).
+    void commit(uint32_t seq, uint32_t end, uint32_t keepFrom = UINT32_MAX);
     // Drops positions >= n (n <= length) and the blocks reserved past them.
     void truncate(uint32_t seq, uint32_t n);
     uint32_t reusableLength(uint32_t seq, uint32_t n) const;

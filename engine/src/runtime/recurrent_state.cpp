@@ -37,7 +37,7 @@ uint64_t RecurrentState::bytes() const
 {
     uint64_t copies = m_seqs.size();
     for (const Seq &s : m_seqs)
-        copies += s.snapshots.size() + (s.backup ? 1 : 0);
+        copies += s.snapshots.size() + (s.backup ? 1 : 0) + s.stepsCapacity;
     return copies * m_seqFloats * sizeof(float);
 }
 
@@ -78,6 +78,9 @@ uint32_t RecurrentState::reachable(uint32_t seq, uint32_t current, uint32_t n) c
 {
     if (n >= current)
         return current;
+    const Seq &s = m_seqs[seq];
+    if (s.stepsCount > 0 && n > s.stepsFrom && n <= s.stepsFrom + s.stepsCount)
+        return n;
     uint32_t best = 0;
     for (const Snapshot &x : m_seqs[seq].snapshots)
         if (x.position <= n)
@@ -89,6 +92,16 @@ bool RecurrentState::rewind(uint32_t seq, uint32_t n)
 {
     Seq &s = m_seqs[seq];
     float *cur = current(seq);
+    if (s.stepsCount > 0 && n > s.stepsFrom && n <= s.stepsFrom + s.stepsCount) {
+        std::memcpy(cur, s.steps.get() + static_cast<size_t>(n - s.stepsFrom - 1) * m_seqFloats,
+                    m_seqFloats * sizeof(float));
+        s.stepsCount = 0;
+        s.snapshots.erase(std::remove_if(s.snapshots.begin(), s.snapshots.end(),
+                                         [&](const Snapshot &x) { return x.position > n; }),
+                          s.snapshots.end());
+        return true;
+    }
+    s.stepsCount = 0;
     const Snapshot *from = nullptr;
     for (const Snapshot &x : s.snapshots)
         if (x.position == n)
@@ -115,6 +128,29 @@ bool RecurrentState::backup(uint32_t seq)
     }
     std::memcpy(s.backup.get(), current(seq), m_seqFloats * sizeof(float));
     return true;
+}
+
+bool RecurrentState::beginSteps(uint32_t seq, uint32_t position, uint32_t count)
+{
+    Seq &s = m_seqs[seq];
+    s.stepsCount = 0;
+    if (count == 0 || m_seqFloats == 0)
+        return count == 0;
+    if (count > s.stepsCapacity) {
+        s.steps.reset(new (std::nothrow) float[static_cast<size_t>(count) * m_seqFloats]);
+        s.stepsCapacity = s.steps ? count : 0;
+        if (!s.steps)
+            return false;
+    }
+    s.stepsFrom = position;
+    s.stepsCount = count;
+    return true;
+}
+
+float *RecurrentState::stepConv(uint32_t layer, uint32_t seq, uint32_t i)
+{
+    return m_seqs[seq].steps.get() + static_cast<size_t>(i) * m_seqFloats +
+           static_cast<uint64_t>(m_slot[layer]) * m_layerFloats;
 }
 
 void RecurrentState::restore(uint32_t seq)

@@ -19,7 +19,8 @@
 // the layers is undone from a copy taken before it (backup / restore).
 //
 // Memory: sequences x (1 + maxSnapshots + 1 backup, the last two allocated
-// when first used) x stateFloats() x 4 bytes.
+// when first used) x stateFloats() x 4 bytes, plus for a sequence that has
+// verified k draft tokens in one pass k more (allocated when first used).
 #pragma once
 
 #include "model/model_config.h"
@@ -62,6 +63,20 @@ public:
     bool backup(uint32_t seq);
     void restore(uint32_t seq);
 
+    // Verification passes (speculative decoding): the states after each of
+    // the first `count` rows of a span that starts at `position`, so a
+    // rewind to any position position + 1 .. position + count resumes
+    // exactly where a partial acceptance stops. beginSteps() makes room
+    // (false when it cannot be allocated: nothing kept); the forward pass
+    // fills stepConv / stepDelta of step i (the state at position + i + 1);
+    // clearSteps() forgets them (any pass that keeps none). rewind() and
+    // reachable() take them like snapshots.
+    bool beginSteps(uint32_t seq, uint32_t position, uint32_t count);
+    void clearSteps(uint32_t seq) { m_seqs[seq].stepsCount = 0; }
+    uint32_t stepsCount(uint32_t seq) const { return m_seqs[seq].stepsCount; }
+    float *stepConv(uint32_t layer, uint32_t seq, uint32_t i);
+    float *stepDelta(uint32_t layer, uint32_t seq, uint32_t i) { return stepConv(layer, seq, i) + m_convFloats; }
+
 private:
     RecurrentState() = default;
     float *current(uint32_t seq) { return m_current.get() + static_cast<size_t>(seq) * m_seqFloats; }
@@ -73,6 +88,8 @@ private:
     struct Seq {
         std::vector<Snapshot> snapshots;   // oldest first, at most m_maxSnapshots
         std::unique_ptr<float[]> backup;
+        std::unique_ptr<float[]> steps;    // [stepsCapacity][m_seqFloats]
+        uint32_t stepsCapacity = 0, stepsFrom = 0, stepsCount = 0;
     };
 
     std::vector<int32_t> m_slot;        // per layer: its index among the recurrent layers, -1 for attention

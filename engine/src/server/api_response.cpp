@@ -102,7 +102,10 @@ Json usageJson(const Usage &u)
     j["completion_tokens"] = u.completionTokens;
     j["total_tokens"] = u.promptTokens + u.completionTokens;
     j["prompt_tokens_details"] = Json{{"cached_tokens", u.cachedTokens}};
-    j["completion_tokens_details"] = Json{{"reasoning_tokens", u.reasoningTokens}};
+    // Speculative decoding's drafts under OpenAI's names for predicted tokens.
+    j["completion_tokens_details"] = Json{{"reasoning_tokens", u.reasoningTokens},
+                                          {"accepted_prediction_tokens", u.acceptedTokens},
+                                          {"rejected_prediction_tokens", u.draftedTokens - u.acceptedTokens}};
     return j;
 }
 

@@ -35,6 +35,8 @@ struct Usage {
     int64_t completionTokens = 0;   // reasoning included
     int64_t cachedTokens = 0;       // prompt tokens taken from the KV cache
     int64_t reasoningTokens = 0;
+    int64_t draftedTokens = 0;      // speculative decoding: draft tokens verified
+    int64_t acceptedTokens = 0;     // of them, accepted
 };
 
 // One generated token's log-probability as the client sees it: the token's

@@ -72,6 +72,8 @@ public:
     // The family's tool-call syntax (from the model's template), meaningful
     // when request().toolsActive().
     chat::ToolCallSyntax toolCallSyntax() const { return m_toolCallSyntax; }
+    // Speculative decoding for its requests (the server's option).
+    void setSpeculative(const SpeculativeOptions &s) { m_options.speculative = s; }
     int64_t promptTokens() const { return static_cast<int64_t>(m_prompt.size()); }
 
 private:

@@ -239,6 +239,8 @@ std::string ResponseAssembler::onEvent(const JobEvent &event)
     choice.finishReason = choice.toolCalls.empty() ? finishReason(event.result.stopReason) : "tool_calls";
     m_usage.completionTokens += static_cast<int64_t>(event.result.tokens.size());
     m_usage.reasoningTokens += event.result.timings.reasoningTokens;
+    m_usage.draftedTokens += event.result.timings.draftedTokens;
+    m_usage.acceptedTokens += event.result.timings.acceptedTokens;
     if (event.choice == 0)
         m_usage.cachedTokens = event.result.timings.reusedTokens;
     if (m_stream)

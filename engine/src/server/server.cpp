@@ -539,6 +539,7 @@ private:
         std::weak_ptr<Connection> weak = weak_from_this();
         std::shared_ptr<EventTarget> target = m_events;
         std::shared_ptr<Gate> gate = m_shared->gate;
+        job->setSpeculative(m_shared->options.speculative);
         auto error = job->submit(*m_shared->scheduler, m_shared->options.priority,
                                  [weak, target, gate, generation](JobEvent &&event) {
                                      std::lock_guard open(gate->mutex);

@@ -655,6 +655,34 @@ static void test_model(const char *model_path, const char *json)
           "generate failed: %s", burrow_last_error());
     CHECK(strncmp(out->text, expected_text, strlen(expected_text)) == 0, "after a cancel: '%s'", out->text);
     CHECK(result.reasoning_tokens == 0 && result.reasoning_ms == 0.0, "reasoning timings without reasoning");
+    /* Speculative decoding: n-gram drafts give the same story (the engine is
+     * batch-invariant), counted in the result; off drafts nothing; a bad
+     * mode is refused. */
+    {
+        burrow_generate_params spec = burrow_generate_default();
+        CHECK(spec.speculative == BURROW_SPECULATIVE_AUTO && spec.draft_max == 8, "speculative defaults");
+        spec.speculative = BURROW_SPECULATIVE_NGRAM;
+        spec.max_tokens = options.max_tokens;
+        memset(out, 0, sizeof *out);
+        burrow_session_reset(session);
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &spec, collect, out, &result) == 0,
+              "generate failed: %s", burrow_last_error());
+        CHECK(strncmp(out->text, expected_text, strlen(expected_text)) == 0, "with n-gram drafts: '%s'", out->text);
+        CHECK(result.accepted_tokens >= 0 && result.accepted_tokens <= result.drafted_tokens, "drafts %d, accepted %d",
+              result.drafted_tokens, result.accepted_tokens);
+        spec.speculative = BURROW_SPECULATIVE_OFF;
+        memset(out, 0, sizeof *out);
+        burrow_session_reset(session);
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &spec, collect, out, &result) == 0,
+              "generate failed: %s", burrow_last_error());
+        CHECK(strncmp(out->text, expected_text, strlen(expected_text)) == 0, "without drafts: '%s'", out->text);
+        CHECK(result.drafted_tokens == 0, "%d drafts with speculative decoding off", result.drafted_tokens);
+        spec.speculative = (burrow_speculative_mode)7;
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &spec, collect, out, NULL) == -1, "speculative 7 accepted");
+        spec.speculative = BURROW_SPECULATIVE_NGRAM;
+        spec.draft_max = 99;
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &spec, collect, out, NULL) == -1, "draft_max 99 accepted");
+    }
     /* A bad reasoning syntax is refused. */
     {
         burrow_generate_params bad = burrow_generate_default();

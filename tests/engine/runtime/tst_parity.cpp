@@ -26,6 +26,7 @@
 #include <QJsonObject>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <map>
@@ -310,8 +311,13 @@ private slots:
         if (d == ref.greedyTokens.size() && result.tokens.size() == d)
             return;
         // Only where a path computes e^x by another method than the
-        // reference's (the scalar path's SwiGLU of gpt-oss) may a token
-        // differ, and then only on a near tie of our own logits.
+        // reference's (the scalar path's SwiGLU of gpt-oss), or where a
+        // generated row takes another of the reference's kernel forms (batch
+        // invariance: Q4_K's batch form on every row, runtime/
+        // batch_invariance.h), may a token differ, and then only on a near
+        // tie of our own logits: 0.02, or a tenth of the spread of the
+        // reference's logits (two logits each within the normalized RMS
+        // error 0.03 of ../shared/README.md differ by that at ~2.4 sigma).
         QVERIFY2(d < result.tokens.size() && d < ref.greedyTokens.size(), "the reply's length differs from the reference's");
         std::vector<Token> prefix = ref.promptTokens;
         prefix.insert(prefix.end(), ref.greedyTokens.begin(), ref.greedyTokens.begin() + std::ptrdiff_t(d));
@@ -321,7 +327,14 @@ private slots:
         QVERIFY(fresh.value()->evaluate(prefix, &logits));
         const float gap = logits[size_t(result.tokens[d])] - logits[size_t(ref.greedyTokens[d])];
         qInfo("%s: token %zu of %zu differs on a tie of %g", qPrintable(referenceFile), d, ref.greedyTokens.size(), double(gap));
-        QVERIFY2(gap >= 0.0f && gap < 0.02f, qPrintable(QStringLiteral("token %1: ours %2, the reference's %3, gap %4")
+        double mean = 0, var = 0;
+        for (double v : ref.logits)
+            mean += v;
+        mean /= double(ref.logits.size());
+        for (double v : ref.logits)
+            var += (v - mean) * (v - mean);
+        const float allowed = std::max(0.02f, float(0.1 * std::sqrt(var / double(ref.logits.size()))));
+        QVERIFY2(gap >= 0.0f && gap < allowed, qPrintable(QStringLiteral("token %1: ours %2, the reference's %3, gap %4")
                                                            .arg(d).arg(result.tokens[d]).arg(ref.greedyTokens[d]).arg(gap)));
     }
 

@@ -199,6 +199,11 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
     for (uint32_t t0 = lo / kTileKeys * kTileKeys; t0 <= hi; t0 += kTileKeys) {
         const int n = static_cast<int>(std::min<uint32_t>(kTileKeys, hi - t0 + 1));
         for (int tk = 0; tk < n; ++tk) {
+            if (t0 + static_cast<uint32_t>(tk) < lo) {   // below every query's keys: masked, and maybe not held
+                std::fill(kt + static_cast<size_t>(tk) * dk, kt + static_cast<size_t>(tk + 1) * dk, 0.0f);
+                std::fill(vt + static_cast<size_t>(tk) * dv, vt + static_cast<size_t>(tk + 1) * dv, 0.0f);
+                continue;
+            }
             const size_t cell = kvCell(kv.blocks, t0 + static_cast<uint32_t>(tk));
             const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
             for (int d = 0; d < dk; ++d)

@@ -10,6 +10,7 @@
 #include "ops/x86/vec_exp.h"
 #include "quant/quant_blocks.h"
 
+#include <algorithm>
 #include <immintrin.h>
 
 namespace burrow::ops::x86 {
@@ -271,6 +272,11 @@ void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *
         const int n = static_cast<int>(hi - t0 + 1 < static_cast<uint32_t>(kTileKeys) ? hi - t0 + 1 : kTileKeys);
         const uint32_t next = t0 + kTileKeys;
         for (int tk = 0; tk < n; ++tk) {
+            if (t0 + static_cast<uint32_t>(tk) < lo) {   // below every query's keys: masked, and maybe not held
+                std::fill(kf + static_cast<size_t>(tk) * dk, kf + static_cast<size_t>(tk + 1) * dk, 0.0f);
+                std::fill(vf + static_cast<size_t>(tk) * dv, vf + static_cast<size_t>(tk + 1) * dv, 0.0f);
+                continue;
+            }
             const size_t cell = kvCell(kv.blocks, t0 + static_cast<uint32_t>(tk));
             const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
             if (next + static_cast<uint32_t>(tk) <= hi) {

@@ -1,0 +1,32 @@
+// How many tokens a sequence drafts next, from its recent acceptance, so
+// drafting is never much slower than plain decoding: a verification pass of
+// k drafts costs more than one row, and the drafts pay only when accepted.
+//
+//   - all k accepted: the next allowance grows (doubles, up to max);
+//   - some accepted: the next allowance is accepted + 1;
+//   - none accepted twice in a row: no drafting for `backoff` steps (8,
+//     doubling on every further miss up to 64), then one token is tried.
+// A step where the drafter finds nothing does not count. All O(1).
+#pragma once
+
+namespace burrow::speculative {
+
+class DraftControl {
+public:
+    explicit DraftControl(int maxDraft);
+
+    int maxDraft() const { return m_max; }
+    // Tokens to draft in this step (0: none; counts the step of a back-off).
+    int allowance();
+    // The outcome of a verification: drafted > 0 tokens, accepted of them.
+    void record(int drafted, int accepted);
+
+private:
+    int m_max = 0;
+    int m_len = 0;
+    int m_misses = 0;
+    int m_wait = 0;
+    int m_backoff = 8;
+};
+
+} // namespace burrow::speculative
