@@ -157,7 +157,10 @@ void ReplyStream::restoreStats(int contextUsed)
 {
     if (isActive())
         return;
-    m_contextUsed = qMax(0, contextUsed);
+    // The stored count is prompt + reply; a reply that filled the context
+    // counts the token that found no room, so the meter keeps to the size.
+    const int size = m_bridge ? m_bridge->contextSize() : 0;
+    m_contextUsed = size > 0 ? qBound(0, contextUsed, size) : qMax(0, contextUsed);
     m_lastReplyStats.clear();
     Q_EMIT statsChanged();
 }

@@ -245,6 +245,12 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("only %1 tokens: the context never filled").arg(reply.tokens)));
         QVERIFY2(most <= 64, qPrintable(QString::number(most)));
         QVERIFY(app.chat->reply()->contextUsed() <= 64);
+        // Opened again from the store (another chat first): still inside.
+        const double full = app.chat->conversationId();
+        QVERIFY(app.chat->newConversation() > 0);
+        QVERIFY(app.chat->openConversation(full));
+        QVERIFY2(app.chat->reply()->contextUsed() > 0 && app.chat->reply()->contextUsed() <= 64,
+                 qPrintable(QString::number(app.chat->reply()->contextUsed())));
     }
 
     void templateModelAnswersThroughItsChatTemplate()
