@@ -84,17 +84,7 @@ private slots:
         QQuickItem *policy = item(app, QStringLiteral("field_contextPolicy"));
         QVERIFY(policy);
         // It is further down the panel: the mouse wheel brings it into view.
-        const auto inView = [&] {
-            const QPointF centre = policy->mapToScene(QPointF(policy->width() / 2, policy->height() / 2));
-            return centre.y() > 0 && centre.y() < app.window->height() - 10;
-        };
-        for (int i = 0; i < 30 && !inView(); ++i) {
-            QVERIFY(ui::moveTo(ui::centreOf(size)));
-            QVERIFY(ui::xdotool({QStringLiteral("click"), QStringLiteral("5")}));   // wheel down
-            QTest::qWait(50);
-        }
-        QVERIFY(inView());
-        QTest::qWait(500);   // the view settles after the wheel
+        QVERIFY(ui::wheelIntoView(policy, size));
         QCOMPARE(app.chat->settings()->contextPolicy(), QStringLiteral("stop"));
         QVERIFY(choose(app, policy, QStringLiteral("Shift: forget the oldest messages and go on")));
         QTRY_COMPARE(app.chat->settings()->contextPolicy(), QStringLiteral("shift"));

@@ -51,6 +51,23 @@ qint64 chatWithMessages(ConversationStore *store, const QString &title)
     return id;
 }
 
+// A chat "Soup" with an exchange, opened, and File → Export this
+// conversation… pressed by keys: the save dialog's name field (null when the
+// store, the chat or the dialog did not come).
+QQuickItem *exportSoupByKeys(AppWindow &app)
+{
+    ConversationStore *store = app.chat->store();
+    if (!QTest::qWaitFor([&] { return store->isReady(); }, 5000))
+        return nullptr;
+    const qint64 soup = chatWithMessages(store, QStringLiteral("Soup"));
+    app.chat->openConversation(soup);
+    if (!QTest::qWaitFor([&] { return qint64(app.chat->conversationId()) == soup; }, 5000))
+        return nullptr;
+    if (!ui::key(QStringLiteral("alt+f")) || !ui::key(QStringLiteral("x")))   // E&xport this conversation…
+        return nullptr;
+    return fileNameField(app);
+}
+
 } // namespace
 
 class TestExportImport : public QObject {
@@ -88,15 +105,7 @@ private slots:
         AppWindow app;
         ui::ScreenshotOnFailure screenshot;
         QVERIFY(app.open());
-        ConversationStore *store = app.chat->store();
-        QTRY_VERIFY(store->isReady());
-        const qint64 soup = chatWithMessages(store, QStringLiteral("Soup"));
-        app.chat->openConversation(soup);
-        QTRY_COMPARE(qint64(app.chat->conversationId()), soup);
-
-        QVERIFY(ui::key(QStringLiteral("alt+f")));
-        QVERIFY(ui::key(QStringLiteral("x")));   // E&xport this conversation…
-        QQuickItem *field = fileNameField(app);
+        QQuickItem *field = exportSoupByKeys(app);
         QVERIFY2(field, "the save dialog did not open");
         QCOMPARE(field->property("text").toString(), QStringLiteral("Soup.zip"));
         QQuickItem *save = ui::findButton(root(app), QStringLiteral("Save"));
@@ -125,15 +134,7 @@ private slots:
         AppWindow app;
         ui::ScreenshotOnFailure screenshot;
         QVERIFY(app.open());
-        ConversationStore *store = app.chat->store();
-        QTRY_VERIFY(store->isReady());
-        const qint64 soup = chatWithMessages(store, QStringLiteral("Soup"));
-        app.chat->openConversation(soup);
-        QTRY_COMPARE(qint64(app.chat->conversationId()), soup);
-
-        QVERIFY(ui::key(QStringLiteral("alt+f")));
-        QVERIFY(ui::key(QStringLiteral("x")));   // E&xport this conversation…
-        QQuickItem *field = fileNameField(app);
+        QQuickItem *field = exportSoupByKeys(app);
         QVERIFY2(field, "the save dialog did not open");
         QTRY_VERIFY_WITH_TIMEOUT(field->hasActiveFocus(), 10000);
         QTRY_COMPARE(field->property("selectedText").toString(), QStringLiteral("Soup"));

@@ -122,17 +122,7 @@ private slots:
         QQuickItem *size = item(app, QStringLiteral("field_contextSize"));
         QVERIFY(size);
         QTest::qWait(300);   // the drawer slides in
-        const auto inView = [&] {
-            const QPointF centre = thinking->mapToScene(QPointF(thinking->width() / 2, thinking->height() / 2));
-            return centre.y() > 0 && centre.y() < app.window->height() - 10;
-        };
-        for (int i = 0; i < 30 && !inView(); ++i) {
-            QVERIFY(ui::moveTo(ui::centreOf(size)));
-            QVERIFY(ui::xdotool({QStringLiteral("click"), QStringLiteral("5")}));   // wheel down
-            QTest::qWait(50);
-        }
-        QVERIFY(inView());
-        QTest::qWait(500);   // the view settles after the wheel
+        QVERIFY(ui::wheelIntoView(thinking, size));
         QVERIFY(ui::click(ui::centreOf(thinking)));
         QTRY_VERIFY(!app.chat->settings()->thinking());
         QVERIFY(ui::key(QStringLiteral("Escape")));   // the drawer closes

@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QQuickItem>
+#include <QQuickWindow>
 #include <QRegularExpression>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -275,6 +276,23 @@ bool click(QPoint global, int button)
     const bool ok = xdotool(args);
     QTest::qWait(30);
     return ok;
+}
+
+bool wheelIntoView(QQuickItem *target, QQuickItem *over)
+{
+    const auto inView = [&] {
+        const QPointF centre = target->mapToScene(QPointF(target->width() / 2, target->height() / 2));
+        return target->window() && centre.y() > 0 && centre.y() < target->window()->height() - 10;
+    };
+    for (int i = 0; i < 30 && !inView(); ++i) {
+        if (!moveTo(centreOf(over)) || !xdotool({QStringLiteral("click"), QStringLiteral("5")}))   // wheel down
+            return false;
+        QTest::qWait(50);
+    }
+    if (!inView())
+        return false;
+    QTest::qWait(500);   // the view settles after the wheel
+    return true;
 }
 
 QPoint centreOf(const QQuickItem *item)

@@ -95,6 +95,10 @@ bool click(QPoint global, int button = 1);
 bool moveTo(QPoint global);
 // The centre of an item of an in-process window, in root coordinates (for click()).
 QPoint centreOf(const QQuickItem *item);
+// Turns the mouse wheel over `over` (a scrolling panel's item) until the
+// centre of `target` lies inside its window (at most 30 notches), then lets
+// the view settle; false if it never comes into view.
+bool wheelIntoView(QQuickItem *target, QQuickItem *over);
 // In an in-process window: the first shown item under `root` (popups and
 // dialogs included when `root` is the window's contentItem) for which
 // `match` holds, or null.
