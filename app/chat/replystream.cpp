@@ -153,14 +153,19 @@ void ReplyStream::clearStats()
     Q_EMIT statsChanged();
 }
 
+int ReplyStream::withinContext(int positions) const
+{
+    const int size = m_bridge ? m_bridge->contextSize() : 0;
+    return size > 0 ? qBound(0, positions, size) : qMax(0, positions);
+}
+
 void ReplyStream::restoreStats(int contextUsed)
 {
     if (isActive())
         return;
     // The stored count is prompt + reply; a reply that filled the context
-    // counts the token that found no room, so the meter keeps to the size.
-    const int size = m_bridge ? m_bridge->contextSize() : 0;
-    m_contextUsed = size > 0 ? qBound(0, contextUsed, size) : qMax(0, contextUsed);
+    // counts the token that found no room.
+    m_contextUsed = withinContext(contextUsed);
     m_lastReplyStats.clear();
     Q_EMIT statsChanged();
 }
@@ -195,8 +200,7 @@ void ReplyStream::onText(const QString &text, const QString &reasoning, int toke
     m_tokens = tokens;
     // Past a full context the engine shifts it: the cache never holds more
     // than its size (the exact count arrives with the outcome).
-    const int size = m_bridge->contextSize();
-    m_contextUsed = size > 0 ? qMin(m_promptTokens + tokens, size) : m_promptTokens + tokens;
+    m_contextUsed = withinContext(m_promptTokens + tokens);
     m_promptProgress = -1;
     // The engine's measure: tokens over the time since generation started.
     m_tokensPerSecond = elapsedMs > 0 ? tokens * 1000.0 / elapsedMs : 0;

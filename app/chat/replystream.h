@@ -120,6 +120,9 @@ private:
     void storeFailed();
     // Lets go of the handle (its later signals are not ours).
     void release();
+    // `positions` kept to the loaded context's size (the meter never shows
+    // more than the cache holds).
+    int withinContext(int positions) const;
 
     EngineBridge *m_bridge;
     QPointer<ConversationStore> m_store;
