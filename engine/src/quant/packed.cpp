@@ -55,6 +55,17 @@ int64_t blockSizeOf(GgmlType type)
 }
 
 void put16(uint8_t *dst, fp16_t v) { std::memcpy(dst, &v, 2); }
+
+// The four 6-bit codes of one Q6_K byte position: ql byte 64h + i (low
+// nibble: chunk 0, high: chunk 2), ql byte 64h + 32 + i (chunks 1, 3) and
+// qh byte 32h + i (2 bits per chunk, chunk 0 lowest).
+void q6KCodes(uint8_t qlA, uint8_t qlB, uint8_t qh, uint8_t v[4])
+{
+    v[0] = static_cast<uint8_t>((qlA & 15) | (qh & 3) << 4);
+    v[1] = static_cast<uint8_t>((qlB & 15) | ((qh >> 2) & 3) << 4);
+    v[2] = static_cast<uint8_t>((qlA >> 4) | ((qh >> 4) & 3) << 4);
+    v[3] = static_cast<uint8_t>((qlB >> 4) | ((qh >> 6) & 3) << 4);
+}
 fp16_t get16(const uint8_t *src)
 {
     fp16_t v;
@@ -115,9 +126,13 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
             for (int h = 0; h < 2; ++h)
                 for (int r = 0; r < 8; ++r) {
                     uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + r) * 3 * kRunBytes + lane;
-                    std::memcpy(run, x[b].ql + 64 * h + 4 * r, 4);
-                    std::memcpy(run + kRunBytes, x[b].ql + 64 * h + 32 + 4 * r, 4);
-                    std::memcpy(run + 2 * kRunBytes, x[b].qh + 32 * h + 4 * r, 4);
+                    for (int i = 0; i < 4; ++i) {
+                        uint8_t v[4];
+                        q6KCodes(x[b].ql[64 * h + 4 * r + i], x[b].ql[64 * h + 32 + 4 * r + i], x[b].qh[32 * h + 4 * r + i], v);
+                        run[i] = static_cast<uint8_t>(v[0] | (v[3] & 3) << 6);
+                        run[kRunBytes + i] = static_cast<uint8_t>(v[1] | ((v[3] >> 2) & 3) << 6);
+                        run[2 * kRunBytes + i] = static_cast<uint8_t>(v[2] | ((v[3] >> 4) & 3) << 6);
+                    }
                 }
         }
         break;
@@ -245,9 +260,13 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
             for (int h = 0; h < 2; ++h)
                 for (int r = 0; r < 8; ++r) {
                     const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + r) * 3 * kRunBytes + lane;
-                    std::memcpy(x[b].ql + 64 * h + 4 * r, run, 4);
-                    std::memcpy(x[b].ql + 64 * h + 32 + 4 * r, run + kRunBytes, 4);
-                    std::memcpy(x[b].qh + 32 * h + 4 * r, run + 2 * kRunBytes, 4);
+                    for (int i = 0; i < 4; ++i) {
+                        const uint8_t A = run[i], B = run[kRunBytes + i], C = run[2 * kRunBytes + i];
+                        const int v0 = A & 63, v1 = B & 63, v2 = C & 63, v3 = (A >> 6) | (B >> 6) << 2 | (C >> 6) << 4;
+                        x[b].ql[64 * h + 4 * r + i] = static_cast<uint8_t>((v0 & 15) | (v2 & 15) << 4);
+                        x[b].ql[64 * h + 32 + 4 * r + i] = static_cast<uint8_t>((v1 & 15) | (v3 & 15) << 4);
+                        x[b].qh[32 * h + 4 * r + i] = static_cast<uint8_t>(v0 >> 4 | (v1 >> 4) << 2 | (v2 >> 4) << 4 | (v3 >> 4) << 6);
+                    }
                 }
         }
         break;

@@ -31,8 +31,11 @@
 //         (run c: qs bytes 4c..4c+3; low nibbles: sub-block 2(c/8),
 //         high: 2(c/8) + 1)
 //   Q6_K  per super-block: [16 subs][16] i8 scale, [16] f16 d, 32 bytes
-//         padding, then for half h < 2, run g < 8: [16][4] ql bytes
-//         64h + 4g.., [16][4] ql bytes 64h + 32 + 4g.., [16][4] qh bytes 32h + 4g..
+//         padding, then for half h < 2, run g < 8: three [16][4] byte runs
+//         A, B, C over elements 128h + 32k + 4g.. (chunk k < 4): the 6-bit
+//         codes of chunks 0, 1, 2 in bits 0-5 of A, B, C, and chunk 3's
+//         code split over their bits 6-7 (bits 0-1 in A, 2-3 in B, 4-5 in
+//         C), so three codes take one AND each and the fourth a few steps
 //   Q5_K  per super-block (2880 bytes): [16] f16 d, [16] f16 dmin, [8 subs][16]
 //         u8 scale, [4 sub pairs][16 rows][2] u8 min, then for run m < 8
 //         (elements 4m..4m+3 of every 32): for pair p < 4 [16][4] qs bytes

@@ -237,7 +237,9 @@ template <int NT, typename Dot>
 void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActivation &act, int64_t t0, float *y,
              size_t ldy, int rows)
 {
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m256i low6 = _mm256_set1_epi8(0x3f);
+    const __m256i bits01 = _mm256_set1_epi8(0x03);
+    const __m256i bits23 = _mm256_set1_epi8(0x0c);
     const __m256i bits45 = _mm256_set1_epi8(0x30);
     const __m256i lowWord = _mm256_set1_epi32(0xffff);
     const BlockQ8_K *a[NT];
@@ -274,14 +276,14 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
                 prefetchAhead<NT>(run);
                 prefetchAhead<NT>(run + kRun);
                 prefetchAhead<NT>(run + 2 * kRun);
-                const __m256i la = load256(run), lb = load256(run + kRun), qh = load256(run + 2 * kRun);
-                const __m256i v[4] = {
-                    _mm256_or_si256(_mm256_and_si256(la, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)),
-                    _mm256_or_si256(_mm256_and_si256(lb, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45)),
-                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(la, 4), low4), _mm256_and_si256(qh, bits45)),
-                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(lb, 4), low4),
-                                    _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)),
-                };
+                // codes (quant/packed.h): chunks 0-2 in bits 0-5 of A, B, C;
+                // chunk 3 from their bits 6-7
+                const __m256i ra = load256(run), rb = load256(run + kRun), rc = load256(run + 2 * kRun);
+                const __m256i hi = _mm256_or_si256(
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ra, 6), bits01),
+                                    _mm256_and_si256(_mm256_srli_epi16(rb, 4), bits23)),
+                    _mm256_and_si256(_mm256_srli_epi16(rc, 2), bits45));
+                const __m256i v[4] = {_mm256_and_si256(ra, low6), _mm256_and_si256(rb, low6), _mm256_and_si256(rc, low6), hi};
                 for (int k = 0; k < 4; ++k) {
                     const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[8 * h + 2 * k + gl / 4]));
                     for (int j = 0; j < NT; ++j) {

@@ -237,13 +237,22 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
 // (vpmaddubsw pairs, vpdpwssd with the scale in both halves of the lane),
 // starting from -32 (bsums[2g] sc[2g] + bsums[2g+1] sc[2g+1]);
 // acc[g] = fma(d_a d_w, lane, acc[g]); hsum8.
+// Codes (quant/packed.h): chunks 0-2 are bits 0-5 of runs A, B, C; chunk 3
+// gathers bits 6-7 of the three (two bit-selects and an AND). The scales
+// come as int16 (one sign extension per two sub-blocks) and are spread into
+// (sc, sc) and (sc[2g], sc[2g+1]) pairs by vpermw.
 template <int NT>
 void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
              int rows)
 {
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
-    const __m512i bits45 = _mm512_set1_epi8(0x30);
-    const __m512i lowWord = _mm512_set1_epi32(0xffff);
+    const __m512i low6 = _mm512_set1_epi8(0x3f);
+    const __m512i bits01 = _mm512_set1_epi8(0x03);
+    const __m512i bits03 = _mm512_set1_epi8(0x0f);
+    // word 2r and 2r + 1 of a lane: int16 r (first sub-block) or 16 + r (second)
+    const __m512i pickFirst = _mm512_set_epi16(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8, 7, 7, 6, 6,
+                                               5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512i pickSecond = _mm512_add_epi16(pickFirst, _mm512_set1_epi16(16));
+    const __m512i pickBoth = _mm512_mask_add_epi16(pickFirst, 0xaaaaaaaau, pickFirst, _mm512_set1_epi16(16));
     const BlockQ8_K *a[NT];
     __m512 acc[NT][8];
     for (int j = 0; j < NT; ++j) {
@@ -251,13 +260,16 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         for (int m = 0; m < 8; ++m)
             acc[j][m] = _mm512_setzero_ps();
     }
+    // select(m, x, y): bits of x where m is set, of y elsewhere
+    const auto select = [](__m512i m, __m512i x, __m512i y) { return _mm512_ternarylogic_epi32(x, y, m, 0xe4); };
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
         // per sub-block s: the rows' scales as int16 pairs (sc, sc)
         __m512i scPair[16];
-        for (int sb = 0; sb < 16; ++sb) {
-            const __m512i t = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * sb)));
-            scPair[sb] = _mm512_or_si512(_mm512_and_si512(t, lowWord), _mm512_slli_epi32(t, 16));
+        for (int q = 0; q < 8; ++q) {
+            const __m512i s16 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32 * q)));
+            scPair[2 * q] = _mm512_permutexvar_epi16(pickFirst, s16);
+            scPair[2 * q + 1] = _mm512_permutexvar_epi16(pickSecond, s16);
         }
         const __m512 d = halves16(o + 256);
         __m512 dd[NT];
@@ -265,9 +277,8 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             dd[j] = _mm512_mul_ps(_mm512_set1_ps(a[j][b].d), d);
         for (int gl = 0; gl < 8; ++gl) {
             // (sc[2g], sc[2g+1]) as an int16 pair per row, times (bsums[2g], bsums[2g+1])
-            const __m512i s0 = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * (2 * gl))));
-            const __m512i s1 = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * (2 * gl + 1))));
-            const __m512i corrScale = _mm512_or_si512(_mm512_and_si512(s0, lowWord), _mm512_slli_epi32(s1, 16));
+            const __m512i corrScale = _mm512_permutexvar_epi16(
+                pickBoth, _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32 * gl))));
             __m512i lane[NT];
             for (int j = 0; j < NT; ++j)
                 lane[j] = _mm512_sub_epi32(_mm512_setzero_si512(),
@@ -277,14 +288,14 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
                 prefetchAhead<NT>(run);
                 prefetchAhead<NT>(run + kRun);
                 prefetchAhead<NT>(run + 2 * kRun);
-                const __m512i la = load512(run), lb = load512(run + kRun), qh = load512(run + 2 * kRun);
-                const __m512i v[4] = {
-                    _mm512_or_si512(_mm512_and_si512(la, low4), _mm512_and_si512(_mm512_slli_epi16(qh, 4), bits45)),
-                    _mm512_or_si512(_mm512_and_si512(lb, low4), _mm512_and_si512(_mm512_slli_epi16(qh, 2), bits45)),
-                    _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(la, 4), low4), _mm512_and_si512(qh, bits45)),
-                    _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(lb, 4), low4),
-                                    _mm512_and_si512(_mm512_srli_epi16(qh, 2), bits45)),
-                };
+                const __m512i ra = load512(run), rb = load512(run + kRun), rc = load512(run + 2 * kRun);
+                // chunk 3: bits 6-7 of A to 0-1, of B to 2-3, of C to 4-5 (16-bit
+                // shifts carry the next byte's bits above; the selects and the
+                // AND keep only the wanted ones)
+                const __m512i hi = select(bits03, select(bits01, _mm512_srli_epi16(ra, 6), _mm512_srli_epi16(rb, 4)),
+                                          _mm512_srli_epi16(rc, 2));
+                const __m512i v[4] = {_mm512_and_si512(ra, low6), _mm512_and_si512(rb, low6), _mm512_and_si512(rc, low6),
+                                      _mm512_and_si512(hi, low6)};
                 for (int k = 0; k < 4; ++k) {
                     const __m512i sc = scPair[8 * h + 2 * k + gl / 4];
                     for (int j = 0; j < NT; ++j) {
