@@ -70,6 +70,7 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
     constexpr size_t runs = 4;
     const int64_t nb = W.blocks;
     const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i high4 = _mm512_set1_epi8(static_cast<char>(0xf0));
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
@@ -93,15 +94,15 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
             prefetchAhead<NT>(q + c * kRun);
             const __m512i w = load512(q + c * kRun);
             const __m512i lo = _mm512_and_si512(w, low4);
-            const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), low4);
+            const __m512i hi16 = _mm512_and_si512(w, high4);   // 16 x the high nibble
             for (int j = 0; j < NT; ++j) {
                 sA[j] = _mm512_dpbusd_epi32(sA[j], lo, bcast32(a[j] + ab + 4 * c));
-                sB[j] = _mm512_dpbusd_epi32(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
+                sB[j] = _mm512_dpbusd_epi32(sB[j], hi16, bcast32(a[j] + ab + 16 + 4 * c));
             }
         }
         const __m512 dw = halves16(g + at.scales);
         for (int j = 0; j < NT; ++j) {
-            const __m512i sumi = _mm512_add_epi32(sA[j], sB[j]);
+            const __m512i sumi = _mm512_add_epi32(sA[j], _mm512_srai_epi32(sB[j], 4));   // exact: sB is 16 x the sum
             acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b])), acc[j]);
         }
     }
@@ -167,6 +168,7 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
              int rows)
 {
     const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i high4 = _mm512_set1_epi8(static_cast<char>(0xf0));
     const BlockQ8_K *a[NT];
     __m512 acc[NT], accm[NT];
     for (int j = 0; j < NT; ++j) {
@@ -202,16 +204,18 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
                 prefetchAhead<NT>(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i w = load512(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i lo = _mm512_and_si512(w, low4);
-                const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), low4);
+                const __m512i hi16 = _mm512_and_si512(w, high4);   // 16 x the high nibble
                 for (int j = 0; j < NT; ++j) {
                     sLo[j] = _mm512_dpbusd_epi32(sLo[j], lo, bcast32(a[j][b].qs + 64 * ch + 4 * r));
-                    sHi[j] = _mm512_dpbusd_epi32(sHi[j], hi, bcast32(a[j][b].qs + 64 * ch + 32 + 4 * r));
+                    sHi[j] = _mm512_dpbusd_epi32(sHi[j], hi16, bcast32(a[j][b].qs + 64 * ch + 32 + 4 * r));
                 }
             }
             const __m512i scLo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 64 + 32 * ch)));
             const __m512i scHi = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 80 + 32 * ch)));
             for (int j = 0; j < NT; ++j) {
-                const __m512i t = _mm512_add_epi32(_mm512_mullo_epi32(sLo[j], scLo), _mm512_mullo_epi32(sHi[j], scHi));
+                // sHi is 16 x the high nibbles' sum (|sum| < 2^20): the shift is exact
+                const __m512i t = _mm512_add_epi32(_mm512_mullo_epi32(sLo[j], scLo),
+                                                   _mm512_mullo_epi32(_mm512_srai_epi32(sHi[j], 4), scHi));
                 const __m512i m = minTerm(ch, pair[j][ch]);
                 if constexpr (Gemm) {
                     acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(t), dd[j], acc[j]);
