@@ -23,6 +23,7 @@ namespace {
 
 constexpr size_t kQ8_0Run = 8;                 // 4-byte runs per 32-element block
 constexpr size_t kQ4_0Run = 4;
+constexpr size_t kQ5_0Run = 5;                 // Q4_0's four, then the fifth bits
 constexpr size_t kRunBytes = 4 * kPackRows;    // one run of 16 rows: 64 bytes
 constexpr size_t kQ4KSuper = 64 + 128 + 128 + 32 * kRunBytes;   // 2368
 constexpr size_t kQ6KSuper = 256 + 64 + 48 * kRunBytes;         // 3392
@@ -39,6 +40,7 @@ size_t groupBytesFor(GgmlType type, int64_t blocks)
     // (each chunk of 8 blocks: runs, then scales; the group padded to 64 bytes)
     case GgmlType::GGML_TYPE_Q8_0: return (nb * (kQ8_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_0: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
+    case GgmlType::GGML_TYPE_Q5_0: return (nb * (kQ5_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_K: return nb * kQ4KSuper;
     case GgmlType::GGML_TYPE_Q6_K: return nb * kQ6KSuper;
     case GgmlType::GGML_TYPE_Q5_K: return nb * kQ5KSuper;
@@ -51,7 +53,8 @@ int64_t blockSizeOf(GgmlType type)
 {
     if (lowbit::packs(type))
         return lowbit::blockSize(type);
-    return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 ? 32 : QK_K;
+    return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ? 32
+                                                                                                               : QK_K;
 }
 
 void put16(uint8_t *dst, fp16_t v) { std::memcpy(dst, &v, 2); }
@@ -95,6 +98,24 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
             const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
             for (size_t c = 0; c < kQ4_0Run; ++c)
                 std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
+            put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
+        }
+        break;
+    }
+    case GgmlType::GGML_TYPE_Q5_0: {
+        const auto *x = reinterpret_cast<const BlockQ5_0 *>(src);
+        for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ5_0Run * kRunBytes);
+            for (size_t c = 0; c < kQ4_0Run; ++c)
+                std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
+            uint32_t qh;
+            std::memcpy(&qh, x[b].qh, 4);
+            for (int i = 0; i < 4; ++i) {
+                uint8_t fifth = 0;
+                for (int m = 0; m < 8; ++m)
+                    fifth = static_cast<uint8_t>(fifth | ((qh >> (4 * m + i)) & 1u) << m);
+                g[at.runs + kQ4_0Run * kRunBytes + lane + static_cast<size_t>(i)] = fifth;
+            }
             put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
         }
         break;
@@ -233,6 +254,23 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
         }
         break;
     }
+    case GgmlType::GGML_TYPE_Q5_0: {
+        auto *x = reinterpret_cast<BlockQ5_0 *>(dst);
+        for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ5_0Run * kRunBytes);
+            for (size_t c = 0; c < kQ4_0Run; ++c)
+                std::memcpy(x[b].qs + 4 * c, g + at.runs + c * kRunBytes + lane, 4);
+            uint32_t qh = 0;
+            for (int i = 0; i < 4; ++i) {
+                const uint8_t fifth = g[at.runs + kQ4_0Run * kRunBytes + lane + static_cast<size_t>(i)];
+                for (int m = 0; m < 8; ++m)
+                    qh |= static_cast<uint32_t>((fifth >> m) & 1u) << (4 * m + i);
+            }
+            std::memcpy(x[b].qh, &qh, 4);
+            x[b].d = get16(g + at.scales + 2 * static_cast<size_t>(rr));
+        }
+        break;
+    }
     case GgmlType::GGML_TYPE_Q4_K: {
         auto *x = reinterpret_cast<BlockQ4_K *>(dst);
         for (int64_t b = 0; b < nb; ++b) {
@@ -359,7 +397,7 @@ size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
     const size_t blocks = static_cast<size_t>(K / 32) * static_cast<size_t>(nTokens);
-    if (type == GgmlType::GGML_TYPE_Q8_0)
+    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q5_0)
         return blocks * (sizeof(float) + 8 * sizeof(int32_t));
     if (type == GgmlType::GGML_TYPE_Q4_0)
         return blocks * (sizeof(float) + sizeof(int32_t));
@@ -376,7 +414,7 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
     out.stride = stride;
     if (generic::isIqLatticeType(type))
         out.tileSide = static_cast<uint8_t *>(side);
-    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0) {
+    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0) {
         out.scale = static_cast<float *>(side);
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
     }
@@ -391,8 +429,10 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
     }
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
-    if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0)
+    if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0 && type != GgmlType::GGML_TYPE_Q5_0)
         return;
+    // the offset taken back out per 4-code run: Q8_0's codes are w + 128, Q5_0's w + 16
+    const int32_t runOffset = type == GgmlType::GGML_TYPE_Q5_0 ? -16 : -128;
     const int64_t nb = K / 32;
     const auto *a = reinterpret_cast<const BlockQ8_0 *>(act.rows + static_cast<size_t>(t) * act.stride);
     for (int64_t b = 0; b < nb; ++b) {
@@ -407,7 +447,7 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
                 int32_t s = 0;
                 for (int i = 4 * m; i < 4 * m + 4; ++i)
                     s += a[b].qs[i];
-                act.sum[(t * nb + b) * 8 + m] = -128 * s;
+                act.sum[(t * nb + b) * 8 + m] = runOffset * s;
             }
         }
     }
@@ -444,6 +484,7 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: dot = gemm = generic::vecDotQ8_0Q8_0; blockBytes = sizeof(BlockQ8_0); break;
     case GgmlType::GGML_TYPE_Q4_0: dot = gemm = generic::vecDotQ4_0Q8_0; blockBytes = sizeof(BlockQ4_0); break;
+    case GgmlType::GGML_TYPE_Q5_0: dot = gemm = generic::vecDotQ5_0Q8_0; blockBytes = sizeof(BlockQ5_0); break;
     case GgmlType::GGML_TYPE_Q4_K:
         dot = generic::vecDotQ4_KQ8_K;
         gemm = generic::vecDotQ4_KQ8_KGemm;

@@ -81,7 +81,7 @@ void TestPacked::matchesVecDot_data()
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("g0");
     QTest::addColumn<int>("tokens");
-    for (GgmlType t : {GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q4_0}) {
+    for (GgmlType t : {GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q4_0, GgmlType::GGML_TYPE_Q5_0}) {
         QTest::addRow("%s 1024x16 t1", typeName(t)) << static_cast<int>(t) << 1024 << 16 << 0 << 1;
         QTest::addRow("%s 1024x64 t4", typeName(t)) << static_cast<int>(t) << 1024 << 64 << 0 << 4;
         QTest::addRow("%s 96x7 t5 (one partial group)", typeName(t)) << static_cast<int>(t) << 96 << 7 << 0 << 5;

@@ -161,6 +161,56 @@ void q8_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
         storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, hsum8Rows(acc[j]), rows);
 }
 
+// Q5_0: Q8_0's lanes (as packed_avx512.cpp's q5_0Tile); 5-bit codes, so
+// vpmaddubsw is exact too (2 * 31 * 127 < 2^15).
+template <int NT, typename Dot>
+void q5_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
+              size_t ldy, int rows)
+{
+    constexpr size_t runs = 5;
+    const int64_t nb = W.blocks;
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m256i bit4 = _mm256_set1_epi8(0x10);
+    const uint8_t *a[NT];
+    const float *ad[NT];
+    const int32_t *as[NT];
+    __m256 acc[NT][8];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
+        ad[j] = act.scale + (t0 + j) * nb;
+        as[j] = act.sum + (t0 + j) * nb * 8;
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm256_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; ++b) {
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs + 32 * h;
+        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
+        prefetchAhead<NT>(q + 4 * kRun);
+        const __m256i fifth = load256(q + 4 * kRun);
+        const __m256 dw = halves8(g + at.scales + 16 * h);
+        __m256 d[NT];
+        for (int j = 0; j < NT; ++j)
+            d[j] = _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b]));
+        for (int c = 0; c < 4; ++c) {
+            prefetchAhead<NT>(q + static_cast<size_t>(c) * kRun);
+            const __m256i w = load256(q + static_cast<size_t>(c) * kRun);
+            const __m256i fLo = _mm256_and_si256(_mm256_slli_epi16(fifth, 4 - c), bit4);
+            const __m256i fHi = _mm256_and_si256(_mm256_srli_epi16(fifth, c), bit4);
+            const __m256i lo = _mm256_or_si256(_mm256_and_si256(w, low4), fLo);
+            const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(w, 4), low4), fHi);
+            for (int j = 0; j < NT; ++j) {
+                const __m256i laneLo = Dot::dot4(_mm256_set1_epi32(as[j][8 * b + c]), lo, bcast32(a[j] + ab + 4 * c));
+                const __m256i laneHi = Dot::dot4(_mm256_set1_epi32(as[j][8 * b + 4 + c]), hi, bcast32(a[j] + ab + 16 + 4 * c));
+                acc[j][c] = _mm256_fmadd_ps(d[j], _mm256_cvtepi32_ps(laneLo), acc[j][c]);
+                acc[j][4 + c] = _mm256_fmadd_ps(d[j], _mm256_cvtepi32_ps(laneHi), acc[j][4 + c]);
+            }
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, hsum8Rows(acc[j]), rows);
+}
+
 // Q4_K: sum and min chains per super-block (gemv) or per chunk (Gemm).
 template <bool Gemm, int NT, typename Dot>
 void q4KHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
@@ -441,7 +491,7 @@ using HalfFn = void (*)(const PackedMatrix &, const uint8_t *, int, const Packed
                         int);
 
 // The packedMatmul loop over groups, halves and token tiles of 1 or 2 tokens
-// (Q8_0, Q5_K, Q6_K and IQ4_XS: one, their 8 lane accumulators fill the
+// (Q8_0, Q5_0, Q5_K, Q6_K and IQ4_XS: one, their 8 lane accumulators fill the
 // registers);
 // tokens below nGemm take the batch form (Q4_K). Q8_0 only with a Dot that
 // is exact for 8-bit codes (VNNI).
@@ -454,6 +504,7 @@ void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: fns[0] = fns[1] = q8_0Half<1, Dot>; tile = 1; break;
     case GgmlType::GGML_TYPE_Q4_0: fns[0] = q4_0Half<1, Dot>; fns[1] = q4_0Half<2, Dot>; break;
+    case GgmlType::GGML_TYPE_Q5_0: fns[0] = fns[1] = q5_0Half<1, Dot>; tile = 1; break;
     case GgmlType::GGML_TYPE_Q4_K:
         fns[0] = q4KHalf<false, 1, Dot>;
         fns[1] = q4KHalf<false, 2, Dot>;

@@ -160,6 +160,63 @@ void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
 }
 
+// Q5_0 weights against Q8_0 activations: Q8_0's lanes (lane m = elements
+// 4m..4m+3 of each block: the low nibbles of run m, or the high nibbles of
+// run m - 4), each started from -16 * (the run's activation sum); the codes
+// are the nibbles with bit 4 from the fifth-bit run (byte i, bit m: lane m's
+// element i), moved there by one shift.
+template <int NT>
+void q5_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
+              int rows)
+{
+    constexpr size_t runs = 5;
+    const int64_t nb = W.blocks;
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i bit4 = _mm512_set1_epi8(0x10);
+    const uint8_t *a[NT];
+    const float *ad[NT];
+    const int32_t *as[NT];
+    __m512 acc[NT][8];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
+        ad[j] = act.scale + (t0 + j) * nb;
+        as[j] = act.sum + (t0 + j) * nb * 8;
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm512_setzero_ps();
+    }
+    // (w's bits 0-3) | (f's bit 4): bits of w where the mask has 0x0f, of f elsewhere
+    const auto merge = [low4](__m512i w, __m512i f) { return _mm512_ternarylogic_epi32(w, f, low4, 0xe4); };
+    for (int64_t b = 0; b < nb; ++b) {
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs;
+        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
+        prefetchAhead<NT>(q + 4 * kRun);
+        const __m512i fifth = load512(q + 4 * kRun);
+        const __m512 dw = halves16(g + at.scales);
+        __m512 d[NT];
+        for (int j = 0; j < NT; ++j)
+            d[j] = _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b]));
+        for (int c = 0; c < 4; ++c) {
+            prefetchAhead<NT>(q + static_cast<size_t>(c) * kRun);
+            const __m512i w = load512(q + static_cast<size_t>(c) * kRun);
+            // lane c: bit c of the fifth-bit byte to bit 4; lane 4 + c: bit 4 + c
+            const __m512i fLo = _mm512_and_si512(_mm512_slli_epi16(fifth, static_cast<unsigned>(4 - c)), bit4);
+            const __m512i fHi = _mm512_and_si512(c == 0 ? fifth : _mm512_srli_epi16(fifth, static_cast<unsigned>(c)), bit4);
+            const __m512i lo = merge(w, fLo);
+            const __m512i hi = merge(_mm512_srli_epi16(w, 4), fHi);
+            for (int j = 0; j < NT; ++j) {
+                const __m512i laneLo = _mm512_dpbusd_epi32(_mm512_set1_epi32(as[j][8 * b + c]), lo, bcast32(a[j] + ab + 4 * c));
+                const __m512i laneHi =
+                    _mm512_dpbusd_epi32(_mm512_set1_epi32(as[j][8 * b + 4 + c]), hi, bcast32(a[j] + ab + 16 + 4 * c));
+                acc[j][c] = _mm512_fmadd_ps(d[j], _mm512_cvtepi32_ps(laneLo), acc[j][c]);
+                acc[j][4 + c] = _mm512_fmadd_ps(d[j], _mm512_cvtepi32_ps(laneHi), acc[j][4 + c]);
+            }
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
+}
+
 // Q4_K: sum and min chains, acc = fma(isum, d_w d_a, acc), accm =
 // fma(imin, dmin_w d_a, accm), per super-block (gemv) or per 64-element
 // chunk (Gemm); acc - accm.
@@ -481,6 +538,7 @@ struct Tiles {
     static constexpr int64_t max = Max;
 };
 template <int NT> struct Q8_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q8_0Tile<NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct Q5_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q5_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<false, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KGemmT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<true, NT>(W, g, a, t, y, l, r); } };
@@ -498,6 +556,7 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T, 8>::fns; maxTile = 8; break;
+    case GgmlType::GGML_TYPE_Q5_0: fns = Tiles<Q5_0T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT, 4>::fns; gemmFns = Tiles<Q4_KGemmT, 4>::fns; maxTile = 4; break;
     case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q5_K: fns = Tiles<Q5_KT, 2>::fns; maxTile = 2; break;
