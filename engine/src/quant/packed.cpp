@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
@@ -41,6 +42,7 @@ size_t groupBytesFor(GgmlType type, int64_t blocks)
     case GgmlType::GGML_TYPE_Q8_0: return (nb * (kQ8_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_0: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q5_0: return (nb * (kQ5_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
+    case GgmlType::GGML_TYPE_IQ4_NL: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_K: return nb * kQ4KSuper;
     case GgmlType::GGML_TYPE_Q6_K: return nb * kQ6KSuper;
     case GgmlType::GGML_TYPE_Q5_K: return nb * kQ5KSuper;
@@ -53,8 +55,10 @@ int64_t blockSizeOf(GgmlType type)
 {
     if (lowbit::packs(type))
         return lowbit::blockSize(type);
-    return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ? 32
-                                                                                                               : QK_K;
+    return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ||
+                   type == GgmlType::GGML_TYPE_IQ4_NL
+               ? 32
+               : QK_K;
 }
 
 void put16(uint8_t *dst, fp16_t v) { std::memcpy(dst, &v, 2); }
@@ -92,7 +96,9 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
         }
         break;
     }
-    case GgmlType::GGML_TYPE_Q4_0: {
+    case GgmlType::GGML_TYPE_Q4_0:
+    case GgmlType::GGML_TYPE_IQ4_NL: {   // the same block layout: d, then 16 bytes of nibbles
+        static_assert(sizeof(BlockIQ4_NL) == sizeof(BlockQ4_0) && offsetof(BlockIQ4_NL, qs) == offsetof(BlockQ4_0, qs));
         const auto *x = reinterpret_cast<const BlockQ4_0 *>(src);
         for (int64_t b = 0; b < nb; ++b) {
             const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
@@ -244,7 +250,8 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
         }
         break;
     }
-    case GgmlType::GGML_TYPE_Q4_0: {
+    case GgmlType::GGML_TYPE_Q4_0:
+    case GgmlType::GGML_TYPE_IQ4_NL: {
         auto *x = reinterpret_cast<BlockQ4_0 *>(dst);
         for (int64_t b = 0; b < nb; ++b) {
             const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
@@ -399,7 +406,7 @@ size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
     const size_t blocks = static_cast<size_t>(K / 32) * static_cast<size_t>(nTokens);
     if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q5_0)
         return blocks * (sizeof(float) + 8 * sizeof(int32_t));
-    if (type == GgmlType::GGML_TYPE_Q4_0)
+    if (type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_IQ4_NL)
         return blocks * (sizeof(float) + sizeof(int32_t));
     return 0;
 }
@@ -414,7 +421,8 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
     out.stride = stride;
     if (generic::isIqLatticeType(type))
         out.tileSide = static_cast<uint8_t *>(side);
-    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0) {
+    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ||
+        type == GgmlType::GGML_TYPE_IQ4_NL) {
         out.scale = static_cast<float *>(side);
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
     }
@@ -429,6 +437,8 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
     }
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
+    if (type == GgmlType::GGML_TYPE_IQ4_NL)
+        type = GgmlType::GGML_TYPE_Q4_0;   // its block sums
     if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0 && type != GgmlType::GGML_TYPE_Q5_0)
         return;
     // the offset taken back out per 4-code run: Q8_0's codes are w + 128, Q5_0's w + 16
@@ -485,6 +495,7 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     case GgmlType::GGML_TYPE_Q8_0: dot = gemm = generic::vecDotQ8_0Q8_0; blockBytes = sizeof(BlockQ8_0); break;
     case GgmlType::GGML_TYPE_Q4_0: dot = gemm = generic::vecDotQ4_0Q8_0; blockBytes = sizeof(BlockQ4_0); break;
     case GgmlType::GGML_TYPE_Q5_0: dot = gemm = generic::vecDotQ5_0Q8_0; blockBytes = sizeof(BlockQ5_0); break;
+    case GgmlType::GGML_TYPE_IQ4_NL: dot = gemm = generic::vecDotIQ4_NLQ8_0; blockBytes = sizeof(BlockIQ4_NL); break;
     case GgmlType::GGML_TYPE_Q4_K:
         dot = generic::vecDotQ4_KQ8_K;
         gemm = generic::vecDotQ4_KQ8_KGemm;

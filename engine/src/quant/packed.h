@@ -6,10 +6,11 @@
 // once per row, and the per-block float work (scales, conversion) is done
 // for 16 rows per instruction.
 //
-// Packed once at model load (packMatrix), for Q8_0, Q4_0, Q5_0, Q4_K, Q5_K,
-// Q6_K and IQ4_XS weights (the weights of the common GGUF files: Q4_0, Q8_0,
-// Q4_K_M, Q5_K_M, Q6_K and IQ4_XS files, and the Q5_0 that K-quant files
-// fall back to for rows not a multiple of 256); the original rows stay mapped and
+// Packed once at model load (packMatrix), for Q8_0, Q4_0, Q5_0, IQ4_NL, Q4_K,
+// Q5_K, Q6_K and IQ4_XS weights (the weights of the common GGUF files: Q4_0, Q8_0,
+// Q4_K_M, Q5_K_M, Q6_K and IQ4_XS files, and the Q5_0 / IQ4_NL that K- and
+// i-quant files fall back to for rows not a multiple of 256); the original
+// rows stay mapped and
 // every other kernel keeps reading them. Weights become unsigned bytes (Q8_0:
 // w + 128; Q4_0 / Q4_K: the 4-bit code; Q5_0: w + 16; Q5_K / Q6_K: the 5- / 6-bit code;
 // IQ4_XS: the table value's magnitude, its sign moved onto the activation)
@@ -27,6 +28,8 @@
 //         [blocks][16] f16 d
 //         (the scales beside their runs: one stream through memory, as the
 //         K-quants' super-blocks)
+//   IQ4_NL as Q4_0 (the nibbles index the value table; the kernels add 128
+//         to the values and take 128 x the block sum back out)
 //   Q5_0  per chunk of up to 8 blocks: [blocks][5 runs][16 rows][4 bytes]:
 //         runs 0..3 as Q4_0's qs, run 4 the fifth bits transposed (byte i,
 //         bit m: qh bit 4m + i, the fifth bit of the code in byte i of run m
@@ -53,7 +56,7 @@
 //         high: 16 + 4c..)
 //
 // Activations: Q8_0 rows (with side arrays of block scales and sums, see
-// PackedActivation) for Q8_0/Q4_0/Q5_0; Q8_K rows for Q4_K/Q5_K/Q6_K/IQ4_XS.
+// PackedActivation) for Q8_0/Q4_0/Q5_0/IQ4_NL; Q8_K rows for Q4_K/Q5_K/Q6_K/IQ4_XS.
 #pragma once
 
 #include "common/ggml_types.h"
@@ -106,9 +109,9 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
                                                  int64_t N);
 
 // The activations of a packed multiply: nTokens rows of the dot partner
-// (Q8_0 for Q8_0/Q4_0/Q5_0, Q8_K for the others), `stride` bytes apart. For the
+// (Q8_0 for Q8_0/Q4_0/Q5_0/IQ4_NL, Q8_K for the others), `stride` bytes apart. For the
 // Q8_0 partner, `scale` holds each block's d as float ([nTokens][K/32]) and
-// `sum` the offset corrections: for Q4_0 weights -8 times the sum of the
+// `sum` the offset corrections: for Q4_0 (IQ4_NL) weights -8 times the sum of the
 // block's 32 codes ([nTokens][K/32]), for Q8_0 (Q5_0) weights -128 (-16)
 // times the sum of each 4-code run ([nTokens][K/32][8]); preparePackedRow
 // fills them.

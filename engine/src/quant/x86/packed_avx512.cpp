@@ -110,6 +110,57 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
 }
 
+// IQ4_NL weights against Q8_0 activations: Q4_0's runs and float chain, the
+// nibbles looked up in the value table plus 128 (unsigned for vpdpbusd) and
+// 128 x the block's activation sum (16 x Q4_0's side array) taken back out.
+template <int NT>
+void iq4NlTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
+               int rows)
+{
+    constexpr size_t runs = 4;
+    const int64_t nb = W.blocks;
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i table = _mm512_xor_si512(
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl))), _mm512_set1_epi8(-128));
+    const uint8_t *a[NT];
+    const float *ad[NT];
+    const int32_t *as[NT];
+    __m512 acc[NT];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
+        ad[j] = act.scale + (t0 + j) * nb;
+        as[j] = act.sum + (t0 + j) * nb;
+        acc[j] = _mm512_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; ++b) {
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs;
+        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
+        __m512i sA[NT], sB[NT];
+        for (int j = 0; j < NT; ++j) {
+            sA[j] = _mm512_set1_epi32(16 * as[j][b]);   // -128 * the block's code sum
+            sB[j] = _mm512_setzero_si512();
+        }
+        for (size_t c = 0; c < runs; ++c) {
+            prefetchAhead<NT>(q + c * kRun);
+            const __m512i w = load512(q + c * kRun);
+            const __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(w, low4));
+            const __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(w, 4), low4));
+            for (int j = 0; j < NT; ++j) {
+                sA[j] = _mm512_dpbusd_epi32(sA[j], lo, bcast32(a[j] + ab + 4 * c));
+                sB[j] = _mm512_dpbusd_epi32(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
+            }
+        }
+        const __m512 dw = halves16(g + at.scales);
+        for (int j = 0; j < NT; ++j) {
+            const __m512i sumi = _mm512_add_epi32(sA[j], sB[j]);
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b])), acc[j]);
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
+}
+
 // hsum8 over 8 lane registers, row by row: ((a4 + a0) + (a6 + a2)) + ((a5 + a1) + (a7 + a3)).
 inline __m512 hsum8Rows(const __m512 a[8])
 {
@@ -539,6 +590,7 @@ struct Tiles {
 };
 template <int NT> struct Q8_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q8_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q5_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q5_0Tile<NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct IQ4_NLT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { iq4NlTile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<false, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KGemmT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<true, NT>(W, g, a, t, y, l, r); } };
@@ -557,6 +609,7 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = Tiles<Q5_0T, 2>::fns; maxTile = 2; break;
+    case GgmlType::GGML_TYPE_IQ4_NL: fns = Tiles<IQ4_NLT, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT, 4>::fns; gemmFns = Tiles<Q4_KGemmT, 4>::fns; maxTile = 4; break;
     case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q5_K: fns = Tiles<Q5_KT, 2>::fns; maxTile = 2; break;
