@@ -12,6 +12,7 @@
 // - syntaxFromTemplate: which syntax a template's text selects.
 // - hostile: malformed calls and huge ones come back as content, bounded.
 #include "chat/chat_template.h"
+#include "chat/json_canon_stream.h"
 #include "chat/jinja_template.h"
 #include "chat/reasoning_split.h"
 #include "chat/tool_calls.h"
@@ -35,26 +36,87 @@ namespace {
 struct Parsed {
     std::string content;
     std::vector<ToolCall> calls;
+    // Streamed: the items as a line each, adjacent content and adjacent
+    // argument pieces merged ("S name", "A args", "E name args", "C text");
+    // the most pieces one call came in; what broke the item contract.
+    std::vector<std::string> events;
+    size_t mostPieces = 0;
+    size_t pieces = 0;   // of the call being streamed
+    std::string broken;
 };
+
+void addEvent(Parsed &out, char kind, const std::string &text)
+{
+    if ((kind == 'C' || kind == 'A') && !out.events.empty() && out.events.back()[0] == kind)
+        out.events.back() += text;
+    else
+        out.events.push_back(std::string(1, kind) + " " + text);
+}
 
 void collect(std::vector<ToolCallItem> items, Parsed &out)
 {
     for (ToolCallItem &i : items) {
-        if (i.isCall)
-            out.calls.push_back(std::move(i.call));
-        else
+        if (i.isCall != (i.kind == ToolCallItemKind::TOOL_CALL_ITEM_CALL))
+            out.broken += "isCall and kind disagree; ";
+        switch (i.kind) {
+        case ToolCallItemKind::TOOL_CALL_ITEM_CONTENT:
             out.content += i.content;
+            addEvent(out, 'C', i.content);
+            break;
+        case ToolCallItemKind::TOOL_CALL_ITEM_CALL_START:
+            if (!out.events.empty() && (out.events.back()[0] == 'S' || out.events.back()[0] == 'A'))
+                out.broken += "a call started inside another; ";
+            addEvent(out, 'S', i.call.name);
+            out.pieces = 0;
+            break;
+        case ToolCallItemKind::TOOL_CALL_ITEM_CALL_ARGUMENTS: {
+            if (out.events.empty() || (out.events.back()[0] != 'S' && out.events.back()[0] != 'A'))
+                out.broken += "a piece outside a call; ";
+            if (i.content.empty())
+                out.broken += "an empty piece; ";
+            addEvent(out, 'A', i.content);
+            out.mostPieces = std::max(out.mostPieces, ++out.pieces);
+            break;
+        }
+        case ToolCallItemKind::TOOL_CALL_ITEM_CALL:
+            out.calls.push_back(std::move(i.call));
+            addEvent(out, 'E', out.calls.back().name + " " + out.calls.back().arguments);
+            break;
+        }
+    }
+}
+
+// Streamed: every call came as S, A..., E with the pieces making its arguments.
+void checkStreamedCalls(Parsed &p)
+{
+    for (size_t e = 0; e < p.events.size(); ++e) {
+        const std::string &line = p.events[e];
+        if (line[0] != 'E')
+            continue;
+        const ToolCall &call = p.calls[size_t(std::count_if(p.events.begin(), p.events.begin() + long(e),
+                                                            [](const std::string &l) { return l[0] == 'E'; }))];
+        size_t s = e;
+        while (s > 0 && p.events[s - 1][0] == 'A')
+            --s;
+        std::string pieces = s < e ? p.events[s].substr(2) : std::string();
+        if (s == 0 || p.events[s - 1] != "S " + call.name)
+            p.broken += "call " + call.name + " without its start; ";
+        else if (pieces != call.arguments)
+            p.broken += "pieces '" + pieces + "' are not the arguments '" + call.arguments + "'; ";
     }
 }
 
 // The reply, cut at `cuts`, through the splitter and the parser as the
 // server wires them: answer parts to pushAnswer, tool-call parts to pushToolText.
-Parsed run(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::string &reply, const std::vector<size_t> &cuts)
+Parsed run(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::string &reply, const std::vector<size_t> &cuts,
+           bool stream = false, const json::JsonValue *tools = nullptr)
 {
     ReasoningOptions o;
     o.syntax = reasoning;
     ReasoningSplitter splitter(o);
-    ToolCallParser parser(syntax);
+    ToolCallParser::Options options;
+    options.streamArguments = stream;
+    ToolCallParser parser(syntax, tools, options);
     Parsed out;
     const auto route = [&](const std::vector<ReplyPart> &parts) {
         for (const ReplyPart &p : parts) {
@@ -72,6 +134,8 @@ Parsed run(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::string &
     route(splitter.push(std::string_view(reply).substr(from)));
     route(splitter.finish());
     collect(parser.finish(), out);
+    if (stream)
+        checkStreamedCalls(out);
     return out;
 }
 
@@ -89,9 +153,11 @@ std::string trimmed(const std::string &s)
     return s.substr(a, s.find_last_not_of(" \n\r\t") - a + 1);
 }
 
-// Every cut of `reply` gives `expected` (calls: [{"name", "arguments"}]).
+// Every cut of `reply` gives `expected` (calls: [{"name", "arguments"}]),
+// streamed or not; streamed, the same items (pieces merged) whatever the
+// cut, and byte by byte a call comes in more than one piece.
 void checkEveryCut(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::string &reply,
-                   const std::string &expectedContent, const json::JsonValue &expectedCalls)
+                   const std::string &expectedContent, const json::JsonValue &expectedCalls, bool stream)
 {
     std::vector<std::vector<size_t>> cutsList;
     cutsList.push_back({});
@@ -101,10 +167,17 @@ void checkEveryCut(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::
     for (size_t c = 1; c < reply.size(); ++c)
         bytes.push_back(c);
     cutsList.push_back(bytes);
+    const Parsed whole = run(reasoning, syntax, reply, {}, stream);
     for (const auto &cuts : cutsList) {
-        const Parsed p = run(reasoning, syntax, reply, cuts);
-        const QByteArray where = QByteArray("cuts ") + QByteArray::number(qulonglong(cuts.size())) +
+        const Parsed p = run(reasoning, syntax, reply, cuts, stream);
+        const QByteArray where = QByteArray(stream ? "streamed, cuts " : "cuts ") + QByteArray::number(qulonglong(cuts.size())) +
                                  (cuts.empty() ? QByteArray() : " first " + QByteArray::number(qulonglong(cuts[0])));
+        QVERIFY2(p.broken.empty(), (where + ": " + QByteArray::fromStdString(p.broken)).constData());
+        QVERIFY2(p.events == whole.events, (where + ": the items depend on the cut").constData());
+        // (A row named "...-whole" has a body the streamer sends whole.)
+        if (stream && cuts.size() > 1 && !expectedCalls.array.empty() &&
+            !QByteArray(QTest::currentDataTag()).endsWith("-whole"))
+            QVERIFY2(p.mostPieces > 1, (where + ": no call came in pieces").constData());
         QVERIFY2(trimmed(p.content) == expectedContent,
                  (where + ": content '" + QByteArray::fromStdString(p.content) + "'").constData());
         for (const char *markup : {"<tool_call>", "</tool_call>", "<|", "|>", "[TOOL_CALLS]", "[ARGS]", "｜", "<function="})
@@ -118,6 +191,16 @@ void checkEveryCut(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::
             QCOMPARE(QByteArray::fromStdString(canonicalJson(p.calls[i].arguments)),
                      QByteArray::fromStdString(json::toJsonString(*e.find("arguments"))));
         }
+    }
+}
+
+void checkEveryCut(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::string &reply,
+                   const std::string &expectedContent, const json::JsonValue &expectedCalls)
+{
+    for (const bool stream : {false, true}) {
+        checkEveryCut(reasoning, syntax, reply, expectedContent, expectedCalls, stream);
+        if (QTest::currentTestFailed())
+            return;
     }
 }
 
@@ -159,6 +242,9 @@ private slots:
     void malformedIsContent();
     void hugeCallIsBounded();
     void xmlValuesFollowTheSchema();
+    void canonicalAsItComes_data();
+    void canonicalAsItComes();
+    void streamsBeforeTheCallEnds();
 };
 
 void TestToolCalls::realTemplates_data()
@@ -299,6 +385,30 @@ void TestToolCalls::formatFacts_data()
         << QByteArray("<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>commentary "
                       "to=functions.get_weather <|constrain|>json<|message|>{\"city\":\"Paris\"}")
         << QByteArray() << QByteArray(R"([{"name": "get_weather", "arguments": {"city": "Paris"}}])");
+    // Streamed, these are canonicalized as they come (numbers and escapes
+    // as json.cpp writes them, white space dropped).
+    QTest::newRow("tagged-canonical-forms")
+        << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_TAGGED
+        << QByteArray("<tool_call>\n{ \"name\" : \"f\\u0031\" ,\n \"arguments\" : { \"n\" : 1.50 , \"e\": -2E2, \"z\": -0,"
+                      " \"s\": \"a\\/b\\u00e9\\ud83d\\ude00\\n\\u0001\", \"t\" : true, \"u\":null,"
+                      " \"arr\" : [ 1 , [ ] , { \"x\" : { } } ] } , \"id\": 7 }\n</tool_call>")
+        << QByteArray() << QByteArray("[{\"name\": \"f1\", \"arguments\": {\"n\": 1.5, \"e\": -200, \"z\": 0, "
+                                      "\"s\": \"a/b\\u00e9\\ud83d\\ude00\\n\\u0001\", \"t\": true, \"u\": null, "
+                                      "\"arr\": [1, [], {\"x\": {}}]}}]");
+    QTest::newRow("json-array-two") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_JSON
+                                    << QByteArray("<|python_tag|>[{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}, \"x\": [1]},"
+                                                  " {\"name\": \"get_time\", \"arguments\": {}}]")
+                                    << QByteArray() << QByteArray("[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}},"
+                                                                  " {\"name\": \"get_time\", \"arguments\": {}}]");
+    QTest::newRow("tagged-arguments-as-string-whole") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_TAGGED
+                                                << QByteArray("<tool_call>{\"name\": \"f\", \"arguments\": \"{\\\"a\\\": 1}\"}</tool_call>")
+                                                << QByteArray() << QByteArray("[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]");
+    QTest::newRow("deepseek-v3-fenced") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_DEEPSEEK_V3
+                                        << QByteArray("Sure.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+                                                      "{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>"
+                                                      "get_time\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
+                                        << QByteArray("Sure.") << QByteArray("[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}},"
+                                                                             " {\"name\": \"get_time\", \"arguments\": {}}]");
     QTest::newRow("tagged-lookalikes") << R::REASONING_SYNTAX_NONE << S::TOOL_CALL_SYNTAX_TAGGED
                                        << QByteArray("a <tool_cal b <tool_call") << QByteArray("a <tool_cal b <tool_call")
                                        << QByteArray("[]");
@@ -339,44 +449,99 @@ void TestToolCalls::malformedIsContent_data()
 {
     QTest::addColumn<ToolCallSyntax>("syntax");
     QTest::addColumn<QByteArray>("reply");
+    QTest::addColumn<QByteArray>("streamed");   // streamed: the call ended as it stands ("NAME ARGS"; empty: none)
     using S = ToolCallSyntax;
-    QTest::newRow("tagged-bad-json") << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("x <tool_call>{\"name\": oops}</tool_call> y");
-    QTest::newRow("tagged-no-name") << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("<tool_call>{\"arguments\": {}}</tool_call>");
+    QTest::newRow("tagged-bad-json") << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("x <tool_call>{\"name\": oops}</tool_call> y")
+                                     << QByteArray();
+    QTest::newRow("tagged-no-name") << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("<tool_call>{\"arguments\": {}}</tool_call>")
+                                    << QByteArray();
     QTest::newRow("tagged-args-not-object") << S::TOOL_CALL_SYNTAX_TAGGED
-                                            << QByteArray("<tool_call>{\"name\": \"f\", \"arguments\": [1]}</tool_call>");
-    QTest::newRow("tagged-unterminated") << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("<tool_call>{\"name\": \"f\", \"argu");
-    QTest::newRow("json-broken") << S::TOOL_CALL_SYNTAX_JSON << QByteArray("{\"name\": \"f\", \"parameters\": {");
-    QTest::newRow("mistral-broken") << S::TOOL_CALL_SYNTAX_MISTRAL << QByteArray("[TOOL_CALLS][{\"name\": 1}]");
-    QTest::newRow("deepseek-broken") << S::TOOL_CALL_SYNTAX_DEEPSEEK_V3 << QByteArray("<｜tool▁calls▁begin｜>junk");
+                                            << QByteArray("<tool_call>{\"name\": \"f\", \"arguments\": [1]}</tool_call>")
+                                            << QByteArray();
+    QTest::newRow("tagged-unterminated") << S::TOOL_CALL_SYNTAX_TAGGED << QByteArray("<tool_call>{\"name\": \"f\", \"argu")
+                                         << QByteArray();
+    QTest::newRow("tagged-bad-args") << S::TOOL_CALL_SYNTAX_TAGGED
+                                     << QByteArray("a <tool_call>{\"name\": \"f\", \"arguments\": {\"n\": 12, \"s\": \"x\", oops}}</tool_call> b")
+                                     << QByteArray("f {\"n\":12,\"s\":\"x\",");
+    QTest::newRow("tagged-cut-off") << S::TOOL_CALL_SYNTAX_TAGGED
+                                    << QByteArray("<tool_call>{\"name\": \"f\", \"arguments\": {\"s\": \"abc")
+                                    << QByteArray("f {\"s\":\"abc");
+    QTest::newRow("xml-cut-off") << S::TOOL_CALL_SYNTAX_TAGGED
+                                 << QByteArray("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=b>\nx")
+                                 << QByteArray("f {\"a\":1");
+    QTest::newRow("json-broken") << S::TOOL_CALL_SYNTAX_JSON << QByteArray("{\"name\": \"f\", \"parameters\": {")
+                                 << QByteArray("f {");
+    QTest::newRow("json-then-text") << S::TOOL_CALL_SYNTAX_JSON
+                                    << QByteArray("{\"name\": \"f\", \"parameters\": {\"a\": true}} and more")
+                                    << QByteArray("f {\"a\":true}");
+    QTest::newRow("mistral-broken") << S::TOOL_CALL_SYNTAX_MISTRAL << QByteArray("[TOOL_CALLS][{\"name\": 1}]")
+                                    << QByteArray();
+    QTest::newRow("deepseek-broken") << S::TOOL_CALL_SYNTAX_DEEPSEEK_V3 << QByteArray("<｜tool▁calls▁begin｜>junk")
+                                     << QByteArray();
+    // Valid JSON, but the pieces sent are not the parse's arguments (a
+    // repeated key keeps its last value there).
+    QTest::newRow("tagged-repeated-key") << S::TOOL_CALL_SYNTAX_TAGGED
+                                         << QByteArray("<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1, \"a\": 2}}</tool_call>")
+                                         << QByteArray("f {\"a\":1,\"a\":2}");
 }
 
-// A call that does not parse is given back as written: nothing lost, no call.
+// A call that does not parse is given back as written: nothing lost, no
+// call. Streamed, a call already started ends as it stands (the pieces sent)
+// and the content is the same.
 void TestToolCalls::malformedIsContent()
 {
     QFETCH(ToolCallSyntax, syntax);
     QFETCH(QByteArray, reply);
-    for (size_t cut = 0; cut <= size_t(reply.size()); ++cut) {
-        const Parsed p = run(ReasoningSyntax::REASONING_SYNTAX_NONE, syntax, reply.toStdString(), {cut});
-        QCOMPARE(QByteArray::fromStdString(p.content), reply);
-        QCOMPARE(p.calls.size(), size_t(0));
+    QFETCH(QByteArray, streamed);
+    std::vector<size_t> bytes;
+    for (size_t c = 1; c < size_t(reply.size()); ++c)
+        bytes.push_back(c);
+    for (size_t cut = 0; cut <= size_t(reply.size()) + 1; ++cut) {
+        const std::vector<size_t> cuts = cut > size_t(reply.size()) ? bytes : std::vector<size_t>{cut};
+        if (!QByteArray(QTest::currentDataTag()).endsWith("repeated-key")) {
+            const Parsed p = run(ReasoningSyntax::REASONING_SYNTAX_NONE, syntax, reply.toStdString(), cuts);
+            QCOMPARE(QByteArray::fromStdString(p.content), reply);
+            QCOMPARE(p.calls.size(), size_t(0));
+        }
+        const Parsed s = run(ReasoningSyntax::REASONING_SYNTAX_NONE, syntax, reply.toStdString(), cuts, true);
+        QCOMPARE(QByteArray::fromStdString(s.content), reply);
+        QVERIFY2(s.broken.empty(), s.broken.c_str());
+        QCOMPARE(s.calls.size(), size_t(streamed.isEmpty() ? 0 : 1));
+        if (!streamed.isEmpty())
+            QCOMPARE(QByteArray::fromStdString(s.calls[0].name + " " + s.calls[0].arguments), streamed);
     }
 }
 
 void TestToolCalls::hugeCallIsBounded()
 {
-    ToolCallParser parser(ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED, nullptr, 64 * 1024);
-    Parsed out;
-    const std::string head = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"", tail = "\"}}</tool_call>";
-    collect(parser.pushAnswer(head), out);
-    const std::string chunk(4096, 'x');
-    for (int i = 0; i < 512; ++i)   // 2 MiB
-        collect(parser.pushAnswer(chunk), out);
-    // Past the bound, the held call came back as content and the rest flows.
-    QVERIFY(out.content.size() > 2000000);
-    collect(parser.pushAnswer(tail), out);
-    collect(parser.finish(), out);
-    QCOMPARE(out.calls.size(), size_t(0));
-    QCOMPARE(out.content.size(), head.size() + 512 * chunk.size() + tail.size());
+    for (const bool stream : {false, true}) {
+        ToolCallParser::Options options;
+        options.maxCallBytes = 64 * 1024;
+        options.streamArguments = stream;
+        ToolCallParser parser(ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED, nullptr, options);
+        Parsed out;
+        const std::string head = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"", tail = "\"}}</tool_call>";
+        collect(parser.pushAnswer(head), out);
+        const std::string chunk(4096, 'x');
+        for (int i = 0; i < 512; ++i)   // 2 MiB
+            collect(parser.pushAnswer(chunk), out);
+        // Past the bound, the held call came back as content and the rest flows.
+        QVERIFY(out.content.size() > 2000000);
+        collect(parser.pushAnswer(tail), out);
+        collect(parser.finish(), out);
+        QCOMPARE(out.content.size(), head.size() + 512 * chunk.size() + tail.size());
+        QVERIFY(out.broken.empty());
+        if (!stream) {
+            QCOMPARE(out.calls.size(), size_t(0));
+            continue;
+        }
+        // Streamed: the call ended as it stands, its pieces the bound's worth.
+        QCOMPARE(out.calls.size(), size_t(1));
+        const std::string &args = out.calls[0].arguments;
+        QVERIFY(args.size() > 60 * 1024 && args.size() < 80 * 1024);
+        QCOMPARE(QByteArray::fromStdString(args.substr(0, 7)), QByteArray("{\"a\":\"x"));
+        QVERIFY(args.find_first_not_of('x', 6) == std::string::npos);
+    }
 }
 
 // XML parameter values: a string parameter stays a string even when it
@@ -393,6 +558,81 @@ void TestToolCalls::xmlValuesFollowTheSchema()
     collect(parser.finish(), out);
     QCOMPARE(out.calls.size(), size_t(1));
     QCOMPARE(QByteArray::fromStdString(out.calls[0].arguments), QByteArray(R"({"code":"007","n":7,"free":"not json"})"));
+}
+
+// JsonCanonStream at every cut writes what parse-then-write writes.
+void TestToolCalls::canonicalAsItComes_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::newRow("object") << QByteArray("{ \"a\" : [ 1 , 2.50 , -0.0e0 , 1E+2 , true , false , null ] , \"b\" : { } }");
+    QTest::newRow("escapes") << QByteArray("{\"k\\\"\": \"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0000\\u001f\\u0041\\uD83D\\uDE00 é\"}");
+    QTest::newRow("big-numbers") << QByteArray("{\"i\": 9223372036854775807, \"j\": 9223372036854775808, \"d\": 0.1}");
+    QTest::newRow("deep") << QByteArray("{\"a\": [[[[{\"b\": [[]]}]]]]}");
+}
+
+void TestToolCalls::canonicalAsItComes()
+{
+    QFETCH(QByteArray, text);
+    const std::string t = text.toStdString() + " tail";
+    auto parsed = json::parseJson(text.toStdString(), "test");
+    QVERIFY(parsed);
+    const std::string expected = json::toJsonString(*parsed);
+    for (size_t cut = 0; cut <= t.size(); ++cut) {
+        JsonCanonStream canon;
+        std::string out;
+        size_t read = canon.feed(std::string_view(t).substr(0, cut), out);
+        if (!canon.done())
+            read += canon.feed(std::string_view(t).substr(cut), out);
+        QVERIFY(canon.done() && !canon.failed());
+        QCOMPARE(read, size_t(text.size()));
+        QCOMPARE(QByteArray::fromStdString(out), QByteArray::fromStdString(expected));
+    }
+    // One byte at a time, each piece is a prefix of the end.
+    JsonCanonStream canon;
+    std::string out;
+    for (const char c : t) {
+        canon.feed(std::string_view(&c, 1), out);
+        QVERIFY(expected.compare(0, out.size(), out) == 0);
+    }
+    QCOMPARE(QByteArray::fromStdString(out), QByteArray::fromStdString(expected));
+    // Broken JSON stops the stream, nothing written past the break.
+    for (const char *bad : {"{\"a\": tru}", "{\"a\" 1}", "{\"a\": \"\\x\"}", "{\"a\": \"\\ud800x\"}", "[1,]", "{\"a\":01}"}) {
+        JsonCanonStream b;
+        std::string written;
+        b.feed(bad, written);
+        QVERIFY2(b.failed(), bad);
+    }
+}
+
+// The start and the first pieces come before the call is complete: the
+// point of streaming (what a client sees while the model writes).
+void TestToolCalls::streamsBeforeTheCallEnds()
+{
+    ToolCallParser::Options options;
+    options.streamArguments = true;
+    ToolCallParser parser(ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED, nullptr, options);
+    Parsed out;
+    collect(parser.pushAnswer("Hi <tool_call>\n{\"name\": \"get_weather\", \"arg"), out);
+    QCOMPARE(out.events, (std::vector<std::string>{"C Hi"}));
+    collect(parser.pushAnswer("uments\": {\"city\": \"Par"), out);
+    QCOMPARE(out.events, (std::vector<std::string>{"C Hi", "S get_weather", "A {\"city\":\"Par"}));
+    collect(parser.pushAnswer("is\", \"days\": 12"), out);
+    QCOMPARE(out.events.back(), std::string("A {\"city\":\"Paris\",\"days\":"));   // 12 may go on: 123
+    collect(parser.pushAnswer("}}\n</tool_call>"), out);
+    QCOMPARE(out.events.back(), std::string("E get_weather {\"city\":\"Paris\",\"days\":12}"));
+    collect(parser.finish(), out);
+    checkStreamedCalls(out);
+    QVERIFY2(out.broken.empty(), out.broken.c_str());
+    QCOMPARE(out.calls.size(), size_t(1));
+
+    // XML: a parameter at a time.
+    ToolCallParser xml(ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED, nullptr, options);
+    Parsed x;
+    collect(xml.pushAnswer("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=b>\nlong te"), x);
+    QCOMPARE(x.events, (std::vector<std::string>{"S f", "A {\"a\":1"}));
+    collect(xml.pushAnswer("xt\n</parameter>\n</function>\n</tool_call>"), x);
+    collect(xml.finish(), x);
+    QCOMPARE(x.events, (std::vector<std::string>{"S f", "A {\"a\":1,\"b\":\"long text\"}", "E f {\"a\":1,\"b\":\"long text\"}"}));
 }
 
 QTEST_MAIN(TestToolCalls)
