@@ -90,10 +90,8 @@ void ToolCallStreamer::start(std::string name, Phase body, std::vector<ToolCallI
     m_quoted = false;
     if (body == Phase::PHASE_JSON)
         m_canon = JsonCanonStream();
-    if (body == Phase::PHASE_XML || body == Phase::PHASE_GEMMA) {
-        m_properties = body == Phase::PHASE_XML ? xmlProperties(m_tools, m_current.name) : nullptr;
+    if (body == Phase::PHASE_XML || body == Phase::PHASE_GEMMA)
         piece("{", out);   // XML and Gemma arguments are always an object
-    }
 }
 
 // {"name": N, "arguments" | "parameters": {   (pos: at the '{' of the arguments)
@@ -319,7 +317,7 @@ bool ToolCallStreamer::xmlBody(std::string_view held, std::vector<ToolCallItem> 
         return true;
     }
     const std::string key(trim(held.substr(at, keyEnd - at)));
-    const json::JsonValue value = xmlParameterValue(m_properties, key, held.substr(keyEnd + 1, close - keyEnd - 1));
+    const json::JsonValue value = xmlParameterValue(xmlProperties(m_tools, m_current.name), key, held.substr(keyEnd + 1, close - keyEnd - 1));
     std::string member = m_firstMember ? "" : ",";
     json::appendJsonString(member, key);
     member += ':';
@@ -492,16 +490,17 @@ bool ToolCallStreamer::endCapture(bool parsed, const std::vector<ToolCall> &call
         ok = calls[k].name == m_ended[k].name && calls[k].arguments == m_ended[k].arguments;
     if (ok && m_open)
         ok = calls[ended].name == m_current.name && startsWith(calls[ended].arguments, m_current.arguments);
-    const auto end = [&out](const ToolCall &call) {
+    const auto end = [&out](const ToolCall &call, bool asItStands) {
         ToolCallItem item;
         item.isCall = true;
         item.kind = ToolCallItemKind::TOOL_CALL_ITEM_CALL;
         item.call = call;
+        item.asItStands = asItStands;
         out.push_back(std::move(item));
     };
     if (!ok) {
         if (m_open)
-            end(m_current);   // ended as it stands
+            end(m_current, true);
         reset();
         return false;
     }
@@ -509,7 +508,7 @@ bool ToolCallStreamer::endCapture(bool parsed, const std::vector<ToolCall> &call
         if (!m_open || k > ended)
             start(calls[k].name, Phase::PHASE_OFF, out);
         piece(calls[k].arguments.substr(m_current.arguments.size()), out);
-        end(calls[k]);
+        end(calls[k], false);
         m_open = false;
     }
     reset();

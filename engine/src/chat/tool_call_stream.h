@@ -63,7 +63,6 @@ private:
     JsonCanonStream m_canon;       // PHASE_JSON: the arguments; PHASE_TAIL: the call object's rest
     bool m_tailObject = false;     // PHASE_TAIL is reading the call object's rest
     bool m_firstMember = true;     // XML / Gemma: no member sent yet
-    const json::JsonValue *m_properties = nullptr;   // XML: the function's properties
     size_t m_scan = 0;             // XML / Gemma: where the next search starts
     int m_depth = 0;               // Gemma: nesting inside the arguments
     bool m_quoted = false;         // Gemma: inside <|"|> quotes

@@ -289,6 +289,21 @@ ToolCallParser::ToolCallParser(ToolCallSyntax syntax, const json::JsonValue *too
 }
 
 ToolCallParser::~ToolCallParser() = default;
+ToolCallParser::ToolCallParser(const ToolCallParser &other)
+    : m_syntax(other.m_syntax), m_tools(other.m_tools), m_maxCallBytes(other.m_maxCallBytes), m_state(other.m_state),
+      m_pending(other.m_pending), m_captured(other.m_captured), m_toolText(other.m_toolText),
+      m_toolTextPlain(other.m_toolTextPlain), m_blank(other.m_blank), m_sawCall(other.m_sawCall),
+      m_streamer(other.m_streamer ? std::make_unique<ToolCallStreamer>(*other.m_streamer) : nullptr)
+{
+}
+
+ToolCallParser &ToolCallParser::operator=(const ToolCallParser &other)
+{
+    if (this != &other)
+        *this = ToolCallParser(other);
+    return *this;
+}
+
 ToolCallParser::ToolCallParser(ToolCallParser &&) noexcept = default;
 ToolCallParser &ToolCallParser::operator=(ToolCallParser &&) noexcept = default;
 

@@ -58,8 +58,8 @@
 //   one piece when the call is complete.
 // - A call already started that then turns out malformed, past
 //   maxCallBytes, or not what its pieces said (e.g. "arguments" given twice)
-//   is ended as it stands: its TOOL_CALL_ITEM_CALL carries the name and the
-//   arguments sent so far (not always a whole JSON object); then the call's
+//   is ended as it stands: its TOOL_CALL_ITEM_CALL (asItStands) carries the
+//   name and the arguments sent so far (not always a whole JSON object); then the call's
 //   text, as written, comes as content, as without streaming, and detection
 //   stops. So the content is always the content of the unstreamed parse.
 //
@@ -120,6 +120,7 @@ struct ToolCallItem {
     std::string content;     // !isCall
     ToolCall call;           // isCall
     ToolCallItemKind kind = ToolCallItemKind::TOOL_CALL_ITEM_CONTENT;   // set with isCall for a call
+    bool asItStands = false;   // streamed: a call ended as it stands (see "Streamed arguments")
 };
 
 class ToolCallStreamer;
@@ -135,6 +136,8 @@ public:
     };
     ToolCallParser(ToolCallSyntax syntax, const json::JsonValue *tools, Options options);
     ~ToolCallParser();
+    ToolCallParser(const ToolCallParser &other);
+    ToolCallParser &operator=(const ToolCallParser &other);
     ToolCallParser(ToolCallParser &&) noexcept;
     ToolCallParser &operator=(ToolCallParser &&) noexcept;
 

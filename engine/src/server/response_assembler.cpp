@@ -75,13 +75,16 @@ std::string ResponseAssembler::streamedCall(int index, chat::ToolCallItem &item)
             return m_messages[static_cast<size_t>(index)].toolUseDelta(item.content);
         return sseEvent(chatToolCallArgumentsChunk(m_ids, index, callIndex, item.content));
     }
-    // The call's end: only the count matters from here (its pieces were sent).
+    // The call's end: only the count matters from here (its pieces were
+    // sent). A call ended as it stands (its text follows as content) does
+    // not make the finish reason "tool_calls".
     std::string out;
     if (!m_responses.empty())
         out = m_responses[static_cast<size_t>(index)].callEnd();
     else if (!m_messages.empty())
         out = m_messages[static_cast<size_t>(index)].toolUseEnd();
-    choice.toolCalls.push_back(std::move(open.call));
+    if (!item.asItStands)
+        choice.toolCalls.push_back(std::move(open.call));
     open = {};
     return out;
 }

@@ -42,6 +42,7 @@ struct Parsed {
     std::vector<std::string> events;
     size_t mostPieces = 0;
     size_t pieces = 0;   // of the call being streamed
+    size_t asItStands = 0;   // calls ended as they stand
     std::string broken;
 };
 
@@ -80,6 +81,7 @@ void collect(std::vector<ToolCallItem> items, Parsed &out)
         }
         case ToolCallItemKind::TOOL_CALL_ITEM_CALL:
             out.calls.push_back(std::move(i.call));
+            out.asItStands += i.asItStands ? 1 : 0;
             addEvent(out, 'E', out.calls.back().name + " " + out.calls.back().arguments);
             break;
         }
@@ -173,6 +175,7 @@ void checkEveryCut(ReasoningSyntax reasoning, ToolCallSyntax syntax, const std::
         const QByteArray where = QByteArray(stream ? "streamed, cuts " : "cuts ") + QByteArray::number(qulonglong(cuts.size())) +
                                  (cuts.empty() ? QByteArray() : " first " + QByteArray::number(qulonglong(cuts[0])));
         QVERIFY2(p.broken.empty(), (where + ": " + QByteArray::fromStdString(p.broken)).constData());
+        QCOMPARE(p.asItStands, size_t(0));
         QVERIFY2(p.events == whole.events, (where + ": the items depend on the cut").constData());
         // (A row named "...-whole" has a body the streamer sends whole.)
         if (stream && cuts.size() > 1 && !expectedCalls.array.empty() &&
@@ -507,6 +510,7 @@ void TestToolCalls::malformedIsContent()
         QCOMPARE(QByteArray::fromStdString(s.content), reply);
         QVERIFY2(s.broken.empty(), s.broken.c_str());
         QCOMPARE(s.calls.size(), size_t(streamed.isEmpty() ? 0 : 1));
+        QCOMPARE(s.asItStands, s.calls.size());
         if (!streamed.isEmpty())
             QCOMPARE(QByteArray::fromStdString(s.calls[0].name + " " + s.calls[0].arguments), streamed);
     }
@@ -537,6 +541,7 @@ void TestToolCalls::hugeCallIsBounded()
         }
         // Streamed: the call ended as it stands, its pieces the bound's worth.
         QCOMPARE(out.calls.size(), size_t(1));
+        QCOMPARE(out.asItStands, size_t(1));
         const std::string &args = out.calls[0].arguments;
         QVERIFY(args.size() > 60 * 1024 && args.size() < 80 * 1024);
         QCOMPARE(QByteArray::fromStdString(args.substr(0, 7)), QByteArray("{\"a\":\"x"));
