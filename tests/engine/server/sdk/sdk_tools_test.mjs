@@ -295,7 +295,8 @@ await check("responses: a forced function call, its output sent back", async () 
     max_output_tokens: 300, temperature: 0 });
   let deltas = "", pieces = 0, added = null;
   stream.on("event", (e) => {
-    if (e.type === "response.output_item.added" && e.item.type === "function_call") added = e.item;
+    // (The SDK goes on filling the item it hands here: copy it as it came.)
+    if (e.type === "response.output_item.added" && e.item.type === "function_call") added = { ...e.item };
     if (e.type === "response.function_call_arguments.delta") {
       assert.ok(added, "the item comes before its arguments");
       deltas += e.delta;
