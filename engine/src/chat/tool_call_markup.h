@@ -15,6 +15,7 @@ inline constexpr std::string_view TAG_CLOSE = "</tool_call>";
 inline constexpr std::string_view PYTHON_TAG = "<|python_tag|>";
 inline constexpr std::string_view MISTRAL_OPEN = "[TOOL_CALLS]";
 inline constexpr std::string_view MISTRAL_ARGS = "[ARGS]";
+inline constexpr std::string_view MISTRAL_CALL_ID = "[CALL_ID]";   // NAME[CALL_ID]ID[ARGS] (Mistral Small 3.2, Devstral)
 inline constexpr std::string_view DS_CALLS_OPEN = "<｜tool▁calls▁begin｜>";
 inline constexpr std::string_view DS_CALLS_CLOSE = "<｜tool▁calls▁end｜>";
 inline constexpr std::string_view DS_CALL_OPEN = "<｜tool▁call▁begin｜>";
@@ -38,6 +39,9 @@ inline bool startsWith(std::string_view s, std::string_view p)
 }
 
 std::string_view trim(std::string_view s);
+
+// Mistral's NAME[CALL_ID]ID before [ARGS]: the name (the id is dropped).
+std::string_view mistralName(std::string_view head);
 
 // Gemma 4's argument syntax -> JSON text (keys bare, strings between
 // <|"|>), from s[pos] ('{', '[', a quote or a bare scalar); false when the

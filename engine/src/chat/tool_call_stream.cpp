@@ -194,7 +194,7 @@ ToolCallStreamer::Head ToolCallStreamer::head(std::string_view s, size_t &pos, s
         const size_t args = s.find(MISTRAL_ARGS, pos);
         if (args == std::string_view::npos)
             return Head::HEAD_WAIT;
-        name = std::string(trim(s.substr(pos, args - pos)));
+        name = std::string(mistralName(s.substr(pos, args - pos)));
         pos = args + MISTRAL_ARGS.size();
         return name.empty() ? Head::HEAD_NONE : jsonObject();
     }

@@ -22,6 +22,11 @@ std::string_view markup::trim(std::string_view s)
     return s;
 }
 
+std::string_view markup::mistralName(std::string_view head)
+{
+    return trim(head.substr(0, head.find(MISTRAL_CALL_ID)));
+}
+
 namespace {
 
 // Length of the longest suffix of `s` that is a proper prefix of a marker.
@@ -252,7 +257,8 @@ std::vector<std::string> toolCallControlTokens(ToolCallSyntax syntax)
     switch (syntax) {
     case ToolCallSyntax::TOOL_CALL_SYNTAX_JSON: return {std::string(PYTHON_TAG)};
     case ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED: return {std::string(TAG_OPEN), std::string(TAG_CLOSE)};
-    case ToolCallSyntax::TOOL_CALL_SYNTAX_MISTRAL: return {std::string(MISTRAL_OPEN), std::string(MISTRAL_ARGS)};
+    case ToolCallSyntax::TOOL_CALL_SYNTAX_MISTRAL:
+        return {std::string(MISTRAL_OPEN), std::string(MISTRAL_ARGS), std::string(MISTRAL_CALL_ID)};
     case ToolCallSyntax::TOOL_CALL_SYNTAX_DEEPSEEK_V3:
         return {std::string(DS_CALLS_OPEN), std::string(DS_CALLS_CLOSE), std::string(DS_CALL_OPEN),
                 std::string(DS_CALL_CLOSE), std::string(DS_SEP)};
@@ -656,7 +662,7 @@ bool ToolCallParser::parseCalls(std::string_view captured, std::vector<ToolCall>
                                                       next == std::string_view::npos ? std::string_view::npos
                                                                                      : next - args - MISTRAL_ARGS.size());
             auto parsed = json::parseJson(trim(json), "arguments");
-            const std::string name(trim(body.substr(0, args)));
+            const std::string name(mistralName(body.substr(0, args)));
             if (name.empty() || !parsed || !parsed->isObject())
                 return false;
             calls.push_back({name, json::toJsonString(*parsed)});

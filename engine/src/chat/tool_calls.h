@@ -14,7 +14,8 @@
 //   GEMMA4       Gemma 4: "<|tool_call>call:N{k:<|"|>v<|"|>,...}<tool_call|>";
 //                the splitter keeps it apart too ("call:N{...}" to pushToolText()).
 //   MISTRAL      "[TOOL_CALLS]" then a JSON array [{"name","arguments"},...]
-//                or "N[ARGS]{...}" (newer Mistral templates), to the end.
+//                or "N[ARGS]{...}" (newer Mistral templates; "N[CALL_ID]ID[ARGS]{...}"
+//                in Mistral Small 3.2 / Devstral, the id dropped), to the end.
 //   DEEPSEEK_V3  "<｜tool▁calls▁begin｜>" then per call
 //                "<｜tool▁call▁begin｜>function<｜tool▁sep｜>N\n```json\nARGS\n```<｜tool▁call▁end｜>"
 //                (V3.1: "<｜tool▁call▁begin｜>N<｜tool▁sep｜>ARGS<｜tool▁call▁end｜>").
