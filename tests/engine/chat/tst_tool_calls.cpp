@@ -22,6 +22,7 @@
 #include <QFile>
 #include <QTest>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,8 @@ private slots:
     void canonicalAsItComes_data();
     void canonicalAsItComes();
     void streamsBeforeTheCallEnds();
+    void streamedMatchesWhole_data();
+    void streamedMatchesWhole();
 };
 
 void TestToolCalls::realTemplates_data()
@@ -669,6 +672,123 @@ void TestToolCalls::streamsBeforeTheCallEnds()
     collect(xml.pushAnswer("xt\n</parameter>\n</function>\n</tool_call>"), x);
     collect(xml.finish(), x);
     QCOMPARE(x.events, (std::vector<std::string>{"S f", "A {\"a\":1,\"b\":\"long text\"}", "E f {\"a\":1,\"b\":\"long text\"}"}));
+}
+
+// Replies made of a family's calls around random arguments (JSON with
+// random spacing, escapes, numbers, nesting), some mutated (cut short, a
+// junk fragment put in), from a fixed-seed generator so a failure repeats:
+// streamed at random cuts, the items do not depend on the cut, every call's
+// pieces make its arguments, and when no call ended as it stands the calls
+// and content are the unstreamed parse's.
+void TestToolCalls::streamedMatchesWhole_data()
+{
+    QTest::addColumn<ToolCallSyntax>("syntax");
+    QTest::addColumn<ReasoningSyntax>("reasoning");
+    QTest::addColumn<QStringList>("shapes");   // a call, @A@ its arguments
+    using S = ToolCallSyntax;
+    const ReasoningSyntax none = ReasoningSyntax::REASONING_SYNTAX_NONE;
+    QTest::newRow("tagged") << S::TOOL_CALL_SYNTAX_TAGGED << none
+                            << QStringList{"<tool_call>\n{\"name\": \"f\", \"arguments\": @A@}\n</tool_call>",
+                                           "<tool_call>{\"name\":\"g\",\"parameters\":@A@, \"id\": [1]}</tool_call>\n",
+                                           "<tool_call>\n<function=h>\n<parameter=a>\n@A@\n</parameter>\n</function>\n</tool_call>"};
+    QTest::newRow("json") << S::TOOL_CALL_SYNTAX_JSON << none
+                          << QStringList{"{\"name\": \"f\", \"parameters\": @A@}",
+                                         "<|python_tag|>[{\"name\": \"f\", \"arguments\": @A@}, {\"name\": \"g\", \"arguments\": @A@}]"};
+    QTest::newRow("mistral") << S::TOOL_CALL_SYNTAX_MISTRAL << none
+                             << QStringList{"[TOOL_CALLS]f[ARGS]@A@", "[TOOL_CALLS]f[CALL_ID]abcdefghi[ARGS]@A@[TOOL_CALLS]g[ARGS]@A@",
+                                            "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": @A@, \"id\": \"x\"}, {\"name\": \"g\", \"arguments\": @A@}]"};
+    QTest::newRow("deepseek") << S::TOOL_CALL_SYNTAX_DEEPSEEK_V3 << none
+                              << QStringList{"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n@A@\n```"
+                                             "<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>g<｜tool▁sep｜>@A@<｜tool▁call▁end｜><｜tool▁calls▁end｜>"};
+    QTest::newRow("harmony") << S::TOOL_CALL_SYNTAX_HARMONY << ReasoningSyntax::REASONING_SYNTAX_HARMONY
+                             << QStringList{"<|channel|>analysis<|message|>Hm.<|end|><|start|>assistant<|channel|>commentary "
+                                            "to=functions.f <|constrain|>json<|message|>@A@",
+                                            "<|channel|>commentary to=functions.g<|message|>@A@"};
+    // (Gemma 4: the arguments in its own syntax, strings and keys between
+    // <|"|>, no spaces.)
+    QTest::newRow("gemma4") << S::TOOL_CALL_SYNTAX_GEMMA4 << ReasoningSyntax::REASONING_SYNTAX_GEMMA4_CHANNEL
+                            << QStringList{"<|tool_call>call:f@A@<tool_call|>", "On it.<|tool_call>call:f@A@<tool_call|><|tool_call>call:g@A@<tool_call|>"};
+}
+
+void TestToolCalls::streamedMatchesWhole()
+{
+    QFETCH(ToolCallSyntax, syntax);
+    QFETCH(ReasoningSyntax, reasoning);
+    QFETCH(QStringList, shapes);
+    uint32_t state = 12345;
+    const auto next = [&state](uint32_t n) {
+        state = state * 1664525u + 1013904223u;
+        return (state >> 8) % n;
+    };
+    const bool gemma = syntax == ToolCallSyntax::TOOL_CALL_SYNTAX_GEMMA4;
+    const std::vector<std::string> blanks = gemma ? std::vector<std::string>{""}
+                                                  : std::vector<std::string>{"", "", " ", "\n", " \t"};
+    std::vector<std::string> scalars{"12", "-0.50", "1E3", "true", "null", "false", "\"a b\"", "0", "-7", "\"é\""};
+    if (!gemma)
+        scalars.insert(scalars.end(), {"\"x\\\"y\"", "\"\\u00e9\\ud83d\\ude00\\/\""});
+    const std::vector<std::string> junk{"}", "{", "\"", ",", "junk", "\\", "</tool_call>", "[ARGS]", "<｜tool▁call▁end｜>", ":"};
+    std::function<std::string(int)> value = [&](int depth) -> std::string {
+        const uint32_t kind = depth >= 2 ? 0 : next(4);
+        const std::string b = blanks[next(uint32_t(blanks.size()))];
+        if (kind == 0 || kind == 1)
+            return b + scalars[next(uint32_t(scalars.size()))] + b;
+        std::string out = kind == 2 ? "[" : "{";
+        const uint32_t n = next(4);
+        for (uint32_t i = 0; i < n; ++i)
+            out += (i ? "," : "") + b + (kind == 3 ? "\"k" + std::to_string(i) + "\"" + b + ":" : std::string()) + value(depth + 1);
+        return out + b + (kind == 2 ? "]" : "}");
+    };
+    int streamedCalls = 0, cutShort = 0;
+    for (int round = 0; round < 300; ++round) {
+        // (A JSON-syntax call is the whole reply: no text before it.)
+        std::string reply = next(3) == 0 && syntax == ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED ? "Sure. " : "";
+        std::string shape = shapes[int(next(uint32_t(shapes.size())))].toStdString();
+        for (size_t at = shape.find("@A@"); at != std::string::npos; at = shape.find("@A@", at)) {
+            std::string args = "{";
+            const uint32_t n = next(4);
+            for (uint32_t i = 0; i < n; ++i)
+                args += (i ? "," : "") + blanks[next(uint32_t(blanks.size()))] + "\"p" + std::to_string(i) + (gemma ? "\":" : "\": ") + value(0);
+            args += "}";
+            for (size_t q = gemma ? args.find('"') : std::string::npos; q != std::string::npos; q = args.find('"', q + 5))
+                args.replace(q, 1, "<|\"|>");
+            shape.replace(at, 3, args);
+            at += args.size();
+        }
+        reply += shape;
+        bool mutated = true;
+        if (next(4) == 0)
+            reply.resize(next(uint32_t(reply.size())));   // cut short
+        else if (next(4) == 0)
+            reply.insert(next(uint32_t(reply.size())), junk[next(uint32_t(junk.size()))]);
+        else
+            mutated = false;
+        std::vector<size_t> cuts;
+        for (size_t c = 1; c < reply.size(); ++c)
+            if (next(3) == 0)
+                cuts.push_back(c);
+        const Parsed plain = run(reasoning, syntax, reply, {});
+        const Parsed whole = run(reasoning, syntax, reply, {}, true);
+        const Parsed cut = run(reasoning, syntax, reply, cuts, true);
+        const QByteArray where = "reply '" + QByteArray::fromStdString(reply) + "'";
+        QVERIFY2(cut.broken.empty() && whole.broken.empty(), (where + ": " + QByteArray::fromStdString(cut.broken)).constData());
+        QVERIFY2(cut.events == whole.events, (where + ": the items depend on the cut").constData());
+        // Well-formed calls (no key twice here) always stream to the end.
+        QVERIFY2(mutated || (cut.asItStands == 0 && !cut.calls.empty()), where.constData());
+        streamedCalls += cut.mostPieces > 1 && cut.asItStands == 0 ? 1 : 0;
+        cutShort += cut.asItStands > 0 ? 1 : 0;
+        if (cut.asItStands > 0)
+            continue;
+        QVERIFY2(cut.content == plain.content, where.constData());
+        QVERIFY2(cut.calls.size() == plain.calls.size(), where.constData());
+        for (size_t i = 0; i < cut.calls.size(); ++i) {
+            QCOMPARE(cut.calls[i].name, plain.calls[i].name);
+            QCOMPARE(cut.calls[i].arguments, plain.calls[i].arguments);
+        }
+    }
+    // The replies make calls that stream, and calls that end as they stand.
+    qInfo("%d replies with a call streamed in pieces, %d with a call ended as it stands", streamedCalls, cutShort);
+    QVERIFY(streamedCalls >= 50);
+    QVERIFY(cutShort >= 10);
 }
 
 QTEST_MAIN(TestToolCalls)
