@@ -422,9 +422,11 @@ bool ToolCallStreamer::tail(std::string_view held)
         m_phase = Phase::PHASE_OFF;
         return true;
     case ToolCallSyntax::TOOL_CALL_SYNTAX_DEEPSEEK_V3: {
-        const size_t end = held.find(DS_CALL_CLOSE, m_pos);
-        if (end == std::string_view::npos)
+        const size_t end = held.find(DS_CALL_CLOSE, std::max(m_pos, m_scan));
+        if (end == std::string_view::npos) {   // each byte searched once, whatever the cut
+            m_scan = std::max(m_scan, held.size() - std::min(held.size(), DS_CALL_CLOSE.size() - 1));
             return false;
+        }
         m_pos = end + DS_CALL_CLOSE.size();
         m_phase = Phase::PHASE_HEAD;
         return true;
