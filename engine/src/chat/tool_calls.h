@@ -41,7 +41,6 @@
 //   the call has none). XML parameter values are JSON when the tool's schema
 //   gives the parameter a non-string type and the value parses, else strings.
 //
-//
 // Streamed arguments (ToolCallParser::Options::streamArguments; off by
 // default, and then nothing above changes):
 // - Each call comes as TOOL_CALL_ITEM_CALL_START (call.name, as soon as the
@@ -55,14 +54,18 @@
 //   once its </parameter> is read; Gemma 4 bodies: each top-level member
 //   once its ',' or '}' is read). The items, adjacent pieces merged, do not
 //   depend on the cut. A body the streamer cannot follow (arguments as a
-//   JSON string, keys in another order, a "function" wrapper) is sent in
-//   one piece when the call is complete.
+//   JSON string, "arguments" before "name", a "function" wrapper) is sent
+//   in one piece when the call is complete.
 // - A call already started that then turns out malformed, past
 //   maxCallBytes, or not what its pieces said (e.g. "arguments" given twice)
 //   is ended as it stands: its TOOL_CALL_ITEM_CALL (asItStands) carries the
-//   name and the arguments sent so far (not always a whole JSON object); then the call's
-//   text, as written, comes as content, as without streaming, and detection
-//   stops. So the content is always the content of the unstreamed parse.
+//   name and the arguments sent so far (not always a whole JSON object);
+//   then the call's text, as written, comes as content, and detection
+//   stops. So for a malformed or oversized call the content is the
+//   unstreamed parse's (which gives it back as content too); for one whose
+//   pieces were not its arguments, its text is content where the unstreamed
+//   parse has the call. (Calls ended before it in the same held text, e.g.
+//   an earlier element of a Mistral array, stand as sent.)
 //
 // Cost: O(bytes) per push outside a call (a marker's length held back);
 // a call's body is held until it is complete (at most maxCallBytes);
