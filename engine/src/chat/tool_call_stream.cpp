@@ -357,7 +357,9 @@ bool ToolCallStreamer::gemmaBody(std::string_view held, std::vector<ToolCallItem
         // A member ends at i (',' or '}' at the top).
         const std::string_view member = held.substr(m_pos, i - m_pos);
         if (!(c == '}' && m_firstMember && trim(member).empty())) {
-            const std::string object = "{" + std::string(member) + "}";
+            std::string object(1, '{');
+            object.append(member);
+            object += '}';
             size_t read = 0;
             std::string converted;
             auto parsed = gemmaValueToJson(object, read, converted, 0) && read == object.size()
@@ -367,8 +369,10 @@ bool ToolCallStreamer::gemmaBody(std::string_view held, std::vector<ToolCallItem
                 m_phase = Phase::PHASE_OFF;
                 return true;
             }
-            const std::string text = json::toJsonString(*parsed);
-            piece((m_firstMember ? "" : ",") + text.substr(1, text.size() - 2), out);
+            const std::string text = json::toJsonString(*parsed);   // {"key":value}
+            std::string written = m_firstMember ? "" : ",";
+            written.append(text, 1, text.size() - 2);
+            piece(std::move(written), out);
             m_firstMember = false;
         }
         m_pos = i + 1;
