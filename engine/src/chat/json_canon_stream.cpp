@@ -93,7 +93,10 @@ bool JsonCanonStream::stringByte(char c, std::string &out)
         } else {
             return true;   // n == 2, 'u'
         }
-        auto decoded = json::parseJson("\"" + m_escape + "\"", "escape");
+        std::string literal(1, '"');
+        literal += m_escape;
+        literal += '"';
+        auto decoded = json::parseJson(literal, "escape");
         m_escape.clear();
         if (!decoded)
             return false;
@@ -103,7 +106,7 @@ bool JsonCanonStream::stringByte(char c, std::string &out)
         return true;
     }
     if (c == '\\') {
-        m_escape = "\\";
+        m_escape.assign(1, c);
         return true;
     }
     if (c == '"') {
