@@ -245,6 +245,14 @@ QStringList ChatSettings::changedFields() const
     return out;
 }
 
+bool ChatSettings::chooseDraftModel(const QUrl &file)
+{
+    if (!file.isLocalFile())
+        return false;
+    return setValue(QStringLiteral("draftModel"), file.toLocalFile()) &&
+           setValue(QStringLiteral("speculative"), QStringLiteral("draft"));
+}
+
 void ChatSettings::resetField(const QString &field)
 {
     if (!SettingsFields::find(field))

@@ -509,6 +509,8 @@ private slots:
             {QStringLiteral("chatFormat"), {QStringLiteral("chatml"), QStringLiteral("vicuna")}},
             {QStringLiteral("thinking"), {false, QStringLiteral("perhaps")}},
             {QStringLiteral("reasoningEffort"), {QStringLiteral("high"), QStringLiteral("extreme")}},
+            {QStringLiteral("speculative"), {QStringLiteral("draft"), QStringLiteral("mtp-ish")}},
+            {QStringLiteral("draftModel"), {QStringLiteral("/models/small-draft.gguf"), QStringLiteral("small-draft.gguf")}},
         };
         for (const SettingsField &f : SettingsFields::all()) {
             const QString name = QLatin1String(f.name);
@@ -598,6 +600,11 @@ private slots:
             if (field == QLatin1String("thinking")) return r.enableThinking == value.toBool() && base.enableThinking;
             if (field == QLatin1String("reasoningEffort"))
                 return r.reasoningEffort == value.toString().toStdString() && base.reasoningEffort == "medium";
+            if (field == QLatin1String("speculative"))
+                return r.speculative.mode == burrow::SpeculativeMode::SPECULATIVE_DRAFT
+                       && base.speculative.mode == burrow::SpeculativeMode::SPECULATIVE_AUTO;
+            if (field == QLatin1String("draftModel"))
+                return r.speculative.draftModel == value.toString().toStdString() && base.speculative.draftModel.empty();
             return false;
         };
         QVERIFY2(differs(), qPrintable(field));
