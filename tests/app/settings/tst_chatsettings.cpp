@@ -46,7 +46,10 @@ private slots:
         QCOMPARE(s.toEngine().reasoningEffort, std::string("medium"));
         QCOMPARE(s.kvCacheType(), QStringLiteral("f16"));
         QVERIFY(s.toEngine().kvCacheType == burrow::KvCacheType::KV_CACHE_F16);
-        QCOMPARE(ChatSettings::fieldNames().size(), 16);
+        QCOMPARE(s.speculative(), QStringLiteral("auto"));
+        QCOMPARE(s.draftModel(), QString());
+        QVERIFY(s.toEngine().speculative.mode == burrow::SpeculativeMode::SPECULATIVE_AUTO);
+        QCOMPARE(ChatSettings::fieldNames().size(), 18);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }
