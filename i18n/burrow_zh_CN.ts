@@ -848,6 +848,10 @@
         <source>The draft model is a file&apos;s full path.</source>
         <translation>草稿模型须为文件的完整路径。</translation>
     </message>
+    <message>
+        <source>%1 (not found)</source>
+        <translation>%1（未找到）</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsPanel</name>
@@ -948,10 +952,6 @@
         <translation>关闭</translation>
     </message>
     <message>
-        <source>Drafted by %1. Choose “Draft model…” again for another file.</source>
-        <translation>由 %1 起草。再次选择“草稿模型…”可换用其他文件。</translation>
-    </message>
-    <message>
         <source>Choose a draft model (Ctrl+L: type a path)</source>
         <translation>选择草稿模型（Ctrl+L：输入路径）</translation>
     </message>
@@ -962,6 +962,10 @@
     <message>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Drafted by %1 (its weights, beside the model&apos;s). Choose “Draft model…” again for another file.</source>
+        <translation>由 %1 起草（其权重，与模型并存于内存）。再次选择“草稿模型…”可换用其他文件。</translation>
     </message>
 </context>
 <context>

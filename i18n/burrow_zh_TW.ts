@@ -848,6 +848,10 @@
         <source>The draft model is a file&apos;s full path.</source>
         <translation>草稿模型須為檔案的完整路徑。</translation>
     </message>
+    <message>
+        <source>%1 (not found)</source>
+        <translation>%1（找不到）</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsPanel</name>
@@ -948,10 +952,6 @@
         <translation>關閉</translation>
     </message>
     <message>
-        <source>Drafted by %1. Choose “Draft model…” again for another file.</source>
-        <translation>由 %1 起草。再次選擇「草稿模型…」可換用其他檔案。</translation>
-    </message>
-    <message>
         <source>Choose a draft model (Ctrl+L: type a path)</source>
         <translation>選擇草稿模型（Ctrl+L：輸入路徑）</translation>
     </message>
@@ -962,6 +962,10 @@
     <message>
         <source>All files (*)</source>
         <translation>所有檔案 (*)</translation>
+    </message>
+    <message>
+        <source>Drafted by %1 (its weights, beside the model&apos;s). Choose “Draft model…” again for another file.</source>
+        <translation>由 %1 起草（其權重，與模型並存於記憶體）。再次選擇「草稿模型…」可換用其他檔案。</translation>
     </message>
 </context>
 <context>

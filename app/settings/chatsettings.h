@@ -163,6 +163,9 @@ public:
     /// The draft model picked in a file dialog: draftModel = its path and
     /// speculative = "draft"; false (nothing changed) for a URL that is not a local file.
     Q_INVOKABLE bool chooseDraftModel(const QUrl &file);
+    /// The draft model as the panel names it: its file name and the memory
+    /// its weights take beside the model ("small.gguf, 18.8 MB"); "" when none.
+    Q_INVOKABLE QString draftModelText() const;
     Q_INVOKABLE void resetAll();
     /// Forgets the reasons for refused input (the refused text is not
     /// kept: the fields show the stored values again) and checks the

@@ -97,9 +97,9 @@ Pane {
         return index >= 0 ? index : 0
     }
     function specHint() {
-        if (root.settings && root.settings.speculative === "draft" && root.settings.draftModel !== "")
-            return qsTr("Drafted by %1. Choose “Draft model…” again for another file.")
-                       .arg(root.settings.draftModel.substring(root.settings.draftModel.lastIndexOf("/") + 1))
+        if (root.generation >= 0 && root.settings && root.settings.speculative === "draft" && root.settings.draftModel !== "")
+            return qsTr("Drafted by %1 (its weights, beside the model's). Choose “Draft model…” again for another file.")
+                       .arg(root.settings.draftModelText())
         return root.hintOf("speculative")
     }
     function policyIndex() {
