@@ -820,6 +820,38 @@
         <source>stop: end the reply there; shift: forget the oldest messages (the system prompt and the first exchange stay) and go on.</source>
         <translation>停止：回复到此结束；平移：忘掉最早的消息（系统提示词和第一轮问答保留）并继续。</translation>
     </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>推测解码</translation>
+    </message>
+    <message>
+        <source>Guessed tokens are checked in one pass, so a reply can come faster; it says the same either way.</source>
+        <translation>猜测的词元在一次计算中得到检验，回复可能更快；回复内容不变。</translation>
+    </message>
+    <message>
+        <source>drafting %1</source>
+        <translation>推测 %1</translation>
+    </message>
+    <message>
+        <source>Speculative decoding is one of: %1.</source>
+        <translation>推测解码只能是：%1。</translation>
+    </message>
+    <message>
+        <source>Draft model</source>
+        <translation>草稿模型</translation>
+    </message>
+    <message>
+        <source>A smaller model with the same vocabulary that guesses the next tokens.</source>
+        <translation>一个词表相同的较小模型，用来猜测接下来的词元。</translation>
+    </message>
+    <message>
+        <source>The draft model is a file&apos;s full path.</source>
+        <translation>草稿模型须为文件的完整路径。</translation>
+    </message>
+    <message>
+        <source>%1 (not found)</source>
+        <translation>%1（未找到）</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsPanel</name>
@@ -902,6 +934,38 @@
     <message>
         <source>This model cannot shift its context (it keeps a state of every token instead of keys and values): its replies stop when it is full.</source>
         <translation>这个模型不能平移上下文（它为每个词元保存的是状态，而不是键和值）：上下文满时回复就会停止。</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Prompt lookup (n-gram)</source>
+        <translation>提示查找（n-gram）</translation>
+    </message>
+    <message>
+        <source>Draft model…</source>
+        <translation>草稿模型…</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Choose a draft model (Ctrl+L: type a path)</source>
+        <translation>选择草稿模型（Ctrl+L：输入路径）</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Drafted by %1 (its weights, beside the model&apos;s). Choose “Draft model…” again for another file.</source>
+        <translation>由 %1 起草（其权重，与模型并存于内存）。再次选择“草稿模型…”可换用其他文件。</translation>
     </message>
 </context>
 <context>
@@ -1370,6 +1434,10 @@
     <message>
         <source>the conversation database refused it</source>
         <translation>对话数据库拒绝了写入</translation>
+    </message>
+    <message>
+        <source>%1 of %2 drafts accepted</source>
+        <translation>%2 个草稿中接受了 %1 个</translation>
     </message>
 </context>
 <context>
@@ -2358,6 +2426,18 @@
         <source>%1, chosen from its architecture (it has no chat template)</source>
         <translation>%1，根据其架构选择（它没有对话模板）</translation>
     </message>
+    <message>
+        <source>prompt lookup (n-gram)</source>
+        <translation>提示查找（n-gram）</translation>
+    </message>
+    <message>
+        <source>its MTP layers</source>
+        <translation>其 MTP 层</translation>
+    </message>
+    <message>
+        <source>a draft model with the same vocabulary</source>
+        <translation>词表相同的草稿模型</translation>
+    </message>
 </context>
 <context>
     <name>ModelCardDialog</name>
@@ -2456,6 +2536,10 @@
     <message>
         <source>%1 (weights and KV cache), %2 free</source>
         <translation>%1（权重和 KV 缓存），可用 %2</translation>
+    </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>推测解码</translation>
     </message>
 </context>
 <context>
@@ -2862,6 +2946,14 @@
     <message>
         <source>Written %1</source>
         <translation>写于 %1</translation>
+    </message>
+    <message>
+        <source>Drafted: %1 tokens, %2 accepted (%3 %)</source>
+        <translation>草稿：%1 个词元，接受 %2 个（%3 %）</translation>
+    </message>
+    <message>
+        <source>Drafted: none</source>
+        <translation>草稿：无</translation>
     </message>
 </context>
 <context>

@@ -165,6 +165,10 @@ bool writeFolder(const ConversationStore &store, const QList<qint64> &ids, const
                 jm.insert(QStringLiteral("reasoning"), m.reasoning);
             if (m.reasoningMs >= 0)
                 jm.insert(QStringLiteral("reasoning_ms"), m.reasoningMs);
+            if (m.draftedTokens >= 0 && m.acceptedTokens >= 0) {
+                jm.insert(QStringLiteral("drafted_tokens"), m.draftedTokens);
+                jm.insert(QStringLiteral("accepted_tokens"), m.acceptedTokens);
+            }
             jsonMessages.append(jm);
         }
         list.append(QJsonObject{
@@ -286,6 +290,10 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
             if (m.role == Chat::Role::Assistant) {
                 m.reasoning = jm.value(QStringLiteral("reasoning")).toString();
                 m.reasoningMs = jm.value(QStringLiteral("reasoning_ms")).toDouble(-1);
+                m.draftedTokens = jm.value(QStringLiteral("drafted_tokens")).toInt(-1);
+                m.acceptedTokens = jm.value(QStringLiteral("accepted_tokens")).toInt(-1);
+                if (m.draftedTokens < 0 || m.acceptedTokens < 0 || m.acceptedTokens > m.draftedTokens)
+                    m.draftedTokens = m.acceptedTokens = -1;   // a count that cannot be is dropped
             }
             pc.messages.append(m);
         }
@@ -312,7 +320,8 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
             if (m.role == Chat::Role::Assistant) {
                 const qint64 reply = store.beginReply(id, m.model, m.settings);
                 if (reply < 0 || !store.finishReply(reply, m.content, m.state, m.promptTokens, m.generatedTokens, m.tokensPerSecond)
-                    || ((!m.reasoning.isEmpty() || m.reasoningMs >= 0) && !store.setReasoning(reply, m.reasoning, m.reasoningMs))) {
+                    || ((!m.reasoning.isEmpty() || m.reasoningMs >= 0) && !store.setReasoning(reply, m.reasoning, m.reasoningMs))
+                    || (m.draftedTokens >= 0 && !store.setDrafts(reply, m.draftedTokens, m.acceptedTokens))) {
                     result.error = QCoreApplication::translate("ConversationBundle", "The conversation database refused the import.");
                     return result;
                 }

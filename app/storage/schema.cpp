@@ -84,6 +84,12 @@ const QList<QStringList> &StoreSchema::steps()
             QStringLiteral("ALTER TABLE messages ADD COLUMN context_full INTEGER NOT NULL DEFAULT 0"),
             QStringLiteral("ALTER TABLE conversations ADD COLUMN shown INTEGER"),
         },
+        // v6: speculative decoding's count of a reply: draft tokens checked,
+        // and of them accepted (NULL: unknown, or a reply written before).
+        {
+            QStringLiteral("ALTER TABLE messages ADD COLUMN drafted_tokens INTEGER"),
+            QStringLiteral("ALTER TABLE messages ADD COLUMN accepted_tokens INTEGER"),
+        },
     };
     return steps;
 }

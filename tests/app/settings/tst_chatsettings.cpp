@@ -46,7 +46,10 @@ private slots:
         QCOMPARE(s.toEngine().reasoningEffort, std::string("medium"));
         QCOMPARE(s.kvCacheType(), QStringLiteral("f16"));
         QVERIFY(s.toEngine().kvCacheType == burrow::KvCacheType::KV_CACHE_F16);
-        QCOMPARE(ChatSettings::fieldNames().size(), 16);
+        QCOMPARE(s.speculative(), QStringLiteral("auto"));
+        QCOMPARE(s.draftModel(), QString());
+        QVERIFY(s.toEngine().speculative.mode == burrow::SpeculativeMode::SPECULATIVE_AUTO);
+        QCOMPARE(ChatSettings::fieldNames().size(), 18);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }
@@ -509,6 +512,8 @@ private slots:
             {QStringLiteral("chatFormat"), {QStringLiteral("chatml"), QStringLiteral("vicuna")}},
             {QStringLiteral("thinking"), {false, QStringLiteral("perhaps")}},
             {QStringLiteral("reasoningEffort"), {QStringLiteral("high"), QStringLiteral("extreme")}},
+            {QStringLiteral("speculative"), {QStringLiteral("draft"), QStringLiteral("mtp-ish")}},
+            {QStringLiteral("draftModel"), {QStringLiteral("/models/small-draft.gguf"), QStringLiteral("small-draft.gguf")}},
         };
         for (const SettingsField &f : SettingsFields::all()) {
             const QString name = QLatin1String(f.name);
@@ -598,6 +603,11 @@ private slots:
             if (field == QLatin1String("thinking")) return r.enableThinking == value.toBool() && base.enableThinking;
             if (field == QLatin1String("reasoningEffort"))
                 return r.reasoningEffort == value.toString().toStdString() && base.reasoningEffort == "medium";
+            if (field == QLatin1String("speculative"))
+                return r.speculative.mode == burrow::SpeculativeMode::SPECULATIVE_DRAFT
+                       && base.speculative.mode == burrow::SpeculativeMode::SPECULATIVE_AUTO;
+            if (field == QLatin1String("draftModel"))
+                return r.speculative.draftModel == value.toString().toStdString() && base.speculative.draftModel.empty();
             return false;
         };
         QVERIFY2(differs(), qPrintable(field));
