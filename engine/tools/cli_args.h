@@ -87,13 +87,14 @@ struct GenerationOptions {
 
 // The help lines of --spec / --draft-max / --draft.
 inline constexpr const char *kSpeculativeHelp =
-    "  --spec auto|ngram|off   speculative decoding (default auto: n-gram drafts copied\n"
-    "                          from the conversation, verified in one pass; the output\n"
-    "                          is the same token for token; mtp and draft: not yet)\n"
+    "  --spec auto|mtp|ngram|off  speculative decoding (default auto: the file's MTP\n"
+    "                          block where it has one, else n-gram drafts copied from\n"
+    "                          the conversation; verified in one pass, the output is\n"
+    "                          the same token for token; draft: not yet)\n"
     "  --draft-max N           most draft tokens per step (default 8, 0..16; adapts to\n"
     "                          the acceptance, down to none)\n";
 
-// --spec NAME: auto, ngram, off (mtp and draft are named but not yet
+// --spec NAME: auto, mtp, ngram, off (draft is named but not yet
 // supported); false with a message.
 inline bool parseSpeculativeMode(const std::string &v, burrow::SpeculativeMode *out)
 {
@@ -103,11 +104,13 @@ inline bool parseSpeculativeMode(const std::string &v, burrow::SpeculativeMode *
         *out = burrow::SpeculativeMode::SPECULATIVE_NGRAM;
     else if (v == "off")
         *out = burrow::SpeculativeMode::SPECULATIVE_OFF;
-    else if (v == "mtp" || v == "draft") {
-        std::fprintf(stderr, "burrow-cli: --spec %s is not yet supported (auto, ngram and off are)\n", v.c_str());
+    else if (v == "mtp")
+        *out = burrow::SpeculativeMode::SPECULATIVE_MTP;
+    else if (v == "draft") {
+        std::fprintf(stderr, "burrow-cli: --spec %s is not yet supported (auto, mtp, ngram and off are)\n", v.c_str());
         return false;
     } else {
-        std::fprintf(stderr, "burrow-cli: --spec expects auto, ngram or off, got '%s'\n", v.c_str());
+        std::fprintf(stderr, "burrow-cli: --spec expects auto, mtp, ngram or off, got '%s'\n", v.c_str());
         return false;
     }
     return true;

@@ -195,9 +195,15 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
     if (!chain)
         return chain.status();
     const SpeculativeOptions &spec = request.options.speculative;
-    if (spec.mode == SpeculativeMode::SPECULATIVE_MTP)
-        return Status::error("speculative decoding with the file's MTP layers is not yet supported (use auto, ngram "
-                             "or off)");
+    const bool mtp = (spec.mode == SpeculativeMode::SPECULATIVE_MTP || spec.mode == SpeculativeMode::SPECULATIVE_AUTO) &&
+                     c.nLayerMtp > 0;
+    if (spec.mode == SpeculativeMode::SPECULATIVE_MTP && !mtp)
+        return Status::error(c.nextnDeclared > 0
+                                 ? "speculative decoding with MTP: this file declares " + std::to_string(c.nextnDeclared) +
+                                       " multi-token-prediction blocks, but Burrow drafts only with one that has its "
+                                       "tensors (use auto, ngram or off)"
+                                 : "speculative decoding with MTP: this model has no multi-token-prediction layers "
+                                   "(use auto, ngram or off)");
     if (spec.mode == SpeculativeMode::SPECULATIVE_DRAFT)
         return Status::error("speculative decoding with a draft model is not yet supported (use auto, ngram or off)");
     if (spec.draftMax < 0 || spec.draftMax > kMaxDraft)
@@ -209,8 +215,10 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
         live->result = result;
     *live->result = GenerateResult{};
     live->chain = std::move(chain.value());
-    if (spec.mode != SpeculativeMode::SPECULATIVE_OFF && spec.draftMax > 0)
+    if (spec.mode != SpeculativeMode::SPECULATIVE_OFF && spec.draftMax > 0) {
         live->spec = std::make_unique<speculative::DraftControl>(spec.draftMax);
+        live->mtp = mtp;
+    }
     for (Token t : request.prompt)
         live->chain->accept(t);
     live->tokens = request.prompt;
@@ -461,6 +469,8 @@ void SchedulerImpl::admit()
             m_parked[static_cast<size_t>(live->slot)].clear();
             live->evaluated = m_cache->length(seq);
         }
+        if (live->evaluated == 0)
+            m_forward->mtpForget(seq);   // an adopted prefix's blocks carry no MTP state of this sequence's
         if (live->evaluated == 0 && m_mode.shareBlocks)
             live->evaluated = m_cache->adoptPrefix(seq, live->tokens.data(), static_cast<uint32_t>(live->tokens.size()));
         m_reused += live->evaluated;
@@ -542,7 +552,59 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits)
 
 int SchedulerImpl::planDraft(Live &l, int maxTokens)
 {
+    if (l.mtp) {   // drafted before the batch (draftMtp); cut to the rows left
+        if (l.draft.size() > static_cast<size_t>(std::max(0, maxTokens)))
+            l.draft.resize(static_cast<size_t>(std::max(0, maxTokens)));
+        return static_cast<int>(l.draft.size());
+    }
     l.draft.clear();
+    const int k0 = draftLimit(l, maxTokens);
+    if (k0 <= 0)
+        return 0;
+    l.draft.resize(static_cast<size_t>(k0));
+    const int k = speculative::draftNgram(l.tokens.data(), l.tokens.size(), k0, l.draft.data());
+    l.draft.resize(static_cast<size_t>(k));
+    return k;
+}
+
+void SchedulerImpl::draftMtp(const std::vector<Live *> &order)
+{
+    if (!m_forward->hasMtp())
+        return;
+    std::vector<runtime::MtpDraft> drafts;
+    std::vector<Live *> owners;
+    for (Live *l : order) {
+        if (!l->mtp || !l->spec || l->slot < 0)
+            continue;
+        l->draft.clear();
+        if (!l->started || l->remaining() != 1)
+            continue;
+        const uint32_t seq = static_cast<uint32_t>(l->slot);
+        if (!m_forward->mtpReady(seq)) {
+            l->mtp = false;   // its block state cannot be completed: n-gram lookup from now on
+            continue;
+        }
+        const int k = draftLimit(*l, kMaxDraft);
+        if (k <= 0)
+            continue;
+        l->draft.resize(static_cast<size_t>(k));
+        runtime::MtpDraft d;
+        d.seq = seq;
+        d.token = l->tokens[l->evaluated];
+        d.count = k;
+        d.out = l->draft.data();
+        drafts.push_back(d);
+        owners.push_back(l);
+    }
+    if (drafts.empty())
+        return;
+    const Status st = m_forward->mtpDraft(drafts.data(), static_cast<int>(drafts.size()), m_logits.data());
+    for (size_t i = 0; i < drafts.size(); ++i)
+        owners[i]->draft.resize(st ? static_cast<size_t>(drafts[i].drafted) : 0);
+}
+
+int SchedulerImpl::draftLimit(Live &l, int maxTokens)
+{
     int k = std::min({l.spec->allowance(), maxTokens, kMaxDraft});
     // Room: every draft and the token after them without a context shift,
     // and no draft past the reply's last token.
@@ -552,12 +614,7 @@ int SchedulerImpl::planDraft(Live &l, int maxTokens)
     const int32_t maxTokensOpt = l.req.options.maxTokens;
     if (maxTokensOpt >= 0)
         k = std::min(k, maxTokensOpt - static_cast<int32_t>(l.result->tokens.size()) - 1);
-    if (k <= 0)
-        return 0;
-    l.draft.resize(static_cast<size_t>(k));
-    k = speculative::draftNgram(l.tokens.data(), l.tokens.size(), k, l.draft.data());
-    l.draft.resize(static_cast<size_t>(k));
-    return k;
+    return std::max(k, 0);
 }
 
 bool SchedulerImpl::verifyDrafts(Live &l, uint32_t seq, const float *logits)
@@ -586,6 +643,7 @@ bool SchedulerImpl::verifyDrafts(Live &l, uint32_t seq, const float *logits)
     }
     m_cache->truncate(seq, l.evaluated);   // the rejected drafts' keys (and a recurrent state's steps)
     l.evaluated = m_cache->length(seq);    // (0 only if a recurrent state kept no steps: computed again)
+    m_forward->mtpRollback(seq, l.evaluated);   // the MTP block's hidden state of the last accepted position
     l.result->timings.draftedTokens += k;
     l.result->timings.acceptedTokens += accepted;
     l.spec->record(k, accepted);
@@ -703,6 +761,7 @@ bool SchedulerImpl::step()
         }
     }
 
+    draftMtp(order);
     m_spans.clear();
     m_spanLive.clear();
     int rows = 0;
@@ -715,9 +774,10 @@ bool SchedulerImpl::step()
         if (!decode)
             n = std::min(n, prefillBudget);
         // A generating sequence verifies its drafts in this pass (1 + k rows).
-        l->draft.clear();
         if (decode && l->spec)
             n += planDraft(*l, budget - 1);
+        else
+            l->draft.clear();
         // A recurrent state is snapshot before the prompt's last token: that
         // token goes in a step of its own.
         if (m_cache->recurrent() && !l->started && n > 1 && l->evaluated + static_cast<uint32_t>(n) == l->promptLength)
@@ -774,6 +834,7 @@ bool SchedulerImpl::step()
         span.row0 = rows;
         span.n = n;
         span.verify = !l->draft.empty();
+        span.mtp = l->mtp;
         span.logits = span.verify || l->evaluated + static_cast<uint32_t>(n) == l->tokens.size();
         if (span.verify) {
             m_batchTokens[static_cast<size_t>(rows)] = l->tokens[l->evaluated];

@@ -63,6 +63,10 @@ struct Live {
     // step's draft tokens (verified in its pass after tokens.back()).
     std::unique_ptr<speculative::DraftControl> spec;
     std::vector<Token> draft;
+    // The drafter is the model's MTP block (else the n-gram lookup): its
+    // spans run the block too (BatchSpan::mtp), its drafts come from
+    // draftMtp before the batch is built.
+    bool mtp = false;
 
     Live();
     ~Live();
@@ -161,6 +165,14 @@ private:
     // maxTokens, fewer where the context, the reply's length or the drafter
     // stop it); their count.
     int planDraft(Live &live, int maxTokens);
+    // The most tokens `live` may draft this step (its allowance, the room
+    // left in the context and the reply; counts a back-off step).
+    int draftLimit(Live &live, int maxTokens);
+    // MTP drafts of every generating MTP sequence among `order`, in one
+    // batched run of the block per draft position (Forward::mtpDraft), into
+    // their `draft`. A sequence whose block state is not complete (a slot
+    // computed without it) drafts by n-gram lookup from then on.
+    void draftMtp(const std::vector<Live *> &order);
     // After a verification pass of 1 + k rows (span at sequence `seq`,
     // logits: its k + 1 rows): accepts drafts while the sampler picks them,
     // keeps the token it picked instead (or after all), rolls the KV cache
