@@ -436,10 +436,10 @@ using TextCallback = std::function<bool(std::string_view piece)>;
 // is batch-invariant) and each draft is accepted only when the sampler
 // chain, run as without drafts, picks it.
 enum class SpeculativeMode {
-    SPECULATIVE_AUTO,    // the best drafter the file allows: n-gram (MTP and draft models: not yet)
+    SPECULATIVE_AUTO,    // the best drafter the file allows: MTP where it has a block, else n-gram
     SPECULATIVE_NGRAM,   // prompt lookup: continuations copied from the conversation so far
     SPECULATIVE_OFF,
-    SPECULATIVE_MTP,     // the file's multi-token-prediction layers: not yet supported (an error)
+    SPECULATIVE_MTP,     // the file's multi-token-prediction block (ModelInfo::mtpDrafting; an error without)
     SPECULATIVE_DRAFT,   // a smaller draft model: not yet supported (an error)
 };
 

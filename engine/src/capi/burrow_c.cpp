@@ -492,13 +492,15 @@ bool toOptions(const char *fn, const burrow_generate_params &p, burrow::Generate
     if (p.cancel != nullptr)
         out->cancel = p.cancel->token;
     const int spec = rawEnum(p.speculative);
-    if (spec != BURROW_SPECULATIVE_AUTO && spec != BURROW_SPECULATIVE_NGRAM && spec != BURROW_SPECULATIVE_OFF) {
+    if (spec != BURROW_SPECULATIVE_AUTO && spec != BURROW_SPECULATIVE_NGRAM && spec != BURROW_SPECULATIVE_OFF &&
+        spec != BURROW_SPECULATIVE_MTP) {
         setError(std::string(fn) + ": speculative is " + std::to_string(spec)
                  + ", expected a BURROW_SPECULATIVE_ value");
         return false;
     }
     out->speculative.mode = spec == BURROW_SPECULATIVE_NGRAM ? burrow::SpeculativeMode::SPECULATIVE_NGRAM
                             : spec == BURROW_SPECULATIVE_OFF ? burrow::SpeculativeMode::SPECULATIVE_OFF
+                            : spec == BURROW_SPECULATIVE_MTP ? burrow::SpeculativeMode::SPECULATIVE_MTP
                                                              : burrow::SpeculativeMode::SPECULATIVE_AUTO;
     out->speculative.draftMax = p.draft_max;
     out->reasoning.syntax = toReasoning(p.reasoning_syntax);

@@ -13,6 +13,7 @@
 #include "runtime/kv_cache.h"
 #include "runtime/thread_pool.h"
 #include "model/synthetic_model.h"
+#include "chi_squared.h"
 #include "gguf/gguf_reader.h"
 #include "test_support.h"
 
@@ -95,6 +96,7 @@ private slots:
     void greedyEqualsPlain_data();
     void greedyEqualsPlain();
     void scriptedDraftsAccepted();
+    void sampledKeepsTheDistribution();
     void modes();
     void malformedRefused_data();
     void malformedRefused();
@@ -363,6 +365,77 @@ void TestForwardMtp::scriptedDraftsAccepted()
                                                                    .arg(i)
                                                                    .arg(describe(alone.tokens), describe(results[i].tokens))));
         QVERIFY(results[i].timings.acceptedTokens > 0);
+    }
+}
+
+// Sampling with MTP drafts keeps the target's distribution, as the n-gram
+// test does (api/tst_speculative_sampling): the scripted model at
+// temperature 5 (the script's lead of about 20 logits becomes about 4: its
+// next piece is likely, not certain) with the chain's top-k and a
+// repetition penalty (no top-p nor min-p: before the temperature, as the
+// reference orders the chain, they would leave the script's piece alone);
+// replies with drafts (seeds 1..N) and without
+// (seeds N+1..2N) compared position by position (chi-squared, p = 0.001);
+// drafts both accepted and rejected. With the same seed, the same reply.
+void TestForwardMtp::sampledKeepsTheDistribution()
+{
+    auto spec = mtpSpec("qwen35-tiny", "Q8_0");
+    spec.shape.tiedOutput = false;
+    spec.script = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n"};
+    const QString path = write(spec, "sampled.gguf");
+    QVERIFY2(!path.startsWith("error"), qPrintable(path));
+    auto loaded = Model::load(path.toStdString());
+    QVERIFY(loaded);
+    const std::shared_ptr<Model> m = loaded.value();
+    Token trigger = -1;
+    for (uint32_t t = m->vocabSize(); t-- > 0 && trigger < 0;)
+        if (m->tokenBytes(Token(t)) == "a")
+            trigger = Token(t);
+    const std::vector<Token> prompt = {1, 40, 77, 5, trigger};
+    SessionOptions so;
+    so.contextSize = 64;
+    so.threads = 1;
+    auto session = Session::create(m, so);
+    QVERIFY(session);
+    constexpr int kRuns = 300, kTokens = 8;
+    const auto generate = [&](uint32_t seed, SpeculativeMode mode) {
+        SamplingParams p;
+        p.temperature = 5.0f;
+        p.topK = 100;
+        p.topP = 1.0f;
+        p.minP = 0.0f;
+        p.repeatPenalty = 1.05f;
+        p.seed = seed;
+        GenerateOptions go;
+        go.maxTokens = kTokens;
+        go.speculative.mode = mode;
+        GenerateResult r;
+        session.value()->reset();
+        if (Status s = session.value()->generate(prompt, p, go, {}, &r); !s)
+            qWarning("%s", s.message().c_str());
+        return r;
+    };
+    for (uint32_t seed = 1; seed <= 10; ++seed)
+        QCOMPARE(generate(seed, SpeculativeMode::SPECULATIVE_MTP).tokens, generate(seed, SpeculativeMode::SPECULATIVE_OFF).tokens);
+    std::vector<std::map<Token, int>> withDrafts(kTokens), without(kTokens);
+    int drafted = 0, accepted = 0;
+    for (int i = 0; i < kRuns; ++i) {
+        const GenerateResult a = generate(static_cast<uint32_t>(1 + i), SpeculativeMode::SPECULATIVE_MTP);
+        const GenerateResult b = generate(static_cast<uint32_t>(1 + kRuns + i), SpeculativeMode::SPECULATIVE_OFF);
+        drafted += a.timings.draftedTokens;
+        accepted += a.timings.acceptedTokens;
+        for (size_t j = 0; j < a.tokens.size() && j < size_t(kTokens); ++j)
+            ++withDrafts[j][a.tokens[j]];
+        for (size_t j = 0; j < b.tokens.size() && j < size_t(kTokens); ++j)
+            ++without[j][b.tokens[j]];
+    }
+    qInfo("%d MTP draft tokens, %d accepted", drafted, accepted);
+    QVERIFY2(accepted > 0 && accepted < drafted, "drafts were both accepted and rejected");
+    for (int j = 0; j < kTokens; ++j) {
+        double stat = 0;
+        int df = 0;
+        const bool ok = test::homogeneous(withDrafts[size_t(j)], without[size_t(j)], &stat, &df);
+        QVERIFY2(ok, qPrintable(QStringLiteral("token %1: chi-squared %2, %3 degrees of freedom").arg(j).arg(stat).arg(df)));
     }
 }
 
