@@ -75,6 +75,10 @@ using Clock = SchedulerClock;
 
 // Most draft tokens a sequence verifies in one step (SpeculativeOptions::draftMax).
 constexpr int kMaxDraft = 16;
+// Most MTP drafts per step: the block is trained to guess one token ahead;
+// chained further its guesses fade while each costs a layer and the output
+// matrix (the reference drafts 3 by default).
+constexpr int kMaxMtpDraft = 4;
 
 double msBetween(Clock::time_point a, Clock::time_point b)
 {
@@ -584,7 +588,7 @@ void SchedulerImpl::draftMtp(const std::vector<Live *> &order)
             l->mtp = false;   // its block state cannot be completed: n-gram lookup from now on
             continue;
         }
-        const int k = draftLimit(*l, kMaxDraft);
+        const int k = draftLimit(*l, kMaxMtpDraft);
         if (k <= 0)
             continue;
         l->draft.resize(static_cast<size_t>(k));

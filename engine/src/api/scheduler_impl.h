@@ -168,9 +168,9 @@ private:
     // The most tokens `live` may draft this step (its allowance, the room
     // left in the context and the reply; counts a back-off step).
     int draftLimit(Live &live, int maxTokens);
-    // MTP drafts of every generating MTP sequence among `order`, in one
-    // batched run of the block per draft position (Forward::mtpDraft), into
-    // their `draft`. A sequence whose block state is not complete (a slot
+    // MTP drafts of every generating MTP sequence among `order` (at most 4
+    // each), in one batched run of the block per draft position
+    // (Forward::mtpDraft), into their `draft`. A sequence whose block state is not complete (a slot
     // computed without it) drafts by n-gram lookup from then on.
     void draftMtp(const std::vector<Live *> &order);
     // After a verification pass of 1 + k rows (span at sequence `seq`,
