@@ -14,6 +14,7 @@
 #include "runtime/thread_pool.h"
 #include "model/synthetic_model.h"
 #include "chi_squared.h"
+#include "cli_process.h"
 #include "gguf/gguf_reader.h"
 #include "test_support.h"
 
@@ -203,6 +204,15 @@ void TestForwardMtp::loadsTheBlock()
     QCOMPARE(plainInfo.value().mtpLayerCount, 0u);
     QVERIFY(!plainInfo.value().mtpDrafting);
     QCOMPARE(info.value().kvBytesPerToken, 2 * plainInfo.value().kvBytesPerToken);
+
+    // burrow-cli info says so (and the JSON keys).
+    const test::ProcessResult text = test::runCli({QStringLiteral("info"), path});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("MTP layers:        1 (drafts for speculative decoding: --spec mtp)"), text.out.constData());
+    const test::ProcessResult json = test::runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QVERIFY(json.out.contains("\"mtp_layer_count\": 1,") && json.out.contains("\"mtp_drafting\": true,"));
+    const test::ProcessResult plainText = test::runCli({QStringLiteral("info"), plainPath});
+    QVERIFY(!plainText.out.contains("MTP layers"));
 
     auto file = gguf::GgufFile::open(path.toStdString());
     QVERIFY(file);
@@ -470,6 +480,20 @@ void TestForwardMtp::modes()
     const Status st = session.value()->generate(prompt, SamplingParams{}, go, {}, &r);
     QVERIFY(!st);
     QVERIFY2(QString::fromStdString(st.message()).contains("no multi-token-prediction layers"), st.message().c_str());
+
+    // burrow-cli run --spec mtp: the same text as --spec off, a drafts line;
+    // a file without the block exits 1 naming why.
+    const auto run = [](const QString &model, const char *spec) {
+        return test::runCli({"run", "-m", model, "-p", kPrompts[1], "-n", "16", "--temp", "0", "-t", "2", "--spec", spec});
+    };
+    const test::ProcessResult off = run(withPath, "off"), mtp = run(withPath, "mtp");
+    QCOMPARE(off.exitCode, 0);
+    QCOMPARE(mtp.exitCode, 0);
+    QCOMPARE(mtp.out, off.out);
+    QVERIFY2(mtp.err.contains("drafts:"), mtp.err.constData());
+    const test::ProcessResult refused = run(withoutPath, "mtp");
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY2(refused.err.contains("no multi-token-prediction layers"), refused.err.constData());
 }
 
 void TestForwardMtp::malformedRefused_data()
