@@ -91,6 +91,7 @@ class TestForwardMtp : public QObject {
 private slots:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
+    void draftsAsTheReference_data();
     void draftsAsTheReference();
     void loadsTheBlock_data();
     void loadsTheBlock();
@@ -103,22 +104,32 @@ private slots:
     void malformedRefused();
 };
 
+void TestForwardMtp::draftsAsTheReference_data()
+{
+    QTest::addColumn<QString>("preset");
+    QTest::addColumn<QList<QList<int>>>("reference");   // the drafts of steps 1, 2, 3
+    QTest::newRow("qwen35") << "qwen35-tiny" << QList<QList<int>>{{261, 377, 501}, {225, 341, 458}, {55, 224, 356}};
+    QTest::newRow("qwen35moe") << "qwen35moe-tiny" << QList<QList<int>>{{261, 377, 402}, {497, 264, 213}, {261, 377, 425}};
+}
+
 // The drafts equal the reference's MTP drafts on the same file. The file is
-// `burrow-cli synth --preset qwen35-tiny --mtp 1 --type F32` (seed 1), which
+// `burrow-cli synth --preset PRESET --mtp 1 --type F32` (seed 1), which
 // this test writes again (the generator is deterministic); the reference
 // (llama.cpp build 9749) ran it as
 //   llama-server -m FILE --spec-type draft-mtp --spec-draft-n-max 3 -t 2
 //                -c 1024 -np 1 -v --no-warmup
-// with POST /completion {"prompt": [the 28 ids below], "n_predict": 8,
-// "temperature": 0}, and its debug log ("draft candidate 0, pos i: ID")
+// with POST /completion {"prompt": [the 28 ids below], "n_predict": 8 (6 for
+// qwen35moe), "temperature": 0}, and its debug log ("draft candidate 0, pos i: ID")
 // listed the drafts of each step: the target's reply is token 269 ('e')
 // over and over, every draft rejected. Step 1 drafts from the prompt and the
 // first sampled token; steps 2 and 3 after one more 'e' each.
 void TestForwardMtp::draftsAsTheReference()
 {
-    auto spec = mtpSpec("qwen35-tiny", "F32");
+    QFETCH(QString, preset);
+    QFETCH(QList<QList<int>>, reference);
+    auto spec = mtpSpec(qPrintable(preset), "F32");
     spec.seed = 1;
-    const QString path = write(spec, "reference-drafts.gguf");
+    const QString path = write(spec, preset + "-reference-drafts.gguf");
     QVERIFY2(!path.startsWith("error"), qPrintable(path));
     auto loaded = Model::load(path.toStdString());
     QVERIFY(loaded);
@@ -128,7 +139,6 @@ void TestForwardMtp::draftsAsTheReference()
     const std::vector<int32_t> prompt = {1,   259, 82,  287, 425, 300, 291, 289, 287, 260, 298, 277, 285, 269,
                                          298, 275, 269, 295, 269, 304, 349, 260, 282, 277, 299, 299, 283, 269};
     QCOMPARE(loaded.value()->tokenize(kPrompts[0], true, false), std::vector<Token>(prompt.begin(), prompt.end()));
-    const std::vector<std::vector<int32_t>> reference = {{261, 377, 501}, {225, 341, 458}, {55, 224, 356}};
 
     runtime::ThreadPool pool(2);
     auto cache = runtime::KvCache::create(c, 128, 64, 1);
@@ -147,7 +157,7 @@ void TestForwardMtp::draftsAsTheReference()
     };
     int32_t token = argmaxOf(0);
     QCOMPARE(token, 269);
-    for (size_t step = 0; step < reference.size(); ++step) {
+    for (qsizetype step = 0; step < reference.size(); ++step) {
         QVERIFY(fwd.value()->mtpReady(0));
         std::vector<int32_t> drafts(3, -1);
         runtime::MtpDraft d;
@@ -156,7 +166,7 @@ void TestForwardMtp::draftsAsTheReference()
         d.out = drafts.data();
         QVERIFY(fwd.value()->mtpDraft(&d, 1, logits.data()));
         QCOMPARE(d.drafted, 3);
-        QCOMPARE(drafts, reference[step]);
+        QCOMPARE(drafts, std::vector<int32_t>(reference[step].begin(), reference[step].end()));
         // Verify them as the scheduler does: all rejected (the target says
         // 'e' again), rolled back to the sampled token.
         const uint32_t len = cache.value()->length(0);
