@@ -575,8 +575,10 @@ void SchedulerImpl::draftMtp(const std::vector<Live *> &order)
 {
     if (!m_forward->hasMtp())
         return;
-    std::vector<runtime::MtpDraft> drafts;
-    std::vector<Live *> owners;
+    std::vector<runtime::MtpDraft> &drafts = m_mtpDrafts;   // kept: a step allocates nothing once grown
+    std::vector<Live *> &owners = m_mtpOwners;
+    drafts.clear();
+    owners.clear();
     for (Live *l : order) {
         if (!l->mtp || !l->spec || l->slot < 0)
             continue;

@@ -24,6 +24,7 @@ class Forward;
 class KvCache;
 class ThreadPool;
 struct BatchSpan;
+struct MtpDraft;
 }
 
 namespace burrow::sampling {
@@ -211,6 +212,8 @@ private:
     std::vector<runtime::BatchSpan> m_spans;
     std::vector<Live *> m_spanLive;
     std::vector<Live *> m_order;              // a step's sequences, decode rows first
+    std::vector<runtime::MtpDraft> m_mtpDrafts;   // draftMtp's requests and their sequences
+    std::vector<Live *> m_mtpOwners;
     std::function<bool()> m_externalCancel;
 
     // Scheduler thread's own state.
