@@ -87,17 +87,16 @@ struct GenerationOptions {
 
 // The help lines of --spec / --draft-max / --draft.
 inline constexpr const char *kSpeculativeHelp =
-    "  --spec auto|ngram|draft|off  speculative decoding (default auto: n-gram drafts\n"
-    "                          copied from the conversation, verified in one pass; the\n"
-    "                          output is the same token for token; draft: --draft's\n"
-    "                          guesses; mtp: not yet)\n"
+    "  --spec auto|mtp|ngram|draft|off  speculative decoding (default auto: the file's\n"
+    "                          MTP block where it has one, else n-gram drafts copied\n"
+    "                          from the conversation; verified in one pass, the output\n"
+    "                          is the same token for token; draft: --draft's guesses)\n"
     "  --draft MODEL           a smaller .gguf with the same vocabulary that drafts\n"
     "                          (implies --spec draft)\n"
     "  --draft-max N           most draft tokens per step (default 8, 0..16; adapts to\n"
     "                          the acceptance, down to none)\n";
 
-// --spec NAME: auto, ngram, draft, off (mtp is named but not yet
-// supported); false with a message.
+// --spec NAME: auto, mtp, ngram, draft, off; false with a message.
 inline bool parseSpeculativeMode(const std::string &v, burrow::SpeculativeMode *out)
 {
     if (v == "auto")
@@ -106,13 +105,12 @@ inline bool parseSpeculativeMode(const std::string &v, burrow::SpeculativeMode *
         *out = burrow::SpeculativeMode::SPECULATIVE_NGRAM;
     else if (v == "off")
         *out = burrow::SpeculativeMode::SPECULATIVE_OFF;
+    else if (v == "mtp")
+        *out = burrow::SpeculativeMode::SPECULATIVE_MTP;
     else if (v == "draft")
         *out = burrow::SpeculativeMode::SPECULATIVE_DRAFT;
-    else if (v == "mtp") {
-        std::fprintf(stderr, "burrow-cli: --spec %s is not yet supported (auto, ngram, draft and off are)\n", v.c_str());
-        return false;
-    } else {
-        std::fprintf(stderr, "burrow-cli: --spec expects auto, ngram, draft or off, got '%s'\n", v.c_str());
+    else {
+        std::fprintf(stderr, "burrow-cli: --spec expects auto, mtp, ngram, draft or off, got '%s'\n", v.c_str());
         return false;
     }
     return true;

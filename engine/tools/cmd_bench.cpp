@@ -84,7 +84,7 @@ void printHelp(FILE *out)
                  "                          (-n tokens each; the first -t); then a prompt of --arriving\n"
                  "                          tokens arrives while one stream generates\n"
                  "  --arriving N            that prompt's length (default 2000; 0 skips)\n"
-                 "  --spec auto|ngram|draft speculative decoding against --spec off: -n tokens (the\n"
+                 "  --spec auto|mtp|ngram|draft  speculative decoding against --spec off: -n tokens (the\n"
                  "                          first) greedily from --spec-prompt, alternating, -r times\n"
                  "  --draft MODEL           the draft model of --spec draft (implies it)\n"
                  "  --draft-max N           most draft tokens per step (default 8)\n"

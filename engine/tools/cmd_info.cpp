@@ -84,6 +84,8 @@ void printJson(const burrow::ModelInfo &info, const std::optional<burrow::ModelI
     std::printf("  \"recurrent_layer_count\": %u,\n", info.recurrentLayerCount);
     std::printf("  \"recurrent_state_bytes\": %" PRIu64 ",\n", info.recurrentStateBytes);
     std::printf("  \"shared_kv_layers\": %u,\n", info.sharedKvLayerCount);
+    std::printf("  \"mtp_layer_count\": %u,\n", info.mtpLayerCount);
+    std::printf("  \"mtp_drafting\": %s,\n", info.mtpDrafting ? "true" : "false");
     std::printf("  \"per_layer_embedding_length\": %u,\n", info.perLayerEmbeddingLength);
     std::printf("  \"per_layer_embedding_bytes\": %" PRIu64 ",\n", info.perLayerEmbeddingBytes);
     std::printf("  \"tensor_count\": %d,\n", tensorCount);
@@ -158,6 +160,10 @@ void printText(const burrow::ModelInfo &info, const std::optional<burrow::ModelI
     if (info.recurrentLayerCount > 0)
         std::printf("recurrent layers:  %u of %u (Gated DeltaNet), state %s per conversation\n", info.recurrentLayerCount,
                     info.blockCount, humanBytes(info.recurrentStateBytes).c_str());
+    if (info.mtpLayerCount > 0)
+        std::printf("MTP layers:        %u (%s)\n", info.mtpLayerCount,
+                    info.mtpDrafting ? "drafts for speculative decoding: --spec mtp"
+                                     : "not used: Burrow drafts with one block that has its tensors");
     std::printf("vocabulary:        %s, %u tokens\n", info.vocabType.empty() ? "none" : info.vocabType.c_str(),
                 info.vocabSize);
     std::printf("BOS / EOS ids:     %s / %s\n", id(info.bosId).c_str(), id(info.eosId).c_str());

@@ -52,6 +52,8 @@ void printHelp(FILE *out)
                  "  --ssm-value-heads N  Gated DeltaNet value heads (a multiple of the key heads)\n"
                  "  --attention-interval N  every Nth layer is attention, the others DeltaNet\n"
                  "                       (default 4; 1: all attention; more than the layers: none)\n"
+                 "  --mtp N              multi-token-prediction blocks after the layers (qwen35,\n"
+                 "                       qwen35moe; 0 or 1): blk.L.nextn.* and nextn_predict_layers\n"
                  "  --vocab N            vocabulary size (>= 8; >= 259 adds byte-fallback tokens)\n"
                  "  --ctx N              trained context length\n"
                  "  --sliding-window N   sliding-window size (gemma2, gemma3, gpt-oss)\n"
@@ -124,6 +126,7 @@ constexpr ShapeOption kShapeOptions[] = {
     {"--ssm-key-heads", &SyntheticShape::ssmGroups},
     {"--ssm-value-heads", &SyntheticShape::ssmHeads},
     {"--attention-interval", &SyntheticShape::attentionInterval},
+    {"--mtp", &SyntheticShape::nextnLayers},
     {"--vocab", &SyntheticShape::nVocab},
     {"--ctx", &SyntheticShape::nCtx},
     {"--sliding-window", &SyntheticShape::slidingWindow},

@@ -151,9 +151,10 @@ typedef enum burrow_reasoning_syntax {
  * token; the reply is the same token for token as without (see
  * docs/architecture.md). */
 typedef enum burrow_speculative_mode {
-    BURROW_SPECULATIVE_AUTO = 0,        /* the best drafter the file allows: n-gram for now */
+    BURROW_SPECULATIVE_AUTO = 0,        /* the best drafter the file allows: MTP where it has a block, else n-gram */
     BURROW_SPECULATIVE_NGRAM = 1,       /* prompt lookup: continuations copied from the conversation */
     BURROW_SPECULATIVE_OFF = 2,
+    BURROW_SPECULATIVE_MTP = 3,         /* the file's multi-token-prediction block (qwen35); an error without one */
     BURROW_SPECULATIVE_DRAFT = 4,       /* a smaller model with the same vocabulary (draft_model) */
 } burrow_speculative_mode;
 

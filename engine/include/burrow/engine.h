@@ -91,6 +91,14 @@ struct ModelInfo {
     // prefix) and a copy while a prompt chunk runs (undone on cancel).
     static constexpr uint32_t kRecurrentStateCopies = 4;
 
+    // Multi-token prediction ({arch}.nextn_predict_layers; qwen35,
+    // qwen35moe): blocks after the trunk that guess the next tokens
+    // (SpeculativeMode::SPECULATIVE_MTP). mtpLayerCount is what the file
+    // declares (counted in blockCount); mtpDrafting whether Burrow drafts
+    // with them (one block with its tensors; the reference runs one too).
+    uint32_t mtpLayerCount = 0;
+    bool mtpDrafting = false;
+
     // Per-layer input embeddings (gemma4 E2B/E4B; 0 / 0 when none): values
     // per layer and token, and the bytes of that table. It stays in the
     // memory-mapped file (a token reads one row), counted in weightBytes.
@@ -434,10 +442,10 @@ using TextCallback = std::function<bool(std::string_view piece)>;
 // is batch-invariant) and each draft is accepted only when the sampler
 // chain, run as without drafts, picks it.
 enum class SpeculativeMode {
-    SPECULATIVE_AUTO,    // the best drafter the file allows: n-gram (MTP and draft models: not yet)
+    SPECULATIVE_AUTO,    // the best drafter the file allows: MTP where it has a block, else n-gram
     SPECULATIVE_NGRAM,   // prompt lookup: continuations copied from the conversation so far
     SPECULATIVE_OFF,
-    SPECULATIVE_MTP,     // the file's multi-token-prediction layers: not yet supported (an error)
+    SPECULATIVE_MTP,     // the file's multi-token-prediction block (ModelInfo::mtpDrafting; an error without)
     SPECULATIVE_DRAFT,   // a smaller model with the same vocabulary (SpeculativeOptions::draftModel)
 };
 

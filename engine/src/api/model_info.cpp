@@ -179,12 +179,16 @@ Result<ModelInfo> api::inspectGguf(const gguf::GgufFile &f)
         info.recurrentLayerCount = c.recurrentLayerCount();
         if (info.recurrentLayerCount > 0)
             info.recurrentStateBytes = c.ssmStateFloats() * info.recurrentLayerCount * sizeof(float);
+        info.mtpLayerCount = c.nextnDeclared;
+        info.mtpDrafting = c.nLayerMtp > 0;
+        if (info.mtpDrafting)
+            info.drafters.insert(info.drafters.begin(), "mtp");
         // Keys and values (F16) of the layers that keep their own: not the
-        // recurrent ones, not those that share an earlier layer's (gemma4),
-        // not the multi-token-prediction blocks (not run); each layer with
-        // its own KV heads and head sizes.
+        // recurrent ones, not those that share an earlier layer's (gemma4);
+        // the multi-token-prediction block Burrow runs has its own; each
+        // layer with its own KV heads and head sizes.
         uint64_t full = 0, sliding = 0;
-        for (uint32_t il = 0; il < c.nLayer; ++il) {
+        for (uint32_t il = 0; il < c.layers.size(); ++il) {
             if (!c.ownsKv(il))
                 continue;
             const model::LayerSpec &l = c.layers[il];

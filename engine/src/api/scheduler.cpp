@@ -76,6 +76,10 @@ using Clock = SchedulerClock;
 
 // Most draft tokens a sequence verifies in one step (SpeculativeOptions::draftMax).
 constexpr int kMaxDraft = 16;
+// Most MTP drafts per step: the block is trained to guess one token ahead;
+// chained further its guesses fade while each costs a layer and the output
+// matrix (the reference drafts 3 by default).
+constexpr int kMaxMtpDraft = 4;
 
 double msBetween(Clock::time_point a, Clock::time_point b)
 {
@@ -196,9 +200,15 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
     if (!chain)
         return chain.status();
     const SpeculativeOptions &spec = request.options.speculative;
-    if (spec.mode == SpeculativeMode::SPECULATIVE_MTP)
-        return Status::error("speculative decoding with the file's MTP layers is not yet supported (use auto, ngram "
-                             "or off)");
+    const bool mtp = (spec.mode == SpeculativeMode::SPECULATIVE_MTP || spec.mode == SpeculativeMode::SPECULATIVE_AUTO) &&
+                     c.nLayerMtp > 0;
+    if (spec.mode == SpeculativeMode::SPECULATIVE_MTP && !mtp)
+        return Status::error(c.nextnDeclared > 0
+                                 ? "speculative decoding with MTP: this file declares " + std::to_string(c.nextnDeclared) +
+                                       " multi-token-prediction blocks, but Burrow drafts only with one that has its "
+                                       "tensors (use auto, ngram or off)"
+                                 : "speculative decoding with MTP: this model has no multi-token-prediction layers "
+                                   "(use auto, ngram or off)");
     if (spec.draftMax < 0 || spec.draftMax > kMaxDraft)
         return Status::error("draftMax is " + std::to_string(spec.draftMax) + ", expected 0.." +
                              std::to_string(kMaxDraft));
@@ -233,8 +243,10 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
         live->result = result;
     *live->result = GenerateResult{};
     live->chain = std::move(chain.value());
-    if (spec.mode != SpeculativeMode::SPECULATIVE_OFF && spec.draftMax > 0)
+    if (spec.mode != SpeculativeMode::SPECULATIVE_OFF && spec.draftMax > 0) {
         live->spec = std::make_unique<speculative::DraftControl>(spec.draftMax);
+        live->mtp = mtp;
+    }
     for (Token t : request.prompt)
         live->chain->accept(t);
     live->tokens = request.prompt;
@@ -485,6 +497,8 @@ void SchedulerImpl::admit()
             m_parked[static_cast<size_t>(live->slot)].clear();
             live->evaluated = m_cache->length(seq);
         }
+        if (live->evaluated == 0)
+            m_forward->mtpForget(seq);   // an adopted prefix's blocks carry no MTP state of this sequence's
         if (live->evaluated == 0 && m_mode.shareBlocks)
             live->evaluated = m_cache->adoptPrefix(seq, live->tokens.data(), static_cast<uint32_t>(live->tokens.size()));
         m_reused += live->evaluated;
@@ -572,17 +586,60 @@ int SchedulerImpl::planDraft(Live &l, int maxTokens)
         l.draft.resize(std::min(l.draft.size(), static_cast<size_t>(std::max(0, maxTokens))));
         return static_cast<int>(l.draft.size());
     }
+    if (l.mtp) {   // drafted before the batch (draftMtp); cut to the rows left
+        if (l.draft.size() > static_cast<size_t>(std::max(0, maxTokens)))
+            l.draft.resize(static_cast<size_t>(std::max(0, maxTokens)));
+        return static_cast<int>(l.draft.size());
+    }
     l.draft.clear();
-    const int k = draftRoom(l, maxTokens);
-    if (k <= 0)
+    const int k0 = draftLimit(l, maxTokens);
+    if (k0 <= 0)
         return 0;
+    l.draft.resize(static_cast<size_t>(k0));
+    const int k = speculative::draftNgram(l.tokens.data(), l.tokens.size(), k0, l.draft.data());
     l.draft.resize(static_cast<size_t>(k));
-    const int found = speculative::draftNgram(l.tokens.data(), l.tokens.size(), k, l.draft.data());
-    l.draft.resize(static_cast<size_t>(found));
-    return found;
+    return k;
 }
 
-int SchedulerImpl::draftRoom(Live &l, int maxTokens)
+void SchedulerImpl::draftMtp(const std::vector<Live *> &order)
+{
+    if (!m_forward->hasMtp())
+        return;
+    std::vector<runtime::MtpDraft> &drafts = m_mtpDrafts;   // kept: a step allocates nothing once grown
+    std::vector<Live *> &owners = m_mtpOwners;
+    drafts.clear();
+    owners.clear();
+    for (Live *l : order) {
+        if (!l->mtp || !l->spec || l->slot < 0)
+            continue;
+        l->draft.clear();
+        if (!l->started || l->remaining() != 1)
+            continue;
+        const uint32_t seq = static_cast<uint32_t>(l->slot);
+        if (!m_forward->mtpReady(seq)) {
+            l->mtp = false;   // its block state cannot be completed: n-gram lookup from now on
+            continue;
+        }
+        const int k = draftLimit(*l, kMaxMtpDraft);
+        if (k <= 0)
+            continue;
+        l->draft.resize(static_cast<size_t>(k));
+        runtime::MtpDraft d;
+        d.seq = seq;
+        d.token = l->tokens[l->evaluated];
+        d.count = k;
+        d.out = l->draft.data();
+        drafts.push_back(d);
+        owners.push_back(l);
+    }
+    if (drafts.empty())
+        return;
+    const Status st = m_forward->mtpDraft(drafts.data(), static_cast<int>(drafts.size()), m_logits.data());
+    for (size_t i = 0; i < drafts.size(); ++i)
+        owners[i]->draft.resize(st ? static_cast<size_t>(drafts[i].drafted) : 0);
+}
+
+int SchedulerImpl::draftLimit(Live &l, int maxTokens)
 {
     int k = std::min({l.spec->allowance(), maxTokens, kMaxDraft});
     // Room: every draft and the token after them without a context shift,
@@ -624,7 +681,7 @@ void SchedulerImpl::draftWithModels()
         l->draft.clear();
         if (l->slot < 0 || !l->spec || !l->started || l->remaining() != 1)
             continue;
-        const int k = draftRoom(*l, m_options.batchTokens - 1);
+        const int k = draftLimit(*l, m_options.batchTokens - 1);
         if (k <= 0)
             continue;
         DraftModel::Job job;
@@ -691,6 +748,7 @@ bool SchedulerImpl::verifyDrafts(Live &l, uint32_t seq, const float *logits)
     }
     m_cache->truncate(seq, l.evaluated);   // the rejected drafts' keys (and a recurrent state's steps)
     l.evaluated = m_cache->length(seq);    // (0 only if a recurrent state kept no steps: computed again)
+    m_forward->mtpRollback(seq, l.evaluated);   // the MTP block's hidden state of the last accepted position
     l.result->timings.draftedTokens += k;
     l.result->timings.acceptedTokens += accepted;
     l.spec->record(k, accepted);
@@ -809,6 +867,7 @@ bool SchedulerImpl::step()
         }
     }
 
+    draftMtp(order);
     m_spans.clear();
     m_spanLive.clear();
     int rows = 0;
@@ -881,6 +940,7 @@ bool SchedulerImpl::step()
         span.row0 = rows;
         span.n = n;
         span.verify = !l->draft.empty();
+        span.mtp = l->mtp;
         span.logits = span.verify || l->evaluated + static_cast<uint32_t>(n) == l->tokens.size();
         if (span.verify) {
             m_batchTokens[static_cast<size_t>(rows)] = l->tokens[l->evaluated];

@@ -25,6 +25,7 @@ class Forward;
 class KvCache;
 class ThreadPool;
 struct BatchSpan;
+struct MtpDraft;
 }
 
 namespace burrow::sampling {
@@ -78,6 +79,10 @@ struct Live {
     std::shared_ptr<DraftModel> drafter;
     std::unique_ptr<sampling::Chain> draftChain;
     std::vector<std::vector<sampling::Candidate>> draftQ;
+    // The drafter is the model's MTP block (else the n-gram lookup): its
+    // spans run the block too (BatchSpan::mtp), its drafts come from
+    // draftMtp before the batch is built.
+    bool mtp = false;
 
     Live();
     ~Live();
@@ -178,13 +183,18 @@ private:
     // Drafts with the draft models for every generating sequence that has
     // one, all of a model's in the same passes (before a step's batch).
     void draftWithModels();
-    // Draft tokens a generating sequence may have this step (its allowance,
-    // the context, the reply's length), at most maxTokens.
-    int draftRoom(Live &live, int maxTokens);
     // Draft tokens for a generating sequence's step into live.draft (at most
     // maxTokens, fewer where the context, the reply's length or the drafter
     // stop it); their count.
     int planDraft(Live &live, int maxTokens);
+    // The most tokens `live` may draft this step (its allowance, the room
+    // left in the context and the reply; counts a back-off step).
+    int draftLimit(Live &live, int maxTokens);
+    // MTP drafts of every generating MTP sequence among `order` (at most 4
+    // each), in one batched run of the block per draft position
+    // (Forward::mtpDraft), into their `draft`. A sequence whose block state is not complete (a slot
+    // computed without it) drafts by n-gram lookup from then on.
+    void draftMtp(const std::vector<Live *> &order);
     // After a verification pass of 1 + k rows (span at sequence `seq`,
     // logits: its k + 1 rows): accepts drafts while the sampler picks them,
     // keeps the token it picked instead (or after all), rolls the KV cache
@@ -223,6 +233,8 @@ private:
     std::vector<runtime::BatchSpan> m_spans;
     std::vector<Live *> m_spanLive;
     std::vector<Live *> m_order;              // a step's sequences, decode rows first
+    std::vector<runtime::MtpDraft> m_mtpDrafts;   // draftMtp's requests and their sequences
+    std::vector<Live *> m_mtpOwners;
     std::function<bool()> m_externalCancel;
     // The draft model requests name (the latest; replaced when one names another).
     std::mutex m_draftMutex;

@@ -494,13 +494,14 @@ bool toOptions(const char *fn, const burrow_generate_params &p, burrow::Generate
         out->cancel = p.cancel->token;
     const int spec = rawEnum(p.speculative);
     if (spec != BURROW_SPECULATIVE_AUTO && spec != BURROW_SPECULATIVE_NGRAM && spec != BURROW_SPECULATIVE_OFF &&
-        spec != BURROW_SPECULATIVE_DRAFT) {
+        spec != BURROW_SPECULATIVE_MTP && spec != BURROW_SPECULATIVE_DRAFT) {
         setError(std::string(fn) + ": speculative is " + std::to_string(spec)
                  + ", expected a BURROW_SPECULATIVE_ value");
         return false;
     }
     out->speculative.mode = spec == BURROW_SPECULATIVE_NGRAM ? burrow::SpeculativeMode::SPECULATIVE_NGRAM
                             : spec == BURROW_SPECULATIVE_OFF ? burrow::SpeculativeMode::SPECULATIVE_OFF
+                            : spec == BURROW_SPECULATIVE_MTP ? burrow::SpeculativeMode::SPECULATIVE_MTP
                             : spec == BURROW_SPECULATIVE_DRAFT ? burrow::SpeculativeMode::SPECULATIVE_DRAFT
                                                                : burrow::SpeculativeMode::SPECULATIVE_AUTO;
     out->speculative.draftMax = p.draft_max;

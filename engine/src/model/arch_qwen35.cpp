@@ -11,7 +11,11 @@
 // FFN (SwiGLU; qwen35moe: softmax top-k experts renormalised, plus a shared
 // expert gated by sigmoid(ffn_gate_inp_shexp . h)). Tied output when
 // output.weight is absent. Multi-token-prediction blocks
-// (nextn_predict_layers) follow the trunk and are not run.
+// (nextn_predict_layers) follow the trunk: one (the reference runs only one)
+// is loaded as layers[nLayer], a gated-attention block of the trunk's kind,
+// when the file has its blk.N.nextn.eh_proj (a file without it, or with more
+// than one block, loads its trunk alone). Reference: src/models/qwen35.cpp
+// graph_mtp, load_block_mtp.
 // Reference: src/models/qwen35.cpp, qwen35moe.cpp, delta-net-base.cpp.
 #include "model/architectures.h"
 
@@ -72,8 +76,7 @@ Status configureQwen35Common(const gguf::GgufFile &file, ModelConfig &c)
     c.attnOutputGate = true;
     c.ffnNormNamedPostAttention = true;
 
-    // Multi-token-prediction blocks after the trunk: not run (their
-    // tensors are left unread).
+    // Multi-token-prediction blocks after the trunk.
     uint32_t nextn = 0;
     if (Status s = file.getOptionalU32(p + "nextn_predict_layers", nextn); !s)
         return s;
@@ -82,7 +85,11 @@ Status configureQwen35Common(const gguf::GgufFile &file, ModelConfig &c)
                              ", expected fewer than the " + std::to_string(c.nLayer) + " blocks");
     const uint32_t nLayerAll = c.nLayer;
     c.nLayer -= nextn;
-    c.layers.resize(c.nLayer);
+    c.nextnDeclared = nextn;
+    c.nLayerMtp = nextn == 1 && file.tensor("blk." + std::to_string(c.nLayer) + ".nextn.eh_proj.weight") ? 1 : 0;
+    c.layers.resize(c.nLayer + c.nLayerMtp);
+    if (c.nLayerMtp > 0)
+        c.layers[c.nLayer].kvLayer = c.nLayer;   // its own keys and values (the trunk's kind of attention)
 
     if (c.headDimK != c.headDimV)
         return Status::error(c.archName + ": attention.key_length " + std::to_string(c.headDimK) +

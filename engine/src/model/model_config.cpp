@@ -153,7 +153,7 @@ LayerSpec ModelConfig::uniformLayer(uint32_t il) const
 uint32_t ModelConfig::kvLayerCount() const
 {
     uint32_t n = 0;
-    for (uint32_t il = 0; il < nLayer; ++il)
+    for (uint32_t il = 0; il < layers.size(); ++il)
         n += ownsKv(il) ? 1 : 0;
     return n;
 }
@@ -234,13 +234,13 @@ namespace {
 Status checkLayers(ModelConfig &c)
 {
     const std::string p = c.archName + ".";
-    if (c.layers.size() != c.nLayer)
+    if (c.layers.size() != c.nLayer + c.nLayerMtp)
         return Status::error("internal: the layer table has " + std::to_string(c.layers.size()) + " rows for " +
-                             std::to_string(c.nLayer) + " layers");
+                             std::to_string(c.nLayer + c.nLayerMtp) + " layers");
     if (c.slidingWindow == 0)
         for (LayerSpec &l : c.layers)
             l.sliding = false;
-    for (uint32_t il = 0; il < c.nLayer; ++il) {
+    for (uint32_t il = 0; il < c.layers.size(); ++il) {
         const LayerSpec &l = c.layers[il];
         const std::string block = " (block " + std::to_string(il) + ")";
         if (!(l.ropeFreqBase > 0.0f) || !std::isfinite(l.ropeFreqBase) || !(l.ropeFreqScale > 0.0f) ||

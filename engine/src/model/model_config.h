@@ -200,7 +200,15 @@ struct ModelConfig {
     bool ffnScales = true;
     bool expertScales = true;
 
-    std::vector<LayerSpec> layers;     // size nLayer once loaded
+    // Multi-token prediction (qwen35, qwen35moe): {arch}.nextn_predict_layers
+    // blocks follow the nLayer trunk blocks (nLayer excludes them). The
+    // engine runs one such block (as the reference does) when the file has
+    // its tensors: nLayerMtp = 1, and layers[nLayer] describes it (a full-
+    // attention block of the trunk's kind; runtime/forward.h, "MTP").
+    uint32_t nextnDeclared = 0;        // {arch}.nextn_predict_layers
+    uint32_t nLayerMtp = 0;            // MTP blocks loaded and run (0 or 1)
+
+    std::vector<LayerSpec> layers;     // size nLayer + nLayerMtp once loaded
 
     // Set by loadWeights().
     bool tiedOutput = false;           // no output.weight: the output matrix is token_embd
@@ -226,7 +234,9 @@ struct ModelConfig {
     LayerSpec uniformLayer(uint32_t il) const;
     // Layer il has keys and values of its own (not recurrent, not shared).
     bool ownsKv(uint32_t il) const { return !layers[il].recurrent && layers[il].kvLayer == il; }
-    uint32_t kvLayerCount() const;
+    uint32_t kvLayerCount() const;     // the trunk's and the MTP block's
+    // The index of the MTP block in layers / Weights::layers (valid when nLayerMtp > 0).
+    uint32_t mtpLayer() const { return nLayer; }
     float attentionScale(uint32_t il) const;
     bool isMoe() const { return nExpert > 0; }
     // Gated DeltaNet sizes: the conv channels are q | k | v.

@@ -373,9 +373,9 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
     if (hasOutput(r, s))
         add("output.weight", {E, V});
     const int64_t SS = s.ssmStateSize, SK = int64_t(s.ssmGroups) * SS, SV = int64_t(s.ssmHeads) * SS, SH = s.ssmHeads;
-    for (uint32_t l = 0; l < s.nLayer; ++l) {
+    for (uint32_t l = 0; l < s.nLayer + s.nextnLayers; ++l) {
         const std::string b = "blk." + std::to_string(l) + ".";
-        const bool recurrent = recurrentLayer(r, s, l);
+        const bool recurrent = l < s.nLayer && recurrentLayer(r, s, l);
         add(b + "attn_norm.weight", {E}, Fill::FILL_NORM);
         if (recurrent) {
             // Gated DeltaNet: q|k|v into a 4-tap convolution, the gate, the
@@ -446,6 +446,12 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
             add(b + "post_attention_norm.weight", {E}, Fill::FILL_NORM);
             add(b + "post_ffw_norm.weight", {E}, Fill::FILL_NORM);
         }
+        if (l >= s.nLayer) {   // a multi-token-prediction block's own tensors
+            add(b + "nextn.eh_proj.weight", {2 * E, E});
+            add(b + "nextn.enorm.weight", {E}, Fill::FILL_NORM);
+            add(b + "nextn.hnorm.weight", {E}, Fill::FILL_NORM);
+            add(b + "nextn.shared_head_norm.weight", {E}, Fill::FILL_NORM);
+        }
     }
     if (s.tensorScales)
         addTensorScales(t);
@@ -501,6 +507,8 @@ std::vector<SyntheticTensor> referenceOrder(const SyntheticSpec &spec)
         for (const SyntheticTensor &t : all)
             if (t.name == n) {
                 out.push_back(t);
+                if (auto it = spec.tensorShapes.find(n); it != spec.tensorShapes.end() && !it->second.empty())
+                    out.back().dims = it->second;
                 break;
             }
     return out;
@@ -521,6 +529,9 @@ void generateRows(const SyntheticSpec &spec, const Planned &p, const quant::Type
     const uint64_t h = nameHash(p.tensor.name);
     const bool scripted = !spec.script.empty();
     const bool zeroed = scripted && scriptZeroed(p.tensor.name);
+    // An MTP block's eh_proj passes the embedding half through (row r: 1 at
+    // column r), so the block guesses what the trunk will say next.
+    const bool passEmbedding = scripted && p.tensor.name.find(".nextn.eh_proj.") != std::string::npos;
     std::vector<uint32_t> ids;   // the script's successor rows of output.weight
     if (scripted && p.tensor.name == "output.weight")
         if (auto got = scriptIds(spec, *rulesFor(spec.arch)))
@@ -528,8 +539,10 @@ void generateRows(const SyntheticSpec &spec, const Planned &p, const quant::Type
     for (int64_t r = r0; r < r1; ++r) {
         RowRng rng(spec.seed, h, static_cast<uint64_t>(r));
         fillRow(row.data(), ne0, p.tensor.fill, rng);
-        if (zeroed)
+        if (zeroed || passEmbedding)
             std::fill(row.begin(), row.end(), 0.0f);
+        if (passEmbedding && r < ne0)
+            row[static_cast<size_t>(r)] = 1.0f;
         for (size_t i = 1; i < ids.size(); ++i)
             if (ids[i] == static_cast<uint32_t>(r)) {   // this row follows piece i - 1: its embedding, scaled
                 RowRng embd(spec.seed, nameHash("token_embd.weight"), ids[i - 1]);
@@ -637,9 +650,13 @@ Status checkSyntheticSpec(const SyntheticSpec &spec)
             return st;
         if (dh < 8)
             return Status::error("head size is " + std::to_string(dh) + ", expected 8 or more (a quarter is rotated)");
+        if (Status st = range("multi-token-prediction layer count", s.nextnLayers, 0, 1); !st)
+            return st;
     } else if (s.ssmStateSize != 0 || s.ssmGroups != 0 || s.ssmHeads != 0 || s.attentionInterval != 0) {
         return Status::error(spec.arch + " has no recurrent layers (DeltaNet sizes and attention interval must be 0)");
     }
+    if (!r->hybrid && s.nextnLayers != 0)
+        return Status::error(spec.arch + " has no multi-token-prediction layers (qwen35 and qwen35moe have)");
     if (r->sliding == 1 && s.slidingWindow == 0)
         return Status::error(spec.arch + " needs a sliding window (> 0)");
     if (r->sliding == 0 && (s.slidingWindow != 0 || s.slidingPattern != 0))
@@ -700,7 +717,7 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
     // Types, from the mix in the reference's order.
     std::vector<SyntheticTensor> ordered = referenceOrder(spec);
     QuantMixModel mm;
-    mm.nLayer = static_cast<int>(s.nLayer);
+    mm.nLayer = static_cast<int>(s.nLayer + s.nextnLayers);
     mm.hasOutput = false;
     for (const SyntheticTensor &t : ordered) {
         if (t.name.find("attn_v.weight") != std::string::npos || t.name.find("attn_qkv.weight") != std::string::npos)
@@ -761,7 +778,9 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
     w.addString("general.name", spec.name.empty() ? "synthetic-" + spec.arch : spec.name);
     u32(p + "context_length", s.nCtx);
     u32(p + "embedding_length", s.nEmbd);
-    u32(p + "block_count", s.nLayer);
+    u32(p + "block_count", s.nLayer + s.nextnLayers);
+    if (s.nextnLayers > 0)
+        u32(p + "nextn_predict_layers", s.nextnLayers);
     if (r.gemma4 && s.doubleWideMlp) {
         std::vector<int32_t> ff;
         for (uint32_t il = 0; il < s.nLayer; ++il)

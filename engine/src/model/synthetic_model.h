@@ -74,6 +74,13 @@ struct SyntheticShape {
     uint32_t ssmHeads = 0;         // ssm.time_step_rank: value heads (a multiple of ssmGroups)
     uint32_t attentionInterval = 0;   // full_attention_interval: layer il is attention when (il + 1) % it == 0;
                                       // 0: 4. 1: every layer attention; > nLayer: none
+    // Multi-token-prediction blocks after the nLayer trunk blocks (qwen35,
+    // qwen35moe; 0 or 1): block_count is then nLayer + this and
+    // nextn_predict_layers is written; each such block is a gated-attention
+    // block (the trunk's FFN: dense, or experts and the shared expert) plus
+    // blk.N.nextn.{eh_proj [2 nEmbd, nEmbd], enorm, hnorm, shared_head_norm},
+    // as the reference's converter writes Qwen3.5's mtp.* tensors.
+    uint32_t nextnLayers = 0;
     uint32_t nVocab = 512;         // tokens (>= 8; >= 259 adds the byte-fallback tokens)
     uint32_t nCtx = 2048;          // {arch}.context_length
     uint32_t slidingWindow = 0;    // gemma2, gemma3, gpt-oss: {arch}.attention.sliding_window (gemma3: 0 = none)
@@ -116,6 +123,7 @@ struct SyntheticSpec {
     // For tests that need broken files (the checks of checkSyntheticSpec
     // still apply to the shape; these bypass the architecture's rules):
     std::set<std::string> dropTensors;            // tensors left out
+    std::map<std::string, std::vector<int64_t>> tensorShapes;   // tensors written with these dims instead
     // u32 metadata: a key the generator writes as u32 gets this value instead;
     // any other key is added after the standard ones.
     std::map<std::string, uint32_t> u32Keys;
@@ -135,7 +143,9 @@ struct SyntheticSpec {
     // script[i]: after piece i, piece i + 1 leads every other token by a
     // logit of about 20 (greedy and the usual sampling follow the script).
     // script[0] is the trigger, the last token of the prompt (a chat
-    // template's generation prompt ends in it). Needs an untied output.
+    // template's generation prompt ends in it). Needs an untied output. An
+    // MTP block's eh_proj passes the token's normed embedding through (its
+    // hidden half zero), so the block drafts the script too.
     std::vector<std::string> script;
 };
 

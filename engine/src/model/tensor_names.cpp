@@ -65,6 +65,12 @@ constexpr std::array<TensorNameEntry, static_cast<size_t>(TensorKind::TENSOR_KIN
     {TensorKind::TENSOR_KIND_FFN_POST_NORM_2,  "blk.%d.post_ffw_norm_2.weight",        true},
     {TensorKind::TENSOR_KIND_FFN_GATE_INP_SCALE, "blk.%d.ffn_gate_inp.scale",          true},
     {TensorKind::TENSOR_KIND_FFN_DOWN_EXPS_SCALE, "blk.%d.ffn_down_exps.scale",        true},
+    {TensorKind::TENSOR_KIND_NEXTN_EH_PROJ,       "blk.%d.nextn.eh_proj.weight",       true},
+    {TensorKind::TENSOR_KIND_NEXTN_ENORM,         "blk.%d.nextn.enorm.weight",         true},
+    {TensorKind::TENSOR_KIND_NEXTN_HNORM,         "blk.%d.nextn.hnorm.weight",         true},
+    {TensorKind::TENSOR_KIND_NEXTN_EMBED_TOKENS,  "blk.%d.nextn.embed_tokens.weight",  true},
+    {TensorKind::TENSOR_KIND_NEXTN_SHARED_HEAD_HEAD, "blk.%d.nextn.shared_head_head.weight", true},
+    {TensorKind::TENSOR_KIND_NEXTN_SHARED_HEAD_NORM, "blk.%d.nextn.shared_head_norm.weight", true},
 }};
 
 // The table is indexed by kind; keep it in enum order.

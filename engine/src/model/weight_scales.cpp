@@ -45,7 +45,8 @@ std::vector<ScaledMatrix> scalableMatrices(const ModelConfig &c, Weights &w)
 {
     std::vector<ScaledMatrix> out;
     for (LayerWeights &L : w.layers) {
-        for (TensorView *v : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.attnGate, &L.ssmBeta, &L.ssmAlpha, &L.ssmOut})
+        for (TensorView *v : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.attnGate, &L.ssmBeta, &L.ssmAlpha, &L.ssmOut,
+                              &L.nextnEhProj, &L.nextnSharedHeadHead})
             add(out, *v, true);
         for (TensorView *v : {&L.ffnGate, &L.ffnUp, &L.ffnDown, &L.ffnGateShexp, &L.ffnUpShexp, &L.ffnDownShexp})
             add(out, *v, c.ffnScales);
@@ -97,7 +98,7 @@ Status bindWeightScales(const gguf::GgufFile &file, const ModelConfig &c, Weight
             if (candidate.weightName == weight)
                 m = &candidate;
         if (!m) {
-            // Multi-token prediction layers: the reference loads their scales; Burrow runs no such layer.
+            // Multi-token prediction blocks not loaded (more than one, or no eh_proj): the reference loads their scales.
             if (n.find(".nextn.") != std::string_view::npos)
                 continue;
             return Status::error("tensor '" + text(n) + "' is a per-tensor scale of '" + weight +

@@ -320,6 +320,25 @@ Status bindPerLayerInputs(Binder &b, const ModelConfig &c, Weights &w)
     return s;
 }
 
+// A multi-token-prediction block (qwen35): a full-attention block of the
+// trunk's kind and its nextn tensors, as the reference's load_block_mtp
+// reads them (embed_tokens, shared_head_head and shared_head_norm optional).
+Status bindMtpBlock(Binder &b, const ModelConfig &c, LayerWeights &L, uint32_t l)
+{
+    const int il = static_cast<int>(l);
+    const int64_t E = c.nEmbd, V = c.nVocab;
+    Status s = b.bind(L.attnNorm, K::TENSOR_KIND_ATTN_NORM, il, E, 0, REQ);
+    if (s) s = bindAttention(b, c, L, l);
+    if (s) s = bindFfn(b, c, L, l);
+    if (s) s = b.bind(L.nextnEhProj, K::TENSOR_KIND_NEXTN_EH_PROJ, il, 2 * E, E, REQ);
+    if (s) s = b.bind(L.nextnEnorm, K::TENSOR_KIND_NEXTN_ENORM, il, E, 0, REQ);
+    if (s) s = b.bind(L.nextnHnorm, K::TENSOR_KIND_NEXTN_HNORM, il, E, 0, REQ);
+    if (s) s = b.bind(L.nextnEmbedTokens, K::TENSOR_KIND_NEXTN_EMBED_TOKENS, il, E, V, OPT);
+    if (s) s = b.bind(L.nextnSharedHeadHead, K::TENSOR_KIND_NEXTN_SHARED_HEAD_HEAD, il, E, V, OPT);
+    if (s) s = b.bind(L.nextnSharedHeadNorm, K::TENSOR_KIND_NEXTN_SHARED_HEAD_NORM, il, E, 0, OPT);
+    return s;
+}
+
 } // namespace
 
 Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
@@ -356,7 +375,7 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
     if (Status s = b.bind(w.ropeFreqs, K::TENSOR_KIND_ROPE_FREQS, -1, c.nRot / 2, 0, c.ropeFreqsRequired ? REQ : OPT); !s)
         return fail(s);
 
-    w.layers.resize(c.nLayer);
+    w.layers.resize(c.nLayer + c.nLayerMtp);
     for (uint32_t l = 0; l < c.nLayer; ++l) {
         LayerWeights &L = w.layers[l];
         const int il = static_cast<int>(l);
@@ -371,6 +390,9 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
         if (!s)
             return fail(s);
     }
+    if (c.nLayerMtp > 0)
+        if (Status s = bindMtpBlock(b, c, w.layers[c.mtpLayer()], c.mtpLayer()); !s)
+            return fail(s);
     if (c.nEmbdPerLayer > 0)
         if (Status s = bindPerLayerInputs(b, c, w); !s)
             return fail(s);
@@ -389,7 +411,8 @@ std::vector<V *> matricesOf(W &weights)
     std::vector<V *> out;
     for (auto &L : weights.layers) {
         for (V *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown, &L.ffnGateInp, &L.ffnGateShexp,
-                     &L.ffnUpShexp, &L.ffnDownShexp, &L.attnGate, &L.ssmBeta, &L.ssmAlpha, &L.ssmOut, &L.plInpGate, &L.plProj})
+                     &L.ffnUpShexp, &L.ffnDownShexp, &L.attnGate, &L.ssmBeta, &L.ssmAlpha, &L.ssmOut, &L.plInpGate, &L.plProj,
+                     &L.nextnEhProj, &L.nextnSharedHeadHead})
             if (*t)
                 out.push_back(t);
         for (auto *experts : {&L.gateExps, &L.upExps, &L.downExps})

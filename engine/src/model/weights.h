@@ -99,6 +99,17 @@ struct LayerWeights {
     TensorView ffnPostNorm1;    // [nEmbd] after the dense MLP
     TensorView ffnPostNorm2;    // [nEmbd] after the experts
     TensorView ffnGateInpScale; // [nEmbd] router input scale (routerInputScale)
+
+    // A multi-token-prediction block (ModelConfig::mtpLayer(); its attention
+    // and FFN tensors are the fields above). Absent optional ones fall back
+    // as the reference's graph does: embedTokens to token_embd, sharedHeadNorm
+    // to output_norm, sharedHeadHead to the output matrix.
+    TensorView nextnEhProj;     // [2 nEmbd] -> [nEmbd]: input (enorm(embedding) | hnorm(hidden))
+    TensorView nextnEnorm;      // [nEmbd]
+    TensorView nextnHnorm;      // [nEmbd]
+    TensorView nextnEmbedTokens;     // optional [nEmbd] x nVocab rows
+    TensorView nextnSharedHeadHead;  // optional [nEmbd] -> [nVocab]
+    TensorView nextnSharedHeadNorm;  // optional [nEmbd]
 };
 
 struct Weights {
@@ -111,7 +122,7 @@ struct Weights {
     TensorView perLayerTokenEmbd;   // [nEmbdPerLayer x nLayer] x nVocab rows
     TensorView perLayerModelProj;   // [nEmbd] -> [nEmbdPerLayer x nLayer]
     TensorView perLayerProjNorm;    // [nEmbdPerLayer]
-    std::vector<LayerWeights> layers;
+    std::vector<LayerWeights> layers;   // nLayer + nLayerMtp (the MTP block last)
     uint64_t bytes = 0;         // mapped bytes of all used tensors
 };
 

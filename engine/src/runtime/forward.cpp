@@ -136,6 +136,17 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
             f->m_moeDown.resize(B * K * c.nEmbd);
             f->m_tasks.reserve(2 * X);
         }
+        if (c.nLayerMtp > 0) {
+            const size_t seqs = cache.sequenceCount();
+            f->m_mtpH.resize(B * c.nEmbd);
+            f->m_mtpIn.resize(B * 2 * c.nEmbd);
+            f->m_mtpDraftH.resize(B * c.nEmbd);
+            f->m_mtpKept.resize(seqs * c.nEmbd);
+            f->m_mtpSeqs.resize(seqs);
+            f->m_mtpHidden.resize(B);
+            f->m_mtpTokens.resize(B);
+            f->m_mtpSpans.resize(B);
+        }
         f->m_scratch.resize(scratch + 64);
         if (flash) {
             f->m_tileScratch.resize(nThreads * tiledScratchFloats(static_cast<int>(maxDk), static_cast<int>(maxDv)));
@@ -301,6 +312,8 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             for (int r = 0; r < nWanted; ++r)
                 softcap(logits + static_cast<size_t>(r) * c.nVocab, c.nVocab, c.finalSoftcap);
     }
+    if (hasMtp())
+        mtpCatchUp(tokens, spans, nSpans);   // forward_mtp.cpp
     return Status::ok();
 }
 

@@ -64,6 +64,27 @@
 // groups its tokens by expert (each expert's rows gathered once), and all
 // experts' gate and up products run in one dispatch, then all down products.
 //
+// MTP (multi-token prediction: qwen35's nextn block, the reference's
+// graph_mtp; runtime/forward_mtp.cpp). The block at layer M = nLayer guesses
+// the token after next from a token and the trunk's hidden state before it:
+//   g(p) = MTP(token p, H(p - 1)), H = rmsnorm(x_last) * output_norm (the
+//   trunk's normed final state; H(-1) = 0)
+//   MTP(t, h): u = eh_proj . (rmsnorm(embd(t)) * enorm | rmsnorm(h) * hnorm);
+//   u then goes through a gated-attention block of the trunk's kind (its own
+//   keys and values at position p in the KV cache, layer M) and the trunk's
+//   FFN; h' = rmsnorm(u) * shared_head_norm (else output_norm);
+//   logits = shared_head_head (else the output matrix) . h'.
+// A span with `mtp` runs the block after the trunk over its rows (catch-up:
+// token p with H(p - 1) of the same pass, or for its first row the H kept
+// from the sequence's previous pass), which writes the block's keys and
+// values; no logits. mtpDraft then chains the block from the last sampled
+// token t at position P = length: d1 = argmax MTP(t, H(P - 1)) at P, d2 =
+// argmax MTP(d1, h'1) at P + 1, ... (writing keys at P.., which the next
+// pass's catch-up overwrites with the verified tokens'). Per sequence the
+// forward pass keeps H of its last position and how far the block's keys are
+// complete; a position whose H(p - 1) was not kept (a sequence resumed from
+// a recurrent snapshot) gets H = 0, as the reference's first position.
+//
 // Memory: every buffer is allocated at construction for `maxBatch` tokens and
 // the context size; eval() does not allocate.
 #pragma once
@@ -100,6 +121,20 @@ struct BatchSpan {
     // The sliding layers also keep the keys position keepFrom needs (a
     // draft model's passes, rolled back to where its drafts began).
     uint32_t keepFrom = UINT32_MAX;
+    // Also run the model's multi-token-prediction block over these rows
+    // (ModelConfig::nLayerMtp; "MTP" below): its keys and values for the
+    // span's positions, so the sequence can draft (Forward::mtpDraft).
+    bool mtp = false;
+};
+
+// One sequence's MTP draft (Forward::mtpDraft): from `token`, the last
+// sampled one (at position length(seq)), up to `count` guessed tokens into `out`.
+struct MtpDraft {
+    uint32_t seq = 0;
+    int32_t token = 0;
+    int count = 0;
+    int32_t *out = nullptr;
+    int drafted = 0;   // set by mtpDraft: tokens written (0: none)
 };
 
 class Forward {
@@ -131,6 +166,23 @@ public:
     // cheap (an atomic load); called on the thread that calls eval().
     void setCancelCheck(std::function<bool()> check) { m_cancelCheck = std::move(check); }
 
+    // ---- MTP (see above) --------------------------------------------------
+    bool hasMtp() const { return m_c.nLayerMtp > 0; }
+    // seq can draft: the block's keys are complete for [0, length) and H of
+    // position length - 1 is kept.
+    bool mtpReady(uint32_t seq) const;
+    // Forget what is kept for seq (a slot given to another sequence).
+    void mtpForget(uint32_t seq);
+    // After seq was truncated to `length` (a verification pass's rejected
+    // drafts): keep H of position length - 1 from the last pass when that
+    // pass computed it.
+    void mtpRollback(uint32_t seq, uint32_t length);
+    // Drafts for several sequences at once (each mtpReady), step by step
+    // (one batched pass of the block per step). Reserves the KV blocks of the
+    // draft positions; a sequence whose blocks cannot be had drafts nothing.
+    // logits: scratch of nDrafts x nVocab floats.
+    Status mtpDraft(MtpDraft *drafts, int nDrafts, float *logits);
+
 private:
     Forward(const model::ModelConfig &config, const model::Weights &weights, KvCache &cache, ThreadPool &pool,
             int maxBatch);
@@ -151,6 +203,21 @@ private:
     void keepConvSteps(uint32_t layer, const BatchSpan &span, int64_t c0, int64_t c1);
     // m_h -> m_out, routed by router(routerIn) (routerIn == m_h but for gemma4).
     void moeFfn(const model::LayerWeights &L, int n, const float *routerIn);
+    // MTP (forward_mtp.cpp). Rows [0, n) of m_x from (token, hidden) pairs
+    // through the block, keys and values written at m_rowPos (spans: one per
+    // sequence, rows compacted).
+    void mtpBlock(const int32_t *tokens, const float *const *hidden, const BatchSpan *spans, int nSpans, int n);
+    // After the trunk of evalBatch: H of the mtp spans' rows, then the block
+    // over them (catch-up).
+    void mtpCatchUp(const int32_t *tokens, const BatchSpan *spans, int nSpans);
+    struct MtpSeq {
+        uint32_t valid = 0;            // the block's keys are right for positions [0, valid)
+        uint32_t hiddenPos = UINT32_MAX;   // position of `hidden` (UINT32_MAX: none)
+        uint64_t pass = 0;             // the last pass with an mtp span of this sequence
+        int32_t row0 = 0;              // its rows in m_mtpH and first position
+        uint32_t pos0 = 0;
+        int32_t n = 0;
+    };
     float *ropeCs(int kind, int t)
     {
         return m_ropeCs.data() + (static_cast<size_t>(kind) * m_maxBatch + static_cast<size_t>(t)) * m_rope->nRot();
@@ -221,6 +288,18 @@ private:
     std::vector<float> m_moeDown;  // [B k, nEmbd]
     std::vector<MatmulTask> m_tasks;    // [2 nExpert]
     std::vector<uint8_t> m_scratch;        // quantized activations for matmul
+    // MTP (empty without an MTP block): H of the last pass's rows [B, E], the
+    // block's input (enorm | hnorm) [B, 2E], the drafts' hidden rows [B, E],
+    // the kept H per sequence [seqs, E] and its bookkeeping.
+    std::vector<float> m_mtpH;
+    std::vector<float> m_mtpIn;
+    std::vector<float> m_mtpDraftH;
+    std::vector<float> m_mtpKept;
+    std::vector<MtpSeq> m_mtpSeqs;
+    std::vector<const float *> m_mtpHidden;   // [B] the hidden row each block row reads
+    std::vector<int32_t> m_mtpTokens;         // [B] the token each block row reads
+    std::vector<BatchSpan> m_mtpSpans;        // [B]
+    uint64_t m_passes = 0;
     bool m_flash = true;
     bool m_invariant = true;   // runtime/batch_invariance.h, fixed at creation
     // Flash attention, per thread: the scratch of a tile of prompt queries (attendTiled).

@@ -31,8 +31,8 @@ KvCache::KvCache(const model::ModelConfig &config, uint32_t contextSize, GgmlTyp
     : m_config(config), m_contextSize(contextSize), m_type(type)
 {
     const bool q8 = type == GgmlType::GGML_TYPE_Q8_0;
-    m_rows.resize(config.nLayer);
-    for (uint32_t l = 0; l < config.nLayer; ++l) {
+    m_rows.resize(config.layers.size());   // the trunk and an MTP block
+    for (uint32_t l = 0; l < config.layers.size(); ++l) {
         const model::LayerSpec &spec = config.layers[l];   // a shared layer has its kvLayer's sizes
         LayerRows &r = m_rows[l];
         r.kHead = q8 ? q8_0RowHalves(spec.headDimK) : spec.headDimK;
@@ -81,7 +81,7 @@ void KvCache::writeV(uint32_t layer, uint32_t seq, uint32_t pos, const float *ro
 uint64_t KvCache::bytes() const
 {
     uint64_t total = m_recurrent ? m_recurrent->bytes() : 0;
-    for (uint32_t l = 0; l < m_config.nLayer; ++l)
+    for (uint32_t l = 0; l < m_config.layers.size(); ++l)
         if (hasCells(l))
             total += static_cast<uint64_t>(m_groupCells[static_cast<size_t>(m_layerGroup[l])]) * rowBytes(l);
     return total;
@@ -126,8 +126,8 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
         c.m_groupCells.push_back(static_cast<uint32_t>(slidingBlocks * kKvBlockSize));
         c.m_pools.push_back(std::make_unique<BlockPool>(static_cast<uint32_t>(slidingBlocks)));
     }
-    c.m_layerGroup.resize(config.nLayer);
-    for (uint32_t l = 0; l < config.nLayer; ++l)
+    c.m_layerGroup.resize(config.layers.size());
+    for (uint32_t l = 0; l < config.layers.size(); ++l)
         c.m_layerGroup[l] = sliding && config.layers[l].sliding ? 1 : 0;
 
     uint64_t total = 0;
@@ -138,7 +138,7 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
         c.m_recurrent = std::move(state.value());
         total = c.m_recurrent->bytes();
     }
-    for (uint32_t l = 0; l < config.nLayer; ++l) {
+    for (uint32_t l = 0; l < config.layers.size(); ++l) {
         if (!c.hasCells(l))
             continue;
         uint64_t layerBytes = 0;
@@ -155,9 +155,9 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
                                  std::to_string(total >> 20) + " MiB, more than the " + std::to_string(physical >> 20) +
                                  " MiB of memory in this computer; use a smaller context size");
     }
-    c.m_k.resize(config.nLayer);
-    c.m_v.resize(config.nLayer);
-    for (uint32_t l = 0; l < config.nLayer; ++l) {
+    c.m_k.resize(config.layers.size());
+    c.m_v.resize(config.layers.size());
+    for (uint32_t l = 0; l < config.layers.size(); ++l) {
         if (!c.hasCells(l))
             continue;
         const size_t cells = c.m_groupCells[static_cast<size_t>(c.m_layerGroup[l])];
@@ -355,7 +355,7 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
     // layers have nothing of their own to move.
     pool.run([&](int ith, int nth) {
         int64_t l0, l1;
-        ThreadPool::split(c.nLayer, ith, nth, &l0, &l1);
+        ThreadPool::split(static_cast<int64_t>(c.layers.size()), ith, nth, &l0, &l1);
         std::vector<float> row(c.maxEmbdKv());
         for (int64_t l = l0; l < l1; ++l) {
             const uint32_t layer = static_cast<uint32_t>(l);
@@ -390,11 +390,11 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
         }
         const auto slidingOwn = [&](uint32_t layer) { return m_layerGroup[layer] == 1 && hasCells(layer); };
         size_t perPosition = 0;
-        for (uint32_t layer = 0; layer < c.nLayer; ++layer)
+        for (uint32_t layer = 0; layer < c.layers.size(); ++layer)
             perPosition += slidingOwn(layer) ? kStride(layer) + vStride(layer) : 0;
         std::vector<uint16_t> saved(from.size() * perPosition);
         size_t o = 0;
-        for (uint32_t layer = 0; layer < c.nLayer; ++layer) {
+        for (uint32_t layer = 0; layer < c.layers.size(); ++layer) {
             if (!slidingOwn(layer))
                 continue;
             for (uint32_t p : from) {
@@ -417,7 +417,7 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
         }
         o = 0;
         std::vector<float> row(c.maxEmbdKv());
-        for (uint32_t layer = 0; layer < c.nLayer; ++layer) {
+        for (uint32_t layer = 0; layer < c.layers.size(); ++layer) {
             if (!slidingOwn(layer))
                 continue;
             for (size_t i = 0; i < from.size(); ++i) {

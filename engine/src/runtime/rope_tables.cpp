@@ -19,8 +19,8 @@ float corrDim(int nDims, uint32_t origCtx, float nRot, float base)
 RopeTables::RopeTables(const model::ModelConfig &c, const float *factors)
     : m_nRot(static_cast<int>(c.maxNRot())), m_extFactor(c.yarnExtFactor), m_mscale(c.ropeAttnFactor)
 {
-    m_layerKind.resize(c.nLayer);
-    for (uint32_t il = 0; il < c.nLayer; ++il) {
+    m_layerKind.resize(c.layers.size());   // the trunk and an MTP block
+    for (uint32_t il = 0; il < c.layers.size(); ++il) {
         const model::LayerSpec &l = c.layers[il];
         const int nRot = static_cast<int>(l.nRot);
         const float *f = l.ropeFactors ? factors : nullptr;

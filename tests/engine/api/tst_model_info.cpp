@@ -263,7 +263,8 @@ void TestModelInfo::cliJson()
                               "active_parameter_count", "expert_count", "expert_used_count", "sliding_window",
                               "sliding_layer_count", "kv_cache_bytes_per_token_sliding", "recurrent_layer_count",
                               "recurrent_state_bytes", "shared_kv_layers", "per_layer_embedding_length",
-                              "per_layer_embedding_bytes", "head_dim_sliding", "drafters"};
+                              "per_layer_embedding_bytes", "head_dim_sliding", "drafters", "mtp_layer_count",
+                              "mtp_drafting"};
     QCOMPARE(QStringList(o.keys()).size(), keys.size());
     QFile docs(QStringLiteral(BURROW_SOURCE_DIR "/docs/cli.md"));
     QVERIFY(docs.open(QIODevice::ReadOnly));
