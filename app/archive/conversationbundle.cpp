@@ -165,6 +165,8 @@ bool writeFolder(const ConversationStore &store, const QList<qint64> &ids, const
                 jm.insert(QStringLiteral("reasoning"), m.reasoning);
             if (m.reasoningMs >= 0)
                 jm.insert(QStringLiteral("reasoning_ms"), m.reasoningMs);
+            if (!m.tools.isEmpty())
+                jm.insert(QStringLiteral("tools"), m.tools);
             jsonMessages.append(jm);
         }
         list.append(QJsonObject{
@@ -286,6 +288,10 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
             if (m.role == Chat::Role::Assistant) {
                 m.reasoning = jm.value(QStringLiteral("reasoning")).toString();
                 m.reasoningMs = jm.value(QStringLiteral("reasoning_ms")).toDouble(-1);
+                // Tool calls: objects only, at most 64 per reply (the file is bounded above).
+                for (const QJsonValue &t : jm.value(QStringLiteral("tools")).toArray())
+                    if (t.isObject() && m.tools.size() < 64)
+                        m.tools.append(t);
             }
             pc.messages.append(m);
         }
@@ -312,7 +318,8 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
             if (m.role == Chat::Role::Assistant) {
                 const qint64 reply = store.beginReply(id, m.model, m.settings);
                 if (reply < 0 || !store.finishReply(reply, m.content, m.state, m.promptTokens, m.generatedTokens, m.tokensPerSecond)
-                    || ((!m.reasoning.isEmpty() || m.reasoningMs >= 0) && !store.setReasoning(reply, m.reasoning, m.reasoningMs))) {
+                    || ((!m.reasoning.isEmpty() || m.reasoningMs >= 0) && !store.setReasoning(reply, m.reasoning, m.reasoningMs))
+                    || (!m.tools.isEmpty() && !store.setTools(reply, m.tools))) {
                     result.error = QCoreApplication::translate("ConversationBundle", "The conversation database refused the import.");
                     return result;
                 }

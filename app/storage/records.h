@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QMetaType>
 #include <QString>
@@ -43,6 +44,10 @@ struct MessageRecord {
     QString reasoning;     // a reply's reasoning, apart from its answer ("" when none)
     double reasoningMs = -1;   // how long the reasoning took (-1: unknown or none)
     bool contextFull = false;  // the reply ended because the context was full
+    // A reply's tool calls, in order: [{id, name, arguments (JSON object
+    // text), decision ("", "once", "always", "denied"), state ("pending",
+    // "running", "done", "failed", "denied"), result}] (ToolCalls, chat/).
+    QJsonArray tools;
 };
 
 /**

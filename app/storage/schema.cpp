@@ -84,6 +84,11 @@ const QList<QStringList> &StoreSchema::steps()
             QStringLiteral("ALTER TABLE messages ADD COLUMN context_full INTEGER NOT NULL DEFAULT 0"),
             QStringLiteral("ALTER TABLE conversations ADD COLUMN shown INTEGER"),
         },
+        // v6: a reply's tool calls (MCP tools): per call its id, name,
+        // arguments, the user's decision, state and result, as a JSON array.
+        {
+            QStringLiteral("ALTER TABLE messages ADD COLUMN tools TEXT NOT NULL DEFAULT ''"),
+        },
     };
     return steps;
 }

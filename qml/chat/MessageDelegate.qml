@@ -28,6 +28,8 @@ Item {
     required property double reasoningMs
     // The reply ended because the context was full.
     required property bool contextFull
+    // The reply's tool calls (ToolRunner), each shown as a card.
+    required property var tools
     required property ChatController chat
 
     readonly property bool isUser: author === Chat.User
@@ -200,6 +202,19 @@ Item {
                             if (part !== null)
                                 part.copyRequested.connect(row => root.chat.copyToClipboard(root.blocks.codeAt(row)))
                         }
+                    }
+                }
+
+                Repeater {
+                    model: root.tools
+                    delegate: ToolCard {
+                        required property var modelData
+                        required property int index
+                        Layout.fillWidth: true
+                        call: modelData
+                        callIndex: index
+                        row: root.index
+                        chat: root.chat
                     }
                 }
 

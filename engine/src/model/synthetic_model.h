@@ -137,6 +137,11 @@ struct SyntheticSpec {
     // script[0] is the trigger, the last token of the prompt (a chat
     // template's generation prompt ends in it). Needs an untied output.
     std::vector<std::string> script;
+    // Extra vocabulary entries, user-defined tokens after the special ones
+    // (shown in the text, matched whole by the tokenizer): a template's
+    // markup ("<|im_start|>", "<tool_call>") or a whole tool call as one
+    // piece of a script. At most 64, each 1..1024 bytes, none twice.
+    std::vector<std::string> extraTokens;
 };
 
 // One tensor of a spec's model, before types are chosen.
