@@ -91,7 +91,8 @@ void McpClient::setState(State state, const QString &error)
 
 void McpClient::start()
 {
-    stop();
+    failPending(tr("the tool server was started again"));
+    endProcess();
     ++m_generation;
     m_tools.clear();
     m_garbage.clear();
@@ -120,6 +121,13 @@ void McpClient::start()
 void McpClient::stop()
 {
     failAll(tr("the tool server was stopped"));
+    endProcess();
+    if (m_state != State::Stopped && m_state != State::Failed)
+        setState(State::Stopped);
+}
+
+void McpClient::endProcess()
+{
     if (m_process) {
         m_ending = true;
         disconnect(m_process, nullptr, this, nullptr);
@@ -130,14 +138,12 @@ void McpClient::stop()
         m_ending = false;
     }
     m_stdout.clear();
-    if (m_state != State::Stopped && m_state != State::Failed)
-        setState(State::Stopped);
 }
 
 void McpClient::fail(const QString &why)
 {
     failAll(why);
-    stop();
+    endProcess();
     setState(State::Failed, why);
 }
 
@@ -216,7 +222,7 @@ void McpClient::callTool(const QString &name, const QJsonObject &arguments, Call
 
 // ---- JSON-RPC --------------------------------------------------------------
 
-void McpClient::request(const QString &method, const QJsonObject &params, int timeoutMs, Answer answer)
+void McpClient::request(const QString &method, const QJsonObject &params, int timeoutMs, Answer onAnswer)
 {
     const qint64 id = m_nextId++;
     QJsonObject message{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
@@ -225,7 +231,7 @@ void McpClient::request(const QString &method, const QJsonObject &params, int ti
     if (!params.isEmpty() || method == QLatin1String("tools/list"))
         message.insert(QStringLiteral("params"), params);
     Pending p;
-    p.answer = std::move(answer);
+    p.answer = std::move(onAnswer);
     p.timer = new QTimer(this);
     p.timer->setSingleShot(true);
     connect(p.timer, &QTimer::timeout, this, [this, id, timeoutMs, method] {
@@ -265,14 +271,19 @@ void McpClient::answer(qint64 id, const QJsonObject &result, const QString &erro
     p.timer->stop();
     p.timer->deleteLater();
     // Later, not from inside the caller's stack (a read, a timer).
-    QTimer::singleShot(0, this, [answer = std::move(p.answer), result, error] { answer(result, error); });
+    QTimer::singleShot(0, this, [done = std::move(p.answer), result, error] { done(result, error); });
 }
 
-void McpClient::failAll(const QString &error)
+void McpClient::failPending(const QString &error)
 {
     const QList<qint64> ids = m_pending.keys();
     for (qint64 id : ids)
         answer(id, {}, error);
+}
+
+void McpClient::failAll(const QString &error)
+{
+    failPending(error);
     const auto waiting = std::exchange(m_waiting, {});
     for (const auto &w : waiting)
         QTimer::singleShot(0, this, [done = w.second.second, error] { done(error, true); });
@@ -364,6 +375,9 @@ void McpClient::processEnded()
 {
     if (m_ending || !m_process)
         return;
+    m_stderr += m_process->readAllStandardError();
+    if (m_stderr.size() > MaxStderrBytes)
+        m_stderr = m_stderr.right(MaxStderrBytes);
     QString why;
     if (m_process->error() == QProcess::FailedToStart)
         why = tr("the tool server \"%1\" could not be started: %2").arg(m_spec.command, m_process->errorString());

@@ -119,7 +119,9 @@ private:
     void initialized(const QJsonObject &result, const QString &error);
     void listed(const QJsonObject &result, const QString &error);
     void takeMessage(const QJsonObject &message);
-    void failAll(const QString &error);
+    void failPending(const QString &error);   // the requests sent
+    void failAll(const QString &error);       // and the calls waiting for a start
+    void endProcess();
     // Fails what waits, ends the program, State::Failed with `why`.
     void fail(const QString &why);
     void answer(qint64 id, const QJsonObject &result, const QString &error);

@@ -272,12 +272,12 @@ private slots:
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<bool>("ok");
         QTest::addColumn<bool>("isHttp");
-        QTest::newRow("command") << QByteArray(R"({"command": "npx", "args": ["-y", "pkg"], "env": {"A": "1"}})") << true << false;
-        QTest::newRow("url") << QByteArray(R"({"url": "http://127.0.0.1:3001/mcp"})") << true << true;
-        QTest::newRow("https") << QByteArray(R"({"url": "https://example.org/mcp"})") << true << true;
-        QTest::newRow("empty command") << QByteArray(R"({"command": " "})") << false << false;
-        QTest::newRow("ftp") << QByteArray(R"({"url": "ftp://example.org/"})") << false << false;
-        QTest::newRow("neither") << QByteArray(R"({"args": ["x"]})") << false << false;
+        QTest::newRow("command") << QByteArray("{\"command\": \"npx\", \"args\": [\"-y\", \"pkg\"], \"env\": {\"A\": \"1\"}}") << true << false;
+        QTest::newRow("url") << QByteArray("{\"url\": \"http://127.0.0.1:3001/mcp\"}") << true << true;
+        QTest::newRow("https") << QByteArray("{\"url\": \"https://example.org/mcp\"}") << true << true;
+        QTest::newRow("empty command") << QByteArray("{\"command\": \" \"}") << false << false;
+        QTest::newRow("ftp") << QByteArray("{\"url\": \"ftp://example.org/\"}") << false << false;
+        QTest::newRow("neither") << QByteArray("{\"args\": [\"x\"]}") << false << false;
     }
 
     void specFromJson()

@@ -46,7 +46,8 @@ private slots:
         QCOMPARE(s.toEngine().reasoningEffort, std::string("medium"));
         QCOMPARE(s.kvCacheType(), QStringLiteral("f16"));
         QVERIFY(s.toEngine().kvCacheType == burrow::KvCacheType::KV_CACHE_F16);
-        QCOMPARE(ChatSettings::fieldNames().size(), 16);
+        QVERIFY(s.tools());   // the tools of Settings → Tools, when there are any
+        QCOMPARE(ChatSettings::fieldNames().size(), 17);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }

@@ -30,7 +30,7 @@ const QString kCli = QStringLiteral(BURROW_BINARY_DIR "/engine/tools/burrow-cli"
 const QString kTemplate = QStringLiteral(BURROW_SOURCE_DIR "/tests/app/ui/mcp/tools-chatml.jinja");
 const QString kServer = QStringLiteral(
     BURROW_SOURCE_DIR "/tests/app/ui/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-const QString kCall = QStringLiteral(R"({"name":"echo","arguments":{"message":"hi"}})");
+const QString kCall = QStringLiteral("{\"name\":\"echo\",\"arguments\":{\"message\":\"hi\"}}");
 
 QQuickItem *shown(AppWindow &app, const QString &objectName)
 {
@@ -130,7 +130,7 @@ private slots:
             QTRY_VERIFY_WITH_TIMEOUT((allow = shown(app, QStringLiteral("toolAllowOnce"))) != nullptr, 30000);
             QCOMPARE(shown(app, QStringLiteral("toolCardName"))->property("text").toString(), QStringLiteral("Tool: echo"));
             QCOMPARE(shown(app, QStringLiteral("toolCardArguments"))->property("text").toString(),
-                     QStringLiteral(R"({"message":"hi"})"));
+                     QStringLiteral("{\"message\":\"hi\"}"));
             QVERIFY(shown(app, QStringLiteral("toolAllowAlways")));
             QVERIFY(shown(app, QStringLiteral("toolDeny")));
             QCOMPARE(replies().value(0).value(0).toString(), QStringLiteral("complete"));
@@ -152,7 +152,7 @@ private slots:
             QCOMPARE(stored.size(), 1);
             const QJsonObject call = stored.at(0).toObject();
             QCOMPARE(call.value(QLatin1String("name")).toString(), QStringLiteral("echo"));
-            QCOMPARE(call.value(QLatin1String("arguments")).toString(), QStringLiteral(R"({"message":"hi"})"));
+            QCOMPARE(call.value(QLatin1String("arguments")).toString(), QStringLiteral("{\"message\":\"hi\"}"));
             QCOMPARE(call.value(QLatin1String("decision")).toString(), QStringLiteral("once"));
             QCOMPARE(call.value(QLatin1String("state")).toString(), QStringLiteral("done"));
             QCOMPARE(call.value(QLatin1String("result")).toString(), QStringLiteral("Echo: hi"));
