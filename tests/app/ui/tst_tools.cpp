@@ -70,7 +70,7 @@ private slots:
         const QString script = QStringLiteral("\\n <tool_call> %1 </tool_call> <|im_end|> <|tool_results|> _ok _got _it </s>")
                                    .arg(kCall);
         QStringList args{QStringLiteral("synth"), QStringLiteral("--preset"), QStringLiteral("qwen3-tiny"),
-                         QStringLiteral("--untied"), QStringLiteral("--vocab"), QStringLiteral("32000"),
+                         QStringLiteral("--untied"), QStringLiteral("--vocab"), QStringLiteral("32000"), QStringLiteral("--ctx"), QStringLiteral("8192"),
                          QStringLiteral("--type"), QStringLiteral("Q8_0"), QStringLiteral("--chat-template"), kTemplate,
                          QStringLiteral("--name"), QStringLiteral("Calls echo"), QStringLiteral("--script"), script,
                          QStringLiteral("-q"), QStringLiteral("-o"), m_model};
@@ -110,7 +110,7 @@ private slots:
             // Its tools, listed on its row.
             QQuickItem *listed = nullptr;
             QTRY_VERIFY_WITH_TIMEOUT((listed = shown(app, QStringLiteral("toolServerTools"))) != nullptr, 20000);
-            QVERIFY2(listed->property("text").toString().contains(QLatin1String("echo — ")),
+            QVERIFY2(listed->property("text").toString().contains(QStringLiteral("echo — ")),
                      qPrintable(listed->property("text").toString()));
             QVERIFY(tools->toolCount() > 1);
             QVERIFY(ui::key(QStringLiteral("Escape")));
