@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages in scripts/packages.txt that are missing, and
 # the OpenAI and Anthropic Node.js SDKs the server's tests run (tests/engine/server/sdk)
-# and the MCP server the app's tools test calls (tests/app/ui/mcp), each
+# and the MCP server the tools tests call (tests/mcp), each
 # pinned in its package-lock.json, with npm ci.
 # Idempotent: when everything is installed it only checks (well under a second).
 set -euo pipefail
@@ -39,4 +39,4 @@ npm_ci() {   # folder, what, test
     fi
 }
 npm_ci tests/engine/server/sdk "the OpenAI and Anthropic Node.js SDKs for the server tests" tst_serve_sdk
-npm_ci tests/app/ui/mcp "the MCP server everything for the app's tools test" tst_tools
+npm_ci tests/mcp "the MCP server everything for the tools tests" "tst_tools and tst_chat_mcp"

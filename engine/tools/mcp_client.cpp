@@ -1,6 +1,7 @@
 #include "mcp_client.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -64,6 +65,13 @@ bool readMcpConfig(const std::string &path, std::vector<McpServerConfig> *server
             *error = path + ": mcpServers." + name + " has neither a command nor a url";
             return false;
         }
+        if (s.contains("timeout")) {
+            if (!s["timeout"].is_number() || s["timeout"].get<double>() < 1 || s["timeout"].get<double>() > 600) {
+                *error = path + ": mcpServers." + name + ".timeout is seconds, 1..600";
+                return false;
+            }
+            c.timeoutMs = static_cast<int>(s["timeout"].get<double>() * 1000);
+        }
         servers->push_back(std::move(c));
     }
     if (servers->empty()) {
@@ -98,8 +106,9 @@ void McpStdioClient::stop()
     m_pid = -1;
 }
 
-bool McpStdioClient::start(std::string *error, int timeoutMs)
+bool McpStdioClient::start(std::string *error)
 {
+    const int timeoutMs = m_config.timeoutMs > 0 ? m_config.timeoutMs : 20000;
     if (!m_config.url.empty()) {
         *error = "the server \"" + m_config.name + "\" is a URL; burrow-cli speaks to stdio servers only (the app speaks both)";
         return false;
@@ -157,8 +166,9 @@ bool McpStdioClient::start(std::string *error, int timeoutMs)
 }
 
 bool McpStdioClient::call(const std::string &name, const json &arguments, std::string *text, bool *isError,
-                          std::string *error, int timeoutMs)
+                          std::string *error)
 {
+    const int timeoutMs = m_config.timeoutMs > 0 ? m_config.timeoutMs : 60000;
     json result;
     if (!request("tools/call", json{{"name", name}, {"arguments", arguments}}, &result, error, timeoutMs))
         return false;
@@ -266,8 +276,9 @@ bool McpStdioClient::request(const std::string &method, const json &params, json
         error->clear();
         if (!readLine(&line, deadline, error)) {
             if (error->empty()) {
-                *error = "the tool server \"" + m_config.name + "\" did not answer " + method + " within " +
-                         std::to_string(timeoutMs / 1000.0).substr(0, 4) + " s";
+                char seconds[32];
+                std::snprintf(seconds, sizeof seconds, "%g", timeoutMs / 1000.0);
+                *error = "the tool server \"" + m_config.name + "\" did not answer " + method + " within " + seconds + " s";
                 if (!garbage.empty())
                     *error += " (it wrote text that is not a JSON-RPC message: \"" + garbage + "\")";
             }

@@ -5,7 +5,7 @@
 // desktop app speaks streamable HTTP too).
 //
 // Bounds: a message (a line) ≤ 4 MiB, startup (initialize + tools/list)
-// ≤ 20 s, a call ≤ 60 s; lines that are not JSON-RPC are skipped; a server
+// ≤ 20 s, a call ≤ 60 s (a server's "timeout", in seconds, sets both); lines that are not JSON-RPC are skipped; a server
 // that ends, hangs, or sends more is reported with a sentence and not
 // waited on again. Blocking (the CLI has nothing else to do meanwhile).
 #pragma once
@@ -25,6 +25,7 @@ struct McpServerConfig {
     std::vector<std::string> args;
     std::vector<std::pair<std::string, std::string>> env;
     std::string url;   // set: a streamable-HTTP server (refused here)
+    int timeoutMs = 0; // "timeout" (seconds, 1..600) for startup and each call; 0: 20 s and 60 s
 };
 
 // Reads CONFIG (at most 1 MiB); false with `error` naming what is wrong.
@@ -41,13 +42,13 @@ public:
 
     const McpServerConfig &config() const { return m_config; }
     // Starts the program, initializes, lists the tools.
-    bool start(std::string *error, int timeoutMs = 20000);
+    bool start(std::string *error);
     // tools/list's tools ([{name, description, inputSchema}]).
     const nlohmann::json &tools() const { return m_tools; }
     // tools/call: the text of the result (its text parts), isError as the
     // server says; false with `error` when the call itself failed.
     bool call(const std::string &name, const nlohmann::json &arguments, std::string *text, bool *isError,
-              std::string *error, int timeoutMs = 60000);
+              std::string *error);
 
 private:
     bool request(const std::string &method, const nlohmann::json &params, nlohmann::json *result, std::string *error,

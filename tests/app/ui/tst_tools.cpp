@@ -1,9 +1,9 @@
 // MCP tools in a real window (issue 31, "MCP in the app"): the reference
 // MCP server `@modelcontextprotocol/server-everything` (npm, installed by
-// scripts/setup.sh into tests/app/ui/mcp) is added through Settings → Tools
+// scripts/setup.sh into tests/mcp) is added through Settings → Tools
 // by typing its command; its tools are listed. A scripted model (`burrow-cli
 // synth --script`, a qwen3 shape with our ChatML template with tool-call
-// markup, tests/app/ui/mcp/tools-chatml.jinja) answers the first message
+// markup, tests/engine/chat/chatml-tools.jinja) answers the first message
 // with <tool_call>{"name":"echo","arguments":{"message":"hi"}}</tool_call>
 // and, after a tool result, with "ok got it". The chat shows the call's card
 // (name, arguments); Allow once runs it on the server; the card shows
@@ -27,9 +27,9 @@ using namespace burrow::test;
 namespace {
 
 const QString kCli = QStringLiteral(BURROW_BINARY_DIR "/engine/tools/burrow-cli");
-const QString kTemplate = QStringLiteral(BURROW_SOURCE_DIR "/tests/app/ui/mcp/tools-chatml.jinja");
+const QString kTemplate = QStringLiteral(BURROW_SOURCE_DIR "/tests/engine/chat/chatml-tools.jinja");
 const QString kServer = QStringLiteral(
-    BURROW_SOURCE_DIR "/tests/app/ui/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    BURROW_SOURCE_DIR "/tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const QString kCall = QStringLiteral("{\"name\":\"echo\",\"arguments\":{\"message\":\"hi\"}}");
 
 QQuickItem *shown(AppWindow &app, const QString &objectName)
@@ -64,7 +64,7 @@ private slots:
     void initTestCase()
     {
         if (QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty() || !QFileInfo::exists(kServer))
-            QSKIP("server-everything is not installed (scripts/setup.sh runs npm ci in tests/app/ui/mcp)");
+            QSKIP("server-everything is not installed (scripts/setup.sh runs npm ci in tests/mcp)");
         QSettings().clear();   // no tool servers from an earlier run
         m_model = m_dir.filePath(QStringLiteral("calls-echo.gguf"));
         const QString script = QStringLiteral("\\n <tool_call> %1 </tool_call> <|im_end|> <|tool_results|> _ok _got _it </s>")
