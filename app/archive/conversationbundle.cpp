@@ -113,6 +113,16 @@ QString markdownTranscript(const ConversationRecord &conversation, const QVector
         md += m.content;
         if (!m.content.endsWith(QLatin1Char('\n')))
             md += QLatin1Char('\n');
+        // Its tool calls: the call, then the result as a quote.
+        for (const QJsonValue &v : m.tools) {
+            const QJsonObject t = v.toObject();
+            md += QStringLiteral("\n**Tool call** `%1` `%2` (%3)\n")
+                      .arg(t.value(QLatin1String("name")).toString(), t.value(QLatin1String("arguments")).toString(),
+                           t.value(QLatin1String("state")).toString());
+            const QString result = t.value(QLatin1String("result")).toString();
+            if (!result.isEmpty())
+                md += QStringLiteral("\n> ") + QString(result).replace(QLatin1Char('\n'), QStringLiteral("\n> ")) + QLatin1Char('\n');
+        }
         if (m.state == Chat::State::Stopped)
             md += QStringLiteral("\n_(stopped)_\n");
         else if (m.state == Chat::State::Interrupted)
