@@ -51,12 +51,12 @@ class TestToolRunner : public QObject {
         return finished.wait(10000) && finished.first().first().toBool();
     }
 
-    static bool addFakeServer(ChatController &chat)
+    static bool addFakeServer(ChatController &chat, const QString &mode = QStringLiteral("ok"))
     {
         McpServerSpec spec;
         spec.name = QStringLiteral("fake");
         spec.command = QStringLiteral(FAKE_MCP_SERVER);
-        spec.args = {QStringLiteral("ok")};
+        spec.args = {mode};
         return chat.tools()->add(spec) && QTest::qWaitFor([&] { return chat.tools()->toolCount() == 3; }, 10000);
     }
 
@@ -141,6 +141,37 @@ private Q_SLOTS:
         QTRY_COMPARE(int(m_control->generateCalls), 7);
         QTRY_VERIFY(!chat.isGenerating());
         QVERIFY(m_control->requests.at(6).toolsJson.empty());
+    }
+
+    // A server that dies in the call, and a tool no server offers any more:
+    // each call's card says why, and the reply goes on with that as the result.
+    void failuresAreReportedOnTheCard()
+    {
+        ChatController chat;
+        QVERIFY(chat.startPersistence(m_dir.filePath(QStringLiteral("c.db"))));
+        QVERIFY(load(chat));
+        QVERIFY(addFakeServer(chat, QStringLiteral("die")));
+        m_control->toolCalls = {echo(QStringLiteral("one")), {}, echo(QStringLiteral("two")), {}};
+        QVERIFY(chat.send(QStringLiteral("first")));
+        QTRY_COMPARE(callAt(chat, 1).value(QLatin1String("state")).toString(), QStringLiteral("pending"));
+        QVERIFY(chat.decideTool(1, 0, QStringLiteral("once")));
+        QTRY_COMPARE_WITH_TIMEOUT(callAt(chat, 1).value(QLatin1String("state")).toString(), QStringLiteral("failed"), 10000);
+        const QString why = callAt(chat, 1).value(QLatin1String("result")).toString();
+        QVERIFY2(why.contains(QLatin1String("exit status 3")) && why.contains(QLatin1String("giving up on purpose")),
+                 qPrintable(why));
+        QTRY_COMPARE(chat.messages()->rowCount(), 3);
+        QTRY_VERIFY(!chat.isGenerating());
+        QCOMPARE(QString::fromStdString(m_control->requests.at(1).messages.back().content), why);
+
+        chat.tools()->remove(0);
+        QVERIFY(chat.send(QStringLiteral("second")));
+        QTRY_COMPARE(chat.messages()->rowCount(), 5);
+        QTRY_COMPARE(callAt(chat, 4).value(QLatin1String("state")).toString(), QStringLiteral("pending"));
+        QVERIFY(chat.decideTool(4, 0, QStringLiteral("once")));
+        QTRY_COMPARE(callAt(chat, 4).value(QLatin1String("state")).toString(), QStringLiteral("failed"));
+        QVERIFY2(callAt(chat, 4).value(QLatin1String("result")).toString().contains(QStringLiteral("No tool server offers")),
+                 qPrintable(callAt(chat, 4).value(QLatin1String("result")).toString()));
+        QTRY_COMPARE(chat.messages()->rowCount(), 6);
     }
 
     // No server: no tools go to the model (tool use is off until a server is added).
