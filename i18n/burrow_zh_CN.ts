@@ -2295,6 +2295,10 @@
         <source>the tool server&apos;s answer is not a JSON-RPC message</source>
         <translation>工具服务器的回答不是 JSON-RPC 消息</translation>
     </message>
+    <message>
+        <source>the tool server was started again</source>
+        <translation>工具服务器已重新启动</translation>
+    </message>
 </context>
 <context>
     <name>MessageDelegate</name>

@@ -22,4 +22,5 @@ struct ReplySettings {
     std::string chatFormat = "auto";   // RenderOptions::chatFormat
     bool enableThinking = true;        // RenderOptions::enableThinking (templates that read enable_thinking)
     std::string reasoningEffort = "medium";  // RenderOptions::reasoningEffort (templates that read reasoning_effort)
+    bool tools = true;                 // the chat offers the tools of Settings → Tools (ChatRequest::toolsJson)
 };

@@ -240,7 +240,7 @@ void ChatController::startReply()
     ChatRequest request = m_conversation->request();
     request.priority = ReplyPriority::ShownChat;   // sent from the chat shown
     // The tools of Settings → Tools, when the chat has them on (none until a server is added).
-    if (settings()->tools() && m_tools->toolCount() > 0)
+    if (request.settings.tools && m_tools->toolCount() > 0)
         request.toolsJson = QJsonDocument(m_tools->toolsJson()).toJson(QJsonDocument::Compact).toStdString();
     // The reply's details name the context it got, not "Automatic".
     QJsonObject used = settings()->toJson();

@@ -213,7 +213,11 @@ std::string McpStdioClient::ended()
 {
     std::string why = "the tool server \"" + m_config.name + "\" ended";
     int status = 0;
-    if (m_pid > 0 && ::waitpid(m_pid, &status, WNOHANG) == m_pid) {
+    // Its output closed: it is ending; its status, within half a second.
+    pid_t done = 0;
+    for (int i = 0; m_pid > 0 && i < 50 && (done = ::waitpid(m_pid, &status, WNOHANG)) == 0; ++i)
+        ::usleep(10000);
+    if (m_pid > 0 && done == m_pid) {
         m_pid = -1;
         if (WIFEXITED(status))
             why += " (exit status " + std::to_string(WEXITSTATUS(status)) + (WEXITSTATUS(status) == 127 ? ": could it be started?" : "") + ")";

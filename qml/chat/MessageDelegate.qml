@@ -205,6 +205,7 @@ Item {
                     }
                 }
 
+                // One card per tool call; the buttons act on this message's row.
                 Repeater {
                     model: root.tools
                     delegate: ToolCard {
@@ -213,8 +214,13 @@ Item {
                         Layout.fillWidth: true
                         call: modelData
                         callIndex: index
-                        row: root.index
-                        chat: root.chat
+                    }
+                    onItemAdded: (index, item) => {
+                        const card = item as ToolCard
+                        if (card !== null) {
+                            card.row = Qt.binding(() => root.index)
+                            card.chat = root.chat
+                        }
                     }
                 }
 

@@ -12,12 +12,17 @@ Frame {
     // The call: {id, name, arguments, decision, state, result}.
     required property var call
     required property int callIndex
-    // The reply's row in the chat.
-    required property int row
-    required property ChatController chat
+    // The reply's row in the chat, and the chat (set by the message).
+    property int row: -1
+    property ChatController chat: null
 
     readonly property string callState: root.call.state
     readonly property bool pending: root.callState === "pending"
+
+    function decide(decision: string): void {
+        if (root.chat !== null)
+            root.chat.decideTool(root.row, root.callIndex, decision)
+    }
 
     objectName: "toolCard" + root.callIndex
     Accessible.role: Accessible.Grouping
@@ -52,19 +57,19 @@ Frame {
                 objectName: "toolAllowOnce"
                 text: qsTr("Allow once")
                 Accessible.name: qsTr("Run %1 this time").arg(root.call.name)
-                onClicked: root.chat.decideTool(root.row, root.callIndex, "once")
+                onClicked: root.decide("once")
             }
             Button {
                 objectName: "toolAllowAlways"
                 text: qsTr("Always for this chat")
                 Accessible.name: qsTr("Run %1 without asking in this chat").arg(root.call.name)
-                onClicked: root.chat.decideTool(root.row, root.callIndex, "always")
+                onClicked: root.decide("always")
             }
             Button {
                 objectName: "toolDeny"
                 text: qsTr("Deny")
                 Accessible.name: qsTr("Do not run %1").arg(root.call.name)
-                onClicked: root.chat.decideTool(root.row, root.callIndex, "denied")
+                onClicked: root.decide("denied")
             }
         }
         Label {

@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -16,7 +17,7 @@
 #include "chat/chatcontroller.h"
 #include "fakebackend.h"
 
-Q_IMPORT_QML_PLUGIN(BurrowPlugin)
+
 
 namespace {
 

@@ -509,6 +509,7 @@ private slots:
             {QStringLiteral("systemPrompt"), {QStringLiteral("Réponds brièvement."), true}},
             {QStringLiteral("chatFormat"), {QStringLiteral("chatml"), QStringLiteral("vicuna")}},
             {QStringLiteral("thinking"), {false, QStringLiteral("perhaps")}},
+            {QStringLiteral("tools"), {false, QStringLiteral("perhaps")}},
             {QStringLiteral("reasoningEffort"), {QStringLiteral("high"), QStringLiteral("extreme")}},
         };
         for (const SettingsField &f : SettingsFields::all()) {
@@ -597,6 +598,7 @@ private slots:
             if (field == QLatin1String("systemPrompt")) return r.systemPrompt == value.toString().toStdString();
             if (field == QLatin1String("chatFormat")) return r.chatFormat == value.toString().toStdString();
             if (field == QLatin1String("thinking")) return r.enableThinking == value.toBool() && base.enableThinking;
+            if (field == QLatin1String("tools")) return r.tools == value.toBool() && base.tools;
             if (field == QLatin1String("reasoningEffort"))
                 return r.reasoningEffort == value.toString().toStdString() && base.reasoningEffort == "medium";
             return false;
