@@ -3257,6 +3257,10 @@
         <source>No tool server offers a tool called “%1” now (Settings → Tools).</source>
         <translation>目前没有工具服务器提供名为“%1”的工具（设置 → 工具）。</translation>
     </message>
+    <message>
+        <source>%1 is another computer reached by plain http: the tools&apos; arguments and results would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是通过明文 http 访问的另一台计算机：工具的参数和结果将以未加密的形式经过网络。如果服务器支持，请使用 https://，或再次按“添加”以仍然添加它。</translation>
+    </message>
 </context>
 <context>
     <name>ToolsDialog</name>

@@ -3257,6 +3257,10 @@
         <source>No tool server offers a tool called “%1” now (Settings → Tools).</source>
         <translation>目前沒有工具伺服器提供名為「%1」的工具（設定 → 工具）。</translation>
     </message>
+    <message>
+        <source>%1 is another computer reached by plain http: the tools&apos; arguments and results would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是透過明文 http 連線的另一台電腦：工具的參數和結果將以未加密的形式經過網路。如果伺服器支援，請使用 https://，或再按一次「新增」仍然加入它。</translation>
+    </message>
 </context>
 <context>
     <name>ToolsDialog</name>

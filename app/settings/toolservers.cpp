@@ -6,6 +6,8 @@
 #include <QSettings>
 #include <QTimer>
 
+#include "backend/remoteendpoints.h"
+
 ToolServers::ToolServers(QObject *parent) : QAbstractListModel(parent)
 {
     load();
@@ -100,6 +102,15 @@ bool ToolServers::addUrl(const QString &name, const QString &url)
     const QString n = name.trimmed().isEmpty() ? QUrl(typed).host() : name.trimmed();
     if (!McpServerSpec::fromJson(n, QJsonObject{{QStringLiteral("url"), typed}}, &spec, &error)) {
         setProblem(tr("Type the server's address with http:// or https://, e.g. http://127.0.0.1:3001/mcp."));
+        return false;
+    }
+    // Plain http to another computer: the tools' arguments and results would
+    // cross the network unencrypted. Said once; the same address again is taken.
+    if (RemoteEndpoints::isInsecure(spec.url) && m_warnedUrl != spec.url.toString()) {
+        m_warnedUrl = spec.url.toString();
+        setProblem(tr("%1 is another computer reached by plain http: the tools' arguments and results would cross "
+                      "the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.")
+                       .arg(spec.url.host()));
         return false;
     }
     return add(spec);

@@ -55,7 +55,8 @@ public:
     // as a shell would: "npx -y @modelcontextprotocol/server-everything"),
     // `environment` lines of NAME=value. False (and problem()) when refused.
     Q_INVOKABLE bool addCommand(const QString &name, const QString &commandLine, const QString &environment);
-    // A streamable-HTTP server at `url` (http:// or https://).
+    // A streamable-HTTP server at `url` (http:// or https://; plain http to
+    // another computer is refused once with a warning, taken the second time).
     Q_INVOKABLE bool addUrl(const QString &name, const QString &url);
     // Adds `spec` (from a config or the two above).
     bool add(const McpServerSpec &spec);
@@ -86,4 +87,5 @@ private:
 
     QList<McpClient *> m_clients;
     QString m_problem;
+    QString m_warnedUrl;   // the plain-http address last warned about
 };
