@@ -829,6 +829,38 @@
         <translation>停止：回复到此结束；平移：忘掉最早的消息（系统提示词和第一轮问答保留）并继续。</translation>
     </message>
     <message>
+        <source>Speculative decoding</source>
+        <translation>推测解码</translation>
+    </message>
+    <message>
+        <source>Guessed tokens are checked in one pass, so a reply can come faster; it says the same either way.</source>
+        <translation>猜测的词元在一次计算中得到检验，回复可能更快；回复内容不变。</translation>
+    </message>
+    <message>
+        <source>drafting %1</source>
+        <translation>推测 %1</translation>
+    </message>
+    <message>
+        <source>Speculative decoding is one of: %1.</source>
+        <translation>推测解码只能是：%1。</translation>
+    </message>
+    <message>
+        <source>Draft model</source>
+        <translation>草稿模型</translation>
+    </message>
+    <message>
+        <source>A smaller model with the same vocabulary that guesses the next tokens.</source>
+        <translation>一个词表相同的较小模型，用来猜测接下来的词元。</translation>
+    </message>
+    <message>
+        <source>The draft model is a file&apos;s full path.</source>
+        <translation>草稿模型须为文件的完整路径。</translation>
+    </message>
+    <message>
+        <source>%1 (not found)</source>
+        <translation>%1（未找到）</translation>
+    </message>
+    <message>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
@@ -922,6 +954,38 @@
     <message>
         <source>This model cannot shift its context (it keeps a state of every token instead of keys and values): its replies stop when it is full.</source>
         <translation>这个模型不能平移上下文（它为每个词元保存的是状态，而不是键和值）：上下文满时回复就会停止。</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Prompt lookup (n-gram)</source>
+        <translation>提示查找（n-gram）</translation>
+    </message>
+    <message>
+        <source>Draft model…</source>
+        <translation>草稿模型…</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Choose a draft model (Ctrl+L: type a path)</source>
+        <translation>选择草稿模型（Ctrl+L：输入路径）</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Drafted by %1 (its weights, beside the model&apos;s). Choose “Draft model…” again for another file.</source>
+        <translation>由 %1 起草（其权重，与模型并存于内存）。再次选择“草稿模型…”可换用其他文件。</translation>
     </message>
 </context>
 <context>
@@ -1401,6 +1465,10 @@
     <message>
         <source>the conversation database refused it</source>
         <translation>对话数据库拒绝了写入</translation>
+    </message>
+    <message>
+        <source>%1 of %2 drafts accepted</source>
+        <translation>%2 个草稿中接受了 %1 个</translation>
     </message>
 </context>
 <context>
@@ -2242,6 +2310,10 @@
 <context>
     <name>McpClient</name>
     <message>
+        <source>the tool server was started again</source>
+        <translation>工具服务器已重新启动</translation>
+    </message>
+    <message>
         <source>the tool server was stopped</source>
         <translation>工具服务器已停止</translation>
     </message>
@@ -2294,10 +2366,6 @@
     <message>
         <source>the tool server&apos;s answer is not a JSON-RPC message</source>
         <translation>工具服务器的回答不是 JSON-RPC 消息</translation>
-    </message>
-    <message>
-        <source>the tool server was started again</source>
-        <translation>工具服务器已重新启动</translation>
     </message>
 </context>
 <context>
@@ -2450,6 +2518,18 @@
         <source>%1, chosen from its architecture (it has no chat template)</source>
         <translation>%1，根据其架构选择（它没有对话模板）</translation>
     </message>
+    <message>
+        <source>prompt lookup (n-gram)</source>
+        <translation>提示查找（n-gram）</translation>
+    </message>
+    <message>
+        <source>its MTP layers</source>
+        <translation>其 MTP 层</translation>
+    </message>
+    <message>
+        <source>a draft model with the same vocabulary</source>
+        <translation>词表相同的草稿模型</translation>
+    </message>
 </context>
 <context>
     <name>ModelCardDialog</name>
@@ -2548,6 +2628,10 @@
     <message>
         <source>%1 (weights and KV cache), %2 free</source>
         <translation>%1（权重和 KV 缓存），可用 %2</translation>
+    </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>推测解码</translation>
     </message>
 </context>
 <context>
@@ -2966,6 +3050,14 @@
         <source>Written %1</source>
         <translation>写于 %1</translation>
     </message>
+    <message>
+        <source>Drafted: %1 tokens, %2 accepted (%3 %)</source>
+        <translation>草稿：%1 个词元，接受 %2 个（%3 %）</translation>
+    </message>
+    <message>
+        <source>Drafted: none</source>
+        <translation>草稿：无</translation>
+    </message>
 </context>
 <context>
     <name>ReplyStream</name>
@@ -3246,6 +3338,10 @@
         <translation>请输入以 http:// 或 https:// 开头的服务器地址，例如 http://127.0.0.1:3001/mcp。</translation>
     </message>
     <message>
+        <source>%1 is another computer reached by plain http: the tools&apos; arguments and results would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是通过明文 http 访问的另一台计算机：工具的参数和结果将以未加密的形式经过网络。如果服务器支持，请使用 https://，或再次按“添加”以仍然添加它。</translation>
+    </message>
+    <message>
         <source>Burrow keeps at most %1 tool servers; remove one first.</source>
         <translation>Burrow 最多保留 %1 个工具服务器；请先移除一个。</translation>
     </message>
@@ -3256,10 +3352,6 @@
     <message>
         <source>No tool server offers a tool called “%1” now (Settings → Tools).</source>
         <translation>目前没有工具服务器提供名为“%1”的工具（设置 → 工具）。</translation>
-    </message>
-    <message>
-        <source>%1 is another computer reached by plain http: the tools&apos; arguments and results would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
-        <translation>%1 是通过明文 http 访问的另一台计算机：工具的参数和结果将以未加密的形式经过网络。如果服务器支持，请使用 https://，或再次按“添加”以仍然添加它。</translation>
     </message>
 </context>
 <context>

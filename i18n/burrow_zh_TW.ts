@@ -829,6 +829,38 @@
         <translation>停止：回覆到此結束；平移：忘掉最早的訊息（系統提示詞和第一輪問答保留）並繼續。</translation>
     </message>
     <message>
+        <source>Speculative decoding</source>
+        <translation>推測解碼</translation>
+    </message>
+    <message>
+        <source>Guessed tokens are checked in one pass, so a reply can come faster; it says the same either way.</source>
+        <translation>猜測的詞元在一次計算中得到檢驗，回覆可能更快；回覆內容不變。</translation>
+    </message>
+    <message>
+        <source>drafting %1</source>
+        <translation>推測 %1</translation>
+    </message>
+    <message>
+        <source>Speculative decoding is one of: %1.</source>
+        <translation>推測解碼只能是：%1。</translation>
+    </message>
+    <message>
+        <source>Draft model</source>
+        <translation>草稿模型</translation>
+    </message>
+    <message>
+        <source>A smaller model with the same vocabulary that guesses the next tokens.</source>
+        <translation>一個詞表相同的較小模型，用來猜測接下來的詞元。</translation>
+    </message>
+    <message>
+        <source>The draft model is a file&apos;s full path.</source>
+        <translation>草稿模型須為檔案的完整路徑。</translation>
+    </message>
+    <message>
+        <source>%1 (not found)</source>
+        <translation>%1（找不到）</translation>
+    </message>
+    <message>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
@@ -922,6 +954,38 @@
     <message>
         <source>This model cannot shift its context (it keeps a state of every token instead of keys and values): its replies stop when it is full.</source>
         <translation>這個模型不能平移上下文（它為每個詞元保存的是狀態，而不是鍵和值）：上下文滿時回覆就會停止。</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自動</translation>
+    </message>
+    <message>
+        <source>Prompt lookup (n-gram)</source>
+        <translation>提示查找（n-gram）</translation>
+    </message>
+    <message>
+        <source>Draft model…</source>
+        <translation>草稿模型…</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>關閉</translation>
+    </message>
+    <message>
+        <source>Choose a draft model (Ctrl+L: type a path)</source>
+        <translation>選擇草稿模型（Ctrl+L：輸入路徑）</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有檔案 (*)</translation>
+    </message>
+    <message>
+        <source>Drafted by %1 (its weights, beside the model&apos;s). Choose “Draft model…” again for another file.</source>
+        <translation>由 %1 起草（其權重，與模型並存於記憶體）。再次選擇「草稿模型…」可換用其他檔案。</translation>
     </message>
 </context>
 <context>
@@ -1401,6 +1465,10 @@
     <message>
         <source>the conversation database refused it</source>
         <translation>對話資料庫拒絕了寫入</translation>
+    </message>
+    <message>
+        <source>%1 of %2 drafts accepted</source>
+        <translation>%2 個草稿中接受了 %1 個</translation>
     </message>
 </context>
 <context>
@@ -2242,6 +2310,10 @@
 <context>
     <name>McpClient</name>
     <message>
+        <source>the tool server was started again</source>
+        <translation>工具伺服器已重新啟動</translation>
+    </message>
+    <message>
         <source>the tool server was stopped</source>
         <translation>工具伺服器已停止</translation>
     </message>
@@ -2294,10 +2366,6 @@
     <message>
         <source>the tool server&apos;s answer is not a JSON-RPC message</source>
         <translation>工具伺服器的回答不是 JSON-RPC 訊息</translation>
-    </message>
-    <message>
-        <source>the tool server was started again</source>
-        <translation>工具伺服器已重新啟動</translation>
     </message>
 </context>
 <context>
@@ -2450,6 +2518,18 @@
         <source>%1, chosen from its architecture (it has no chat template)</source>
         <translation>%1，依其架構選擇（它沒有對話範本）</translation>
     </message>
+    <message>
+        <source>prompt lookup (n-gram)</source>
+        <translation>提示查找（n-gram）</translation>
+    </message>
+    <message>
+        <source>its MTP layers</source>
+        <translation>其 MTP 層</translation>
+    </message>
+    <message>
+        <source>a draft model with the same vocabulary</source>
+        <translation>詞表相同的草稿模型</translation>
+    </message>
 </context>
 <context>
     <name>ModelCardDialog</name>
@@ -2548,6 +2628,10 @@
     <message>
         <source>%1 (weights and KV cache), %2 free</source>
         <translation>%1（權重與 KV 快取），可用 %2</translation>
+    </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>推測解碼</translation>
     </message>
 </context>
 <context>
@@ -2966,6 +3050,14 @@
         <source>Written %1</source>
         <translation>寫於 %1</translation>
     </message>
+    <message>
+        <source>Drafted: %1 tokens, %2 accepted (%3 %)</source>
+        <translation>草稿：%1 個詞元，接受 %2 個（%3 %）</translation>
+    </message>
+    <message>
+        <source>Drafted: none</source>
+        <translation>草稿：無</translation>
+    </message>
 </context>
 <context>
     <name>ReplyStream</name>
@@ -3246,6 +3338,10 @@
         <translation>請輸入以 http:// 或 https:// 開頭的伺服器位址，例如 http://127.0.0.1:3001/mcp。</translation>
     </message>
     <message>
+        <source>%1 is another computer reached by plain http: the tools&apos; arguments and results would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是透過明文 http 連線的另一台電腦：工具的參數和結果將以未加密的形式經過網路。如果伺服器支援，請使用 https://，或再按一次「新增」仍然加入它。</translation>
+    </message>
+    <message>
         <source>Burrow keeps at most %1 tool servers; remove one first.</source>
         <translation>Burrow 最多保留 %1 個工具伺服器；請先移除一個。</translation>
     </message>
@@ -3256,10 +3352,6 @@
     <message>
         <source>No tool server offers a tool called “%1” now (Settings → Tools).</source>
         <translation>目前沒有工具伺服器提供名為「%1」的工具（設定 → 工具）。</translation>
-    </message>
-    <message>
-        <source>%1 is another computer reached by plain http: the tools&apos; arguments and results would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
-        <translation>%1 是透過明文 http 連線的另一台電腦：工具的參數和結果將以未加密的形式經過網路。如果伺服器支援，請使用 https://，或再按一次「新增」仍然加入它。</translation>
     </message>
 </context>
 <context>

@@ -175,6 +175,10 @@ bool writeFolder(const ConversationStore &store, const QList<qint64> &ids, const
                 jm.insert(QStringLiteral("reasoning"), m.reasoning);
             if (m.reasoningMs >= 0)
                 jm.insert(QStringLiteral("reasoning_ms"), m.reasoningMs);
+            if (m.draftedTokens >= 0 && m.acceptedTokens >= 0) {
+                jm.insert(QStringLiteral("drafted_tokens"), m.draftedTokens);
+                jm.insert(QStringLiteral("accepted_tokens"), m.acceptedTokens);
+            }
             if (!m.tools.isEmpty())
                 jm.insert(QStringLiteral("tools"), m.tools);
             jsonMessages.append(jm);
@@ -298,6 +302,10 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
             if (m.role == Chat::Role::Assistant) {
                 m.reasoning = jm.value(QStringLiteral("reasoning")).toString();
                 m.reasoningMs = jm.value(QStringLiteral("reasoning_ms")).toDouble(-1);
+                m.draftedTokens = jm.value(QStringLiteral("drafted_tokens")).toInt(-1);
+                m.acceptedTokens = jm.value(QStringLiteral("accepted_tokens")).toInt(-1);
+                if (m.draftedTokens < 0 || m.acceptedTokens < 0 || m.acceptedTokens > m.draftedTokens)
+                    m.draftedTokens = m.acceptedTokens = -1;   // a count that cannot be is dropped
                 // Tool calls: objects only, at most 64 per reply (the file is bounded above).
                 for (const QJsonValue &t : jm.value(QStringLiteral("tools")).toArray())
                     if (t.isObject() && m.tools.size() < 64)
@@ -329,6 +337,7 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
                 const qint64 reply = store.beginReply(id, m.model, m.settings);
                 if (reply < 0 || !store.finishReply(reply, m.content, m.state, m.promptTokens, m.generatedTokens, m.tokensPerSecond)
                     || ((!m.reasoning.isEmpty() || m.reasoningMs >= 0) && !store.setReasoning(reply, m.reasoning, m.reasoningMs))
+                    || (m.draftedTokens >= 0 && !store.setDrafts(reply, m.draftedTokens, m.acceptedTokens))
                     || (!m.tools.isEmpty() && !store.setTools(reply, m.tools))) {
                     result.error = QCoreApplication::translate("ConversationBundle", "The conversation database refused the import.");
                     return result;

@@ -117,6 +117,10 @@ struct GenerationOutcome {
     int contextUsed = 0;             // positions the KV cache holds at the end
     int reasoningTokens = 0;         // of generatedTokens, the reasoning's
     double reasoningMs = -1;         // how long the reply reasoned (-1: it did not)
+    // Speculative decoding (burrow::Timings): draft tokens checked and of
+    // them accepted; -1 where the backend does not say (a remote model).
+    int draftedTokens = -1;
+    int acceptedTokens = -1;
     QList<ModelToolCall> toolCalls;  // the calls in the reply, in order (their markup is not in the text)
 
     double tokensPerSecond() const { return generateMs > 0 ? generatedTokens * 1000.0 / generateMs : 0; }

@@ -308,6 +308,8 @@ GenerationOutcome outcomeOf(const LiveReply &live, const burrow::GenerateResult 
                                      : qMin(live.promptTokens, result.timings.reusedTokens + live.promptDone.load());
     outcome.reasoningTokens = result.timings.reasoningTokens;
     outcome.reasoningMs = result.timings.reasoningTokens > 0 || !result.reasoning.empty() ? result.timings.reasoningMs : -1;
+    outcome.draftedTokens = result.timings.draftedTokens;
+    outcome.acceptedTokens = result.timings.acceptedTokens;
     if (!status) {
         outcome.stop = GenerationOutcome::Stop::Error;
         outcome.error = fromStd(status.message());
@@ -467,6 +469,7 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
     job.options.stopStrings = prompt->format.stopStrings;
     job.options.cancel = request.cancel;
     job.options.reasoning = prompt->reasoning;
+    job.options.speculative = request.settings.speculative;
     job.onToken = [live](int32_t generated) { live->tokens = generated; };
     job.options.onReasoning = [live](std::string_view piece) {
         return !live->sinks.onText

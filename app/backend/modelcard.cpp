@@ -42,6 +42,8 @@ ModelCard ModelCard::fromInfo(const burrow::ModelInfo &info)
     card.perLayerEmbeddingLength = toInt(info.perLayerEmbeddingLength);
     card.perLayerEmbeddingBytes = info.perLayerEmbeddingBytes;
     card.recurrentLayerCount = toInt(info.recurrentLayerCount);
+    for (const std::string &drafter : info.drafters)
+        card.drafters << fromStd(drafter);
     card.hasChatTemplate = info.hasChatTemplate;
     card.availableMemory = SystemMemory::availableBytes();
     // The estimate needs the numbers, not the template or the tensor table.
@@ -113,6 +115,23 @@ QString ModelCard::perLayerEmbeddingText() const
         return QString();
     return tr("%1 per layer, %2, read from the file one row per token")
         .arg(QLocale().toString(perLayerEmbeddingLength), formatBytes(perLayerEmbeddingBytes));
+}
+
+QString ModelCard::speculativeText() const
+{
+    if (remote)
+        return QString();
+    QStringList ways;
+    for (const QString &drafter : drafters) {
+        if (drafter == QLatin1String("ngram"))
+            ways << tr("prompt lookup (n-gram)");
+        else if (drafter == QLatin1String("mtp"))
+            ways << tr("its MTP layers");
+        else
+            ways << drafter;   // a drafter named by a newer engine
+    }
+    ways << tr("a draft model with the same vocabulary");
+    return ways.join(QStringLiteral(", "));
 }
 
 QString ModelCard::formatBytes(quint64 bytes)

@@ -11,6 +11,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 #include <QtQml/qqmlregistration.h>
 
 namespace burrow { struct ModelInfo; }
@@ -46,6 +47,7 @@ class ModelCard {
     Q_PROPERTY(QString sharedKvText READ sharedKvText)
     Q_PROPERTY(qulonglong perLayerEmbeddingBytes MEMBER perLayerEmbeddingBytes)
     Q_PROPERTY(QString perLayerEmbeddingText READ perLayerEmbeddingText)
+    Q_PROPERTY(QString speculativeText READ speculativeText)
     Q_PROPERTY(bool readsEnableThinking MEMBER readsEnableThinking)
     Q_PROPERTY(bool readsReasoningEffort MEMBER readsReasoningEffort)
     Q_PROPERTY(bool reasons READ reasons)
@@ -84,6 +86,8 @@ public:
     // Recurrent layers (qwen35's Gated DeltaNet): they keep a state per
     // conversation, and a full context cannot be shifted.
     int recurrentLayerCount = 0;
+    // Speculative decoding the file offers by itself (burrow::ModelInfo::drafters, best first).
+    QStringList drafters;
     quint64 availableMemory = 0;    // MemAvailable when the card was made (0: unknown)
     bool hasChatTemplate = false;
     // The engine's answer to "which chat format does Automatic use"
@@ -125,6 +129,9 @@ public:
     QString sharedKvText() const;
     // "256 per layer, 2.8 GB, read from the file one row per token" ("" without).
     QString perLayerEmbeddingText() const;
+    // "prompt lookup, or a draft model with the same vocabulary" (the file's
+    // drafters, in the engine's order, then a draft model: any file may have one).
+    QString speculativeText() const;
     bool reasons() const { return reasoning; }
     bool canShiftContext() const { return recurrentLayerCount == 0; }
     static QString countText(quint64 n);     // 260K, 7.2M, 30.5B

@@ -23,6 +23,14 @@ QString ReplyDetails::describe(const MessageRecord &m)
         counts << tr("%1 tokens/s").arg(locale.toString(m.tokensPerSecond, 'f', 1));
     if (!counts.isEmpty())
         lines << counts.join(QStringLiteral(" · "));
+    // Speculative decoding: how many guessed tokens the model checked and kept.
+    if (m.draftedTokens > 0)
+        lines << tr("Drafted: %1 tokens, %2 accepted (%3 %)")
+                     .arg(m.draftedTokens)
+                     .arg(m.acceptedTokens)
+                     .arg(locale.toString(100.0 * m.acceptedTokens / m.draftedTokens, 'f', 0));
+    else if (m.draftedTokens == 0)
+        lines << tr("Drafted: none");
     switch (m.state) {
     case Chat::State::Interrupted: lines << tr("Interrupted: Burrow stopped while this reply was being written."); break;
     case Chat::State::Stopped: lines << tr("Stopped before the end."); break;

@@ -251,6 +251,8 @@ void ReplyStream::storeFinal(Chat::State state, const GenerationOutcome &outcome
     }
     if (outcome.stop == GenerationOutcome::Stop::ContextFull)
         m_store->setContextFull(m_messageId);
+    if (outcome.draftedTokens >= 0 && outcome.acceptedTokens >= 0)
+        m_store->setDrafts(m_messageId, outcome.draftedTokens, outcome.acceptedTokens);
 }
 
 void ReplyStream::onFinished(const GenerationOutcome &outcome)

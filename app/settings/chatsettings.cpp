@@ -1,6 +1,9 @@
 #include "chatsettings.h"
 
+#include "backend/modelcard.h"
 #include "language/language.h"
+
+#include <QFileInfo>
 
 #include <QJsonValue>
 #include <QLocale>
@@ -243,6 +246,24 @@ QStringList ChatSettings::changedFields() const
         if (!isDefault(QLatin1String(f.name)))
             out << QLatin1String(f.name);
     return out;
+}
+
+bool ChatSettings::chooseDraftModel(const QUrl &file)
+{
+    if (!file.isLocalFile())
+        return false;
+    return setValue(QStringLiteral("draftModel"), file.toLocalFile()) &&
+           setValue(QStringLiteral("speculative"), QStringLiteral("draft"));
+}
+
+QString ChatSettings::draftModelText() const
+{
+    const QFileInfo file(draftModel());
+    if (draftModel().isEmpty())
+        return QString();
+    if (!file.isFile())
+        return tr("%1 (not found)").arg(file.fileName());
+    return QStringLiteral("%1, %2").arg(file.fileName(), ModelCard::formatBytes(quint64(file.size())));
 }
 
 void ChatSettings::resetField(const QString &field)

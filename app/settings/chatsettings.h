@@ -9,6 +9,7 @@
 #include <QPointer>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 #include <QVariant>
 #include <QVariantHash>
 #include <QVariantList>
@@ -62,6 +63,8 @@ class ChatSettings : public QObject {
     Q_PROPERTY(bool tools READ tools WRITE setTools NOTIFY changed)
     Q_PROPERTY(QString reasoningEffort READ reasoningEffort WRITE setReasoningEffort NOTIFY changed)
     Q_PROPERTY(QStringList reasoningEfforts READ reasoningEfforts CONSTANT)
+    Q_PROPERTY(QString speculative READ speculative WRITE setSpeculative NOTIFY changed)
+    Q_PROPERTY(QString draftModel READ draftModel WRITE setDraftModel NOTIFY changed)
     /// The field table for the panel: [{name, kind, label, hint, numberRow}]
     /// (label and hint untranslated: the panel passes them to qsTranslate("ChatSettings", …)).
     Q_PROPERTY(QVariantList fields READ fieldList CONSTANT)
@@ -111,6 +114,8 @@ public:
     bool tools() const { return m_values.value(QStringLiteral("tools")).toBool(); }
     QString reasoningEffort() const { return m_values.value(QStringLiteral("reasoningEffort")).toString(); }
     static QStringList reasoningEfforts() { return SettingsFields::reasoningEfforts(); }
+    QString speculative() const { return m_values.value(QStringLiteral("speculative")).toString(); }
+    QString draftModel() const { return m_values.value(QStringLiteral("draftModel")).toString(); }
 
     void setTemperature(double v) { setValue(QStringLiteral("temperature"), v); }
     void setTopP(double v) { setValue(QStringLiteral("topP"), v); }
@@ -129,6 +134,8 @@ public:
     void setThinking(bool v) { setValue(QStringLiteral("thinking"), v); }
     void setTools(bool v) { setValue(QStringLiteral("tools"), v); }
     void setReasoningEffort(const QString &v) { setValue(QStringLiteral("reasoningEffort"), v); }
+    void setSpeculative(const QString &v) { setValue(QStringLiteral("speculative"), v); }
+    void setDraftModel(const QString &v) { setValue(QStringLiteral("draftModel"), v); }
 
     /// The model's trained context in tokens (0: unknown, no limit).
     int trainedContext() const { return m_limits.trainedContext; }
@@ -156,6 +163,12 @@ public:
     Q_INVOKABLE bool isDefault(const QString &field) const;
     Q_INVOKABLE QVariant defaultValue(const QString &field) const;
     Q_INVOKABLE void resetField(const QString &field);
+    /// The draft model picked in a file dialog: draftModel = its path and
+    /// speculative = "draft"; false (nothing changed) for a URL that is not a local file.
+    Q_INVOKABLE bool chooseDraftModel(const QUrl &file);
+    /// The draft model as the panel names it: its file name and the memory
+    /// its weights take beside the model ("small.gguf, 18.8 MB"); "" when none.
+    Q_INVOKABLE QString draftModelText() const;
     Q_INVOKABLE void resetAll();
     /// Forgets the reasons for refused input (the refused text is not
     /// kept: the fields show the stored values again) and checks the

@@ -1,5 +1,6 @@
 #include "settingsfields.h"
 
+#include <QDir>
 #include <QHash>
 
 #include "backend/contextlimit.h"
@@ -236,6 +237,44 @@ const QList<SettingsField> &SettingsFields::all()
          [](const QVariantHash &v, ReplySettings *out) {
              out->reasoningEffort = toStd(v.value(QStringLiteral("reasoningEffort")));
          }},
+        // Speculative decoding (burrow::SpeculativeMode): auto (the best the
+        // model offers: n-gram drafts today), prompt lookup, a draft model
+        // (draftModel, chosen in the panel's file dialog), off. The reply is
+        // the same either way (greedy token for token; sampled: the same
+        // distribution), only faster or not.
+        {"speculative", Kind::Choice, QStringLiteral("auto"), QT_TRANSLATE_NOOP("ChatSettings", "Speculative decoding"),
+         QT_TRANSLATE_NOOP("ChatSettings", "Guessed tokens are checked in one pass, so a reply can come faster; "
+                                           "it says the same either way."),
+         QT_TRANSLATE_NOOP("ChatSettings", "drafting %1"), false,
+         [](const QVariant &v, const SettingsLimits &) {
+             const QStringList known = speculativeModes();
+             return known.contains(v.toString())
+                        ? QString()
+                        : tr("Speculative decoding is one of: %1.").arg(known.join(QStringLiteral(", ")));
+         },
+         [](const QVariantHash &v, ReplySettings *out) {
+             const QString mode = v.value(QStringLiteral("speculative")).toString();
+             out->speculative.mode = mode == QLatin1String("ngram") ? burrow::SpeculativeMode::SPECULATIVE_NGRAM
+                                     : mode == QLatin1String("draft") ? burrow::SpeculativeMode::SPECULATIVE_DRAFT
+                                     : mode == QLatin1String("off")   ? burrow::SpeculativeMode::SPECULATIVE_OFF
+                                                                      : burrow::SpeculativeMode::SPECULATIVE_AUTO;
+         }},
+        // The draft model's file (speculative "draft"): a smaller .gguf with
+        // the model's vocabulary, checked when a reply starts.
+        {"draftModel", Kind::Text, QString(), QT_TRANSLATE_NOOP("ChatSettings", "Draft model"),
+         QT_TRANSLATE_NOOP("ChatSettings", "A smaller model with the same vocabulary that guesses the next tokens."),
+         nullptr, false,
+         [](const QVariant &v, const SettingsLimits &) {
+             const QString path = v.toString();
+             if (path.isEmpty())
+                 return QString();
+             if (!QDir::isAbsolutePath(path))
+                 return tr("The draft model is a file's full path.");
+             return QString();
+         },
+         [](const QVariantHash &v, ReplySettings *out) {
+             out->speculative.draftModel = toStd(v.value(QStringLiteral("draftModel")));
+         }},
     };
     return fields;
 }
@@ -245,6 +284,11 @@ QStringList SettingsFields::kvCacheTypes()
     // The engine's names (burrow::kvCacheTypeName).
     return {QString::fromLatin1(burrow::kvCacheTypeName(burrow::KvCacheType::KV_CACHE_F16)),
             QString::fromLatin1(burrow::kvCacheTypeName(burrow::KvCacheType::KV_CACHE_Q8_0))};
+}
+
+QStringList SettingsFields::speculativeModes()
+{
+    return {QStringLiteral("auto"), QStringLiteral("ngram"), QStringLiteral("draft"), QStringLiteral("off")};
 }
 
 QStringList SettingsFields::contextPolicies()

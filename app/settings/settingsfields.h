@@ -63,6 +63,8 @@ public:
     static QStringList reasoningEfforts();
     // The values kvCacheType takes: f16, q8_0 (burrow::KvCacheType).
     static QStringList kvCacheTypes();
+    // The values speculative takes: auto, ngram, draft, off (burrow::SpeculativeMode).
+    static QStringList speculativeModes();
     // The values contextPolicy takes: stop, shift (burrow::ContextOverflow).
     static QStringList contextPolicies();
     // How a chat format is named to the user: "Automatic (from the model)",

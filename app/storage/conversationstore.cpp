@@ -48,7 +48,7 @@ const char *ConversationColumns =
 const char *MessageColumns =
     "id, conversation_id, parent_id, role, content, state, created, updated, model, settings,"
     " prompt_tokens, generated_tokens, tokens_per_second, error, reasoning, reasoning_ms,"
-    " context_full, tools";
+    " context_full, drafted_tokens, accepted_tokens, tools";
 
 ConversationRecord readConversation(const QSqlQuery &q)
 {
@@ -85,7 +85,9 @@ MessageRecord readMessage(const QSqlQuery &q)
     m.reasoning = q.value(14).toString();
     m.reasoningMs = q.value(15).isNull() ? -1 : q.value(15).toDouble();
     m.contextFull = q.value(16).toInt() != 0;
-    m.tools = QJsonDocument::fromJson(q.value(17).toString().toUtf8()).array();
+    m.draftedTokens = q.value(17).isNull() ? -1 : q.value(17).toInt();
+    m.acceptedTokens = q.value(18).isNull() ? -1 : q.value(18).toInt();
+    m.tools = QJsonDocument::fromJson(q.value(19).toString().toUtf8()).array();
     return m;
 }
 
@@ -124,6 +126,8 @@ QVariantMap messageToMap(const MessageRecord &m)
         {QStringLiteral("reasoning"), m.reasoning},
         {QStringLiteral("reasoningMs"), m.reasoningMs},
         {QStringLiteral("contextFull"), m.contextFull},
+        {QStringLiteral("draftedTokens"), m.draftedTokens},
+        {QStringLiteral("acceptedTokens"), m.acceptedTokens},
         {QStringLiteral("tools"), m.tools.toVariantList()},
     };
 }
@@ -772,6 +776,25 @@ bool ConversationStore::setReasoning(qint64 messageId, const QString &reasoning,
     q.addBindValue(text(reasoning));
     q.addBindValue(reasoningMs >= 0 ? QVariant(reasoningMs) : QVariant(QMetaType::fromType<double>()));
     q.addBindValue(nowMs());
+    q.addBindValue(messageId);
+    if (!q.exec())
+        return fail(tr("Could not save the reply"), q.lastError());
+    if (q.numRowsAffected() != 1)
+        return fail(tr("Could not save the reply"), tr("message %1 is not a reply").arg(messageId));
+    emit messageChanged(conversationOf(messageId), messageId);
+    return true;
+}
+
+bool ConversationStore::setDrafts(qint64 messageId, int drafted, int accepted)
+{
+    if (!m_ready)
+        return fail(tr("The conversation database is not open"), QString());
+    if (drafted < 0 || accepted < 0 || accepted > drafted)
+        return fail(tr("Could not save the reply"), tr("%1 of %2 drafts accepted").arg(accepted).arg(drafted));
+    QSqlQuery q(db());
+    q.prepare(QStringLiteral("UPDATE messages SET drafted_tokens = ?, accepted_tokens = ? WHERE id = ? AND role = 'assistant'"));
+    q.addBindValue(drafted);
+    q.addBindValue(accepted);
     q.addBindValue(messageId);
     if (!q.exec())
         return fail(tr("Could not save the reply"), q.lastError());

@@ -148,6 +148,9 @@ public:
     /// the answer; the next request passes it as ChatMessage::reasoning and
     /// the template decides whether the model sees it.
     Q_INVOKABLE bool setReasoning(qint64 messageId, const QString &reasoning, double reasoningMs = -1);
+    /// Speculative decoding's count of a reply: draft tokens checked and
+    /// accepted (0 <= accepted <= drafted; after finishReply).
+    bool setDrafts(qint64 messageId, int drafted, int accepted);
     /// Marks a reply as ended because the context was full (after finishReply).
     bool setContextFull(qint64 messageId);
     /// A reply's tool calls, their decisions and results (MessageRecord::tools).

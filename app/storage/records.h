@@ -44,6 +44,10 @@ struct MessageRecord {
     QString reasoning;     // a reply's reasoning, apart from its answer ("" when none)
     double reasoningMs = -1;   // how long the reasoning took (-1: unknown or none)
     bool contextFull = false;  // the reply ended because the context was full
+    // Speculative decoding: draft tokens the model checked, and of them
+    // accepted (each saved a pass); -1: unknown (none drafted is 0).
+    int draftedTokens = -1;
+    int acceptedTokens = -1;
     // A reply's tool calls, in order: [{id, name, arguments (JSON object
     // text), decision ("", "once", "always", "denied"), state ("pending",
     // "running", "done", "failed", "denied"), result}] (ToolCalls, chat/).

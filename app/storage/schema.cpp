@@ -84,7 +84,13 @@ const QList<QStringList> &StoreSchema::steps()
             QStringLiteral("ALTER TABLE messages ADD COLUMN context_full INTEGER NOT NULL DEFAULT 0"),
             QStringLiteral("ALTER TABLE conversations ADD COLUMN shown INTEGER"),
         },
-        // v6: a reply's tool calls (MCP tools): per call its id, name,
+        // v6: speculative decoding's count of a reply: draft tokens checked,
+        // and of them accepted (NULL: unknown, or a reply written before).
+        {
+            QStringLiteral("ALTER TABLE messages ADD COLUMN drafted_tokens INTEGER"),
+            QStringLiteral("ALTER TABLE messages ADD COLUMN accepted_tokens INTEGER"),
+        },
+        // v7: a reply's tool calls (MCP tools): per call its id, name,
         // arguments, the user's decision, state and result, as a JSON array.
         {
             QStringLiteral("ALTER TABLE messages ADD COLUMN tools TEXT NOT NULL DEFAULT ''"),

@@ -81,19 +81,22 @@ struct GenerationOptions {
     std::string cacheTypeK = "f16", cacheTypeV = "f16";   // -ctk, -ctv
     burrow::KvCacheType kvCacheType = burrow::KvCacheType::KV_CACHE_F16;   // set by checkGenerationOptions
     burrow::SamplingParams sampling;
-    burrow::SpeculativeOptions speculative;   // --spec, --draft-max
-    std::string draftModel;                   // --draft (not yet supported)
+    burrow::SpeculativeOptions speculative;   // --spec, --draft-max, --draft (speculative.draftModel)
+    bool specGiven = false;                   // --spec was given (else --draft implies --spec draft)
 };
 
 // The help lines of --spec / --draft-max / --draft.
 inline constexpr const char *kSpeculativeHelp =
-    "  --spec auto|ngram|off   speculative decoding (default auto: n-gram drafts copied\n"
-    "                          from the conversation, verified in one pass; the output\n"
-    "                          is the same token for token; mtp and draft: not yet)\n"
+    "  --spec auto|ngram|draft|off  speculative decoding (default auto: n-gram drafts\n"
+    "                          copied from the conversation, verified in one pass; the\n"
+    "                          output is the same token for token; draft: --draft's\n"
+    "                          guesses; mtp: not yet)\n"
+    "  --draft MODEL           a smaller .gguf with the same vocabulary that drafts\n"
+    "                          (implies --spec draft)\n"
     "  --draft-max N           most draft tokens per step (default 8, 0..16; adapts to\n"
     "                          the acceptance, down to none)\n";
 
-// --spec NAME: auto, ngram, off (mtp and draft are named but not yet
+// --spec NAME: auto, ngram, draft, off (mtp is named but not yet
 // supported); false with a message.
 inline bool parseSpeculativeMode(const std::string &v, burrow::SpeculativeMode *out)
 {
@@ -103,11 +106,13 @@ inline bool parseSpeculativeMode(const std::string &v, burrow::SpeculativeMode *
         *out = burrow::SpeculativeMode::SPECULATIVE_NGRAM;
     else if (v == "off")
         *out = burrow::SpeculativeMode::SPECULATIVE_OFF;
-    else if (v == "mtp" || v == "draft") {
-        std::fprintf(stderr, "burrow-cli: --spec %s is not yet supported (auto, ngram and off are)\n", v.c_str());
+    else if (v == "draft")
+        *out = burrow::SpeculativeMode::SPECULATIVE_DRAFT;
+    else if (v == "mtp") {
+        std::fprintf(stderr, "burrow-cli: --spec %s is not yet supported (auto, ngram, draft and off are)\n", v.c_str());
         return false;
     } else {
-        std::fprintf(stderr, "burrow-cli: --spec expects auto, ngram or off, got '%s'\n", v.c_str());
+        std::fprintf(stderr, "burrow-cli: --spec expects auto, ngram, draft or off, got '%s'\n", v.c_str());
         return false;
     }
     return true;
@@ -203,14 +208,12 @@ inline int readGenerationOption(ArgReader &args, GenerationOptions *g)
     else if (a == "--spec") {
         std::string v;
         ok = args.value(&v) && parseSpeculativeMode(v, &g->speculative.mode);
+        g->specGiven = true;
     } else if (a == "--draft-max") {
         ok = args.integer(&k);
         g->speculative.draftMax = static_cast<int32_t>(std::clamp(k, -1L, 1000L));
     } else if (a == "--draft") {
-        ok = args.value(&g->draftModel);
-        if (ok)
-            std::fprintf(stderr, "burrow-cli: --draft MODEL (a draft model) is not yet supported; use --spec ngram\n");
-        ok = false;
+        ok = args.value(&g->speculative.draftModel);
     }
     else if (a == "-fa" || a == "--flash-attn") {
         std::string v;
@@ -220,6 +223,24 @@ inline int readGenerationOption(ArgReader &args, GenerationOptions *g)
     } else
         return 0;
     return ok ? 1 : -1;
+}
+
+// --draft without --spec means --spec draft; --spec draft needs --draft,
+// and --draft another mode is a usage error; false (message printed).
+inline bool checkSpeculativeOptions(const char *command, bool specGiven, burrow::SpeculativeOptions *s)
+{
+    if (!s->draftModel.empty() && !specGiven)
+        s->mode = burrow::SpeculativeMode::SPECULATIVE_DRAFT;
+    if (s->mode == burrow::SpeculativeMode::SPECULATIVE_DRAFT && s->draftModel.empty()) {
+        std::fprintf(stderr, "burrow-cli %s: --spec draft needs --draft MODEL (a smaller model with the same "
+                             "vocabulary)\n", command);
+        return false;
+    }
+    if (s->mode != burrow::SpeculativeMode::SPECULATIVE_DRAFT && !s->draftModel.empty()) {
+        std::fprintf(stderr, "burrow-cli %s: --draft MODEL is for --spec draft\n", command);
+        return false;
+    }
+    return true;
 }
 
 // Checks the ranges of the generation options and applies --seed; false
@@ -236,7 +257,31 @@ inline bool checkGenerationOptions(const char *command, GenerationOptions *g)
         std::fprintf(stderr, "burrow-cli %s: --draft-max must be 0..16\n", command);
         return false;
     }
-    return parseKvCacheTypes(command, g->cacheTypeK, g->cacheTypeV, &g->kvCacheType);
+    return checkSpeculativeOptions(command, g->specGiven, &g->speculative) &&
+           parseKvCacheTypes(command, g->cacheTypeK, g->cacheTypeV, &g->kvCacheType);
+}
+
+
+// With --spec draft: checks the draft model against `model` (the same
+// vocabulary) and prints the memory it takes beside it (weights mapped, a
+// KV cache of `positions` x `sequences`); false (message printed) when it
+// cannot draft for it.
+inline bool reportDraftModel(const char *command, const burrow::Model &model, const burrow::SpeculativeOptions &s,
+                             uint32_t positions, uint32_t sequences, burrow::KvCacheType type)
+{
+    if (s.mode != burrow::SpeculativeMode::SPECULATIVE_DRAFT)
+        return true;
+    auto draft = burrow::checkDraftModel(model, s.draftModel);
+    if (!draft) {
+        std::fprintf(stderr, "burrow-cli %s: %s\n", command, draft.message().c_str());
+        return false;
+    }
+    const burrow::ModelInfo &d = draft.value();
+    const uint32_t ctx = std::min(positions, d.contextLength);
+    const double kv = static_cast<double>(d.kvCacheBytes(ctx, type)) * sequences / (1 << 20);
+    std::fprintf(stderr, "burrow-cli %s: draft model %s: %.1f MiB of weights, KV cache %.1f MiB for %u x %u positions\n",
+                 command, d.name.c_str(), static_cast<double>(d.fileSize) / (1 << 20), kv, sequences, ctx);
+    return true;
 }
 
 // Loads `path` and creates a session with the options' context and threads;
@@ -265,6 +310,8 @@ inline bool openModelSession(const char *command, const std::string &path, const
     std::fprintf(stderr, "burrow-cli %s: KV cache %s, %.1f MiB for %u positions\n", command,
                  burrow::kvCacheTypeName(g.kvCacheType), static_cast<double>(kvBytes) / (1 << 20),
                  created.value()->contextSize());
+    if (!reportDraftModel(command, *loaded.value(), g.speculative, created.value()->contextSize(), 1, g.kvCacheType))
+        return false;
     *model = std::move(loaded.value());
     *session = std::move(created.value());
     return true;

@@ -84,13 +84,39 @@ void printHelp(FILE *out)
                  "                          (-n tokens each; the first -t); then a prompt of --arriving\n"
                  "                          tokens arrives while one stream generates\n"
                  "  --arriving N            that prompt's length (default 2000; 0 skips)\n"
-                 "  --spec auto|ngram       speculative decoding against --spec off: -n tokens (the\n"
+                 "  --spec auto|ngram|draft speculative decoding against --spec off: -n tokens (the\n"
                  "                          first) greedily from --spec-prompt, alternating, -r times\n"
+                 "  --draft MODEL           the draft model of --spec draft (implies it)\n"
                  "  --draft-max N           most draft tokens per step (default 8)\n"
                  "  --spec-prompt TEXT      the prompt of --spec (default \"Once upon a time\")\n"
+                 "  --spec-prompt-file FILE the prompt of --spec read from a UTF-8 file (at most 1 MiB)\n"
                  "  -h, --help              show this help\n\n"
                  "exit status: 0 ok, 1 failed (message on stderr), 2 usage error\n",
                  burrow::cli::kCacheTypeHelp);
+}
+
+// The text of a prompt file (at most 1 MiB); false with a message.
+bool readPromptFile(const std::string &path, std::string *out)
+{
+    constexpr std::streamsize kMax = 1 << 20;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::fprintf(stderr, "burrow-cli bench: cannot read %s\n", path.c_str());
+        return false;
+    }
+    std::string text(static_cast<size_t>(kMax) + 1, '\0');
+    in.read(text.data(), kMax + 1);
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (text.size() > static_cast<size_t>(kMax)) {
+        std::fprintf(stderr, "burrow-cli bench: %s is larger than 1 MiB\n", path.c_str());
+        return false;
+    }
+    if (text.empty()) {
+        std::fprintf(stderr, "burrow-cli bench: %s is empty\n", path.c_str());
+        return false;
+    }
+    *out = std::move(text);
+    return true;
 }
 
 bool parseList(const std::string &s, long minValue, std::vector<long> *out)
@@ -445,6 +471,7 @@ int runBench(const std::vector<std::string> &args)
     std::vector<long> prompts = {512}, gens = {128}, threadList, parallelList;
     long reps = 5, memoryMiB = 1024, arriving = 2000, depth = 0;
     bool json = false, memory = false, flash = true, warmup = true, specBench = false;
+    bool specGiven = false;   // --spec (else --draft implies --spec draft)
     burrow::tools::SpecBenchOptions specOptions;
     std::string cacheTypeK = "f16", cacheTypeV = "f16";
     for (size_t i = 0; i < args.size(); ++i) {
@@ -511,6 +538,14 @@ int runBench(const std::vector<std::string> &args)
             std::string v;
             if (!value(&v) || !burrow::cli::parseSpeculativeMode(v, &specOptions.speculative.mode)) return 2;
             specBench = true;
+            specGiven = true;
+        } else if (a == "--draft") {
+            if (!value(&specOptions.speculative.draftModel)) return 2;
+            specBench = true;
+        } else if (a == "--spec-prompt-file") {
+            std::string file;
+            if (!value(&file)) return 2;
+            if (!readPromptFile(file, &specOptions.prompt)) return 1;
         } else if (a == "--draft-max") {
             if (!list(&one, 0) || one.size() != 1 || one[0] > 16) return 2;
             specOptions.speculative.draftMax = static_cast<int32_t>(one[0]);
@@ -528,6 +563,8 @@ int runBench(const std::vector<std::string> &args)
             return 2;
         }
     }
+    if (specBench && !burrow::cli::checkSpeculativeOptions("bench", specGiven, &specOptions.speculative))
+        return 2;
     if (models.empty() && !memory) {
         std::fprintf(stderr, "burrow-cli bench: -m MODEL (or --memory) is required\n");
         printHelp(stderr);

@@ -7,7 +7,9 @@
 #include "common/json.h"
 
 #include <cinttypes>
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +20,14 @@ constexpr uint32_t kInfoReferenceContext = 4096;
 void printHelp(FILE *out)
 {
     std::fprintf(out,
-                 "usage: burrow-cli info MODEL [--json]\n\n"
+                 "usage: burrow-cli info MODEL [--json] [--draft DRAFT]\n\n"
                  "Prints what the GGUF file MODEL says about itself: architecture, size,\n"
                  "weight types, dimensions, vocabulary, and the memory needed for the\n"
                  "weights and for the KV cache. Reads the header only.\n\n"
                  "options:\n"
                  "  --json     print one JSON object (keys documented in docs/cli.md)\n"
+                 "  --draft DRAFT  also check DRAFT as its draft model (the same vocabulary)\n"
+                 "             and print the memory it takes beside it\n"
                  "  -h, --help show this help\n\n"
                  "exit status: 0 ok, 1 the file was refused (message on stderr), 2 usage error\n");
 }
@@ -54,7 +58,7 @@ std::string humanCount(uint64_t n)
 
 std::string tokenIdJson(burrow::Token id) { return id < 0 ? "null" : std::to_string(id); }
 
-void printJson(const burrow::ModelInfo &info)
+void printJson(const burrow::ModelInfo &info, const std::optional<burrow::ModelInfo> &draft)
 {
     int tensorCount = 0;
     std::string types = "{";
@@ -100,11 +104,18 @@ void printJson(const burrow::ModelInfo &info)
     std::printf("  \"kv_cache_bytes_per_token\": %" PRIu64 ",\n", info.kvBytesPerToken);
     std::printf("  \"kv_cache_bytes_per_token_sliding\": %" PRIu64 ",\n", info.kvBytesPerTokenSliding);
     std::printf("  \"kv_cache_bytes_trained_context\": %" PRIu64 ",\n", kvBytes(info, info.contextLength));
-    std::printf("  \"kv_cache_bytes_4096\": %" PRIu64 "\n", kvBytes(info, kInfoReferenceContext));
-    std::printf("}\n");
+    std::printf("  \"kv_cache_bytes_4096\": %" PRIu64 ",\n", kvBytes(info, kInfoReferenceContext));
+    std::string drafters;
+    for (const std::string &d : info.drafters)
+        drafters += (drafters.empty() ? "" : ", ") + jsonString(d);
+    std::printf("  \"drafters\": [%s]", drafters.c_str());
+    if (draft)
+        std::printf(",\n  \"draft_model\": {\"path\": %s, \"file_size\": %" PRIu64 ", \"kv_cache_bytes_4096\": %" PRIu64 "}",
+                    jsonString(draft->path).c_str(), draft->fileSize, kvBytes(*draft, kInfoReferenceContext));
+    std::printf("\n}\n");
 }
 
-void printText(const burrow::ModelInfo &info)
+void printText(const burrow::ModelInfo &info, const std::optional<burrow::ModelInfo> &draft)
 {
     int tensorCount = 0;
     std::string types;
@@ -155,15 +166,32 @@ void printText(const burrow::ModelInfo &info)
     std::printf("memory, KV cache:  %s at the trained context (%u tokens), %s at %u tokens (F16)\n",
                 humanBytes(kvBytes(info, info.contextLength)).c_str(), info.contextLength,
                 humanBytes(kvBytes(info, kInfoReferenceContext)).c_str(), kInfoReferenceContext);
+    std::string drafters;
+    for (const std::string &d : info.drafters)
+        drafters += (drafters.empty() ? "" : ", ") + d;
+    std::printf("speculative:       %s, or a draft model with the same vocabulary (--spec)\n", drafters.c_str());
+    if (draft)
+        std::printf("draft model:       %s, the same vocabulary; beside the model: %s of weights + %s of KV cache at "
+                    "%u tokens (F16)\n",
+                    draft->name.c_str(), humanBytes(draft->fileSize).c_str(),
+                    humanBytes(kvBytes(*draft, std::min(kInfoReferenceContext, draft->contextLength))).c_str(),
+                    std::min(kInfoReferenceContext, draft->contextLength));
 }
 
 int runInfo(const std::vector<std::string> &args)
 {
     bool json = false;
-    std::string path;
-    for (const std::string &a : args) {
+    std::string path, draftPath;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
         if (a == "--json") {
             json = true;
+        } else if (a == "--draft") {
+            if (i + 1 >= args.size()) {
+                std::fprintf(stderr, "burrow-cli info: --draft needs a value\n");
+                return 2;
+            }
+            draftPath = args[++i];
         } else if (a == "-h" || a == "--help") {
             printHelp(stdout);
             return 0;
@@ -187,10 +215,19 @@ int runInfo(const std::vector<std::string> &args)
         std::fprintf(stderr, "burrow-cli info: %s\n", info.message().c_str());
         return 1;
     }
+    std::optional<burrow::ModelInfo> draft;
+    if (!draftPath.empty()) {
+        auto checked = burrow::checkDraftModel(path, draftPath);
+        if (!checked) {
+            std::fprintf(stderr, "burrow-cli info: %s\n", checked.message().c_str());
+            return 1;
+        }
+        draft = std::move(checked.value());
+    }
     if (json)
-        printJson(*info);
+        printJson(*info, draft);
     else
-        printText(*info);
+        printText(*info, draft);
     return 0;
 }
 

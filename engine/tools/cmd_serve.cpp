@@ -185,6 +185,9 @@ int runServe(const std::vector<std::string> &args)
         std::fprintf(stderr, "burrow-cli serve: %s\n", scheduler.message().c_str());
         return 1;
     }
+    if (!burrow::cli::reportDraftModel("serve", *model.value(), gen.speculative, scheduler.value()->options().contextSize,
+                                       static_cast<uint32_t>(parallel), gen.kvCacheType))
+        return 1;
     auto server = burrow::server::Server::start(model.value(), scheduler.value(), options);
     if (!server) {
         std::fprintf(stderr, "burrow-cli serve: %s\n", server.message().c_str());

@@ -77,6 +77,14 @@ Dialog {
                 wrapMode: Text.Wrap
                 text: root.card.sharedKvText
             }
+            Label { text: qsTr("Speculative decoding"); opacity: 0.7; visible: root.card.speculativeText !== "" }
+            Label {
+                objectName: "cardSpeculative"
+                visible: root.card.speculativeText !== ""
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: root.card.speculativeText
+            }
             Label { text: qsTr("Per-layer embeddings"); opacity: 0.7; visible: root.card.perLayerEmbeddingBytes > 0 }
             Label {
                 objectName: "cardPerLayerEmbedding"

@@ -1,5 +1,6 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import Burrow
 
@@ -86,6 +87,23 @@ Pane {
         { value: "stop", text: qsTr("Stop the reply") },
         { value: "shift", text: qsTr("Shift: forget the oldest messages and go on") }
     ]
+    // Speculative decoding: who guesses the tokens the model checks in one pass.
+    readonly property var specChoices: [
+        { value: "auto", text: qsTr("Automatic") },
+        { value: "ngram", text: qsTr("Prompt lookup (n-gram)") },
+        { value: "draft", text: qsTr("Draft model…") },
+        { value: "off", text: qsTr("Off") }
+    ]
+    function specIndex() {
+        const index = settings ? specChoices.findIndex(choice => choice.value === settings.speculative) : -1
+        return index >= 0 ? index : 0
+    }
+    function specHint() {
+        if (root.generation >= 0 && root.settings && root.settings.speculative === "draft" && root.settings.draftModel !== "")
+            return qsTr("Drafted by %1 (its weights, beside the model's). Choose “Draft model…” again for another file.")
+                       .arg(root.settings.draftModelText())
+        return root.hintOf("speculative")
+    }
     function policyIndex() {
         const index = settings ? policyChoices.findIndex(choice => choice.value === settings.contextPolicy) : -1
         return index >= 0 ? index : 0
@@ -357,6 +375,50 @@ Pane {
                             root.settings.setValue("kvCacheType", root.kvChoices[index].value)
                         currentIndex = Qt.binding(() => root.kvIndex())
                     }
+                }
+            }
+
+            // Speculative decoding: Automatic, prompt lookup, a draft model
+            // (picked in a file dialog), off. Replies say the same either way.
+            SettingRow {
+                id: specRow
+                objectName: "row_speculative"
+                settings: root.settings
+                field: "speculative"
+                fields: ["speculative", "draftModel"]
+                label: root.labelOf("speculative")
+                hint: root.specHint()
+                onReset: specBox.currentIndex = Qt.binding(() => root.specIndex())
+
+                ComboBox {
+                    id: specBox
+                    objectName: "field_speculative"
+                    Layout.preferredWidth: 240
+                    model: root.specChoices
+                    textRole: "text"
+                    valueRole: "value"
+                    currentIndex: root.specIndex()
+                    enabled: root.settings !== null
+                    Accessible.name: specRow.label
+                    Accessible.description: specRow.error !== "" ? specRow.error : specRow.hint
+                    onActivated: index => {
+                        const value = root.specChoices[index].value
+                        if (value === "draft")
+                            draftDialog.open()
+                        else if (root.settings)
+                            root.settings.setValue("speculative", value)
+                        currentIndex = Qt.binding(() => root.specIndex())
+                    }
+                }
+            }
+            FileDialog {
+                id: draftDialog
+                objectName: "draftModelDialog"
+                title: qsTr("Choose a draft model (Ctrl+L: type a path)")
+                nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
+                onAccepted: {
+                    if (root.settings)
+                        root.settings.chooseDraftModel(draftDialog.selectedFile)
                 }
             }
 

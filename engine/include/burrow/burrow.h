@@ -154,6 +154,7 @@ typedef enum burrow_speculative_mode {
     BURROW_SPECULATIVE_AUTO = 0,        /* the best drafter the file allows: n-gram for now */
     BURROW_SPECULATIVE_NGRAM = 1,       /* prompt lookup: continuations copied from the conversation */
     BURROW_SPECULATIVE_OFF = 2,
+    BURROW_SPECULATIVE_DRAFT = 4,       /* a smaller model with the same vocabulary (draft_model) */
 } burrow_speculative_mode;
 
 typedef struct burrow_generate_params {
@@ -174,6 +175,10 @@ typedef struct burrow_generate_params {
     void *reasoning_user_data;
     burrow_speculative_mode speculative; /* default AUTO */
     int32_t draft_max;                  /* most draft tokens per step, 0..16 (default 8; 0: none) */
+    /* BURROW_SPECULATIVE_DRAFT: the draft model's .gguf path (UTF-8; default
+     * NULL). Loaded by the first request that names it and kept beside the
+     * model; a file whose vocabulary differs fails the request. */
+    const char *draft_model;
 } burrow_generate_params;
 
 burrow_generate_params burrow_generate_default(void);

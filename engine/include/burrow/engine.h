@@ -100,6 +100,12 @@ struct ModelInfo {
     // KV layers): they keep no KV cache of their own (not in kvBytesPerToken).
     uint32_t sharedKvLayerCount = 0;
 
+    // Speculative decoding the file offers by itself, best first, as
+    // --spec names them: a drafter it carries ("mtp": next-token-prediction
+    // layers) before "ngram" (prompt lookup: no weights, so every file). A
+    // draft model is another file beside it (checkDraftModel).
+    std::vector<std::string> drafters{"ngram"};
+
     // KV cache (F16 K and V) for one position: of the full-attention layers,
     // and of the sliding-window layers (which keep at most
     // slidingWindow + kSlidingCacheSlack positions, however long the context);
@@ -432,7 +438,7 @@ enum class SpeculativeMode {
     SPECULATIVE_NGRAM,   // prompt lookup: continuations copied from the conversation so far
     SPECULATIVE_OFF,
     SPECULATIVE_MTP,     // the file's multi-token-prediction layers: not yet supported (an error)
-    SPECULATIVE_DRAFT,   // a smaller draft model: not yet supported (an error)
+    SPECULATIVE_DRAFT,   // a smaller model with the same vocabulary (SpeculativeOptions::draftModel)
 };
 
 struct SpeculativeOptions {
@@ -440,7 +446,27 @@ struct SpeculativeOptions {
     // Most draft tokens per step (0..16; 0: off). The length adapts per
     // request to its recent acceptance, down to none.
     int32_t draftMax = 8;
+    // SPECULATIVE_DRAFT: the draft model's .gguf. Loaded by the first request
+    // that names it (on the submitting thread) and kept beside the model
+    // with its own KV cache (the scheduler's context x parallel positions)
+    // until a request names another; refused (the request fails) when its
+    // vocabulary is not the model's (checkDraftModel). Greedy requests
+    // draft its argmax; sampled ones (temperature > 0, no mirostat, no
+    // grammar) draw drafts from its distribution q and verify them with
+    // the speculative-sampling rule: the reply has the model's distribution
+    // exactly, but a seed no longer gives the same draw as without drafts.
+    std::string draftModel;
 };
+
+// Whether the .gguf at draftPath can draft for `model`: read from its header
+// and vocabulary without loading its weights; compared as the reference
+// compares them (tokenizer kind, BOS/EOS, sizes within 128, every token's
+// text from id 5 on). Its ModelInfo, for the memory it will take (its
+// fileSize mapped, kvCacheBytes(context) per sequence); an error naming the
+// first difference otherwise.
+Result<ModelInfo> checkDraftModel(const Model &model, const std::string &draftPath);
+// The same from the model's file (its header and vocabulary only).
+Result<ModelInfo> checkDraftModel(const std::string &modelPath, const std::string &draftPath);
 
 struct GenerateOptions {
     int32_t maxTokens = -1;          // -1: until end of generation or the context is full (reasoning counts)

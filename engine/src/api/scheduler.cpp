@@ -43,6 +43,7 @@
 // bookkeeping is O(live requests) per step plus O(new blocks) hashing.
 #include "api/scheduler_impl.h"
 
+#include "api/draft_model.h"
 #include "api/reply_output.h"
 #include "common/thread_name.h"
 #include "runtime/forward.h"
@@ -198,13 +199,36 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
     if (spec.mode == SpeculativeMode::SPECULATIVE_MTP)
         return Status::error("speculative decoding with the file's MTP layers is not yet supported (use auto, ngram "
                              "or off)");
-    if (spec.mode == SpeculativeMode::SPECULATIVE_DRAFT)
-        return Status::error("speculative decoding with a draft model is not yet supported (use auto, ngram or off)");
     if (spec.draftMax < 0 || spec.draftMax > kMaxDraft)
         return Status::error("draftMax is " + std::to_string(spec.draftMax) + ", expected 0.." +
                              std::to_string(kMaxDraft));
 
     auto live = std::make_unique<Live>();
+    if (spec.mode == SpeculativeMode::SPECULATIVE_DRAFT && spec.draftMax > 0) {
+        if (spec.draftModel.empty())
+            return Status::error("speculative decoding with a draft model needs the draft model's file (draftModel)");
+        auto drafter = draftModelFor(spec.draftModel);
+        if (!drafter)
+            return drafter.status();
+        live->drafter = std::move(drafter.value());
+        if (chain.value()->canSampleAgainst()) {
+            // Drafts drawn from the draft model's own distribution under the
+            // request's stages (without penalties: q need not be the target's,
+            // only known), with a seed of their own.
+            SamplingParams dp = request.sampling;
+            dp.repeatPenalty = 1.0f;
+            dp.frequencyPenalty = dp.presencePenalty = 0.0f;
+            dp.grammar = nullptr;
+            dp.logprobs = 0;
+            dp.recordLogprobs = false;
+            if (dp.seed != 0xFFFFFFFFu)
+                dp.seed = (dp.seed * 2654435761u + 1u) == 0xFFFFFFFFu ? 1u : dp.seed * 2654435761u + 1u;
+            auto draftChain = sampling::Chain::create(dp, live->drafter->vocabSize(), m_options.contextSize);
+            if (!draftChain)
+                return draftChain.status();
+            live->draftChain = std::move(draftChain.value());
+        }
+    }
     if (result)
         live->result = result;
     *live->result = GenerateResult{};
@@ -486,7 +510,7 @@ void SchedulerImpl::preempt(Live &victim)
     eraseFinished();
 }
 
-bool SchedulerImpl::sampleNext(Live &l, const float *logits)
+bool SchedulerImpl::sampleNext(Live &l, const float *logits, const DraftGuess *guess)
 {
     const GenerateOptions &o = l.req.options;
     GenerateResult &r = *l.result;
@@ -500,7 +524,9 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits)
         r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
         return false;
     }
-    const Token token = l.chain->sample(logits);
+    const Token token = guess && guess->q && l.chain->canSampleAgainst()
+                            ? l.chain->sampleAgainst(logits, guess->token, guess->q, guess->nq)
+                            : l.chain->sample(logits);
     l.chain->accept(token);
     if (!l.req.ignoreEndOfGeneration && m_model->isEndOfGeneration(token)) {
         r.stopReason = StopReason::STOP_REASON_END_OF_GENERATION;
@@ -542,7 +568,22 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits)
 
 int SchedulerImpl::planDraft(Live &l, int maxTokens)
 {
+    if (l.drafter) {   // drafted before the batch was built (draftWithModels)
+        l.draft.resize(std::min(l.draft.size(), static_cast<size_t>(std::max(0, maxTokens))));
+        return static_cast<int>(l.draft.size());
+    }
     l.draft.clear();
+    const int k = draftRoom(l, maxTokens);
+    if (k <= 0)
+        return 0;
+    l.draft.resize(static_cast<size_t>(k));
+    const int found = speculative::draftNgram(l.tokens.data(), l.tokens.size(), k, l.draft.data());
+    l.draft.resize(static_cast<size_t>(found));
+    return found;
+}
+
+int SchedulerImpl::draftRoom(Live &l, int maxTokens)
+{
     int k = std::min({l.spec->allowance(), maxTokens, kMaxDraft});
     // Room: every draft and the token after them without a context shift,
     // and no draft past the reply's last token.
@@ -552,12 +593,64 @@ int SchedulerImpl::planDraft(Live &l, int maxTokens)
     const int32_t maxTokensOpt = l.req.options.maxTokens;
     if (maxTokensOpt >= 0)
         k = std::min(k, maxTokensOpt - static_cast<int32_t>(l.result->tokens.size()) - 1);
-    if (k <= 0)
-        return 0;
-    l.draft.resize(static_cast<size_t>(k));
-    k = speculative::draftNgram(l.tokens.data(), l.tokens.size(), k, l.draft.data());
-    l.draft.resize(static_cast<size_t>(k));
-    return k;
+    return std::max(k, 0);
+}
+
+Result<std::shared_ptr<DraftModel>> SchedulerImpl::draftModelFor(const std::string &path)
+{
+    std::lock_guard<std::mutex> lock(m_draftMutex);
+    if (m_draftModel && m_draftModel->path() == path)
+        return m_draftModel;
+    auto loaded = ModelImpl::load(path, {});
+    if (!loaded)
+        return loaded.status();
+    auto made = DraftModel::create(std::move(loaded.value()), *m_model, m_options.contextSize,
+                                   static_cast<uint32_t>(m_options.parallel), m_options.batchTokens, *m_pool,
+                                   m_options.flashAttention, kvCellType(m_options.kvCacheType));
+    if (!made)
+        return made.status();
+    m_draftModel = std::shared_ptr<DraftModel>(std::move(made.value()));
+    return m_draftModel;
+}
+
+void SchedulerImpl::draftWithModels()
+{
+    std::vector<DraftModel::Job> jobs;
+    std::vector<DraftModel *> owners;   // per job
+    for (auto &r : m_running) {
+        Live *l = r.get();
+        if (!l || !l->drafter)
+            continue;
+        l->draft.clear();
+        if (l->slot < 0 || !l->spec || !l->started || l->remaining() != 1)
+            continue;
+        const int k = draftRoom(*l, m_options.batchTokens - 1);
+        if (k <= 0)
+            continue;
+        DraftModel::Job job;
+        job.slot = static_cast<uint32_t>(l->slot);
+        job.tokens = &l->tokens;
+        job.want = k;
+        job.chain = l->draftChain.get();
+        job.out = &l->draft;
+        job.q = &l->draftQ;
+        jobs.push_back(job);
+        owners.push_back(l->drafter.get());
+    }
+    const auto stopping = [this] { return m_stopFlag.load(std::memory_order_acquire); };
+    while (!jobs.empty()) {   // one model's jobs at a time (usually all of them)
+        DraftModel *model = owners.front();
+        std::vector<DraftModel::Job> mine;
+        for (size_t i = 0; i < jobs.size();)
+            if (owners[i] == model) {
+                mine.push_back(jobs[i]);
+                jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(i));
+                owners.erase(owners.begin() + static_cast<std::ptrdiff_t>(i));
+            } else {
+                ++i;
+            }
+        model->draft(mine, stopping);
+    }
 }
 
 bool SchedulerImpl::verifyDrafts(Live &l, uint32_t seq, const float *logits)
@@ -568,13 +661,25 @@ bool SchedulerImpl::verifyDrafts(Live &l, uint32_t seq, const float *logits)
     // speculative-sampling rule (accept with probability p(draft), else a
     // token from p without the draft, renormalised), and it draws the same
     // random numbers as plain decoding, so a seeded reply is the same too.
+    // A draft model's sampled draft comes with its q: the chain applies the
+    // rule with it (Chain::sampleAgainst; the same distribution, other draws).
     const size_t nVocab = m_model->config().nVocab;
     const int k = static_cast<int>(l.draft.size());
     l.evaluated += 1;
     int accepted = 0;
     bool going = true;
     for (int i = 0; i <= k && going; ++i) {
-        going = sampleNext(l, logits + static_cast<size_t>(i) * nVocab);
+        DraftGuess guess;
+        if (i < k && l.draftChain && static_cast<size_t>(i) < l.draftQ.size()) {
+            guess.token = l.draft[static_cast<size_t>(i)];
+            guess.q = l.draftQ[static_cast<size_t>(i)].data();
+            guess.nq = l.draftQ[static_cast<size_t>(i)].size();
+        }
+        going = sampleNext(l, logits + static_cast<size_t>(i) * nVocab, guess.q ? &guess : nullptr);
+        // (A drafted end of generation the model agrees with ends the reply: accepted too.)
+        if (!going && i < k && l.result->stopReason == StopReason::STOP_REASON_END_OF_GENERATION &&
+            l.chain->candidates().selectedToken() == l.draft[static_cast<size_t>(i)])
+            ++accepted;
         if (!going || i == k || l.tokens.back() != l.draft[static_cast<size_t>(i)])
             break;
         ++accepted;
@@ -676,6 +781,7 @@ bool SchedulerImpl::step()
     if (m_running.empty())
         return false;
 
+    draftWithModels();
     // Decode rows first (every generating sequence), then prompt chunks, each
     // group in priority order.
     std::vector<Live *> &order = m_order;   // kept: a step allocates nothing once it has grown
@@ -715,9 +821,10 @@ bool SchedulerImpl::step()
         if (!decode)
             n = std::min(n, prefillBudget);
         // A generating sequence verifies its drafts in this pass (1 + k rows).
-        l->draft.clear();
         if (decode && l->spec)
             n += planDraft(*l, budget - 1);
+        else
+            l->draft.clear();
         // A recurrent state is snapshot before the prompt's last token: that
         // token goes in a step of its own.
         if (m_cache->recurrent() && !l->started && n > 1 && l->evaluated + static_cast<uint32_t>(n) == l->promptLength)

@@ -8,6 +8,7 @@
 #include "burrow/engine.h"
 
 #include "api/model_impl.h"
+#include "sampling/candidates.h"
 
 #include <atomic>
 #include <chrono>
@@ -36,7 +37,16 @@ class DraftControl;
 
 namespace burrow::api {
 
+class DraftModel;
 class ReplyOutput;
+
+// A draft token and the distribution q it was drawn from (a draft model's
+// sampled draft; the n-gram's and argmax drafts have none: q a point mass).
+struct DraftGuess {
+    Token token = 0;
+    const sampling::Candidate *q = nullptr;
+    size_t nq = 0;
+};
 
 using SchedulerClock = std::chrono::steady_clock;
 
@@ -63,6 +73,11 @@ struct Live {
     // step's draft tokens (verified in its pass after tokens.back()).
     std::unique_ptr<speculative::DraftControl> spec;
     std::vector<Token> draft;
+    // A draft model drafts for it (SPECULATIVE_DRAFT): the model, and for a
+    // sampled request the chain its drafts are drawn with and each draft's q.
+    std::shared_ptr<DraftModel> drafter;
+    std::unique_ptr<sampling::Chain> draftChain;
+    std::vector<std::vector<sampling::Candidate>> draftQ;
 
     Live();
     ~Live();
@@ -155,8 +170,17 @@ private:
     // The free slot to admit `live` into and the position its sequence can
     // start from there (0 when none fits).
     std::pair<size_t, uint32_t> pickSlot(const Live &live) const;
-    // Samples the next token of `live` from `logits`; false when it ended.
-    bool sampleNext(Live &live, const float *logits);
+    // Samples the next token of `live` from `logits` (against a draft drawn
+    // from q when `guess` has one); false when it ended.
+    bool sampleNext(Live &live, const float *logits, const DraftGuess *guess = nullptr);
+    // The draft model of `path`, loaded and checked on first use (any thread).
+    Result<std::shared_ptr<DraftModel>> draftModelFor(const std::string &path);
+    // Drafts with the draft models for every generating sequence that has
+    // one, all of a model's in the same passes (before a step's batch).
+    void draftWithModels();
+    // Draft tokens a generating sequence may have this step (its allowance,
+    // the context, the reply's length), at most maxTokens.
+    int draftRoom(Live &live, int maxTokens);
     // Draft tokens for a generating sequence's step into live.draft (at most
     // maxTokens, fewer where the context, the reply's length or the drafter
     // stop it); their count.
@@ -200,6 +224,9 @@ private:
     std::vector<Live *> m_spanLive;
     std::vector<Live *> m_order;              // a step's sequences, decode rows first
     std::function<bool()> m_externalCancel;
+    // The draft model requests name (the latest; replaced when one names another).
+    std::mutex m_draftMutex;
+    std::shared_ptr<DraftModel> m_draftModel;
 
     // Scheduler thread's own state.
     std::vector<std::unique_ptr<Live>> m_running;   // holding a slot

@@ -450,6 +450,7 @@ burrow_generate_params burrow_generate_default(void)
     p.reasoning_user_data = nullptr;
     p.speculative = BURROW_SPECULATIVE_AUTO;
     p.draft_max = d.speculative.draftMax;
+    p.draft_model = nullptr;
     return p;
 }
 
@@ -492,15 +493,19 @@ bool toOptions(const char *fn, const burrow_generate_params &p, burrow::Generate
     if (p.cancel != nullptr)
         out->cancel = p.cancel->token;
     const int spec = rawEnum(p.speculative);
-    if (spec != BURROW_SPECULATIVE_AUTO && spec != BURROW_SPECULATIVE_NGRAM && spec != BURROW_SPECULATIVE_OFF) {
+    if (spec != BURROW_SPECULATIVE_AUTO && spec != BURROW_SPECULATIVE_NGRAM && spec != BURROW_SPECULATIVE_OFF &&
+        spec != BURROW_SPECULATIVE_DRAFT) {
         setError(std::string(fn) + ": speculative is " + std::to_string(spec)
                  + ", expected a BURROW_SPECULATIVE_ value");
         return false;
     }
     out->speculative.mode = spec == BURROW_SPECULATIVE_NGRAM ? burrow::SpeculativeMode::SPECULATIVE_NGRAM
                             : spec == BURROW_SPECULATIVE_OFF ? burrow::SpeculativeMode::SPECULATIVE_OFF
-                                                             : burrow::SpeculativeMode::SPECULATIVE_AUTO;
+                            : spec == BURROW_SPECULATIVE_DRAFT ? burrow::SpeculativeMode::SPECULATIVE_DRAFT
+                                                               : burrow::SpeculativeMode::SPECULATIVE_AUTO;
     out->speculative.draftMax = p.draft_max;
+    if (p.draft_model != nullptr)
+        out->speculative.draftModel = p.draft_model;
     out->reasoning.syntax = toReasoning(p.reasoning_syntax);
     out->reasoning.startsInReasoning = p.starts_in_reasoning;
     return true;

@@ -3,32 +3,17 @@
 // end, then parsed into calls or given back as content.
 #include "chat/tool_calls.h"
 
+#include "chat/tool_call_markup.h"
+#include "chat/tool_call_stream.h"
+
 #include <algorithm>
 #include <initializer_list>
 
 namespace burrow::chat {
 
-namespace {
+using namespace markup;
 
-constexpr std::string_view TAG_OPEN = "<tool_call>";
-constexpr std::string_view TAG_CLOSE = "</tool_call>";
-constexpr std::string_view PYTHON_TAG = "<|python_tag|>";
-constexpr std::string_view MISTRAL_OPEN = "[TOOL_CALLS]";
-constexpr std::string_view MISTRAL_ARGS = "[ARGS]";
-constexpr std::string_view DS_CALLS_OPEN = "<｜tool▁calls▁begin｜>";
-constexpr std::string_view DS_CALLS_CLOSE = "<｜tool▁calls▁end｜>";
-constexpr std::string_view DS_CALL_OPEN = "<｜tool▁call▁begin｜>";
-constexpr std::string_view DS_CALL_CLOSE = "<｜tool▁call▁end｜>";
-constexpr std::string_view DS_SEP = "<｜tool▁sep｜>";
-constexpr std::string_view H_MESSAGE = "<|message|>";
-constexpr std::string_view G_QUOTE = "<|\"|>";
-
-bool isBlank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-std::string_view trim(std::string_view s)
+std::string_view markup::trim(std::string_view s)
 {
     while (!s.empty() && isBlank(s.front()))
         s.remove_prefix(1);
@@ -37,10 +22,12 @@ std::string_view trim(std::string_view s)
     return s;
 }
 
-bool startsWith(std::string_view s, std::string_view p)
+std::string_view markup::mistralName(std::string_view head)
 {
-    return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
+    return trim(head.substr(0, head.find(MISTRAL_CALL_ID)));
 }
+
+namespace {
 
 // Length of the longest suffix of `s` that is a proper prefix of a marker.
 size_t heldTail(std::string_view s, std::initializer_list<std::string_view> markers)
@@ -127,10 +114,9 @@ bool callsFromJsonText(std::string_view text, std::vector<ToolCall> &calls)
     return true;
 }
 
-// Gemma 4's argument syntax -> JSON text: keys bare, strings between <|"|>.
-// Returns the JSON and the bytes read (the value from s[0], '{' or '['), or
-// false when the value does not close within `s`.
-bool gemmaValueToJson(std::string_view s, size_t &pos, std::string &out, int depth)
+} // namespace
+
+bool markup::gemmaValueToJson(std::string_view s, size_t &pos, std::string &out, int depth)
 {
     if (depth > 64 || pos >= s.size())
         return false;
@@ -202,7 +188,40 @@ bool gemmaValueToJson(std::string_view s, size_t &pos, std::string &out, int dep
     return true;
 }
 
-} // namespace
+const json::JsonValue *markup::xmlProperties(const json::JsonValue &tools, std::string_view name)
+{
+    const json::JsonValue *properties = nullptr;
+    if (tools.isArray())
+        for (const json::JsonValue &tool : tools.array) {
+            const json::JsonValue *fn = tool.find("function");
+            const json::JsonValue *n = fn ? fn->find("name") : nullptr;
+            if (n && n->isString() && n->string == name)
+                if (const json::JsonValue *params = fn->find("parameters"))
+                    properties = params->find("properties");
+        }
+    return properties;
+}
+
+json::JsonValue markup::xmlParameterValue(const json::JsonValue *properties, const std::string &key,
+                                          std::string_view value)
+{
+    if (!value.empty() && value.front() == '\n')
+        value.remove_prefix(1);
+    if (!value.empty() && value.back() == '\n')
+        value.remove_suffix(1);
+    const json::JsonValue *schema = properties ? properties->find(key) : nullptr;
+    const json::JsonValue *type = schema ? schema->find("type") : nullptr;
+    const bool isString = type && type->isString() && type->string == "string";
+    json::JsonValue v;
+    auto parsed = isString ? Result<json::JsonValue>(Status::error("")) : json::parseJson(value, "value");
+    if (parsed) {
+        v = std::move(*parsed);
+    } else {
+        v.type = json::JsonType::JSON_TYPE_STRING;
+        v.string = std::string(value);
+    }
+    return v;
+}
 
 ToolCallSyntax toolCallSyntaxForTemplate(std::string_view source)
 {
@@ -238,7 +257,8 @@ std::vector<std::string> toolCallControlTokens(ToolCallSyntax syntax)
     switch (syntax) {
     case ToolCallSyntax::TOOL_CALL_SYNTAX_JSON: return {std::string(PYTHON_TAG)};
     case ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED: return {std::string(TAG_OPEN), std::string(TAG_CLOSE)};
-    case ToolCallSyntax::TOOL_CALL_SYNTAX_MISTRAL: return {std::string(MISTRAL_OPEN), std::string(MISTRAL_ARGS)};
+    case ToolCallSyntax::TOOL_CALL_SYNTAX_MISTRAL:
+        return {std::string(MISTRAL_OPEN), std::string(MISTRAL_ARGS), std::string(MISTRAL_CALL_ID)};
     case ToolCallSyntax::TOOL_CALL_SYNTAX_DEEPSEEK_V3:
         return {std::string(DS_CALLS_OPEN), std::string(DS_CALLS_CLOSE), std::string(DS_CALL_OPEN),
                 std::string(DS_CALL_CLOSE), std::string(DS_SEP)};
@@ -259,12 +279,54 @@ bool toolCallContentIsNone(ToolCallSyntax syntax)
 }
 
 ToolCallParser::ToolCallParser(ToolCallSyntax syntax, const json::JsonValue *tools, size_t maxCallBytes)
-    : m_syntax(syntax), m_maxCallBytes(maxCallBytes)
+    : ToolCallParser(syntax, tools, Options{maxCallBytes, false})
+{
+}
+
+ToolCallParser::ToolCallParser(ToolCallSyntax syntax, const json::JsonValue *tools, Options options)
+    : m_syntax(syntax), m_maxCallBytes(options.maxCallBytes)
 {
     if (tools)
         m_tools = *tools;
     if (syntax != ToolCallSyntax::TOOL_CALL_SYNTAX_JSON)
         m_state = State::STATE_CONTENT;
+    if (options.streamArguments)
+        m_streamer = std::make_unique<ToolCallStreamer>(syntax, m_tools);
+}
+
+ToolCallParser::~ToolCallParser() = default;
+ToolCallParser::ToolCallParser(const ToolCallParser &other)
+    : m_syntax(other.m_syntax), m_tools(other.m_tools), m_maxCallBytes(other.m_maxCallBytes), m_state(other.m_state),
+      m_pending(other.m_pending), m_captured(other.m_captured), m_toolText(other.m_toolText),
+      m_toolTextPlain(other.m_toolTextPlain), m_blank(other.m_blank), m_sawCall(other.m_sawCall),
+      m_streamer(other.m_streamer ? std::make_unique<ToolCallStreamer>(*other.m_streamer) : nullptr)
+{
+}
+
+ToolCallParser &ToolCallParser::operator=(const ToolCallParser &other)
+{
+    if (this != &other)
+        *this = ToolCallParser(other);
+    return *this;
+}
+
+ToolCallParser::ToolCallParser(ToolCallParser &&) noexcept = default;
+ToolCallParser &ToolCallParser::operator=(ToolCallParser &&) noexcept = default;
+
+bool ToolCallParser::endCapture(bool parsed, std::vector<ToolCall> &calls, std::vector<ToolCallItem> &out)
+{
+    if (!m_streamer) {
+        if (!parsed)
+            return false;
+        for (ToolCall &c : calls)
+            call(std::move(c), out);
+        return true;
+    }
+    if (!m_streamer->endCapture(parsed, calls, out))
+        return false;
+    m_blank.clear();
+    m_sawCall = true;
+    return true;
 }
 
 void ToolCallParser::content(std::string_view text, std::vector<ToolCallItem> &out)
@@ -292,11 +354,13 @@ void ToolCallParser::call(ToolCall &&c, std::vector<ToolCallItem> &out)
 {
     m_blank.clear();
     m_sawCall = true;
-    out.push_back({true, {}, std::move(c)});
+    out.push_back({true, {}, std::move(c), ToolCallItemKind::TOOL_CALL_ITEM_CALL});
 }
 
 void ToolCallParser::giveBack(std::vector<ToolCallItem> &out)
 {
+    if (m_streamer)
+        m_streamer->endCapture(false, {}, out);
     content(m_captured, out);
     m_captured.clear();
     m_state = State::STATE_PLAIN;
@@ -399,19 +463,20 @@ void ToolCallParser::processAnswer(bool final, std::vector<ToolCallItem> &out)
             else if (m_syntax == ToolCallSyntax::TOOL_CALL_SYNTAX_DEEPSEEK_V3)
                 close = DS_CALLS_CLOSE;
             const size_t end = close.empty() ? std::string::npos : m_captured.find(close);
+            const size_t length = end == std::string::npos ? m_captured.size() : end + close.size();
+            if (m_streamer)
+                m_streamer->advance(std::string_view(m_captured).substr(0, length), out);
             if (end == std::string::npos && !final) {
                 if (m_captured.size() > m_maxCallBytes)
                     giveBack(out);
                 return;
             }
-            const size_t length = end == std::string::npos ? m_captured.size() : end + close.size();
             std::vector<ToolCall> calls;
-            if (!parseCalls(std::string_view(m_captured).substr(0, length), calls)) {
+            const bool parsed = parseCalls(std::string_view(m_captured).substr(0, length), calls);
+            if (!endCapture(parsed, calls, out)) {
                 giveBack(out);
                 continue;
             }
-            for (ToolCall &c : calls)
-                call(std::move(c), out);
             m_pending = m_captured.substr(length);
             m_captured.clear();
             m_state = State::STATE_CONTENT;
@@ -430,10 +495,18 @@ void ToolCallParser::processToolText(bool final, std::vector<ToolCallItem> &out)
         m_toolText.clear();
         return;
     }
-    if (m_toolText.size() > m_maxCallBytes) {
+    // Not a call after all: what is held (and all that follows) is content.
+    const auto plain = [&](std::string_view t) {
+        std::vector<ToolCall> none;
+        endCapture(false, none, out);
         m_toolTextPlain = true;
-        content(m_toolText, out);
+        content(t, out);
         m_toolText.clear();
+    };
+    if (m_streamer)
+        m_streamer->advance(m_toolText, out);
+    if (m_toolText.size() > m_maxCallBytes) {
+        plain(m_toolText);
         return;
     }
     if (m_syntax == ToolCallSyntax::TOOL_CALL_SYNTAX_GEMMA4) {
@@ -446,9 +519,7 @@ void ToolCallParser::processToolText(bool final, std::vector<ToolCallItem> &out)
             if (!startsWith(t, "call:") || brace == std::string_view::npos) {
                 if (!final && startsWith(t, "call:"))
                     return;
-                m_toolTextPlain = true;
-                content(t, out);
-                m_toolText.clear();
+                plain(t);
                 return;
             }
             size_t pos = brace;
@@ -456,23 +527,24 @@ void ToolCallParser::processToolText(bool final, std::vector<ToolCallItem> &out)
             if (!gemmaValueToJson(t, pos, args, 0)) {
                 if (!final)
                     return;
-                m_toolTextPlain = true;
-                content(t, out);
-                m_toolText.clear();
+                plain(t);
                 return;
             }
-            ToolCall c;
-            c.name = std::string(trim(t.substr(5, brace - 5)));
+            std::vector<ToolCall> calls(1);
+            calls[0].name = std::string(trim(t.substr(5, brace - 5)));
             auto parsed = json::parseJson(args, "arguments");
-            if (c.name.empty() || !parsed || !parsed->isObject()) {
-                m_toolTextPlain = true;
-                content(t, out);
-                m_toolText.clear();
+            if (calls[0].name.empty() || !parsed || !parsed->isObject()) {
+                plain(t);
                 return;
             }
-            c.arguments = json::toJsonString(*parsed);
-            call(std::move(c), out);
+            calls[0].arguments = json::toJsonString(*parsed);
+            if (!endCapture(true, calls, out)) {
+                plain(t);
+                return;
+            }
             m_toolText.erase(0, pos);
+            if (m_streamer)
+                m_streamer->advance(m_toolText, out);
         }
         return;
     }
@@ -512,20 +584,14 @@ void ToolCallParser::processToolText(bool final, std::vector<ToolCallItem> &out)
         calls.push_back({std::string(recipient), json::toJsonString(*parsed)});
         t.remove_prefix(bodyEnd);
     }
-    if (!ok) {
+    if (!endCapture(ok, calls, out))
         content(m_toolText, out);
-    } else {
-        for (ToolCall &c : calls)
-            call(std::move(c), out);
-    }
     m_toolText.clear();
 }
 
 bool ToolCallParser::parseXmlFunction(std::string_view body, ToolCall &call) const
 {
     // <function=NAME> (<parameter=P> VALUE </parameter>)* </function>
-    constexpr std::string_view F_OPEN = "<function=", F_CLOSE = "</function>";
-    constexpr std::string_view P_OPEN = "<parameter=", P_CLOSE = "</parameter>";
     body = trim(body);
     if (!startsWith(body, F_OPEN))
         return false;
@@ -535,15 +601,7 @@ bool ToolCallParser::parseXmlFunction(std::string_view body, ToolCall &call) con
     call.name = std::string(trim(body.substr(F_OPEN.size(), nameEnd - F_OPEN.size())));
     if (call.name.empty())
         return false;
-    const json::JsonValue *properties = nullptr;
-    if (m_tools.isArray())
-        for (const json::JsonValue &tool : m_tools.array) {
-            const json::JsonValue *fn = tool.find("function");
-            const json::JsonValue *name = fn ? fn->find("name") : nullptr;
-            if (name && name->isString() && name->string == call.name)
-                if (const json::JsonValue *params = fn->find("parameters"))
-                    properties = params->find("properties");
-        }
+    const json::JsonValue *properties = xmlProperties(m_tools, call.name);
     json::JsonValue args;
     args.type = json::JsonType::JSON_TYPE_OBJECT;
     std::string_view rest = body.substr(nameEnd + 1);
@@ -558,22 +616,7 @@ bool ToolCallParser::parseXmlFunction(std::string_view body, ToolCall &call) con
         if (keyEnd == std::string_view::npos || close == std::string_view::npos || close < keyEnd)
             return false;
         const std::string key(trim(rest.substr(P_OPEN.size(), keyEnd - P_OPEN.size())));
-        std::string_view value = rest.substr(keyEnd + 1, close - keyEnd - 1);
-        if (!value.empty() && value.front() == '\n')
-            value.remove_prefix(1);
-        if (!value.empty() && value.back() == '\n')
-            value.remove_suffix(1);
-        const json::JsonValue *schema = properties ? properties->find(key) : nullptr;
-        const json::JsonValue *type = schema ? schema->find("type") : nullptr;
-        const bool isString = type && type->isString() && type->string == "string";
-        json::JsonValue v;
-        auto parsed = isString ? Result<json::JsonValue>(Status::error("")) : json::parseJson(value, "value");
-        if (parsed) {
-            v = std::move(*parsed);
-        } else {
-            v.type = json::JsonType::JSON_TYPE_STRING;
-            v.string = std::string(value);
-        }
+        json::JsonValue v = xmlParameterValue(properties, key, rest.substr(keyEnd + 1, close - keyEnd - 1));
         args.object.emplace_back(key, std::move(v));
         rest = rest.substr(close + P_CLOSE.size());
     }
@@ -619,7 +662,7 @@ bool ToolCallParser::parseCalls(std::string_view captured, std::vector<ToolCall>
                                                       next == std::string_view::npos ? std::string_view::npos
                                                                                      : next - args - MISTRAL_ARGS.size());
             auto parsed = json::parseJson(trim(json), "arguments");
-            const std::string name(trim(body.substr(0, args)));
+            const std::string name(mistralName(body.substr(0, args)));
             if (name.empty() || !parsed || !parsed->isObject())
                 return false;
             calls.push_back({name, json::toJsonString(*parsed)});

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
@@ -23,6 +24,7 @@ namespace {
 
 constexpr size_t kQ8_0Run = 8;                 // 4-byte runs per 32-element block
 constexpr size_t kQ4_0Run = 4;
+constexpr size_t kQ5_0Run = 5;                 // Q4_0's four, then the fifth bits
 constexpr size_t kRunBytes = 4 * kPackRows;    // one run of 16 rows: 64 bytes
 constexpr size_t kQ4KSuper = 64 + 128 + 128 + 32 * kRunBytes;   // 2368
 constexpr size_t kQ6KSuper = 256 + 64 + 48 * kRunBytes;         // 3392
@@ -39,6 +41,8 @@ size_t groupBytesFor(GgmlType type, int64_t blocks)
     // (each chunk of 8 blocks: runs, then scales; the group padded to 64 bytes)
     case GgmlType::GGML_TYPE_Q8_0: return (nb * (kQ8_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_0: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
+    case GgmlType::GGML_TYPE_Q5_0: return (nb * (kQ5_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
+    case GgmlType::GGML_TYPE_IQ4_NL: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_K: return nb * kQ4KSuper;
     case GgmlType::GGML_TYPE_Q6_K: return nb * kQ6KSuper;
     case GgmlType::GGML_TYPE_Q5_K: return nb * kQ5KSuper;
@@ -51,10 +55,24 @@ int64_t blockSizeOf(GgmlType type)
 {
     if (lowbit::packs(type))
         return lowbit::blockSize(type);
-    return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 ? 32 : QK_K;
+    return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ||
+                   type == GgmlType::GGML_TYPE_IQ4_NL
+               ? 32
+               : QK_K;
 }
 
 void put16(uint8_t *dst, fp16_t v) { std::memcpy(dst, &v, 2); }
+
+// The four 6-bit codes of one Q6_K byte position: ql byte 64h + i (low
+// nibble: chunk 0, high: chunk 2), ql byte 64h + 32 + i (chunks 1, 3) and
+// qh byte 32h + i (2 bits per chunk, chunk 0 lowest).
+void q6KCodes(uint8_t qlA, uint8_t qlB, uint8_t qh, uint8_t v[4])
+{
+    v[0] = static_cast<uint8_t>((qlA & 15) | (qh & 3) << 4);
+    v[1] = static_cast<uint8_t>((qlB & 15) | ((qh >> 2) & 3) << 4);
+    v[2] = static_cast<uint8_t>((qlA >> 4) | ((qh >> 4) & 3) << 4);
+    v[3] = static_cast<uint8_t>((qlB >> 4) | ((qh >> 6) & 3) << 4);
+}
 fp16_t get16(const uint8_t *src)
 {
     fp16_t v;
@@ -78,12 +96,32 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
         }
         break;
     }
-    case GgmlType::GGML_TYPE_Q4_0: {
+    case GgmlType::GGML_TYPE_Q4_0:
+    case GgmlType::GGML_TYPE_IQ4_NL: {   // the same block layout: d, then 16 bytes of nibbles
+        static_assert(sizeof(BlockIQ4_NL) == sizeof(BlockQ4_0) && offsetof(BlockIQ4_NL, qs) == offsetof(BlockQ4_0, qs));
         const auto *x = reinterpret_cast<const BlockQ4_0 *>(src);
         for (int64_t b = 0; b < nb; ++b) {
             const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
             for (size_t c = 0; c < kQ4_0Run; ++c)
                 std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
+            put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
+        }
+        break;
+    }
+    case GgmlType::GGML_TYPE_Q5_0: {
+        const auto *x = reinterpret_cast<const BlockQ5_0 *>(src);
+        for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ5_0Run * kRunBytes);
+            for (size_t c = 0; c < kQ4_0Run; ++c)
+                std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
+            uint32_t qh;
+            std::memcpy(&qh, x[b].qh, 4);
+            for (int i = 0; i < 4; ++i) {
+                uint8_t fifth = 0;
+                for (int m = 0; m < 8; ++m)
+                    fifth = static_cast<uint8_t>(fifth | ((qh >> (4 * m + i)) & 1u) << m);
+                g[at.runs + kQ4_0Run * kRunBytes + lane + static_cast<size_t>(i)] = fifth;
+            }
             put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
         }
         break;
@@ -115,9 +153,13 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
             for (int h = 0; h < 2; ++h)
                 for (int r = 0; r < 8; ++r) {
                     uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + r) * 3 * kRunBytes + lane;
-                    std::memcpy(run, x[b].ql + 64 * h + 4 * r, 4);
-                    std::memcpy(run + kRunBytes, x[b].ql + 64 * h + 32 + 4 * r, 4);
-                    std::memcpy(run + 2 * kRunBytes, x[b].qh + 32 * h + 4 * r, 4);
+                    for (int i = 0; i < 4; ++i) {
+                        uint8_t v[4];
+                        q6KCodes(x[b].ql[64 * h + 4 * r + i], x[b].ql[64 * h + 32 + 4 * r + i], x[b].qh[32 * h + 4 * r + i], v);
+                        run[i] = static_cast<uint8_t>(v[0] | (v[3] & 3) << 6);
+                        run[kRunBytes + i] = static_cast<uint8_t>(v[1] | ((v[3] >> 2) & 3) << 6);
+                        run[2 * kRunBytes + i] = static_cast<uint8_t>(v[2] | ((v[3] >> 4) & 3) << 6);
+                    }
                 }
         }
         break;
@@ -208,12 +250,30 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
         }
         break;
     }
-    case GgmlType::GGML_TYPE_Q4_0: {
+    case GgmlType::GGML_TYPE_Q4_0:
+    case GgmlType::GGML_TYPE_IQ4_NL: {
         auto *x = reinterpret_cast<BlockQ4_0 *>(dst);
         for (int64_t b = 0; b < nb; ++b) {
             const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
             for (size_t c = 0; c < kQ4_0Run; ++c)
                 std::memcpy(x[b].qs + 4 * c, g + at.runs + c * kRunBytes + lane, 4);
+            x[b].d = get16(g + at.scales + 2 * static_cast<size_t>(rr));
+        }
+        break;
+    }
+    case GgmlType::GGML_TYPE_Q5_0: {
+        auto *x = reinterpret_cast<BlockQ5_0 *>(dst);
+        for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ5_0Run * kRunBytes);
+            for (size_t c = 0; c < kQ4_0Run; ++c)
+                std::memcpy(x[b].qs + 4 * c, g + at.runs + c * kRunBytes + lane, 4);
+            uint32_t qh = 0;
+            for (int i = 0; i < 4; ++i) {
+                const uint8_t fifth = g[at.runs + kQ4_0Run * kRunBytes + lane + static_cast<size_t>(i)];
+                for (int m = 0; m < 8; ++m)
+                    qh |= static_cast<uint32_t>((fifth >> m) & 1u) << (4 * m + i);
+            }
+            std::memcpy(x[b].qh, &qh, 4);
             x[b].d = get16(g + at.scales + 2 * static_cast<size_t>(rr));
         }
         break;
@@ -245,9 +305,13 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
             for (int h = 0; h < 2; ++h)
                 for (int r = 0; r < 8; ++r) {
                     const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + r) * 3 * kRunBytes + lane;
-                    std::memcpy(x[b].ql + 64 * h + 4 * r, run, 4);
-                    std::memcpy(x[b].ql + 64 * h + 32 + 4 * r, run + kRunBytes, 4);
-                    std::memcpy(x[b].qh + 32 * h + 4 * r, run + 2 * kRunBytes, 4);
+                    for (int i = 0; i < 4; ++i) {
+                        const uint8_t A = run[i], B = run[kRunBytes + i], C = run[2 * kRunBytes + i];
+                        const int v0 = A & 63, v1 = B & 63, v2 = C & 63, v3 = (A >> 6) | (B >> 6) << 2 | (C >> 6) << 4;
+                        x[b].ql[64 * h + 4 * r + i] = static_cast<uint8_t>((v0 & 15) | (v2 & 15) << 4);
+                        x[b].ql[64 * h + 32 + 4 * r + i] = static_cast<uint8_t>((v1 & 15) | (v3 & 15) << 4);
+                        x[b].qh[32 * h + 4 * r + i] = static_cast<uint8_t>(v0 >> 4 | (v1 >> 4) << 2 | (v2 >> 4) << 4 | (v3 >> 4) << 6);
+                    }
                 }
         }
         break;
@@ -340,9 +404,9 @@ size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
     const size_t blocks = static_cast<size_t>(K / 32) * static_cast<size_t>(nTokens);
-    if (type == GgmlType::GGML_TYPE_Q8_0)
+    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q5_0)
         return blocks * (sizeof(float) + 8 * sizeof(int32_t));
-    if (type == GgmlType::GGML_TYPE_Q4_0)
+    if (type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_IQ4_NL)
         return blocks * (sizeof(float) + sizeof(int32_t));
     return 0;
 }
@@ -357,7 +421,8 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
     out.stride = stride;
     if (generic::isIqLatticeType(type))
         out.tileSide = static_cast<uint8_t *>(side);
-    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0) {
+    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ||
+        type == GgmlType::GGML_TYPE_IQ4_NL) {
         out.scale = static_cast<float *>(side);
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
     }
@@ -372,8 +437,12 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
     }
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
-    if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0)
+    if (type == GgmlType::GGML_TYPE_IQ4_NL)
+        type = GgmlType::GGML_TYPE_Q4_0;   // its block sums
+    if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0 && type != GgmlType::GGML_TYPE_Q5_0)
         return;
+    // the offset taken back out per 4-code run: Q8_0's codes are w + 128, Q5_0's w + 16
+    const int32_t runOffset = type == GgmlType::GGML_TYPE_Q5_0 ? -16 : -128;
     const int64_t nb = K / 32;
     const auto *a = reinterpret_cast<const BlockQ8_0 *>(act.rows + static_cast<size_t>(t) * act.stride);
     for (int64_t b = 0; b < nb; ++b) {
@@ -388,7 +457,7 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
                 int32_t s = 0;
                 for (int i = 4 * m; i < 4 * m + 4; ++i)
                     s += a[b].qs[i];
-                act.sum[(t * nb + b) * 8 + m] = -128 * s;
+                act.sum[(t * nb + b) * 8 + m] = runOffset * s;
             }
         }
     }
@@ -425,6 +494,8 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: dot = gemm = generic::vecDotQ8_0Q8_0; blockBytes = sizeof(BlockQ8_0); break;
     case GgmlType::GGML_TYPE_Q4_0: dot = gemm = generic::vecDotQ4_0Q8_0; blockBytes = sizeof(BlockQ4_0); break;
+    case GgmlType::GGML_TYPE_Q5_0: dot = gemm = generic::vecDotQ5_0Q8_0; blockBytes = sizeof(BlockQ5_0); break;
+    case GgmlType::GGML_TYPE_IQ4_NL: dot = gemm = generic::vecDotIQ4_NLQ8_0; blockBytes = sizeof(BlockIQ4_NL); break;
     case GgmlType::GGML_TYPE_Q4_K:
         dot = generic::vecDotQ4_KQ8_K;
         gemm = generic::vecDotQ4_KQ8_KGemm;

@@ -6,16 +6,18 @@
 // once per row, and the per-block float work (scales, conversion) is done
 // for 16 rows per instruction.
 //
-// Packed once at model load (packMatrix), for Q8_0, Q4_0, Q4_K, Q5_K, Q6_K
-// and IQ4_XS weights (the weights of the common GGUF files: Q4_0, Q8_0,
-// Q4_K_M, Q5_K_M, Q6_K and IQ4_XS files); the original rows stay mapped and
+// Packed once at model load (packMatrix), for Q8_0, Q4_0, Q5_0, IQ4_NL, Q4_K,
+// Q5_K, Q6_K and IQ4_XS weights (the weights of the common GGUF files: Q4_0, Q8_0,
+// Q4_K_M, Q5_K_M, Q6_K and IQ4_XS files, and the Q5_0 / IQ4_NL that K- and
+// i-quant files fall back to for rows not a multiple of 256); the original
+// rows stay mapped and
 // every other kernel keeps reading them. Weights become unsigned bytes (Q8_0:
-// w + 128; Q4_0 / Q4_K: the 4-bit code; Q5_K / Q6_K: the 5- / 6-bit code;
+// w + 128; Q4_0 / Q4_K: the 4-bit code; Q5_0: w + 16; Q5_K / Q6_K: the 5- / 6-bit code;
 // IQ4_XS: the table value's magnitude, its sign moved onto the activation)
 // and any offset times the activations' sums is taken back out, so the
 // integer sums are exact; every row's float steps are those of the type's
-// dot product (quant_traits.h: the reference's AVX-512 build; Q8_0, Q5_K,
-// Q6_K and IQ4_XS keep 8 lanes per row, Q4_K has the gemv and gemm forms),
+// dot product (quant_traits.h: the reference's AVX-512 build; Q8_0, Q5_0,
+// Q5_K, Q6_K and IQ4_XS keep 8 lanes per row, Q4_K has the gemv and gemm forms),
 // so the results are bit-identical to vecDot / vecDotGemm of the same row.
 //
 // Layout of one group (groupBytes), rows r = 0..15 (rows past N are zero):
@@ -26,13 +28,23 @@
 //         [blocks][16] f16 d
 //         (the scales beside their runs: one stream through memory, as the
 //         K-quants' super-blocks)
+//   IQ4_NL as Q4_0 (the nibbles index the value table; the kernels add 128
+//         to the values and take 128 x the block sum back out)
+//   Q5_0  per chunk of up to 8 blocks: [blocks][5 runs][16 rows][4 bytes]:
+//         runs 0..3 as Q4_0's qs, run 4 the fifth bits transposed (byte i,
+//         bit m: qh bit 4m + i, the fifth bit of the code in byte i of run m
+//         % 4's low (m < 4) or high nibbles), then [blocks][16] f16 d;
+//         the codes are w + 16, taken back out with the Q8_0 run sums
 //   Q4_K  per super-block: [16] f16 d, [16] f16 dmin, [8 subs][16] u8 scale,
 //         [4 sub pairs][16 rows][2] u8 min, [32 runs][16 rows][4] qs bytes
 //         (run c: qs bytes 4c..4c+3; low nibbles: sub-block 2(c/8),
 //         high: 2(c/8) + 1)
 //   Q6_K  per super-block: [16 subs][16] i8 scale, [16] f16 d, 32 bytes
-//         padding, then for half h < 2, run g < 8: [16][4] ql bytes
-//         64h + 4g.., [16][4] ql bytes 64h + 32 + 4g.., [16][4] qh bytes 32h + 4g..
+//         padding, then for half h < 2, run g < 8: three [16][4] byte runs
+//         A, B, C over elements 128h + 32k + 4g.. (chunk k < 4): the 6-bit
+//         codes of chunks 0, 1, 2 in bits 0-5 of A, B, C, and chunk 3's
+//         code split over their bits 6-7 (bits 0-1 in A, 2-3 in B, 4-5 in
+//         C), so three codes take one AND each and the fourth a few steps
 //   Q5_K  per super-block (2880 bytes): [16] f16 d, [16] f16 dmin, [8 subs][16]
 //         u8 scale, [4 sub pairs][16 rows][2] u8 min, then for run m < 8
 //         (elements 4m..4m+3 of every 32): for pair p < 4 [16][4] qs bytes
@@ -44,7 +56,7 @@
 //         high: 16 + 4c..)
 //
 // Activations: Q8_0 rows (with side arrays of block scales and sums, see
-// PackedActivation) for Q8_0/Q4_0; Q8_K rows for Q4_K/Q5_K/Q6_K/IQ4_XS.
+// PackedActivation) for Q8_0/Q4_0/Q5_0/IQ4_NL; Q8_K rows for Q4_K/Q5_K/Q6_K/IQ4_XS.
 #pragma once
 
 #include "common/ggml_types.h"
@@ -97,11 +109,12 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
                                                  int64_t N);
 
 // The activations of a packed multiply: nTokens rows of the dot partner
-// (Q8_0 for Q8_0/Q4_0, Q8_K for the others), `stride` bytes apart. For the
+// (Q8_0 for Q8_0/Q4_0/Q5_0/IQ4_NL, Q8_K for the others), `stride` bytes apart. For the
 // Q8_0 partner, `scale` holds each block's d as float ([nTokens][K/32]) and
-// `sum` the offset corrections: for Q4_0 weights -8 times the sum of the
-// block's 32 codes ([nTokens][K/32]), for Q8_0 weights -128 times the sum of
-// each 4-code run ([nTokens][K/32][8]); preparePackedRow fills them.
+// `sum` the offset corrections: for Q4_0 (IQ4_NL) weights -8 times the sum of the
+// block's 32 codes ([nTokens][K/32]), for Q8_0 (Q5_0) weights -128 (-16)
+// times the sum of each 4-code run ([nTokens][K/32][8]); preparePackedRow
+// fills them.
 struct PackedActivation {
     const uint8_t *rows = nullptr;
     size_t stride = 0;

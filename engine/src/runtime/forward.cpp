@@ -281,7 +281,8 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
     }
     for (int si = 0; si < nSpans; ++si) {
         const uint32_t len = m_cache.length(spans[si].seq);
-        m_cache.commit(spans[si].seq, len + static_cast<uint32_t>(spans[si].n), spans[si].verify ? len + 1 : UINT32_MAX);
+        m_cache.commit(spans[si].seq, len + static_cast<uint32_t>(spans[si].n),
+                       std::min(spans[si].keepFrom, spans[si].verify ? len + 1 : UINT32_MAX));
     }
 
     if (logits && nWanted > 0) {

@@ -97,6 +97,9 @@ struct BatchSpan {
     // layers keep the state after every row (RecurrentState::beginSteps),
     // so the caller may truncate the sequence back to any position of it.
     bool verify = false;
+    // The sliding layers also keep the keys position keepFrom needs (a
+    // draft model's passes, rolled back to where its drafts began).
+    uint32_t keepFrom = UINT32_MAX;
 };
 
 class Forward {

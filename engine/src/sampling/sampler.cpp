@@ -101,7 +101,9 @@ Result<std::unique_ptr<Chain>> Chain::create(const SamplingParams &params, uint3
             stages.push_back(std::make_unique<TopP>(params.topP, kMinKeep));
             stages.push_back(std::make_unique<MinP>(params.minP, kMinKeep));
             stages.push_back(std::make_unique<Temperature>(params.temperature));
-            stages.push_back(std::make_unique<Dist>(params.seed, vocabSize));
+            auto dist = std::make_unique<Dist>(params.seed, vocabSize);
+            chain->m_dist = dist.get();
+            stages.push_back(std::move(dist));
         } else {
             if (params.typicalP < 1.0f) {
                 stages.push_back(std::make_unique<TopK>(params.topK));
@@ -168,6 +170,21 @@ Token Chain::sample(const float *logits)
         }
         token = runStages();
     }
+    m_sampled = true;
+    if (m_recordLogprobs)
+        computeLogprobs(token);
+    return token;
+}
+
+Token Chain::sampleAgainst(const float *logits, Token draft, const Candidate *q, size_t nq)
+{
+    load(logits);
+    for (size_t i = 0; i + 1 < m_stages.size(); ++i)   // every stage but the final draw
+        m_stages[i]->apply(m_view);
+    m_dist->applyAgainst(m_view, draft, q, nq);
+    if (m_view.selected < 0 || static_cast<size_t>(m_view.selected) >= m_view.size)
+        m_view.selected = 0;
+    const Token token = m_view.data[m_view.selected].id;
     m_sampled = true;
     if (m_recordLogprobs)
         computeLogprobs(token);

@@ -56,6 +56,14 @@ public:
     // Does not accept it: call accept() with the token actually used.
     Token sample(const float *logits);
 
+    // Speculative sampling against a draft token drawn from q (ids and p,
+    // summing to 1; see Dist::applyAgainst): the token this chain picks,
+    // distributed exactly as sample()'s, equal to `draft` as often as
+    // min(1, p/q) allows. Only when canSampleAgainst(); like sample(), call
+    // accept() with the token used.
+    bool canSampleAgainst() const { return m_dist != nullptr && !m_constraint; }
+    Token sampleAgainst(const float *logits, Token draft, const Candidate *q, size_t nq);
+
     // Records a token in the stages' history (penalty window).
     void accept(Token token);
 
@@ -94,6 +102,7 @@ private:
     bool m_recordLogprobs = false;
     int32_t m_topLogprobs = 0;
     bool m_greedy = false;
+    Dist *m_dist = nullptr;          // the final stage when it is a plain draw (temperature > 0, no mirostat)
     TokenLogprobs m_last;
     std::vector<std::unique_ptr<Stage>> m_stages;
     std::vector<Candidate> m_buffer;     // [vocabSize], reused every token

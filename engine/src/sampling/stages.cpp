@@ -299,6 +299,54 @@ void Dist::apply(CandidateArray &candidates)
         drawDiscrete(candidates.data, candidates.size, m_cumulative.data(), m_rng));
 }
 
+void Dist::applyAgainst(CandidateArray &candidates, Token draft, const Candidate *q, size_t nq)
+{
+    if (candidates.size == 0)
+        return;
+    softmax(candidates);
+    const size_t vocab = m_cumulative.size();
+    if (m_q.size() != vocab)
+        m_q.assign(vocab, 0.0f);
+    for (size_t i = 0; i < nq; ++i)
+        if (q[i].id >= 0 && static_cast<size_t>(q[i].id) < vocab)
+            m_q[static_cast<size_t>(q[i].id)] += q[i].p;
+    const auto canonical = [this] { return std::generate_canonical<double, std::numeric_limits<double>::digits>(m_rng); };
+    double pDraft = 0.0;
+    int64_t draftIndex = -1;
+    for (size_t i = 0; i < candidates.size; ++i)
+        if (candidates.data[i].id == draft) {
+            pDraft = candidates.data[i].p;
+            draftIndex = static_cast<int64_t>(i);
+        }
+    const double qDraft = draft >= 0 && static_cast<size_t>(draft) < vocab ? m_q[static_cast<size_t>(draft)] : 0.0;
+    // Accept when u < p / q, i.e. u q < p (q = 0 cannot have been drawn: never accepted).
+    if (draftIndex >= 0 && qDraft > 0.0 && canonical() * qDraft < pDraft) {
+        candidates.selected = draftIndex;
+    } else {
+        double sum = 0.0;
+        for (size_t i = 0; i < candidates.size; ++i) {
+            sum += std::max(0.0, static_cast<double>(candidates.data[i].p) - m_q[static_cast<size_t>(candidates.data[i].id)]);
+            m_cumulative[i] = sum;
+        }
+        if (!(sum > 0.0)) {   // p <= q everywhere (p == q up to rounding): the residual is p
+            sum = 0.0;
+            for (size_t i = 0; i < candidates.size; ++i)
+                m_cumulative[i] = sum += candidates.data[i].p;
+        }
+        const double u = canonical() * sum;
+        size_t pick = static_cast<size_t>(std::upper_bound(m_cumulative.begin(), m_cumulative.begin() + static_cast<std::ptrdiff_t>(candidates.size), u) -
+                                          m_cumulative.begin());
+        // A zero-weight candidate is never picked: step back over equal sums (u = sum exactly).
+        pick = std::min(pick, candidates.size - 1);
+        while (pick > 0 && m_cumulative[pick] == m_cumulative[pick - 1])
+            --pick;
+        candidates.selected = static_cast<int64_t>(pick);
+    }
+    for (size_t i = 0; i < nq; ++i)
+        if (q[i].id >= 0 && static_cast<size_t>(q[i].id) < vocab)
+            m_q[static_cast<size_t>(q[i].id)] = 0.0f;
+}
+
 void Dist::reset()
 {
     m_seedUsed = resolveSeed(m_seed);

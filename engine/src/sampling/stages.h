@@ -155,10 +155,20 @@ public:
     void reset() override;                      // reseeds (a new random seed for kRandomSeed)
     uint32_t seedUsed() const { return m_seedUsed; }
 
+    // Speculative sampling (Leviathan et al. 2023) of a draft token drawn
+    // from the distribution q (q[0..nq): ids and p, summing to 1): with p
+    // the softmax of `candidates` (what apply() would draw from), selects
+    // the draft with probability min(1, p(draft) / q(draft)), else a token
+    // drawn from max(0, p - q) normalised (p itself if that is all zero).
+    // The selected token is distributed as p exactly, whatever q is. Draws
+    // one or two uniform numbers from this stage's generator; O(n + nq).
+    void applyAgainst(CandidateArray &candidates, Token draft, const Candidate *q, size_t nq);
+
 private:
     uint32_t m_seed, m_seedUsed;
     std::mt19937 m_rng;
     std::vector<double> m_cumulative;           // [vocabSize] scratch
+    std::vector<float> m_q;                     // [vocabSize] q by id, zero between calls (first use allocates)
 };
 
 // Selects the first candidate with the highest logit.

@@ -149,20 +149,31 @@ std::string MessagesStream::text(std::string_view text)
                                          {"delta", Json{{"type", "text_delta"}, {"text", std::string(text)}}}}));
 }
 
-std::string MessagesStream::toolUse(const ToolCallOut &call)
+std::string MessagesStream::toolUseStart(const ToolCallOut &call)
 {
     std::string out = close();
     ++m_index;
-    out += sseNamedEvent("content_block_start",
-                         dump(Json{{"type", "content_block_start"},
-                                   {"index", m_index},
-                                   {"content_block", Json{{"type", "tool_use"}, {"id", call.id}, {"name", call.name},
-                                                          {"input", Json::object()}}}}));
-    out += sseNamedEvent("content_block_delta",
+    m_open = Block::BLOCK_TOOL_USE;
+    return out + sseNamedEvent("content_block_start",
+                               dump(Json{{"type", "content_block_start"},
+                                         {"index", m_index},
+                                         {"content_block", Json{{"type", "tool_use"}, {"id", call.id}, {"name", call.name},
+                                                                {"input", Json::object()}}}}));
+}
+
+std::string MessagesStream::toolUseDelta(std::string_view piece)
+{
+    if (m_open != Block::BLOCK_TOOL_USE || piece.empty())
+        return {};
+    return sseNamedEvent("content_block_delta",
                          dump(Json{{"type", "content_block_delta"},
                                    {"index", m_index},
-                                   {"delta", Json{{"type", "input_json_delta"}, {"partial_json", call.arguments}}}}));
-    return out + sseNamedEvent("content_block_stop", dump(Json{{"type", "content_block_stop"}, {"index", m_index}}));
+                                   {"delta", Json{{"type", "input_json_delta"}, {"partial_json", std::string(piece)}}}}));
+}
+
+std::string MessagesStream::toolUseEnd()
+{
+    return m_open == Block::BLOCK_TOOL_USE ? close() : std::string();
 }
 
 std::string MessagesStream::finish(std::string_view stopReason, const Usage &usage)

@@ -36,11 +36,16 @@ public:
     std::string start(const ResponseIds &ids, const Usage &usage);
     std::string thinking(std::string_view text);
     std::string text(std::string_view text);
-    std::string toolUse(const ToolCallOut &call);
+    // A tool_use block streamed: content_block_start with the id and name
+    // (input {}), an input_json_delta per piece of the arguments, and
+    // content_block_stop at toolUseEnd() (or when the next block opens).
+    std::string toolUseStart(const ToolCallOut &call);
+    std::string toolUseDelta(std::string_view piece);
+    std::string toolUseEnd();
     std::string finish(std::string_view stopReason, const Usage &usage);
 
 private:
-    enum class Block { BLOCK_NONE, BLOCK_THINKING, BLOCK_TEXT };
+    enum class Block { BLOCK_NONE, BLOCK_THINKING, BLOCK_TEXT, BLOCK_TOOL_USE };
     std::string open(Block block);
     std::string close();
 

@@ -30,8 +30,11 @@ ResponseAssembler::ResponseAssembler(const ApiRequest &request, ResponseIds ids,
     if (request.toolsActive() && isChat(request.endpoint)) {
         auto tools = json::parseJson(request.toolsJson, "tools");
         m_parsers.resize(m_choices.size());
+        m_openCalls.resize(m_choices.size());
+        chat::ToolCallParser::Options options;
+        options.streamArguments = m_stream;
         for (auto &p : m_parsers)
-            p.emplace(syntax, tools ? &*tools : nullptr);
+            p.emplace(syntax, tools ? &*tools : nullptr, options);
     }
 }
 
@@ -42,11 +45,59 @@ const std::vector<TokenLogprobText> *ResponseAssembler::takeLogprobs(int choice)
     return m_sending.empty() ? nullptr : &m_sending;
 }
 
+std::string ResponseAssembler::streamedCall(int index, chat::ToolCallItem &item)
+{
+    using Kind = chat::ToolCallItemKind;
+    ChoiceResult &choice = m_choices[static_cast<size_t>(index)];
+    OpenCall &open = m_openCalls[static_cast<size_t>(index)];
+    const int callIndex = static_cast<int>(choice.toolCalls.size());
+    if (item.kind == Kind::TOOL_CALL_ITEM_CALL_START) {
+        open.open = true;
+        open.skipped = !m_parallelToolCalls && !choice.toolCalls.empty();   // parallel_tool_calls: false keeps the first
+        open.call = ToolCallOut{newResponseId(m_messages.empty() ? "call_" : "toolu_"), item.call.name, {}};
+        if (open.skipped)
+            return {};
+        if (!m_responses.empty())
+            return m_responses[static_cast<size_t>(index)].callStart(open.call);
+        if (!m_messages.empty())
+            return m_messages[static_cast<size_t>(index)].toolUseStart(open.call);
+        return sseEvent(chatToolCallStartChunk(m_ids, index, callIndex, open.call));
+    }
+    if (!open.open || open.skipped) {
+        if (item.kind == Kind::TOOL_CALL_ITEM_CALL)
+            open = {};
+        return {};
+    }
+    if (item.kind == Kind::TOOL_CALL_ITEM_CALL_ARGUMENTS) {
+        if (!m_responses.empty())
+            return m_responses[static_cast<size_t>(index)].callArguments(item.content);
+        if (!m_messages.empty())
+            return m_messages[static_cast<size_t>(index)].toolUseDelta(item.content);
+        return sseEvent(chatToolCallArgumentsChunk(m_ids, index, callIndex, item.content));
+    }
+    // The call's end: only the count matters from here (its pieces were
+    // sent). A call ended as it stands (its text follows as content) does
+    // not make the finish reason "tool_calls".
+    std::string out;
+    if (!m_responses.empty())
+        out = m_responses[static_cast<size_t>(index)].callEnd();
+    else if (!m_messages.empty())
+        out = m_messages[static_cast<size_t>(index)].toolUseEnd();
+    if (!item.asItStands)
+        choice.toolCalls.push_back(std::move(open.call));
+    open = {};
+    return out;
+}
+
 std::string ResponseAssembler::items(int index, std::vector<chat::ToolCallItem> &&items)
 {
     ChoiceResult &choice = m_choices[static_cast<size_t>(index)];
     std::string out;
     for (chat::ToolCallItem &item : items) {
+        if (m_stream && item.kind != chat::ToolCallItemKind::TOOL_CALL_ITEM_CONTENT) {
+            out += streamedCall(index, item);
+            continue;
+        }
         if (!item.isCall) {
             if (item.content.empty())
                 continue;
@@ -65,18 +116,8 @@ std::string ResponseAssembler::items(int index, std::vector<chat::ToolCallItem> 
             continue;   // parallel_tool_calls: false keeps the first
         ToolCallOut call{newResponseId(m_messages.empty() ? "call_" : "toolu_"), std::move(item.call.name),
                          std::move(item.call.arguments)};
-        const int callIndex = static_cast<int>(choice.toolCalls.size());
-        if (!m_responses.empty()) {
-            const std::string events = m_responses[static_cast<size_t>(index)].call(call);
-            out += m_stream ? events : std::string();
-        } else if (m_stream && !m_messages.empty()) {
-            out += m_messages[static_cast<size_t>(index)].toolUse(call);
-            call.arguments.clear();
-        } else if (m_stream) {
-            out += sseEvent(chatToolCallStartChunk(m_ids, index, callIndex, call));
-            out += sseEvent(chatToolCallArgumentsChunk(m_ids, index, callIndex, call.arguments));
-            call.arguments.clear();   // sent; only the count matters from here
-        }
+        if (!m_responses.empty())
+            m_responses[static_cast<size_t>(index)].call(call);   // whole: the item is what counts
         choice.toolCalls.push_back(std::move(call));
     }
     return out;

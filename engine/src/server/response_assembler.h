@@ -28,8 +28,10 @@ class ResponseAssembler {
 public:
     // With tools active (request.toolsActive(), chat), each choice's answer
     // and tool-call text go through a chat::ToolCallParser for `syntax`:
-    // content as content deltas, each call as its two deltas (streamed) or
-    // in message.tool_calls (whole), finish_reason "tool_calls".
+    // content as content deltas, each call streamed as the model writes it
+    // (its start with id and name, then its arguments in pieces: the
+    // parser's Options::streamArguments) or in message.tool_calls (whole),
+    // finish_reason "tool_calls".
     ResponseAssembler(const ApiRequest &request, ResponseIds ids, int64_t promptTokens,
                       chat::ToolCallSyntax syntax = chat::ToolCallSyntax::TOOL_CALL_SYNTAX_JSON);
 
@@ -49,12 +51,22 @@ public:
 private:
     // Content and calls from a choice's parser: SSE bytes (streamed) or gathered.
     std::string items(int choice, std::vector<chat::ToolCallItem> &&items);
+    // Streamed: a call's start, argument piece or end, as the endpoint sends it.
+    std::string streamedCall(int choice, chat::ToolCallItem &item);
     std::string onMessagesEvent(const JobEvent &event);
     std::string onResponsesEvent(const JobEvent &event);
 
     Endpoint m_endpoint;
     bool m_parallelToolCalls = true;
     std::vector<std::optional<chat::ToolCallParser>> m_parsers;   // per choice; empty without tools
+    // Streamed: per choice, the call being streamed (skipped: a call past
+    // the first with parallel_tool_calls false).
+    struct OpenCall {
+        bool open = false;
+        bool skipped = false;
+        ToolCallOut call;
+    };
+    std::vector<OpenCall> m_openCalls;
     // Streamed: per choice, the logprob entries not yet sent (they go with
     // the next chunk of that choice); whole: ChoiceResult::tokenLogprobs.
     std::vector<std::vector<TokenLogprobText>> m_pendingLogprobs;

@@ -76,7 +76,14 @@ std::string ResponsesBuilder::close()
         return {};
     std::string out;
     Json item;
-    if (m_open == Item::ITEM_REASONING) {
+    if (m_open == Item::ITEM_FUNCTION_CALL) {
+        out += event("response.function_call_arguments.done", Json{{"item_id", m_itemId},
+                                                                  {"output_index", m_outputIndex},
+                                                                  {"name", m_callName},
+                                                                  {"arguments", m_text}});
+        item = Json{{"id", m_itemId}, {"type", "function_call"}, {"status", "completed"},
+                    {"arguments", m_text}, {"call_id", m_callId}, {"name", m_callName}};
+    } else if (m_open == Item::ITEM_REASONING) {
         out += event("response.reasoning_text.done",
                      Json{{"item_id", m_itemId}, {"output_index", m_outputIndex}, {"content_index", 0}, {"text", m_text}});
         item = Json{{"id", m_itemId},
@@ -157,21 +164,37 @@ std::string ResponsesBuilder::text(std::string_view text)
 
 std::string ResponsesBuilder::call(const ToolCallOut &c)
 {
+    std::string out = callStart(c);
+    out += callArguments(c.arguments);
+    return out + callEnd();
+}
+
+std::string ResponsesBuilder::callStart(const ToolCallOut &c)
+{
     std::string out = close();
     ++m_outputIndex;
-    const std::string id = newResponseId("fc_");
-    Json item{{"id", id}, {"type", "function_call"}, {"status", "in_progress"},
+    m_open = Item::ITEM_FUNCTION_CALL;
+    m_itemId = newResponseId("fc_");
+    m_callId = c.id;
+    m_callName = c.name;
+    m_text.clear();
+    Json item{{"id", m_itemId}, {"type", "function_call"}, {"status", "in_progress"},
               {"arguments", ""}, {"call_id", c.id}, {"name", c.name}};
-    out += event("response.output_item.added", Json{{"output_index", m_outputIndex}, {"item", item}});
-    out += event("response.function_call_arguments.delta",
-                 Json{{"item_id", id}, {"output_index", m_outputIndex}, {"delta", c.arguments}});
-    out += event("response.function_call_arguments.done",
-                 Json{{"item_id", id}, {"output_index", m_outputIndex}, {"name", c.name}, {"arguments", c.arguments}});
-    item["status"] = "completed";
-    item["arguments"] = c.arguments;
-    out += event("response.output_item.done", Json{{"output_index", m_outputIndex}, {"item", item}});
-    m_output.push_back(std::move(item));
-    return out;
+    return out + event("response.output_item.added", Json{{"output_index", m_outputIndex}, {"item", item}});
+}
+
+std::string ResponsesBuilder::callArguments(std::string_view piece)
+{
+    if (m_open != Item::ITEM_FUNCTION_CALL || piece.empty())
+        return {};
+    m_text.append(piece);
+    return event("response.function_call_arguments.delta",
+                 Json{{"item_id", m_itemId}, {"output_index", m_outputIndex}, {"delta", std::string(piece)}});
+}
+
+std::string ResponsesBuilder::callEnd()
+{
+    return m_open == Item::ITEM_FUNCTION_CALL ? close() : std::string();
 }
 
 std::string ResponsesBuilder::finish(StopReason reason, const Usage &usage)

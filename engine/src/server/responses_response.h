@@ -34,13 +34,19 @@ public:
     std::string reasoning(std::string_view text);
     std::string text(std::string_view text);
     std::string call(const ToolCallOut &call);
+    // A function_call item streamed: output_item.added (arguments ""), a
+    // function_call_arguments.delta per piece, then at callEnd() (or when
+    // the next item opens) function_call_arguments.done and output_item.done.
+    std::string callStart(const ToolCallOut &call);
+    std::string callArguments(std::string_view piece);
+    std::string callEnd();
     std::string finish(StopReason reason, const Usage &usage);
     std::string fail(const ApiError &error);
     // The response object as it stands (the whole answer once finished).
     std::string body() const;
 
 private:
-    enum class Item { ITEM_NONE, ITEM_REASONING, ITEM_MESSAGE };
+    enum class Item { ITEM_NONE, ITEM_REASONING, ITEM_MESSAGE, ITEM_FUNCTION_CALL };
     nlohmann::ordered_json response() const;
     std::string event(const char *type, nlohmann::ordered_json payload);
     std::string open(Item item);
@@ -49,7 +55,8 @@ private:
     ResponseIds m_ids;
     Item m_open = Item::ITEM_NONE;
     std::string m_itemId;
-    std::string m_text;             // the open item's text so far
+    std::string m_text;             // the open item's text so far (a function call's arguments)
+    std::string m_callId, m_callName;   // ITEM_FUNCTION_CALL
     int m_outputIndex = -1;
     int m_sequence = 0;
     std::string m_status = "in_progress";

@@ -72,6 +72,24 @@ private Q_SLOTS:
         QCOMPARE(other.perLayerEmbeddingText(), QString());
     }
 
+    // Speculative decoding on the card: what the engine says the file offers
+    // (prompt lookup for every file), then a draft model; nothing for a remote model.
+    void speculativeLine()
+    {
+        const QString file = QStringLiteral("models/stories260K.gguf");
+        BURROW_REQUIRE_SHARED(file);
+        QString error;
+        ModelCard card = EngineBackend::inspect(sharedPath(file), &error);
+        QVERIFY2(card.isValid(), qPrintable(error));
+        QCOMPARE(card.drafters, QStringList{QStringLiteral("ngram")});
+        QCOMPARE(card.speculativeText(), QStringLiteral("prompt lookup (n-gram), a draft model with the same vocabulary"));
+        card.drafters.prepend(QStringLiteral("mtp"));
+        QCOMPARE(card.speculativeText(),
+                 QStringLiteral("its MTP layers, prompt lookup (n-gram), a draft model with the same vocabulary"));
+        card.remote = true;
+        QCOMPARE(card.speculativeText(), QString());
+    }
+
     void cardOfEachFamily()
     {
         QFETCH(QString, file);

@@ -47,7 +47,10 @@ private slots:
         QCOMPARE(s.kvCacheType(), QStringLiteral("f16"));
         QVERIFY(s.toEngine().kvCacheType == burrow::KvCacheType::KV_CACHE_F16);
         QVERIFY(s.tools());   // the tools of Settings → Tools, when there are any
-        QCOMPARE(ChatSettings::fieldNames().size(), 17);
+        QCOMPARE(s.speculative(), QStringLiteral("auto"));
+        QCOMPARE(s.draftModel(), QString());
+        QVERIFY(s.toEngine().speculative.mode == burrow::SpeculativeMode::SPECULATIVE_AUTO);
+        QCOMPARE(ChatSettings::fieldNames().size(), 19);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }
@@ -511,6 +514,8 @@ private slots:
             {QStringLiteral("thinking"), {false, QStringLiteral("perhaps")}},
             {QStringLiteral("tools"), {false, QStringLiteral("perhaps")}},
             {QStringLiteral("reasoningEffort"), {QStringLiteral("high"), QStringLiteral("extreme")}},
+            {QStringLiteral("speculative"), {QStringLiteral("draft"), QStringLiteral("mtp-ish")}},
+            {QStringLiteral("draftModel"), {QStringLiteral("/models/small-draft.gguf"), QStringLiteral("small-draft.gguf")}},
         };
         for (const SettingsField &f : SettingsFields::all()) {
             const QString name = QLatin1String(f.name);
@@ -601,6 +606,11 @@ private slots:
             if (field == QLatin1String("tools")) return r.tools == value.toBool() && base.tools;
             if (field == QLatin1String("reasoningEffort"))
                 return r.reasoningEffort == value.toString().toStdString() && base.reasoningEffort == "medium";
+            if (field == QLatin1String("speculative"))
+                return r.speculative.mode == burrow::SpeculativeMode::SPECULATIVE_DRAFT
+                       && base.speculative.mode == burrow::SpeculativeMode::SPECULATIVE_AUTO;
+            if (field == QLatin1String("draftModel"))
+                return r.speculative.draftModel == value.toString().toStdString() && base.speculative.draftModel.empty();
             return false;
         };
         QVERIFY2(differs(), qPrintable(field));

@@ -11,6 +11,7 @@
 #include "test_support.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -262,7 +263,7 @@ void TestModelInfo::cliJson()
                               "active_parameter_count", "expert_count", "expert_used_count", "sliding_window",
                               "sliding_layer_count", "kv_cache_bytes_per_token_sliding", "recurrent_layer_count",
                               "recurrent_state_bytes", "shared_kv_layers", "per_layer_embedding_length",
-                              "per_layer_embedding_bytes", "head_dim_sliding"};
+                              "per_layer_embedding_bytes", "head_dim_sliding", "drafters"};
     QCOMPARE(QStringList(o.keys()).size(), keys.size());
     QFile docs(QStringLiteral(BURROW_SOURCE_DIR "/docs/cli.md"));
     QVERIFY(docs.open(QIODevice::ReadOnly));
@@ -276,6 +277,7 @@ void TestModelInfo::cliJson()
                  qPrintable(key + QStringLiteral(" is not documented in docs/cli.md")));
     }
     QCOMPARE(o.value(QStringLiteral("architecture")).toString(), QStringLiteral("llama"));
+    QCOMPARE(o.value(QStringLiteral("drafters")).toArray(), QJsonArray{QStringLiteral("ngram")});
     QCOMPARE(o.value(QStringLiteral("name")).toString(), QStringLiteral("Small Test"));
     QCOMPARE(o.value(QStringLiteral("block_count")).toInt(), 3);
     QCOMPARE(o.value(QStringLiteral("head_count")).toInt(), 4);

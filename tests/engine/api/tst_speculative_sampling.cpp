@@ -8,6 +8,13 @@
 // against the exact softmax of the logits. And with the same seed a reply
 // with drafts is the reply without, token for token (each position's
 // logits are bit-identical and the chain draws the same random numbers).
+//
+// With a draft model, a sampled request's drafts are drawn from the draft's
+// own distribution q (not one-hot) and kept with probability min(1, p/q),
+// else replaced by a draw from max(0, p - q): the same chi-squared test
+// against plain sampling, with stories260K drafted by itself (q close to p:
+// mostly accepted) and by a random-weight model (q far from p: mostly
+// rejected, the residual draw does the work).
 #include "burrow/engine.h"
 #include "test_support.h"
 
@@ -90,11 +97,13 @@ class TestSpeculativeSampling : public QObject {
     std::shared_ptr<Model> m_model;
     std::unique_ptr<Session> m_session;
 
-    GenerateResult generate(uint32_t seed, SpeculativeMode mode)
+    GenerateResult generate(uint32_t seed, SpeculativeMode mode, const QString &draft = {})
     {
         GenerateOptions go;
         go.maxTokens = kTokens;
         go.speculative.mode = mode;
+        if (!draft.isEmpty())
+            go.speculative.draftModel = test::sharedPath(draft).toStdString();
         GenerateResult r;
         m_session->reset();
         const Status s = m_session->generate(m_model->tokenize(kPrompt, true, false), chain(seed), go, {}, &r);
@@ -125,6 +134,45 @@ private slots:
             const GenerateResult drafted = generate(seed, SpeculativeMode::SPECULATIVE_NGRAM);
             QCOMPARE(drafted.tokens, plain.tokens);
         }
+    }
+
+    void draftModelDistributionIsTheTargets_data()
+    {
+        QTest::addColumn<QString>("draft");
+        QTest::newRow("drafted by itself") << QStringLiteral("models/stories260K.gguf");
+        QTest::newRow("drafted by a random model") << QStringLiteral("models/synthetic/llama-f32.gguf");
+    }
+
+    void draftModelDistributionIsTheTargets()
+    {
+        QFETCH(QString, draft);
+        BURROW_REQUIRE_SHARED(draft);
+        std::vector<std::map<Token, int>> withDrafts(kTokens), without(kTokens);
+        int drafted = 0, accepted = 0;
+        for (int i = 0; i < kRuns; ++i) {
+            const GenerateResult a = generate(static_cast<uint32_t>(1 + i), SpeculativeMode::SPECULATIVE_DRAFT, draft);
+            const GenerateResult b = generate(static_cast<uint32_t>(1 + kRuns + i), SpeculativeMode::SPECULATIVE_OFF);
+            QVERIFY(!a.tokens.empty());
+            drafted += a.timings.draftedTokens;
+            accepted += a.timings.acceptedTokens;
+            for (size_t j = 0; j < a.tokens.size() && j < size_t(kTokens); ++j)
+                ++withDrafts[j][a.tokens[j]];
+            for (size_t j = 0; j < b.tokens.size() && j < size_t(kTokens); ++j)
+                ++without[j][b.tokens[j]];
+        }
+        qInfo("%d draft tokens, %d accepted", drafted, accepted);
+        QVERIFY2(accepted > 0 && accepted < drafted, "drafts were both accepted and rejected");
+        for (int j = 0; j < kTokens; ++j) {
+            double stat = 0;
+            int df = 0;
+            const bool ok = homogeneous(withDrafts[size_t(j)], without[size_t(j)], &stat, &df);
+            qInfo("token %d: chi-squared %.2f with %d degrees of freedom (critical %.2f)", j, stat, df,
+                  df > 0 ? chiSquaredCritical(df) : 0.0);
+            QVERIFY2(ok, qPrintable(QStringLiteral("token %1: chi-squared %2, %3 degrees of freedom").arg(j).arg(stat).arg(df)));
+        }
+        // A seed still gives one reply (not the one without drafts: other draws).
+        QCOMPARE(generate(7, SpeculativeMode::SPECULATIVE_DRAFT, draft).tokens,
+                 generate(7, SpeculativeMode::SPECULATIVE_DRAFT, draft).tokens);
     }
 
     void distributionIsTheTargets()

@@ -677,6 +677,20 @@ static void test_model(const char *model_path, const char *json)
               "generate failed: %s", burrow_last_error());
         CHECK(strncmp(out->text, expected_text, strlen(expected_text)) == 0, "without drafts: '%s'", out->text);
         CHECK(result.drafted_tokens == 0, "%d drafts with speculative decoding off", result.drafted_tokens);
+        /* A draft model (the model's own file: every greedy draft is
+         * accepted): the same story; none named, refused. */
+        spec.speculative = BURROW_SPECULATIVE_DRAFT;
+        spec.draft_model = model_path;
+        memset(out, 0, sizeof *out);
+        burrow_session_reset(session);
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &spec, collect, out, &result) == 0,
+              "generate with a draft model failed: %s", burrow_last_error());
+        CHECK(strncmp(out->text, expected_text, strlen(expected_text)) == 0, "with a draft model: '%s'", out->text);
+        CHECK(result.drafted_tokens > 0 && result.accepted_tokens == result.drafted_tokens,
+              "drafted by itself: %d drafts, %d accepted", result.drafted_tokens, result.accepted_tokens);
+        spec.draft_model = NULL;
+        CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &spec, collect, out, NULL) == -1,
+              "a draft model without its file accepted");
         spec.speculative = (burrow_speculative_mode)7;
         CHECK(burrow_generate(session, ref_prompt, n_ref, &greedy, &spec, collect, out, NULL) == -1, "speculative 7 accepted");
         spec.speculative = BURROW_SPECULATIVE_NGRAM;

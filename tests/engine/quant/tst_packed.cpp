@@ -81,7 +81,8 @@ void TestPacked::matchesVecDot_data()
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("g0");
     QTest::addColumn<int>("tokens");
-    for (GgmlType t : {GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q4_0}) {
+    for (GgmlType t : {GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q4_0, GgmlType::GGML_TYPE_Q5_0,
+                       GgmlType::GGML_TYPE_IQ4_NL}) {
         QTest::addRow("%s 1024x16 t1", typeName(t)) << static_cast<int>(t) << 1024 << 16 << 0 << 1;
         QTest::addRow("%s 1024x64 t4", typeName(t)) << static_cast<int>(t) << 1024 << 64 << 0 << 4;
         QTest::addRow("%s 96x7 t5 (one partial group)", typeName(t)) << static_cast<int>(t) << 96 << 7 << 0 << 5;
@@ -142,8 +143,8 @@ void TestPacked::matchesVecDot()
                                      .arg(nGemm).arg(i).arg(scalar[i], 0, 'g', 9).arg(expected[i], 0, 'g', 9)));
 
         // packedMatmul on the scalar path is the twin; the AVX2 (all but
-        // Q8_0), AVX-VNNI (all six) and AVX-512 (all six) kernels are
-        // bit-identical to it.
+        // Q8_0 and IQ4_NL: 8-bit codes), AVX-VNNI (all) and AVX-512 (all)
+        // kernels are bit-identical to it.
         struct Variant {
             quant::CpuPath path;
             bool vnni;
@@ -160,7 +161,8 @@ void TestPacked::matchesVecDot()
             quant::setPackedAvxVnni(v.vnni);
             const bool simd = quant::packedKernelsActive(t);
             const bool expectSimd = v.path == quant::CpuPath::CPU_PATH_AVX512 ||
-                                    (v.path == quant::CpuPath::CPU_PATH_AVX2 && (v.vnni || t != GgmlType::GGML_TYPE_Q8_0));
+                                    (v.path == quant::CpuPath::CPU_PATH_AVX2 &&
+                                     (v.vnni || (t != GgmlType::GGML_TYPE_Q8_0 && t != GgmlType::GGML_TYPE_IQ4_NL)));
             QCOMPARE(simd, expectSimd);
             checkedSimd += simd ? 1 : 0;
             std::vector<float> got(expected.size(), sentinel);

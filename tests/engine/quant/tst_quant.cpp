@@ -448,6 +448,13 @@ int tU16(const uint8_t *p)
     return v;
 }
 
+uint32_t tU32(const uint8_t *p)
+{
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
 float tBf16(const uint8_t *p)
 {
     uint16_t h;
@@ -541,12 +548,19 @@ float recipeQ32(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y)
         const uint8_t *w = x + b * wb, *a = y + b * 34;
         const auto av = [a](int e) { return static_cast<int>(static_cast<int8_t>(a[2 + e])); };
         const float da = tHalf(a);
-        if (t == GgmlType::GGML_TYPE_Q8_0) {
+        if (t == GgmlType::GGML_TYPE_Q8_0 || t == GgmlType::GGML_TYPE_Q5_0) {
+            // Q5_0: d, qh (u32: bit e the fifth bit of element e), qs[16] as Q4_0
+            const auto value = [t, w](int e) {
+                if (t == GgmlType::GGML_TYPE_Q8_0)
+                    return static_cast<int>(static_cast<int8_t>(w[2 + e]));
+                const int nibble = e < 16 ? w[6 + e] & 0xf : w[6 + e - 16] >> 4;
+                return (nibble | static_cast<int>(((tU32(w + 2) >> e) & 1u) << 4)) - 16;
+            };
             const float d = tHalf(w) * da;
             for (int m = 0; m < 8; ++m) {
                 int s = 0;
                 for (int e = 4 * m; e < 4 * m + 4; ++e)
-                    s += static_cast<int8_t>(w[2 + e]) * av(e);
+                    s += value(e) * av(e);
                 lanes[m] = std::fma(d, static_cast<float>(s), lanes[m]);
             }
             continue;
@@ -562,7 +576,7 @@ float recipeQ32(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y)
         const float dw = mx ? static_cast<float>(std::ldexp(1.0, w[0] - 128)) : tHalf(w);
         chain = std::fma(static_cast<float>(s), dw * da, chain);
     }
-    return t == GgmlType::GGML_TYPE_Q8_0 ? tHsum8(lanes) : chain;
+    return t == GgmlType::GGML_TYPE_Q8_0 || t == GgmlType::GGML_TYPE_Q5_0 ? tHsum8(lanes) : chain;
 }
 
 // Q4_K / Q2_K (repacked 8x8): sum and min chains per super-block (gemv) or
@@ -706,7 +720,7 @@ float recipe(GgmlType t, int64_t n, const uint8_t *x, const uint8_t *y, bool gem
 // its AVX2 code on the x86 paths).
 const GgmlType kRecipeTypes[] = {
     GgmlType::GGML_TYPE_F32,  GgmlType::GGML_TYPE_F16,  GgmlType::GGML_TYPE_BF16,   GgmlType::GGML_TYPE_Q4_0,
-    GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q2_K, GgmlType::GGML_TYPE_Q4_K,   GgmlType::GGML_TYPE_Q5_K,
+    GgmlType::GGML_TYPE_Q5_0, GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q2_K, GgmlType::GGML_TYPE_Q4_K,   GgmlType::GGML_TYPE_Q5_K,
     GgmlType::GGML_TYPE_Q6_K, GgmlType::GGML_TYPE_IQ4_NL, GgmlType::GGML_TYPE_IQ4_XS, GgmlType::GGML_TYPE_MXFP4,
 };
 

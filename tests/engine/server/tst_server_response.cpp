@@ -439,6 +439,134 @@ private slots:
         QCOMPARE(lp["text_offset"].toArray()[1].toInt(), 1);
     }
 
+    // A call's arguments stream as the model writes them, on each endpoint:
+    // the reply one byte at a time; per call its opening event (id, name,
+    // empty arguments) first, then more than one piece, the pieces joined the
+    // compact arguments, each call closed before the next opens, and parallel
+    // calls off keeps only the first one's events.
+    void toolArgumentsStream_data()
+    {
+        QTest::addColumn<int>("endpoint");
+        QTest::addColumn<bool>("parallel");
+        QTest::newRow("chat") << int(Endpoint::ENDPOINT_CHAT_COMPLETIONS) << true;
+        QTest::newRow("chat, parallel off") << int(Endpoint::ENDPOINT_CHAT_COMPLETIONS) << false;
+        QTest::newRow("messages") << int(Endpoint::ENDPOINT_MESSAGES) << true;
+        QTest::newRow("messages, parallel off") << int(Endpoint::ENDPOINT_MESSAGES) << false;
+        QTest::newRow("responses") << int(Endpoint::ENDPOINT_RESPONSES) << true;
+    }
+    void toolArgumentsStream()
+    {
+        QFETCH(int, endpoint);
+        QFETCH(bool, parallel);
+        ApiRequest r = toolRequest(true, parallel);
+        r.endpoint = Endpoint(endpoint);
+        ResponseAssembler a(r, ids(), 5, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED);
+        std::string sse = a.open();
+        std::string reply;
+        for (const char *p : kToolReply)
+            reply += p;
+        for (const char c : reply)
+            sse += a.onEvent(piece(0, std::string(1, c).c_str()));
+        sse += a.onEvent(done(0, StopReason::STOP_REASON_END_OF_GENERATION, 30));
+        QVERIFY(a.finished());
+        // Per call: its name, its pieces; "open"/"piece"/"close" in order.
+        QStringList names, order;
+        QList<QStringList> pieces;
+        for (const QByteArray &line : QByteArray::fromStdString(sse).split('\n')) {
+            if (!line.startsWith("data: ") || line == "data: [DONE]")
+                continue;
+            const QJsonObject e = QJsonDocument::fromJson(line.mid(6)).object();
+            const QString type = e["type"].toString();
+            if (r.endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS) {
+                const QJsonArray tc = e["choices"].toArray()[0].toObject()["delta"].toObject()["tool_calls"].toArray();
+                if (tc.isEmpty())
+                    continue;
+                const QJsonObject d = tc[0].toObject();
+                QCOMPARE(d["index"].toInt(), names.size() - (d.contains("id") ? 0 : 1));
+                if (d.contains("id")) {
+                    QVERIFY(d["id"].toString().startsWith(QStringLiteral("call_")));
+                    QCOMPARE(d["type"].toString(), QStringLiteral("function"));
+                    QCOMPARE(d["function"].toObject()["arguments"].toString(), QString());
+                    if (!order.isEmpty())
+                        order << QStringLiteral("close");
+                    order << QStringLiteral("open");
+                    names << d["function"].toObject()["name"].toString();
+                    pieces << QStringList();
+                } else {
+                    order << QStringLiteral("piece");
+                    pieces.last() << d["function"].toObject()["arguments"].toString();
+                }
+            } else if (type == QLatin1String("content_block_start") || type == QLatin1String("response.output_item.added")) {
+                const QJsonObject block = e[type == QLatin1String("content_block_start") ? "content_block" : "item"].toObject();
+                if (block["type"].toString() != QLatin1String("tool_use") &&
+                    block["type"].toString() != QLatin1String("function_call"))
+                    continue;
+                QVERIFY(block["type"] == QLatin1String("tool_use") ? block["input"].toObject().isEmpty()
+                                                                   : block["arguments"].toString().isEmpty());
+                order << QStringLiteral("open");
+                names << block["name"].toString();
+                pieces << QStringList();
+            } else if (type == QLatin1String("content_block_delta") || type == QLatin1String("response.function_call_arguments.delta")) {
+                const QJsonObject delta = e["delta"].toObject();
+                if (type == QLatin1String("content_block_delta") && delta["type"].toString() != QLatin1String("input_json_delta"))
+                    continue;
+                order << QStringLiteral("piece");
+                pieces.last() << (type == QLatin1String("content_block_delta") ? delta["partial_json"].toString()
+                                                                              : e["delta"].toString());
+            } else if ((type == QLatin1String("content_block_stop") && order.size() && order.last() != QLatin1String("close") &&
+                        !names.isEmpty()) ||
+                       (type == QLatin1String("response.output_item.done") &&
+                        e["item"].toObject()["type"].toString() == QLatin1String("function_call"))) {
+                if (type == QLatin1String("response.output_item.done"))
+                    QCOMPARE(e["item"].toObject()["arguments"].toString(), pieces.last().join(QString()));
+                order << QStringLiteral("close");
+            }
+        }
+        if (r.endpoint == Endpoint::ENDPOINT_CHAT_COMPLETIONS && !order.isEmpty())
+            order << QStringLiteral("close");
+        QCOMPARE(names, parallel ? (QStringList{"get_weather", "now"}) : QStringList{"get_weather"});
+        QVERIFY2(pieces[0].size() > 1, qPrintable(pieces[0].join(QLatin1Char('|'))));
+        QCOMPARE(pieces[0].join(QString()), QStringLiteral("{\"city\":\"Paris\"}"));
+        if (parallel)
+            QCOMPARE(pieces[1].join(QString()), QStringLiteral("{}"));
+        // open piece... close, one call after the other.
+        QString expected;
+        for (const QStringList &p : pieces)
+            expected += QStringLiteral("open ") + QStringLiteral("piece ").repeated(int(p.size())) + QStringLiteral("close ");
+        QCOMPARE(order.join(QLatin1Char(' ')) + QLatin1Char(' '), expected);
+    }
+
+    // A streamed call that max_tokens cuts short is closed as it stands
+    // (its pieces sent), its text comes as content, the finish reason is
+    // "length" (docs/server.md, "Tool calls").
+    void toolCallCutShortStreamed()
+    {
+        ResponseAssembler a(toolRequest(true), ids(), 5, chat::ToolCallSyntax::TOOL_CALL_SYNTAX_TAGGED);
+        std::string sse = a.open();
+        const std::string reply = "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Pa";
+        for (const char c : reply)
+            sse += a.onEvent(piece(0, std::string(1, c).c_str()));
+        sse += a.onEvent(done(0, StopReason::STOP_REASON_MAX_TOKENS, 20));
+        bool sawDone = false;
+        QString content, args, finish;
+        int opened = 0;
+        for (const QJsonObject &e : events(sse, &sawDone)) {
+            const QJsonObject c = e["choices"].toArray()[0].toObject();
+            content += c["delta"].toObject()["content"].toString();
+            for (const QJsonValue &tc : c["delta"].toObject()["tool_calls"].toArray()) {
+                opened += tc.toObject().contains("id") ? 1 : 0;
+                args += tc.toObject()["function"].toObject()["arguments"].toString();
+            }
+            if (!c["finish_reason"].isNull())
+                finish = c["finish_reason"].toString();
+        }
+        QVERIFY(sawDone);
+        QCOMPARE(opened, 1);
+        QCOMPARE(args, QStringLiteral("{\"city\":\"Pa"));
+        QCOMPARE(content, QString::fromStdString(reply));
+        QCOMPARE(finish, QStringLiteral("length"));
+    }
+
     // /v1/messages streamed: named events, blocks opened and closed in
     // order (thinking with its signature, text, tool_use with its input as
     // one input_json_delta), message_delta with stop_reason tool_use.

@@ -216,22 +216,27 @@ static inline uint32_t loadQh(const uint8_t qh[4])
     return v;
 }
 
+// The reference's x86 form (its AVX2 kernel, also in its AVX-512 build):
+// lane m = the products of elements 4m..4m + 3, acc[m] = fma(d_w d_a, lane,
+// acc[m]), hsum8 (as Q8_0; the packed and SIMD kernels take the same steps).
 void vecDotQ5_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockQ5_0 *>(vx);
     const auto *y = static_cast<const BlockQ8_0 *>(vy);
-    float sum = 0.0f;
+    float acc[8] = {};
     for (int64_t ib = 0; ib < n / QK8_0; ++ib) {
         const uint32_t qh = loadQh(x[ib].qh);
-        int sumi = 0;
-        for (int j = 0; j < QK8_0 / 2; ++j) {
-            const int x0 = ((x[ib].qs[j] & 0x0f) | static_cast<int>(((qh >> j) & 1u) << 4)) - 16;
-            const int x1 = ((x[ib].qs[j] >> 4) | static_cast<int>(((qh >> (j + 16)) & 1u) << 4)) - 16;
-            sumi += x0 * y[ib].qs[j] + x1 * y[ib].qs[j + QK8_0 / 2];
+        const float d = fp16ToFp32(x[ib].d) * fp16ToFp32(y[ib].d);
+        for (int m = 0; m < 8; ++m) {
+            int lane = 0;
+            for (int e = 4 * m; e < 4 * m + 4; ++e) {
+                const int nibble = e < 16 ? x[ib].qs[e] & 0x0f : x[ib].qs[e - 16] >> 4;
+                lane += ((nibble | static_cast<int>(((qh >> e) & 1u) << 4)) - 16) * y[ib].qs[e];
+            }
+            acc[m] = std::fma(d, static_cast<float>(lane), acc[m]);
         }
-        sum += (fp16ToFp32(x[ib].d) * fp16ToFp32(y[ib].d)) * static_cast<float>(sumi);
     }
-    *s = sum;
+    *s = hsum8(acc);
 }
 
 void vecDotQ5_1Q8_1(int64_t n, float *s, const void *vx, const void *vy)

@@ -1,7 +1,7 @@
 // AVX2 kernels for packed weight groups: the 256-bit tiles
 // (packed_avx2_tiles.h) with vpmaddubsw (u8 x s8 -> pairs in int16) +
 // vpmaddwd (pairs -> int32), exact for codes of up to 7 bits
-// (|2 * 127 * 127| < 2^15): Q4_0, Q4_K, Q5_K, Q6_K and IQ4_XS (its values'
+// (|2 * 127 * 127| < 2^15): Q4_0, Q5_0, Q4_K, Q5_K, Q6_K and IQ4_XS (its values'
 // magnitudes). Q8_0's 8-bit codes would saturate; it has a kernel on
 // AVX-VNNI (packed_avxvnni.cpp).
 #include "quant/x86/packed_avx2_tiles.h"
@@ -22,7 +22,8 @@ struct DotMaddubs {
 
 bool packedAvx2Supports(GgmlType type)
 {
-    return type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q4_K || type == GgmlType::GGML_TYPE_Q5_K ||
+    return type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 || type == GgmlType::GGML_TYPE_Q4_K ||
+           type == GgmlType::GGML_TYPE_Q5_K ||
            type == GgmlType::GGML_TYPE_Q6_K || type == GgmlType::GGML_TYPE_IQ4_XS;
 }
 

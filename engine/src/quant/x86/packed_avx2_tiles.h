@@ -112,6 +112,57 @@ void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
         storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, acc[j], rows);
 }
 
+// IQ4_NL: Q4_0's form with the value table (as packed_avx512.cpp's
+// iq4NlTile: values + 128, 128 x the block sum out). Codes up to 241: only
+// for a Dot exact for 8-bit codes (VNNI).
+template <int NT, typename Dot>
+void iq4NlHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
+               size_t ldy, int rows)
+{
+    constexpr size_t runs = 4;
+    const int64_t nb = W.blocks;
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m128i t16 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl)), _mm_set1_epi8(-128));
+    const __m256i table = _mm256_set_m128i(t16, t16);
+    const uint8_t *a[NT];
+    const float *ad[NT];
+    const int32_t *as[NT];
+    __m256 acc[NT];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
+        ad[j] = act.scale + (t0 + j) * nb;
+        as[j] = act.sum + (t0 + j) * nb;
+        acc[j] = _mm256_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; ++b) {
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs + 32 * h;
+        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
+        __m256i sA[NT], sB[NT];
+        for (int j = 0; j < NT; ++j) {
+            sA[j] = _mm256_set1_epi32(16 * as[j][b]);
+            sB[j] = _mm256_setzero_si256();
+        }
+        for (size_t c = 0; c < runs; ++c) {
+            prefetchAhead<NT>(q + c * kRun);
+            const __m256i w = load256(q + c * kRun);
+            const __m256i lo = _mm256_shuffle_epi8(table, _mm256_and_si256(w, low4));
+            const __m256i hi = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(w, 4), low4));
+            for (int j = 0; j < NT; ++j) {
+                sA[j] = Dot::dot4(sA[j], lo, bcast32(a[j] + ab + 4 * c));
+                sB[j] = Dot::dot4(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
+            }
+        }
+        const __m256 dw = halves8(g + at.scales + 16 * h);
+        for (int j = 0; j < NT; ++j) {
+            const __m256i sumi = _mm256_add_epi32(sA[j], sB[j]);
+            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b])), acc[j]);
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, acc[j], rows);
+}
+
 // hsum8 over 8 lane registers, row by row.
 inline __m256 hsum8Rows(const __m256 a[8])
 {
@@ -154,6 +205,56 @@ void q8_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
                 const __m256i lane = Dot::dot4(_mm256_set1_epi32(as[j][8 * b + static_cast<int64_t>(m)]), w,
                                                bcast32(a[j] + ab + 4 * m));
                 acc[j][m] = _mm256_fmadd_ps(d[j], _mm256_cvtepi32_ps(lane), acc[j][m]);
+            }
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, hsum8Rows(acc[j]), rows);
+}
+
+// Q5_0: Q8_0's lanes (as packed_avx512.cpp's q5_0Tile); 5-bit codes, so
+// vpmaddubsw is exact too (2 * 31 * 127 < 2^15).
+template <int NT, typename Dot>
+void q5_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
+              size_t ldy, int rows)
+{
+    constexpr size_t runs = 5;
+    const int64_t nb = W.blocks;
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m256i bit4 = _mm256_set1_epi8(0x10);
+    const uint8_t *a[NT];
+    const float *ad[NT];
+    const int32_t *as[NT];
+    __m256 acc[NT][8];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
+        ad[j] = act.scale + (t0 + j) * nb;
+        as[j] = act.sum + (t0 + j) * nb * 8;
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm256_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; ++b) {
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs + 32 * h;
+        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
+        prefetchAhead<NT>(q + 4 * kRun);
+        const __m256i fifth = load256(q + 4 * kRun);
+        const __m256 dw = halves8(g + at.scales + 16 * h);
+        __m256 d[NT];
+        for (int j = 0; j < NT; ++j)
+            d[j] = _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b]));
+        for (int c = 0; c < 4; ++c) {
+            prefetchAhead<NT>(q + static_cast<size_t>(c) * kRun);
+            const __m256i w = load256(q + static_cast<size_t>(c) * kRun);
+            const __m256i fLo = _mm256_and_si256(_mm256_slli_epi16(fifth, 4 - c), bit4);
+            const __m256i fHi = _mm256_and_si256(_mm256_srli_epi16(fifth, c), bit4);
+            const __m256i lo = _mm256_or_si256(_mm256_and_si256(w, low4), fLo);
+            const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(w, 4), low4), fHi);
+            for (int j = 0; j < NT; ++j) {
+                const __m256i laneLo = Dot::dot4(_mm256_set1_epi32(as[j][8 * b + c]), lo, bcast32(a[j] + ab + 4 * c));
+                const __m256i laneHi = Dot::dot4(_mm256_set1_epi32(as[j][8 * b + 4 + c]), hi, bcast32(a[j] + ab + 16 + 4 * c));
+                acc[j][c] = _mm256_fmadd_ps(d[j], _mm256_cvtepi32_ps(laneLo), acc[j][c]);
+                acc[j][4 + c] = _mm256_fmadd_ps(d[j], _mm256_cvtepi32_ps(laneHi), acc[j][4 + c]);
             }
         }
     }
@@ -237,7 +338,9 @@ template <int NT, typename Dot>
 void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActivation &act, int64_t t0, float *y,
              size_t ldy, int rows)
 {
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m256i low6 = _mm256_set1_epi8(0x3f);
+    const __m256i bits01 = _mm256_set1_epi8(0x03);
+    const __m256i bits23 = _mm256_set1_epi8(0x0c);
     const __m256i bits45 = _mm256_set1_epi8(0x30);
     const __m256i lowWord = _mm256_set1_epi32(0xffff);
     const BlockQ8_K *a[NT];
@@ -274,14 +377,14 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
                 prefetchAhead<NT>(run);
                 prefetchAhead<NT>(run + kRun);
                 prefetchAhead<NT>(run + 2 * kRun);
-                const __m256i la = load256(run), lb = load256(run + kRun), qh = load256(run + 2 * kRun);
-                const __m256i v[4] = {
-                    _mm256_or_si256(_mm256_and_si256(la, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)),
-                    _mm256_or_si256(_mm256_and_si256(lb, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45)),
-                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(la, 4), low4), _mm256_and_si256(qh, bits45)),
-                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(lb, 4), low4),
-                                    _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)),
-                };
+                // codes (quant/packed.h): chunks 0-2 in bits 0-5 of A, B, C;
+                // chunk 3 from their bits 6-7
+                const __m256i ra = load256(run), rb = load256(run + kRun), rc = load256(run + 2 * kRun);
+                const __m256i hi = _mm256_or_si256(
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ra, 6), bits01),
+                                    _mm256_and_si256(_mm256_srli_epi16(rb, 4), bits23)),
+                    _mm256_and_si256(_mm256_srli_epi16(rc, 2), bits45));
+                const __m256i v[4] = {_mm256_and_si256(ra, low6), _mm256_and_si256(rb, low6), _mm256_and_si256(rc, low6), hi};
                 for (int k = 0; k < 4; ++k) {
                     const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[8 * h + 2 * k + gl / 4]));
                     for (int j = 0; j < NT; ++j) {
@@ -439,10 +542,10 @@ using HalfFn = void (*)(const PackedMatrix &, const uint8_t *, int, const Packed
                         int);
 
 // The packedMatmul loop over groups, halves and token tiles of 1 or 2 tokens
-// (Q8_0, Q5_K, Q6_K and IQ4_XS: one, their 8 lane accumulators fill the
+// (Q8_0, Q5_0, Q5_K, Q6_K and IQ4_XS: one, their 8 lane accumulators fill the
 // registers);
-// tokens below nGemm take the batch form (Q4_K). Q8_0 only with a Dot that
-// is exact for 8-bit codes (VNNI).
+// tokens below nGemm take the batch form (Q4_K). Q8_0 and IQ4_NL only with
+// a Dot that is exact for 8-bit codes (VNNI).
 template <typename Dot>
 void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
                         int64_t nGemm, float *y, size_t ldy)
@@ -452,6 +555,8 @@ void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: fns[0] = fns[1] = q8_0Half<1, Dot>; tile = 1; break;
     case GgmlType::GGML_TYPE_Q4_0: fns[0] = q4_0Half<1, Dot>; fns[1] = q4_0Half<2, Dot>; break;
+    case GgmlType::GGML_TYPE_Q5_0: fns[0] = fns[1] = q5_0Half<1, Dot>; tile = 1; break;
+    case GgmlType::GGML_TYPE_IQ4_NL: fns[0] = iq4NlHalf<1, Dot>; fns[1] = iq4NlHalf<2, Dot>; break;
     case GgmlType::GGML_TYPE_Q4_K:
         fns[0] = q4KHalf<false, 1, Dot>;
         fns[1] = q4KHalf<false, 2, Dot>;

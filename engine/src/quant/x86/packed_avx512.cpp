@@ -70,6 +70,7 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
     constexpr size_t runs = 4;
     const int64_t nb = W.blocks;
     const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i high4 = _mm512_set1_epi8(static_cast<char>(0xf0));
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
@@ -93,7 +94,58 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
             prefetchAhead<NT>(q + c * kRun);
             const __m512i w = load512(q + c * kRun);
             const __m512i lo = _mm512_and_si512(w, low4);
-            const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), low4);
+            const __m512i hi16 = _mm512_and_si512(w, high4);   // 16 x the high nibble
+            for (int j = 0; j < NT; ++j) {
+                sA[j] = _mm512_dpbusd_epi32(sA[j], lo, bcast32(a[j] + ab + 4 * c));
+                sB[j] = _mm512_dpbusd_epi32(sB[j], hi16, bcast32(a[j] + ab + 16 + 4 * c));
+            }
+        }
+        const __m512 dw = halves16(g + at.scales);
+        for (int j = 0; j < NT; ++j) {
+            const __m512i sumi = _mm512_add_epi32(sA[j], _mm512_srai_epi32(sB[j], 4));   // exact: sB is 16 x the sum
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b])), acc[j]);
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
+}
+
+// IQ4_NL weights against Q8_0 activations: Q4_0's runs and float chain, the
+// nibbles looked up in the value table plus 128 (unsigned for vpdpbusd) and
+// 128 x the block's activation sum (16 x Q4_0's side array) taken back out.
+template <int NT>
+void iq4NlTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
+               int rows)
+{
+    constexpr size_t runs = 4;
+    const int64_t nb = W.blocks;
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i table = _mm512_xor_si512(
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl))), _mm512_set1_epi8(-128));
+    const uint8_t *a[NT];
+    const float *ad[NT];
+    const int32_t *as[NT];
+    __m512 acc[NT];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
+        ad[j] = act.scale + (t0 + j) * nb;
+        as[j] = act.sum + (t0 + j) * nb;
+        acc[j] = _mm512_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; ++b) {
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs;
+        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
+        __m512i sA[NT], sB[NT];
+        for (int j = 0; j < NT; ++j) {
+            sA[j] = _mm512_set1_epi32(16 * as[j][b]);   // -128 * the block's code sum
+            sB[j] = _mm512_setzero_si512();
+        }
+        for (size_t c = 0; c < runs; ++c) {
+            prefetchAhead<NT>(q + c * kRun);
+            const __m512i w = load512(q + c * kRun);
+            const __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(w, low4));
+            const __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(w, 4), low4));
             for (int j = 0; j < NT; ++j) {
                 sA[j] = _mm512_dpbusd_epi32(sA[j], lo, bcast32(a[j] + ab + 4 * c));
                 sB[j] = _mm512_dpbusd_epi32(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
@@ -159,6 +211,63 @@ void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
 }
 
+// Q5_0 weights against Q8_0 activations: Q8_0's lanes (lane m = elements
+// 4m..4m+3 of each block: the low nibbles of run m, or the high nibbles of
+// run m - 4), each started from -16 * (the run's activation sum); the codes
+// are the nibbles with bit 4 from the fifth-bit run (byte i, bit m: lane m's
+// element i), moved there by one shift.
+template <int NT>
+void q5_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
+              int rows)
+{
+    constexpr size_t runs = 5;
+    const int64_t nb = W.blocks;
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i bit4 = _mm512_set1_epi8(0x10);
+    const uint8_t *a[NT];
+    const float *ad[NT];
+    const int32_t *as[NT];
+    __m512 acc[NT][8];
+    for (int j = 0; j < NT; ++j) {
+        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
+        ad[j] = act.scale + (t0 + j) * nb;
+        as[j] = act.sum + (t0 + j) * nb * 8;
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm512_setzero_ps();
+    }
+    // (w's bits 0-3) | (f's bit 4): bits of w where the mask has 0x0f, of f elsewhere
+    const auto merge = [low4](__m512i w, __m512i f) { return _mm512_ternarylogic_epi32(w, f, low4, 0xe4); };
+    for (int64_t b = 0; b < nb; ++b) {
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
+        const uint8_t *q = g + at.runs;
+        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
+        prefetchAhead<NT>(q + 4 * kRun);
+        const __m512i fifth = load512(q + 4 * kRun);
+        const __m512 dw = halves16(g + at.scales);
+        __m512 d[NT];
+        for (int j = 0; j < NT; ++j)
+            d[j] = _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b]));
+        for (int c = 0; c < 4; ++c) {
+            prefetchAhead<NT>(q + static_cast<size_t>(c) * kRun);
+            const __m512i w = load512(q + static_cast<size_t>(c) * kRun);
+            // lane c: bit c of the fifth-bit byte to bit 4; lane 4 + c: bit 4 + c
+            const __m512i fLo = _mm512_and_si512(_mm512_slli_epi16(fifth, static_cast<unsigned>(4 - c)), bit4);
+            const __m512i fHi = _mm512_and_si512(c == 0 ? fifth : _mm512_srli_epi16(fifth, static_cast<unsigned>(c)), bit4);
+            const __m512i lo = merge(w, fLo);
+            const __m512i hi = merge(_mm512_srli_epi16(w, 4), fHi);
+            for (int j = 0; j < NT; ++j) {
+                const __m512i laneLo = _mm512_dpbusd_epi32(_mm512_set1_epi32(as[j][8 * b + c]), lo, bcast32(a[j] + ab + 4 * c));
+                const __m512i laneHi =
+                    _mm512_dpbusd_epi32(_mm512_set1_epi32(as[j][8 * b + 4 + c]), hi, bcast32(a[j] + ab + 16 + 4 * c));
+                acc[j][c] = _mm512_fmadd_ps(d[j], _mm512_cvtepi32_ps(laneLo), acc[j][c]);
+                acc[j][4 + c] = _mm512_fmadd_ps(d[j], _mm512_cvtepi32_ps(laneHi), acc[j][4 + c]);
+            }
+        }
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
+}
+
 // Q4_K: sum and min chains, acc = fma(isum, d_w d_a, acc), accm =
 // fma(imin, dmin_w d_a, accm), per super-block (gemv) or per 64-element
 // chunk (Gemm); acc - accm.
@@ -167,6 +276,7 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
              int rows)
 {
     const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i high4 = _mm512_set1_epi8(static_cast<char>(0xf0));
     const BlockQ8_K *a[NT];
     __m512 acc[NT], accm[NT];
     for (int j = 0; j < NT; ++j) {
@@ -202,16 +312,18 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
                 prefetchAhead<NT>(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i w = load512(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i lo = _mm512_and_si512(w, low4);
-                const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), low4);
+                const __m512i hi16 = _mm512_and_si512(w, high4);   // 16 x the high nibble
                 for (int j = 0; j < NT; ++j) {
                     sLo[j] = _mm512_dpbusd_epi32(sLo[j], lo, bcast32(a[j][b].qs + 64 * ch + 4 * r));
-                    sHi[j] = _mm512_dpbusd_epi32(sHi[j], hi, bcast32(a[j][b].qs + 64 * ch + 32 + 4 * r));
+                    sHi[j] = _mm512_dpbusd_epi32(sHi[j], hi16, bcast32(a[j][b].qs + 64 * ch + 32 + 4 * r));
                 }
             }
             const __m512i scLo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 64 + 32 * ch)));
             const __m512i scHi = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 80 + 32 * ch)));
             for (int j = 0; j < NT; ++j) {
-                const __m512i t = _mm512_add_epi32(_mm512_mullo_epi32(sLo[j], scLo), _mm512_mullo_epi32(sHi[j], scHi));
+                // sHi is 16 x the high nibbles' sum (|sum| < 2^20): the shift is exact
+                const __m512i t = _mm512_add_epi32(_mm512_mullo_epi32(sLo[j], scLo),
+                                                   _mm512_mullo_epi32(_mm512_srai_epi32(sHi[j], 4), scHi));
                 const __m512i m = minTerm(ch, pair[j][ch]);
                 if constexpr (Gemm) {
                     acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(t), dd[j], acc[j]);
@@ -237,13 +349,22 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
 // (vpmaddubsw pairs, vpdpwssd with the scale in both halves of the lane),
 // starting from -32 (bsums[2g] sc[2g] + bsums[2g+1] sc[2g+1]);
 // acc[g] = fma(d_a d_w, lane, acc[g]); hsum8.
+// Codes (quant/packed.h): chunks 0-2 are bits 0-5 of runs A, B, C; chunk 3
+// gathers bits 6-7 of the three (two bit-selects and an AND). The scales
+// come as int16 (one sign extension per two sub-blocks) and are spread into
+// (sc, sc) and (sc[2g], sc[2g+1]) pairs by vpermw.
 template <int NT>
 void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
              int rows)
 {
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
-    const __m512i bits45 = _mm512_set1_epi8(0x30);
-    const __m512i lowWord = _mm512_set1_epi32(0xffff);
+    const __m512i low6 = _mm512_set1_epi8(0x3f);
+    const __m512i bits01 = _mm512_set1_epi8(0x03);
+    const __m512i bits03 = _mm512_set1_epi8(0x0f);
+    // word 2r and 2r + 1 of a lane: int16 r (first sub-block) or 16 + r (second)
+    const __m512i pickFirst = _mm512_set_epi16(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8, 7, 7, 6, 6,
+                                               5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512i pickSecond = _mm512_add_epi16(pickFirst, _mm512_set1_epi16(16));
+    const __m512i pickBoth = _mm512_mask_add_epi16(pickFirst, 0xaaaaaaaau, pickFirst, _mm512_set1_epi16(16));
     const BlockQ8_K *a[NT];
     __m512 acc[NT][8];
     for (int j = 0; j < NT; ++j) {
@@ -251,13 +372,16 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         for (int m = 0; m < 8; ++m)
             acc[j][m] = _mm512_setzero_ps();
     }
+    // select(m, x, y): bits of x where m is set, of y elsewhere
+    const auto select = [](__m512i m, __m512i x, __m512i y) { return _mm512_ternarylogic_epi32(x, y, m, 0xe4); };
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
         // per sub-block s: the rows' scales as int16 pairs (sc, sc)
         __m512i scPair[16];
-        for (int sb = 0; sb < 16; ++sb) {
-            const __m512i t = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * sb)));
-            scPair[sb] = _mm512_or_si512(_mm512_and_si512(t, lowWord), _mm512_slli_epi32(t, 16));
+        for (int q = 0; q < 8; ++q) {
+            const __m512i s16 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32 * q)));
+            scPair[2 * q] = _mm512_permutexvar_epi16(pickFirst, s16);
+            scPair[2 * q + 1] = _mm512_permutexvar_epi16(pickSecond, s16);
         }
         const __m512 d = halves16(o + 256);
         __m512 dd[NT];
@@ -265,9 +389,8 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             dd[j] = _mm512_mul_ps(_mm512_set1_ps(a[j][b].d), d);
         for (int gl = 0; gl < 8; ++gl) {
             // (sc[2g], sc[2g+1]) as an int16 pair per row, times (bsums[2g], bsums[2g+1])
-            const __m512i s0 = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * (2 * gl))));
-            const __m512i s1 = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 16 * (2 * gl + 1))));
-            const __m512i corrScale = _mm512_or_si512(_mm512_and_si512(s0, lowWord), _mm512_slli_epi32(s1, 16));
+            const __m512i corrScale = _mm512_permutexvar_epi16(
+                pickBoth, _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32 * gl))));
             __m512i lane[NT];
             for (int j = 0; j < NT; ++j)
                 lane[j] = _mm512_sub_epi32(_mm512_setzero_si512(),
@@ -277,14 +400,14 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
                 prefetchAhead<NT>(run);
                 prefetchAhead<NT>(run + kRun);
                 prefetchAhead<NT>(run + 2 * kRun);
-                const __m512i la = load512(run), lb = load512(run + kRun), qh = load512(run + 2 * kRun);
-                const __m512i v[4] = {
-                    _mm512_or_si512(_mm512_and_si512(la, low4), _mm512_and_si512(_mm512_slli_epi16(qh, 4), bits45)),
-                    _mm512_or_si512(_mm512_and_si512(lb, low4), _mm512_and_si512(_mm512_slli_epi16(qh, 2), bits45)),
-                    _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(la, 4), low4), _mm512_and_si512(qh, bits45)),
-                    _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(lb, 4), low4),
-                                    _mm512_and_si512(_mm512_srli_epi16(qh, 2), bits45)),
-                };
+                const __m512i ra = load512(run), rb = load512(run + kRun), rc = load512(run + 2 * kRun);
+                // chunk 3: bits 6-7 of A to 0-1, of B to 2-3, of C to 4-5 (16-bit
+                // shifts carry the next byte's bits above; the selects and the
+                // AND keep only the wanted ones)
+                const __m512i hi = select(bits03, select(bits01, _mm512_srli_epi16(ra, 6), _mm512_srli_epi16(rb, 4)),
+                                          _mm512_srli_epi16(rc, 2));
+                const __m512i v[4] = {_mm512_and_si512(ra, low6), _mm512_and_si512(rb, low6), _mm512_and_si512(rc, low6),
+                                      _mm512_and_si512(hi, low6)};
                 for (int k = 0; k < 4; ++k) {
                     const __m512i sc = scPair[8 * h + 2 * k + gl / 4];
                     for (int j = 0; j < NT; ++j) {
@@ -466,6 +589,8 @@ struct Tiles {
     static constexpr int64_t max = Max;
 };
 template <int NT> struct Q8_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q8_0Tile<NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct Q5_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q5_0Tile<NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct IQ4_NLT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { iq4NlTile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<false, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KGemmT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<true, NT>(W, g, a, t, y, l, r); } };
@@ -483,6 +608,8 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T, 8>::fns; maxTile = 8; break;
+    case GgmlType::GGML_TYPE_Q5_0: fns = Tiles<Q5_0T, 2>::fns; maxTile = 2; break;
+    case GgmlType::GGML_TYPE_IQ4_NL: fns = Tiles<IQ4_NLT, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT, 4>::fns; gemmFns = Tiles<Q4_KGemmT, 4>::fns; maxTile = 4; break;
     case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q5_K: fns = Tiles<Q5_KT, 2>::fns; maxTile = 2; break;

@@ -62,9 +62,21 @@ await check("tool_choice tool: a tool_use block whose input validates, whole and
   assert.equal(use.name, "get_weather");
   assert.match(use.id, /^toolu_/);
   validInput(use.input);
-  const streamed = await client.messages.stream(req).finalMessage();
+  const stream = client.messages.stream(req);
+  let partial = "", pieces = 0;
+  stream.on("streamEvent", (e) => {
+    if (e.type === "content_block_delta" && e.delta.type === "input_json_delta") {
+      partial += e.delta.partial_json;
+      pieces++;
+    }
+  });
+  const streamed = await stream.finalMessage();
   const s = streamed.content.find((b) => b.type === "tool_use");
   assert.deepEqual(s.input, use.input);
+  // The input streams as the model writes it: several input_json_delta
+  // events whose text parses to the same input.
+  assert.ok(pieces > 1, `the input came in ${pieces} delta(s)`);
+  assert.deepEqual(JSON.parse(partial), use.input);
   assert.equal(streamed.stop_reason, "tool_use");
 });
 

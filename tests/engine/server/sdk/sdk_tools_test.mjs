@@ -77,13 +77,13 @@ await check("tool_choice required, whole: a valid call", async () => {
   }
 });
 
-await check("tool_choice named, streamed: id and name first, arguments in deltas", async () => {
+await check("tool_choice named, streamed: id and name first, arguments in several deltas", async () => {
   const stream = await client.chat.completions.create({
     model, messages, tools, tool_choice: { type: "function", function: { name: "get_weather" } },
     max_tokens: 300, temperature: 0, stream: true,
   });
   const calls = [];
-  let finish = null, content = "";
+  let finish = null, content = "", pieces = 0;
   for await (const chunk of stream) {
     const c = chunk.choices[0];
     if (!c) continue;
@@ -91,7 +91,12 @@ await check("tool_choice named, streamed: id and name first, arguments in deltas
     for (const d of c.delta.tool_calls ?? []) {
       if (!calls[d.index]) {
         assert.ok(d.id && d.function?.name, "the first delta of a call has its id and name");
+        assert.equal(d.function.arguments, "", "the first delta's arguments are empty");
         calls[d.index] = { id: d.id, function: { name: d.function.name, arguments: "" } };
+      } else {
+        assert.equal(d.id, undefined, "later deltas carry only the index and a piece");
+        assert.ok(d.function.arguments.length > 0);
+        pieces++;
       }
       calls[d.index].function.arguments += d.function?.arguments ?? "";
     }
@@ -101,6 +106,8 @@ await check("tool_choice named, streamed: id and name first, arguments in deltas
   assert.equal(content, "");
   assert.equal(calls.length, 1);
   assert.equal(calls[0].function.name, "get_weather");
+  // The arguments stream as the model writes them, not in one piece at the end.
+  assert.ok(pieces > 1, `the arguments came in ${pieces} delta(s)`);
   validCall(calls[0]);
   // The same request whole gives the same call (greedy).
   const whole = await client.chat.completions.create({
@@ -108,6 +115,7 @@ await check("tool_choice named, streamed: id and name first, arguments in deltas
     max_tokens: 300, temperature: 0,
   });
   assert.equal(whole.choices[0].message.tool_calls[0].function.arguments, calls[0].function.arguments);
+  assert.deepEqual(JSON.parse(calls[0].function.arguments), JSON.parse(whole.choices[0].message.tool_calls[0].function.arguments));
 });
 
 await check("the tool's result goes back through the template", async () => {
@@ -283,9 +291,24 @@ await check("responses: a forced function call, its output sent back", async () 
   assert.ok(call, JSON.stringify(r.output));
   assert.match(call.call_id, /^call_/);
   validCall({ function: { name: call.name, arguments: call.arguments } });
-  const streamed = await client.responses.stream({ model, input, tools: rtools, tool_choice: "required",
-    max_output_tokens: 300, temperature: 0 }).finalResponse();
+  const stream = client.responses.stream({ model, input, tools: rtools, tool_choice: "required",
+    max_output_tokens: 300, temperature: 0 });
+  let deltas = "", pieces = 0, added = null;
+  stream.on("event", (e) => {
+    // (The SDK goes on filling the item it hands here: copy it as it came.)
+    if (e.type === "response.output_item.added" && e.item.type === "function_call") added = { ...e.item };
+    if (e.type === "response.function_call_arguments.delta") {
+      assert.ok(added, "the item comes before its arguments");
+      deltas += e.delta;
+      pieces++;
+    }
+  });
+  const streamed = await stream.finalResponse();
   const sc = streamed.output.find((i) => i.type === "function_call");
+  assert.equal(added.name, call.name);
+  assert.equal(added.arguments, "");
+  assert.ok(pieces > 1, `the arguments came in ${pieces} delta(s)`);
+  assert.equal(deltas, call.arguments);
   assert.equal(sc.arguments, call.arguments);
   const next = await client.responses.create({ model, tools: rtools, max_output_tokens: 8, temperature: 0,
     input: [...input, call, { type: "function_call_output", call_id: call.call_id, output: "21 degrees" }] });
