@@ -96,6 +96,16 @@
     </message>
 </context>
 <context>
+    <name>McpClient</name>
+    <message numerus="yes">
+        <source>[the result was cut here: it had %n characters]</source>
+        <translation>
+            <numerusform>[the result was cut here: it had %n character]</numerusform>
+            <numerusform>[the result was cut here: it had %n characters]</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MessageModel</name>
     <message numerus="yes">
         <source>%n tokens · %1 tokens/s</source>
@@ -139,6 +149,16 @@
         <translation>
             <numerusform>%n token at %1 tokens/s</numerusform>
             <numerusform>%n tokens at %1 tokens/s</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ToolServers</name>
+    <message numerus="yes">
+        <source>%n tool(s)</source>
+        <translation>
+            <numerusform>%n tool</numerusform>
+            <numerusform>%n tools</numerusform>
         </translation>
     </message>
 </context>

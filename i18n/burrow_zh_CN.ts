@@ -208,6 +208,10 @@
         <source>Ser&amp;vers…</source>
         <translation>服务器(&amp;V)…</translation>
     </message>
+    <message>
+        <source>&amp;Tools…</source>
+        <translation>工具(&amp;T)…</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -322,6 +326,10 @@
     <message>
         <source>Servers whose models you can chat with</source>
         <translation>可以与其模型对话的服务器</translation>
+    </message>
+    <message>
+        <source>Tool servers the model may call</source>
+        <translation>模型可以调用的工具服务器</translation>
     </message>
 </context>
 <context>
@@ -852,6 +860,18 @@
         <source>%1 (not found)</source>
         <translation>%1（未找到）</translation>
     </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>The model may call the tools of Settings → Tools; you allow each call.</source>
+        <translation>模型可以调用“设置 → 工具”中的工具；每次调用都由你允许。</translation>
+    </message>
+    <message>
+        <source>tools %1</source>
+        <translation>工具 %1</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsPanel</name>
@@ -1035,6 +1055,17 @@
     <message>
         <source>Send the message</source>
         <translation>发送消息</translation>
+    </message>
+</context>
+<context>
+    <name>Conversation</name>
+    <message>
+        <source>Burrow ended before the tool answered.</source>
+        <translation>工具回答之前 Burrow 已退出。</translation>
+    </message>
+    <message>
+        <source>The call was not run.</source>
+        <translation>这次调用没有运行。</translation>
     </message>
 </context>
 <context>
@@ -2277,6 +2308,67 @@
     </message>
 </context>
 <context>
+    <name>McpClient</name>
+    <message>
+        <source>the tool server was started again</source>
+        <translation>工具服务器已重新启动</translation>
+    </message>
+    <message>
+        <source>the tool server was stopped</source>
+        <translation>工具服务器已停止</translation>
+    </message>
+    <message>
+        <source>[%1 content, not shown]</source>
+        <translation>[%1 内容，未显示]</translation>
+    </message>
+    <message numerus="yes">
+        <source>[the result was cut here: it had %n characters]</source>
+        <translation>
+            <numerusform>[结果在此截断：原有 %n 个字符]</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the tool server did not answer %1 within %2 s</source>
+        <translation>工具服务器在 %2 秒内没有回答 %1</translation>
+    </message>
+    <message>
+        <source>(it wrote text that is not a JSON-RPC message: %1)</source>
+        <translation>（它输出了不是 JSON-RPC 消息的文本：%1）</translation>
+    </message>
+    <message>
+        <source>the tool server refused: %1</source>
+        <translation>工具服务器拒绝了：%1</translation>
+    </message>
+    <message>
+        <source>the tool server sent a message over %1 MiB; it was stopped</source>
+        <translation>工具服务器发送了超过 %1 MiB 的消息，已将其停止</translation>
+    </message>
+    <message>
+        <source>the tool server &quot;%1&quot; could not be started: %2</source>
+        <translation>无法启动工具服务器“%1”：%2</translation>
+    </message>
+    <message>
+        <source>the tool server ended (exit status %1)</source>
+        <translation>工具服务器已退出（退出状态 %1）</translation>
+    </message>
+    <message>
+        <source>the tool server sent a message over %1 MiB</source>
+        <translation>工具服务器发送了超过 %1 MiB 的消息</translation>
+    </message>
+    <message>
+        <source>the tool server cannot be reached: %1</source>
+        <translation>无法连接工具服务器：%1</translation>
+    </message>
+    <message>
+        <source>the tool server answered HTTP %1</source>
+        <translation>工具服务器返回了 HTTP %1</translation>
+    </message>
+    <message>
+        <source>the tool server&apos;s answer is not a JSON-RPC message</source>
+        <translation>工具服务器的回答不是 JSON-RPC 消息</translation>
+    </message>
+</context>
+<context>
     <name>MessageDelegate</name>
     <message>
         <source>Details</source>
@@ -2684,6 +2776,17 @@
     <message>
         <source>this build cannot reach servers</source>
         <translation>此版本无法连接服务器</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>the server &quot;%1&quot; has an empty command</source>
+        <translation>服务器“%1”的命令为空</translation>
+    </message>
+    <message>
+        <source>the server &quot;%1&quot; names neither a command nor an http(s) URL</source>
+        <translation>服务器“%1”既没有命令也没有 http(s) 地址</translation>
     </message>
 </context>
 <context>
@@ -3107,6 +3210,207 @@
     <message>
         <source>%1 on %2 (remote)</source>
         <translation>%1（位于 %2，远程）</translation>
+    </message>
+</context>
+<context>
+    <name>ToolCard</name>
+    <message>
+        <source>Tool call %1</source>
+        <translation>工具调用 %1</translation>
+    </message>
+    <message>
+        <source>Tool: %1</source>
+        <translation>工具：%1</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Run %1 this time</source>
+        <translation>这次运行 %1</translation>
+    </message>
+    <message>
+        <source>Always for this chat</source>
+        <translation>在此对话中始终允许</translation>
+    </message>
+    <message>
+        <source>Run %1 without asking in this chat</source>
+        <translation>在此对话中运行 %1 时不再询问</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Do not run %1</source>
+        <translation>不运行 %1</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>正在运行…</translation>
+    </message>
+    <message>
+        <source>The call failed:</source>
+        <translation>调用失败：</translation>
+    </message>
+    <message>
+        <source>Denied.</source>
+        <translation>已拒绝。</translation>
+    </message>
+    <message>
+        <source>Result (allowed for this chat):</source>
+        <translation>结果（此对话中始终允许）：</translation>
+    </message>
+    <message>
+        <source>Result:</source>
+        <translation>结果：</translation>
+    </message>
+    <message>
+        <source>The model wants to call this tool.</source>
+        <translation>模型想要调用这个工具。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolRunner</name>
+    <message>
+        <source>The user did not allow this call.</source>
+        <translation>用户没有允许这次调用。</translation>
+    </message>
+    <message>
+        <source>There are no tool servers.</source>
+        <translation>没有工具服务器。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s arguments are not a JSON object.</source>
+        <translation>模型给出的参数不是 JSON 对象。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolServerRow</name>
+    <message>
+        <source>%1 (%2): %3</source>
+        <translation>%1（%2）：%3</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>重新启动</translation>
+    </message>
+    <message>
+        <source>Start %1 again and list its tools</source>
+        <translation>重新启动 %1 并列出其工具</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove %1</source>
+        <translation>移除 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ToolServers</name>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool(s)</source>
+        <translation>
+            <numerusform>%n 个工具</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Type the command that starts the server, e.g. npx -y @modelcontextprotocol/server-everything.</source>
+        <translation>请输入启动服务器的命令，例如 npx -y @modelcontextprotocol/server-everything。</translation>
+    </message>
+    <message>
+        <source>Each line of the environment is NAME=value; “%1” is not.</source>
+        <translation>环境变量每行应为 NAME=value；“%1”不是。</translation>
+    </message>
+    <message>
+        <source>Type the server&apos;s address with http:// or https://, e.g. http://127.0.0.1:3001/mcp.</source>
+        <translation>请输入以 http:// 或 https:// 开头的服务器地址，例如 http://127.0.0.1:3001/mcp。</translation>
+    </message>
+    <message>
+        <source>%1 is another computer reached by plain http: the tools&apos; arguments and results would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是通过明文 http 访问的另一台计算机：工具的参数和结果将以未加密的形式经过网络。如果服务器支持，请使用 https://，或再次按“添加”以仍然添加它。</translation>
+    </message>
+    <message>
+        <source>Burrow keeps at most %1 tool servers; remove one first.</source>
+        <translation>Burrow 最多保留 %1 个工具服务器；请先移除一个。</translation>
+    </message>
+    <message>
+        <source>There is a tool server called “%1” already.</source>
+        <translation>已经有名为“%1”的工具服务器。</translation>
+    </message>
+    <message>
+        <source>No tool server offers a tool called “%1” now (Settings → Tools).</source>
+        <translation>目前没有工具服务器提供名为“%1”的工具（设置 → 工具）。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsDialog</name>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Let the model use tools from MCP servers: a program Burrow starts (stdio), or a server at an address (streamable HTTP). You allow each call in the chat before it runs.</source>
+        <translation>让模型使用 MCP 服务器提供的工具：由 Burrow 启动的程序（stdio），或位于某个地址的服务器（可流式 HTTP）。每次调用运行之前都由你在对话中允许。</translation>
+    </message>
+    <message>
+        <source>No tool servers yet: the model is offered no tools.</source>
+        <translation>还没有工具服务器：不会向模型提供任何工具。</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Server address</source>
+        <translation>服务器地址</translation>
+    </message>
+    <message>
+        <source>Command and arguments</source>
+        <translation>命令和参数</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>optional, e.g. files</source>
+        <translation>可选，例如 files</translation>
+    </message>
+    <message>
+        <source>Tool server name</source>
+        <translation>工具服务器名称</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>NAME=value, one per line (optional)</source>
+        <translation>NAME=value，每行一个（可选）</translation>
+    </message>
+    <message>
+        <source>Environment variables</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
     </message>
 </context>
 </TS>

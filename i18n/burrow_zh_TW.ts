@@ -208,6 +208,10 @@
         <source>Ser&amp;vers…</source>
         <translation>伺服器(&amp;V)…</translation>
     </message>
+    <message>
+        <source>&amp;Tools…</source>
+        <translation>工具(&amp;T)…</translation>
+    </message>
 </context>
 <context>
     <name>AppMenuBar</name>
@@ -322,6 +326,10 @@
     <message>
         <source>Servers whose models you can chat with</source>
         <translation>可以與其模型對話的伺服器</translation>
+    </message>
+    <message>
+        <source>Tool servers the model may call</source>
+        <translation>模型可以呼叫的工具伺服器</translation>
     </message>
 </context>
 <context>
@@ -852,6 +860,18 @@
         <source>%1 (not found)</source>
         <translation>%1（找不到）</translation>
     </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>The model may call the tools of Settings → Tools; you allow each call.</source>
+        <translation>模型可以呼叫「設定 → 工具」中的工具；每次呼叫都由你允許。</translation>
+    </message>
+    <message>
+        <source>tools %1</source>
+        <translation>工具 %1</translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsPanel</name>
@@ -1035,6 +1055,17 @@
     <message>
         <source>Send the message</source>
         <translation>傳送訊息</translation>
+    </message>
+</context>
+<context>
+    <name>Conversation</name>
+    <message>
+        <source>Burrow ended before the tool answered.</source>
+        <translation>工具回答之前 Burrow 已結束。</translation>
+    </message>
+    <message>
+        <source>The call was not run.</source>
+        <translation>這次呼叫沒有執行。</translation>
     </message>
 </context>
 <context>
@@ -2277,6 +2308,67 @@
     </message>
 </context>
 <context>
+    <name>McpClient</name>
+    <message>
+        <source>the tool server was started again</source>
+        <translation>工具伺服器已重新啟動</translation>
+    </message>
+    <message>
+        <source>the tool server was stopped</source>
+        <translation>工具伺服器已停止</translation>
+    </message>
+    <message>
+        <source>[%1 content, not shown]</source>
+        <translation>[%1 內容，未顯示]</translation>
+    </message>
+    <message numerus="yes">
+        <source>[the result was cut here: it had %n characters]</source>
+        <translation>
+            <numerusform>[結果在此截斷：原有 %n 個字元]</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the tool server did not answer %1 within %2 s</source>
+        <translation>工具伺服器在 %2 秒內沒有回答 %1</translation>
+    </message>
+    <message>
+        <source>(it wrote text that is not a JSON-RPC message: %1)</source>
+        <translation>（它輸出了不是 JSON-RPC 訊息的文字：%1）</translation>
+    </message>
+    <message>
+        <source>the tool server refused: %1</source>
+        <translation>工具伺服器拒絕了：%1</translation>
+    </message>
+    <message>
+        <source>the tool server sent a message over %1 MiB; it was stopped</source>
+        <translation>工具伺服器傳送了超過 %1 MiB 的訊息，已將其停止</translation>
+    </message>
+    <message>
+        <source>the tool server &quot;%1&quot; could not be started: %2</source>
+        <translation>無法啟動工具伺服器「%1」：%2</translation>
+    </message>
+    <message>
+        <source>the tool server ended (exit status %1)</source>
+        <translation>工具伺服器已結束（結束狀態 %1）</translation>
+    </message>
+    <message>
+        <source>the tool server sent a message over %1 MiB</source>
+        <translation>工具伺服器傳送了超過 %1 MiB 的訊息</translation>
+    </message>
+    <message>
+        <source>the tool server cannot be reached: %1</source>
+        <translation>無法連線到工具伺服器：%1</translation>
+    </message>
+    <message>
+        <source>the tool server answered HTTP %1</source>
+        <translation>工具伺服器回應了 HTTP %1</translation>
+    </message>
+    <message>
+        <source>the tool server&apos;s answer is not a JSON-RPC message</source>
+        <translation>工具伺服器的回答不是 JSON-RPC 訊息</translation>
+    </message>
+</context>
+<context>
     <name>MessageDelegate</name>
     <message>
         <source>Details</source>
@@ -2684,6 +2776,17 @@
     <message>
         <source>this build cannot reach servers</source>
         <translation>此版本無法連線到伺服器</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>the server &quot;%1&quot; has an empty command</source>
+        <translation>伺服器「%1」的命令是空的</translation>
+    </message>
+    <message>
+        <source>the server &quot;%1&quot; names neither a command nor an http(s) URL</source>
+        <translation>伺服器「%1」既沒有命令也沒有 http(s) 位址</translation>
     </message>
 </context>
 <context>
@@ -3107,6 +3210,207 @@
     <message>
         <source>%1 on %2 (remote)</source>
         <translation>%1（位於 %2，遠端）</translation>
+    </message>
+</context>
+<context>
+    <name>ToolCard</name>
+    <message>
+        <source>Tool call %1</source>
+        <translation>工具呼叫 %1</translation>
+    </message>
+    <message>
+        <source>Tool: %1</source>
+        <translation>工具：%1</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允許一次</translation>
+    </message>
+    <message>
+        <source>Run %1 this time</source>
+        <translation>這次執行 %1</translation>
+    </message>
+    <message>
+        <source>Always for this chat</source>
+        <translation>在此對話中一律允許</translation>
+    </message>
+    <message>
+        <source>Run %1 without asking in this chat</source>
+        <translation>在此對話中執行 %1 時不再詢問</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒絕</translation>
+    </message>
+    <message>
+        <source>Do not run %1</source>
+        <translation>不執行 %1</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>正在執行…</translation>
+    </message>
+    <message>
+        <source>The call failed:</source>
+        <translation>呼叫失敗：</translation>
+    </message>
+    <message>
+        <source>Denied.</source>
+        <translation>已拒絕。</translation>
+    </message>
+    <message>
+        <source>Result (allowed for this chat):</source>
+        <translation>結果（此對話中一律允許）：</translation>
+    </message>
+    <message>
+        <source>Result:</source>
+        <translation>結果：</translation>
+    </message>
+    <message>
+        <source>The model wants to call this tool.</source>
+        <translation>模型想要呼叫這個工具。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolRunner</name>
+    <message>
+        <source>The user did not allow this call.</source>
+        <translation>使用者沒有允許這次呼叫。</translation>
+    </message>
+    <message>
+        <source>There are no tool servers.</source>
+        <translation>沒有工具伺服器。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s arguments are not a JSON object.</source>
+        <translation>模型給出的參數不是 JSON 物件。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolServerRow</name>
+    <message>
+        <source>%1 (%2): %3</source>
+        <translation>%1（%2）：%3</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>重新啟動</translation>
+    </message>
+    <message>
+        <source>Start %1 again and list its tools</source>
+        <translation>重新啟動 %1 並列出其工具</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove %1</source>
+        <translation>移除 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ToolServers</name>
+    <message>
+        <source>Starting…</source>
+        <translation>正在啟動…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool(s)</source>
+        <translation>
+            <numerusform>%n 個工具</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Type the command that starts the server, e.g. npx -y @modelcontextprotocol/server-everything.</source>
+        <translation>請輸入啟動伺服器的命令，例如 npx -y @modelcontextprotocol/server-everything。</translation>
+    </message>
+    <message>
+        <source>Each line of the environment is NAME=value; “%1” is not.</source>
+        <translation>環境變數每行應為 NAME=value；「%1」不是。</translation>
+    </message>
+    <message>
+        <source>Type the server&apos;s address with http:// or https://, e.g. http://127.0.0.1:3001/mcp.</source>
+        <translation>請輸入以 http:// 或 https:// 開頭的伺服器位址，例如 http://127.0.0.1:3001/mcp。</translation>
+    </message>
+    <message>
+        <source>%1 is another computer reached by plain http: the tools&apos; arguments and results would cross the network unencrypted. Use https:// if the server has it, or press Add again to add it anyway.</source>
+        <translation>%1 是透過明文 http 連線的另一台電腦：工具的參數和結果將以未加密的形式經過網路。如果伺服器支援，請使用 https://，或再按一次「新增」仍然加入它。</translation>
+    </message>
+    <message>
+        <source>Burrow keeps at most %1 tool servers; remove one first.</source>
+        <translation>Burrow 最多保留 %1 個工具伺服器；請先移除一個。</translation>
+    </message>
+    <message>
+        <source>There is a tool server called “%1” already.</source>
+        <translation>已經有名為「%1」的工具伺服器。</translation>
+    </message>
+    <message>
+        <source>No tool server offers a tool called “%1” now (Settings → Tools).</source>
+        <translation>目前沒有工具伺服器提供名為「%1」的工具（設定 → 工具）。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsDialog</name>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Let the model use tools from MCP servers: a program Burrow starts (stdio), or a server at an address (streamable HTTP). You allow each call in the chat before it runs.</source>
+        <translation>讓模型使用 MCP 伺服器提供的工具：由 Burrow 啟動的程式（stdio），或位於某個位址的伺服器（可串流 HTTP）。每次呼叫執行之前都由你在對話中允許。</translation>
+    </message>
+    <message>
+        <source>No tool servers yet: the model is offered no tools.</source>
+        <translation>還沒有工具伺服器：不會向模型提供任何工具。</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>位址</translation>
+    </message>
+    <message>
+        <source>Server address</source>
+        <translation>伺服器位址</translation>
+    </message>
+    <message>
+        <source>Command and arguments</source>
+        <translation>命令和參數</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名稱</translation>
+    </message>
+    <message>
+        <source>optional, e.g. files</source>
+        <translation>選填，例如 files</translation>
+    </message>
+    <message>
+        <source>Tool server name</source>
+        <translation>工具伺服器名稱</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>環境變數</translation>
+    </message>
+    <message>
+        <source>NAME=value, one per line (optional)</source>
+        <translation>NAME=value，每行一個（選填）</translation>
+    </message>
+    <message>
+        <source>Environment variables</source>
+        <translation>環境變數</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>新增</translation>
     </message>
 </context>
 </TS>

@@ -118,6 +118,7 @@ ApplicationWindow {
         onDefaultSettingsRequested: defaultSettingsDialog.open()
         onLocalServerRequested: localServerDialog.open()
         onServersRequested: serversDialog.open()
+        onToolsRequested: toolsDialog.open()
         onAboutRequested: aboutDialog.open()
         onSendRequested: window.composer.send()
         onFocusComposerRequested: window.focusComposer()
@@ -352,6 +353,7 @@ ApplicationWindow {
             automaticFormat: window.automaticFormat
             showThinking: window.chat.models.hasModel && window.chat.models.model.readsEnableThinking
             showReasoningEffort: window.chat.models.hasModel && window.chat.models.model.readsReasoningEffort
+            showTools: window.chat.tools.count > 0
             canShiftContext: !window.chat.models.hasModel || window.chat.models.model.canShiftContext
             onCloseRequested: chatSettingsDrawer.close()
         }
@@ -428,6 +430,12 @@ ApplicationWindow {
     ServersDialog {
         id: serversDialog
         servers: window.servers
+        onClosed: window.focusComposer()
+    }
+
+    ToolsDialog {
+        id: toolsDialog
+        tools: window.chat.tools
         onClosed: window.focusComposer()
     }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages in scripts/packages.txt that are missing, and
-# the OpenAI and Anthropic Node.js SDKs the server's tests run (tests/engine/server/sdk,
-# pinned in its package-lock.json, with npm ci).
+# the OpenAI and Anthropic Node.js SDKs the server's tests run (tests/engine/server/sdk)
+# and the MCP server the tools tests call (tests/mcp), each
+# pinned in its package-lock.json, with npm ci.
 # Idempotent: when everything is installed it only checks (well under a second).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,12 +26,17 @@ if ((${#missing[@]} > 0)); then
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The SDK, again only when its lock file changed since the last install. A
-# failure (no network) is not fatal: tst_serve_sdk then skips and says why.
-sdk="$root/tests/engine/server/sdk"
-if [[ ! -f "$sdk/node_modules/.package-lock.json" || "$sdk/package-lock.json" -nt "$sdk/node_modules/.package-lock.json" ]]; then
-    echo "setup: installing the OpenAI and Anthropic Node.js SDKs for the server tests (npm ci in tests/engine/server/sdk)" >&2
-    if ! (cd "$sdk" && npm ci --no-audit --no-fund --loglevel=error >&2); then
-        echo "setup: warning: npm ci failed; tst_serve_sdk will be skipped" >&2
+# The npm packages, each again only when its lock file changed since the
+# last install. A failure (no network) is not fatal: the test that needs it
+# then skips and says why.
+npm_ci() {   # folder, what, test
+    local dir="$root/$1"
+    if [[ ! -f "$dir/node_modules/.package-lock.json" || "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]]; then
+        echo "setup: installing $2 (npm ci in $1)" >&2
+        if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2); then
+            echo "setup: warning: npm ci failed; $3 will be skipped" >&2
+        fi
     fi
-fi
+}
+npm_ci tests/engine/server/sdk "the OpenAI and Anthropic Node.js SDKs for the server tests" tst_serve_sdk
+npm_ci tests/mcp "the MCP server everything for the tools tests" "tst_tools and tst_chat_mcp"

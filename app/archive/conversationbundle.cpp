@@ -113,6 +113,16 @@ QString markdownTranscript(const ConversationRecord &conversation, const QVector
         md += m.content;
         if (!m.content.endsWith(QLatin1Char('\n')))
             md += QLatin1Char('\n');
+        // Its tool calls: the call, then the result as a quote.
+        for (const QJsonValue &v : m.tools) {
+            const QJsonObject t = v.toObject();
+            md += QStringLiteral("\n**Tool call** `%1` `%2` (%3)\n")
+                      .arg(t.value(QLatin1String("name")).toString(), t.value(QLatin1String("arguments")).toString(),
+                           t.value(QLatin1String("state")).toString());
+            const QString result = t.value(QLatin1String("result")).toString();
+            if (!result.isEmpty())
+                md += QStringLiteral("\n> ") + QString(result).replace(QLatin1Char('\n'), QStringLiteral("\n> ")) + QLatin1Char('\n');
+        }
         if (m.state == Chat::State::Stopped)
             md += QStringLiteral("\n_(stopped)_\n");
         else if (m.state == Chat::State::Interrupted)
@@ -169,6 +179,8 @@ bool writeFolder(const ConversationStore &store, const QList<qint64> &ids, const
                 jm.insert(QStringLiteral("drafted_tokens"), m.draftedTokens);
                 jm.insert(QStringLiteral("accepted_tokens"), m.acceptedTokens);
             }
+            if (!m.tools.isEmpty())
+                jm.insert(QStringLiteral("tools"), m.tools);
             jsonMessages.append(jm);
         }
         list.append(QJsonObject{
@@ -294,6 +306,10 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
                 m.acceptedTokens = jm.value(QStringLiteral("accepted_tokens")).toInt(-1);
                 if (m.draftedTokens < 0 || m.acceptedTokens < 0 || m.acceptedTokens > m.draftedTokens)
                     m.draftedTokens = m.acceptedTokens = -1;   // a count that cannot be is dropped
+                // Tool calls: objects only, at most 64 per reply (the file is bounded above).
+                for (const QJsonValue &t : jm.value(QStringLiteral("tools")).toArray())
+                    if (t.isObject() && m.tools.size() < 64)
+                        m.tools.append(t);
             }
             pc.messages.append(m);
         }
@@ -321,7 +337,8 @@ ImportResult importFolder(ConversationStore &store, const QString &dir)
                 const qint64 reply = store.beginReply(id, m.model, m.settings);
                 if (reply < 0 || !store.finishReply(reply, m.content, m.state, m.promptTokens, m.generatedTokens, m.tokensPerSecond)
                     || ((!m.reasoning.isEmpty() || m.reasoningMs >= 0) && !store.setReasoning(reply, m.reasoning, m.reasoningMs))
-                    || (m.draftedTokens >= 0 && !store.setDrafts(reply, m.draftedTokens, m.acceptedTokens))) {
+                    || (m.draftedTokens >= 0 && !store.setDrafts(reply, m.draftedTokens, m.acceptedTokens))
+                    || (!m.tools.isEmpty() && !store.setTools(reply, m.tools))) {
                     result.error = QCoreApplication::translate("ConversationBundle", "The conversation database refused the import.");
                     return result;
                 }

@@ -83,6 +83,17 @@ struct ChatRequest {
     // This request's cancel token (set by the engine bridge; never shared
     // with another request, so a cancel cannot leak into the next one).
     std::shared_ptr<burrow::CancelToken> cancel;
+    // The tools the model may call (OpenAI function tools, a JSON array;
+    // "" for none): the template's `tools`, and the reply's calls are read
+    // out of its text into GenerationOutcome::toolCalls (engine backend;
+    // a remote model gets none).
+    std::string toolsJson;
+};
+
+// A tool call the model made (burrow::ToolCallRequest).
+struct ModelToolCall {
+    QString name;
+    QString argumentsJson;   // a JSON object, compact
 };
 
 // How the prompt fit into the context (reported before the first token).
@@ -110,6 +121,7 @@ struct GenerationOutcome {
     // them accepted; -1 where the backend does not say (a remote model).
     int draftedTokens = -1;
     int acceptedTokens = -1;
+    QList<ModelToolCall> toolCalls;  // the calls in the reply, in order (their markup is not in the text)
 
     double tokensPerSecond() const { return generateMs > 0 ? generatedTokens * 1000.0 / generateMs : 0; }
 };

@@ -9,6 +9,11 @@
 #include "common/logging.h"
 #include "backend/systemmemory.h"
 #include "burrow/server.h"
+#include "burrow/tool_calls.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 namespace {
 
@@ -268,6 +273,23 @@ struct LiveReply {
     int promptTokens = 0;
     std::atomic<int> promptDone{0};   // prompt tokens computed so far (beyond the reused ones)
     std::shared_ptr<std::atomic<int>> inFlight;
+    // With tools: reads the calls out of the answer (scheduler thread only).
+    std::unique_ptr<burrow::ToolCallReader> tools;
+    QList<ModelToolCall> calls;
+
+    // The reader's items: content to the sink, calls kept. False: stop.
+    bool take(std::vector<burrow::ToolCallPiece> &&pieces)
+    {
+        for (burrow::ToolCallPiece &p : pieces) {
+            if (p.isCall) {
+                calls.append({QString::fromStdString(p.call.name), QString::fromStdString(p.call.argumentsJson)});
+            } else if (!p.content.empty() && sinks.onText
+                       && !sinks.onText(QString::fromUtf8(p.content.data(), qsizetype(p.content.size())), tokens, false)) {
+                return false;
+            }
+        }
+        return true;
+    }
 };
 
 GenerationOutcome outcomeOf(const LiveReply &live, const burrow::GenerateResult &result, const burrow::Status &status)
@@ -299,6 +321,39 @@ GenerationOutcome outcomeOf(const LiveReply &live, const burrow::GenerateResult 
 
 } // namespace
 
+namespace {
+
+// Earlier tool calls as the family's templates read them (what the server
+// does for a client's messages): arguments as a JSON object for most
+// families, content none for a turn of calls only where the family wants it.
+void toolTurnsForTemplate(std::vector<burrow::ChatMessage> &messages, const std::string &chatTemplate)
+{
+    std::unique_ptr<burrow::ToolCallReader> reader;
+    for (burrow::ChatMessage &m : messages) {
+        if (m.extraJson.find("tool_calls") == std::string::npos)
+            continue;
+        if (!reader)
+            reader = std::make_unique<burrow::ToolCallReader>(chatTemplate, std::string_view());
+        QJsonObject extra = QJsonDocument::fromJson(QByteArray::fromStdString(m.extraJson)).object();
+        QJsonArray calls = extra.value(QLatin1String("tool_calls")).toArray();
+        for (qsizetype i = 0; i < calls.size() && reader->argumentsAsObject(); ++i) {
+            QJsonObject call = calls.at(i).toObject();
+            QJsonObject fn = call.value(QLatin1String("function")).toObject();
+            const QJsonDocument args = QJsonDocument::fromJson(fn.value(QLatin1String("arguments")).toString().toUtf8());
+            if (args.isObject())
+                fn.insert(QStringLiteral("arguments"), args.object());
+            call.insert(QStringLiteral("function"), fn);
+            calls.replace(i, call);
+        }
+        extra.insert(QStringLiteral("tool_calls"), calls);
+        if (m.content.empty() && reader->contentIsNone())
+            extra.insert(QStringLiteral("content"), QJsonValue::Null);
+        m.extraJson = QJsonDocument(extra).toJson(QJsonDocument::Compact).toStdString();
+    }
+}
+
+} // namespace
+
 burrow::Result<burrow::ChatPrompt> EngineBackend::buildPrompt(const ChatRequest &request, int contextSize,
                                                               PromptPlan *plan) const
 {
@@ -306,6 +361,7 @@ burrow::Result<burrow::ChatPrompt> EngineBackend::buildPrompt(const ChatRequest 
     if (!request.settings.systemPrompt.empty())
         messages.push_back({"system", request.settings.systemPrompt, {}, {}});
     messages.insert(messages.end(), request.messages.begin(), request.messages.end());
+    toolTurnsForTemplate(messages, m_model->info().chatTemplate);
 
     // Leave room for the reply: its length limit, else a quarter of the
     // context, at most half of it.
@@ -321,6 +377,12 @@ burrow::Result<burrow::ChatPrompt> EngineBackend::buildPrompt(const ChatRequest 
     // "Shift": the first exchange stays, in the prompt and through a shift (nKeep).
     promptOptions.keepFirstExchange = request.settings.contextOverflow == burrow::ContextOverflow::CONTEXT_OVERFLOW_SHIFT;
     promptOptions.render.cancel = request.cancel;   // Stop also ends a template still rendering
+    if (!request.toolsJson.empty()) {
+        // The tools as the template's `tools` (what the server does for a request's tools).
+        const QJsonArray tools = QJsonDocument::fromJson(QByteArray::fromStdString(request.toolsJson)).array();
+        promptOptions.render.kwargsJson =
+            QJsonDocument(QJsonObject{{QStringLiteral("tools"), tools}}).toJson(QJsonDocument::Compact).toStdString();
+    }
     auto prompt = burrow::buildChatPrompt(*m_model, messages, promptOptions);
     if (!prompt && promptOptions.keepFirstExchange && !prompt.isCancelled()) {
         // A first exchange too long to keep beside the newest message is
@@ -413,17 +475,27 @@ void EngineBackend::generate(const ChatRequest &request, ReplySinks sinks)
         return !live->sinks.onText
                || live->sinks.onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), live->tokens, true);
     };
-    job.onText = [live](std::string_view piece) {
-        return !live->sinks.onText
-               || live->sinks.onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), live->tokens, false);
-    };
+    if (!request.toolsJson.empty()) {
+        live->tools = std::make_unique<burrow::ToolCallReader>(m_model->info().chatTemplate, request.toolsJson);
+        job.options.renderedControlTokens = live->tools->controlTokens();
+        job.options.onToolCall = [live](std::string_view piece) { return live->take(live->tools->pushToolText(piece)); };
+        job.onText = [live](std::string_view piece) { return live->take(live->tools->pushAnswer(piece)); };
+    } else {
+        job.onText = [live](std::string_view piece) {
+            return !live->sinks.onText
+                   || live->sinks.onText(QString::fromUtf8(piece.data(), qsizetype(piece.size())), live->tokens, false);
+        };
+    }
     job.onPromptProgress = [live](int32_t done, int32_t total) {
         live->promptDone = done;
         if (live->sinks.onPromptProgress)
             live->sinks.onPromptProgress(done, total);
     };
     job.onDone = [live](const burrow::GenerateResult &result, const burrow::Status &status) {
-        const GenerationOutcome outcome = outcomeOf(*live, result, status);
+        if (live->tools)
+            live->take(live->tools->finish());
+        GenerationOutcome outcome = outcomeOf(*live, result, status);
+        outcome.toolCalls = live->calls;
         --*live->inFlight;
         live->sinks.onDone(outcome);
     };

@@ -91,8 +91,16 @@ QJsonObject RemoteChat::requestBody(const QString &modelId, const ChatRequest &r
     if (!request.settings.systemPrompt.empty())
         messages.append(QJsonObject{{QStringLiteral("role"), QStringLiteral("system")},
                                     {QStringLiteral("content"), fromStd(request.settings.systemPrompt)}});
-    for (const burrow::ChatMessage &m : request.messages)
-        messages.append(QJsonObject{{QStringLiteral("role"), fromStd(m.role)}, {QStringLiteral("content"), fromStd(m.content)}});
+    for (const burrow::ChatMessage &m : request.messages) {
+        QJsonObject message{{QStringLiteral("role"), fromStd(m.role)}, {QStringLiteral("content"), fromStd(m.content)}};
+        // A chat's earlier tool calls and results (tool_calls, tool_call_id, name: OpenAI's own fields).
+        if (!m.extraJson.empty()) {
+            const QJsonObject extra = QJsonDocument::fromJson(QByteArray::fromStdString(m.extraJson)).object();
+            for (auto it = extra.constBegin(); it != extra.constEnd(); ++it)
+                message.insert(it.key(), it.value());
+        }
+        messages.append(message);
+    }
     QJsonObject body{
         {QStringLiteral("model"), modelId},
         {QStringLiteral("messages"), messages},

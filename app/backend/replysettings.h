@@ -23,4 +23,5 @@ struct ReplySettings {
     bool enableThinking = true;        // RenderOptions::enableThinking (templates that read enable_thinking)
     std::string reasoningEffort = "medium";  // RenderOptions::reasoningEffort (templates that read reasoning_effort)
     burrow::SpeculativeOptions speculative;  // GenerateOptions::speculative (mode, draft model)
+    bool tools = true;                 // the chat offers the tools of Settings → Tools (ChatRequest::toolsJson)
 };

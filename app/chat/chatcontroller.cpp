@@ -15,6 +15,9 @@
 #include "settings/chatsettings.h"
 #include "storage/conversationstore.h"
 #include "storage/datafolder.h"
+#include "toolrunner.h"
+
+#include <QJsonDocument>
 
 ChatController::ChatController(QObject *parent)
     : QObject(parent),
@@ -24,7 +27,9 @@ ChatController::ChatController(QObject *parent)
       m_conversation(new Conversation(m_store, m_replies, this)),
       m_archives(new ArchiveService(this)),
       m_models(new ModelLoader(m_bridge, m_conversation->settings(), m_archives, this)),
-      m_server(new LocalServer(m_bridge, this))
+      m_server(new LocalServer(m_bridge, this)),
+      m_tools(new ToolServers(this)),
+      m_toolRunner(new ToolRunner(m_conversation, m_store, m_tools, this))
 {
     m_archives->setStore(m_store);
     m_conversation->setModelFinder([this](const QString &name, qint64 size) { return findModel(name, size); });
@@ -56,7 +61,16 @@ ChatController::ChatController(QObject *parent)
         Q_EMIT canRegenerateChanged();
         Q_EMIT generatingChanged();
     });
-    connect(m_replies, &ReplyStreams::finished, this, [this](qint64, int row) { Q_EMIT replyFinished(row); });
+    connect(m_replies, &ReplyStreams::finished, this, [this](qint64 conversationId, int row) {
+        if (conversationId == m_conversation->id() && row >= 0)
+            m_toolRunner->replyEnded(row);   // its tool calls, if any, wait on their cards
+        Q_EMIT replyFinished(row);
+    });
+    // Every call of the newest reply settled: the turn goes on with their results.
+    connect(m_toolRunner, &ToolRunner::settled, this, [this] {
+        if (hasModel() && !isGenerating() && !m_models->isLoading())
+            startReply();
+    });
     connect(m_conversation, &Conversation::opened, this, [this] {
         m_replies->setShown(m_conversation->id());
         reply()->restoreStats(m_conversation->storedContextUsed());   // (none while its reply runs)
@@ -225,11 +239,19 @@ void ChatController::startReply()
     m_conversation->setLoadedModel(model.path, qint64(model.fileSize), QString(), true);
     ChatRequest request = m_conversation->request();
     request.priority = ReplyPriority::ShownChat;   // sent from the chat shown
+    // The tools of Settings → Tools, when the chat has them on (none until a server is added).
+    if (request.settings.tools && m_tools->toolCount() > 0)
+        request.toolsJson = QJsonDocument(m_tools->toolsJson()).toJson(QJsonDocument::Compact).toStdString();
     // The reply's details name the context it got, not "Automatic".
     QJsonObject used = settings()->toJson();
     used.insert(QStringLiteral("contextSize"), chatContext());
     reply()->start(std::move(request), m_conversation->isStored() ? m_conversation->id() : -1,
                    model.fileName(), used, messages());
+}
+
+bool ChatController::decideTool(int row, int index, const QString &decision)
+{
+    return m_toolRunner->decide(row, index, decision);
 }
 
 void ChatController::stop()

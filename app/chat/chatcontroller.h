@@ -26,11 +26,13 @@
 #include "models/modelloader.h"
 #include "settings/chatsettings.h"
 #include "settings/localserver.h"
+#include "settings/toolservers.h"
 #include "storage/conversationstore.h"
 
 #include "backend/chatbackend.h"
 
 class EngineBridge;
+class ToolRunner;
 
 class ChatController : public QObject {
     Q_OBJECT
@@ -45,6 +47,8 @@ class ChatController : public QObject {
     Q_PROPERTY(ConversationStore *store READ store CONSTANT)
     // Settings → Local server: the OpenAI-compatible API on the loaded model.
     Q_PROPERTY(LocalServer *server READ server CONSTANT)
+    // Settings → Tools: the MCP servers whose tools the chats may call.
+    Q_PROPERTY(ToolServers *tools READ tools CONSTANT)
     // The defaults new chats copy (DefaultSettings.settings).
     Q_PROPERTY(ChatSettings *defaults READ defaults WRITE setDefaults NOTIFY defaultsChanged)
     // The models on this computer: a chat whose model file is not where it
@@ -73,6 +77,7 @@ public:
     ArchiveService *archives() const { return m_archives; }
     ConversationStore *store() const { return m_store; }
     LocalServer *server() const { return m_server; }
+    ToolServers *tools() const { return m_tools; }
     ChatSettings *defaults() const { return m_defaults; }
     void setDefaults(ChatSettings *defaults);
     ModelLibrary *library() const { return m_library; }
@@ -123,6 +128,10 @@ public:
     Q_INVOKABLE void clearConversation();
     Q_INVOKABLE void copyToClipboard(const QString &text) const;
     Q_INVOKABLE void dismissBanner();
+    // The user's decision on a tool call's card: call `index` of the reply
+    // at `row`, "once", "always" (this tool in this chat) or "denied". Once
+    // every call of the reply is settled the reply goes on by itself.
+    Q_INVOKABLE bool decideTool(int row, int index, const QString &decision);
 
 Q_SIGNALS:
     void defaultsChanged();
@@ -152,6 +161,8 @@ private:
     ArchiveService *m_archives;
     ModelLoader *m_models;
     LocalServer *m_server;
+    ToolServers *m_tools;
+    ToolRunner *m_toolRunner;
     QPointer<ChatSettings> m_defaults;
     QPointer<ModelLibrary> m_library;
     QString m_banner;

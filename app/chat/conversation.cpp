@@ -1,6 +1,9 @@
 #include "conversation.h"
 
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include "backend/remoteendpoints.h"
 #include "messagemodel.h"
@@ -71,6 +74,16 @@ bool Conversation::open(qint64 id)
         m.reasoning = r.reasoning;
         m.reasoningMs = r.reasoningMs;
         m.contextFull = r.contextFull;
+        m.tools = r.tools;
+        // A call that was running when Burrow ended has no result.
+        for (qsizetype i = 0; i < m.tools.size(); ++i) {
+            QJsonObject e = m.tools.at(i).toObject();
+            if (e.value(QLatin1String("state")).toString() == QLatin1String("running")) {
+                e.insert(QStringLiteral("state"), QStringLiteral("failed"));
+                e.insert(QStringLiteral("result"), tr("Burrow ended before the tool answered."));
+                m.tools.replace(i, e);
+            }
+        }
         if (reply && r.id == reply->messageId())
             replyRow = int(rows.size());   // its text comes from the reply stream
         rows.append(m);
@@ -153,7 +166,7 @@ ChatRequest Conversation::request() const
     const int rows = m_messages->rowCount();
     for (int row = 0; row < rows; ++row) {
         const MessageModel::Message &m = m_messages->message(row);
-        if (m.text.isEmpty() || m.state == Chat::State::Failed)
+        if ((m.text.isEmpty() && m.tools.isEmpty()) || m.state == Chat::State::Failed)
             continue;
         burrow::ChatMessage message;
         message.role = Chat::roleName(m.author).toStdString();
@@ -162,8 +175,37 @@ ChatRequest Conversation::request() const
         // whether the model sees it again (Qwen3's and gpt-oss's drop it from
         // earlier turns).
         message.reasoning = m.reasoning.toUtf8().toStdString();
+        // Its tool calls (OpenAI's shape: arguments as JSON text; the engine
+        // backend gives them to the template as the family reads them),
+        // then one tool message per call with its result.
+        QJsonArray calls;
+        std::vector<burrow::ChatMessage> results;
+        for (const QJsonValue &v : m.tools) {
+            const QJsonObject e = v.toObject();
+            const QString id = e.value(QLatin1String("id")).toString();
+            const QString name = e.value(QLatin1String("name")).toString();
+            calls.append(QJsonObject{{QStringLiteral("id"), id},
+                                     {QStringLiteral("type"), QStringLiteral("function")},
+                                     {QStringLiteral("function"),
+                                      QJsonObject{{QStringLiteral("name"), name},
+                                                  {QStringLiteral("arguments"), e.value(QLatin1String("arguments"))}}}});
+            const QString state = e.value(QLatin1String("state")).toString();
+            QString result = e.value(QLatin1String("result")).toString();
+            if (state == QLatin1String("pending") || state == QLatin1String("running"))
+                result = tr("The call was not run.");
+            const QJsonObject extra{{QStringLiteral("tool_call_id"), id}, {QStringLiteral("name"), name}};
+            results.push_back({"tool", result.toUtf8().toStdString(), {},
+                               QJsonDocument(extra).toJson(QJsonDocument::Compact).toStdString()});
+        }
+        if (!calls.isEmpty())
+            message.extraJson = QJsonDocument(QJsonObject{{QStringLiteral("tool_calls"), calls}})
+                                    .toJson(QJsonDocument::Compact).toStdString();
         request.messages.push_back(std::move(message));
         request.rows.append(row);
+        for (burrow::ChatMessage &r : results) {
+            request.messages.push_back(std::move(r));
+            request.rows.append(row);
+        }
     }
     request.settings = m_settings->toEngine();
     return request;

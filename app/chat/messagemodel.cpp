@@ -48,6 +48,7 @@ QVariant MessageModel::data(const QModelIndex &index, int role) const
     case ReasoningRole: return m.reasoning;
     case ReasoningMsRole: return m.reasoningMs;
     case ContextFullRole: return m.contextFull;
+    case ToolsRole: return m.tools.toVariantList();
     default: return {};
     }
 }
@@ -69,6 +70,7 @@ QHash<int, QByteArray> MessageModel::roleNames() const
         {ReasoningRole, "reasoning"},
         {ReasoningMsRole, "reasoningMs"},
         {ContextFullRole, "contextFull"},
+        {ToolsRole, "tools"},
     };
 }
 
@@ -221,6 +223,14 @@ void MessageModel::setContextFull(int row, bool full)
         return;
     m_rows[row].message.contextFull = full;
     emitRowChanged(row, {ContextFullRole});
+}
+
+void MessageModel::setTools(int row, const QJsonArray &tools)
+{
+    if (row < 0 || row >= m_rows.size() || m_rows[row].message.tools == tools)
+        return;
+    m_rows[row].message.tools = tools;
+    emitRowChanged(row, {ToolsRole});
 }
 
 void MessageModel::removeFrom(int row)

@@ -7,6 +7,7 @@
 
 #include <QAbstractListModel>
 #include <QDateTime>
+#include <QJsonArray>
 #include <QList>
 #include <QtQml/qqmlregistration.h>
 
@@ -36,6 +37,7 @@ public:
         ReasoningRole,      // a reply's reasoning, apart from its answer ("" when none)
         ReasoningMsRole,    // how long it reasoned (-1: unknown or still reasoning)
         ContextFullRole,    // the reply ended because the context was full
+        ToolsRole,          // a reply's tool calls (QVariantList of maps, MessageRecord::tools)
     };
     Q_ENUM(Roles)
 
@@ -51,6 +53,7 @@ public:
         QString reasoning;         // plain text, shown collapsed above the answer
         double reasoningMs = -1;
         bool contextFull = false;  // the reply ended because the context was full
+        QJsonArray tools;          // the reply's tool calls (MessageRecord::tools)
     };
 
     explicit MessageModel(QObject *parent = nullptr);
@@ -81,6 +84,7 @@ public:
     void setState(int row, Chat::State state, const QString &error = QString());
     void setStats(int row, int tokens, double tokensPerSecond);
     void setContextFull(int row, bool full);
+    void setTools(int row, const QJsonArray &tools);
     // Removes rows [row, rowCount()).
     void removeFrom(int row);
     void clear();

@@ -6,6 +6,7 @@
 #include "backend/replyhandle.h"
 #include "common/logging.h"
 #include "messagemodel.h"
+#include "toolrunner.h"
 #include "storage/conversationstore.h"
 #include "storage/storefailure.h"
 
@@ -266,6 +267,12 @@ void ReplyStream::onFinished(const GenerationOutcome &outcome)
     const QString thought = reasoning();
     storeFinal(state, outcome);
     const int row = m_messages ? m_row : -1;
+    // The reply's tool calls, each waiting for the user (ToolRunner).
+    const QJsonArray tools = ToolRunner::entriesFor(outcome.toolCalls, qMax<qint64>(0, m_messageId));
+    if (!tools.isEmpty() && m_store && m_messageId > 0 && m_storeError.isEmpty())
+        m_store->setTools(m_messageId, tools);
+    if (!tools.isEmpty() && row >= 0)
+        m_messages->setTools(row, tools);
     if (row >= 0) {
         if (!thought.isEmpty() || outcome.reasoningMs >= 0)
             m_messages->setReasoning(row, thought, outcome.reasoningMs);

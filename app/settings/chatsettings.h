@@ -60,6 +60,7 @@ class ChatSettings : public QObject {
     Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY changed)
     Q_PROPERTY(QStringList chatFormats READ chatFormats CONSTANT)
     Q_PROPERTY(bool thinking READ thinking WRITE setThinking NOTIFY changed)
+    Q_PROPERTY(bool tools READ tools WRITE setTools NOTIFY changed)
     Q_PROPERTY(QString reasoningEffort READ reasoningEffort WRITE setReasoningEffort NOTIFY changed)
     Q_PROPERTY(QStringList reasoningEfforts READ reasoningEfforts CONSTANT)
     Q_PROPERTY(QString speculative READ speculative WRITE setSpeculative NOTIFY changed)
@@ -110,6 +111,7 @@ public:
     QString systemPrompt() const { return m_values.value(QStringLiteral("systemPrompt")).toString(); }
     QString chatFormat() const { return m_values.value(QStringLiteral("chatFormat")).toString(); }
     bool thinking() const { return m_values.value(QStringLiteral("thinking")).toBool(); }
+    bool tools() const { return m_values.value(QStringLiteral("tools")).toBool(); }
     QString reasoningEffort() const { return m_values.value(QStringLiteral("reasoningEffort")).toString(); }
     static QStringList reasoningEfforts() { return SettingsFields::reasoningEfforts(); }
     QString speculative() const { return m_values.value(QStringLiteral("speculative")).toString(); }
@@ -130,6 +132,7 @@ public:
     void setSystemPrompt(const QString &v) { setValue(QStringLiteral("systemPrompt"), v); }
     void setChatFormat(const QString &v) { setValue(QStringLiteral("chatFormat"), v); }
     void setThinking(bool v) { setValue(QStringLiteral("thinking"), v); }
+    void setTools(bool v) { setValue(QStringLiteral("tools"), v); }
     void setReasoningEffort(const QString &v) { setValue(QStringLiteral("reasoningEffort"), v); }
     void setSpeculative(const QString &v) { setValue(QStringLiteral("speculative"), v); }
     void setDraftModel(const QString &v) { setValue(QStringLiteral("draftModel"), v); }

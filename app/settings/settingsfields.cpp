@@ -209,6 +209,13 @@ const QList<SettingsField> &SettingsFields::all()
          [](const QVariantHash &v, ReplySettings *out) {
              out->chatFormat = toStd(v.value(QStringLiteral("chatFormat")));
          }},
+        // The tools of Settings → Tools (MCP servers) for this chat; with no
+        // server there are none to offer (the chat controller adds them to the request).
+        {"tools", Kind::Boolean, true, QT_TRANSLATE_NOOP("ChatSettings", "Tools"),
+         QT_TRANSLATE_NOOP("ChatSettings", "The model may call the tools of Settings → Tools; you allow each call."),
+         QT_TRANSLATE_NOOP("ChatSettings", "tools %1"), false,
+         [](const QVariant &, const SettingsLimits &) { return QString(); },
+         [](const QVariantHash &v, ReplySettings *out) { out->tools = v.value(QStringLiteral("tools")).toBool(); }},
         // Reasoning, for templates that read these variables (ModelCard.readsEnableThinking /
         // readsReasoningEffort); the panel shows each only then. Other templates ignore them.
         {"thinking", Kind::Boolean, true, QT_TRANSLATE_NOOP("ChatSettings", "Thinking"),

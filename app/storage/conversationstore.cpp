@@ -48,7 +48,7 @@ const char *ConversationColumns =
 const char *MessageColumns =
     "id, conversation_id, parent_id, role, content, state, created, updated, model, settings,"
     " prompt_tokens, generated_tokens, tokens_per_second, error, reasoning, reasoning_ms,"
-    " context_full, drafted_tokens, accepted_tokens";
+    " context_full, drafted_tokens, accepted_tokens, tools";
 
 ConversationRecord readConversation(const QSqlQuery &q)
 {
@@ -87,6 +87,7 @@ MessageRecord readMessage(const QSqlQuery &q)
     m.contextFull = q.value(16).toInt() != 0;
     m.draftedTokens = q.value(17).isNull() ? -1 : q.value(17).toInt();
     m.acceptedTokens = q.value(18).isNull() ? -1 : q.value(18).toInt();
+    m.tools = QJsonDocument::fromJson(q.value(19).toString().toUtf8()).array();
     return m;
 }
 
@@ -127,6 +128,7 @@ QVariantMap messageToMap(const MessageRecord &m)
         {QStringLiteral("contextFull"), m.contextFull},
         {QStringLiteral("draftedTokens"), m.draftedTokens},
         {QStringLiteral("acceptedTokens"), m.acceptedTokens},
+        {QStringLiteral("tools"), m.tools.toVariantList()},
     };
 }
 
@@ -808,6 +810,22 @@ bool ConversationStore::setContextFull(qint64 messageId)
         return fail(tr("The conversation database is not open"), QString());
     QSqlQuery q(db());
     q.prepare(QStringLiteral("UPDATE messages SET context_full = 1 WHERE id = ? AND role = 'assistant'"));
+    q.addBindValue(messageId);
+    if (!q.exec())
+        return fail(tr("Could not save the reply"), q.lastError().text());
+    if (q.numRowsAffected() != 1)
+        return fail(tr("Could not save the reply"), tr("message %1 is not a reply").arg(messageId));
+    emit messageChanged(conversationOf(messageId), messageId);
+    return true;
+}
+
+bool ConversationStore::setTools(qint64 messageId, const QJsonArray &tools)
+{
+    if (!m_ready)
+        return fail(tr("The conversation database is not open"), QString());
+    QSqlQuery q(db());
+    q.prepare(QStringLiteral("UPDATE messages SET tools = ? WHERE id = ? AND role = 'assistant'"));
+    q.addBindValue(tools.isEmpty() ? QString() : QString::fromUtf8(QJsonDocument(tools).toJson(QJsonDocument::Compact)));
     q.addBindValue(messageId);
     if (!q.exec())
         return fail(tr("Could not save the reply"), q.lastError().text());

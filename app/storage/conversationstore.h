@@ -153,6 +153,8 @@ public:
     bool setDrafts(qint64 messageId, int drafted, int accepted);
     /// Marks a reply as ended because the context was full (after finishReply).
     bool setContextFull(qint64 messageId);
+    /// A reply's tool calls, their decisions and results (MessageRecord::tools).
+    bool setTools(qint64 messageId, const QJsonArray &tools);
 
     /// Replaces the text of a finished message (an edited user message).
     Q_INVOKABLE bool editMessage(qint64 messageId, const QString &content);

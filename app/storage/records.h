@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QMetaType>
 #include <QString>
@@ -47,6 +48,10 @@ struct MessageRecord {
     // accepted (each saved a pass); -1: unknown (none drafted is 0).
     int draftedTokens = -1;
     int acceptedTokens = -1;
+    // A reply's tool calls, in order: [{id, name, arguments (JSON object
+    // text), decision ("", "once", "always", "denied"), state ("pending",
+    // "running", "done", "failed", "denied"), result}] (ToolCalls, chat/).
+    QJsonArray tools;
 };
 
 /**

@@ -90,6 +90,11 @@ const QList<QStringList> &StoreSchema::steps()
             QStringLiteral("ALTER TABLE messages ADD COLUMN drafted_tokens INTEGER"),
             QStringLiteral("ALTER TABLE messages ADD COLUMN accepted_tokens INTEGER"),
         },
+        // v7: a reply's tool calls (MCP tools): per call its id, name,
+        // arguments, the user's decision, state and result, as a JSON array.
+        {
+            QStringLiteral("ALTER TABLE messages ADD COLUMN tools TEXT NOT NULL DEFAULT ''"),
+        },
     };
     return steps;
 }

@@ -17,7 +17,7 @@ class StoreSchema {
 
 public:
     // The schema version this build writes (PRAGMA user_version). Older ones are migrated.
-    static constexpr int Version = 6;
+    static constexpr int Version = 7;
 
     // The SQL of each step: steps()[N - 1] turns version N-1 into N.
     static const QList<QStringList> &steps();

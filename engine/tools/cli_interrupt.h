@@ -72,7 +72,8 @@ private:
 // is replaced) and the answer streamed to stdout. *interrupted: Ctrl+C
 // stopped it (the result then holds what was done so far).
 inline Status generateInterruptible(Session &session, const std::vector<Token> &prompt, const SamplingParams &sampling,
-                                    GenerateOptions options, GenerateResult *result, bool *interrupted)
+                                    GenerateOptions options, GenerateResult *result, bool *interrupted,
+                                    const TextCallback &onText = {})
 {
     auto cancel = std::make_shared<CancelToken>();
     options.cancel = cancel;
@@ -81,11 +82,11 @@ inline Status generateInterruptible(Session &session, const std::vector<Token> &
         InterruptTarget target(cancel);
         status = session.generate(
             prompt, sampling, options,
-            [](std::string_view piece) {
+            onText ? onText : TextCallback([](std::string_view piece) {
                 std::fwrite(piece.data(), 1, piece.size(), stdout);
                 std::fflush(stdout);
                 return true;
-            },
+            }),
             result);
     }
     std::fputc('\n', stdout);

@@ -10,12 +10,18 @@
 // cancels the prompt or the reply (exit status 130, see cli_interrupt.h).
 // With --remote URL the model is one an OpenAI-compatible server serves
 // (remote_client.h): the same terminal, the server's chat template.
+// With --mcp CONFIG the model may call the tools of MCP servers (stdio,
+// mcp_client.h): each call is shown and asked about on the terminal
+// (y / n / always), or allowed with --mcp-allow-all; its result goes back
+// to the model and the reply goes on.
 #include "cli_args.h"
 #include "cli_command.h"
 #include "cli_interrupt.h"
+#include "mcp_client.h"
 #include "remote_client.h"
 
 #include "burrow/engine.h"
+#include "burrow/tool_calls.h"
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +30,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <set>
 #include <sys/stat.h>
 #include <string>
 #include <unistd.h>
@@ -39,6 +47,7 @@ void printHelp(FILE *out)
                  "usage: burrow-cli chat -m MODEL [--system TEXT] [--chat-format NAME] [-n N] [--temp T]\n"
                  "                       [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S]\n"
                  "                       [-t THREADS] [-c CTX]\n"
+                 "                       [--mcp CONFIG [--mcp-allow-all]]\n"
                  "       burrow-cli chat --remote URL [--api-key-file F] [--model ID] [--system TEXT] [-n N] [--temp T] ...\n\n"
                  "Chats with MODEL in the terminal, using the model's chat template (or the\n"
                  "fallback format chosen for it, or the format --chat-format names). It says\n"
@@ -58,6 +67,10 @@ void printHelp(FILE *out)
                  "                          http:// only (no path: /v1); plain http to another computer is warned about\n"
                  "  --api-key-file F        the server's API key, the first line of F (a file only you can read: 0600)\n"
                  "  --system TEXT           a system prompt\n"
+                 "  --mcp CONFIG            tools from MCP servers: a JSON file {\"mcpServers\": {\"NAME\": {\"command\": ...,\n"
+                 "                          \"args\": [...], \"env\": {...}}}} (stdio servers); each call the model makes is\n"
+                 "                          shown and asked about: y (run it), n (refuse), a (always run this tool)\n"
+                 "  --mcp-allow-all         run every tool call without asking\n"
                  "  --chat-format NAME      auto (default: the model's template, or a format picked\n"
                  "                          for it), chatml, llama2, llama3, gemma, phi3, mistral, zephyr\n"
                  "  -n, --n-predict N       at most N tokens per reply (default -1: until the turn ends;\n"
@@ -206,9 +219,209 @@ int runRemoteChat(const std::string &url, const std::string &keyFile, std::strin
     return 0;
 }
 
+// --mcp: the servers, their tools (OpenAI function tools, the template's
+// `tools`), and what the user allowed.
+struct ChatTools {
+    std::vector<std::unique_ptr<McpStdioClient>> servers;
+    nlohmann::json tools = nlohmann::json::array();
+    std::vector<size_t> serverOf;   // per tool
+    bool allowAll = false;
+    std::set<std::string> always;
+};
+
+bool startTools(const std::string &config, ChatTools *t)
+{
+    std::vector<McpServerConfig> configs;
+    std::string error;
+    if (!readMcpConfig(config, &configs, &error)) {
+        std::fprintf(stderr, "burrow-cli chat: --mcp %s\n", error.c_str());
+        return false;
+    }
+    for (McpServerConfig &c : configs) {
+        auto client = std::make_unique<McpStdioClient>(std::move(c));
+        if (!client->start(&error)) {
+            std::fprintf(stderr, "burrow-cli chat: --mcp: %s\n", error.c_str());
+            return false;
+        }
+        std::string names;
+        for (const nlohmann::json &tool : client->tools()) {
+            const std::string name = tool["name"].get<std::string>();
+            names += (names.empty() ? "" : ", ") + name;
+            nlohmann::json fn{{"name", name}, {"description", tool.value("description", std::string())},
+                              {"parameters", tool.contains("inputSchema") && tool["inputSchema"].is_object()
+                                                 ? tool["inputSchema"] : nlohmann::json{{"type", "object"}}}};
+            t->tools.push_back({{"type", "function"}, {"function", std::move(fn)}});
+            t->serverOf.push_back(t->servers.size());
+        }
+        std::fprintf(stderr, "burrow-cli chat: tools of %s: %s\n", client->config().name.c_str(),
+                     names.empty() ? "none" : names.c_str());
+        t->servers.push_back(std::move(client));
+    }
+    return true;
+}
+
+// Asks about one call on the terminal: true to run it.
+bool allowCall(ChatTools &t, const burrow::ToolCallRequest &call)
+{
+    std::fprintf(stderr, "[tool call] %s %s\n", call.name.c_str(), call.argumentsJson.c_str());
+    if (t.allowAll || t.always.count(call.name) != 0)
+        return true;
+    for (;;) {
+        std::fprintf(stderr, "run it? [y]es / [n]o / [a]lways for %s: ", call.name.c_str());
+        std::fflush(stderr);
+        std::string answer;
+        if (!std::getline(std::cin, answer))
+            return false;
+        if (answer == "y" || answer == "yes")
+            return true;
+        if (answer == "n" || answer == "no")
+            return false;
+        if (answer == "a" || answer == "always") {
+            t.always.insert(call.name);
+            return true;
+        }
+    }
+}
+
+// The model's calls and their results into the conversation (an assistant
+// turn with tool_calls, then one tool message per call).
+void runToolCalls(ChatTools &t, const std::vector<burrow::ToolCallRequest> &calls, const burrow::GenerateResult &result,
+                  const burrow::ToolCallReader &reader, std::vector<burrow::ChatMessage> &conversation)
+{
+    static int callNumber = 0;
+    nlohmann::json toolCalls = nlohmann::json::array();
+    std::vector<burrow::ChatMessage> results;
+    for (const burrow::ToolCallRequest &call : calls) {
+        const std::string id = "call_" + std::to_string(++callNumber);
+        const nlohmann::json args = nlohmann::json::parse(call.argumentsJson, nullptr, false);
+        toolCalls.push_back({{"id", id}, {"type", "function"},
+                             {"function", {{"name", call.name},
+                                           {"arguments", reader.argumentsAsObject() && args.is_object()
+                                                             ? args : nlohmann::json(call.argumentsJson)}}}});
+        std::string text;
+        size_t tool = 0;
+        while (tool < t.tools.size() && t.tools[tool]["function"]["name"] != call.name)
+            ++tool;
+        if (tool == t.tools.size()) {
+            text = "There is no tool called " + call.name + ".";
+        } else if (!allowCall(t, call)) {
+            text = "The user did not allow this call.";
+        } else {
+            bool isError = false;
+            std::string error;
+            if (!t.servers[t.serverOf[tool]]->call(call.name, args.is_object() ? args : nlohmann::json::object(), &text,
+                                                   &isError, &error))
+                text = error, isError = true;
+            if (text.size() > 256 * 1024)
+                text = text.substr(0, 256 * 1024) + "\n[the result was cut here]";
+        }
+        std::fprintf(stderr, "[tool result] %s\n", text.substr(0, 2000).c_str());
+        results.push_back({"tool", text, {}, nlohmann::json{{"tool_call_id", id}, {"name", call.name}}.dump()});
+    }
+    nlohmann::json extra{{"tool_calls", toolCalls}};
+    if (result.text.empty() && reader.contentIsNone())
+        extra["content"] = nullptr;
+    conversation.push_back({"assistant", result.text, result.reasoning, extra.dump()});
+    conversation.insert(conversation.end(), results.begin(), results.end());
+}
+
+enum class Round { ROUND_DONE, ROUND_AGAIN, ROUND_FAILED, ROUND_INTERRUPTED };
+
+// One reply: the prompt from the whole conversation (with the tools), the
+// reply streamed, its tool calls run (ROUND_AGAIN: the reply goes on).
+Round chatRound(const burrow::Model &model, burrow::Session &session, const GenerationOptions &gen,
+                const std::string &chatFormat, uint32_t budget, bool reasoningToTerminal, ChatTools &tools,
+                std::vector<burrow::ChatMessage> &conversation, burrow::Timings *timings)
+{
+    burrow::PromptOptions promptOptions;
+    promptOptions.render.chatFormat = chatFormat;
+    promptOptions.budget = budget;
+    if (!tools.tools.empty())
+        promptOptions.render.kwargsJson = nlohmann::json{{"tools", tools.tools}}.dump();
+    auto prompt = burrow::buildChatPrompt(model, conversation, promptOptions);
+    if (!prompt) {
+        std::fprintf(stderr, "burrow-cli chat: %s\n", prompt.message().c_str());
+        return Round::ROUND_FAILED;
+    }
+    if (prompt->droppedMessages > 0)
+        std::fprintf(stderr, "(%zu earlier messages left out to fit the context)\n", prompt->droppedMessages);
+    burrow::GenerateOptions go;
+    go.maxTokens = static_cast<int32_t>(gen.n);
+    go.speculative = gen.speculative;
+    go.stopStrings = prompt->format.stopStrings;
+    go.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
+    go.nKeep = prompt->keepTokens;
+    go.reasoning = prompt->reasoning;
+    go.onReasoning = [reasoningToTerminal](std::string_view piece) {
+        if (reasoningToTerminal) {
+            std::fprintf(stdout, "\x1b[2m%.*s\x1b[22m", static_cast<int>(piece.size()), piece.data());
+            std::fflush(stdout);
+        } else {
+            std::fwrite(piece.data(), 1, piece.size(), stderr);
+        }
+        return true;
+    };
+    // With tools the answer goes through the family's tool-call reader:
+    // its content to stdout, its calls kept.
+    std::unique_ptr<burrow::ToolCallReader> callReader;
+    std::vector<burrow::ToolCallRequest> calls;
+    std::string content;
+    burrow::TextCallback onText;
+    if (!tools.tools.empty()) {
+        callReader = std::make_unique<burrow::ToolCallReader>(model.info().chatTemplate, tools.tools.dump());
+        go.renderedControlTokens = callReader->controlTokens();
+        const auto take = [&](std::vector<burrow::ToolCallPiece> &&pieces) {
+            for (burrow::ToolCallPiece &p : pieces) {
+                if (p.isCall) {
+                    calls.push_back(std::move(p.call));
+                } else {
+                    content += p.content;
+                    std::fwrite(p.content.data(), 1, p.content.size(), stdout);
+                    std::fflush(stdout);
+                }
+            }
+            return true;
+        };
+        onText = [&, take](std::string_view piece) { return take(callReader->pushAnswer(piece)); };
+        go.onToolCall = [&, take](std::string_view piece) { return take(callReader->pushToolText(piece)); };
+    }
+    burrow::GenerateResult result;
+    bool interrupted = false;
+    const burrow::Status s =
+        generateInterruptible(session, prompt->tokens, gen.sampling, go, &result, &interrupted, onText);
+    if (!s) {
+        std::fprintf(stderr, "burrow-cli chat: %s (/reset starts over)\n", s.message().c_str());
+        return Round::ROUND_FAILED;
+    }
+    if (interrupted) {
+        *timings = result.timings;
+        return Round::ROUND_INTERRUPTED;
+    }
+    if (callReader) {
+        for (burrow::ToolCallPiece &p : callReader->finish()) {
+            if (p.isCall)
+                calls.push_back(std::move(p.call));
+            else
+                content += p.content, std::fwrite(p.content.data(), 1, p.content.size(), stdout);
+        }
+        result.text = content;
+    }
+    if (!calls.empty()) {
+        runToolCalls(tools, calls, result, *callReader, conversation);
+        return Round::ROUND_AGAIN;
+    }
+    conversation.push_back({"assistant", result.text, result.reasoning, {}});
+    const burrow::Timings &t = result.timings;
+    std::fprintf(stderr, "[prompt %d tokens, %d reused from the cache; reply %d tokens, %.1f tokens/s%s]\n",
+                 t.promptTokens, t.reusedTokens, t.generatedTokens, t.generateTokensPerSecond(),
+                 result.stopReason == burrow::StopReason::STOP_REASON_CONTEXT_FULL ? "; context full, /reset" : "");
+    return Round::ROUND_DONE;
+}
+
 int runChat(const std::vector<std::string> &args)
 {
-    std::string modelPath, system, chatFormat = "auto", remote, keyFile;
+    std::string modelPath, system, chatFormat = "auto", remote, keyFile, mcpConfig;
+    bool mcpAllowAll = false;
     GenerationOptions gen;
     ArgReader reader("chat", args);
     while (reader.next()) {
@@ -232,6 +445,10 @@ int runChat(const std::vector<std::string> &args)
             if (!reader.value(&remote)) return 2;
         } else if (a == "--api-key-file") {
             if (!reader.value(&keyFile)) return 2;
+        } else if (a == "--mcp") {
+            if (!reader.value(&mcpConfig)) return 2;
+        } else if (a == "--mcp-allow-all") {
+            mcpAllowAll = true;
         } else if (a == "--chat-format") {
             if (!reader.value(&v)) return 2;
             if (!checkChatFormatName("chat", v)) return 2;
@@ -241,6 +458,10 @@ int runChat(const std::vector<std::string> &args)
             printHelp(stderr);
             return 2;
         }
+    }
+    if (!remote.empty() && !mcpConfig.empty()) {
+        std::fprintf(stderr, "burrow-cli chat: --mcp goes with a model file, not --remote\n");
+        return 2;
     }
     if (!remote.empty()) {
         if (!checkGenerationOptions("chat", &gen))
@@ -260,6 +481,10 @@ int runChat(const std::vector<std::string> &args)
     if (!checkGenerationOptions("chat", &gen))
         return 2;
     installInterruptHandler();   // Ctrl+C while loading or waiting for input ends at once
+    ChatTools tools;
+    tools.allowAll = mcpAllowAll;
+    if (!mcpConfig.empty() && !startTools(mcpConfig, &tools))
+        return 1;
     std::shared_ptr<burrow::Model> model;
     std::unique_ptr<burrow::Session> session;
     if (!openModelSession("chat", modelPath, gen, &model, &session))
@@ -298,49 +523,18 @@ int runChat(const std::vector<std::string> &args)
         if (input.empty())
             continue;
         conversation.push_back({"user", input, {}, {}});
-        burrow::PromptOptions promptOptions;
-        promptOptions.render.chatFormat = chatFormat;
-        promptOptions.budget = context > reserve ? context - reserve : 1;
-        auto prompt = burrow::buildChatPrompt(*model, conversation, promptOptions);
-        if (!prompt) {
-            std::fprintf(stderr, "burrow-cli chat: %s\n", prompt.message().c_str());
-            conversation.pop_back();
-            continue;
+        const size_t turnStart = conversation.size() - 1;
+        // A reply that calls tools goes on with their results (at most 8 rounds a turn).
+        Round round = Round::ROUND_AGAIN;
+        for (int n = 0; n < 8 && round == Round::ROUND_AGAIN; ++n) {
+            burrow::Timings timings;
+            round = chatRound(*model, *session, gen, chatFormat, context > reserve ? context - reserve : 1,
+                              reasoningToTerminal, tools, conversation, &timings);
+            if (round == Round::ROUND_INTERRUPTED)
+                return reportInterrupted("chat", timings);
         }
-        if (prompt->droppedMessages > 0)
-            std::fprintf(stderr, "(%zu earlier messages left out to fit the context)\n", prompt->droppedMessages);
-        burrow::GenerateOptions go;
-        go.maxTokens = static_cast<int32_t>(gen.n);
-        go.speculative = gen.speculative;
-        go.stopStrings = prompt->format.stopStrings;
-        go.overflow = burrow::ContextOverflow::CONTEXT_OVERFLOW_STOP;
-        go.nKeep = prompt->keepTokens;
-        go.reasoning = prompt->reasoning;
-        go.onReasoning = [reasoningToTerminal](std::string_view piece) {
-            if (reasoningToTerminal) {
-                std::fprintf(stdout, "\x1b[2m%.*s\x1b[22m", static_cast<int>(piece.size()), piece.data());
-                std::fflush(stdout);
-            } else {
-                std::fwrite(piece.data(), 1, piece.size(), stderr);
-            }
-            return true;
-        };
-        burrow::GenerateResult result;
-        bool interrupted = false;
-        const burrow::Status s =
-            generateInterruptible(*session, prompt->tokens, gen.sampling, go, &result, &interrupted);
-        if (!s) {
-            std::fprintf(stderr, "burrow-cli chat: %s (/reset starts over)\n", s.message().c_str());
-            conversation.pop_back();
-            continue;
-        }
-        if (interrupted)
-            return reportInterrupted("chat", result.timings);
-        conversation.push_back({"assistant", result.text, result.reasoning, {}});
-        const burrow::Timings &t = result.timings;
-        std::fprintf(stderr, "[prompt %d tokens, %d reused from the cache; reply %d tokens, %.1f tokens/s%s]\n",
-                     t.promptTokens, t.reusedTokens, t.generatedTokens, t.generateTokensPerSecond(),
-                     result.stopReason == burrow::StopReason::STOP_REASON_CONTEXT_FULL ? "; context full, /reset" : "");
+        if (round == Round::ROUND_FAILED)
+            conversation.resize(turnStart);
     }
     return 0;
 }

@@ -74,6 +74,8 @@ void printHelp(FILE *out)
                  "  --name TEXT          general.name (default synthetic-ARCH)\n"
                  "  --chat-template FILE write FILE (Jinja, <= 1 MiB) as tokenizer.chat_template\n"
                  "                       (default: none, a base model)\n"
+                 "  --token TEXT         an extra vocabulary entry (user-defined, matched whole),\n"
+                 "                       e.g. a template's markup \"<|im_start|>\"; repeatable (64 at most)\n"
                  "  --script PIECES      a scripted model (trying the reply display): after the\n"
                  "                       first piece (the prompt's last token) it writes the\n"
                  "                       others in turn. Pieces are vocabulary entries separated\n"
@@ -235,6 +237,9 @@ int runSynth(const std::vector<std::string> &args)
             spec.seed = n;
         } else if (a == "--name") {
             spec.name = v;
+        } else if (a == "--token") {
+            // An extra vocabulary entry (user-defined: shown, matched whole), e.g. a template's markup.
+            spec.extraTokens.push_back(v);
         } else if (a == "--chat-template") {
             // A Jinja file (at most 1 MiB), written as tokenizer.chat_template.
             std::string text;

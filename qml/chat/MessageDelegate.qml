@@ -28,6 +28,8 @@ Item {
     required property double reasoningMs
     // The reply ended because the context was full.
     required property bool contextFull
+    // The reply's tool calls (ToolRunner), each shown as a card.
+    required property var tools
     required property ChatController chat
 
     readonly property bool isUser: author === Chat.User
@@ -199,6 +201,25 @@ Item {
                             const part = item as CodePart
                             if (part !== null)
                                 part.copyRequested.connect(row => root.chat.copyToClipboard(root.blocks.codeAt(row)))
+                        }
+                    }
+                }
+
+                // One card per tool call; the buttons act on this message's row.
+                Repeater {
+                    model: root.tools
+                    delegate: ToolCard {
+                        required property var modelData
+                        required property int index
+                        Layout.fillWidth: true
+                        call: modelData
+                        callIndex: index
+                    }
+                    onItemAdded: (index, item) => {
+                        const card = item as ToolCard
+                        if (card !== null) {
+                            card.row = Qt.binding(() => root.index)
+                            card.chat = root.chat
                         }
                     }
                 }

@@ -22,6 +22,7 @@ Item {
     signal defaultSettingsRequested()
     signal localServerRequested()
     signal serversRequested()
+    signal toolsRequested()
     signal aboutRequested()
     signal sendRequested()
     signal focusComposerRequested()
@@ -104,6 +105,10 @@ Item {
     readonly property Action servers: Action {
         text: qsTr("Ser&vers…")   // V: S is Local server's
         onTriggered: root.serversRequested()
+    }
+    readonly property Action tools: Action {
+        text: qsTr("&Tools…")
+        onTriggered: root.toolsRequested()
     }
     readonly property Action about: Action {
         text: qsTr("&About Burrow")

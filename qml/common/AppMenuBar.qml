@@ -132,6 +132,11 @@ MenuBar {
             Accessible.name: qsTr("Servers whose models you can chat with")
         }
         MenuItem {
+            objectName: "toolsMenuItem"
+            action: root.actions.tools
+            Accessible.name: qsTr("Tool servers the model may call")
+        }
+        MenuItem {
             objectName: "accessTokenMenuItem"
             action: root.actions.accessToken
             Accessible.name: qsTr("The Hugging Face access token for downloads")

@@ -24,6 +24,8 @@ Pane {
     // (ModelCard.readsEnableThinking / readsReasoningEffort): only then are
     // Thinking and Reasoning effort shown.
     property bool showThinking: false
+    // Settings → Tools has servers: the Tools switch is shown.
+    property bool showTools: false
     property bool showReasoningEffort: false
     // The settings new chats start with (in the "Settings for new chats"
     // dialog, which has its own title and Close button), not one chat's.
@@ -292,6 +294,28 @@ Pane {
                     Accessible.name: thinkingRow.label
                     Accessible.description: thinkingRow.hint
                     onToggled: root.settings.thinking = checked
+                }
+            }
+
+            // The tools of Settings → Tools in this chat.
+            SettingRow {
+                id: toolsRow
+                objectName: "row_tools"
+                visible: root.showTools
+                settings: root.settings
+                field: "tools"
+                label: root.labelOf("tools")
+                hint: root.hintOf("tools")
+                onReset: toolsSwitch.checked = Qt.binding(() => root.settings ? root.settings.tools : true)
+
+                Switch {
+                    id: toolsSwitch
+                    objectName: "field_tools"
+                    checked: root.settings ? root.settings.tools : true
+                    enabled: root.settings !== null
+                    Accessible.name: toolsRow.label
+                    Accessible.description: toolsRow.hint
+                    onToggled: root.settings.tools = checked
                 }
             }
 

@@ -32,6 +32,8 @@ struct FakeControl {
     // context filled up).
     GenerationOutcome::Stop endWith = GenerationOutcome::Stop::EndOfText;
     QList<ChatRequest> requests;            // written on the engine thread; read after it reports
+    // The tool calls of reply n (in the order replies are asked for); none past the list.
+    QList<QList<ModelToolCall>> toolCalls;
 
     void release(int n = 1) { steps.release(n); }
 };
@@ -132,6 +134,9 @@ public:
         outcome.generateMs = 10;
         outcome.contextUsed = plan.promptTokens + outcome.generatedTokens;
         outcome.stop = m_control->endWith;
+        const int reply = m_control->generateCalls - 1;
+        if (reply < m_control->toolCalls.size())
+            outcome.toolCalls = m_control->toolCalls.at(reply);
         return outcome;
     }
 

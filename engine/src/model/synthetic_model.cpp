@@ -197,7 +197,7 @@ struct Vocab {
     std::vector<int32_t> types;   // 1 normal, 2 unknown, 3 control, 6 byte
 };
 
-Vocab buildVocab(uint32_t n, bool gemma4Markers)
+Vocab buildVocab(uint32_t n, bool gemma4Markers, const std::vector<std::string> &extraTokens)
 {
     Vocab v;
     v.tokens.reserve(n);
@@ -218,6 +218,8 @@ Vocab buildVocab(uint32_t n, bool gemma4Markers)
                                   "<tool_response|>", "<|\"|>"})
             add(shown, 0.0f, 4);
     }
+    for (const std::string &extra : extraTokens)
+        add(extra, 0.0f, 4);
     if (n >= v.tokens.size() + 256) {
         static const char hex[] = "0123456789ABCDEF";
         for (int b = 0; b < 256; ++b)
@@ -252,7 +254,7 @@ Vocab buildVocab(uint32_t n, bool gemma4Markers)
 // once), or the first piece missing from the vocabulary.
 Result<std::vector<uint32_t>> scriptIds(const SyntheticSpec &spec, const ArchRules &r)
 {
-    const Vocab vocab = buildVocab(spec.shape.nVocab, r.gemma4);
+    const Vocab vocab = buildVocab(spec.shape.nVocab, r.gemma4, spec.extraTokens);
     std::vector<uint32_t> ids;
     for (const std::string &piece : spec.script) {
         const auto it = std::find(vocab.tokens.begin(), vocab.tokens.end(), piece);
@@ -675,6 +677,16 @@ Status checkSyntheticSpec(const SyntheticSpec &spec)
         if (!checkedAdd<uint64_t>(total, n, &total) || total > (uint64_t(1) << 40))
             return Status::error("the model would have more than 2^40 parameters");
     }
+    if (spec.extraTokens.size() > 64)
+        return Status::error("at most 64 extra tokens, got " + std::to_string(spec.extraTokens.size()));
+    for (size_t i = 0; i < spec.extraTokens.size(); ++i) {
+        const std::string &t = spec.extraTokens[i];
+        if (t.empty() || t.size() > 1024)
+            return Status::error("extra token " + std::to_string(i + 1) + " is empty or longer than 1024 bytes");
+        if (std::find(spec.extraTokens.begin(), spec.extraTokens.begin() + static_cast<std::ptrdiff_t>(i), t) !=
+            spec.extraTokens.begin() + static_cast<std::ptrdiff_t>(i))
+            return Status::error("extra token '" + t + "' comes twice");
+    }
     if (!spec.script.empty()) {
         if (spec.script.size() < 2)
             return Status::error("a script needs a trigger piece and at least one piece after it");
@@ -846,7 +858,7 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
         if (r.sharedExpert)
             u32(p + "expert_shared_feed_forward_length", s.nFfShexp);
     }
-    const Vocab vocab = buildVocab(s.nVocab, r.gemma4);
+    const Vocab vocab = buildVocab(s.nVocab, r.gemma4, spec.extraTokens);
     w.addString("tokenizer.ggml.model", "llama");
     if (!spec.chatTemplate.empty())
         w.addString("tokenizer.chat_template", spec.chatTemplate);

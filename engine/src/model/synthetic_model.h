@@ -147,6 +147,11 @@ struct SyntheticSpec {
     // MTP block's eh_proj passes the token's normed embedding through (its
     // hidden half zero), so the block drafts the script too.
     std::vector<std::string> script;
+    // Extra vocabulary entries, user-defined tokens after the special ones
+    // (shown in the text, matched whole by the tokenizer): a template's
+    // markup ("<|im_start|>", "<tool_call>") or a whole tool call as one
+    // piece of a script. At most 64, each 1..1024 bytes, none twice.
+    std::vector<std::string> extraTokens;
 };
 
 // One tensor of a spec's model, before types are chosen.

@@ -65,6 +65,84 @@ private Q_SLOTS:
         QCOMPARE(target.conversations().first().modelPath, locator);
     }
 
+    // A reply's tool calls (MCP tools: the call, the decision, the result)
+    // go into the bundle as its "tools" and come back on import; entries
+    // that are not objects are dropped, at most 64 are kept.
+    void toolCallsRoundTrip()
+    {
+        QTemporaryDir tmp;
+        ConversationStore source;
+        source.setDatabasePath(tmp.filePath(QStringLiteral("a.db")));
+        QVERIFY(source.open());
+        const qint64 id = source.createConversation(QStringLiteral("Tools"), QStringLiteral("/m/calls.gguf"), 0, {});
+        QVERIFY(source.appendMessage(id, Chat::Role::User, QStringLiteral("Say hi")) > 0);
+        const qint64 reply = source.beginReply(id, QStringLiteral("calls.gguf"), {});
+        QVERIFY(source.finishReply(reply, QString(), Chat::State::Complete, 9, 2, 40.0));
+        const QJsonArray tools{QJsonObject{{QStringLiteral("id"), QStringLiteral("call_2_0")},
+                                           {QStringLiteral("name"), QStringLiteral("echo")},
+                                           {QStringLiteral("arguments"), QStringLiteral("{\"message\":\"hi\"}")},
+                                           {QStringLiteral("decision"), QStringLiteral("always")},
+                                           {QStringLiteral("state"), QStringLiteral("done")},
+                                           {QStringLiteral("result"), QStringLiteral("Echo: hi")}}};
+        QVERIFY(source.setTools(reply, tools));
+        const qint64 next = source.beginReply(id, QStringLiteral("calls.gguf"), {});
+        QVERIFY(source.finishReply(next, QStringLiteral("ok got it"), Chat::State::Complete, 9, 2, 40.0));
+
+        const QString out = tmp.filePath(QStringLiteral("bundle"));
+        QVERIFY(QDir().mkpath(out));
+        QString error;
+        QVERIFY2(ConversationBundle::writeFolder(source, {}, out, &error), qPrintable(error));
+        QFile json(out + QStringLiteral("/conversations.json"));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(json.readAll()).object();
+        json.close();
+        QJsonObject conversation = root.value(QLatin1String("conversations")).toArray().first().toObject();
+        QJsonArray messages = conversation.value(QLatin1String("messages")).toArray();
+        QCOMPARE(messages.at(1).toObject().value(QLatin1String("tools")).toArray(), tools);
+        QVERIFY(!messages.at(2).toObject().contains(QLatin1String("tools")));
+        QDir transcripts(out + QStringLiteral("/transcripts"));
+        QFile md(transcripts.filePath(transcripts.entryList(QDir::Files).first()));
+        QVERIFY(md.open(QIODevice::ReadOnly));
+        const QByteArray transcript = md.readAll();
+        QVERIFY2(transcript.contains("**Tool call** `echo` `{\"message\":\"hi\"}` (done)\n\n> Echo: hi"), transcript.constData());
+
+        ConversationStore target;
+        target.setDatabasePath(tmp.filePath(QStringLiteral("b.db")));
+        QVERIFY(target.open());
+        const ConversationBundle::ImportResult imported = ConversationBundle::importFolder(target, out);
+        QVERIFY2(imported.ok, qPrintable(imported.error));
+        QCOMPARE(imported.added, 1);
+        const QVector<MessageRecord> back = target.messages(target.conversations().first().id);
+        QCOMPARE(back.size(), 3);
+        QCOMPARE(back.at(1).tools, tools);
+        QVERIFY(back.at(2).tools.isEmpty());
+
+        // A hostile bundle: 70 entries and a few that are not objects.
+        QJsonArray many;
+        many.append(QStringLiteral("not a call"));
+        many.append(42);
+        for (int i = 0; i < 70; ++i)
+            many.append(QJsonObject{{QStringLiteral("name"), QStringLiteral("t%1").arg(i)}});
+        QJsonObject hostile = messages.at(1).toObject();
+        hostile.insert(QStringLiteral("tools"), many);
+        hostile.insert(QStringLiteral("content"), QStringLiteral("changed, so it is a new chat"));
+        messages.replace(1, hostile);
+        conversation.insert(QStringLiteral("messages"), messages);
+        root.insert(QStringLiteral("conversations"), QJsonArray{conversation});
+        QVERIFY(json.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        json.write(QJsonDocument(root).toJson());
+        json.close();
+        const ConversationBundle::ImportResult again = ConversationBundle::importFolder(target, out);
+        QVERIFY2(again.ok, qPrintable(again.error));
+        QCOMPARE(again.added, 1);
+        qint64 newest = -1;
+        for (const ConversationRecord &c : target.conversations())
+            newest = qMax(newest, c.id);
+        const QJsonArray kept = target.messages(newest).at(1).tools;
+        QCOMPARE(kept.size(), 64);
+        QCOMPARE(kept.first().toObject().value(QLatin1String("name")).toString(), QStringLiteral("t0"));
+    }
+
     void hostileRemotePartKeepsOnlyTheName_data()
     {
         QTest::addColumn<QString>("endpoint");

@@ -46,10 +46,11 @@ private slots:
         QCOMPARE(s.toEngine().reasoningEffort, std::string("medium"));
         QCOMPARE(s.kvCacheType(), QStringLiteral("f16"));
         QVERIFY(s.toEngine().kvCacheType == burrow::KvCacheType::KV_CACHE_F16);
+        QVERIFY(s.tools());   // the tools of Settings → Tools, when there are any
         QCOMPARE(s.speculative(), QStringLiteral("auto"));
         QCOMPARE(s.draftModel(), QString());
         QVERIFY(s.toEngine().speculative.mode == burrow::SpeculativeMode::SPECULATIVE_AUTO);
-        QCOMPARE(ChatSettings::fieldNames().size(), 18);
+        QCOMPARE(ChatSettings::fieldNames().size(), 19);
         for (const QString &f : ChatSettings::fieldNames())
             QVERIFY2(ChatSettings::builtInDefault(f).isValid(), qPrintable(f));
     }
@@ -511,6 +512,7 @@ private slots:
             {QStringLiteral("systemPrompt"), {QStringLiteral("Réponds brièvement."), true}},
             {QStringLiteral("chatFormat"), {QStringLiteral("chatml"), QStringLiteral("vicuna")}},
             {QStringLiteral("thinking"), {false, QStringLiteral("perhaps")}},
+            {QStringLiteral("tools"), {false, QStringLiteral("perhaps")}},
             {QStringLiteral("reasoningEffort"), {QStringLiteral("high"), QStringLiteral("extreme")}},
             {QStringLiteral("speculative"), {QStringLiteral("draft"), QStringLiteral("mtp-ish")}},
             {QStringLiteral("draftModel"), {QStringLiteral("/models/small-draft.gguf"), QStringLiteral("small-draft.gguf")}},
@@ -601,6 +603,7 @@ private slots:
             if (field == QLatin1String("systemPrompt")) return r.systemPrompt == value.toString().toStdString();
             if (field == QLatin1String("chatFormat")) return r.chatFormat == value.toString().toStdString();
             if (field == QLatin1String("thinking")) return r.enableThinking == value.toBool() && base.enableThinking;
+            if (field == QLatin1String("tools")) return r.tools == value.toBool() && base.tools;
             if (field == QLatin1String("reasoningEffort"))
                 return r.reasoningEffort == value.toString().toStdString() && base.reasoningEffort == "medium";
             if (field == QLatin1String("speculative"))
