@@ -65,59 +65,13 @@ inline void storeRows(float *dst, __m256 v, int rows)
 // Dot::dot4(acc, w, a): acc + the 4-element dot products of unsigned w and
 // signed a in each 32-bit lane; Dot::dot2(acc, p, s): acc + the int16 pairs
 // of p times those of s, summed per 32-bit lane.
-// Q4_0: per block acc = fma(isum, d_w d_a, acc).
-template <int NT, typename Dot>
+// Q4_0: per block acc = fma(isum, d_w d_a, acc). Table (IQ4_NL): the
+// nibbles through the value table plus 128 and 128 x the block sum taken
+// out (as packed_avx512.cpp's q4_0Tile); codes up to 241, so only for a Dot
+// exact for 8-bit codes (VNNI).
+template <int NT, typename Dot, bool Table = false>
 void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
               size_t ldy, int rows)
-{
-    constexpr size_t runs = 4;
-    const int64_t nb = W.blocks;
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
-    const uint8_t *a[NT];
-    const float *ad[NT];
-    const int32_t *as[NT];
-    __m256 acc[NT];
-    for (int j = 0; j < NT; ++j) {
-        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
-        ad[j] = act.scale + (t0 + j) * nb;
-        as[j] = act.sum + (t0 + j) * nb;
-        acc[j] = _mm256_setzero_ps();
-    }
-    for (int64_t b = 0; b < nb; ++b) {
-        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
-        const uint8_t *q = g + at.runs + 32 * h;
-        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
-        __m256i sA[NT], sB[NT];
-        for (int j = 0; j < NT; ++j) {
-            sA[j] = _mm256_set1_epi32(as[j][b]);   // -8 * the block's code sum
-            sB[j] = _mm256_setzero_si256();
-        }
-        for (size_t c = 0; c < runs; ++c) {
-            prefetchAhead<NT>(q + c * kRun);
-            const __m256i w = load256(q + c * kRun);
-            const __m256i lo = _mm256_and_si256(w, low4);
-            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low4);
-            for (int j = 0; j < NT; ++j) {
-                sA[j] = Dot::dot4(sA[j], lo, bcast32(a[j] + ab + 4 * c));
-                sB[j] = Dot::dot4(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
-            }
-        }
-        const __m256 dw = halves8(g + at.scales + 16 * h);
-        for (int j = 0; j < NT; ++j) {
-            const __m256i sumi = _mm256_add_epi32(sA[j], sB[j]);
-            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b])), acc[j]);
-        }
-    }
-    for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, acc[j], rows);
-}
-
-// IQ4_NL: Q4_0's form with the value table (as packed_avx512.cpp's
-// iq4NlTile: values + 128, 128 x the block sum out). Codes up to 241: only
-// for a Dot exact for 8-bit codes (VNNI).
-template <int NT, typename Dot>
-void iq4NlHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
-               size_t ldy, int rows)
 {
     constexpr size_t runs = 4;
     const int64_t nb = W.blocks;
@@ -140,14 +94,18 @@ void iq4NlHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiv
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
         __m256i sA[NT], sB[NT];
         for (int j = 0; j < NT; ++j) {
-            sA[j] = _mm256_set1_epi32(16 * as[j][b]);
+            sA[j] = _mm256_set1_epi32(Table ? 16 * as[j][b] : as[j][b]);   // -8 (Table: -128) * the block's code sum
             sB[j] = _mm256_setzero_si256();
         }
         for (size_t c = 0; c < runs; ++c) {
             prefetchAhead<NT>(q + c * kRun);
             const __m256i w = load256(q + c * kRun);
-            const __m256i lo = _mm256_shuffle_epi8(table, _mm256_and_si256(w, low4));
-            const __m256i hi = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(w, 4), low4));
+            __m256i lo = _mm256_and_si256(w, low4);
+            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low4);
+            if constexpr (Table) {
+                lo = _mm256_shuffle_epi8(table, lo);
+                hi = _mm256_shuffle_epi8(table, hi);
+            }
             for (int j = 0; j < NT; ++j) {
                 sA[j] = Dot::dot4(sA[j], lo, bcast32(a[j] + ab + 4 * c));
                 sB[j] = Dot::dot4(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
@@ -556,7 +514,7 @@ void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     case GgmlType::GGML_TYPE_Q8_0: fns[0] = fns[1] = q8_0Half<1, Dot>; tile = 1; break;
     case GgmlType::GGML_TYPE_Q4_0: fns[0] = q4_0Half<1, Dot>; fns[1] = q4_0Half<2, Dot>; break;
     case GgmlType::GGML_TYPE_Q5_0: fns[0] = fns[1] = q5_0Half<1, Dot>; tile = 1; break;
-    case GgmlType::GGML_TYPE_IQ4_NL: fns[0] = iq4NlHalf<1, Dot>; fns[1] = iq4NlHalf<2, Dot>; break;
+    case GgmlType::GGML_TYPE_IQ4_NL: fns[0] = q4_0Half<1, Dot, true>; fns[1] = q4_0Half<2, Dot, true>; break;
     case GgmlType::GGML_TYPE_Q4_K:
         fns[0] = q4KHalf<false, 1, Dot>;
         fns[1] = q4KHalf<false, 2, Dot>;

@@ -63,7 +63,10 @@ inline void storeRows(float *dst, __m512 v, int rows)
 }
 
 // Q4_0 weights against Q8_0 activations: per block acc = fma(isum, d_w d_a, acc).
-template <int NT>
+// Table (IQ4_NL): the same runs and chain, the nibbles looked up in the
+// value table plus 128 (unsigned for vpdpbusd) and 128 x the block's
+// activation sum (16 x Q4_0's side array) taken back out.
+template <int NT, bool Table = false>
 void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
               int rows)
 {
@@ -71,6 +74,8 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
     const int64_t nb = W.blocks;
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i high4 = _mm512_set1_epi8(static_cast<char>(0xf0));
+    const __m512i table = _mm512_xor_si512(
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl))), _mm512_set1_epi8(-128));
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
@@ -87,65 +92,18 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
         __m512i sA[NT], sB[NT];
         for (int j = 0; j < NT; ++j) {
-            sA[j] = _mm512_set1_epi32(as[j][b]);   // -8 * the block's code sum
+            sA[j] = _mm512_set1_epi32(Table ? 16 * as[j][b] : as[j][b]);   // -8 (Table: -128) * the block's code sum
             sB[j] = _mm512_setzero_si512();
         }
         for (size_t c = 0; c < runs; ++c) {
             prefetchAhead<NT>(q + c * kRun);
             const __m512i w = load512(q + c * kRun);
-            const __m512i lo = _mm512_and_si512(w, low4);
-            const __m512i hi16 = _mm512_and_si512(w, high4);   // 16 x the high nibble
-            for (int j = 0; j < NT; ++j) {
-                sA[j] = _mm512_dpbusd_epi32(sA[j], lo, bcast32(a[j] + ab + 4 * c));
-                sB[j] = _mm512_dpbusd_epi32(sB[j], hi16, bcast32(a[j] + ab + 16 + 4 * c));
+            __m512i lo = _mm512_and_si512(w, low4);
+            __m512i hi = _mm512_and_si512(w, high4);   // 16 x the high nibble (Q4_0)
+            if constexpr (Table) {
+                lo = _mm512_shuffle_epi8(table, lo);
+                hi = _mm512_shuffle_epi8(table, _mm512_srli_epi16(hi, 4));
             }
-        }
-        const __m512 dw = halves16(g + at.scales);
-        for (int j = 0; j < NT; ++j) {
-            const __m512i sumi = _mm512_add_epi32(sA[j], _mm512_srai_epi32(sB[j], 4));   // exact: sB is 16 x the sum
-            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b])), acc[j]);
-        }
-    }
-    for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
-}
-
-// IQ4_NL weights against Q8_0 activations: Q4_0's runs and float chain, the
-// nibbles looked up in the value table plus 128 (unsigned for vpdpbusd) and
-// 128 x the block's activation sum (16 x Q4_0's side array) taken back out.
-template <int NT>
-void iq4NlTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
-               int rows)
-{
-    constexpr size_t runs = 4;
-    const int64_t nb = W.blocks;
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
-    const __m512i table = _mm512_xor_si512(
-        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl))), _mm512_set1_epi8(-128));
-    const uint8_t *a[NT];
-    const float *ad[NT];
-    const int32_t *as[NT];
-    __m512 acc[NT];
-    for (int j = 0; j < NT; ++j) {
-        a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
-        ad[j] = act.scale + (t0 + j) * nb;
-        as[j] = act.sum + (t0 + j) * nb;
-        acc[j] = _mm512_setzero_ps();
-    }
-    for (int64_t b = 0; b < nb; ++b) {
-        const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
-        const uint8_t *q = g + at.runs;
-        const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
-        __m512i sA[NT], sB[NT];
-        for (int j = 0; j < NT; ++j) {
-            sA[j] = _mm512_set1_epi32(16 * as[j][b]);   // -128 * the block's code sum
-            sB[j] = _mm512_setzero_si512();
-        }
-        for (size_t c = 0; c < runs; ++c) {
-            prefetchAhead<NT>(q + c * kRun);
-            const __m512i w = load512(q + c * kRun);
-            const __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(w, low4));
-            const __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(w, 4), low4));
             for (int j = 0; j < NT; ++j) {
                 sA[j] = _mm512_dpbusd_epi32(sA[j], lo, bcast32(a[j] + ab + 4 * c));
                 sB[j] = _mm512_dpbusd_epi32(sB[j], hi, bcast32(a[j] + ab + 16 + 4 * c));
@@ -153,7 +111,8 @@ void iq4NlTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
         }
         const __m512 dw = halves16(g + at.scales);
         for (int j = 0; j < NT; ++j) {
-            const __m512i sumi = _mm512_add_epi32(sA[j], sB[j]);
+            // Q4_0: exact, sB is 16 x the high nibbles' sum
+            const __m512i sumi = _mm512_add_epi32(sA[j], Table ? sB[j] : _mm512_srai_epi32(sB[j], 4));
             acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b])), acc[j]);
         }
     }
@@ -590,7 +549,7 @@ struct Tiles {
 };
 template <int NT> struct Q8_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q8_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q5_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q5_0Tile<NT>(W, g, a, t, y, l, r); } };
-template <int NT> struct IQ4_NLT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { iq4NlTile<NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct IQ4_NLT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4_0Tile<NT, true>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<false, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KGemmT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<true, NT>(W, g, a, t, y, l, r); } };
