@@ -1,5 +1,7 @@
 #include "quant/packed.h"
 
+#include "common/streamed_memory.h"
+
 #include "quant/cpu_features.h"
 #include "quant/generic/generic_kernels.h"
 #include "quant/packed_lowbit.h"
@@ -16,15 +18,12 @@
 #include <cstddef>
 #include <cstring>
 #include <new>
-
-#include <sys/mman.h>
 #include <string>
 
 namespace burrow::quant {
 
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;   // x86 transparent huge page
 constexpr size_t kQ8_0Run = 8;                 // 4-byte runs per 32-element block
 constexpr size_t kQ4_0Run = 4;
 constexpr size_t kQ5_0Run = 5;                 // Q4_0's four, then the fifth bits
@@ -380,18 +379,11 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
     m->blocks = K / blockSizeOf(type);
     m->groupBytes = groupBytesFor(type, m->blocks);
     const size_t total = m->bytes();   // <= 2^28 groups * (K/32 * 544) bytes: no overflow for K <= 2^20
-    // A copy of 2 MiB or more starts on a 2 MiB boundary and asks for
-    // transparent huge pages: generation streams every byte once per token,
-    // and with 4 KiB pages each 4 KiB of weights costs a page walk.
-    const bool huge = total >= kHugePage;
-    void *raw = nullptr;
-    if (::posix_memalign(&raw, huge ? kHugePage : 64, total) != 0)
-        raw = nullptr;
-    auto *p = static_cast<uint8_t *>(raw);
+    // On huge pages from 2 MiB up (common/streamed_memory.h): generation
+    // streams every byte once per token.
+    auto *p = static_cast<uint8_t *>(allocateStreamed(total));
     if (!p)
         return Status::error("packing weights: out of memory for " + std::to_string(total) + " bytes");
-    if (huge)
-        ::madvise(p, total & ~(kHugePage - 1), MADV_HUGEPAGE);
     m->data = std::unique_ptr<uint8_t[], void (*)(uint8_t *)>(p, freeAligned);
     for (int64_t g = 0; g < m->groups; ++g) {
         // Zeroed group by group while it is in cache (padding bytes, K-quant
