@@ -35,11 +35,12 @@ constexpr int64_t kTokenChunk = 128;   // activation rows kept in L2 while the g
 // continues into the next group).
 // 4 KiB: measured on a Zen 5 guest (1.1B models, alternating builds) 1 KiB
 // was slower for every type, 8 KiB slower for Q8_0; 4 KiB gave Q5_K +13 %,
-// IQ4_XS +7 % over 2 KiB and the others the same or better. Q4_K and Q5_K
-// take none: on a Zen 4 guest (one thread streaming a 64 MiB matrix from
-// memory, thread CPU time) no software prefetch read Q4_K at 24 GB/s against
-// 17 with it, Q5_K at 23 against 20, where Q5_0 and Q6_K need it (18 against
-// 11, 12 against 10) and the others did not move.
+// IQ4_XS +7 % over 2 KiB and the others the same or better. Only Q5_0 and
+// Q6_K keep it since the weights sit on huge pages (common/streamed_memory.h):
+// on a Zen 4 guest (one thread streaming a 32k-row matrix from memory, thread
+// CPU time) no software prefetch read Q4_K at 30 GB/s against 22 with it,
+// Q5_K 30 / 24, Q4_0 and IQ4_NL 31 / 26-28, Q8_0 17-19 / 15, IQ4_XS the
+// same, where Q5_0 needs it (20 against 12) and Q6_K is level.
 constexpr size_t kPrefetchAhead = 4096;
 
 template <int NT>
@@ -100,7 +101,6 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
             sB[j] = _mm512_setzero_si512();
         }
         for (size_t c = 0; c < runs; ++c) {
-            prefetchAhead<NT>(q + c * kRun);
             const __m512i w = load512(q + c * kRun);
             __m512i lo = _mm512_and_si512(w, low4);
             __m512i hi = _mm512_and_si512(w, high4);   // 16 x the high nibble (Q4_0)
@@ -161,7 +161,6 @@ void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         for (int j = 0; j < NT; ++j)
             d[j] = _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b]));
         for (size_t m = 0; m < runs; ++m) {
-            prefetchAhead<NT>(q + m * kRun);
             const __m512i w = load512(q + m * kRun);
             for (int j = 0; j < NT; ++j) {
                 const __m512i lane = _mm512_dpbusd_epi32(_mm512_set1_epi32(as[j][8 * b + static_cast<int64_t>(m)]), w,
@@ -510,7 +509,6 @@ void iq4XsTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
                 lLo[j] = lHi[j] = zero;
             for (int ib = 0; ib < 8; ++ib) {
                 const uint8_t *run = o + 128 + static_cast<size_t>(c * 8 + ib) * kRun;
-                prefetchAhead<NT>(run);
                 const __m512i w = load512(run);
                 const __m512i vLo = _mm512_shuffle_epi8(table, _mm512_and_si512(w, low4));
                 const __m512i vHi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(w, 4), low4));
