@@ -127,4 +127,19 @@ size_t tiledScratchFloats(int dk, int dv);
 // plus (keys from the lowest first to the highest last) (dk + dv) conversions.
 void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
 
+// attendTiled for the query heads of one position that share a KV head
+// (a generated token, a verified draft): nq (1..kTileCallQueries) queries
+// with the same first and last; each query's result is attendTiled's, bit
+// for bit (so a position's logits do not depend on the kernel that ran it:
+// runtime/batch_invariance.h). The AVX-512 kernel (x86/avx512_decode.cpp)
+// puts R = 16 / P keys beside P >= nq query lanes in a vector (P a power of
+// two), converting each tile's keys R-interleaved, so every lane does useful
+// work where attendTiled's lanes (queries) fill nq of 16; it runs for
+// nq <= kDecodeQueries and head sizes that are multiples of 16, attendTiled
+// otherwise and on the other paths. scratch: tiledScratchFloats. Cost:
+// (last - first + 1) (dk + dv) nq multiply-adds, each key and value
+// converted once.
+inline constexpr int kDecodeQueries = 16;
+void attendDecode(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
+
 } // namespace burrow::ops

@@ -1056,6 +1056,9 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
             kv.blocks = m_cache.table(sp.seq, grp);
             kv.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(il);
             kv.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(il);
+            // One row (a generated token): its heads share the key range,
+            // attendDecode (attendTiled's results, laid out for few queries).
+            const auto attend = b.n == 1 ? attendDecode : attendTiled;
             int nq = 0;
             for (int t = b.row0; t < b.row0 + b.n; ++t) {
                 const uint32_t pos = m_rowPos[static_cast<size_t>(t)];
@@ -1069,13 +1072,13 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
                     tq.last = pos;
                     tq.sink = sinks ? sinks[head] : kNoSink;
                     if (nq == kTileCallQueries) {
-                        attendTiled(kv, qs, nq, scratch);
+                        attend(kv, qs, nq, scratch);
                         nq = 0;
                     }
                 }
             }
             if (nq > 0)
-                attendTiled(kv, qs, nq, scratch);
+                attend(kv, qs, nq, scratch);
         }
     }, work);
 }
