@@ -67,13 +67,16 @@ inline void interleave(__m512 *x)
     }
 }
 
-// Keys t0 + [0, n) of a tile into kI (R-interleaved, dk floats per key) and
-// vf (rows of dv floats); keys below lo and the padding up to 64 as zeros.
+// Keys t0 + [0, n) of a tile into kI (R-interleaved, dk floats per key;
+// keys below lo and the padding up to 64 as zeros) and the value rows' F16
+// addresses into vrow (keys below lo: a row of zeros, their cells maybe not
+// held).
 template <int R>
-void loadTile(const KvView &kv, uint32_t t0, int n, uint32_t lo, uint32_t hi, float *kI, float *vf)
+void loadTile(const KvView &kv, uint32_t t0, int n, uint32_t lo, uint32_t hi, float *kI, const uint16_t **vrow)
 {
-    const int dk = kv.dk, dv = kv.dv;
-    const int kLines = (dk * 2 + 63) / 64, vLines = (dv * 2 + 63) / 64;
+    static const uint16_t zeros[kMaxFlashHeadDim] = {};
+    const int dk = kv.dk;
+    const int kLines = (dk * 2 + 63) / 64, vLines = (kv.dv * 2 + 63) / 64;
     const uint32_t next = t0 + kTileKeys;
     for (int g = 0; g < kTileKeys / R; ++g) {
         const uint16_t *rows[R];
@@ -84,10 +87,7 @@ void loadTile(const KvView &kv, uint32_t t0, int n, uint32_t lo, uint32_t hi, fl
             if (tk < n && j >= lo) {
                 const size_t cell = kvCell(kv.blocks, j);
                 rows[r] = kv.k + cell * kv.kStride;
-                const uint16_t *vj = kv.v + cell * kv.vStride;
-                for (int d = 0; d < dv; d += 16)
-                    _mm512_storeu_ps(vf + static_cast<size_t>(tk) * dv + d,
-                                     _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(vj + d))));
+                vrow[tk] = kv.v + cell * kv.vStride;
                 if (next + static_cast<uint32_t>(tk) <= hi) {   // the next tile's rows on their way
                     const size_t nc = kvCell(kv.blocks, next + static_cast<uint32_t>(tk));
                     for (int l = 0; l < kLines; ++l)
@@ -96,8 +96,7 @@ void loadTile(const KvView &kv, uint32_t t0, int n, uint32_t lo, uint32_t hi, fl
                         _mm_prefetch(reinterpret_cast<const char *>(kv.v + nc * kv.vStride) + 64 * l, _MM_HINT_T0);
                 }
             } else {
-                for (int d = 0; d < dv; d += 16)
-                    _mm512_storeu_ps(vf + static_cast<size_t>(tk) * dv + d, _mm512_setzero_ps());
+                vrow[tk] = zeros;
             }
         }
         float *dst = kI + static_cast<size_t>(g) * dk * R;
@@ -132,22 +131,19 @@ inline void groupScores(const float *kI, int dk, const float *qI, int g0, float 
 }
 
 // acc rows [i0, i0 + NJ) (dv floats apart), dims [d0, d0 + 16 C) += sum over
-// keys tk < n of p(i, tk) V_tk, p(i, tk) = pb[(tk / R) 16 + i R + tk % R].
+// keys tk < n of p(i, tk) V_tk, p(i, tk) = pb[(tk / R) 16 + i R + tk % R],
+// V_tk converted from its F16 row as it is read.
 template <int R, int NJ, int C>
-inline void groupValues(const float *vf, int dv, int n, const float *pb, int i0, int d0, float *acc)
+inline void groupValues(const uint16_t *const *vrow, int dv, int n, const float *pb, int i0, int d0, float *acc)
 {
-    __mmask16 m[C];
-    for (int c = 0; c < C; ++c)
-        m[c] = laneMask(dv - d0 - 16 * c);
     __m512 a[NJ][C];
     for (int j = 0; j < NJ; ++j)
         for (int c = 0; c < C; ++c)
-            a[j][c] = _mm512_maskz_loadu_ps(m[c], acc + static_cast<size_t>(i0 + j) * dv + d0 + 16 * c);
+            a[j][c] = _mm512_loadu_ps(acc + static_cast<size_t>(i0 + j) * dv + d0 + 16 * c);
     for (int tk = 0; tk < n; ++tk) {
-        const float *vr = vf + static_cast<size_t>(tk) * dv + d0;
         __m512 v[C];
         for (int c = 0; c < C; ++c)
-            v[c] = _mm512_maskz_loadu_ps(m[c], vr + 16 * c);
+            v[c] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(vrow[tk] + d0 + 16 * c)));
         const float *pr = pb + (tk / R) * 16 + i0 * R + tk % R;
         for (int j = 0; j < NJ; ++j) {
             const __m512 b = _mm512_set1_ps(pr[j * R]);
@@ -157,21 +153,21 @@ inline void groupValues(const float *vf, int dv, int n, const float *pb, int i0,
     }
     for (int j = 0; j < NJ; ++j)
         for (int c = 0; c < C; ++c)
-            _mm512_mask_storeu_ps(acc + static_cast<size_t>(i0 + j) * dv + d0 + 16 * c, m[c], a[j][c]);
+            _mm512_storeu_ps(acc + static_cast<size_t>(i0 + j) * dv + d0 + 16 * c, a[j][c]);
 }
 
-template <int R, int NJ>
-inline void tileValues(const float *vf, int dv, int n, const float *pb, int nq, float *acc)
+// acc += p V for queries [0, nq) in blocks of NJ, 16 C dims at a time (dv a
+// multiple of 16: C = 2 where it divides, else 1).
+template <int R, int NJ, int C>
+inline void tileValues(const uint16_t *const *vrow, int dv, int n, const float *pb, int nq, float *acc)
 {
-    for (int i0 = 0; i0 < nq; i0 += NJ)
-        for (int d0 = 0; d0 < dv; d0 += 64) {
-            switch ((dv - d0 + 15) / 16 >= 4 ? 4 : (dv - d0 + 15) / 16) {
-            case 1: groupValues<R, NJ, 1>(vf, dv, n, pb, i0, d0, acc); break;
-            case 2: groupValues<R, NJ, 2>(vf, dv, n, pb, i0, d0, acc); break;
-            case 3: groupValues<R, NJ, 3>(vf, dv, n, pb, i0, d0, acc); break;
-            default: groupValues<R, NJ, 4>(vf, dv, n, pb, i0, d0, acc); break;
-            }
-        }
+    for (int i0 = 0; i0 < nq; i0 += NJ) {
+        int d0 = 0;
+        for (; d0 + 16 * C <= dv; d0 += 16 * C)
+            groupValues<R, NJ, C>(vrow, dv, n, pb, i0, d0, acc);
+        for (; d0 < dv; d0 += 16)
+            groupValues<R, NJ, 1>(vrow, dv, n, pb, i0, d0, acc);
+    }
 }
 
 // Lane l takes lane idx[l] of x.
@@ -187,8 +183,7 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
     constexpr int P = 16 / R, NG = kTileKeys / R;   // query lanes, vectors per tile
     const int dk = kv.dk, dv = kv.dv;
     float *kI = scratch;                                    // [NG][dk][R]
-    float *vf = kI + static_cast<size_t>(kTileKeys) * dk;   // [kTileKeys][dv]
-    float *acc = vf + static_cast<size_t>(kTileKeys) * dv;  // [P][dv]
+    float *acc = kI + static_cast<size_t>(kTileKeys) * dk;  // [P][dv]
     float *qI = acc + static_cast<size_t>(P) * dv;          // [dk][16]
     float *sc = qI + static_cast<size_t>(dk) * 16;          // [NG][16]: scores, then p
     const uint32_t first = queries[0].first, last = queries[0].last;
@@ -215,12 +210,13 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
     }
     const __m512i keyLane = _mm512_load_si512(keyOf);
     const __m512 ninf = _mm512_set1_ps(-__builtin_inff());
+    const uint16_t *vrow[kTileKeys];
     for (uint32_t t0 = first / kTileKeys * kTileKeys; t0 <= last; t0 += kTileKeys) {
         const int n = static_cast<int>(last - t0 + 1 < static_cast<uint32_t>(kTileKeys) ? last - t0 + 1 : kTileKeys);
-        loadTile<R>(kv, t0, n, first, last, kI, vf);
-        for (int g0 = 0; g0 < NG; g0 += 8) {
-            if constexpr (NG >= 8)
-                groupScores<R, 8>(kI, dk, qI, g0, sc);
+        loadTile<R>(kv, t0, n, first, last, kI, vrow);
+        for (int g0 = 0; g0 < NG; g0 += 16) {
+            if constexpr (NG >= 16)
+                groupScores<R, 16>(kI, dk, qI, g0, sc);
             else
                 groupScores<R, NG>(kI, dk, qI, g0, sc);
         }
@@ -291,10 +287,10 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
         for (int i = 0; i < nq; ++i)
             S[i] = static_cast<float>(S[i] + sums[i]);
         // acc += p V.
-        if constexpr (P >= 4)
-            tileValues<R, 4>(vf, dv, n, sc, nq, acc);
+        if constexpr (P >= 8)
+            tileValues<R, 8, 2>(vrow, dv, n, sc, nq, acc);
         else
-            tileValues<R, P>(vf, dv, n, sc, nq, acc);
+            tileValues<R, P, 16 / P < 4 ? 16 / P : 4>(vrow, dv, n, sc, nq, acc);
     }
     for (int i = 0; i < nq; ++i) {
         float *a = acc + static_cast<size_t>(i) * dv;
