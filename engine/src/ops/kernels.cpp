@@ -41,6 +41,7 @@ Kernels build(CpuPath path)
         x86::fillAvx2Attention(k);
         x86::fillAvx2Flash(k);
         x86::fillAvx2DeltaNet(k);
+        x86::fillAvx2Decode(k);
     }
     if (path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx512Elementwise(k);

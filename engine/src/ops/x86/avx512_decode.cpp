@@ -334,6 +334,7 @@ void attendDecodeAvx512(const KvView &kv, const TileQuery *queries, int nq, floa
 void fillAvx512Decode(Kernels &k)
 {
     k.attendDecode = attendDecodeAvx512;
+    k.attendDecodeQueries = 16;
 }
 
 } // namespace burrow::ops::x86
