@@ -112,10 +112,20 @@ void loadTile(const KvView &kv, uint32_t t0, int n, uint32_t lo, uint32_t hi, fl
     }
 }
 
+// The scores' window: keys t0 + g R + l % R outside [first, last] masked.
+struct ScoreMask {
+    bool fused = false;          // scale and mask here (no softcap), else raw dot products
+    float scale = 1.0f;
+    bool partial = false;        // some key of the tile outside [first, last]
+    __m512i keyLane, first, last;
+    uint32_t t0 = 0;
+};
+
 // Scores of key groups [g0, g0 + NG): s[g] lane l = K_(g R + l % R) . q_(l / R),
-// one fused chain over the dims.
+// one fused chain over the dims; with m.fused, scaled, masked (-inf outside
+// the window) and their maximum taken into tmax.
 template <int R, int NG>
-inline void groupScores(const float *kI, int dk, const float *qI, int g0, float *sc)
+inline void groupScores(const float *kI, int dk, const float *qI, int g0, float *sc, const ScoreMask &m, __m512 &tmax)
 {
     __m512 s[NG];
     for (int g = 0; g < NG; ++g)
@@ -126,8 +136,18 @@ inline void groupScores(const float *kI, int dk, const float *qI, int g0, float 
         for (int g = 0; g < NG; ++g)
             s[g] = _mm512_fmadd_ps(q, broadcastR<R>(base + static_cast<size_t>(g) * dk * R + static_cast<size_t>(d) * R), s[g]);
     }
-    for (int g = 0; g < NG; ++g)
+    for (int g = 0; g < NG; ++g) {
+        if (m.fused) {
+            s[g] = _mm512_mul_ps(s[g], _mm512_set1_ps(m.scale));
+            if (m.partial) {
+                const __m512i pos = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(m.t0 + static_cast<uint32_t>((g0 + g) * R))), m.keyLane);
+                const __mmask16 in = _mm512_cmp_epu32_mask(m.first, pos, _MM_CMPINT_LE) & _mm512_cmp_epu32_mask(pos, m.last, _MM_CMPINT_LE);
+                s[g] = _mm512_mask_mov_ps(_mm512_set1_ps(-__builtin_inff()), in, s[g]);
+            }
+            tmax = _mm512_max_ps(tmax, s[g]);
+        }
         _mm512_storeu_ps(sc + static_cast<size_t>(g0 + g) * 16, s[g]);
+    }
 }
 
 // acc rows [i0, i0 + NJ) (dv floats apart), dims [d0, d0 + 16 C) += sum over
@@ -214,15 +234,23 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
     for (uint32_t t0 = first / kTileKeys * kTileKeys; t0 <= last; t0 += kTileKeys) {
         const int n = static_cast<int>(last - t0 + 1 < static_cast<uint32_t>(kTileKeys) ? last - t0 + 1 : kTileKeys);
         loadTile<R>(kv, t0, n, first, last, kI, vrow);
+        ScoreMask sm;
+        sm.fused = kv.softcap == 0.0f;
+        sm.scale = kv.scale;
+        sm.partial = t0 < first || t0 + kTileKeys - 1 > last;
+        sm.keyLane = keyLane;
+        sm.first = _mm512_set1_epi32(static_cast<int>(first));
+        sm.last = _mm512_set1_epi32(static_cast<int>(last));
+        sm.t0 = t0;
+        __m512 tmax = ninf;
         for (int g0 = 0; g0 < NG; g0 += 16) {
             if constexpr (NG >= 16)
-                groupScores<R, 16>(kI, dk, qI, g0, sc);
+                groupScores<R, 16>(kI, dk, qI, g0, sc, sm, tmax);
             else
-                groupScores<R, NG>(kI, dk, qI, g0, sc);
+                groupScores<R, NG>(kI, dk, qI, g0, sc, sm, tmax);
         }
-        // Scale (softcap), the mask [first, last], the tile's maximum per query.
-        __m512 tmax = ninf;
-        for (int g = 0; g < NG; ++g) {
+        // Softcapped: scale, mask [first, last], the tile's maximum per query.
+        for (int g = 0; g < NG && !sm.fused; ++g) {
             float *pr = sc + static_cast<size_t>(g) * 16;
             __m512 s = _mm512_loadu_ps(pr);
             if (kv.softcap != 0.0f) {
