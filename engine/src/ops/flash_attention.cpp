@@ -36,4 +36,15 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
     kernels().attendTiled(kv, queries, nq, scratch);
 }
 
+void attendDecode(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+{
+    bool shared = nq <= kernels().attendDecodeQueries && kv.dk % 16 == 0 && kv.dv % 16 == 0;
+    for (int i = 1; i < nq && shared; ++i)
+        shared = queries[i].first == queries[0].first && queries[i].last == queries[0].last;
+    if (shared)
+        kernels().attendDecode(kv, queries, nq, scratch);
+    else
+        kernels().attendTiled(kv, queries, nq, scratch);
+}
+
 } // namespace burrow::ops

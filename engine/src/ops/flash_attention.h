@@ -127,4 +127,19 @@ size_t tiledScratchFloats(int dk, int dv);
 // plus (keys from the lowest first to the highest last) (dk + dv) conversions.
 void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
 
+// attendTiled for the query heads of one position that share a KV head
+// (a generated token, a verified draft): nq (1..kTileCallQueries) queries
+// with the same first and last; each query's result is attendTiled's, bit
+// for bit (so a position's logits do not depend on the kernel that ran it:
+// runtime/batch_invariance.h). The SIMD kernels (x86/avx512_decode.cpp,
+// x86/avx2_decode.cpp) put R = L / P keys beside P >= nq query lanes in a
+// vector of L lanes (16 or 8; P a power of two), converting each tile's
+// keys R-interleaved, so every lane does useful work where attendTiled's
+// lanes (queries) fill nq of L; they run for nq <= kDecodeQueries (AVX-512;
+// 8 on AVX2) and head sizes that are multiples of 16, attendTiled otherwise
+// and on the scalar path. scratch: tiledScratchFloats. Cost: (last - first
+// + 1) (dk + dv) nq multiply-adds, each key and value converted once.
+inline constexpr int kDecodeQueries = 16;
+void attendDecode(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
+
 } // namespace burrow::ops

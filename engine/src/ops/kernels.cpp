@@ -31,22 +31,28 @@ Kernels build(CpuPath path)
     k.attendOnlineQ8_0 = generic::attendOnlineQ8_0;
     k.deltaNetStep = generic::deltaNetStep;
     k.deltaNetChunk = generic::deltaNetChunk;
-    if (!quant::cpuPathSupported(path))
+    if (!quant::cpuPathSupported(path)) {
+        k.attendDecode = k.attendTiled;
         return k;
+    }
 #ifdef BURROW_OPS_X86
     if (path == CpuPath::CPU_PATH_AVX2 || path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx2Elementwise(k);
         x86::fillAvx2Attention(k);
         x86::fillAvx2Flash(k);
         x86::fillAvx2DeltaNet(k);
+        x86::fillAvx2Decode(k);
     }
     if (path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx512Elementwise(k);
         x86::fillAvx512Attention(k);
         x86::fillAvx512Flash(k);
         x86::fillAvx512DeltaNet(k);
+        x86::fillAvx512Decode(k);
     }
 #endif
+    if (!k.attendDecode)
+        k.attendDecode = k.attendTiled;
     return k;
 }
 

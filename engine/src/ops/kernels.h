@@ -43,6 +43,10 @@ struct Kernels {
     void (*attendOnline)(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                          float *const *out, const float *sinks) = nullptr;
     void (*attendTiled)(const KvView &kv, const TileQuery *queries, int nq, float *scratch) = nullptr;
+    // attendTiled itself where the path has no decode kernel; the kernel
+    // takes up to attendDecodeQueries queries (0: none, attendTiled runs).
+    void (*attendDecode)(const KvView &kv, const TileQuery *queries, int nq, float *scratch) = nullptr;
+    int attendDecodeQueries = 0;
     void (*attendOnlineQ8_0)(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                              float *const *out, const float *sinks) = nullptr;
 

@@ -15,7 +15,8 @@
 //     for generation and for prompts shorter than 64), positions from 64 on
 //     through attendTiled (F32 accumulators, the reference's kernel for long
 //     prompt chunks; its result per query does not depend on the queries
-//     sharing a call, the key tiles being aligned to absolute positions). A
+//     sharing a call, the key tiles being aligned to absolute positions; a
+//     single row's heads through attendDecode, attendTiled's bits). A
 //     Q8_0 cache: attendOnlineQ8_0 for every query, as before;
 //   - attention without flash runs every (token, KV head) through
 //     attendHeads (no multi-query attendBlock);

@@ -1008,7 +1008,10 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
 // not depend on the queries sharing a call), in one dispatch over items
 // (block of up to kTileCallQueries / group consecutive rows of one span,
 // KV head): a prompt's key tiles are converted once per block, a
-// generating row is a block of its own.
+// generating row is a block of its own (attendDecode). When every block is
+// one row and they are fewer than the threads times the KV heads, each KV
+// head's query heads are split in up to threads / items slices, one item
+// each (a query's result does not depend on the queries sharing its call).
 void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans)
 {
     const model::ModelConfig &c = m_c;
@@ -1024,12 +1027,14 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
     // Blocks: (span, first row, rows), listed in m_rowList as triples.
     int nBlocks = 0;
     int64_t work = 0;
+    bool rowsOnly = true;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
         const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
         const int skip = pos0 >= static_cast<uint32_t>(kTileQueries) ? 0 : static_cast<int>(kTileQueries - pos0);
         for (int t0 = skip; t0 < sp.n; t0 += tokensPerBlock) {
             m_tileBlocks[static_cast<size_t>(nBlocks)] = {si, sp.row0 + t0, std::min(tokensPerBlock, sp.n - t0)};
+            rowsOnly = rowsOnly && m_tileBlocks[static_cast<size_t>(nBlocks)].n == 1;
             ++nBlocks;
         }
         if (skip < sp.n)
@@ -1042,25 +1047,34 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
     base.softcap = c.attnSoftcap;
-    const int64_t items = static_cast<int64_t>(nBlocks) * nKv;
+    const int64_t heads = static_cast<int64_t>(nBlocks) * nKv;
+    const int parts = rowsOnly && heads > 0 && heads < m_pool.size()
+                          ? static_cast<int>(std::min<int64_t>(group, (m_pool.size() + heads - 1) / heads))
+                          : 1;
+    const int64_t items = heads * parts;
     const size_t scratchPerThread = m_tileScratch.size() / static_cast<size_t>(m_pool.size());
     m_pool.run([&](int ith, int nth) {
         float *scratch = m_tileScratch.data() + static_cast<size_t>(ith) * scratchPerThread;
         TileQuery qs[kTileCallQueries];
         for (int64_t item = ith; item < items; item += nth) {
-            const TileBlock &b = m_tileBlocks[static_cast<size_t>(item / nKv)];
-            const int kvHead = static_cast<int>(item % nKv);
+            const TileBlock &b = m_tileBlocks[static_cast<size_t>(item / (nKv * parts))];
+            const int kvHead = static_cast<int>(item / parts % nKv);
+            const int part = static_cast<int>(item % parts);
+            const int gBegin = part * group / parts, gEnd = (part + 1) * group / parts;
             const BatchSpan &sp = spans[b.span];
             const uint32_t held = m_cache.firstPresent(sp.seq, il);
             KvView kv = base;
             kv.blocks = m_cache.table(sp.seq, grp);
             kv.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(il);
             kv.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(il);
+            // One row (a generated token): its heads share the key range,
+            // attendDecode (attendTiled's results, laid out for few queries).
+            const auto attend = b.n == 1 ? attendDecode : attendTiled;
             int nq = 0;
             for (int t = b.row0; t < b.row0 + b.n; ++t) {
                 const uint32_t pos = m_rowPos[static_cast<size_t>(t)];
                 const uint32_t w = sliding && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
-                for (int g = 0; g < group; ++g) {
+                for (int g = gBegin; g < gEnd; ++g) {
                     const int head = kvHead * group + g;
                     TileQuery &tq = qs[nq++];
                     tq.q = m_q.data() + t * Q + static_cast<int64_t>(head) * dk;
@@ -1069,13 +1083,13 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
                     tq.last = pos;
                     tq.sink = sinks ? sinks[head] : kNoSink;
                     if (nq == kTileCallQueries) {
-                        attendTiled(kv, qs, nq, scratch);
+                        attend(kv, qs, nq, scratch);
                         nq = 0;
                     }
                 }
             }
             if (nq > 0)
-                attendTiled(kv, qs, nq, scratch);
+                attend(kv, qs, nq, scratch);
         }
     }, work);
 }

@@ -15,6 +15,9 @@
 //     at the window edges), softcapping;
 //   - sinks against a softmax with the sink worked out in double, and no sink
 //     (-infinity) bit for bit equal to not passing one;
+//   - attendDecode (the query heads of one position) against the scalar
+//     attendTiled, bit for bit, for 1 to 16 heads, head sizes 64 to 256,
+//     windows, softcapping, sinks, keys from one to many tiles;
 //   - block tables: keys scattered over shuffled 16-position blocks give bit
 //     for bit the result of the same keys laid out in order.
 #include "ops/expf.h"
@@ -563,6 +566,85 @@ private slots:
         const std::vector<float> one = outputs({nq});
         QVERIFY(sameBits(one, outputs({64, 64})));
         QVERIFY(sameBits(one, outputs({1, nq - 1})));
+    }
+
+    // The decode kernel is attendTiled for the heads of one position: every
+    // query's output bit for bit the scalar attendTiled's (so a position's
+    // logits do not depend on which kernel ran it: batch invariance).
+    void decodeMatchesTiled_data()
+    {
+        QTest::addColumn<int>("path");
+        QTest::addColumn<int>("dk");
+        QTest::addColumn<int>("dv");
+        QTest::addColumn<int>("nq");
+        QTest::addColumn<uint32_t>("keys");
+        QTest::addColumn<uint32_t>("first");
+        QTest::addColumn<float>("softcap");
+        QTest::addColumn<float>("sink");
+        struct Case { const char *name; int dk, dv, nq; uint32_t keys, first; float softcap, sink; };
+        const Case cases[] = {
+            {"1 head, one key", 64, 64, 1, 1, 0, 0.0f, kNoSink},
+            {"1 head, 700 keys", 64, 64, 1, 700, 0, 0.0f, kNoSink},
+            {"2 heads, 130 keys", 128, 128, 2, 130, 0, 0.0f, kNoSink},
+            {"3 heads, window from 37", 64, 64, 3, 300, 37, 0.0f, kNoSink},
+            {"4 heads, 1000 keys", 128, 128, 4, 1000, 0, 0.0f, kNoSink},
+            {"5 heads, sinks", 64, 64, 5, 200, 0, 0.0f, 2.5f},
+            {"8 heads, 2049 keys", 64, 64, 8, 2049, 0, 0.0f, kNoSink},
+            {"8 heads, window in one tile", 64, 64, 8, 500, 470, 0.0f, kNoSink},
+            {"12 heads, 80", 80, 80, 12, 333, 0, 0.0f, kNoSink},
+            {"16 heads, 256, softcap", 256, 256, 16, 150, 0, 50.0f, kNoSink},
+            {"6 heads, dk 96 dv 64, sinks below", 96, 64, 6, 260, 3, 0.0f, -3.0f},
+            {"20 heads (attendTiled)", 64, 64, 20, 90, 0, 0.0f, kNoSink},
+            {"8 heads, head size 72 (attendTiled)", 72, 72, 8, 90, 0, 0.0f, kNoSink},
+        };
+        for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512}) {
+            if (!quant::cpuPathSupported(p))
+                continue;
+            for (const Case &c : cases)
+                QTest::newRow((std::string(quant::cpuPathName(p)) + ": " + c.name).c_str())
+                    << static_cast<int>(p) << c.dk << c.dv << c.nq << c.keys << c.first << c.softcap << c.sink;
+        }
+    }
+
+    void decodeMatchesTiled()
+    {
+        QFETCH(int, path);
+        QFETCH(int, dk);
+        QFETCH(int, dv);
+        QFETCH(int, nq);
+        QFETCH(uint32_t, keys);
+        QFETCH(uint32_t, first);
+        QFETCH(float, softcap);
+        QFETCH(float, sink);
+        const Cache c = makeCache(dk, dv, keys, true, 31u + keys);
+        const KvView view = c.view(1.0f / std::sqrt(static_cast<float>(dk)), softcap);
+        std::vector<std::vector<float>> q;
+        std::vector<float> twin(static_cast<size_t>(nq) * dv, -1.0f), decode(twin.size(), -2.0f);
+        std::vector<TileQuery> qs(static_cast<size_t>(nq));
+        for (int i = 0; i < nq; ++i) {
+            q.push_back(randomQuery(dk, 2.0f, 500u + static_cast<uint32_t>(i)));
+            qs[static_cast<size_t>(i)].q = q.back().data();
+            qs[static_cast<size_t>(i)].first = first;
+            qs[static_cast<size_t>(i)].last = keys - 1;
+            qs[static_cast<size_t>(i)].sink = sink + static_cast<float>(i) * 0.25f;
+        }
+        std::vector<float> scratch(tiledScratchFloats(dk, dv), NAN);
+        quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR);
+        for (int i = 0; i < nq; ++i)
+            qs[static_cast<size_t>(i)].out = twin.data() + static_cast<size_t>(i) * dv;
+        attendTiled(view, qs.data(), nq, scratch.data());
+        quant::setCpuPath(static_cast<quant::CpuPath>(path));
+        for (int i = 0; i < nq; ++i)
+            qs[static_cast<size_t>(i)].out = decode.data() + static_cast<size_t>(i) * dv;
+        attendDecode(view, qs.data(), nq, scratch.data());
+        for (int i = 0; i < nq; ++i) {
+            const std::vector<float> a(decode.begin() + i * dv, decode.begin() + (i + 1) * dv);
+            const std::vector<float> b(twin.begin() + i * dv, twin.begin() + (i + 1) * dv);
+            QVERIFY2(sameBits(a, b), qPrintable(QString("head %1: %2 from the scalar attendTiled").arg(i).arg(normalizedRms(a, b))));
+        }
+        // And against exact attention (a check on the twin as much as on the kernel).
+        const std::vector<float> q0(decode.begin(), decode.begin() + dv);
+        QVERIFY(normalizedRms(q0, exactAttention(c, qs[0].q, first, keys - 1, view.scale, softcap, qs[0].sink, false)) <= kTiledVsExact);
     }
 
     void blockTablesChangeNothing_data()

@@ -219,6 +219,51 @@ private slots:
             }
         }
     }
+
+    // The thread count changes nothing either: one token per pass on 1
+    // thread and on 7 (more threads than KV heads: a generated token's query
+    // heads are split over several work items, attentionTiledRows).
+    void threadCountChangesNothing_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("llama") << QStringLiteral("models/synthetic/llama-Q4_K_M.gguf");
+        QTest::newRow("gemma3 (sliding window)") << QStringLiteral("models/synthetic-2026/gemma3-Q4_K_M.gguf");
+        QTest::newRow("gpt-oss (sinks)") << QStringLiteral("models/synthetic-2026/gpt-oss-MXFP4.gguf");
+    }
+
+    void threadCountChangesNothing()
+    {
+        QFETCH(QString, file);
+        BURROW_REQUIRE_SHARED(file);
+        auto loaded = Model::load(test::sharedPath(file).toStdString());
+        QVERIFY2(loaded, loaded ? "" : loaded.message().c_str());
+        auto impl = std::dynamic_pointer_cast<const api::ModelImpl>(loaded.value());
+        QVERIFY(impl);
+        const model::ModelConfig &c = impl->config();
+        const uint32_t V = c.nVocab;
+        const std::vector<int32_t> tokens = tokensFor(V, 2, kLen);
+        const auto logitsWith = [&](int threads, std::vector<float> &out) {
+            runtime::ThreadPool pool(threads);
+            out.assign(static_cast<size_t>(kLen) * V, 0.0f);
+            auto cache = runtime::KvCache::create(c, kCtx, kMaxBatch, 1, 0, GgmlType::GGML_TYPE_F16);
+            if (!cache)
+                return false;
+            auto fwd = runtime::Forward::create(c, impl->weights(), *cache.value(), pool, kMaxBatch, true);
+            if (!fwd)
+                return false;
+            for (int p = 0; p < kLen; ++p)
+                if (!fwd.value()->eval(&tokens[static_cast<size_t>(p)], 1, p >= 63 ? out.data() + static_cast<size_t>(p) * V : nullptr))
+                    return false;
+            return true;
+        };
+        std::vector<float> one, seven;
+        QVERIFY(logitsWith(1, one));
+        QVERIFY(logitsWith(7, seven));
+        for (int p = 63; p < kLen; ++p) {
+            const int d = firstDifference(seven.data() + static_cast<size_t>(p) * V, one.data() + static_cast<size_t>(p) * V, V);
+            QVERIFY2(d < 0, qPrintable(QStringLiteral("position %1: logit %2 differs on 7 threads").arg(p).arg(d)));
+        }
+    }
 };
 
 QTEST_MAIN(TestBatchInvariance)

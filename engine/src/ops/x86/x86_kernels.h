@@ -20,6 +20,8 @@ void fillAvx512Elementwise(Kernels &k);   // rmsNorm, swiglu
 void fillAvx512Attention(Kernels &k);     // attendHead, attendHeads (grouped), attendBlock (16 queries)
 void fillAvx2Flash(Kernels &k);           // attendOnline, attendTiled (head sizes multiple of 8)
 void fillAvx512Flash(Kernels &k);         // attendOnline, attendTiled
+void fillAvx2Decode(Kernels &k);          // attendDecode (8 queries; head sizes multiple of 16)
+void fillAvx512Decode(Kernels &k);        // attendDecode (16 queries; head sizes multiple of 16)
 void fillAvx2DeltaNet(Kernels &k);        // deltaNetStep, deltaNetChunk (state sizes multiple of 8)
 void fillAvx512DeltaNet(Kernels &k);      // deltaNetStep, deltaNetChunk (state sizes multiple of 16)
 
