@@ -54,7 +54,7 @@ Result<std::shared_ptr<ModelImpl>> ModelImpl::load(const std::string &path, cons
     // The matrices in the layout of the CPU path's packed kernels (if any):
     // packing reads them from the file once and releases their pages.
     bool stopped = false;
-    const Status packed = runtime::packWeights(m->m_weights, m->m_packed, [&](float p) {
+    const Status packed = runtime::packWeights(m->m_weights, m->m_packed, m->m_packedArena, [&](float p) {
         stopped = !progress(0.05f + 0.55f * p);
         return !stopped;
     });

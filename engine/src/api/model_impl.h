@@ -5,6 +5,7 @@
 
 #include "burrow/engine.h"
 #include "common/ggml_types.h"
+#include "common/streamed_memory.h"
 #include "gguf/gguf_reader.h"
 #include "model/model_config.h"
 #include "model/weights.h"
@@ -62,6 +63,7 @@ private:
     std::unique_ptr<gguf::GgufFile> m_file;
     model::ModelConfig m_config;
     model::Weights m_weights;
+    StreamedArray<uint8_t> m_packedArena;                          // their bytes (runtime/weight_packing.h)
     std::vector<std::unique_ptr<quant::PackedMatrix>> m_packed;   // packed copies the weights point to
     ModelInfo m_info;
     std::unique_ptr<tokenizer::Tokenizer> m_tokenizer;

@@ -35,6 +35,7 @@ constexpr size_t kIQ4XSSuper = 128 + 32 * kRunBytes;            // 2176
 constexpr int64_t kMaxK = int64_t{1} << 20;
 
 void freeAligned(uint8_t *p) { std::free(p); }
+void keepArena(uint8_t *) {}   // the arena's owner frees it
 
 size_t groupBytesFor(GgmlType type, int64_t blocks)
 {
@@ -365,8 +366,16 @@ bool packSupported(GgmlType type, int64_t K)
     return K % blockSizeOf(type) == 0;
 }
 
+size_t packedMatrixBytes(GgmlType type, int64_t K, int64_t N)
+{
+    if (!packSupported(type, K) || N < 1 || N > (int64_t{1} << 32))
+        return 0;
+    // <= 2^28 groups * (K/32 * 544) bytes: no overflow for K <= 2^20
+    return static_cast<size_t>((N + kPackRows - 1) / kPackRows) * groupBytesFor(type, K / blockSizeOf(type));
+}
+
 Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K,
-                                                 int64_t N)
+                                                 int64_t N, uint8_t *into)
 {
     if (!packSupported(type, K) || N < 1 || N > (int64_t{1} << 32))
         return Status::error("packing weights: type " + std::to_string(static_cast<int>(type)) + " with rows of " +
@@ -381,10 +390,10 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
     const size_t total = m->bytes();   // <= 2^28 groups * (K/32 * 544) bytes: no overflow for K <= 2^20
     // On huge pages from 2 MiB up (common/streamed_memory.h): generation
     // streams every byte once per token.
-    auto *p = static_cast<uint8_t *>(allocateStreamed(total));
+    auto *p = into ? into : static_cast<uint8_t *>(allocateStreamed(total));
     if (!p)
         return Status::error("packing weights: out of memory for " + std::to_string(total) + " bytes");
-    m->data = std::unique_ptr<uint8_t[], void (*)(uint8_t *)>(p, freeAligned);
+    m->data = std::unique_ptr<uint8_t[], void (*)(uint8_t *)>(p, into ? keepArena : freeAligned);
     for (int64_t g = 0; g < m->groups; ++g) {
         // Zeroed group by group while it is in cache (padding bytes, K-quant
         // padding rows), not in a pass of its own over the whole copy.

@@ -103,10 +103,17 @@ struct PackedMatrix {
 // True when `type` has a packed layout and rows of K elements can be packed.
 bool packSupported(GgmlType type, int64_t K);
 
-// Packs N rows of K elements (rowBytes apart from `rows`). Errors: an
-// unsupported type or shape, out of memory.
+// Bytes packMatrix writes for N rows of K elements (a multiple of 64; 0 when
+// the shape cannot be packed).
+size_t packedMatrixBytes(GgmlType type, int64_t K, int64_t N);
+
+// Packs N rows of K elements (rowBytes apart from `rows`). dst: where to
+// write packedMatrixBytes(type, K, N) bytes (64-byte aligned, owned by the
+// caller and outliving the matrix: the matrices of one model share one
+// arena, runtime/weight_packing.cpp); null: the matrix allocates its own.
+// Errors: an unsupported type or shape, out of memory.
 Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K,
-                                                 int64_t N);
+                                                 int64_t N, uint8_t *dst = nullptr);
 
 // The activations of a packed multiply: nTokens rows of the dot partner
 // (Q8_0 for Q8_0/Q4_0/Q5_0/IQ4_NL, Q8_K for the others), `stride` bytes apart. For the

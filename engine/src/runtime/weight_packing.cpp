@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <system_error>
 #include <thread>
@@ -36,7 +37,7 @@ void releasePages(const uint8_t *p, size_t n)
 } // namespace
 
 Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::PackedMatrix>> &store,
-                   const std::function<bool(float)> &progress)
+                   StreamedArray<uint8_t> &arena, const std::function<bool(float)> &progress)
 {
     if (!packingEnabled())
         return Status::ok();
@@ -55,12 +56,24 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
     packed.reserve(todo.size());
     for (size_t i = 0; i < todo.size(); ++i)
         packed.emplace_back(Status::error("not packed"));
+    // One arena for all (offsets 64-byte multiples: packedMatrixBytes is).
+    std::vector<size_t> offset(todo.size());
+    size_t total = 0;
+    bool fits = true;
+    for (size_t i = 0; i < todo.size() && fits; ++i) {
+        const size_t bytes = quant::packedMatrixBytes(todo[i]->type, todo[i]->ne0, todo[i]->ne1);
+        offset[i] = total;
+        fits = bytes <= SIZE_MAX - total;
+        total += fits ? bytes : 0;
+    }
+    if (fits && total > 0)
+        arena = allocateStreamedArray<uint8_t>(total);
     std::atomic<size_t> next{0}, done{0};
     std::atomic<bool> stop{false};
     const auto worker = [&] {
         for (size_t i; !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < todo.size();) {
             const model::TensorView &t = *todo[i];
-            packed[i] = quant::packMatrix(t.type, t.data, t.rowBytes, t.ne0, t.ne1);
+            packed[i] = quant::packMatrix(t.type, t.data, t.rowBytes, t.ne0, t.ne1, arena ? arena.get() + offset[i] : nullptr);
             // (A tied output's rows are the embedding table's too: a lookup
             // faults its row back in from the file, one page.)
             if (packed[i])

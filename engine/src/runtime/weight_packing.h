@@ -8,10 +8,14 @@
 //
 // Cost: one pass over the packed weights at load, on up to 8 threads (one
 // matrix each at a time); the packed copy is about the size of the original
-// (Q4_K: +2.8 %, Q6_K: +1 %).
+// (Q4_K: +2.8 %, Q6_K: +1 %). All packed matrices share one allocation
+// (`arena`, on huge pages: common/streamed_memory.h), so that even the small
+// matrices of a mixture's experts are read through 2 MiB pages; where that
+// one allocation fails each matrix gets its own.
 #pragma once
 
 #include "burrow/status.h"
+#include "common/streamed_memory.h"
 #include "model/weights.h"
 #include "quant/packed.h"
 
@@ -23,6 +27,6 @@ namespace burrow::runtime {
 
 // progress(0..1) may return false to cancel (the status then says so).
 Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::PackedMatrix>> &store,
-                   const std::function<bool(float)> &progress);
+                   StreamedArray<uint8_t> &arena, const std::function<bool(float)> &progress);
 
 } // namespace burrow::runtime
