@@ -65,6 +65,10 @@ void printHelp(FILE *out)
                  "  --shared-kv-layers N gemma4: the last N layers reuse earlier layers' keys and values\n"
                  "  --double-wide-mlp    gemma4: the shared-KV layers' FFN is twice --ffn\n"
                  "  --v-from-k           gemma4: no attn_v on the global layers (V = K)\n"
+                 "  --assistant          write instead the Gemma 4 assistant (gemma4-assistant, the\n"
+                 "                       MTP drafter: --spec mtp --draft FILE) that fits the gemma4\n"
+                 "                       model the other options describe, with its vocabulary and\n"
+                 "                       file type: 4 layers, a quarter of its width\n"
                  "  --tied, --untied     output matrix shared with the embeddings, or its own\n"
                  "  --tensor-scales      add <matrix>.scale and .input_scale tensors (as NVFP4\n"
                  "                       \"scale2\" files carry) beside every layer matrix\n"
@@ -173,7 +177,7 @@ int runSynth(const std::vector<std::string> &args)
         spec.shape = preset->shape;
     }
 
-    bool quiet = false, dryRun = false;
+    bool quiet = false, dryRun = false, assistant = false;
     long threads = 0;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
@@ -206,6 +210,10 @@ int runSynth(const std::vector<std::string> &args)
         }
         if (a == "--v-from-k") {
             spec.shape.valueFromKeyGlobal = true;
+            continue;
+        }
+        if (a == "--assistant") {
+            assistant = true;
             continue;
         }
         if (a.size() < 2 || a[0] != '-')
@@ -294,6 +302,13 @@ int runSynth(const std::vector<std::string> &args)
     }
     if (spec.arch.empty())
         return usage("%s", "give --arch ARCH or --preset NAME (see --help)");
+    if (assistant) {
+        if (spec.arch != "gemma4")
+            return usage("--assistant describes the gemma4 model it drafts for, not %s", spec.arch);
+        if (const burrow::Status s = burrow::model::checkSyntheticSpec(spec); !s)
+            return usage("%s", s.message());
+        spec = burrow::model::assistantSpecFor(spec);
+    }
     if (output.empty() && !dryRun)
         return usage("%s", "give the output file with -o FILE.gguf (or --dry-run)");
     if (const burrow::Status s = burrow::model::checkSyntheticSpec(spec); !s)
