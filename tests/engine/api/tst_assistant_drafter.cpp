@@ -21,6 +21,8 @@
 
 #include <QtTest>
 
+#include <cmath>
+
 #include <condition_variable>
 #include <mutex>
 
@@ -109,6 +111,8 @@ private slots:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
     void loadsAsADrafter();
+    void draftsAsTheReference();
+    void hiddenOfAcceptedRows();
     void greedyEqualsPlain_data();
     void greedyEqualsPlain();
     void malformedRefused_data();
@@ -167,6 +171,173 @@ void TestAssistantDrafter::loadsAsADrafter()
     QVERIFY(cache);
     auto drafter = api::AssistantDrafter::create(a.value(), *t.value(), *cache.value(), pool, 2, true);
     QVERIFY2(drafter, drafter ? "" : drafter.status().message().c_str());
+}
+
+// The drafts equal the reference's on the same files: `burrow-cli synth
+// --preset gemma4-tiny --type F32 --seed 1` and the same with --assistant
+// (which this test writes again: the generator is deterministic), run by the
+// reference (llama.cpp build 9749) as
+//   llama-server -m TARGET -md ASSISTANT --spec-type draft-mtp
+//                --spec-draft-n-max 3 -t 2 -c 1024 -np 1 -v --no-warmup
+// with POST /completion {"prompt": [the 28 ids below], "n_predict": 8,
+// "temperature": 0}; its debug log ("draft candidate 0, pos i: ID") lists
+// the drafts of each step and "add accepted tokens: sampled=ID" the token
+// the target chose instead (every draft rejected: "draft acceptance = 0
+// accepted / 15 generated"). Step 1 drafts from the first sampled token and
+// the target's hidden state of the prompt's last position; each later step
+// from the token the target sampled in the previous verification. 17 of the
+// 18 drafts are the reference's token for token; the third of step 1 is a
+// near tie there (candidates 228 and 247 at p 0.108 and 0.107 after its
+// top-10 softmax), which Burrow's float steps break the other way by a
+// logit gap of 0.006: either is taken, and the gap must be that small.
+void TestAssistantDrafter::draftsAsTheReference()
+{
+    auto target = targetSpec("gemma4-tiny", "F32");
+    target.seed = 1;
+    const QString targetPath = write(target, "reference-target.gguf");
+    const QString path = write(model::assistantSpecFor(target), "reference-assistant.gguf");
+    QVERIFY2(!targetPath.startsWith("error") && !path.startsWith("error"), qPrintable(targetPath + path));
+    auto t = api::ModelImpl::load(targetPath.toStdString(), {});
+    auto a = api::ModelImpl::load(path.toStdString(), {});
+    QVERIFY(t && a);
+    const model::ModelConfig &c = t.value()->config();
+    const std::vector<int32_t> prompt = {1,   271, 94,  299, 437, 312, 303, 301, 299, 272, 310, 289, 297, 281,
+                                         310, 287, 281, 307, 281, 316, 361, 272, 294, 289, 311, 311, 295, 281};
+    QCOMPARE(t.value()->tokenize(kPrompts[0], true, false), std::vector<Token>(prompt.begin(), prompt.end()));
+    const QList<QList<int>> reference = {{461, 408, 228}, {348, 162, 296}, {368, 296, 183},
+                                         {199, 219, 273}, {411, 149, 17},  {348, 45, 473}};
+    const QList<int> sampled = {331, 334, 383, 114, 107, 50};   // the target's token after each step's verification
+
+    runtime::ThreadPool pool(2);
+    auto cache = runtime::KvCache::create(c, 128, 64, 1);
+    QVERIFY(cache);
+    auto fwd = runtime::Forward::create(c, t.value()->weights(), *cache.value(), pool, 64);
+    QVERIFY(fwd);
+    auto drafter = api::AssistantDrafter::create(a.value(), *t.value(), *cache.value(), pool, 1, true);
+    QVERIFY2(drafter, drafter ? "" : drafter.status().message().c_str());
+    std::vector<float> logits(static_cast<size_t>(4) * c.nVocab);
+    const auto argmaxOf = [&](int row) {
+        const float *l = logits.data() + static_cast<size_t>(row) * c.nVocab;
+        return static_cast<int32_t>(std::max_element(l, l + c.nVocab) - l);
+    };
+    runtime::BatchSpan sp;
+    sp.n = static_cast<int32_t>(prompt.size());
+    sp.logits = true;
+    sp.mtp = true;   // keep the hidden state
+    QVERIFY(fwd.value()->evalBatch(prompt.data(), &sp, 1, logits.data()));
+    int32_t token = argmaxOf(0);
+    for (qsizetype step = 0; step < reference.size(); ++step) {
+        QVERIFY(fwd.value()->mtpReady(0));
+        std::vector<int32_t> drafts(3, -1);
+        runtime::MtpDraft d;
+        d.token = token;
+        d.count = 3;
+        d.out = drafts.data();
+        d.hidden = fwd.value()->keptHidden(0);
+        QVERIFY(drafter.value()->draft(&d, 1, logits.data()));
+        QCOMPARE(d.drafted, 3);
+        std::vector<int32_t> expected(reference[step].begin(), reference[step].end());
+        if (step == 0 && drafts[2] == 247) {   // the near tie (above)
+            const float *l = logits.data();   // the last draft step's logits (one row)
+            QVERIFY2(std::abs(l[228] - l[247]) < 0.02f, qPrintable(QString::number(double(l[228] - l[247]))));
+            expected[2] = 247;
+        }
+        QCOMPARE(drafts, expected);
+        // Verified as the scheduler does: all rejected, rolled back to the sampled token.
+        const uint32_t len = cache.value()->length(0);
+        const std::vector<int32_t> batch = {token, drafts[0], drafts[1], drafts[2]};
+        runtime::BatchSpan v;
+        v.n = 4;
+        v.logits = true;
+        v.verify = true;
+        v.mtp = true;
+        QVERIFY(fwd.value()->evalBatch(batch.data(), &v, 1, logits.data()));
+        token = argmaxOf(0);
+        QCOMPARE(token, sampled[step]);
+        cache.value()->truncate(0, len + 1);
+        fwd.value()->mtpRollback(0, len + 1);
+    }
+}
+
+// After a verification pass whose drafts are all accepted (the target's own
+// greedy continuation), the hidden state kept for drafting is that of the
+// last accepted row: the assistant drafts from it what it drafts after the
+// same tokens evaluated one by one.
+void TestAssistantDrafter::hiddenOfAcceptedRows()
+{
+    const auto target = targetSpec("gemma4-tiny", "Q8_0");
+    const QString targetPath = write(target, "accepted-target.gguf");
+    const QString path = write(model::assistantSpecFor(target), "accepted-assistant.gguf");
+    auto t = api::ModelImpl::load(targetPath.toStdString(), {});
+    auto a = api::ModelImpl::load(path.toStdString(), {});
+    QVERIFY(t && a);
+    const model::ModelConfig &c = t.value()->config();
+    const std::vector<int32_t> prompt = t.value()->tokenize(kPrompts[1], true, false);
+    runtime::ThreadPool pool(2);
+    std::vector<float> logits(static_cast<size_t>(4) * c.nVocab);
+    const auto argmaxOf = [&](int row) {
+        const float *l = logits.data() + static_cast<size_t>(row) * c.nVocab;
+        return static_cast<int32_t>(std::max_element(l, l + c.nVocab) - l);
+    };
+    // The prompt, then the next k greedy tokens one pass each (accepted ==
+    // null; they are written there), or as one verification pass of the
+    // k + 1 tokens in `accepted` of which k are kept; then the assistant's
+    // drafts from the pending token and the kept hidden state.
+    constexpr int k = 2;
+    const auto draftsAfter = [&](std::vector<int32_t> *greedy, const std::vector<int32_t> *accepted) {
+        std::vector<int32_t> drafts;
+        auto cache = runtime::KvCache::create(c, 128, 64, 1);
+        auto fwd = runtime::Forward::create(c, t.value()->weights(), *cache.value(), pool, 64);
+        auto drafter = api::AssistantDrafter::create(a.value(), *t.value(), *cache.value(), pool, 1, true);
+        if (!cache || !fwd || !drafter)
+            return drafts;
+        const uint32_t P = static_cast<uint32_t>(prompt.size());
+        runtime::BatchSpan sp;
+        sp.n = static_cast<int32_t>(P);
+        sp.logits = true;
+        sp.mtp = true;
+        if (!fwd.value()->evalBatch(prompt.data(), &sp, 1, logits.data()))
+            return drafts;
+        int32_t pending = argmaxOf(0);
+        if (accepted) {
+            runtime::BatchSpan v;
+            v.n = k + 1;
+            v.logits = true;
+            v.verify = true;
+            v.mtp = true;
+            if (!fwd.value()->evalBatch(accepted->data(), &v, 1, logits.data()))
+                return drafts;
+            cache.value()->truncate(0, P + k);
+            fwd.value()->mtpRollback(0, P + k);
+            pending = (*accepted)[k];
+        } else {
+            greedy->assign(1, pending);
+            for (int i = 0; i < k; ++i) {
+                runtime::BatchSpan one;
+                one.n = 1;
+                one.logits = true;
+                one.mtp = true;
+                if (!fwd.value()->evalBatch(&pending, &one, 1, logits.data()))
+                    return drafts;
+                pending = argmaxOf(0);
+                greedy->push_back(pending);
+            }
+        }
+        drafts.assign(3, -1);
+        runtime::MtpDraft d;
+        d.token = pending;
+        d.count = 3;
+        d.out = drafts.data();
+        d.hidden = fwd.value()->keptHidden(0);
+        if (!d.hidden || !drafter.value()->draft(&d, 1, logits.data()))
+            drafts.clear();
+        return drafts;
+    };
+    std::vector<int32_t> greedy;
+    const std::vector<int32_t> oneByOne = draftsAfter(&greedy, nullptr);
+    QCOMPARE(oneByOne.size(), size_t{3});
+    QCOMPARE(greedy.size(), size_t{k + 1});
+    QCOMPARE(draftsAfter(nullptr, &greedy), oneByOne);
 }
 
 void TestAssistantDrafter::greedyEqualsPlain_data()
