@@ -151,6 +151,18 @@ int usage(const char *fmt, const std::string &a, const std::string &b = {})
     return 2;
 }
 
+// --assistant: the spec described the gemma4 model; it becomes that model's
+// Gemma 4 assistant (model::assistantSpecFor).
+burrow::Status toAssistant(SyntheticSpec &spec)
+{
+    if (spec.arch != "gemma4")
+        return burrow::Status::error("--assistant describes the gemma4 model it drafts for, not " + spec.arch);
+    if (burrow::Status s = burrow::model::checkSyntheticSpec(spec); !s)
+        return s;
+    spec = burrow::model::assistantSpecFor(spec);
+    return {};
+}
+
 int runSynth(const std::vector<std::string> &args)
 {
     // Pass 1: the preset (so the shape options apply on top of it wherever they appear).
@@ -302,13 +314,9 @@ int runSynth(const std::vector<std::string> &args)
     }
     if (spec.arch.empty())
         return usage("%s", "give --arch ARCH or --preset NAME (see --help)");
-    if (assistant) {
-        if (spec.arch != "gemma4")
-            return usage("--assistant describes the gemma4 model it drafts for, not %s", spec.arch);
-        if (const burrow::Status s = burrow::model::checkSyntheticSpec(spec); !s)
+    if (assistant)
+        if (const burrow::Status s = toAssistant(spec); !s)
             return usage("%s", s.message());
-        spec = burrow::model::assistantSpecFor(spec);
-    }
     if (output.empty() && !dryRun)
         return usage("%s", "give the output file with -o FILE.gguf (or --dry-run)");
     if (const burrow::Status s = burrow::model::checkSyntheticSpec(spec); !s)
