@@ -2530,6 +2530,14 @@
         <source>a draft model with the same vocabulary</source>
         <translation>詞表相同的草稿模型</translation>
     </message>
+    <message>
+        <source>none: this file is a drafter for Gemma 4 models (choose it as a chat&apos;s draft model)</source>
+        <translation>無：此檔案是 Gemma 4 模型的草稿器（請將其選為聊天的草稿模型）</translation>
+    </message>
+    <message>
+        <source>its assistant file (as the draft model)</source>
+        <translation>其助理檔案（作為草稿模型）</translation>
+    </message>
 </context>
 <context>
     <name>ModelCardDialog</name>

@@ -44,6 +44,7 @@ ModelCard ModelCard::fromInfo(const burrow::ModelInfo &info)
     card.recurrentLayerCount = toInt(info.recurrentLayerCount);
     for (const std::string &drafter : info.drafters)
         card.drafters << fromStd(drafter);
+    card.draftsFor = fromStd(info.draftsFor);
     card.hasChatTemplate = info.hasChatTemplate;
     card.availableMemory = SystemMemory::availableBytes();
     // The estimate needs the numbers, not the template or the tensor table.
@@ -121,6 +122,8 @@ QString ModelCard::speculativeText() const
 {
     if (remote)
         return QString();
+    if (!draftsFor.isEmpty())   // Gemma 4's assistant: it drafts, it does not chat
+        return tr("none: this file is a drafter for Gemma 4 models (choose it as a chat's draft model)");
     QStringList ways;
     for (const QString &drafter : drafters) {
         if (drafter == QLatin1String("ngram"))
@@ -130,6 +133,8 @@ QString ModelCard::speculativeText() const
         else
             ways << drafter;   // a drafter named by a newer engine
     }
+    if (architecture == QLatin1String("gemma4"))
+        ways << tr("its assistant file (as the draft model)");
     ways << tr("a draft model with the same vocabulary");
     return ways.join(QStringLiteral(", "));
 }

@@ -88,6 +88,8 @@ public:
     int recurrentLayerCount = 0;
     // Speculative decoding the file offers by itself (burrow::ModelInfo::drafters, best first).
     QStringList drafters;
+    // A drafter-only file (burrow::ModelInfo::draftsFor: "gemma4" for Gemma 4's assistant), else empty.
+    QString draftsFor;
     quint64 availableMemory = 0;    // MemAvailable when the card was made (0: unknown)
     bool hasChatTemplate = false;
     // The engine's answer to "which chat format does Automatic use"

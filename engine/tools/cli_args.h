@@ -90,9 +90,11 @@ inline constexpr const char *kSpeculativeHelp =
     "  --spec auto|mtp|ngram|draft|off  speculative decoding (default auto: the file's\n"
     "                          MTP block where it has one, else n-gram drafts copied\n"
     "                          from the conversation; verified in one pass, the output\n"
-    "                          is the same token for token; draft: --draft's guesses)\n"
+    "                          is the same token for token; draft: --draft's guesses;\n"
+    "                          mtp or auto with --draft: Gemma 4's assistant file)\n"
     "  --draft MODEL           a smaller .gguf with the same vocabulary that drafts\n"
-    "                          (implies --spec draft)\n"
+    "                          (implies --spec draft), or a Gemma 4 model's assistant\n"
+    "                          (gemma4-assistant .gguf: its MTP drafter)\n"
     "  --draft-max N           most draft tokens per step (default 8, 0..16; adapts to\n"
     "                          the acceptance, down to none)\n";
 
@@ -223,19 +225,23 @@ inline int readGenerationOption(ArgReader &args, GenerationOptions *g)
     return ok ? 1 : -1;
 }
 
-// --draft without --spec means --spec draft; --spec draft needs --draft,
-// and --draft another mode is a usage error; false (message printed).
+// --draft without --spec means --spec draft; --spec draft needs --draft;
+// --draft with mtp or auto names Gemma 4's assistant (the engine checks the
+// file), with ngram or off it is a usage error; false (message printed).
 inline bool checkSpeculativeOptions(const char *command, bool specGiven, burrow::SpeculativeOptions *s)
 {
+    using burrow::SpeculativeMode;
     if (!s->draftModel.empty() && !specGiven)
-        s->mode = burrow::SpeculativeMode::SPECULATIVE_DRAFT;
-    if (s->mode == burrow::SpeculativeMode::SPECULATIVE_DRAFT && s->draftModel.empty()) {
+        s->mode = SpeculativeMode::SPECULATIVE_DRAFT;
+    if (s->mode == SpeculativeMode::SPECULATIVE_DRAFT && s->draftModel.empty()) {
         std::fprintf(stderr, "burrow-cli %s: --spec draft needs --draft MODEL (a smaller model with the same "
                              "vocabulary)\n", command);
         return false;
     }
-    if (s->mode != burrow::SpeculativeMode::SPECULATIVE_DRAFT && !s->draftModel.empty()) {
-        std::fprintf(stderr, "burrow-cli %s: --draft MODEL is for --spec draft\n", command);
+    if ((s->mode == SpeculativeMode::SPECULATIVE_NGRAM || s->mode == SpeculativeMode::SPECULATIVE_OFF) &&
+        !s->draftModel.empty()) {
+        std::fprintf(stderr, "burrow-cli %s: --draft MODEL is for --spec draft (or mtp and auto with Gemma 4's "
+                             "assistant)\n", command);
         return false;
     }
     return true;
@@ -267,7 +273,8 @@ inline bool checkGenerationOptions(const char *command, GenerationOptions *g)
 inline bool reportDraftModel(const char *command, const burrow::Model &model, const burrow::SpeculativeOptions &s,
                              uint32_t positions, uint32_t sequences, burrow::KvCacheType type)
 {
-    if (s.mode != burrow::SpeculativeMode::SPECULATIVE_DRAFT)
+    if (s.draftModel.empty() || s.mode == burrow::SpeculativeMode::SPECULATIVE_OFF ||
+        s.mode == burrow::SpeculativeMode::SPECULATIVE_NGRAM)
         return true;
     auto draft = burrow::checkDraftModel(model, s.draftModel);
     if (!draft) {
@@ -275,6 +282,16 @@ inline bool reportDraftModel(const char *command, const burrow::Model &model, co
         return false;
     }
     const burrow::ModelInfo &d = draft.value();
+    if (!d.draftsFor.empty()) {   // Gemma 4's assistant: the model's KV cache, none of its own
+        std::fprintf(stderr, "burrow-cli %s: Gemma 4 assistant %s (MTP drafts): %.1f MiB of weights, no KV cache of "
+                             "its own\n", command, d.name.c_str(), static_cast<double>(d.fileSize) / (1 << 20));
+        return true;
+    }
+    if (s.mode != burrow::SpeculativeMode::SPECULATIVE_DRAFT) {
+        std::fprintf(stderr, "burrow-cli %s: %s is a model of its own, not a Gemma 4 assistant: it drafts with "
+                             "--spec draft\n", command, s.draftModel.c_str());
+        return false;
+    }
     const uint32_t ctx = std::min(positions, d.contextLength);
     const double kv = static_cast<double>(d.kvCacheBytes(ctx, type)) * sequences / (1 << 20);
     std::fprintf(stderr, "burrow-cli %s: draft model %s: %.1f MiB of weights, KV cache %.1f MiB for %u x %u positions\n",

@@ -111,6 +111,8 @@ void printJson(const burrow::ModelInfo &info, const std::optional<burrow::ModelI
     for (const std::string &d : info.drafters)
         drafters += (drafters.empty() ? "" : ", ") + jsonString(d);
     std::printf("  \"drafters\": [%s]", drafters.c_str());
+    if (!info.draftsFor.empty())
+        std::printf(",\n  \"drafts_for\": %s", jsonString(info.draftsFor).c_str());
     if (draft)
         std::printf(",\n  \"draft_model\": {\"path\": %s, \"file_size\": %" PRIu64 ", \"kv_cache_bytes_4096\": %" PRIu64 "}",
                     jsonString(draft->path).c_str(), draft->fileSize, kvBytes(*draft, kInfoReferenceContext));
@@ -175,8 +177,18 @@ void printText(const burrow::ModelInfo &info, const std::optional<burrow::ModelI
     std::string drafters;
     for (const std::string &d : info.drafters)
         drafters += (drafters.empty() ? "" : ", ") + d;
-    std::printf("speculative:       %s, or a draft model with the same vocabulary (--spec)\n", drafters.c_str());
-    if (draft)
+    if (!info.draftsFor.empty())
+        std::printf("speculative:       a drafter only: Gemma 4's assistant, for a %s model (--spec mtp --draft "
+                    "THIS); it does not run by itself\n", info.draftsFor.c_str());
+    else if (info.architecture == "gemma4")
+        std::printf("speculative:       %s, Gemma 4's assistant file (--spec mtp --draft FILE), or a draft model "
+                    "with the same vocabulary (--spec)\n", drafters.c_str());
+    else
+        std::printf("speculative:       %s, or a draft model with the same vocabulary (--spec)\n", drafters.c_str());
+    if (draft && !draft->draftsFor.empty())
+        std::printf("draft model:       %s, Gemma 4's assistant for this model; beside it: %s of weights, no KV "
+                    "cache of its own\n", draft->name.c_str(), humanBytes(draft->fileSize).c_str());
+    else if (draft)
         std::printf("draft model:       %s, the same vocabulary; beside the model: %s of weights + %s of KV cache at "
                     "%u tokens (F16)\n",
                     draft->name.c_str(), humanBytes(draft->fileSize).c_str(),

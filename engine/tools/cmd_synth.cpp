@@ -65,6 +65,10 @@ void printHelp(FILE *out)
                  "  --shared-kv-layers N gemma4: the last N layers reuse earlier layers' keys and values\n"
                  "  --double-wide-mlp    gemma4: the shared-KV layers' FFN is twice --ffn\n"
                  "  --v-from-k           gemma4: no attn_v on the global layers (V = K)\n"
+                 "  --assistant          write instead the Gemma 4 assistant (gemma4-assistant, the\n"
+                 "                       MTP drafter: --spec mtp --draft FILE) that fits the gemma4\n"
+                 "                       model the other options describe, with its vocabulary and\n"
+                 "                       file type: 4 layers, a quarter of its width\n"
                  "  --tied, --untied     output matrix shared with the embeddings, or its own\n"
                  "  --tensor-scales      add <matrix>.scale and .input_scale tensors (as NVFP4\n"
                  "                       \"scale2\" files carry) beside every layer matrix\n"
@@ -147,6 +151,18 @@ int usage(const char *fmt, const std::string &a, const std::string &b = {})
     return 2;
 }
 
+// --assistant: the spec described the gemma4 model; it becomes that model's
+// Gemma 4 assistant (model::assistantSpecFor).
+burrow::Status toAssistant(SyntheticSpec &spec)
+{
+    if (spec.arch != "gemma4")
+        return burrow::Status::error("--assistant describes the gemma4 model it drafts for, not " + spec.arch);
+    if (burrow::Status s = burrow::model::checkSyntheticSpec(spec); !s)
+        return s;
+    spec = burrow::model::assistantSpecFor(spec);
+    return {};
+}
+
 int runSynth(const std::vector<std::string> &args)
 {
     // Pass 1: the preset (so the shape options apply on top of it wherever they appear).
@@ -173,7 +189,7 @@ int runSynth(const std::vector<std::string> &args)
         spec.shape = preset->shape;
     }
 
-    bool quiet = false, dryRun = false;
+    bool quiet = false, dryRun = false, assistant = false;
     long threads = 0;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
@@ -206,6 +222,10 @@ int runSynth(const std::vector<std::string> &args)
         }
         if (a == "--v-from-k") {
             spec.shape.valueFromKeyGlobal = true;
+            continue;
+        }
+        if (a == "--assistant") {
+            assistant = true;
             continue;
         }
         if (a.size() < 2 || a[0] != '-')
@@ -294,6 +314,9 @@ int runSynth(const std::vector<std::string> &args)
     }
     if (spec.arch.empty())
         return usage("%s", "give --arch ARCH or --preset NAME (see --help)");
+    if (assistant)
+        if (const burrow::Status s = toAssistant(spec); !s)
+            return usage("%s", s.message());
     if (output.empty() && !dryRun)
         return usage("%s", "give the output file with -o FILE.gguf (or --dry-run)");
     if (const burrow::Status s = burrow::model::checkSyntheticSpec(spec); !s)

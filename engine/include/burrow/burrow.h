@@ -154,7 +154,8 @@ typedef enum burrow_speculative_mode {
     BURROW_SPECULATIVE_AUTO = 0,        /* the best drafter the file allows: MTP where it has a block, else n-gram */
     BURROW_SPECULATIVE_NGRAM = 1,       /* prompt lookup: continuations copied from the conversation */
     BURROW_SPECULATIVE_OFF = 2,
-    BURROW_SPECULATIVE_MTP = 3,         /* the file's multi-token-prediction block (qwen35); an error without one */
+    BURROW_SPECULATIVE_MTP = 3,         /* the file's multi-token-prediction block (qwen35), or Gemma 4's
+                                           assistant named in draft_model; an error without either */
     BURROW_SPECULATIVE_DRAFT = 4,       /* a smaller model with the same vocabulary (draft_model) */
 } burrow_speculative_mode;
 
@@ -178,7 +179,9 @@ typedef struct burrow_generate_params {
     int32_t draft_max;                  /* most draft tokens per step, 0..16 (default 8; 0: none) */
     /* BURROW_SPECULATIVE_DRAFT: the draft model's .gguf path (UTF-8; default
      * NULL). Loaded by the first request that names it and kept beside the
-     * model; a file whose vocabulary differs fails the request. */
+     * model; a file whose vocabulary differs fails the request. A Gemma 4
+     * assistant (gemma4-assistant file) here drafts under MTP, AUTO or
+     * DRAFT for the Gemma 4 model it fits (else the request fails). */
     const char *draft_model;
 } burrow_generate_params;
 

@@ -113,6 +113,12 @@ struct ModelInfo {
     // layers) before "ngram" (prompt lookup: no weights, so every file). A
     // draft model is another file beside it (checkDraftModel).
     std::vector<std::string> drafters{"ngram"};
+    // A drafter only ("gemma4" for a gemma4-assistant file, Gemma 4's MTP
+    // drafter; "" for a model): it cannot run by itself (Model::load refuses
+    // it) but drafts for a model of that architecture, named as its draft
+    // (SpeculativeOptions::draftModel under mtp, auto or draft). Its
+    // drafters list is empty.
+    std::string draftsFor;
 
     // KV cache (F16 K and V) for one position: of the full-attention layers,
     // and of the sliding-window layers (which keep at most
@@ -445,7 +451,8 @@ enum class SpeculativeMode {
     SPECULATIVE_AUTO,    // the best drafter the file allows: MTP where it has a block, else n-gram
     SPECULATIVE_NGRAM,   // prompt lookup: continuations copied from the conversation so far
     SPECULATIVE_OFF,
-    SPECULATIVE_MTP,     // the file's multi-token-prediction block (ModelInfo::mtpDrafting; an error without)
+    SPECULATIVE_MTP,     // the file's multi-token-prediction block (ModelInfo::mtpDrafting), or Gemma 4's
+                         // assistant file named in draftModel (ModelInfo::draftsFor); an error without either
     SPECULATIVE_DRAFT,   // a smaller model with the same vocabulary (SpeculativeOptions::draftModel)
 };
 
@@ -454,6 +461,12 @@ struct SpeculativeOptions {
     // Most draft tokens per step (0..16; 0: off). The length adapts per
     // request to its recent acceptance, down to none.
     int32_t draftMax = 8;
+    // A Gemma 4 assistant (a gemma4-assistant .gguf: ModelInfo::draftsFor is
+    // "gemma4") under MTP, AUTO or DRAFT: Gemma 4's MTP drafter, loaded by
+    // the first request that names it and kept until one names another. It
+    // has no KV cache of its own: it reads the model's, and the model's last
+    // hidden state; greedy drafts of its argmax, verified as any drafts
+    // (exact). Refused when the model is not the Gemma 4 it was made for.
     // SPECULATIVE_DRAFT: the draft model's .gguf. Loaded by the first request
     // that names it (on the submitting thread) and kept beside the model
     // with its own KV cache (the scheduler's context x parallel positions)

@@ -1,5 +1,8 @@
 #include "api/draft_model.h"
 
+#include "api/assistant_drafter.h"
+#include "model/model_config.h"
+
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
 #include "runtime/recurrent_state.h"
@@ -165,7 +168,19 @@ namespace burrow {
 
 namespace {
 
-Result<ModelInfo> checkAgainst(const tokenizer::Tokenizer &target, const std::string &draftPath)
+// The model config of `file` with its vocabulary size (from token_embd).
+Result<model::ModelConfig> configWithVocab(const gguf::GgufFile &file)
+{
+    auto config = model::loadModelConfig(file);
+    if (!config)
+        return config.status();
+    if (const gguf::TensorInfo *embd = file.tensor("token_embd.weight"); embd && embd->nDims == 2)
+        config.value().nVocab = static_cast<uint32_t>(embd->ne[1]);
+    return config;
+}
+
+Result<ModelInfo> checkAgainst(const tokenizer::Tokenizer &target, const gguf::GgufFile &targetFile,
+                               const std::string &draftPath)
 {
     auto info = inspectModel(draftPath);
     if (!info)
@@ -173,6 +188,19 @@ Result<ModelInfo> checkAgainst(const tokenizer::Tokenizer &target, const std::st
     auto file = gguf::GgufFile::open(draftPath);
     if (!file)
         return file.status();
+    const bool assistant = !info.value().draftsFor.empty();
+    if (assistant) {   // Gemma 4's assistant: it must fit this model (sizes, layers), not only its vocabulary
+        auto a = configWithVocab(*file.value());
+        auto t = configWithVocab(targetFile);
+        if (!a)
+            return a.status();
+        if (!t)
+            return t.status();
+        if (Status s = api::AssistantDrafter::checkPair(a.value(), t.value()); !s)
+            return s.withContext(draftPath);
+        if (!file.value()->find("tokenizer.ggml.tokens"))
+            return info;   // no vocabulary of its own: the sizes agree
+    }
     auto vocab = tokenizer::Tokenizer::fromGguf(*file.value());
     if (!vocab)
         return vocab.status().withContext(draftPath);
@@ -188,7 +216,7 @@ Result<ModelInfo> checkDraftModel(const Model &model, const std::string &draftPa
     const auto *target = dynamic_cast<const api::ModelImpl *>(&model);
     if (!target || !target->tokenizer())
         return Status::error("checkDraftModel: the model was not loaded with Model::load or has no vocabulary");
-    return checkAgainst(*target->tokenizer(), draftPath);
+    return checkAgainst(*target->tokenizer(), target->file(), draftPath);
 }
 
 Result<ModelInfo> checkDraftModel(const std::string &modelPath, const std::string &draftPath)
@@ -199,7 +227,7 @@ Result<ModelInfo> checkDraftModel(const std::string &modelPath, const std::strin
     auto vocab = tokenizer::Tokenizer::fromGguf(*file.value());
     if (!vocab)
         return vocab.status().withContext(modelPath);
-    return checkAgainst(*vocab.value(), draftPath);
+    return checkAgainst(*vocab.value(), *file.value(), draftPath);
 }
 
 } // namespace burrow

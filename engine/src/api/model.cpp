@@ -14,6 +14,10 @@ Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadOp
     auto loaded = api::ModelImpl::load(path, options);
     if (!loaded)
         return loaded.status();
+    if (loaded.value()->config().isAssistant())
+        return Status::error(path + ": this is Gemma 4's assistant (gemma4-assistant), a drafter that runs only beside "
+                             "the Gemma 4 model it was made for: load that model and name this file as its draft "
+                             "(burrow-cli --spec mtp --draft FILE)");
     return std::shared_ptr<Model>(std::move(loaded.value()));
 }
 

@@ -179,6 +179,10 @@ Result<ModelInfo> api::inspectGguf(const gguf::GgufFile &f)
         info.recurrentLayerCount = c.recurrentLayerCount();
         if (info.recurrentLayerCount > 0)
             info.recurrentStateBytes = c.ssmStateFloats() * info.recurrentLayerCount * sizeof(float);
+        if (c.isAssistant()) {
+            info.draftsFor = "gemma4";
+            info.drafters.clear();
+        }
         info.mtpLayerCount = c.nextnDeclared;
         info.mtpDrafting = c.nLayerMtp > 0;
         if (info.mtpDrafting)

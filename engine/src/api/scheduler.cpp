@@ -43,6 +43,7 @@
 // bookkeeping is O(live requests) per step plus O(new blocks) hashing.
 #include "api/scheduler_impl.h"
 
+#include "api/assistant_drafter.h"
 #include "api/draft_model.h"
 #include "api/reply_output.h"
 #include "common/thread_name.h"
@@ -200,10 +201,30 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
     if (!chain)
         return chain.status();
     const SpeculativeOptions &spec = request.options.speculative;
-    const bool mtp = (spec.mode == SpeculativeMode::SPECULATIVE_MTP || spec.mode == SpeculativeMode::SPECULATIVE_AUTO) &&
-                     c.nLayerMtp > 0;
-    if (spec.mode == SpeculativeMode::SPECULATIVE_MTP && !mtp)
-        return Status::error(c.nextnDeclared > 0
+    const bool drafting = spec.mode != SpeculativeMode::SPECULATIVE_OFF && spec.draftMax > 0;
+    std::shared_ptr<AssistantDrafter> assistant;
+    if (drafting && spec.mode != SpeculativeMode::SPECULATIVE_NGRAM && !spec.draftModel.empty()) {
+        auto named = namesAssistant(spec);
+        if (!named)
+            return named.status();
+        if (named.value()) {
+            auto bound = assistantFor(spec.draftModel);
+            if (!bound)
+                return bound.status();
+            assistant = std::move(bound.value());
+        } else if (spec.mode == SpeculativeMode::SPECULATIVE_MTP) {
+            return Status::error(spec.draftModel + ": speculative decoding with MTP takes a Gemma 4 assistant file "
+                                 "(gemma4-assistant) as its draft; this file is a model of its own (use draft)");
+        }
+    }
+    const bool mtp = assistant ||
+                     ((spec.mode == SpeculativeMode::SPECULATIVE_MTP || spec.mode == SpeculativeMode::SPECULATIVE_AUTO) &&
+                      c.nLayerMtp > 0);
+    if (spec.mode == SpeculativeMode::SPECULATIVE_MTP && !mtp && (drafting || spec.draftModel.empty()))
+        return Status::error(c.draftsFromHidden
+                                 ? "speculative decoding with MTP: a Gemma 4 model drafts with its assistant, a "
+                                   "gemma4-assistant file named as the draft (draftModel; burrow-cli --draft FILE)"
+                             : c.nextnDeclared > 0
                                  ? "speculative decoding with MTP: this file declares " + std::to_string(c.nextnDeclared) +
                                        " multi-token-prediction blocks, but Burrow drafts only with one that has its "
                                        "tensors (use auto, ngram or off)"
@@ -214,7 +235,8 @@ Result<std::unique_ptr<Live>> SchedulerImpl::prepare(Request request, GenerateRe
                              std::to_string(kMaxDraft));
 
     auto live = std::make_unique<Live>();
-    if (spec.mode == SpeculativeMode::SPECULATIVE_DRAFT && spec.draftMax > 0) {
+    live->assistant = std::move(assistant);
+    if (spec.mode == SpeculativeMode::SPECULATIVE_DRAFT && spec.draftMax > 0 && !live->assistant) {
         if (spec.draftModel.empty())
             return Status::error("speculative decoding with a draft model needs the draft model's file (draftModel)");
         auto drafter = draftModelFor(spec.draftModel);
@@ -603,7 +625,7 @@ int SchedulerImpl::planDraft(Live &l, int maxTokens)
 
 void SchedulerImpl::draftMtp(const std::vector<Live *> &order)
 {
-    if (!m_forward->hasMtp())
+    if (!m_forward->hasMtp() && !m_model->config().draftsFromHidden)
         return;
     std::vector<runtime::MtpDraft> &drafts = m_mtpDrafts;   // kept: a step allocates nothing once grown
     std::vector<Live *> &owners = m_mtpOwners;
@@ -629,14 +651,29 @@ void SchedulerImpl::draftMtp(const std::vector<Live *> &order)
         d.token = l->tokens[l->evaluated];
         d.count = k;
         d.out = l->draft.data();
+        d.hidden = m_forward->keptHidden(seq);
         drafts.push_back(d);
         owners.push_back(l);
     }
-    if (drafts.empty())
-        return;
-    const Status st = m_forward->mtpDraft(drafts.data(), static_cast<int>(drafts.size()), m_logits.data());
-    for (size_t i = 0; i < drafts.size(); ++i)
-        owners[i]->draft.resize(st ? static_cast<size_t>(drafts[i].drafted) : 0);
+    // The MTP block's drafts in one run; an assistant's (one file, as a rule)
+    // in one run per file, its requests moved to the front in turn.
+    size_t done = 0;
+    while (done < drafts.size()) {
+        AssistantDrafter *a = owners[done]->assistant.get();
+        size_t end = done + 1;
+        for (size_t i = end; i < drafts.size(); ++i)
+            if (owners[i]->assistant.get() == a) {
+                std::swap(drafts[i], drafts[end]);
+                std::swap(owners[i], owners[end]);
+                ++end;
+            }
+        const int n = static_cast<int>(end - done);
+        const Status st = a ? a->draft(drafts.data() + done, n, m_logits.data())
+                            : m_forward->mtpDraft(drafts.data() + done, n, m_logits.data());
+        for (size_t i = done; i < end; ++i)
+            owners[i]->draft.resize(st ? static_cast<size_t>(drafts[i].drafted) : 0);
+        done = end;
+    }
 }
 
 int SchedulerImpl::draftLimit(Live &l, int maxTokens)
@@ -651,6 +688,35 @@ int SchedulerImpl::draftLimit(Live &l, int maxTokens)
     if (maxTokensOpt >= 0)
         k = std::min(k, maxTokensOpt - static_cast<int32_t>(l.result->tokens.size()) - 1);
     return std::max(k, 0);
+}
+
+Result<bool> SchedulerImpl::namesAssistant(const SpeculativeOptions &spec)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_draftMutex);
+        if (m_assistant && m_assistant->path() == spec.draftModel)
+            return true;
+    }
+    auto info = inspectModel(spec.draftModel);
+    if (!info)
+        return info.status();
+    return info.value().architecture == "gemma4-assistant";   // by its header: a broken one is refused when loaded
+}
+
+Result<std::shared_ptr<AssistantDrafter>> SchedulerImpl::assistantFor(const std::string &path)
+{
+    std::lock_guard<std::mutex> lock(m_draftMutex);
+    if (m_assistant && m_assistant->path() == path)
+        return m_assistant;
+    auto loaded = ModelImpl::load(path, {});
+    if (!loaded)
+        return loaded.status();
+    auto made = AssistantDrafter::create(std::move(loaded.value()), *m_model, *m_cache, *m_pool,
+                                         static_cast<uint32_t>(m_options.parallel), m_options.flashAttention);
+    if (!made)
+        return made.status();
+    m_assistant = std::shared_ptr<AssistantDrafter>(std::move(made.value()));
+    return m_assistant;
 }
 
 Result<std::shared_ptr<DraftModel>> SchedulerImpl::draftModelFor(const std::string &path)

@@ -38,6 +38,7 @@ class DraftControl;
 
 namespace burrow::api {
 
+class AssistantDrafter;
 class DraftModel;
 class ReplyOutput;
 
@@ -79,10 +80,12 @@ struct Live {
     std::shared_ptr<DraftModel> drafter;
     std::unique_ptr<sampling::Chain> draftChain;
     std::vector<std::vector<sampling::Candidate>> draftQ;
-    // The drafter is the model's MTP block (else the n-gram lookup): its
-    // spans run the block too (BatchSpan::mtp), its drafts come from
-    // draftMtp before the batch is built.
+    // The drafter is the model's MTP block, or Gemma 4's assistant file
+    // (`assistant`; else the n-gram lookup): its spans run the block or keep
+    // the hidden state (BatchSpan::mtp), its drafts come from draftMtp
+    // before the batch is built.
     bool mtp = false;
+    std::shared_ptr<AssistantDrafter> assistant;
 
     Live();
     ~Live();
@@ -180,6 +183,14 @@ private:
     bool sampleNext(Live &live, const float *logits, const DraftGuess *guess = nullptr);
     // The draft model of `path`, loaded and checked on first use (any thread).
     Result<std::shared_ptr<DraftModel>> draftModelFor(const std::string &path);
+    // The Gemma 4 assistant of `path` bound to this model and cache, loaded
+    // and checked on first use (any thread); an error when the file is not
+    // one or does not fit the model.
+    Result<std::shared_ptr<AssistantDrafter>> assistantFor(const std::string &path);
+    // Whether the request drafts with a Gemma 4 assistant (its draftModel
+    // names a gemma4-assistant file under mtp, auto or draft).
+    // (An error when its header cannot be read.)
+    Result<bool> namesAssistant(const SpeculativeOptions &spec);
     // Drafts with the draft models for every generating sequence that has
     // one, all of a model's in the same passes (before a step's batch).
     void draftWithModels();
@@ -239,6 +250,7 @@ private:
     // The draft model requests name (the latest; replaced when one names another).
     std::mutex m_draftMutex;
     std::shared_ptr<DraftModel> m_draftModel;
+    std::shared_ptr<AssistantDrafter> m_assistant;   // likewise, Gemma 4's assistant
 
     // Scheduler thread's own state.
     std::vector<std::unique_ptr<Live>> m_running;   // holding a slot

@@ -88,17 +88,17 @@ Status readHeadSize(const gguf::GgufFile &file, const std::string &key, uint32_t
 // Head sizes and rotated dims of the sliding layers.
 Status configureSlidingHeads(const gguf::GgufFile &file, ModelConfig &c)
 {
-    const std::string p = "gemma4.";
+    const std::string p = c.archName + ".";
     uint32_t keySwa = 0, valueSwa = 0;
     if (Status s = readHeadSize(file, p + "attention.key_length_swa", keySwa); !s)
         return s;
     if (Status s = readHeadSize(file, p + "attention.value_length_swa", valueSwa); !s)
         return s;
     if (c.headDimK != c.headDimV)
-        return Status::error("gemma4: attention.key_length " + std::to_string(c.headDimK) + " and value_length " +
+        return Status::error(c.archName + ": attention.key_length " + std::to_string(c.headDimK) + " and value_length " +
                              std::to_string(c.headDimV) + " differ (Gemma 4 uses V = K)");
     if (keySwa != valueSwa)
-        return Status::error("gemma4: attention.key_length_swa " + std::to_string(keySwa) + " and value_length_swa " +
+        return Status::error(c.archName + ": attention.key_length_swa " + std::to_string(keySwa) + " and value_length_swa " +
                              std::to_string(valueSwa) + " differ (Gemma 4 uses V = K)");
     uint32_t rotSwa = c.nRot;
     if (Status s = file.getOptionalU32(p + "rope.dimension_count_swa", rotSwa); !s)
@@ -165,10 +165,10 @@ Status configureExperts(const gguf::GgufFile &file, ModelConfig &c)
 
 } // namespace
 
-Status configureGemma4(const gguf::GgufFile &file, ModelConfig &config)
+Status configureGemma4Attention(const gguf::GgufFile &file, ModelConfig &config)
 {
     ModelConfig &c = config;
-    const std::string p = "gemma4.";
+    const std::string p = c.archName + ".";
     c.ropeType = RopeType::ROPE_TYPE_NEOX;
     c.ffnActivation = FfnActivation::FFN_ACTIVATION_GELU_TANH;
     c.qkNorm = true;
@@ -176,17 +176,8 @@ Status configureGemma4(const gguf::GgufFile &file, ModelConfig &config)
     c.valueFromKey = true;
     c.postNorms = true;
     c.layerOutputScale = true;
-    c.embeddingScale = std::sqrt(static_cast<float>(c.nEmbd));
     c.queryScale = 1.0f;                 // attention scale 1, inside the softmax
     c.queryScaleBeforeAttention = false;
-
-    float finalCap = 0.0f;
-    if (Status s = file.getOptionalF32(p + "final_logit_softcapping", finalCap); !s)
-        return s;
-    if (!(finalCap >= 0.0f) || !std::isfinite(finalCap))
-        return Status::error("gemma4.final_logit_softcapping must be finite and >= 0");
-    c.finalSoftcap = finalCap;
-
     if (Status s = file.getU32(p + "attention.sliding_window", c.slidingWindow); !s)
         return s;
     if (c.slidingWindow == 0)
@@ -196,8 +187,24 @@ Status configureGemma4(const gguf::GgufFile &file, ModelConfig &config)
         return s;
     for (uint32_t il = 0; il < c.nLayer; ++il)
         c.layers[il].sliding = sliding[il];
-    if (Status s = configureSlidingHeads(file, c); !s)
+    return configureSlidingHeads(file, c);
+}
+
+Status configureGemma4(const gguf::GgufFile &file, ModelConfig &config)
+{
+    ModelConfig &c = config;
+    const std::string p = "gemma4.";
+    if (Status s = configureGemma4Attention(file, c); !s)
         return s;
+    c.embeddingScale = std::sqrt(static_cast<float>(c.nEmbd));
+    c.draftsFromHidden = true;           // a gemma4-assistant file may draft for it
+
+    float finalCap = 0.0f;
+    if (Status s = file.getOptionalF32(p + "final_logit_softcapping", finalCap); !s)
+        return s;
+    if (!(finalCap >= 0.0f) || !std::isfinite(finalCap))
+        return Status::error("gemma4.final_logit_softcapping must be finite and >= 0");
+    c.finalSoftcap = finalCap;
 
     if (Status s = file.getU32(p + "embedding_length_per_layer_input", c.nEmbdPerLayer); !s)
         return s;

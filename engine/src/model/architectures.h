@@ -32,6 +32,12 @@ Status configureGptOss(const gguf::GgufFile &file, ModelConfig &config);
 Status configureQwen35(const gguf::GgufFile &file, ModelConfig &config);
 Status configureQwen35Moe(const gguf::GgufFile &file, ModelConfig &config);
 Status configureGemma4(const gguf::GgufFile &file, ModelConfig &config);
+Status configureGemma4Assistant(const gguf::GgufFile &file, ModelConfig &config);
+// What gemma4 and gemma4-assistant share ({arch}. keys): GeGLU, Q/K/V head
+// norms, sandwich norms, attention scale 1, NeoX RoPE, the sliding layers
+// (attention.sliding_window, the per-block sliding_window_pattern, their
+// head sizes and RoPE), rope_freqs for the global layers.
+Status configureGemma4Attention(const gguf::GgufFile &file, ModelConfig &config);
 
 // Shared by the architectures with a sliding window on some layers: reads
 // {arch}.attention.sliding_window_pattern (a u32 period; a bool array is

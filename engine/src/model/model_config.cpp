@@ -10,7 +10,7 @@
 namespace burrow::model {
 namespace {
 
-constexpr std::array<ArchitectureSpec, 11> kArchitectures = {{
+constexpr std::array<ArchitectureSpec, 12> kArchitectures = {{
     {"llama", Architecture::ARCHITECTURE_LLAMA, configureLlama},
     {"qwen2", Architecture::ARCHITECTURE_QWEN2, configureQwen2},
     {"phi3", Architecture::ARCHITECTURE_PHI3, configurePhi3},
@@ -22,6 +22,7 @@ constexpr std::array<ArchitectureSpec, 11> kArchitectures = {{
     {"qwen35", Architecture::ARCHITECTURE_QWEN35, configureQwen35},
     {"qwen35moe", Architecture::ARCHITECTURE_QWEN35MOE, configureQwen35Moe},
     {"gemma4", Architecture::ARCHITECTURE_GEMMA4, configureGemma4},
+    {"gemma4-assistant", Architecture::ARCHITECTURE_GEMMA4_ASSISTANT, configureGemma4Assistant},
 }};
 
 // Bounds that keep every size computed from them far from overflow.

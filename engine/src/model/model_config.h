@@ -34,6 +34,7 @@ enum class Architecture : uint32_t {
     ARCHITECTURE_QWEN35,
     ARCHITECTURE_QWEN35MOE,
     ARCHITECTURE_GEMMA4,
+    ARCHITECTURE_GEMMA4_ASSISTANT,
 };
 
 // How RoPE pairs the elements of a head: NORM rotates (x[2i], x[2i+1]);
@@ -83,6 +84,12 @@ struct LayerSpec {
     // A dense GeGLU MLP runs beside the experts, each with its own post-norm
     // (gemma4 26B-A4B; moe is set too).
     bool denseBesideMoe = false;
+    // The layer reads another model's KV cache (gemma4-assistant: the
+    // target's): kvLayer indexes that cache's layers (set when the drafter is
+    // bound to its target), the layer computes only queries, and a query at
+    // position p sees the keys before p (the target's cache holds positions
+    // 0..p-1 when the assistant drafts the token at p).
+    bool foreignKv = false;
 };
 
 struct ModelConfig {
@@ -207,6 +214,17 @@ struct ModelConfig {
     // attention block of the trunk's kind; runtime/forward.h, "MTP").
     uint32_t nextnDeclared = 0;        // {arch}.nextn_predict_layers
     uint32_t nLayerMtp = 0;            // MTP blocks loaded and run (0 or 1)
+    // A drafter may read this model's final normed hidden state (gemma4:
+    // the assistant drafter; runtime/forward.h, "Hidden states").
+    bool draftsFromHidden = false;
+
+    // gemma4-assistant (a drafter in a file of its own, loaded beside a
+    // gemma4 target; runtime/forward.h, "Assistant"): the target's hidden
+    // size ({arch}.embedding_length_out; 0 for every other architecture).
+    // Its input is nextn.pre_projection . (target embedding x sqrt(this) |
+    // target hidden state), its outputs logits and the next hidden state
+    // nextn.post_projection . h; every layer is foreignKv.
+    uint32_t nEmbdTarget = 0;
 
     std::vector<LayerSpec> layers;     // size nLayer + nLayerMtp once loaded
 
@@ -233,7 +251,11 @@ struct ModelConfig {
     // default row before the architecture changes it.
     LayerSpec uniformLayer(uint32_t il) const;
     // Layer il has keys and values of its own (not recurrent, not shared).
-    bool ownsKv(uint32_t il) const { return !layers[il].recurrent && layers[il].kvLayer == il; }
+    bool ownsKv(uint32_t il) const
+    {
+        return !layers[il].recurrent && !layers[il].foreignKv && layers[il].kvLayer == il;
+    }
+    bool isAssistant() const { return nEmbdTarget > 0; }
     uint32_t kvLayerCount() const;     // the trunk's and the MTP block's
     // The index of the MTP block in layers / Weights::layers (valid when nLayerMtp > 0).
     uint32_t mtpLayer() const { return nLayer; }
@@ -259,7 +281,7 @@ struct ModelConfig {
 Result<ModelConfig> loadModelConfig(const gguf::GgufFile &file);
 
 // "llama", "qwen2", "phi3", "gemma2", "qwen3", "qwen3moe", "gemma3", "gpt-oss", "qwen35", "qwen35moe",
-// "gemma4".
+// "gemma4", "gemma4-assistant".
 const char *architectureName(Architecture arch);
 
 } // namespace burrow::model

@@ -36,6 +36,7 @@ struct ArchRules {
     bool sharedExpert = false; // qwen35moe: ffn_*_shexp beside the experts
     bool gemma4 = false;       // per-layer sliding flags and head sizes, V norm, per-layer inputs,
                                // shared KV, optional experts beside a dense MLP (gemma4Tensors)
+    bool assistant = false;    // gemma4-assistant: queries only, nextn projections, no K/V
 };
 
 constexpr ArchRules kRules[] = {
@@ -51,6 +52,8 @@ constexpr ArchRules kRules[] = {
     {"qwen35",   false, true,  false, false, false, false, false, false, false, 0, true,  1e-6f, 10000000.0f, true},
     {"qwen35moe", true, true,  false, false, false, false, false, false, false, 0, true,  1e-6f, 10000000.0f, true, true},
     {"gemma4",   false, true,  true,  false, false, false, false, false, false, 1, true,  1e-6f, 1000000.0f, false, false, true},
+    {"gemma4-assistant", false, true, true, false, false, false, false, true, false, 1, true, 1e-6f, 1000000.0f, false, false,
+     true, true},
 };
 
 const ArchRules *rulesFor(const std::string &arch)
@@ -285,7 +288,7 @@ bool scriptZeroed(const std::string &name)
 // do) and the 26B-A4B shape (a dense MLP beside fused gate|up experts, the
 // router's input scale, per-expert output scales, no attn_v on global
 // layers) from one shape.
-void gemma4Tensors(const SyntheticShape &s, std::vector<SyntheticTensor> &t)
+void gemma4Tensors(const ArchRules &r, const SyntheticShape &s, std::vector<SyntheticTensor> &t)
 {
     using Fill = SyntheticTensor::Fill;
     const auto add = [&](std::string name, std::vector<int64_t> dims, Fill fill = Fill::FILL_WEIGHT) {
@@ -294,9 +297,14 @@ void gemma4Tensors(const SyntheticShape &s, std::vector<SyntheticTensor> &t)
     const int64_t E = s.nEmbd, V = s.nVocab, P = s.nEmbdPerLayer, X = s.nExpert, FE = s.nFfExp;
     add("token_embd.weight", {E, V});
     add("output_norm.weight", {E}, Fill::FILL_NORM);
-    if (!s.tiedOutput)
+    if (hasOutput(r, s))
         add("output.weight", {E, V});
     add("rope_freqs.weight", {static_cast<int64_t>(headDimOf(s)) / 2}, Fill::FILL_ROPE_QUARTER);
+    if (r.assistant) {
+        const int64_t Et = s.nEmbdTarget;
+        add("nextn.pre_projection.weight", {2 * Et, E});
+        add("nextn.post_projection.weight", {E, Et});
+    }
     if (P > 0) {
         add("per_layer_token_embd.weight", {P * s.nLayer, V});
         add("per_layer_model_proj.weight", {E, P * s.nLayer});
@@ -307,12 +315,14 @@ void gemma4Tensors(const SyntheticShape &s, std::vector<SyntheticTensor> &t)
         const int64_t Dh = gemma4HeadDim(s, l), Q = Dh * s.nHead, KV = Dh * gemma4KvHeads(s, l), F = gemma4Ff(s, l);
         add(b + "attn_norm.weight", {E}, Fill::FILL_NORM);
         add(b + "attn_q.weight", {E, Q});
-        add(b + "attn_k.weight", {E, KV});
-        if (!(s.valueFromKeyGlobal && !gemma4Sliding(s, l)))
+        if (!r.assistant)
+            add(b + "attn_k.weight", {E, KV});
+        if (!r.assistant && !(s.valueFromKeyGlobal && !gemma4Sliding(s, l)))
             add(b + "attn_v.weight", {E, KV});
         add(b + "attn_output.weight", {Q, E});
         add(b + "attn_q_norm.weight", {Dh}, Fill::FILL_NORM);
-        add(b + "attn_k_norm.weight", {Dh}, Fill::FILL_NORM);
+        if (!r.assistant)
+            add(b + "attn_k_norm.weight", {Dh}, Fill::FILL_NORM);
         add(b + "post_attention_norm.weight", {E}, Fill::FILL_NORM);
         add(b + "ffn_norm.weight", {E}, Fill::FILL_NORM);
         add(b + "ffn_gate.weight", {E, F});
@@ -361,7 +371,7 @@ std::vector<SyntheticTensor> allTensors(const ArchRules &r, const SyntheticShape
     using Fill = SyntheticTensor::Fill;
     if (r.gemma4) {
         std::vector<SyntheticTensor> g;
-        gemma4Tensors(s, g);
+        gemma4Tensors(r, s, g);
         return g;
     }
     const int64_t E = s.nEmbd, V = s.nVocab, Dh = headDimOf(s);
@@ -470,7 +480,17 @@ Status checkGemma4Shape(const std::string &arch, const ArchRules &r, const Synth
             s.doubleWideMlp || s.valueFromKeyGlobal)
             return Status::error(arch + " has no per-layer head sizes, per-layer inputs or shared KV layers "
                                         "(those are gemma4's)");
+    }
+    if (!r.assistant && s.nEmbdTarget != 0)
+        return Status::error(arch + " has no target embedding length (gemma4-assistant's)");
+    if (!r.gemma4)
         return {};
+    if (r.assistant) {
+        if (s.nEmbdTarget < 1 || s.nEmbdTarget > 65536 || s.nEmbdTarget == s.nEmbd)
+            return Status::error("target embedding length is " + std::to_string(s.nEmbdTarget) +
+                                 ", expected 1..65536 and not the assistant's own " + std::to_string(s.nEmbd));
+        if (s.nEmbdPerLayer != 0 || s.sharedKvLayers != 0 || s.doubleWideMlp || s.nExpert != 0 || s.valueFromKeyGlobal)
+            return Status::error(arch + " has no per-layer inputs, shared KV layers or experts");
     }
     if (s.headDimSwa != 0 && (s.headDimSwa < 2 || s.headDimSwa > 4096 || s.headDimSwa % 2 != 0))
         return Status::error("sliding head size is " + std::to_string(s.headDimSwa) + ", expected an even number 2..4096");
@@ -562,10 +582,10 @@ constexpr size_t kChunkBytes = size_t(64) << 20;
 // array), their head size and rotated dims, the RoPE bases, per-layer
 // inputs, shared KV layers, the final softcap.
 template <typename U32>
-void gemma4Metadata(const SyntheticShape &s, gguf::GgufWriter &w, const U32 &u32,
+void gemma4Metadata(const ArchRules &r, const SyntheticShape &s, gguf::GgufWriter &w, const U32 &u32,
                     std::map<std::string, std::vector<int32_t>> &arrayOverrides)
 {
-    const std::string p = "gemma4.";
+    const std::string p = std::string(r.name) + ".";
     const std::string patternKey = p + "attention.sliding_window_pattern";
     if (auto it = arrayOverrides.find(patternKey); it != arrayOverrides.end()) {
         w.addArray(patternKey, ValueType::VALUE_TYPE_I32, it->second);
@@ -581,6 +601,11 @@ void gemma4Metadata(const SyntheticShape &s, gguf::GgufWriter &w, const U32 &u32
     u32(p + "attention.value_length_swa", swa);
     u32(p + "rope.dimension_count_swa", swa);
     w.addF32(p + "rope.freq_base_swa", 10000.0f);
+    if (r.assistant) {   // as the reference's converter: the backbone's width, every block predicting
+        u32(p + "embedding_length_out", s.nEmbdTarget);
+        u32(p + "nextn_predict_layers", s.nLayer);
+        return;
+    }
     u32(p + "embedding_length_per_layer_input", s.nEmbdPerLayer);
     u32(p + "attention.shared_kv_layers", s.sharedKvLayers);
     w.addF32(p + "final_logit_softcapping", 30.0f);
@@ -697,6 +722,35 @@ Status checkSyntheticSpec(const SyntheticSpec &spec)
             return ids.status();
     }
     return {};
+}
+
+SyntheticSpec assistantSpecFor(const SyntheticSpec &target)
+{
+    const SyntheticShape &t = target.shape;
+    SyntheticSpec a;
+    a.arch = "gemma4-assistant";
+    a.fileType = target.fileType;
+    a.seed = target.seed * 31 + 17;
+    a.threads = target.threads;
+    a.extraTokens = target.extraTokens;
+    a.name = (target.name.empty() ? "synthetic-" + target.arch : target.name) + "-assistant";
+    SyntheticShape &s = a.shape;
+    s.nEmbd = std::max(64u, (t.nEmbd / 4 + 31) / 32 * 32);
+    s.nLayer = 4;
+    s.slidingPattern = 4;   // S S S G
+    s.nHead = t.nHead;
+    s.nHeadKv = t.nHeadKv;
+    s.nHeadKvGlobal = t.nHeadKvGlobal;
+    s.headDim = headDimOf(t);
+    s.headDimSwa = t.headDimSwa;
+    s.nFf = 4 * s.nEmbd;
+    s.nVocab = t.nVocab;
+    s.nCtx = t.nCtx;
+    s.slidingWindow = t.slidingWindow;
+    s.ropeFreqBase = t.ropeFreqBase;
+    s.tiedOutput = true;
+    s.nEmbdTarget = t.nEmbd;
+    return a;
 }
 
 std::vector<SyntheticTensor> syntheticTensors(const SyntheticSpec &spec)
@@ -848,7 +902,7 @@ Status prepare(const SyntheticSpec &spec, gguf::GgufStreamWriter &out, std::vect
             w.addF32(p + "rope.freq_base_swa", 10000.0f);
     }
     if (r.gemma4)
-        gemma4Metadata(s, w, u32, arrayOverrides);
+        gemma4Metadata(r, s, w, u32, arrayOverrides);
     else if (s.slidingPattern > 0)
         u32(p + "attention.sliding_window_pattern", s.slidingPattern);
     if (r.moe || (r.gemma4 && s.nExpert > 0)) {

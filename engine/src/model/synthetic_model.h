@@ -99,6 +99,11 @@ struct SyntheticShape {
     uint32_t sharedKvLayers = 0;   // the last N layers reuse earlier layers' keys and values
     bool doubleWideMlp = false;    // the shared-KV layers' FFN is 2 x nFf (E2B's use_double_wide_mlp)
     bool valueFromKeyGlobal = false;   // no attn_v on the global layers (V = K, as 26B-A4B / 31B)
+    // gemma4-assistant: the target's embedding length (embedding_length_out;
+    // 0 for every other architecture). Its layers have attn_q only (no
+    // K/V), its output is token_embd, and nextn.pre_projection [2 Et, E] and
+    // nextn.post_projection [E, Et] join them (assistantSpecFor).
+    uint32_t nEmbdTarget = 0;
 };
 
 struct SyntheticTensorReport {
@@ -186,6 +191,15 @@ Result<SyntheticSummary> planSyntheticModel(const SyntheticSpec &spec);
 
 // Checks the spec, then writes the model to `path` (via path.part).
 Result<SyntheticSummary> writeSyntheticModel(const SyntheticSpec &spec, const std::string &path);
+
+// A gemma4-assistant that fits the gemma4 `target` (burrow-cli synth
+// --assistant): the target's vocabulary, context, sliding window, head
+// sizes and KV heads (each assistant layer reads the keys of the target's
+// last sliding or global layer), 4 layers (3 sliding, then 1 global, as
+// Gemma 4's assistants), a quarter of the target's width (at least 64,
+// rounded to 32), 4x that for the FFN; the target's file type and a seed
+// of its own.
+SyntheticSpec assistantSpecFor(const SyntheticSpec &target);
 
 // Named shapes (burrow-cli synth --preset): the benchmark models and a small
 // one per architecture for tests.

@@ -71,6 +71,8 @@ constexpr std::array<TensorNameEntry, static_cast<size_t>(TensorKind::TENSOR_KIN
     {TensorKind::TENSOR_KIND_NEXTN_EMBED_TOKENS,  "blk.%d.nextn.embed_tokens.weight",  true},
     {TensorKind::TENSOR_KIND_NEXTN_SHARED_HEAD_HEAD, "blk.%d.nextn.shared_head_head.weight", true},
     {TensorKind::TENSOR_KIND_NEXTN_SHARED_HEAD_NORM, "blk.%d.nextn.shared_head_norm.weight", true},
+    {TensorKind::TENSOR_KIND_NEXTN_PROJ_PRE,      "nextn.pre_projection.weight",       false},
+    {TensorKind::TENSOR_KIND_NEXTN_PROJ_POST,     "nextn.post_projection.weight",      false},
 }};
 
 // The table is indexed by kind; keep it in enum order.

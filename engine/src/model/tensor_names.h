@@ -80,6 +80,9 @@ enum class TensorKind : uint32_t {
     TENSOR_KIND_NEXTN_EMBED_TOKENS,
     TENSOR_KIND_NEXTN_SHARED_HEAD_HEAD,
     TENSOR_KIND_NEXTN_SHARED_HEAD_NORM,
+    // gemma4-assistant (model level): its input and hidden-state projections
+    TENSOR_KIND_NEXTN_PROJ_PRE,
+    TENSOR_KIND_NEXTN_PROJ_POST,
     TENSOR_KIND_COUNT,
 };
 

@@ -386,7 +386,7 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
             s = bindAttention(b, c, L, l);
         if (s) s = bindFfn(b, c, L, l);
         if (s && c.layerOutputScale)
-            s = b.bind(L.layerOutScale, K::TENSOR_KIND_LAYER_OUTPUT_SCALE, il, 1, 0, OPT);
+            s = b.bind(L.layerOutScale, K::TENSOR_KIND_LAYER_OUTPUT_SCALE, il, 1, 0, c.isAssistant() ? REQ : OPT);
         if (!s)
             return fail(s);
     }
@@ -396,6 +396,13 @@ Result<Weights> loadWeights(const gguf::GgufFile &file, ModelConfig &c)
     if (c.nEmbdPerLayer > 0)
         if (Status s = bindPerLayerInputs(b, c, w); !s)
             return fail(s);
+    if (c.isAssistant()) {
+        const int64_t Et = c.nEmbdTarget;
+        Status s = b.bind(w.nextnProjPre, K::TENSOR_KIND_NEXTN_PROJ_PRE, -1, 2 * Et, E, REQ);
+        if (s) s = b.bind(w.nextnProjPost, K::TENSOR_KIND_NEXTN_PROJ_POST, -1, E, Et, REQ);
+        if (!s)
+            return fail(s);
+    }
     // Per-tensor scales (NVFP4 "scale2" files) once every matrix is bound.
     if (Status s = bindWeightScales(file, c, w); !s)
         return fail(s);
@@ -419,8 +426,9 @@ std::vector<V *> matricesOf(W &weights)
             for (V &t : *experts)
                 out.push_back(&t);
     }
-    if (weights.perLayerModelProj)
-        out.push_back(&weights.perLayerModelProj);
+    for (V *t : {&weights.perLayerModelProj, &weights.nextnProjPre, &weights.nextnProjPost})
+        if (*t)
+            out.push_back(t);
     if (weights.output)
         out.push_back(&weights.output);
     return out;

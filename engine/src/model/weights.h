@@ -122,6 +122,9 @@ struct Weights {
     TensorView perLayerTokenEmbd;   // [nEmbdPerLayer x nLayer] x nVocab rows
     TensorView perLayerModelProj;   // [nEmbd] -> [nEmbdPerLayer x nLayer]
     TensorView perLayerProjNorm;    // [nEmbdPerLayer]
+    // gemma4-assistant (ModelConfig::nEmbdTarget = Et > 0).
+    TensorView nextnProjPre;        // [2 Et] -> [nEmbd]: (target embedding | target hidden state)
+    TensorView nextnProjPost;       // [nEmbd] -> [Et]: the next hidden state
     std::vector<LayerWeights> layers;   // nLayer + nLayerMtp (the MTP block last)
     uint64_t bytes = 0;         // mapped bytes of all used tensors
 };

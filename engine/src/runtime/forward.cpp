@@ -136,15 +136,23 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
             f->m_moeDown.resize(B * K * c.nEmbd);
             f->m_tasks.reserve(2 * X);
         }
-        if (c.nLayerMtp > 0) {
+        if (c.nLayerMtp > 0 || c.draftsFromHidden) {
             const size_t seqs = cache.sequenceCount();
             f->m_mtpH.resize(B * c.nEmbd);
-            f->m_mtpIn.resize(B * 2 * c.nEmbd);
-            f->m_mtpDraftH.resize(B * c.nEmbd);
+            if (c.nLayerMtp > 0) {
+                f->m_mtpIn.resize(B * 2 * c.nEmbd);
+                f->m_mtpDraftH.resize(B * c.nEmbd);
+            }
             f->m_mtpKept.resize(seqs * c.nEmbd);
             f->m_mtpSeqs.resize(seqs);
             f->m_mtpHidden.resize(B);
             f->m_mtpTokens.resize(B);
+            f->m_mtpSpans.resize(B);
+        }
+        if (c.isAssistant()) {
+            f->m_assistIn.resize(B * 2 * c.nEmbdTarget);
+            f->m_assistH.resize(B * c.nEmbdTarget);
+            f->m_mtpDraftH.resize(B * c.nEmbdTarget);
             f->m_mtpSpans.resize(B);
         }
         f->m_scratch.resize(scratch + 64);
@@ -250,7 +258,7 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             cancelMidway = recurrent->backup(spans[si].seq);
     }
     const int64_t E = c.nEmbd;
-    float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
+    float *x = m_x.data(), *h = m_h.data();
     for (uint32_t il = 0; il < c.nLayer; ++il) {
         if (m_cancelCheck && (il == 0 || cancelMidway) && m_cancelCheck()) {
             if (recurrent)
@@ -262,33 +270,7 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
             unreserve(nSpans);            // lengths unchanged: this batch's keys are not kept
             return Status::cancelled();
         }
-        const model::LayerWeights &L = m_w.layers[il];
-
-        // h = rmsnorm(x) * attn_norm                                  [n, E]
-        forRows(m_pool, n, E, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
-        if (c.layers[il].recurrent)
-            deltaNetLayer(il, spans, nSpans, n);                       // out [n, E]
-        else
-            attentionBlock(il, spans, nSpans, n);                      // out [n, E]
-        forRows(m_pool, n, E, [&](int t) {
-            float *ot = out + t * E, *xt = x + t * E;
-            if (c.postNorms)
-                rmsNorm(ot, L.attnPostNorm.f32(), ot, E, c.rmsEps);
-            for (int64_t i = 0; i < E; ++i)
-                xt[i] += ot[i];
-            rmsNorm(xt, L.ffnNorm.f32(), h + t * E, E, c.rmsEps);     // h = ffn input
-        });
-        ffnBlock(il, n);                                               // x += ffn
-        if (c.nEmbdPerLayer > 0)
-            perLayerInput(il, n);                                      // x += the layer's own input
-        if (L.layerOutScale) {
-            const float scale = L.layerOutScale.f32()[0];
-            forRows(m_pool, n, E, [&](int t) {
-                float *xt = x + t * E;
-                for (int64_t i = 0; i < E; ++i)
-                    xt[i] *= scale;
-            });
-        }
+        layer(il, spans, nSpans, n);
     }
     for (int si = 0; si < nSpans; ++si) {
         const uint32_t len = m_cache.length(spans[si].seq);
@@ -314,7 +296,44 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
     }
     if (hasMtp())
         mtpCatchUp(tokens, spans, nSpans);   // forward_mtp.cpp
+    else if (c.draftsFromHidden)
+        keepHidden(spans, nSpans, logits && nWanted > 0);   // forward_mtp.cpp
     return Status::ok();
+}
+
+// Layer il over rows [0, n) of the batch (x -> x; forward.h).
+void Forward::layer(uint32_t il, const BatchSpan *spans, int nSpans, int n)
+{
+    const model::ModelConfig &c = m_c;
+    const int64_t E = c.nEmbd;
+    float *x = m_x.data(), *h = m_h.data(), *out = m_out.data();
+    const model::LayerWeights &L = m_w.layers[il];
+
+    // h = rmsnorm(x) * attn_norm                                  [n, E]
+    forRows(m_pool, n, E, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
+    if (c.layers[il].recurrent)
+        deltaNetLayer(il, spans, nSpans, n);                       // out [n, E]
+    else
+        attentionBlock(il, spans, nSpans, n);                      // out [n, E]
+    forRows(m_pool, n, E, [&](int t) {
+        float *ot = out + t * E, *xt = x + t * E;
+        if (c.postNorms)
+            rmsNorm(ot, L.attnPostNorm.f32(), ot, E, c.rmsEps);
+        for (int64_t i = 0; i < E; ++i)
+            xt[i] += ot[i];
+        rmsNorm(xt, L.ffnNorm.f32(), h + t * E, E, c.rmsEps);     // h = ffn input
+    });
+    ffnBlock(il, n);                                               // x += ffn
+    if (c.nEmbdPerLayer > 0)
+        perLayerInput(il, n);                                      // x += the layer's own input
+    if (L.layerOutScale) {
+        const float scale = L.layerOutScale.f32()[0];
+        forRows(m_pool, n, E, [&](int t) {
+            float *xt = x + t * E;
+            for (int64_t i = 0; i < E; ++i)
+                xt[i] *= scale;
+        });
+    }
 }
 
 // Token embeddings [n, E] (times embeddingScale), the RoPE angles of each
@@ -402,7 +421,7 @@ void Forward::attentionBlock(uint32_t il, const BatchSpan *spans, int nSpans, in
     }
 
     // Q/K (V) head norms, RoPE, query scale, and the new keys/values into the cache.
-    const int kRot = m_cache.kRotation(il), vRot = m_cache.vRotation(il);
+    const int kRot = m_cache.kRotation(kvOf(il)), vRot = m_cache.vRotation(kvOf(il));
     forRows(m_pool, n, E, [&](int t) {
         const float *cs = ropeCs(kind, t);
         float *qt = m_q.data() + t * Q, *kt = m_k.data() + t * KV, *vt = m_v.data() + t * VKV;
@@ -942,24 +961,24 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
     const int nKv = static_cast<int>(spec.nHeadKv);
     const int group = static_cast<int>(c.nHead) / nKv;
     const bool sliding = c.slidingWindow != 0 && spec.sliding;
-    const uint32_t held = m_cache.firstPresent(seq, il);
+    const uint32_t held = m_cache.firstPresent(seq, kvOf(il));
     const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
     const auto firstKey = [&](uint32_t pos) {
         const uint32_t w = sliding && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
         return std::max(w, held);
     };
     KvView base;
-    base.kStride = m_cache.kStride(il);
-    base.vStride = m_cache.vStride(il);
-    base.blocks = m_cache.table(seq, m_cache.groupOf(il));
+    base.kStride = m_cache.kStride(kvOf(il));
+    base.vStride = m_cache.vStride(kvOf(il));
+    base.blocks = m_cache.table(seq, m_cache.groupOf(kvOf(il)));
     base.dk = dk;
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
     base.softcap = c.attnSoftcap;
     const auto viewOf = [&](int kvHead) {
         KvView v = base;
-        v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(il);
-        v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(il);
+        v.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(kvOf(il));
+        v.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(kvOf(il));
         return v;
     };
     const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per query, at most
@@ -989,7 +1008,7 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
                     tq.q = m_q.data() + (row0 + t) * Q + static_cast<int64_t>(head) * dk;
                     tq.out = m_attn.data() + (row0 + t) * VO + static_cast<int64_t>(head) * dv;
                     tq.first = firstKey(pos);
-                    tq.last = pos;
+                    tq.last = lastKey(il, pos);
                     tq.sink = sinks ? sinks[head] : kNoSink;
                     if (nq == kTileCallQueries) {
                         attendTiled(kv, qs, nq, scratch);
@@ -1022,7 +1041,7 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
     const int group = static_cast<int>(c.nHead) / nKv;
     const bool sliding = c.slidingWindow != 0 && spec.sliding;
     const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
-    const int grp = m_cache.groupOf(il);
+    const int grp = m_cache.groupOf(kvOf(il));
     const int tokensPerBlock = std::max(1, kTileCallQueries / group);
     // Blocks: (span, first row, rows), listed in m_rowList as triples.
     int nBlocks = 0;
@@ -1041,8 +1060,8 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
             work += static_cast<int64_t>(sp.n - skip) * c.nHead * (pos0 + sp.n) * (dk + dv) * 2;
     }
     KvView base;
-    base.kStride = m_cache.kStride(il);
-    base.vStride = m_cache.vStride(il);
+    base.kStride = m_cache.kStride(kvOf(il));
+    base.vStride = m_cache.vStride(kvOf(il));
     base.dk = dk;
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
@@ -1062,11 +1081,11 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
             const int part = static_cast<int>(item % parts);
             const int gBegin = part * group / parts, gEnd = (part + 1) * group / parts;
             const BatchSpan &sp = spans[b.span];
-            const uint32_t held = m_cache.firstPresent(sp.seq, il);
+            const uint32_t held = m_cache.firstPresent(sp.seq, kvOf(il));
             KvView kv = base;
             kv.blocks = m_cache.table(sp.seq, grp);
-            kv.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(il);
-            kv.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(il);
+            kv.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(kvOf(il));
+            kv.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(kvOf(il));
             // One row (a generated token): its heads share the key range,
             // attendDecode (attendTiled's results, laid out for few queries).
             const auto attend = b.n == 1 ? attendDecode : attendTiled;
@@ -1080,7 +1099,7 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
                     tq.q = m_q.data() + t * Q + static_cast<int64_t>(head) * dk;
                     tq.out = m_attn.data() + t * VO + static_cast<int64_t>(head) * dv;
                     tq.first = std::max(w, held);
-                    tq.last = pos;
+                    tq.last = lastKey(il, pos);
                     tq.sink = sinks ? sinks[head] : kNoSink;
                     if (nq == kTileCallQueries) {
                         attend(kv, qs, nq, scratch);
@@ -1108,7 +1127,7 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
     const int group = static_cast<int>(c.nHead / spec.nHeadKv);
     const bool sliding = c.slidingWindow != 0 && spec.sliding;
     const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
-    const int grp = m_cache.groupOf(il);
+    const int grp = m_cache.groupOf(kvOf(il));
     // Rows to do, with their sequence's lowest held key.
     int nRows = 0;
     int64_t keys = 0;
@@ -1116,7 +1135,7 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
         const BatchSpan &sp = spans[si];
         if (sp.n >= kTileQueries && !m_cache.quantized() && !m_invariant)   // tiled (attention())
             continue;
-        const uint32_t held = m_cache.firstPresent(sp.seq, il);
+        const uint32_t held = m_cache.firstPresent(sp.seq, kvOf(il));
         for (int t = 0; t < sp.n; ++t) {
             if (m_invariant && !m_cache.quantized() &&
                 m_rowPos[static_cast<size_t>(sp.row0 + t)] >= static_cast<uint32_t>(kTileQueries))
@@ -1128,8 +1147,8 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
         }
     }
     KvView base;
-    base.kStride = m_cache.kStride(il);
-    base.vStride = m_cache.vStride(il);
+    base.kStride = m_cache.kStride(kvOf(il));
+    base.vStride = m_cache.vStride(kvOf(il));
     base.dk = dk;
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
@@ -1151,8 +1170,8 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
             const uint32_t first = std::max(w, m_rowHeld[static_cast<size_t>(r)]);
             KvView v = base;
             v.blocks = m_cache.table(m_rowSeq[static_cast<size_t>(t)], grp);
-            v.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(il);
-            v.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(il);
+            v.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(kvOf(il));
+            v.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(kvOf(il));
             const float *qp[kMaxOnlineHeads];
             float *op[kMaxOnlineHeads];
             for (int g = 0; g < nh; ++g) {
@@ -1160,9 +1179,9 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
                 op[g] = m_attn.data() + t * VO + static_cast<int64_t>(head0 + g) * dv;
             }
             if (q8)
-                attendOnlineQ8_0(v, first, pos, nh, qp, op, sinks ? sinks + head0 : nullptr);
+                attendOnlineQ8_0(v, first, lastKey(il, pos), nh, qp, op, sinks ? sinks + head0 : nullptr);
             else
-                attendOnline(v, first, pos, nh, qp, op, sinks ? sinks + head0 : nullptr);
+                attendOnline(v, first, lastKey(il, pos), nh, qp, op, sinks ? sinks + head0 : nullptr);
         }
     }, work);
 }
@@ -1179,8 +1198,8 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
     const bool swa = c.slidingWindow != 0 && spec.sliding;
     const uint32_t capacity = m_cache.capacity();
     const float *f16 = f16Table();
-    const uint32_t held = m_cache.firstPresent(seq, il);
-    const int32_t *table = m_cache.table(seq, m_cache.groupOf(il));
+    const uint32_t held = m_cache.firstPresent(seq, kvOf(il));
+    const int32_t *table = m_cache.table(seq, m_cache.groupOf(kvOf(il)));
     const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
     const auto firstKey = [&](uint32_t pos) {
         const uint32_t w = swa && pos + 1 > c.slidingWindow ? pos + 1 - c.slidingWindow : 0;
@@ -1205,10 +1224,10 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
                 const int blk = static_cast<int>(item / nKv), kvHead = static_cast<int>(item % nKv);
                 const int t0 = blk * tokensPerBlock, t1 = std::min(n, t0 + tokensPerBlock);
                 AttentionBlock b;
-                b.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * dk;
-                b.kStride = m_cache.kStride(il);
-                b.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * dv;
-                b.vStride = m_cache.vStride(il);
+                b.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * dk;
+                b.kStride = m_cache.kStride(kvOf(il));
+                b.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * dv;
+                b.vStride = m_cache.vStride(kvOf(il));
                 b.blocks = table;
                 b.d = dk;
                 b.scale = scale;
@@ -1225,7 +1244,7 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
                         b.q[b.nq] = qf;
                         b.out[b.nq] = m_attn.data() + (row0 + t) * VO + static_cast<int64_t>(head) * dv;
                         b.first[b.nq] = first;
-                        b.last[b.nq] = pos;
+                        b.last[b.nq] = lastKey(il, pos);
                         b.sink[b.nq] = sinks ? sinks[head] : kNoSink;
                         ++b.nq;
                     }
@@ -1243,8 +1262,8 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
     const int chunks = (group + kMaxGroupHeads - 1) / kMaxGroupHeads;
     const int64_t items = static_cast<int64_t>(n) * nKv * chunks;
     AttentionHead base;
-    base.kStride = m_cache.kStride(il);
-    base.vStride = m_cache.vStride(il);
+    base.kStride = m_cache.kStride(kvOf(il));
+    base.vStride = m_cache.vStride(kvOf(il));
     base.blocks = table;
     base.dk = dk;
     base.dv = dv;
@@ -1267,11 +1286,11 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
             const int nh = std::min(kMaxGroupHeads, (kvHead + 1) * group - head0);
             const uint32_t pos = pos0 + static_cast<uint32_t>(t);
             AttentionHead ah = base;
-            ah.k = m_cache.kCells(il) + static_cast<size_t>(kvHead) * dk;
-            ah.v = m_cache.vCells(il) + static_cast<size_t>(kvHead) * dv;
+            ah.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * dk;
+            ah.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * dv;
             // Visible keys: j in [first, pos].
             ah.first = firstKey(pos);
-            ah.last = pos;
+            ah.last = lastKey(il, pos);
             const float *qp[kMaxGroupHeads];
             float *op[kMaxGroupHeads];
             for (int g = 0; g < nh; ++g) {

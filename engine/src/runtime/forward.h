@@ -85,6 +85,26 @@
 // complete; a position whose H(p - 1) was not kept (a sequence resumed from
 // a recurrent snapshot) gets H = 0, as the reference's first position.
 //
+// Hidden states for a drafter outside the model (ModelConfig::
+// draftsFromHidden, gemma4): a span with `mtp` keeps H = rmsnorm(x) *
+// output_norm of its logits rows (every row of a verification pass), the
+// sequence's last one kept as for MTP; mtpReady, mtpRollback and mtpForget
+// work as above, keptHidden(seq) gives H of position length - 1.
+//
+// Assistant (gemma4-assistant, ModelConfig::nEmbdTarget = Et > 0; the
+// reference's src/models/gemma4-assistant.cpp and the draft loop of its
+// common/speculative.cpp for a drafter that shares the target's memory).
+// This Forward runs the assistant's layers over the TARGET's KV cache
+// (every layer foreignKv: queries only, the keys of positions < p). From
+// the last sampled token t at P = length(seq) and the target's H(P - 1):
+//   in = target_embd[t] * sqrt(Et) | h                              [2 Et]
+//   x = pre_projection . in; the layers at position P               [E]
+//   hn = rmsnorm(x) * output_norm; d = argmax(token_embd . hn)
+//   h' = post_projection . hn                                       [Et]
+// then d2 from (d, h'), all at the same position P (the assistant writes no
+// keys: every step reads the target's 0..P-1). Nothing of the target is
+// written; the drafts are verified by the target as any others.
+//
 // Memory: every buffer is allocated at construction for `maxBatch` tokens and
 // the context size; eval() does not allocate.
 #pragma once
@@ -135,6 +155,9 @@ struct MtpDraft {
     int count = 0;
     int32_t *out = nullptr;
     int drafted = 0;   // set by mtpDraft: tokens written (0: none)
+    // assistantDraft: the target's hidden state H(length - 1) (Et floats,
+    // the target's Forward::keptHidden(seq)).
+    const float *hidden = nullptr;
 };
 
 class Forward {
@@ -182,11 +205,33 @@ public:
     // draft positions; a sequence whose blocks cannot be had drafts nothing.
     // logits: scratch of nDrafts x nVocab floats.
     Status mtpDraft(MtpDraft *drafts, int nDrafts, float *logits);
+    // H of position length(seq) - 1 when mtpReady(seq) (draftsFromHidden or
+    // an MTP block), else null.
+    const float *keptHidden(uint32_t seq) const;
+
+    // ---- Assistant (see above; this Forward's model is the assistant) -------
+    // Drafts for several sequences of the target's cache at once, step by
+    // step (one pass of the assistant per step); targetEmbd: the target's
+    // token_embd (Et wide), each draft's `hidden` the target's H. logits:
+    // scratch of nDrafts x nVocab floats. Sequences with length 0, no
+    // hidden state or a token outside the vocabulary draft nothing.
+    Status assistantDraft(const model::TensorView &targetEmbd, MtpDraft *drafts, int nDrafts, float *logits);
 
 private:
     Forward(const model::ModelConfig &config, const model::Weights &weights, KvCache &cache, ThreadPool &pool,
             int maxBatch);
     void embed(const int32_t *tokens, int n);   // -> m_x, the RoPE tables, m_ple
+    // Layer il over rows [0, n) of m_x (x -> x): attention or the recurrent
+    // block, the FFN, the per-layer input, the output scale.
+    void layer(uint32_t il, const BatchSpan *spans, int nSpans, int n);
+    // The cache layer whose keys layer il reads (il, which the cache maps to
+    // a shared layer's source; a foreignKv layer: its kvLayer), and the last
+    // position a query at pos sees there (pos; a foreignKv layer: pos - 1).
+    uint32_t kvOf(uint32_t il) const { return m_c.layers[il].foreignKv ? m_c.layers[il].kvLayer : il; }
+    uint32_t lastKey(uint32_t il, uint32_t pos) const { return m_c.layers[il].foreignKv ? pos - 1 : pos; }
+    // draftsFromHidden: keep H of the mtp spans' logits rows (normed into
+    // m_h by evalBatch, nWanted of them in span order).
+    void keepHidden(const BatchSpan *spans, int nSpans, bool computed);
     void attentionBlock(uint32_t layer, const BatchSpan *spans, int nSpans, int n);   // m_h -> m_out
     void ffnBlock(uint32_t layer, int n);           // m_h (ffn input) -> x += ffn
     void perLayerInput(uint32_t layer, int n);      // x += the layer's per-layer input (gemma4)
@@ -299,6 +344,10 @@ private:
     std::vector<const float *> m_mtpHidden;   // [B] the hidden row each block row reads
     std::vector<int32_t> m_mtpTokens;         // [B] the token each block row reads
     std::vector<BatchSpan> m_mtpSpans;        // [B]
+    // Assistant: its input rows [B, 2 Et] and next hidden states [B, Et]
+    // (m_mtpDraftH: [B, Et] by draft).
+    std::vector<float> m_assistIn;
+    std::vector<float> m_assistH;
     uint64_t m_passes = 0;
     bool m_flash = true;
     bool m_invariant = true;   // runtime/batch_invariance.h, fixed at creation

@@ -48,7 +48,7 @@ int32_t argmaxRow(const float *v, int64_t n)
 
 bool Forward::mtpReady(uint32_t seq) const
 {
-    if (!hasMtp() || seq >= m_mtpSeqs.size())
+    if ((!hasMtp() && !m_c.draftsFromHidden) || seq >= m_mtpSeqs.size())
         return false;
     const MtpSeq &m = m_mtpSeqs[seq];
     const uint32_t len = m_cache.length(seq);
@@ -75,6 +75,46 @@ void Forward::mtpRollback(uint32_t seq, uint32_t length)
         const float *row = m_mtpH.data() + (m.row0 + static_cast<int64_t>(length - 1 - m.pos0)) * E;
         std::copy(row, row + E, m_mtpKept.data() + static_cast<size_t>(seq) * E);
         m.hiddenPos = length - 1;
+    }
+}
+
+const float *Forward::keptHidden(uint32_t seq) const
+{
+    if (!mtpReady(seq))
+        return nullptr;
+    return m_mtpKept.data() + static_cast<size_t>(seq) * m_c.nEmbd;
+}
+
+void Forward::keepHidden(const BatchSpan *spans, int nSpans, bool computed)
+{
+    const int64_t E = m_c.nEmbd;
+    ++m_passes;
+    int j = 0;   // the span's first normed row in m_h
+    for (int si = 0; si < nSpans; ++si) {
+        const BatchSpan &sp = spans[si];
+        MtpSeq &m = m_mtpSeqs[sp.seq];
+        const int first = computed && sp.logits ? (sp.verify ? 0 : sp.n - 1) : sp.n;
+        const int rows = sp.n - first;
+        const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
+        if (!sp.mtp || rows == 0) {   // the sequence moved on without its H
+            m.hiddenPos = UINT32_MAX;
+            m.valid = std::min(m.valid, pos0);
+            j += rows;
+            continue;
+        }
+        for (int r = 0; r < rows; ++r) {
+            const float *src = m_h.data() + static_cast<int64_t>(j + r) * E;
+            std::copy(src, src + E, m_mtpH.data() + static_cast<int64_t>(sp.row0 + first + r) * E);
+        }
+        const float *last = m_h.data() + static_cast<int64_t>(j + rows - 1) * E;
+        std::copy(last, last + E, m_mtpKept.data() + static_cast<size_t>(sp.seq) * E);
+        m.pass = m_passes;
+        m.row0 = sp.row0;
+        m.pos0 = pos0;
+        m.n = sp.n;
+        m.hiddenPos = pos0 + static_cast<uint32_t>(sp.n) - 1;
+        m.valid = m.hiddenPos + 1;   // no block keys to complete
+        j += rows;
     }
 }
 

@@ -86,6 +86,13 @@ private Q_SLOTS:
         card.drafters.prepend(QStringLiteral("mtp"));
         QCOMPARE(card.speculativeText(),
                  QStringLiteral("its MTP layers, prompt lookup (n-gram), a draft model with the same vocabulary"));
+        // Gemma 4: its assistant file too; the assistant's own card says what it is.
+        card.architecture = QStringLiteral("gemma4");
+        QCOMPARE(card.speculativeText(), QStringLiteral("its MTP layers, prompt lookup (n-gram), its assistant file (as "
+                                                        "the draft model), a draft model with the same vocabulary"));
+        card.draftsFor = QStringLiteral("gemma4");
+        QCOMPARE(card.speculativeText(),
+                 QStringLiteral("none: this file is a drafter for Gemma 4 models (choose it as a chat's draft model)"));
         card.remote = true;
         QCOMPARE(card.speculativeText(), QString());
     }

@@ -129,7 +129,7 @@ private slots:
     {
         QTest::addColumn<int>("variant");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unsupported architecture") << 0 << "architecture 'mamba' is not supported (supported: llama, qwen2, phi3, gemma2, qwen3, qwen3moe, gemma3, gpt-oss, qwen35, qwen35moe, gemma4)";
+        QTest::newRow("unsupported architecture") << 0 << "architecture 'mamba' is not supported (supported: llama, qwen2, phi3, gemma2, qwen3, qwen3moe, gemma3, gpt-oss, qwen35, qwen35moe, gemma4, gemma4-assistant)";
         QTest::newRow("missing tensor") << 1 << "missing tensor 'blk.1.ffn_down.weight' (expected shape [64, 32])";
         QTest::newRow("wrong shape") << 2 << "tensor 'blk.0.attn_q.weight' has shape [32, 16], expected [32, 32]";
         QTest::newRow("unsupported type") << 3 << "tensor 'blk.0.ffn_up.weight' has type Q8_1, which Burrow cannot compute with";
