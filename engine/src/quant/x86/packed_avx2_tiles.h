@@ -499,11 +499,33 @@ void iq4XsHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiv
 using HalfFn = void (*)(const PackedMatrix &, const uint8_t *, int, const PackedActivation &, int64_t, float *, size_t,
                         int);
 
-// The packedMatmul loop over groups, halves and token tiles of 1 or 2 tokens
-// (Q8_0, Q5_0, Q5_K, Q6_K and IQ4_XS: one, their 8 lane accumulators fill the
-// registers);
-// tokens below nGemm take the batch form (Q4_K). Q8_0 and IQ4_NL only with
-// a Dot that is exact for 8-bit codes (VNNI).
+// The packedMatmul loop over token chunks, groups, halves and token tiles:
+// fns[n - 1] / gemmFns[n - 1] compute a tile of n <= tile tokens in the
+// one-token / batch form (tokens below nGemm take the batch form).
+inline void packedHalvesLoop(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
+                             int64_t nTokens, int64_t nGemm, float *y, size_t ldy, const HalfFn *fns,
+                             const HalfFn *gemmFns, int64_t tile)
+{
+    for (int64_t c0 = 0; c0 < nTokens; c0 += kTokenChunk) {
+        const int64_t c1 = std::min(nTokens, c0 + kTokenChunk);
+        const int64_t split = std::clamp(nGemm, c0, c1);
+        for (int64_t g = g0; g < g1; ++g) {
+            const int rows = static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows));
+            float *yg = y + static_cast<size_t>(g) * kPackRows;
+            for (int h = 0; h < 2 && 8 * h < rows; ++h) {
+                for (int64_t t = c0; t < split; t += tile)
+                    gemmFns[std::min<int64_t>(tile, split - t) - 1](W, W.group(g), h, act, t, yg, ldy, rows - 8 * h);
+                for (int64_t t = split; t < c1; t += tile)
+                    fns[std::min<int64_t>(tile, c1 - t) - 1](W, W.group(g), h, act, t, yg, ldy, rows - 8 * h);
+            }
+        }
+    }
+}
+
+// packedHalvesLoop with the shared tiles of up to 2 tokens (Q8_0, Q5_0, Q5_K,
+// Q6_K and IQ4_XS: one, their 8 lane accumulators fill the registers);
+// Q4_K has its batch form. Q8_0 and IQ4_NL only with a Dot that is exact for
+// 8-bit codes (VNNI).
 template <typename Dot>
 void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
                         int64_t nGemm, float *y, size_t ldy)
@@ -530,20 +552,7 @@ void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
         gemmFns[0] = fns[0];
         gemmFns[1] = fns[1];
     }
-    for (int64_t c0 = 0; c0 < nTokens; c0 += kTokenChunk) {
-        const int64_t c1 = std::min(nTokens, c0 + kTokenChunk);
-        const int64_t split = std::clamp(nGemm, c0, c1);
-        for (int64_t g = g0; g < g1; ++g) {
-            const int rows = static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows));
-            float *yg = y + static_cast<size_t>(g) * kPackRows;
-            for (int h = 0; h < 2 && 8 * h < rows; ++h) {
-                for (int64_t t = c0; t < split; t += tile)
-                    gemmFns[std::min<int64_t>(tile, split - t) - 1](W, W.group(g), h, act, t, yg, ldy, rows - 8 * h);
-                for (int64_t t = split; t < c1; t += tile)
-                    fns[std::min<int64_t>(tile, c1 - t) - 1](W, W.group(g), h, act, t, yg, ldy, rows - 8 * h);
-            }
-        }
-    }
+    packedHalvesLoop(W, g0, g1, act, nTokens, nGemm, y, ldy, fns, gemmFns, tile);
 }
 
 } // namespace
