@@ -1,8 +1,10 @@
 // The 256-bit kernels for packed weight groups (layout: quant/packed.h),
-// shared by the AVX2 file (packed_avx2.cpp: vpmaddubsw + vpmaddwd, exact for
-// 4- and 6-bit codes) and the AVX-VNNI file (packed_avxvnni.cpp: vpdpbusd,
-// exact for 8-bit codes too), each compiled with its own instruction-set
-// flags. A 256-bit register holds 8 rows x 4 weights, so a group of 16 rows
+// shared by the AVX-VNNI file (packed_avxvnni.cpp: vpdpbusd, exact for
+// 8-bit codes; every type) and the AVX2 file (packed_avx2.cpp: vpmaddubsw +
+// vpmaddwd, exact for codes of up to 7 bits; it takes Q5_0, Q5_K, Q6_K and
+// IQ4_XS from here and has its own Q8_0, Q4_0, IQ4_NL and Q4_K), each
+// compiled with its own instruction-set flags. Kernels take a tile of NT
+// tokens; packedHalvesLoop runs them over a range of groups. A 256-bit register holds 8 rows x 4 weights, so a group of 16 rows
 // is two halves, computed one after the other. Everything here has internal
 // linkage: each including file gets its own copy built for its flags.
 //
@@ -520,39 +522,6 @@ inline void packedHalvesLoop(const PackedMatrix &W, int64_t g0, int64_t g1, cons
             }
         }
     }
-}
-
-// packedHalvesLoop with the shared tiles of up to 2 tokens (Q8_0, Q5_0, Q5_K,
-// Q6_K and IQ4_XS: one, their 8 lane accumulators fill the registers);
-// Q4_K has its batch form. Q8_0 and IQ4_NL only with a Dot that is exact for
-// 8-bit codes (VNNI).
-template <typename Dot>
-void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
-                        int64_t nGemm, float *y, size_t ldy)
-{
-    HalfFn fns[2] = {nullptr, nullptr}, gemmFns[2] = {nullptr, nullptr};
-    int64_t tile = 2;
-    switch (W.type) {
-    case GgmlType::GGML_TYPE_Q8_0: fns[0] = fns[1] = q8_0Half<1, Dot>; tile = 1; break;
-    case GgmlType::GGML_TYPE_Q4_0: fns[0] = q4_0Half<1, Dot>; fns[1] = q4_0Half<2, Dot>; break;
-    case GgmlType::GGML_TYPE_Q5_0: fns[0] = fns[1] = q5_0Half<1, Dot>; tile = 1; break;
-    case GgmlType::GGML_TYPE_IQ4_NL: fns[0] = q4_0Half<1, Dot, true>; fns[1] = q4_0Half<2, Dot, true>; break;
-    case GgmlType::GGML_TYPE_Q4_K:
-        fns[0] = q4KHalf<false, 1, Dot>;
-        fns[1] = q4KHalf<false, 2, Dot>;
-        gemmFns[0] = q4KHalf<true, 1, Dot>;
-        gemmFns[1] = q4KHalf<true, 2, Dot>;
-        break;
-    case GgmlType::GGML_TYPE_Q6_K: fns[0] = fns[1] = q6KHalf<1, Dot>; tile = 1; break;
-    case GgmlType::GGML_TYPE_Q5_K: fns[0] = fns[1] = q5KHalf<1, Dot>; tile = 1; break;
-    case GgmlType::GGML_TYPE_IQ4_XS: fns[0] = fns[1] = iq4XsHalf<1, Dot>; tile = 1; break;
-    default: return;
-    }
-    if (!gemmFns[0]) {
-        gemmFns[0] = fns[0];
-        gemmFns[1] = fns[1];
-    }
-    packedHalvesLoop(W, g0, g1, act, nTokens, nGemm, y, ldy, fns, gemmFns, tile);
 }
 
 } // namespace
