@@ -4,7 +4,7 @@ on the same files, in alternating rounds (docs/benchmarks.md).
 
 usage: scripts/bench-rounds.py [-p 512] [-n 32] [-t 2] [-r 3] [--rounds 2]
            [--llama BIN/llama-bench] [--ik BIN/llama-bench] [--burrow burrow-cli]
-           [--memory] MODEL...
+           [--memory] [--ik-rtr] [--avx2] MODEL...
 
 Round k runs, for every model, the engines in turn: odd rounds the
 references first, even rounds Burrow first, so a host that slows down or
@@ -14,6 +14,13 @@ flags; both print JSON with -o json / --json). A reference that cannot read
 a file (its exit status not 0) is shown as "—". With --memory, Burrow's
 bench also measures the streaming read bandwidth and the share of the
 bandwidth bound its generation reaches, per round.
+
+--ik-rtr runs ik_llama.cpp twice per round, with its run-time repacking
+off and on (`-rtr 0`, `-rtr 1`), and counts the faster of the two (issue 32:
+"best of -rtr on/off"). --avx2 measures the AVX2 path: Burrow with
+BURROW_CPU_PATH=avx2 BURROW_AVX_VNNI=0 and, unless --llama is given, the
+reference built for AVX2 only (/work/ref/llama.cpp/build-avx2); ik_llama.cpp
+is left out unless --ik names an AVX2 build.
 
 Prints one Markdown table row per model: each engine's pp / tg (the mean of
 the rounds' means), Burrow's ratios to each reference, and the bound.
@@ -31,15 +38,26 @@ ap.add_argument('--ik', default='/work/ref/ik_llama.cpp/build/bin/llama-bench')
 ap.add_argument('--burrow', default=os.path.join(os.path.dirname(__file__), '..', 'build', 'release', 'engine',
                                                  'tools', 'burrow-cli'))
 ap.add_argument('--memory', action='store_true')
+ap.add_argument('--ik-rtr', action='store_true')
+ap.add_argument('--avx2', action='store_true')
 ap.add_argument('models', nargs='+')
+ik_given = '--ik' in sys.argv
+llama_given = '--llama' in sys.argv
 a = ap.parse_args()
+burrow_env = dict(os.environ)
+if a.avx2:
+    burrow_env.update(BURROW_CPU_PATH='avx2', BURROW_AVX_VNNI='0')
+    if not llama_given:
+        a.llama = '/work/ref/llama.cpp/build-avx2/bin/llama-bench'
+    if not ik_given:
+        a.ik = ''
 log = open('/tmp/bench-rounds.log', 'a')
 
 
-def run(cmd):
+def run(cmd, env=None):
     log.write('$ ' + ' '.join(cmd) + '\n')
     log.flush()
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     log.write(p.stdout + p.stderr + '\n')
     if p.returncode != 0:
         return None
@@ -71,14 +89,18 @@ def speeds(rows):
 flags = ['-p', str(a.p), '-n', str(a.n), '-t', str(a.t), '-r', str(a.r)]
 engines = [('llama', [a.llama, '-o', 'json'] + flags)]
 if a.ik and os.path.exists(a.ik):
-    engines.append(('ik', [a.ik, '-o', 'json'] + flags))
+    if a.ik_rtr:
+        engines.append(('ik', [a.ik, '-o', 'json', '-rtr', '0'] + flags))
+        engines.append(('ik-rtr', [a.ik, '-o', 'json', '-rtr', '1'] + flags))
+    else:
+        engines.append(('ik', [a.ik, '-o', 'json'] + flags))
 burrow = ('burrow', [a.burrow, 'bench', '--json'] + flags + (['--memory'] if a.memory else []))
 results = {}   # (model, engine) -> list of per-round dicts
 for k in range(1, a.rounds + 1):
     order = engines + [burrow] if k % 2 == 1 else [burrow] + engines
     for m in a.models:
         for name, cmd in order:
-            res = speeds(run(cmd + ['-m', m]))
+            res = speeds(run(cmd + ['-m', m], burrow_env if name == 'burrow' else None))
             results.setdefault((m, name), []).append(res)
             print(f'round {k} {os.path.basename(m)} {name}: {res}', file=sys.stderr, flush=True)
 
@@ -86,6 +108,17 @@ for k in range(1, a.rounds + 1):
 def mean(m, eng, key):
     v = [r[key] for r in results.get((m, eng), []) if r and key in r]
     return sum(v) / len(v) if v else None
+
+
+if a.ik_rtr:   # ik: the better of -rtr 0 and -rtr 1, per key
+    for m in a.models:
+        best = {}
+        for key in ('pp', 'tg'):
+            v = [x for x in (mean(m, 'ik', key), mean(m, 'ik-rtr', key)) if x is not None]
+            if v:
+                best[key] = max(v)
+        results[(m, 'ik')] = [best]
+    engines = [e for e in engines if e[0] != 'ik-rtr']
 
 
 def fmt(x, d=1):

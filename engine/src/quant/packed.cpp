@@ -1,5 +1,7 @@
 #include "quant/packed.h"
 
+#include "common/streamed_memory.h"
+
 #include "quant/cpu_features.h"
 #include "quant/generic/generic_kernels.h"
 #include "quant/packed_lowbit.h"
@@ -377,7 +379,9 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
     m->blocks = K / blockSizeOf(type);
     m->groupBytes = groupBytesFor(type, m->blocks);
     const size_t total = m->bytes();   // <= 2^28 groups * (K/32 * 544) bytes: no overflow for K <= 2^20
-    auto *p = static_cast<uint8_t *>(std::aligned_alloc(64, total));
+    // On huge pages from 2 MiB up (common/streamed_memory.h): generation
+    // streams every byte once per token.
+    auto *p = static_cast<uint8_t *>(allocateStreamed(total));
     if (!p)
         return Status::error("packing weights: out of memory for " + std::to_string(total) + " bytes");
     m->data = std::unique_ptr<uint8_t[], void (*)(uint8_t *)>(p, freeAligned);

@@ -161,8 +161,8 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
         if (!c.hasCells(l))
             continue;
         const size_t cells = c.m_groupCells[static_cast<size_t>(c.m_layerGroup[l])];
-        c.m_k[l].reset(new (std::nothrow) uint16_t[cells * c.kStride(l)]);
-        c.m_v[l].reset(new (std::nothrow) uint16_t[cells * c.vStride(l)]);
+        c.m_k[l] = allocateStreamedArray<uint16_t>(cells * c.kStride(l));
+        c.m_v[l] = allocateStreamedArray<uint16_t>(cells * c.vStride(l));
         if (!c.m_k[l] || !c.m_v[l])
             return Status::error("KV cache: out of memory allocating " + std::to_string(total >> 20) + " MiB for " +
                                  std::to_string(contextSize) + " positions; use a smaller context size");

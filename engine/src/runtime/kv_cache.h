@@ -52,6 +52,7 @@
 // dequantized, rotated and quantized again, as the reference does).
 #pragma once
 
+#include "common/streamed_memory.h"
 #include "common/ggml_types.h"
 #include "model/model_config.h"
 #include "runtime/kv_blocks.h"
@@ -199,7 +200,7 @@ private:
     std::vector<int> m_layerGroup;                  // per layer
     std::vector<uint32_t> m_groupCells;             // cells per group
     std::vector<std::unique_ptr<BlockPool>> m_pools;
-    std::vector<std::unique_ptr<uint16_t[]>> m_k, m_v;   // per layer (null for a recurrent one)
+    std::vector<StreamedArray<uint16_t>> m_k, m_v;   // per layer (null for a recurrent one), on huge pages
     std::vector<Seq> m_seqs;
     std::unique_ptr<RecurrentState> m_recurrent;
 };

@@ -35,7 +35,11 @@ constexpr int64_t kTokenChunk = 128;   // activation rows kept in L2 while the g
 // continues into the next group).
 // 4 KiB: measured on a Zen 5 guest (1.1B models, alternating builds) 1 KiB
 // was slower for every type, 8 KiB slower for Q8_0; 4 KiB gave Q5_K +13 %,
-// IQ4_XS +7 % over 2 KiB and the others the same or better.
+// IQ4_XS +7 % over 2 KiB and the others the same or better. Q4_K and Q5_K
+// take none: on a Zen 4 guest (one thread streaming a 64 MiB matrix from
+// memory, thread CPU time) no software prefetch read Q4_K at 24 GB/s against
+// 17 with it, Q5_K at 23 against 20, where Q5_0 and Q6_K need it (18 against
+// 11, 12 against 10) and the others did not move.
 constexpr size_t kPrefetchAhead = 4096;
 
 template <int NT>
@@ -268,7 +272,6 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             for (int j = 0; j < NT; ++j)
                 sLo[j] = sHi[j] = _mm512_setzero_si512();
             for (int r = 0; r < 8; ++r) {
-                prefetchAhead<NT>(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i w = load512(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i lo = _mm512_and_si512(w, low4);
                 const __m512i hi16 = _mm512_and_si512(w, high4);   // 16 x the high nibble
@@ -440,13 +443,11 @@ void q5KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         }
         for (int m = 0; m < 8; ++m) {
             const uint8_t *runs = o + 320 + static_cast<size_t>(m) * 5 * kRun;
-            prefetchAhead<NT>(runs + 4 * kRun);
             const __m512i qh = load512(runs + 4 * kRun);
             __m512i lane[NT];
             for (int j = 0; j < NT; ++j)
                 lane[j] = _mm512_setzero_si512();
             for (int p = 0; p < 4; ++p) {
-                prefetchAhead<NT>(runs + static_cast<size_t>(p) * kRun);
                 const __m512i w = load512(runs + static_cast<size_t>(p) * kRun);
                 const __m512i lo = _mm512_or_si512(_mm512_and_si512(w, low4), bitTo4(qh, 2 * p));
                 const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), low4), bitTo4(qh, 2 * p + 1));
