@@ -142,9 +142,9 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
 void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t);
 
 // y[t * ldy + r] = row r . activation t, for the rows of groups [g0, g1)
-// (r < N) and t < nTokens, with the active CPU path's kernel (AVX-512 VNNI
-// and AVX2 with AVX-VNNI: all six types; plain AVX2: all but Q8_0) or else
-// the scalar twin. Tokens t < nGemm take the type's batch form
+// (r < N) and t < nTokens, with the active CPU path's kernel (AVX-512 VNNI,
+// AVX2 with AVX-VNNI and plain AVX2: all eight types) or else the scalar
+// twin. Tokens t < nGemm take the type's batch form
 // (vecDotGemm; quant_traits.h gemmFormTokens), the others its one-token form.
 // Cost: 16 * (g1 - g0) * nTokens * K multiply-adds.
 void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
@@ -157,8 +157,7 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
                         int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 
 // True when the active CPU path has a packed kernel for `type` (packing is
-// worth it): AVX-512 VNNI and AVX-VNNI for all six types, AVX2 without
-// VNNI for all but Q8_0.
+// worth it): AVX-512 VNNI, AVX-VNNI and plain AVX2 for all eight types.
 bool packedKernelsActive(GgmlType type);
 
 // Whether the AVX2 path may use the CPU's AVX-VNNI (default: yes, where the

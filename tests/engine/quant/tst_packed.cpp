@@ -70,6 +70,8 @@ private slots:
     }
     void matchesVecDot_data();
     void matchesVecDot();
+    void extremeCodes_data();
+    void extremeCodes();
     void refusesUnsupported_data();
     void refusesUnsupported();
 };
@@ -142,9 +144,8 @@ void TestPacked::matchesVecDot()
                 QFAIL(qPrintable(QStringLiteral("nGemm %1, element %2: twin %3, vecDot %4")
                                      .arg(nGemm).arg(i).arg(scalar[i], 0, 'g', 9).arg(expected[i], 0, 'g', 9)));
 
-        // packedMatmul on the scalar path is the twin; the AVX2 (all but
-        // Q8_0 and IQ4_NL: 8-bit codes), AVX-VNNI (all) and AVX-512 (all)
-        // kernels are bit-identical to it.
+        // packedMatmul on the scalar path is the twin; the AVX2, AVX-VNNI
+        // and AVX-512 kernels (all eight types) are bit-identical to it.
         struct Variant {
             quant::CpuPath path;
             bool vnni;
@@ -160,9 +161,7 @@ void TestPacked::matchesVecDot()
                 continue;
             quant::setPackedAvxVnni(v.vnni);
             const bool simd = quant::packedKernelsActive(t);
-            const bool expectSimd = v.path == quant::CpuPath::CPU_PATH_AVX512 ||
-                                    (v.path == quant::CpuPath::CPU_PATH_AVX2 &&
-                                     (v.vnni || (t != GgmlType::GGML_TYPE_Q8_0 && t != GgmlType::GGML_TYPE_IQ4_NL)));
+            const bool expectSimd = v.path != quant::CpuPath::CPU_PATH_SCALAR;
             QCOMPARE(simd, expectSimd);
             checkedSimd += simd ? 1 : 0;
             std::vector<float> got(expected.size(), sentinel);
@@ -177,6 +176,93 @@ void TestPacked::matchesVecDot()
     }
     if (checkedSimd == 0)
         QSKIP("this CPU has neither AVX2 nor AVX-512 VNNI: only the scalar twin was checked");
+}
+
+// Codes at the ends of their ranges, all products of one sign: the sums the
+// AVX2 kernels keep in int16 (Q4_0, Q4_K: a block's 8 vpmaddubsw pairs) or
+// take with the weight's sign moved onto the activation (Q8_0 with -128
+// weights, IQ4_NL's -127) reach their largest values; every path must still
+// give the scalar vecDot's result bit for bit.
+void TestPacked::extremeCodes_data()
+{
+    QTest::addColumn<int>("type");
+    QTest::addColumn<int>("weightByte");   // every quant byte of the rows
+    QTest::addColumn<int>("actCode");      // every activation code
+    QTest::addRow("Q8_0 -128 x 127") << static_cast<int>(GgmlType::GGML_TYPE_Q8_0) << 0x80 << 127;
+    QTest::addRow("Q8_0 -128 x -127") << static_cast<int>(GgmlType::GGML_TYPE_Q8_0) << 0x80 << -127;
+    QTest::addRow("Q8_0 127 x 127") << static_cast<int>(GgmlType::GGML_TYPE_Q8_0) << 0x7f << 127;
+    QTest::addRow("Q4_0 15 x 127") << static_cast<int>(GgmlType::GGML_TYPE_Q4_0) << 0xff << 127;
+    QTest::addRow("Q4_0 15 x -127") << static_cast<int>(GgmlType::GGML_TYPE_Q4_0) << 0xff << -127;
+    QTest::addRow("IQ4_NL -127 x -127") << static_cast<int>(GgmlType::GGML_TYPE_IQ4_NL) << 0x00 << -127;
+    QTest::addRow("IQ4_NL 113 x 127") << static_cast<int>(GgmlType::GGML_TYPE_IQ4_NL) << 0xff << 127;
+    QTest::addRow("Q4_K 15 x 127, scales 63") << static_cast<int>(GgmlType::GGML_TYPE_Q4_K) << 0xff << 127;
+    QTest::addRow("Q4_K 15 x -127, scales 63") << static_cast<int>(GgmlType::GGML_TYPE_Q4_K) << 0xff << -127;
+}
+
+void TestPacked::extremeCodes()
+{
+    QFETCH(int, type);
+    QFETCH(int, weightByte);
+    QFETCH(int, actCode);
+    const auto t = static_cast<GgmlType>(type);
+    constexpr int K = 512, rows = 16, tokens = 5;
+    const quant::TypeTraits *tr = quant::typeTraits(t);
+    const quant::TypeTraits *partner = quant::typeTraits(tr->vecDotType);
+    const size_t rowBytes = static_cast<size_t>(K / tr->blockSize) * tr->typeSize;
+    const size_t actBytes = static_cast<size_t>(K / partner->blockSize) * partner->typeSize;
+    const uint16_t one = 0x3c00;   // 1.0 as f16
+    std::vector<uint8_t> weights(rowBytes * rows, static_cast<uint8_t>(weightByte));
+    for (size_t b = 0; b < weights.size(); b += tr->typeSize) {
+        std::memcpy(&weights[b], &one, 2);   // d (and Q4_K's dmin)
+        if (t == GgmlType::GGML_TYPE_Q4_K)
+            std::memcpy(&weights[b + 2], &one, 2);
+    }
+    std::vector<uint8_t> acts(actBytes * tokens, static_cast<uint8_t>(static_cast<int8_t>(actCode)));
+    for (size_t b = 0; b < acts.size(); b += partner->typeSize) {
+        if (tr->vecDotType == GgmlType::GGML_TYPE_Q8_0) {
+            std::memcpy(&acts[b], &one, 2);
+        } else {   // Q8_K: float d, 256 codes, 16 sums of 16
+            const float d = 1.0f;
+            const auto sum = static_cast<int16_t>(16 * actCode);
+            std::memcpy(&acts[b], &d, 4);
+            for (int i = 0; i < 16; ++i)
+                std::memcpy(&acts[b + 4 + 256 + 2 * static_cast<size_t>(i)], &sum, 2);
+        }
+    }
+    auto packed = quant::packMatrix(t, weights.data(), rowBytes, K, rows);
+    QVERIFY(packed);
+    std::vector<uint8_t> side(quant::packedSideBytes(t, K, tokens) + 8);
+    quant::PackedActivation act = quant::packedActivation(t, K, acts.data(), actBytes, tokens, side.data());
+    for (int tok = 0; tok < tokens; ++tok)
+        quant::preparePackedRow(t, K, act, tok);
+    const int nGemm = t == GgmlType::GGML_TYPE_Q4_K ? tokens : 0;
+    QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
+    std::vector<float> expected(static_cast<size_t>(rows * tokens));
+    for (int tok = 0; tok < tokens; ++tok)
+        for (int r = 0; r < rows; ++r)
+            (nGemm > 0 ? tr->vecDotGemm : tr->vecDot)(K, &expected[static_cast<size_t>(tok * rows + r)],
+                                                     weights.data() + static_cast<size_t>(r) * rowBytes,
+                                                     acts.data() + static_cast<size_t>(tok) * actBytes);
+    int checked = 0;
+    for (const quant::CpuPath path : {quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512})
+        for (const bool vnni : {false, true}) {
+            if (!quant::setCpuPath(path) || (vnni && !quant::cpuFeatures().avxvnni))
+                continue;
+            quant::setPackedAvxVnni(vnni);
+            QVERIFY(quant::packedKernelsActive(t));
+            std::vector<float> got(expected.size(), -1.0f);
+            quant::packedMatmul(**packed, 0, 1, act, tokens, nGemm, got.data(), rows);
+            quant::setPackedAvxVnni(true);
+            ++checked;
+            for (size_t i = 0; i < got.size(); ++i)
+                if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0)
+                    QFAIL(qPrintable(QStringLiteral("%1%2, element %3: %4, vecDot %5")
+                                         .arg(QString::fromLatin1(quant::cpuPathName(path)))
+                                         .arg(vnni ? " + avx-vnni" : "").arg(i).arg(got[i], 0, 'g', 9)
+                                         .arg(expected[i], 0, 'g', 9)));
+        }
+    if (checked == 0)
+        QSKIP("this CPU has neither AVX2 nor AVX-512 VNNI: nothing to check against vecDot");
 }
 
 void TestPacked::refusesUnsupported_data()

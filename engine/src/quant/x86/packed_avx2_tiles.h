@@ -1,8 +1,10 @@
 // The 256-bit kernels for packed weight groups (layout: quant/packed.h),
-// shared by the AVX2 file (packed_avx2.cpp: vpmaddubsw + vpmaddwd, exact for
-// 4- and 6-bit codes) and the AVX-VNNI file (packed_avxvnni.cpp: vpdpbusd,
-// exact for 8-bit codes too), each compiled with its own instruction-set
-// flags. A 256-bit register holds 8 rows x 4 weights, so a group of 16 rows
+// shared by the AVX-VNNI file (packed_avxvnni.cpp: vpdpbusd, exact for
+// 8-bit codes; every type) and the AVX2 file (packed_avx2.cpp: vpmaddubsw +
+// vpmaddwd, exact for codes of up to 7 bits; it takes Q5_0, Q5_K, Q6_K and
+// IQ4_XS from here and has its own Q8_0, Q4_0, IQ4_NL and Q4_K), each
+// compiled with its own instruction-set flags. Kernels take a tile of NT
+// tokens; packedHalvesLoop runs them over a range of groups. A 256-bit register holds 8 rows x 4 weights, so a group of 16 rows
 // is two halves, computed one after the other. Everything here has internal
 // linkage: each including file gets its own copy built for its flags.
 //
@@ -499,37 +501,13 @@ void iq4XsHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiv
 using HalfFn = void (*)(const PackedMatrix &, const uint8_t *, int, const PackedActivation &, int64_t, float *, size_t,
                         int);
 
-// The packedMatmul loop over groups, halves and token tiles of 1 or 2 tokens
-// (Q8_0, Q5_0, Q5_K, Q6_K and IQ4_XS: one, their 8 lane accumulators fill the
-// registers);
-// tokens below nGemm take the batch form (Q4_K). Q8_0 and IQ4_NL only with
-// a Dot that is exact for 8-bit codes (VNNI).
-template <typename Dot>
-void packedMatmulHalves(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
-                        int64_t nGemm, float *y, size_t ldy)
+// The packedMatmul loop over token chunks, groups, halves and token tiles:
+// fns[n - 1] / gemmFns[n - 1] compute a tile of n <= tile tokens in the
+// one-token / batch form (tokens below nGemm take the batch form).
+inline void packedHalvesLoop(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
+                             int64_t nTokens, int64_t nGemm, float *y, size_t ldy, const HalfFn *fns,
+                             const HalfFn *gemmFns, int64_t tile)
 {
-    HalfFn fns[2] = {nullptr, nullptr}, gemmFns[2] = {nullptr, nullptr};
-    int64_t tile = 2;
-    switch (W.type) {
-    case GgmlType::GGML_TYPE_Q8_0: fns[0] = fns[1] = q8_0Half<1, Dot>; tile = 1; break;
-    case GgmlType::GGML_TYPE_Q4_0: fns[0] = q4_0Half<1, Dot>; fns[1] = q4_0Half<2, Dot>; break;
-    case GgmlType::GGML_TYPE_Q5_0: fns[0] = fns[1] = q5_0Half<1, Dot>; tile = 1; break;
-    case GgmlType::GGML_TYPE_IQ4_NL: fns[0] = q4_0Half<1, Dot, true>; fns[1] = q4_0Half<2, Dot, true>; break;
-    case GgmlType::GGML_TYPE_Q4_K:
-        fns[0] = q4KHalf<false, 1, Dot>;
-        fns[1] = q4KHalf<false, 2, Dot>;
-        gemmFns[0] = q4KHalf<true, 1, Dot>;
-        gemmFns[1] = q4KHalf<true, 2, Dot>;
-        break;
-    case GgmlType::GGML_TYPE_Q6_K: fns[0] = fns[1] = q6KHalf<1, Dot>; tile = 1; break;
-    case GgmlType::GGML_TYPE_Q5_K: fns[0] = fns[1] = q5KHalf<1, Dot>; tile = 1; break;
-    case GgmlType::GGML_TYPE_IQ4_XS: fns[0] = fns[1] = iq4XsHalf<1, Dot>; tile = 1; break;
-    default: return;
-    }
-    if (!gemmFns[0]) {
-        gemmFns[0] = fns[0];
-        gemmFns[1] = fns[1];
-    }
     for (int64_t c0 = 0; c0 < nTokens; c0 += kTokenChunk) {
         const int64_t c1 = std::min(nTokens, c0 + kTokenChunk);
         const int64_t split = std::clamp(nGemm, c0, c1);

@@ -25,8 +25,8 @@ void fillAvx512(TypeTraits *rows);
 // AVX-512 F/BW/VL + VNNI.
 void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                         int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
-// The same on AVX2 + FMA + F16C, for the types packedAvx2Supports (codes of
-// up to 7 bits: all but Q8_0).
+// The same on AVX2 + FMA + F16C, for the types packedAvx2Supports (all
+// eight; packed_avx2.cpp).
 bool packedAvx2Supports(GgmlType type);
 void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                       int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
