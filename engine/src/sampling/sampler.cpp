@@ -88,6 +88,14 @@ Result<std::unique_ptr<Chain>> Chain::create(const SamplingParams &params, uint3
     chain->m_recordLogprobs = params.logprobs > 0 || params.recordLogprobs;
     chain->m_topLogprobs = params.logprobs;
     chain->m_greedy = params.mirostat == 0 && params.temperature <= 0.0f;
+    // Greedy with nothing that can move a logit or drop the argmax (no
+    // penalty, no typical stage, no grammar) and nothing recorded: the
+    // token is the argmax of the row itself (sampleArgmax).
+    const bool penaltiesInert = params.penaltyLastN == 0 || (params.repeatPenalty == 1.0f &&
+                                                             params.frequencyPenalty == 0.0f &&
+                                                             params.presencePenalty == 0.0f);
+    chain->m_plainArgmax = chain->m_greedy && penaltiesInert && params.typicalP >= 1.0f && !params.grammar &&
+                           !chain->m_recordLogprobs;
     chain->m_buffer.resize(vocabSize);
     auto &stages = chain->m_stages;
 
@@ -154,8 +162,29 @@ void Chain::keepAllowed(const std::vector<uint64_t> &mask)
     m_view.size = kept;
 }
 
+Token Chain::sampleArgmax(const float *logits)
+{
+    // The first highest logit in id order, NaN never chosen: what load() +
+    // Greedy pick (load turns NaN into -infinity; argmaxIndex keeps the
+    // first of equal maxima; token 0 when nothing beats -infinity).
+    const float negInf = -std::numeric_limits<float>::infinity();
+    uint32_t best = 0;
+    float bestLogit = std::isnan(logits[0]) ? negInf : logits[0];
+    for (uint32_t i = 1; i < m_vocabSize; ++i)
+        if (logits[i] > bestLogit) {   // false for NaN
+            bestLogit = logits[i];
+            best = i;
+        }
+    m_buffer[0] = Candidate{static_cast<Token>(best), bestLogit, 0.0f};
+    m_view = CandidateArray{m_buffer.data(), 1, 0, true};
+    m_sampled = true;
+    return static_cast<Token>(best);
+}
+
 Token Chain::sample(const float *logits)
 {
+    if (m_plainArgmax)
+        return sampleArgmax(logits);
     load(logits);
     Token token = runStages();
     if (m_constraint && !m_constraint->allows(token)) {
