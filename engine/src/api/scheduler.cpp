@@ -1030,17 +1030,18 @@ void SchedulerImpl::drawTokens()
     }
     if (m_draws.size() < 2)
         return;   // one draw: sampleNext makes it
+    // Always on the pool (a model's vocabulary is tens of thousands: each
+    // draw is at least one pass over its row; the workers are still
+    // spinning from the forward pass, so the dispatch costs little).
     const int64_t count = static_cast<int64_t>(m_draws.size());
-    m_pool->run(
-        [this, count](int ith, int nth) {
-            int64_t begin = 0, end = 0;
-            ThreadPool::split(count, ith, nth, &begin, &end);
-            for (int64_t d = begin; d < end; ++d) {
-                Live *l = m_draws[static_cast<size_t>(d)].first;
-                l->drawn = l->chain->sample(m_draws[static_cast<size_t>(d)].second);
-            }
-        },
-        count * static_cast<int64_t>(nVocab));
+    m_pool->run([this, count](int ith, int nth) {
+        int64_t begin = 0, end = 0;
+        ThreadPool::split(count, ith, nth, &begin, &end);
+        for (int64_t d = begin; d < end; ++d) {
+            Live *l = m_draws[static_cast<size_t>(d)].first;
+            l->drawn = l->chain->sample(m_draws[static_cast<size_t>(d)].second);
+        }
+    });
 }
 
 void SchedulerImpl::afterPass()
