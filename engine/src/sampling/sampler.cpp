@@ -167,15 +167,27 @@ Token Chain::sampleArgmax(const float *logits)
     // The first highest logit in id order, NaN never chosen: what load() +
     // Greedy pick (load turns NaN into -infinity; argmaxIndex keeps the
     // first of equal maxima; token 0 when nothing beats -infinity).
+    // Two passes, both without a loop-carried compare chain: the maximum in
+    // 16 independent lanes (x > m ? x : m never takes a NaN: a max
+    // instruction per lane), then the first index holding it.
     const float negInf = -std::numeric_limits<float>::infinity();
-    uint32_t best = 0;
-    float bestLogit = std::isnan(logits[0]) ? negInf : logits[0];
-    for (uint32_t i = 1; i < m_vocabSize; ++i)
-        if (logits[i] > bestLogit) {   // false for NaN
-            bestLogit = logits[i];
-            best = i;
-        }
-    m_buffer[0] = Candidate{static_cast<Token>(best), bestLogit, 0.0f};
+    constexpr uint32_t kLanes = 16;
+    float lane[kLanes];
+    std::fill(lane, lane + kLanes, negInf);
+    uint32_t i = 0;
+    for (; i + kLanes <= m_vocabSize; i += kLanes)
+        for (uint32_t j = 0; j < kLanes; ++j)
+            lane[j] = logits[i + j] > lane[j] ? logits[i + j] : lane[j];
+    float bestLogit = negInf;
+    for (; i < m_vocabSize; ++i)
+        bestLogit = logits[i] > bestLogit ? logits[i] : bestLogit;
+    for (uint32_t j = 0; j < kLanes; ++j)
+        bestLogit = lane[j] > bestLogit ? lane[j] : bestLogit;
+    uint32_t best = 0;   // nothing above -infinity (all NaN or -infinity): token 0
+    if (bestLogit > negInf)
+        while (logits[best] != bestLogit)
+            ++best;
+    m_buffer[0] = Candidate{static_cast<Token>(best), std::isnan(logits[best]) ? negInf : logits[best], 0.0f};
     m_view = CandidateArray{m_buffer.data(), 1, 0, true};
     m_sampled = true;
     return static_cast<Token>(best);

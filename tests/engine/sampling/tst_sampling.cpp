@@ -699,6 +699,15 @@ void TestSampling::plainArgmaxEqualsStages_data()
     QTest::newRow("-inf and NaN: token 0") << std::vector<float>{-inf, nan, -inf} << 0;
     QTest::newRow("+inf wins") << std::vector<float>{1.0f, inf, 3.0f, inf} << 1;
     QTest::newRow("one token") << std::vector<float>{-2.0f} << 0;
+    std::vector<float> tail(35, 1.0f);   // 16-lane passes, then a tail of 3
+    tail[33] = 4.0f;
+    tail[20] = 3.0f;
+    QTest::newRow("maximum in the tail") << tail << 33;
+    std::vector<float> lanes(40, -1.0f);   // tied in a lane (21) and in the tail (37): the first
+    lanes[21] = 2.5f;
+    lanes[37] = 2.5f;
+    lanes[5] = 2.0f;
+    QTest::newRow("tie across passes: the first") << lanes << 21;
     std::vector<float> wide(32000);
     for (size_t i = 0; i < wide.size(); ++i)
         wide[i] = static_cast<float>((i * 7919) % 10007) * 0.001f;   // 10.006 first at id 1040 (7919 i = 10006 mod 10007)
