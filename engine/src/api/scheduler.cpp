@@ -64,6 +64,7 @@
 #include <thread>
 #include <tuple>
 #include <unordered_set>
+#include <utility>
 
 namespace burrow::api {
 
@@ -550,6 +551,7 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits, const DraftGuess *g
 {
     const GenerateOptions &o = l.req.options;
     GenerateResult &r = *l.result;
+    const Token drawn = std::exchange(l.drawn, -1);   // drawTokens's, for these logits
     if (!l.started) {
         l.started = true;
         l.generateStart = Clock::now();
@@ -560,9 +562,10 @@ bool SchedulerImpl::sampleNext(Live &l, const float *logits, const DraftGuess *g
         r.stopReason = StopReason::STOP_REASON_MAX_TOKENS;
         return false;
     }
-    const Token token = guess && guess->q && l.chain->canSampleAgainst()
-                            ? l.chain->sampleAgainst(logits, guess->token, guess->q, guess->nq)
-                            : l.chain->sample(logits);
+    const Token token = drawn >= 0                                             ? drawn
+                        : guess && guess->q && l.chain->canSampleAgainst() ? l.chain->sampleAgainst(logits, guess->token,
+                                                                                                     guess->q, guess->nq)
+                                                                           : l.chain->sample(logits);
     l.chain->accept(token);
     if (!l.req.ignoreEndOfGeneration && m_model->isEndOfGeneration(token)) {
         r.stopReason = StopReason::STOP_REASON_END_OF_GENERATION;
@@ -1069,8 +1072,47 @@ bool SchedulerImpl::step()
     return true;
 }
 
+void SchedulerImpl::drawTokens()
+{
+    const size_t nVocab = m_model->config().nVocab;
+    m_draws.clear();
+    int wanted = 0;
+    for (size_t i = 0; i < m_spans.size(); ++i) {
+        const BatchSpan &sp = m_spans[i];
+        Live *l = m_spanLive[i];
+        if (sp.verify) {   // its rows are sampled one after another (verifyDrafts)
+            wanted += sp.n;
+            continue;
+        }
+        if (!sp.logits)
+            continue;
+        const float *logits = m_logits.data() + static_cast<size_t>(wanted++) * nVocab;
+        // sampleNext draws nothing for a reply at its length; a grammar's
+        // state stays on this thread.
+        const int32_t maxTokens = l->req.options.maxTokens;
+        if (l->chain->constraint() || (maxTokens >= 0 && static_cast<int32_t>(l->result->tokens.size()) >= maxTokens))
+            continue;
+        m_draws.emplace_back(l, logits);
+    }
+    if (m_draws.size() < 2)
+        return;   // one draw: sampleNext makes it
+    // Always on the pool (a model's vocabulary is tens of thousands: each
+    // draw is at least one pass over its row; the workers are still
+    // spinning from the forward pass, so the dispatch costs little).
+    const int64_t count = static_cast<int64_t>(m_draws.size());
+    m_pool->run([this, count](int ith, int nth) {
+        int64_t begin = 0, end = 0;
+        ThreadPool::split(count, ith, nth, &begin, &end);
+        for (int64_t d = begin; d < end; ++d) {
+            Live *l = m_draws[static_cast<size_t>(d)].first;
+            l->drawn = l->chain->sample(m_draws[static_cast<size_t>(d)].second);
+        }
+    });
+}
+
 void SchedulerImpl::afterPass()
 {
+    drawTokens();
     const auto finishLive = [this](const Live *l) {
         for (auto &r : m_running)
             if (r.get() == l) {

@@ -64,6 +64,7 @@ struct Live {
     uint32_t evaluated = 0;        // tokens[0, evaluated) are in the slot's KV sequence
     bool reportProgress = true;    // the first evaluation of the prompt (not a recompute)
     bool started = false;          // the first token has been sampled
+    Token drawn = -1;              // this step's token, drawn on the pool before afterPass's serial part (drawTokens); -1: none
     std::vector<float> *logitsOut = nullptr;   // receives the logits after the prompt (Session::evaluate)
     std::unique_ptr<sampling::Chain> chain;
     std::unique_ptr<TokenTextStream> stream;
@@ -168,6 +169,12 @@ private:
     // evaluated count, blocks published, progress), then is sampled or has
     // its drafts verified; finished ones end.
     void afterPass();
+    // Before afterPass's serial part: the token of every span that samples
+    // one (not a verification's, not a grammar's), each into its Live's
+    // `drawn`, the sequences spread over the pool's threads. Each draw
+    // reads only its own chain and logits row, so the tokens are those of
+    // drawing one by one. O(spans x V) split over the threads.
+    void drawTokens();
     void preempt(Live &victim);
     void finish(std::unique_ptr<Live> &live, const Status &status);
     // park: keep the sequence's tokens (and state) in its slot for the next
@@ -244,6 +251,7 @@ private:
     std::vector<runtime::BatchSpan> m_spans;
     std::vector<Live *> m_spanLive;
     std::vector<Live *> m_order;              // a step's sequences, decode rows first
+    std::vector<std::pair<Live *, const float *>> m_draws;   // drawTokens: a sequence and its logits row
     std::vector<runtime::MtpDraft> m_mtpDrafts;   // draftMtp's requests and their sequences
     std::vector<Live *> m_mtpOwners;
     std::function<bool()> m_externalCancel;

@@ -88,6 +88,14 @@ Result<std::unique_ptr<Chain>> Chain::create(const SamplingParams &params, uint3
     chain->m_recordLogprobs = params.logprobs > 0 || params.recordLogprobs;
     chain->m_topLogprobs = params.logprobs;
     chain->m_greedy = params.mirostat == 0 && params.temperature <= 0.0f;
+    // Greedy with nothing that can move a logit or drop the argmax (no
+    // penalty, no typical stage, no grammar) and nothing recorded: the
+    // token is the argmax of the row itself (sampleArgmax).
+    const bool penaltiesInert = params.penaltyLastN == 0 || (params.repeatPenalty == 1.0f &&
+                                                             params.frequencyPenalty == 0.0f &&
+                                                             params.presencePenalty == 0.0f);
+    chain->m_plainArgmax = chain->m_greedy && penaltiesInert && params.typicalP >= 1.0f && !params.grammar &&
+                           !chain->m_recordLogprobs;
     chain->m_buffer.resize(vocabSize);
     auto &stages = chain->m_stages;
 
@@ -154,8 +162,41 @@ void Chain::keepAllowed(const std::vector<uint64_t> &mask)
     m_view.size = kept;
 }
 
+Token Chain::sampleArgmax(const float *logits)
+{
+    // The first highest logit in id order, NaN never chosen: what load() +
+    // Greedy pick (load turns NaN into -infinity; argmaxIndex keeps the
+    // first of equal maxima; token 0 when nothing beats -infinity).
+    // Two passes, both without a loop-carried compare chain: the maximum in
+    // 16 independent lanes (x > m ? x : m never takes a NaN: a max
+    // instruction per lane), then the first index holding it.
+    const float negInf = -std::numeric_limits<float>::infinity();
+    constexpr uint32_t kLanes = 16;
+    float lane[kLanes];
+    std::fill(lane, lane + kLanes, negInf);
+    uint32_t i = 0;
+    for (; i + kLanes <= m_vocabSize; i += kLanes)
+        for (uint32_t j = 0; j < kLanes; ++j)
+            lane[j] = logits[i + j] > lane[j] ? logits[i + j] : lane[j];
+    float bestLogit = negInf;
+    for (; i < m_vocabSize; ++i)
+        bestLogit = logits[i] > bestLogit ? logits[i] : bestLogit;
+    for (uint32_t j = 0; j < kLanes; ++j)
+        bestLogit = lane[j] > bestLogit ? lane[j] : bestLogit;
+    uint32_t best = 0;   // nothing above -infinity (all NaN or -infinity): token 0
+    if (bestLogit > negInf)
+        while (logits[best] != bestLogit)
+            ++best;
+    m_buffer[0] = Candidate{static_cast<Token>(best), std::isnan(logits[best]) ? negInf : logits[best], 0.0f};
+    m_view = CandidateArray{m_buffer.data(), 1, 0, true};
+    m_sampled = true;
+    return static_cast<Token>(best);
+}
+
 Token Chain::sample(const float *logits)
 {
+    if (m_plainArgmax)
+        return sampleArgmax(logits);
     load(logits);
     Token token = runStages();
     if (m_constraint && !m_constraint->allows(token)) {

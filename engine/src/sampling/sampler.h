@@ -17,7 +17,8 @@
 //   chain->reset();                               // before an unrelated generation
 //
 // Cost per token: O(V) to load the candidates plus the stages' sorts (top-k
-// partial sort; softmax-based stages sort what is left). No allocation after
+// partial sort; softmax-based stages sort what is left); a plain greedy
+// chain (plainArgmax()) reads the row once and copies nothing. No allocation after
 // create(): the candidates and every stage's scratch are reserved for V.
 //
 // Grammar (SamplingParams::grammar): the chain samples as usual, then checks
@@ -72,7 +73,12 @@ public:
     void reset();
 
     // The candidates as the last sample() left them (size, order, p, selected).
+    // A plain greedy chain (plainArgmax()) leaves the chosen token alone.
     const CandidateArray &candidates() const { return m_view; }
+    // Greedy with no penalty, typical stage, grammar or logprobs: sample()
+    // is one pass over the row for its first highest logit (NaN never
+    // chosen), without loading the candidates. Same token as the stages.
+    bool plainArgmax() const { return m_plainArgmax; }
     // With SamplingParams::logprobs / recordLogprobs: the last sample()'s
     // token, its log-probability and the top alternatives, from the
     // distribution the draw used (the final stage's probabilities; for a
@@ -93,6 +99,7 @@ private:
     Chain() = default;
     void load(const float *logits);
     Token runStages();
+    Token sampleArgmax(const float *logits);
     void keepAllowed(const std::vector<uint64_t> &mask);
     void computeLogprobs(Token token);
 
@@ -102,6 +109,7 @@ private:
     bool m_recordLogprobs = false;
     int32_t m_topLogprobs = 0;
     bool m_greedy = false;
+    bool m_plainArgmax = false;      // sample() is sampleArgmax()
     Dist *m_dist = nullptr;          // the final stage when it is a plain draw (temperature > 0, no mirostat)
     TokenLogprobs m_last;
     std::vector<std::unique_ptr<Stage>> m_stages;

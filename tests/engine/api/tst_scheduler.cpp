@@ -207,6 +207,8 @@ class TestScheduler : public QObject {
 private slots:
     void batchedEqualsAlone_data();
     void batchedEqualsAlone();
+    void sampledStreamsEqualAlone_data();
+    void sampledStreamsEqualAlone();
     void prefixSharing();
     void recurrentSlotsContinue();
     void cancelAndBusy();
@@ -315,6 +317,113 @@ void TestScheduler::batchedEqualsAlone()
     }
     qInfo("%d draft tokens verified", drafted);
     QVERIFY2(drafted > 0, "the n-gram drafter proposed nothing: the verification was not exercised");
+}
+
+// The streams of a step draw their tokens on the pool's threads
+// (SchedulerImpl::drawTokens): each seeded stream still gives what it gives
+// alone in a Session (same seed, same logits: the engine is batch-invariant),
+// its logprobs too, with 4 at once and with a grammar's stream (drawn on the
+// scheduler's thread) among them.
+void TestScheduler::sampledStreamsEqualAlone_data()
+{
+    QTest::addColumn<float>("temperature");
+    QTest::addColumn<int>("topK");
+    QTest::addColumn<float>("topP");
+    QTest::addColumn<float>("repeat");
+    QTest::addColumn<int>("mirostat");
+    QTest::addColumn<int>("logprobs");
+    QTest::addColumn<bool>("grammar");
+    QTest::newRow("temperature 0.8, top-k 40, top-p 0.95") << 0.8f << 40 << 0.95f << 1.0f << 0 << 0 << false;
+    QTest::newRow("temperature 1.5, no top-k, repeat penalty") << 1.5f << 0 << 0.9f << 1.2f << 0 << 0 << false;
+    QTest::newRow("mirostat 2") << 1.0f << 40 << 1.0f << 1.0f << 2 << 0 << false;
+    QTest::newRow("greedy with logprobs") << 0.0f << 40 << 1.0f << 1.0f << 0 << 3 << false;
+    QTest::newRow("sampled with logprobs") << 0.9f << 40 << 0.95f << 1.0f << 0 << 2 << false;
+    QTest::newRow("one stream with a grammar") << 0.9f << 40 << 0.95f << 1.0f << 0 << 0 << true;
+}
+
+void TestScheduler::sampledStreamsEqualAlone()
+{
+    QFETCH(float, temperature);
+    QFETCH(int, topK);
+    QFETCH(float, topP);
+    QFETCH(float, repeat);
+    QFETCH(int, mirostat);
+    QFETCH(int, logprobs);
+    QFETCH(bool, grammar);
+    if (!sharedAvailable())
+        QSKIP("../shared is absent");
+    auto m = load("models/stories260K.gguf");
+    if (!m)
+        QSKIP("stories260K.gguf is absent");
+    constexpr uint32_t kCtx = 96;
+    constexpr int kStreams = 4, kMax = 24;
+    std::shared_ptr<const Grammar> g;
+    if (grammar) {
+        auto compiled = compileJsonSchemaGrammar(m, R"({"type": "object"})");
+        QVERIFY2(compiled, compiled ? "" : compiled.status().message().c_str());
+        g = compiled.value();
+    }
+    const auto params = [&](int i) {
+        SamplingParams p;
+        p.temperature = temperature;
+        p.topK = topK;
+        p.topP = topP;
+        p.repeatPenalty = repeat;
+        p.mirostat = mirostat;
+        p.logprobs = logprobs;
+        p.seed = 100 + static_cast<uint32_t>(i);
+        if (i == 1)
+            p.grammar = g;
+        return p;
+    };
+    std::vector<std::vector<Token>> prompts;
+    std::vector<GenerateResult> solo;
+    for (int i = 0; i < kStreams; ++i) {
+        prompts.push_back(m->tokenize(kPrompts[i], true, false));
+        SessionOptions so;
+        so.contextSize = kCtx;
+        so.threads = 2;
+        auto session = Session::create(m, so);
+        QVERIFY(session);
+        GenerateOptions go;
+        go.maxTokens = kMax;
+        go.overflow = ContextOverflow::CONTEXT_OVERFLOW_STOP;
+        go.speculative.mode = SpeculativeMode::SPECULATIVE_OFF;
+        GenerateResult r;
+        QVERIFY(session.value()->generate(prompts.back(), params(i), go, {}, &r));
+        QVERIFY(!r.tokens.empty());
+        solo.push_back(r);
+    }
+    SchedulerOptions o;
+    o.contextSize = kCtx;
+    o.parallel = kStreams;
+    o.threads = 2;
+    auto s = Scheduler::create(m, o);
+    QVERIFY2(s, s ? "" : s.status().message().c_str());
+    Results results;
+    for (int i = 0; i < kStreams; ++i) {
+        Request r;
+        r.prompt = prompts[static_cast<size_t>(i)];
+        r.sampling = params(i);
+        r.options.maxTokens = kMax;
+        r.options.overflow = ContextOverflow::CONTEXT_OVERFLOW_STOP;
+        r.options.speculative.mode = SpeculativeMode::SPECULATIVE_OFF;
+        r.onDone = results.slot(static_cast<size_t>(i));
+        QVERIFY(s.value()->submit(std::move(r)));
+    }
+    QVERIFY(results.waitAll());
+    for (int i = 0; i < kStreams; ++i) {
+        const GenerateResult &b = results.result(static_cast<size_t>(i)), &a = solo[static_cast<size_t>(i)];
+        QVERIFY2(results.status(static_cast<size_t>(i)), results.status(static_cast<size_t>(i)).message().c_str());
+        QVERIFY2(b.tokens == a.tokens, qPrintable(QStringLiteral("stream %1: batched tokens differ from alone").arg(i)));
+        QCOMPARE(b.logprobs.size(), logprobs > 0 ? b.tokens.size() : size_t(0));
+        QCOMPARE(b.logprobs.size(), a.logprobs.size());
+        for (size_t t = 0; t < b.logprobs.size(); ++t) {
+            QCOMPARE(b.logprobs[t].token, a.logprobs[t].token);
+            QCOMPARE(b.logprobs[t].logprob, a.logprobs[t].logprob);
+            QCOMPARE(b.logprobs[t].top.size(), a.logprobs[t].top.size());
+        }
+    }
 }
 
 // A recurrent model (qwen35) shares no prefix blocks; a finished request's

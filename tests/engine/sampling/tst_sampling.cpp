@@ -139,6 +139,10 @@ private slots:
     void distSingleCandidateDrawsNothing();
 
     void greedyPicksArgmax();
+    void plainArgmaxWhen_data();
+    void plainArgmaxWhen();
+    void plainArgmaxEqualsStages_data();
+    void plainArgmaxEqualsStages();
 
     void mirostatV2MuUpdates();
     void mirostatV2DrawnSurpriseDrivesMu();
@@ -619,6 +623,116 @@ void TestSampling::greedyPicksArgmax()
     Fixture f({0.5f, 2.0f, 7.0f, 7.0f, -3.0f});
     Greedy().apply(f.view);
     QCOMPARE(f.view.selectedToken(), Token(2));   // first of the tied maxima
+}
+
+// A greedy chain takes the one-pass argmax (Chain::plainArgmax) only when no
+// stage could move a logit or drop the argmax and nothing is recorded.
+void TestSampling::plainArgmaxWhen_data()
+{
+    QTest::addColumn<float>("temperature");
+    QTest::addColumn<float>("repeat");
+    QTest::addColumn<float>("frequency");
+    QTest::addColumn<float>("presence");
+    QTest::addColumn<int>("lastN");
+    QTest::addColumn<float>("typical");
+    QTest::addColumn<int>("mirostat");
+    QTest::addColumn<int>("logprobs");
+    QTest::addColumn<bool>("record");
+    QTest::addColumn<bool>("plain");
+    QTest::newRow("greedy, defaults") << 0.0f << 1.0f << 0.0f << 0.0f << 64 << 1.0f << 0 << 0 << false << true;
+    QTest::newRow("temperature < 0") << -1.0f << 1.0f << 0.0f << 0.0f << 64 << 1.0f << 0 << 0 << false << true;
+    QTest::newRow("repeat penalty") << 0.0f << 1.1f << 0.0f << 0.0f << 64 << 1.0f << 0 << 0 << false << false;
+    QTest::newRow("repeat penalty, window 0") << 0.0f << 1.1f << 0.0f << 0.0f << 0 << 1.0f << 0 << 0 << false << true;
+    QTest::newRow("frequency penalty") << 0.0f << 1.0f << 0.2f << 0.0f << 64 << 1.0f << 0 << 0 << false << false;
+    QTest::newRow("presence penalty") << 0.0f << 1.0f << 0.0f << -0.3f << -1 << 1.0f << 0 << 0 << false << false;
+    QTest::newRow("typical") << 0.0f << 1.0f << 0.0f << 0.0f << 64 << 0.5f << 0 << 0 << false << false;
+    QTest::newRow("logprobs") << 0.0f << 1.0f << 0.0f << 0.0f << 64 << 1.0f << 0 << 3 << false << false;
+    QTest::newRow("chosen logprob recorded") << 0.0f << 1.0f << 0.0f << 0.0f << 64 << 1.0f << 0 << 0 << true << false;
+    QTest::newRow("sampled") << 0.8f << 1.0f << 0.0f << 0.0f << 64 << 1.0f << 0 << 0 << false << false;
+    QTest::newRow("mirostat 2 at temperature 0") << 0.0f << 1.0f << 0.0f << 0.0f << 64 << 1.0f << 2 << 0 << false << false;
+}
+
+void TestSampling::plainArgmaxWhen()
+{
+    QFETCH(float, temperature);
+    QFETCH(float, repeat);
+    QFETCH(float, frequency);
+    QFETCH(float, presence);
+    QFETCH(int, lastN);
+    QFETCH(float, typical);
+    QFETCH(int, mirostat);
+    QFETCH(int, logprobs);
+    QFETCH(bool, record);
+    QFETCH(bool, plain);
+    SamplingParams p;
+    p.temperature = temperature;
+    p.repeatPenalty = repeat;
+    p.frequencyPenalty = frequency;
+    p.presencePenalty = presence;
+    p.penaltyLastN = lastN;
+    p.typicalP = typical;
+    p.mirostat = mirostat;
+    p.logprobs = logprobs;
+    p.recordLogprobs = record;
+    auto chain = Chain::create(p, 8, 64);
+    QVERIFY(chain.isOk());
+    QCOMPARE((*chain)->plainArgmax(), plain);
+}
+
+// The one-pass argmax picks what the stages pick (a greedy chain that
+// records the chosen logprob runs them): the first of tied maxima, NaN
+// never, -infinity only when nothing else is left; candidates() then holds
+// the chosen token.
+void TestSampling::plainArgmaxEqualsStages_data()
+{
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    QTest::addColumn<std::vector<float>>("logits");
+    QTest::addColumn<int>("expected");
+    QTest::newRow("one maximum") << std::vector<float>{0.5f, 2.0f, 7.5f, 7.0f, -3.0f} << 2;
+    QTest::newRow("tie: the first") << std::vector<float>{0.5f, 7.0f, 2.0f, 7.0f} << 1;
+    QTest::newRow("maximum first") << std::vector<float>{9.0f, 2.0f, 7.0f} << 0;
+    QTest::newRow("maximum last") << std::vector<float>{1.0f, 2.0f, 3.0f} << 2;
+    QTest::newRow("NaN first") << std::vector<float>{nan, -5.0f, -4.0f, -6.0f} << 2;
+    QTest::newRow("NaN among") << std::vector<float>{1.0f, nan, 0.5f, nan} << 0;
+    QTest::newRow("all NaN: token 0") << std::vector<float>{nan, nan, nan} << 0;
+    QTest::newRow("-inf and NaN: token 0") << std::vector<float>{-inf, nan, -inf} << 0;
+    QTest::newRow("+inf wins") << std::vector<float>{1.0f, inf, 3.0f, inf} << 1;
+    QTest::newRow("one token") << std::vector<float>{-2.0f} << 0;
+    std::vector<float> tail(35, 1.0f);   // 16-lane passes, then a tail of 3
+    tail[33] = 4.0f;
+    tail[20] = 3.0f;
+    QTest::newRow("maximum in the tail") << tail << 33;
+    std::vector<float> lanes(40, -1.0f);   // tied in a lane (21) and in the tail (37): the first
+    lanes[21] = 2.5f;
+    lanes[37] = 2.5f;
+    lanes[5] = 2.0f;
+    QTest::newRow("tie across passes: the first") << lanes << 21;
+    std::vector<float> wide(32000);
+    for (size_t i = 0; i < wide.size(); ++i)
+        wide[i] = static_cast<float>((i * 7919) % 10007) * 0.001f;   // 10.006 first at id 1040 (7919 i = 10006 mod 10007)
+    QTest::newRow("32000 tokens") << wide << 1040;
+}
+
+void TestSampling::plainArgmaxEqualsStages()
+{
+    QFETCH(std::vector<float>, logits);
+    QFETCH(int, expected);
+    SamplingParams p;
+    p.temperature = 0.0f;
+    const uint32_t n = static_cast<uint32_t>(logits.size());
+    auto plain = Chain::create(p, n, 64);
+    p.recordLogprobs = true;   // the same greedy chain through load() and the stages
+    auto staged = Chain::create(p, n, 64);
+    QVERIFY(plain.isOk() && staged.isOk());
+    QVERIFY((*plain)->plainArgmax());
+    QVERIFY(!(*staged)->plainArgmax());
+    const Token viaStages = (*staged)->sample(logits.data());
+    const Token viaArgmax = (*plain)->sample(logits.data());
+    QCOMPARE(viaStages, Token(expected));
+    QCOMPARE(viaArgmax, Token(expected));
+    QCOMPARE((*plain)->candidates().selectedToken(), Token(expected));
+    QCOMPARE((*plain)->candidates().size, size_t(1));
 }
 
 // ---- mirostat ---------------------------------------------------------------
