@@ -348,6 +348,37 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         __m512 dd[NT];
         for (int j = 0; j < NT; ++j)
             dd[j] = _mm512_mul_ps(_mm512_set1_ps(a[j][b].d), d);
+        if constexpr (NT == 1) {
+            // Generation: the same integer sums with the runs read in address
+            // order (h outer), one stream for the prefetchers instead of two
+            // 1.5 KiB apart; each lane's sum is exact, so its value is the same.
+            __m512i lane1[8];
+            for (int gl = 0; gl < 8; ++gl) {
+                const __m512i corrScale = _mm512_permutexvar_epi16(
+                    pickBoth, _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32 * gl))));
+                lane1[gl] = _mm512_sub_epi32(_mm512_setzero_si512(),
+                                             _mm512_slli_epi32(_mm512_madd_epi16(corrScale, bcast32(a[0][b].bsums + 2 * gl)), 5));
+            }
+            for (int h = 0; h < 2; ++h)
+                for (int gl = 0; gl < 8; ++gl) {
+                    const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + gl) * 3 * kRun;
+                    prefetchAhead<NT>(run);
+                    prefetchAhead<NT>(run + kRun);
+                    prefetchAhead<NT>(run + 2 * kRun);
+                    const __m512i ra = load512(run), rb = load512(run + kRun), rc = load512(run + 2 * kRun);
+                    const __m512i hi = select(bits03, select(bits01, _mm512_srli_epi16(ra, 6), _mm512_srli_epi16(rb, 4)),
+                                              _mm512_srli_epi16(rc, 2));
+                    const __m512i v[4] = {_mm512_and_si512(ra, low6), _mm512_and_si512(rb, low6),
+                                          _mm512_and_si512(rc, low6), _mm512_and_si512(hi, low6)};
+                    for (int k = 0; k < 4; ++k) {
+                        const __m512i p = _mm512_maddubs_epi16(v[k], bcast32(a[0][b].qs + 128 * h + 32 * k + 4 * gl));
+                        lane1[gl] = _mm512_dpwssd_epi32(lane1[gl], p, scPair[8 * h + 2 * k + gl / 4]);
+                    }
+                }
+            for (int gl = 0; gl < 8; ++gl)
+                acc[0][gl] = _mm512_fmadd_ps(dd[0], _mm512_cvtepi32_ps(lane1[gl]), acc[0][gl]);
+            continue;
+        }
         for (int gl = 0; gl < 8; ++gl) {
             // (sc[2g], sc[2g+1]) as an int16 pair per row, times (bsums[2g], bsums[2g+1])
             const __m512i corrScale = _mm512_permutexvar_epi16(
