@@ -325,6 +325,39 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
         __m256 dd[NT];
         for (int j = 0; j < NT; ++j)
             dd[j] = _mm256_mul_ps(_mm256_set1_ps(a[j][b].d), d);
+        if constexpr (NT == 1) {
+            // Generation: the runs in address order (h outer), one stream for
+            // the prefetchers (packed_avx512.cpp's q6KTile); the same exact sums.
+            __m256i lane1[8];
+            for (int gl = 0; gl < 8; ++gl) {
+                const __m256i corrScale = _mm256_or_si256(_mm256_and_si256(scaleWords(o + 16 * (2 * gl) + 8 * h8), lowWord),
+                                                          _mm256_slli_epi32(scaleWords(o + 16 * (2 * gl + 1) + 8 * h8), 16));
+                lane1[gl] = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                             _mm256_slli_epi32(_mm256_madd_epi16(corrScale, bcast32(a[0][b].bsums + 2 * gl)), 5));
+            }
+            for (int h = 0; h < 2; ++h)
+                for (int gl = 0; gl < 8; ++gl) {
+                    const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + gl) * 3 * kRun + 32 * h8;
+                    prefetchAhead<NT>(run);
+                    prefetchAhead<NT>(run + kRun);
+                    prefetchAhead<NT>(run + 2 * kRun);
+                    const __m256i ra = load256(run), rb = load256(run + kRun), rc = load256(run + 2 * kRun);
+                    const __m256i hi = _mm256_or_si256(
+                        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ra, 6), bits01),
+                                        _mm256_and_si256(_mm256_srli_epi16(rb, 4), bits23)),
+                        _mm256_and_si256(_mm256_srli_epi16(rc, 2), bits45));
+                    const __m256i v[4] = {_mm256_and_si256(ra, low6), _mm256_and_si256(rb, low6),
+                                          _mm256_and_si256(rc, low6), hi};
+                    for (int k = 0; k < 4; ++k) {
+                        const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[8 * h + 2 * k + gl / 4]));
+                        const __m256i p = _mm256_maddubs_epi16(v[k], bcast32(a[0][b].qs + 128 * h + 32 * k + 4 * gl));
+                        lane1[gl] = Dot::dot2(lane1[gl], p, sc);
+                    }
+                }
+            for (int gl = 0; gl < 8; ++gl)
+                acc[0][gl] = _mm256_fmadd_ps(dd[0], _mm256_cvtepi32_ps(lane1[gl]), acc[0][gl]);
+            continue;
+        }
         for (int gl = 0; gl < 8; ++gl) {
             const __m256i corrScale = _mm256_or_si256(_mm256_and_si256(scaleWords(o + 16 * (2 * gl) + 8 * h8), lowWord),
                                                       _mm256_slli_epi32(scaleWords(o + 16 * (2 * gl + 1) + 8 * h8), 16));
