@@ -13,6 +13,7 @@
 #include "ops/ops.h"
 #include "runtime/kv_cache.h"
 #include "runtime/matmul.h"
+#include "runtime/draft_rows.h"
 #include "runtime/thread_pool.h"
 
 #include <algorithm>
@@ -21,30 +22,6 @@
 namespace burrow::runtime {
 
 using namespace burrow::ops;
-
-namespace {
-
-template <typename F>
-void forEachRow(ThreadPool &pool, int n, int64_t width, F &&fn)
-{
-    pool.run([&](int ith, int nth) {
-        int64_t t0, t1;
-        ThreadPool::split(n, ith, nth, &t0, &t1);
-        for (int64_t t = t0; t < t1; ++t)
-            fn(static_cast<int>(t));
-    }, n > 1 ? n * width * 4 : 0);
-}
-
-int32_t argmaxOf(const float *v, int64_t n)
-{
-    int64_t best = 0;
-    for (int64_t i = 1; i < n; ++i)
-        if (v[i] > v[best])
-            best = i;
-    return static_cast<int32_t>(best);
-}
-
-} // namespace
 
 Status Forward::assistantDraft(const model::TensorView &targetEmbd, MtpDraft *drafts, int nDrafts, float *logits)
 {
@@ -95,7 +72,7 @@ Status Forward::assistantDraft(const model::TensorView &targetEmbd, MtpDraft *dr
             sp.n = 1;
             ++n;
         }
-        forEachRow(m_pool, n, E, [&](int t) {
+        forEachDraftRow(m_pool, n, E, [&](int t) {
             for (int kind = 0; kind < kinds; ++kind)
                 m_rope->fill(static_cast<float>(m_rowPos[static_cast<size_t>(t)]), kind, ropeCs(kind, t));
         });
@@ -104,7 +81,7 @@ Status Forward::assistantDraft(const model::TensorView &targetEmbd, MtpDraft *dr
         for (uint32_t il = 0; il < c.nLayer; ++il)
             layer(il, m_mtpSpans.data(), n, n);
         // hn = rmsnorm(x) * output_norm; logits = token_embd . hn; h' = post_projection . hn.
-        forEachRow(m_pool, n, E, [&](int t) { rmsNorm(m_x.data() + t * E, m_w.outputNorm.f32(), hOut + t * E, E, c.rmsEps); });
+        forEachDraftRow(m_pool, n, E, [&](int t) { rmsNorm(m_x.data() + t * E, m_w.outputNorm.f32(), hOut + t * E, E, c.rmsEps); });
         matmul(m_pool, m_w.output, hOut, n, logits, m_scratch.data());
         matmul(m_pool, m_w.nextnProjPost, hOut, n, m_assistH.data(), m_scratch.data());
         int r = 0;
@@ -112,7 +89,7 @@ Status Forward::assistantDraft(const model::TensorView &targetEmbd, MtpDraft *dr
             MtpDraft &d = drafts[i];
             if (step >= d.count)
                 continue;
-            d.out[step] = argmaxOf(logits + static_cast<size_t>(r) * V, V);
+            d.out[step] = draftArgmax(logits + static_cast<size_t>(r) * V, V);
             d.drafted = step + 1;
             const float *h = m_assistH.data() + static_cast<int64_t>(r) * Et;
             std::copy(h, h + Et, m_mtpDraftH.data() + static_cast<size_t>(i) * Et);

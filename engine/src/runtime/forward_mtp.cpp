@@ -13,6 +13,7 @@
 #include "ops/ops.h"
 #include "runtime/kv_cache.h"
 #include "runtime/matmul.h"
+#include "runtime/draft_rows.h"
 #include "runtime/thread_pool.h"
 
 #include <algorithm>
@@ -21,30 +22,6 @@
 namespace burrow::runtime {
 
 using namespace burrow::ops;
-
-namespace {
-
-template <typename F>
-void forEachRow(ThreadPool &pool, int n, int64_t width, F &&fn)
-{
-    pool.run([&](int ith, int nth) {
-        int64_t t0, t1;
-        ThreadPool::split(n, ith, nth, &t0, &t1);
-        for (int64_t t = t0; t < t1; ++t)
-            fn(static_cast<int>(t));
-    }, n > 1 ? n * width * 4 : 0);
-}
-
-int32_t argmaxRow(const float *v, int64_t n)
-{
-    int64_t best = 0;
-    for (int64_t i = 1; i < n; ++i)
-        if (v[i] > v[best])
-            best = i;
-    return static_cast<int32_t>(best);
-}
-
-} // namespace
 
 bool Forward::mtpReady(uint32_t seq) const
 {
@@ -128,7 +105,7 @@ void Forward::mtpBlock(const int32_t *tokens, const float *const *hidden, const 
     const int kind = m_rope->kindOf(il);
     float *x = m_x.data(), *h = m_h.data(), *out = m_out.data(), *in = m_mtpIn.data();
     // in = rmsnorm(embd(t)) * enorm | rmsnorm(hidden) * hnorm      [n, 2E]
-    forEachRow(m_pool, n, 2 * E, [&](int t) {
+    forEachDraftRow(m_pool, n, 2 * E, [&](int t) {
         float *row = in + t * 2 * E;
         dequantizeRow(embd, tokens[t], x + t * E);
         rmsNorm(x + t * E, L.nextnEnorm.f32(), row, E, c.rmsEps);
@@ -141,9 +118,9 @@ void Forward::mtpBlock(const int32_t *tokens, const float *const *hidden, const 
     // x = eh_proj . in                                              [n, E]
     matmul(m_pool, L.nextnEhProj, in, n, x, m_scratch.data());
     // The block: attention (its keys and values at m_rowPos), then the FFN.
-    forEachRow(m_pool, n, E, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
+    forEachDraftRow(m_pool, n, E, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
     attentionBlock(il, spans, nSpans, n);
-    forEachRow(m_pool, n, E, [&](int t) {
+    forEachDraftRow(m_pool, n, E, [&](int t) {
         float *ot = out + t * E, *xt = x + t * E;
         if (c.postNorms)
             rmsNorm(ot, L.attnPostNorm.f32(), ot, E, c.rmsEps);
@@ -172,7 +149,7 @@ void Forward::mtpCatchUp(const int32_t *tokens, const BatchSpan *spans, int nSpa
             continue;
         }
         any = true;
-        forEachRow(m_pool, sp.n, E, [&](int t) {
+        forEachDraftRow(m_pool, sp.n, E, [&](int t) {
             const int64_t r = sp.row0 + t;
             rmsNorm(m_x.data() + r * E, m_w.outputNorm.f32(), m_mtpH.data() + r * E, E, c.rmsEps);
         });
@@ -272,7 +249,7 @@ Status Forward::mtpDraft(MtpDraft *drafts, int nDrafts, float *logits)
         mtpBlock(m_mtpTokens.data(), m_mtpHidden.data(), m_mtpSpans.data(), n, n);
         // h' = rmsnorm(x) * head norm; logits = head . h'; the argmax.
         float *hOut = m_h.data();
-        forEachRow(m_pool, n, E, [&](int t) { rmsNorm(m_x.data() + t * E, headNorm.f32(), hOut + t * E, E, c.rmsEps); });
+        forEachDraftRow(m_pool, n, E, [&](int t) { rmsNorm(m_x.data() + t * E, headNorm.f32(), hOut + t * E, E, c.rmsEps); });
         matmul(m_pool, head, hOut, n, logits, m_scratch.data());
         if (c.finalSoftcap != 0.0f)
             for (int r = 0; r < n; ++r)
@@ -282,7 +259,7 @@ Status Forward::mtpDraft(MtpDraft *drafts, int nDrafts, float *logits)
             MtpDraft &d = drafts[i];
             if (step >= d.count)
                 continue;
-            d.out[step] = argmaxRow(logits + static_cast<size_t>(r) * V, V);
+            d.out[step] = draftArgmax(logits + static_cast<size_t>(r) * V, V);
             d.drafted = step + 1;
             std::copy(hOut + r * E, hOut + (r + 1) * E, m_mtpDraftH.data() + static_cast<size_t>(i) * E);
             ++r;
