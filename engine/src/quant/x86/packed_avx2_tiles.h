@@ -313,6 +313,17 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
     const auto scaleWords = [](const uint8_t *p) {   // 8 rows' int8 scales as int32
         return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p)));
     };
+    // codes (quant/packed.h): chunks 0-2 in bits 0-5 of A, B, C; chunk 3
+    // from their bits 6-7
+    const auto codes = [&](const uint8_t *run, __m256i v[4]) {
+        const __m256i ra = load256(run), rb = load256(run + kRun), rc = load256(run + 2 * kRun);
+        v[0] = _mm256_and_si256(ra, low6);
+        v[1] = _mm256_and_si256(rb, low6);
+        v[2] = _mm256_and_si256(rc, low6);
+        v[3] = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ra, 6), bits01),
+                                               _mm256_and_si256(_mm256_srli_epi16(rb, 4), bits23)),
+                               _mm256_and_si256(_mm256_srli_epi16(rc, 2), bits45));
+    };
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
         alignas(32) int32_t scPair[16][8];   // (sc, sc) int16 pairs per row
@@ -341,13 +352,8 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
                     prefetchAhead<NT>(run);
                     prefetchAhead<NT>(run + kRun);
                     prefetchAhead<NT>(run + 2 * kRun);
-                    const __m256i ra = load256(run), rb = load256(run + kRun), rc = load256(run + 2 * kRun);
-                    const __m256i hi = _mm256_or_si256(
-                        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ra, 6), bits01),
-                                        _mm256_and_si256(_mm256_srli_epi16(rb, 4), bits23)),
-                        _mm256_and_si256(_mm256_srli_epi16(rc, 2), bits45));
-                    const __m256i v[4] = {_mm256_and_si256(ra, low6), _mm256_and_si256(rb, low6),
-                                          _mm256_and_si256(rc, low6), hi};
+                    __m256i v[4];
+                    codes(run, v);
                     for (int k = 0; k < 4; ++k) {
                         const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[8 * h + 2 * k + gl / 4]));
                         const __m256i p = _mm256_maddubs_epi16(v[k], bcast32(a[0][b].qs + 128 * h + 32 * k + 4 * gl));
@@ -370,14 +376,8 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
                 prefetchAhead<NT>(run);
                 prefetchAhead<NT>(run + kRun);
                 prefetchAhead<NT>(run + 2 * kRun);
-                // codes (quant/packed.h): chunks 0-2 in bits 0-5 of A, B, C;
-                // chunk 3 from their bits 6-7
-                const __m256i ra = load256(run), rb = load256(run + kRun), rc = load256(run + 2 * kRun);
-                const __m256i hi = _mm256_or_si256(
-                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ra, 6), bits01),
-                                    _mm256_and_si256(_mm256_srli_epi16(rb, 4), bits23)),
-                    _mm256_and_si256(_mm256_srli_epi16(rc, 2), bits45));
-                const __m256i v[4] = {_mm256_and_si256(ra, low6), _mm256_and_si256(rb, low6), _mm256_and_si256(rc, low6), hi};
+                __m256i v[4];
+                codes(run, v);
                 for (int k = 0; k < 4; ++k) {
                     const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[8 * h + 2 * k + gl / 4]));
                     for (int j = 0; j < NT; ++j) {

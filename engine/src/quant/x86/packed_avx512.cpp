@@ -335,6 +335,18 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
     }
     // select(m, x, y): bits of x where m is set, of y elsewhere
     const auto select = [](__m512i m, __m512i x, __m512i y) { return _mm512_ternarylogic_epi32(x, y, m, 0xe4); };
+    // The 4 chunks' 6-bit codes of one run triple (A, B, C): chunk 3 from bits
+    // 6-7 of A to 0-1, of B to 2-3, of C to 4-5 (16-bit shifts carry the next
+    // byte's bits above; the selects and the AND keep only the wanted ones).
+    const auto codes = [&](const uint8_t *run, __m512i v[4]) {
+        const __m512i ra = load512(run), rb = load512(run + kRun), rc = load512(run + 2 * kRun);
+        const __m512i hi =
+            select(bits03, select(bits01, _mm512_srli_epi16(ra, 6), _mm512_srli_epi16(rb, 4)), _mm512_srli_epi16(rc, 2));
+        v[0] = _mm512_and_si512(ra, low6);
+        v[1] = _mm512_and_si512(rb, low6);
+        v[2] = _mm512_and_si512(rc, low6);
+        v[3] = _mm512_and_si512(hi, low6);
+    };
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
         // per sub-block s: the rows' scales as int16 pairs (sc, sc)
@@ -365,11 +377,8 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
                     prefetchAhead<NT>(run);
                     prefetchAhead<NT>(run + kRun);
                     prefetchAhead<NT>(run + 2 * kRun);
-                    const __m512i ra = load512(run), rb = load512(run + kRun), rc = load512(run + 2 * kRun);
-                    const __m512i hi = select(bits03, select(bits01, _mm512_srli_epi16(ra, 6), _mm512_srli_epi16(rb, 4)),
-                                              _mm512_srli_epi16(rc, 2));
-                    const __m512i v[4] = {_mm512_and_si512(ra, low6), _mm512_and_si512(rb, low6),
-                                          _mm512_and_si512(rc, low6), _mm512_and_si512(hi, low6)};
+                    __m512i v[4];
+                    codes(run, v);
                     for (int k = 0; k < 4; ++k) {
                         const __m512i p = _mm512_maddubs_epi16(v[k], bcast32(a[0][b].qs + 128 * h + 32 * k + 4 * gl));
                         lane1[gl] = _mm512_dpwssd_epi32(lane1[gl], p, scPair[8 * h + 2 * k + gl / 4]);
@@ -392,14 +401,8 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
                 prefetchAhead<NT>(run);
                 prefetchAhead<NT>(run + kRun);
                 prefetchAhead<NT>(run + 2 * kRun);
-                const __m512i ra = load512(run), rb = load512(run + kRun), rc = load512(run + 2 * kRun);
-                // chunk 3: bits 6-7 of A to 0-1, of B to 2-3, of C to 4-5 (16-bit
-                // shifts carry the next byte's bits above; the selects and the
-                // AND keep only the wanted ones)
-                const __m512i hi = select(bits03, select(bits01, _mm512_srli_epi16(ra, 6), _mm512_srli_epi16(rb, 4)),
-                                          _mm512_srli_epi16(rc, 2));
-                const __m512i v[4] = {_mm512_and_si512(ra, low6), _mm512_and_si512(rb, low6), _mm512_and_si512(rc, low6),
-                                      _mm512_and_si512(hi, low6)};
+                __m512i v[4];
+                codes(run, v);
                 for (int k = 0; k < 4; ++k) {
                     const __m512i sc = scPair[8 * h + 2 * k + gl / 4];
                     for (int j = 0; j < NT; ++j) {
