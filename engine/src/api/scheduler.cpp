@@ -1010,6 +1010,7 @@ bool SchedulerImpl::step()
         span.n = n;
         span.verify = !l->draft.empty();
         span.mtp = l->mtp;
+        span.mtpLater = l->mtp && !span.verify && l->spec && l->spec->waiting();   // backed off: no draft next step
         span.logits = span.verify || l->evaluated + static_cast<uint32_t>(n) == l->tokens.size();
         if (span.verify) {
             m_batchTokens[static_cast<size_t>(rows)] = l->tokens[l->evaluated];

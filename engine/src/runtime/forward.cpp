@@ -148,6 +148,12 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
             f->m_mtpHidden.resize(B);
             f->m_mtpTokens.resize(B);
             f->m_mtpSpans.resize(B);
+            if (c.nLayerMtp > 0) {
+                f->m_mtpPos0.resize(B);
+                f->m_mtpSettle.resize(seqs);
+                f->m_mtpLagH.resize(seqs * kMtpLag * c.nEmbd);
+                f->m_mtpLagTok.resize(seqs * kMtpLag);
+            }
         }
         if (c.isAssistant()) {
             f->m_assistIn.resize(B * 2 * c.nEmbdTarget);

@@ -145,6 +145,14 @@ struct BatchSpan {
     // (ModelConfig::nLayerMtp; "MTP" below): its keys and values for the
     // span's positions, so the sequence can draft (Forward::mtpDraft).
     bool mtp = false;
+    // With mtp: the sequence drafts nothing in the next step (its drafts are
+    // backed off), so the block's rows may wait. H and the tokens are kept;
+    // the block runs over the waiting rows in one pass before the sequence
+    // drafts next (mtpDraft), in a pass without mtpLater, or when
+    // Forward::kMtpLag rows wait: a backed-off sequence reads the block's
+    // weights once per kMtpLag tokens instead of once per token. The keys
+    // written are the same (the block's rows are batch-invariant).
+    bool mtpLater = false;
 };
 
 // One sequence's MTP draft (Forward::mtpDraft): from `token`, the last
@@ -191,6 +199,9 @@ public:
 
     // ---- MTP (see above) --------------------------------------------------
     bool hasMtp() const { return m_c.nLayerMtp > 0; }
+    // Most block rows a sequence keeps waiting (BatchSpan::mtpLater); its
+    // tokens and H take kMtpLag x (nEmbd + 1) x 4 bytes per sequence.
+    static constexpr int kMtpLag = 16;
     // seq can draft: the block's keys are complete for [0, length) and H of
     // position length - 1 is kept.
     bool mtpReady(uint32_t seq) const;
@@ -255,8 +266,19 @@ private:
     // After the trunk of evalBatch: H of the mtp spans' rows, then the block
     // over them (catch-up).
     void mtpCatchUp(const int32_t *tokens, const BatchSpan *spans, int nSpans);
+    // The block over the waiting rows of the listed sequences (mtpLater), in
+    // one pass (or one per sequence past maxBatch rows); their keys are then
+    // complete to their length.
+    void mtpSettle(const uint32_t *seqs, int nSeqs);
+    // Waiting row i of seq: its token, and H of the position before it.
+    float *lagHidden(uint32_t seq, int i)
+    {
+        return m_mtpLagH.data() + (static_cast<size_t>(seq) * kMtpLag + static_cast<size_t>(i)) * m_c.nEmbd;
+    }
     struct MtpSeq {
         uint32_t valid = 0;            // the block's keys are right for positions [0, valid)
+        int32_t lag = 0;               // then positions [valid, valid + lag) wait for the block
+        bool lagFromZero = false;      // the first waiting row's H(p - 1) is 0 (no H was kept)
         uint32_t hiddenPos = UINT32_MAX;   // position of `hidden` (UINT32_MAX: none)
         uint64_t pass = 0;             // the last pass with an mtp span of this sequence
         int32_t row0 = 0;              // its rows in m_mtpH and first position
@@ -344,6 +366,10 @@ private:
     std::vector<const float *> m_mtpHidden;   // [B] the hidden row each block row reads
     std::vector<int32_t> m_mtpTokens;         // [B] the token each block row reads
     std::vector<BatchSpan> m_mtpSpans;        // [B]
+    std::vector<uint32_t> m_mtpPos0;          // [B] first position of each span of the pass
+    std::vector<uint32_t> m_mtpSettle;        // [seqs] the sequences mtpSettle runs
+    std::vector<float> m_mtpLagH;             // [seqs, kMtpLag, E] H before each waiting row
+    std::vector<int32_t> m_mtpLagTok;         // [seqs, kMtpLag] each waiting row's token
     // Assistant: its input rows [B, 2 Et] and next hidden states [B, Et]
     // (m_mtpDraftH: [B, Et] by draft).
     std::vector<float> m_assistIn;

@@ -29,7 +29,8 @@ bool Forward::mtpReady(uint32_t seq) const
         return false;
     const MtpSeq &m = m_mtpSeqs[seq];
     const uint32_t len = m_cache.length(seq);
-    return len > 0 && m.valid >= len && m.hiddenPos == len - 1;
+    // (Rows waiting for the block count: mtpDraft runs them first.)
+    return len > 0 && m.valid + static_cast<uint32_t>(m.lag) >= len && m.hiddenPos == len - 1;
 }
 
 void Forward::mtpForget(uint32_t seq)
@@ -43,10 +44,21 @@ void Forward::mtpRollback(uint32_t seq, uint32_t length)
     if (seq >= m_mtpSeqs.size())
         return;
     MtpSeq &m = m_mtpSeqs[seq];
+    // Waiting rows past the new end go; H(length - 1) is waiting row
+    // length - valid's, when that row was waiting.
+    const float *waiting = m.lag > 0 && length >= m.valid && length - m.valid < static_cast<uint32_t>(m.lag)
+                               ? lagHidden(seq, static_cast<int>(length - m.valid)) : nullptr;
+    m.lag = length > m.valid ? static_cast<int32_t>(std::min<uint32_t>(static_cast<uint32_t>(m.lag), length - m.valid)) : 0;
     m.valid = std::min(m.valid, length);
     if (length == 0 || m.hiddenPos == length - 1)
         return;
     m.hiddenPos = UINT32_MAX;
+    if (waiting) {
+        const int64_t E = m_c.nEmbd;
+        std::copy(waiting, waiting + E, m_mtpKept.data() + static_cast<size_t>(seq) * E);
+        m.hiddenPos = length - 1;
+        return;
+    }
     if (m.pass == m_passes && length - 1 >= m.pos0 && length - 1 < m.pos0 + static_cast<uint32_t>(m.n)) {
         const int64_t E = m_c.nEmbd;
         const float *row = m_mtpH.data() + (m.row0 + static_cast<int64_t>(length - 1 - m.pos0)) * E;
@@ -136,14 +148,17 @@ void Forward::mtpCatchUp(const int32_t *tokens, const BatchSpan *spans, int nSpa
     const model::ModelConfig &c = m_c;
     const int64_t E = c.nEmbd;
     ++m_passes;
-    // H of every row of an mtp span (orig rows), before the block reuses m_x.
+    // H of every row of an mtp span (orig rows), before the block reuses m_x;
+    // the spans' first positions (m_rowPos is rewritten below).
     bool any = false;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
         MtpSeq &m = m_mtpSeqs[sp.seq];
         const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
+        m_mtpPos0[static_cast<size_t>(si)] = pos0;
         if (!sp.mtp) {   // the block's keys from here on are not computed, nor H kept
             m.valid = std::min(m.valid, pos0);
+            m.lag = 0;
             if (m.hiddenPos != UINT32_MAX && m.hiddenPos + 1 > pos0)
                 m.hiddenPos = UINT32_MAX;
             continue;
@@ -156,15 +171,60 @@ void Forward::mtpCatchUp(const int32_t *tokens, const BatchSpan *spans, int nSpa
     }
     if (!any)
         return;
-    // Compact the mtp spans' rows to the front (rows only move down): the
-    // block's token, the hidden row it reads, position and sequence.
-    int n = 0, nm = 0;
+    // Spans whose rows may wait join their sequence's waiting rows (token p
+    // and H(p - 1)); the others' waiting rows run first, in one pass.
+    int nSettle = 0;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
         if (!sp.mtp)
             continue;
         MtpSeq &m = m_mtpSeqs[sp.seq];
-        const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
+        const uint32_t pos0 = m_mtpPos0[static_cast<size_t>(si)];
+        const bool joins = m.valid + static_cast<uint32_t>(m.lag) == pos0;
+        if (sp.mtpLater && joins && m.lag + sp.n <= std::min(kMtpLag, m_maxBatch)) {
+            const float *kept = m_mtpKept.data() + static_cast<size_t>(sp.seq) * E;
+            const bool hasPrev = pos0 > 0 && m.hiddenPos == pos0 - 1;   // (always, once rows wait)
+            if (m.lag == 0)
+                m.lagFromZero = !hasPrev;
+            for (int t = 0; t < sp.n; ++t) {
+                const int i = m.lag + t;
+                m_mtpLagTok[static_cast<size_t>(sp.seq) * kMtpLag + static_cast<size_t>(i)] = tokens[sp.row0 + t];
+                float *dst = lagHidden(sp.seq, i);
+                if (t > 0) {
+                    const float *src = m_mtpH.data() + static_cast<int64_t>(sp.row0 + t - 1) * E;
+                    std::copy(src, src + E, dst);
+                } else if (hasPrev) {
+                    std::copy(kept, kept + E, dst);
+                } else {   // no H before the first row: the block reads 0 (lagFromZero)
+                    std::fill(dst, dst + E, 0.0f);
+                }
+            }
+            m.lag += sp.n;
+            m.pass = m_passes;
+            m.row0 = sp.row0;
+            m.pos0 = pos0;
+            m.n = sp.n;
+            const float *last = m_mtpH.data() + static_cast<int64_t>(sp.row0 + sp.n - 1) * E;
+            std::copy(last, last + E, m_mtpKept.data() + static_cast<size_t>(sp.seq) * E);
+            m.hiddenPos = pos0 + static_cast<uint32_t>(sp.n) - 1;
+            continue;
+        }
+        if (m.lag > 0 && joins)
+            m_mtpSettle[static_cast<size_t>(nSettle++)] = sp.seq;
+        else
+            m.lag = 0;   // not followed by this span: the keys stay incomplete
+    }
+    if (nSettle > 0)
+        mtpSettle(m_mtpSettle.data(), nSettle);
+    // Compact the other mtp spans' rows to the front (rows only move down):
+    // the block's token, the hidden row it reads, position and sequence.
+    int n = 0, nm = 0;
+    for (int si = 0; si < nSpans; ++si) {
+        const BatchSpan &sp = spans[si];
+        MtpSeq &m = m_mtpSeqs[sp.seq];
+        if (!sp.mtp || m.lag > 0)   // (a span that joined its waiting rows)
+            continue;
+        const uint32_t pos0 = m_mtpPos0[static_cast<size_t>(si)];
         const float *kept = m_mtpKept.data() + static_cast<size_t>(sp.seq) * E;
         for (int t = 0; t < sp.n; ++t) {
             const int r = sp.row0 + t;
@@ -188,15 +248,56 @@ void Forward::mtpCatchUp(const int32_t *tokens, const BatchSpan *spans, int nSpa
         m.n = sp.n;
         n += sp.n;
     }
+    if (nm == 0)
+        return;
     mtpBlock(m_mtpTokens.data(), m_mtpHidden.data(), m_mtpSpans.data(), nm, n);
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
-        if (!sp.mtp)
+        if (!sp.mtp || m_mtpSeqs[sp.seq].pass != m_passes || m_mtpSeqs[sp.seq].lag > 0)
             continue;
         MtpSeq &m = m_mtpSeqs[sp.seq];
         const float *last = m_mtpH.data() + static_cast<int64_t>(sp.row0 + sp.n - 1) * E;
         std::copy(last, last + E, m_mtpKept.data() + static_cast<size_t>(sp.seq) * E);
         m.hiddenPos = m.pos0 + static_cast<uint32_t>(sp.n) - 1;
+    }
+}
+
+void Forward::mtpSettle(const uint32_t *seqs, int nSeqs)
+{
+    int i = 0;
+    while (i < nSeqs) {
+        // As many sequences as maxBatch rows hold (kMtpLag <= maxBatch: at least one).
+        int n = 0, nm = 0;
+        for (; i < nSeqs; ++i) {
+            const uint32_t seq = seqs[i];
+            MtpSeq &m = m_mtpSeqs[seq];
+            if (m.lag <= 0)
+                continue;
+            if (n + m.lag > m_maxBatch && nm > 0)
+                break;
+            for (int t = 0; t < m.lag; ++t) {
+                m_mtpTokens[static_cast<size_t>(n + t)] = m_mtpLagTok[static_cast<size_t>(seq) * kMtpLag + static_cast<size_t>(t)];
+                m_mtpHidden[static_cast<size_t>(n + t)] = t == 0 && m.lagFromZero ? nullptr : lagHidden(seq, t);
+                m_rowPos[static_cast<size_t>(n + t)] = m.valid + static_cast<uint32_t>(t);
+                m_rowSeq[static_cast<size_t>(n + t)] = seq;
+            }
+            BatchSpan &ms = m_mtpSpans[static_cast<size_t>(nm++)];
+            ms = BatchSpan{};
+            ms.seq = seq;
+            ms.row0 = n;
+            ms.n = m.lag;
+            ms.mtp = true;
+            n += m.lag;
+        }
+        if (nm == 0)
+            return;
+        mtpBlock(m_mtpTokens.data(), m_mtpHidden.data(), m_mtpSpans.data(), nm, n);
+        for (int s = 0; s < nm; ++s) {
+            MtpSeq &m = m_mtpSeqs[m_mtpSpans[static_cast<size_t>(s)].seq];
+            m.valid += static_cast<uint32_t>(m.lag);
+            m.lag = 0;
+            m.lagFromZero = false;
+        }
     }
 }
 
@@ -223,6 +324,13 @@ Status Forward::mtpDraft(MtpDraft *drafts, int nDrafts, float *logits)
             d.count = 0;
         steps = std::max(steps, d.count);
     }
+    // Rows still waiting for the block (BatchSpan::mtpLater) run first.
+    int nSettle = 0;
+    for (int i = 0; i < nDrafts; ++i)
+        if (drafts[i].count > 0 && m_mtpSeqs[drafts[i].seq].lag > 0)
+            m_mtpSettle[static_cast<size_t>(nSettle++)] = drafts[i].seq;
+    if (nSettle > 0)
+        mtpSettle(m_mtpSettle.data(), nSettle);
     for (int step = 0; step < steps; ++step) {
         // The sequences still drafting, one row each: the token drafted
         // last (first the sampled one) and the hidden state before it.

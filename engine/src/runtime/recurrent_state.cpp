@@ -26,7 +26,9 @@ Result<std::unique_ptr<RecurrentState>> RecurrentState::create(const model::Mode
         !checkedMul<uint64_t>(r->m_seqFloats, sequences, &total) || total > (uint64_t{1} << 36))
         return Status::error("recurrent state: " + std::to_string(sequences) + " sequences are too large");
     r->m_maxSnapshots = maxSnapshots;
-    r->m_current.reset(new (std::nothrow) float[std::max<uint64_t>(total, 1)]());
+    r->m_current = allocateStreamedArray<float>(std::max<uint64_t>(total, 1));   // huge pages: every token walks it
+    if (r->m_current)
+        std::fill_n(r->m_current.get(), std::max<uint64_t>(total, 1), 0.0f);
     if (!r->m_current)
         return Status::error("recurrent state: out of memory allocating " + std::to_string(total * 4 >> 20) + " MiB");
     r->m_seqs.resize(sequences);
@@ -122,7 +124,7 @@ bool RecurrentState::backup(uint32_t seq)
 {
     Seq &s = m_seqs[seq];
     if (!s.backup) {
-        s.backup.reset(new (std::nothrow) float[std::max<uint64_t>(m_seqFloats, 1)]);
+        s.backup = allocateStreamedArray<float>(std::max<uint64_t>(m_seqFloats, 1));
         if (!s.backup)
             return false;
     }
@@ -137,7 +139,7 @@ bool RecurrentState::beginSteps(uint32_t seq, uint32_t position, uint32_t count)
     if (count == 0 || m_seqFloats == 0)
         return count == 0;
     if (count > s.stepsCapacity) {
-        s.steps.reset(new (std::nothrow) float[static_cast<size_t>(count) * m_seqFloats]);
+        s.steps = allocateStreamedArray<float>(static_cast<size_t>(count) * m_seqFloats);
         s.stepsCapacity = s.steps ? count : 0;
         if (!s.steps)
             return false;

@@ -23,6 +23,8 @@
 // verified k draft tokens in one pass k more (allocated when first used).
 #pragma once
 
+#include "common/streamed_memory.h"
+
 #include "model/model_config.h"
 #include "burrow/status.h"
 
@@ -87,15 +89,15 @@ private:
     };
     struct Seq {
         std::vector<Snapshot> snapshots;   // oldest first, at most m_maxSnapshots
-        std::unique_ptr<float[]> backup;
-        std::unique_ptr<float[]> steps;    // [stepsCapacity][m_seqFloats]
+        StreamedArray<float> backup;
+        StreamedArray<float> steps;    // [stepsCapacity][m_seqFloats]
         uint32_t stepsCapacity = 0, stepsFrom = 0, stepsCount = 0;
     };
 
     std::vector<int32_t> m_slot;        // per layer: its index among the recurrent layers, -1 for attention
     uint64_t m_layerFloats = 0, m_convFloats = 0, m_seqFloats = 0;
     uint32_t m_maxSnapshots = 0;
-    std::unique_ptr<float[]> m_current; // [sequences][m_seqFloats]
+    StreamedArray<float> m_current; // [sequences][m_seqFloats]
     std::vector<Seq> m_seqs;
 };
 

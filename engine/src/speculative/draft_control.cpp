@@ -26,6 +26,8 @@ void DraftControl::record(int drafted, int accepted)
 {
     if (drafted <= 0)
         return;
+    if (accepted > 0)
+        m_hit = true;
     if (accepted >= drafted) {
         m_len = std::min(m_max, std::max(1, drafted) * 2);
         m_misses = 0;
@@ -34,7 +36,7 @@ void DraftControl::record(int drafted, int accepted)
         m_len = std::min(m_max, accepted + 1);
         m_misses = 0;
         m_backoff = kFirstBackoff;
-    } else if (++m_misses >= 2) {
+    } else if (++m_misses >= 2 || (!m_hit && drafted > 1)) {
         m_len = 1;
         m_wait = m_backoff;
         m_backoff = std::min(kLastBackoff, m_backoff * 2);

@@ -93,6 +93,8 @@ private slots:
 
     void draftsAsTheReference_data();
     void draftsAsTheReference();
+    void waitingRowsDraftTheSame_data();
+    void waitingRowsDraftTheSame();
     void loadsTheBlock_data();
     void loadsTheBlock();
     void greedyEqualsPlain_data();
@@ -181,6 +183,113 @@ void TestForwardMtp::draftsAsTheReference()
         QCOMPARE(token, 269);
         cache.value()->truncate(0, len + 1);
         fwd.value()->mtpRollback(0, len + 1);
+    }
+}
+
+void TestForwardMtp::waitingRowsDraftTheSame_data()
+{
+    QTest::addColumn<QString>("preset");
+    QTest::addColumn<int>("waits");         // generated tokens whose block rows wait before each draft
+    QTest::addColumn<bool>("promptWaits");  // the prompt's rows wait too (a short prompt)
+    QTest::newRow("one") << "qwen35-tiny" << 1 << false;
+    QTest::newRow("five") << "qwen35-tiny" << 5 << false;
+    QTest::newRow("a full lag") << "qwen35-tiny" << runtime::Forward::kMtpLag << false;
+    QTest::newRow("past the lag") << "qwen35-tiny" << 2 * runtime::Forward::kMtpLag + 5 << false;
+    QTest::newRow("the prompt waits") << "qwen35-tiny" << 3 << true;
+    QTest::newRow("qwen35moe") << "qwen35moe-tiny" << 7 << false;
+}
+
+// A backed-off sequence's block rows wait (BatchSpan::mtpLater) and run in
+// one pass before it drafts: its drafts are the drafts of a sequence whose
+// block ran every step. Two sequences with the same prompt share each
+// batch, sequence 0 eager, sequence 1 waiting; every round both generate
+// `waits` tokens, draft 3 in one mtpDraft call, verify them and roll back
+// as the scheduler does.
+void TestForwardMtp::waitingRowsDraftTheSame()
+{
+    QFETCH(QString, preset);
+    QFETCH(int, waits);
+    QFETCH(bool, promptWaits);
+    auto spec = mtpSpec(qPrintable(preset), "F32");
+    spec.seed = 1;
+    const QString path = write(spec, preset + "-waiting-rows.gguf");
+    QVERIFY2(!path.startsWith("error"), qPrintable(path));
+    auto loaded = Model::load(path.toStdString());
+    QVERIFY(loaded);
+    auto impl = std::dynamic_pointer_cast<const api::ModelImpl>(loaded.value());
+    QVERIFY(impl);
+    const model::ModelConfig &c = impl->config();
+    std::vector<Token> prompt = loaded.value()->tokenize(kPrompts[1], true, false);
+    if (promptWaits)
+        prompt.resize(std::min<size_t>(prompt.size(), 9));
+    const int P = static_cast<int>(prompt.size());
+
+    runtime::ThreadPool pool(2);
+    auto cache = runtime::KvCache::create(c, 512, 64, 2);
+    QVERIFY(cache);
+    auto fwd = runtime::Forward::create(c, impl->weights(), *cache.value(), pool, 2 * P + 8);
+    QVERIFY(fwd);
+    runtime::Forward &f = *fwd.value();
+    std::vector<float> logits(static_cast<size_t>(8) * c.nVocab);
+    const auto argmaxOf = [&](int row) {
+        const float *l = logits.data() + static_cast<size_t>(row) * c.nVocab;
+        return static_cast<int32_t>(std::max_element(l, l + c.nVocab) - l);
+    };
+    // One pass over both sequences: rows a (sequence 0), then rows b (1).
+    const auto pass = [&](const std::vector<int32_t> &a, const std::vector<int32_t> &b, bool verify, bool waiting) {
+        std::vector<int32_t> rows = a;
+        rows.insert(rows.end(), b.begin(), b.end());
+        runtime::BatchSpan sp[2];
+        for (int s = 0; s < 2; ++s) {
+            sp[s].seq = static_cast<uint32_t>(s);
+            sp[s].row0 = s == 0 ? 0 : static_cast<int32_t>(a.size());
+            sp[s].n = static_cast<int32_t>(s == 0 ? a.size() : b.size());
+            sp[s].logits = true;
+            sp[s].verify = verify;
+            sp[s].mtp = true;
+        }
+        sp[1].mtpLater = waiting;
+        return bool(f.evalBatch(rows.data(), sp, 2, logits.data()));
+    };
+    QVERIFY(pass(prompt, prompt, false, promptWaits));
+    int32_t token = argmaxOf(0);
+    QCOMPARE(argmaxOf(1), token);
+    for (int round = 0; round < 3; ++round) {
+        for (int w = 0; w < waits; ++w) {
+            QVERIFY(pass({token}, {token}, false, true));
+            token = argmaxOf(0);
+            QCOMPARE(argmaxOf(1), token);
+        }
+        QVERIFY(f.mtpReady(0));
+        QVERIFY(f.mtpReady(1));
+        std::vector<int32_t> drafts(6, -1);
+        runtime::MtpDraft d[2];
+        for (int s = 0; s < 2; ++s) {
+            d[s].seq = static_cast<uint32_t>(s);
+            d[s].token = token;
+            d[s].count = 3;
+            d[s].out = drafts.data() + 3 * s;
+        }
+        QVERIFY(f.mtpDraft(d, 2, logits.data()));
+        QCOMPARE(d[0].drafted, 3);
+        QCOMPARE(d[1].drafted, 3);
+        QVERIFY2(std::equal(drafts.begin(), drafts.begin() + 3, drafts.begin() + 3),
+                 qPrintable(QString("round %1: eager %2, waited %3")
+                                .arg(round)
+                                .arg(describe({drafts.begin(), drafts.begin() + 3}))
+                                .arg(describe({drafts.begin() + 3, drafts.end()}))));
+        // Verified (one 4-row span each) and rolled back to the first.
+        const uint32_t len = cache.value()->length(0);
+        QCOMPARE(cache.value()->length(1), len);
+        const std::vector<int32_t> batch = {token, drafts[0], drafts[1], drafts[2]};
+        QVERIFY(pass(batch, batch, true, false));
+        const int32_t next = argmaxOf(0);
+        QCOMPARE(argmaxOf(4), next);
+        for (uint32_t s = 0; s < 2; ++s) {
+            cache.value()->truncate(s, len + 1);
+            f.mtpRollback(s, len + 1);
+        }
+        token = next;
     }
 }
 

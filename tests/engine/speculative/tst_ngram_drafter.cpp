@@ -73,8 +73,19 @@ private slots:
         QCOMPARE(c.allowance(), 1);
         c.record(1, 1);               // accepted: grows again, back-off reset
         QCOMPARE(c.allowance(), 2);
+        // Several tokens all wrong before any was right: back off at once.
+        speculative::DraftControl cold(8);
+        QCOMPARE(cold.allowance(), 4);
+        QVERIFY(!cold.waiting());
+        cold.record(4, 0);
+        QVERIFY(cold.waiting());
+        for (int i = 0; i < 8; ++i)
+            QCOMPARE(cold.allowance(), 0);
+        QVERIFY(!cold.waiting());
+        QCOMPARE(cold.allowance(), 1);
         speculative::DraftControl off(0);
         QCOMPARE(off.allowance(), 0);
+        QVERIFY(off.waiting());
     }
 };
 
