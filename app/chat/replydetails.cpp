@@ -24,11 +24,20 @@ QString ReplyDetails::describe(const MessageRecord &m)
     if (!counts.isEmpty())
         lines << counts.join(QStringLiteral(" · "));
     // Speculative decoding: how many guessed tokens the model checked and kept.
-    if (m.draftedTokens > 0)
-        lines << tr("Drafted: %1 tokens, %2 accepted (%3 %)")
-                     .arg(m.draftedTokens)
-                     .arg(m.acceptedTokens)
-                     .arg(locale.toString(100.0 * m.acceptedTokens / m.draftedTokens, 'f', 0));
+    // The speed-up in passes: a pass verifying drafts wrote its accepted
+    // ones and one token of its own, any other pass one token, so the
+    // model ran generated - accepted passes where plain decoding runs one
+    // per token.
+    if (m.draftedTokens > 0) {
+        QString line = tr("Drafted: %1 tokens, %2 accepted (%3 %)")
+                           .arg(m.draftedTokens)
+                           .arg(m.acceptedTokens)
+                           .arg(locale.toString(100.0 * m.acceptedTokens / m.draftedTokens, 'f', 0));
+        if (m.generatedTokens > 0 && m.acceptedTokens > 0 && m.acceptedTokens < m.generatedTokens)
+            line += tr(" · %1 tokens per pass of the model (1 without drafts)")
+                        .arg(locale.toString(double(m.generatedTokens) / double(m.generatedTokens - m.acceptedTokens), 'f', 2));
+        lines << line;
+    }
     else if (m.draftedTokens == 0)
         lines << tr("Drafted: none");
     switch (m.state) {
