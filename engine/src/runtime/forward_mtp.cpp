@@ -209,7 +209,7 @@ void Forward::mtpCatchUp(const int32_t *tokens, const BatchSpan *spans, int nSpa
             m.hiddenPos = pos0 + static_cast<uint32_t>(sp.n) - 1;
             continue;
         }
-        if (m.lag > 0 && joins)
+        if (m.lag > 0 && joins && static_cast<size_t>(nSettle) < m_mtpSettle.size())
             m_mtpSettle[static_cast<size_t>(nSettle++)] = sp.seq;
         else
             m.lag = 0;   // not followed by this span: the keys stay incomplete
@@ -326,7 +326,7 @@ Status Forward::mtpDraft(MtpDraft *drafts, int nDrafts, float *logits)
     }
     // Rows still waiting for the block (BatchSpan::mtpLater) run first.
     int nSettle = 0;
-    for (int i = 0; i < nDrafts; ++i)
+    for (int i = 0; i < nDrafts && static_cast<size_t>(nSettle) < m_mtpSettle.size(); ++i)
         if (drafts[i].count > 0 && m_mtpSeqs[drafts[i].seq].lag > 0)
             m_mtpSettle[static_cast<size_t>(nSettle++)] = drafts[i].seq;
     if (nSettle > 0)
