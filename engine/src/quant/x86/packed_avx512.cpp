@@ -50,6 +50,28 @@ inline void prefetchAhead(const uint8_t *p)
         _mm_prefetch(reinterpret_cast<const char *>(p + kPrefetchAhead), _MM_HINT_T0);
 }
 
+// Tiles of 2-4 tokens (several streams, verification passes) are heavy
+// enough in arithmetic that the hardware prefetchers fall behind: one thread
+// read Q4_K from memory at 13 GB/s in 4-token tiles (27-37 GB/s in the
+// 1-token kernel) while the same tile ran at 169 GMAC/s from L3. Each line
+// prefetched about two Q4_K super-blocks ahead overlaps the reads with the
+// arithmetic: 21 GB/s, 1.58x. A prompt's later tiles of the same rows find
+// the lines in the caches; the prefetch then costs an instruction (pp512
+// unchanged).
+constexpr size_t kTilePrefetchAhead = 4736;
+
+// From: the least tokens per tile that gain (one thread, 2048 x 65536, GB/s
+// of weights without -> with, at 2 / 3 / 4 tokens): Q4_0 21 -> 25, 12 -> 19,
+// 9 -> 17; Q8_0 13 -> 19, 11 -> 15, 10 -> 13; Q5_0 8 -> 14, 7 -> 10, 6 -> 10;
+// Q6_K 9 -> 12 at 2 and 4; Q4_K, Q5_K and IQ4_XS lose or hold at 2 (Q4_K
+// 30 -> 25) and gain from 3 (Q4_K 13 -> 21 at 4).
+template <int NT, int From = 2>
+inline void prefetchTile(const uint8_t *p)
+{
+    if constexpr (NT >= From)
+        _mm_prefetch(reinterpret_cast<const char *>(p + kTilePrefetchAhead), _MM_HINT_T0);
+}
+
 inline __m512i load512(const uint8_t *p) { return _mm512_loadu_si512(p); }
 inline __m512i bcast32(const void *p)
 {
@@ -101,6 +123,7 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
             sB[j] = _mm512_setzero_si512();
         }
         for (size_t c = 0; c < runs; ++c) {
+            prefetchTile<NT>(q + c * kRun);
             const __m512i w = load512(q + c * kRun);
             __m512i lo = _mm512_and_si512(w, low4);
             __m512i hi = _mm512_and_si512(w, high4);   // 16 x the high nibble (Q4_0)
@@ -161,6 +184,7 @@ void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         for (int j = 0; j < NT; ++j)
             d[j] = _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b]));
         for (size_t m = 0; m < runs; ++m) {
+            prefetchTile<NT>(q + m * kRun);
             const __m512i w = load512(q + m * kRun);
             for (int j = 0; j < NT; ++j) {
                 const __m512i lane = _mm512_dpbusd_epi32(_mm512_set1_epi32(as[j][8 * b + static_cast<int64_t>(m)]), w,
@@ -204,6 +228,7 @@ void q5_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         const uint8_t *q = g + at.runs;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
         prefetchAhead<NT>(q + 4 * kRun);
+        prefetchTile<NT>(q + 4 * kRun);
         const __m512i fifth = load512(q + 4 * kRun);
         const __m512 dw = halves16(g + at.scales);
         __m512 d[NT];
@@ -211,6 +236,7 @@ void q5_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
             d[j] = _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b]));
         for (int c = 0; c < 4; ++c) {
             prefetchAhead<NT>(q + static_cast<size_t>(c) * kRun);
+            prefetchTile<NT>(q + static_cast<size_t>(c) * kRun);
             const __m512i w = load512(q + static_cast<size_t>(c) * kRun);
             // lane c: bit c of the fifth-bit byte to bit 4; lane 4 + c: bit 4 + c
             const __m512i fLo = _mm512_and_si512(_mm512_slli_epi16(fifth, static_cast<unsigned>(4 - c)), bit4);
@@ -247,6 +273,8 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
     }
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ4KSuper;
+        for (size_t line = 0; line < 320; line += 64)
+            prefetchTile<NT, 3>(o + line);
         const __m512 d = halves16(o), dmin = halves16(o + 32);
         __m512 dd[NT], dm[NT];
         int32_t pair[NT][4];   // (bsums[4p] + bsums[4p+1], bsums[4p+2] + bsums[4p+3]) as two int16
@@ -271,6 +299,7 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             for (int j = 0; j < NT; ++j)
                 sLo[j] = sHi[j] = _mm512_setzero_si512();
             for (int r = 0; r < 8; ++r) {
+                prefetchTile<NT, 3>(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i w = load512(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                 const __m512i lo = _mm512_and_si512(w, low4);
                 const __m512i hi16 = _mm512_and_si512(w, high4);   // 16 x the high nibble
@@ -349,6 +378,8 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
     };
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
+        for (size_t line = 0; line < 320; line += 64)
+            prefetchTile<NT>(o + line);
         // per sub-block s: the rows' scales as int16 pairs (sc, sc)
         __m512i scPair[16];
         for (int q = 0; q < 8; ++q) {
@@ -398,9 +429,9 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
                                            _mm512_slli_epi32(_mm512_madd_epi16(corrScale, bcast32(a[j][b].bsums + 2 * gl)), 5));
             for (int h = 0; h < 2; ++h) {
                 const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + gl) * 3 * kRun;
-                prefetchAhead<NT>(run);
-                prefetchAhead<NT>(run + kRun);
-                prefetchAhead<NT>(run + 2 * kRun);
+                prefetchTile<NT>(run);
+                prefetchTile<NT>(run + kRun);
+                prefetchTile<NT>(run + 2 * kRun);
                 __m512i v[4];
                 codes(run, v);
                 for (int k = 0; k < 4; ++k) {
@@ -476,6 +507,8 @@ void q5KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         }
         for (int m = 0; m < 8; ++m) {
             const uint8_t *runs = o + 320 + static_cast<size_t>(m) * 5 * kRun;
+            for (size_t r = 0; r < 5; ++r)
+                prefetchTile<NT, 3>(runs + r * kRun);
             const __m512i qh = load512(runs + 4 * kRun);
             __m512i lane[NT];
             for (int j = 0; j < NT; ++j)
@@ -543,6 +576,7 @@ void iq4XsTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
                 lLo[j] = lHi[j] = zero;
             for (int ib = 0; ib < 8; ++ib) {
                 const uint8_t *run = o + 128 + static_cast<size_t>(c * 8 + ib) * kRun;
+                prefetchTile<NT, 3>(run);
                 const __m512i w = load512(run);
                 const __m512i vLo = _mm512_shuffle_epi8(table, _mm512_and_si512(w, low4));
                 const __m512i vHi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(w, 4), low4));
