@@ -35,11 +35,20 @@ constexpr size_t kIQ4XSSuper = 2176;
 constexpr int64_t kTokenChunk = 128;
 constexpr size_t kPrefetchAhead = 4096;   // as packed_avx512.cpp
 
-template <int NT>
+// Tiles of 2-4 tokens: the lines two Q4_K super-blocks ahead (as
+// packed_avx512.cpp's prefetchTile). One thread from memory, 2048 x 65536,
+// GB/s of weights without -> with at 2 / 4 tokens (BURROW_AVX_VNNI=0): Q4_0
+// 9 -> 14, 6 -> 10; Q8_0 10 -> 15, 7 -> 9; Q6_K 7 -> 9, 5 -> 7; Q5_K
+// 11 -> 11, 7 -> 9; Q4_K 13 -> 12, 8 -> 8 (its tiles go without: TileFrom 5).
+constexpr size_t kTilePrefetchAhead = 4736;
+
+template <int NT, int TileFrom = 2>
 inline void prefetchAhead(const uint8_t *p)
 {
     if constexpr (NT == 1)
         _mm_prefetch(reinterpret_cast<const char *>(p + kPrefetchAhead), _MM_HINT_T0);
+    else if constexpr (NT >= TileFrom)
+        _mm_prefetch(reinterpret_cast<const char *>(p + kTilePrefetchAhead), _MM_HINT_T0);
 }
 
 inline __m256i load256(const uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)); }
@@ -260,7 +269,7 @@ void q4KHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivat
                 sLo[j] = sHi[j] = _mm256_setzero_si256();
             for (int r = 0; r < 8; ++r) {
                 const uint8_t *run = o + 320 + static_cast<size_t>(ch * 8 + r) * kRun + 32 * h;
-                prefetchAhead<NT>(run);
+                prefetchAhead<NT, 5>(run);
                 const __m256i w = load256(run);
                 const __m256i lo = _mm256_and_si256(w, low4);
                 const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low4);
