@@ -85,7 +85,7 @@ void q4_0HalfSum16(const PackedMatrix &W, const uint8_t *g, int h, const PackedA
         for (int j = 0; j < NT; ++j)
             s[j] = _mm256_setzero_si256();
         for (size_t c = 0; c < runs; ++c) {
-            prefetchAhead<NT>(q + c * kRun);
+            prefetchAhead<NT, 2, false>(q + c * kRun, h, W.groupBytes);
             const __m256i w = load256(q + c * kRun);
             const __m256i lo = _mm256_and_si256(w, low4);
             const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low4);
@@ -145,7 +145,7 @@ void q8_0HalfSigned(const PackedMatrix &W, const uint8_t *g, int h, const Packed
         for (int j = 0; j < NT; ++j)
             d[j] = _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b]));
         for (size_t m = 0; m < runs; ++m) {
-            prefetchAhead<NT>(q + m * kRun);
+            prefetchAhead<NT, 2, false>(q + m * kRun, h, W.groupBytes);
             const __m256i w = _mm256_xor_si256(load256(q + m * kRun), flip);
             const __m256i mag = _mm256_abs_epi8(w);
             for (int j = 0; j < NT; ++j) {
@@ -195,6 +195,7 @@ void q4KHalfSum16(const PackedMatrix &W, const uint8_t *g, int h, const PackedAc
                 sLo[j] = sHi[j] = _mm256_setzero_si256();
             for (int r = 0; r < 8; ++r) {
                 const uint8_t *run = o + 320 + static_cast<size_t>(ch * 8 + r) * kRun + 32 * h;
+                prefetchAhead<NT, 5, true, false>(run, h, W.groupBytes);
                 const __m256i w = load256(run);
                 const __m256i lo = _mm256_and_si256(w, low4);
                 const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low4);
