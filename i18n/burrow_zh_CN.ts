@@ -3066,6 +3066,10 @@
         <source>Drafted: none</source>
         <translation>草稿：无</translation>
     </message>
+    <message>
+        <source> · %1 tokens per pass of the model (1 without drafts)</source>
+        <translation> · 模型每次计算写出 %1 个词元（不用草稿时为 1）</translation>
+    </message>
 </context>
 <context>
     <name>ReplyStream</name>

@@ -3066,6 +3066,10 @@
         <source>Drafted: none</source>
         <translation>草稿：無</translation>
     </message>
+    <message>
+        <source> · %1 tokens per pass of the model (1 without drafts)</source>
+        <translation> · 模型每次計算寫出 %1 個詞元（不用草稿時為 1）</translation>
+    </message>
 </context>
 <context>
     <name>ReplyStream</name>
