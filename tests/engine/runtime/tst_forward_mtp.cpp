@@ -88,6 +88,26 @@ class TestForwardMtp : public QObject {
         return r ? path : QString("error: ") + QString::fromStdString(r.status().message());
     }
 
+    // PRESET's `synth --mtp 1 --type F32 --seed 1` file (the reference's
+    // drafts are of it), written as `name` and loaded; null and *error set
+    // when either fails.
+    std::shared_ptr<const api::ModelImpl> seedOneF32(const QString &preset, const QString &name, QString *error)
+    {
+        auto spec = mtpSpec(qPrintable(preset), "F32");
+        spec.seed = 1;
+        const QString path = write(spec, name);
+        if (path.startsWith("error")) {
+            *error = path;
+            return nullptr;
+        }
+        auto loaded = Model::load(path.toStdString());
+        if (!loaded) {
+            *error = QString::fromStdString(loaded.status().message());
+            return nullptr;
+        }
+        return std::dynamic_pointer_cast<const api::ModelImpl>(loaded.value());
+    }
+
 private slots:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
@@ -129,18 +149,13 @@ void TestForwardMtp::draftsAsTheReference()
 {
     QFETCH(QString, preset);
     QFETCH(QList<QList<int>>, reference);
-    auto spec = mtpSpec(qPrintable(preset), "F32");
-    spec.seed = 1;
-    const QString path = write(spec, preset + "-reference-drafts.gguf");
-    QVERIFY2(!path.startsWith("error"), qPrintable(path));
-    auto loaded = Model::load(path.toStdString());
-    QVERIFY(loaded);
-    auto impl = std::dynamic_pointer_cast<const api::ModelImpl>(loaded.value());
-    QVERIFY(impl);
+    QString error;
+    auto impl = seedOneF32(preset, preset + "-reference-drafts.gguf", &error);
+    QVERIFY2(impl, qPrintable(error));
     const model::ModelConfig &c = impl->config();
     const std::vector<int32_t> prompt = {1,   259, 82,  287, 425, 300, 291, 289, 287, 260, 298, 277, 285, 269,
                                          298, 275, 269, 295, 269, 304, 349, 260, 282, 277, 299, 299, 283, 269};
-    QCOMPARE(loaded.value()->tokenize(kPrompts[0], true, false), std::vector<Token>(prompt.begin(), prompt.end()));
+    QCOMPARE(impl->tokenize(kPrompts[0], true, false), std::vector<Token>(prompt.begin(), prompt.end()));
 
     runtime::ThreadPool pool(2);
     auto cache = runtime::KvCache::create(c, 128, 64, 1);
@@ -210,16 +225,11 @@ void TestForwardMtp::waitingRowsDraftTheSame()
     QFETCH(QString, preset);
     QFETCH(int, waits);
     QFETCH(bool, promptWaits);
-    auto spec = mtpSpec(qPrintable(preset), "F32");
-    spec.seed = 1;
-    const QString path = write(spec, preset + "-waiting-rows.gguf");
-    QVERIFY2(!path.startsWith("error"), qPrintable(path));
-    auto loaded = Model::load(path.toStdString());
-    QVERIFY(loaded);
-    auto impl = std::dynamic_pointer_cast<const api::ModelImpl>(loaded.value());
-    QVERIFY(impl);
+    QString error;
+    auto impl = seedOneF32(preset, preset + "-waiting-rows.gguf", &error);
+    QVERIFY2(impl, qPrintable(error));
     const model::ModelConfig &c = impl->config();
-    std::vector<Token> prompt = loaded.value()->tokenize(kPrompts[1], true, false);
+    std::vector<Token> prompt = impl->tokenize(kPrompts[1], true, false);
     if (promptWaits)
         prompt.resize(std::min<size_t>(prompt.size(), 9));
     const int P = static_cast<int>(prompt.size());
