@@ -434,7 +434,14 @@ void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const Packe
             return;
         }
         fns = q4K; gemmFns = q4KGemm; tile = 3; break;
-    case GgmlType::GGML_TYPE_Q5_K: fns = q5K; break;
+    case GgmlType::GGML_TYPE_Q5_K:
+        if (nTokens == 1) {   // generation: both halves in one pass
+            for (int64_t g = g0; g < g1; ++g)
+                q5KBoth<DotMaddubs>(W, W.group(g), act, y + static_cast<size_t>(g) * kPackRows,
+                                    static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows)));
+            return;
+        }
+        fns = q5K; break;
     case GgmlType::GGML_TYPE_Q6_K:
         if (nTokens == 1) {   // generation: both halves in one pass
             for (int64_t g = g0; g < g1; ++g)
