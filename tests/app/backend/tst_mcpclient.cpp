@@ -175,13 +175,20 @@ private slots:
         QTest::addColumn<QString>("tool");
         QTest::addColumn<QString>("expected");   // in the call's message
         QTest::addColumn<int>("finalState");
+        // The timeouts a row waits out are short; the others are long, so a
+        // loaded machine starting the fake server slowly changes nothing.
+        QTest::addColumn<int>("startMs");
+        QTest::addColumn<int>("callMs");
         QTest::newRow("garbage then silence") << "garbage" << "echo" << "not a JSON-RPC message: \"this is not json\""
-                                              << int(McpClient::State::Ready);
+                                              << int(McpClient::State::Ready) << 10000 << 2000;
         QTest::newRow("dies") << "die" << "echo" << "ended (exit status 3): fake server: giving up on purpose"
-                              << int(McpClient::State::Failed);
-        QTest::newRow("hangs") << "hang" << "echo" << "did not answer initialize" << int(McpClient::State::Failed);
-        QTest::newRow("garbage only") << "noinit" << "echo" << "did not answer initialize" << int(McpClient::State::Failed);
-        QTest::newRow("a message over the bound") << "ok" << "huge" << "over 4 MiB" << int(McpClient::State::Failed);
+                              << int(McpClient::State::Failed) << 10000 << 10000;
+        QTest::newRow("hangs") << "hang" << "echo" << "did not answer initialize" << int(McpClient::State::Failed)
+                               << 800 << 800;
+        QTest::newRow("garbage only") << "noinit" << "echo" << "did not answer initialize"
+                                      << int(McpClient::State::Failed) << 800 << 800;
+        QTest::newRow("a message over the bound") << "ok" << "huge" << "over 4 MiB" << int(McpClient::State::Failed)
+                                                  << 10000 << 10000;
     }
 
     void misbehaviourIsReported()
@@ -190,9 +197,11 @@ private slots:
         QFETCH(QString, tool);
         QFETCH(QString, expected);
         QFETCH(int, finalState);
+        QFETCH(int, startMs);
+        QFETCH(int, callMs);
         McpClient client(fake(mode));
-        client.setStartTimeoutMs(800);
-        client.setCallTimeoutMs(800);
+        client.setStartTimeoutMs(startMs);
+        client.setCallTimeoutMs(callMs);
         const CallResult r = call(client, tool, {{QStringLiteral("message"), QStringLiteral("hi")}});
         QVERIFY2(r.done, "the call never came back");
         QVERIFY(r.isError);
