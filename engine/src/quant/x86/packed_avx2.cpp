@@ -400,58 +400,25 @@ void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const Packe
                             q5K[4] = BURROW_AVX2_TILES(kQ5_K), q6K[4] = BURROW_AVX2_TILES(kQ6_K),
                             iq4xs[4] = BURROW_AVX2_TILES(kIQ4_XS);
     const HalfFn *fns = nullptr, *gemmFns = nullptr;
+    BothFn both = nullptr;   // generation: both halves of a group in one pass
     int64_t tile = 4;
     switch (W.type) {
-    case GgmlType::GGML_TYPE_Q8_0:
-    case GgmlType::GGML_TYPE_Q4_0:
-    case GgmlType::GGML_TYPE_IQ4_NL:
-        if (nTokens == 1) {   // generation: both halves in one pass
-            for (int64_t g = g0; g < g1; ++g) {
-                float *yg = y + static_cast<size_t>(g) * kPackRows;
-                const int rows = static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows));
-                if (W.type == GgmlType::GGML_TYPE_Q8_0)
-                    q8_0BothSigned(W, W.group(g), act, yg, rows);
-                else if (W.type == GgmlType::GGML_TYPE_Q4_0)
-                    q4_0BothSum16<false>(W, W.group(g), act, yg, rows);
-                else
-                    q4_0BothSum16<true>(W, W.group(g), act, yg, rows);
-            }
-            return;
-        }
-        fns = W.type == GgmlType::GGML_TYPE_Q8_0 ? q8_0 : W.type == GgmlType::GGML_TYPE_Q4_0 ? q4_0 : iq4nl;
-        break;
+    case GgmlType::GGML_TYPE_Q8_0: fns = q8_0; both = q8_0BothSigned; break;
+    case GgmlType::GGML_TYPE_Q4_0: fns = q4_0; both = q4_0BothSum16<false>; break;
+    case GgmlType::GGML_TYPE_IQ4_NL: fns = iq4nl; both = q4_0BothSum16<true>; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = q5_0; break;
     case GgmlType::GGML_TYPE_Q4_K:
-        if (nTokens == 1) {   // generation: both halves in one pass
-            for (int64_t g = g0; g < g1; ++g) {
-                float *yg = y + static_cast<size_t>(g) * kPackRows;
-                const int rows = static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows));
-                if (nGemm > 0)
-                    q4KBothSum16<true>(W, W.group(g), act, yg, rows);
-                else
-                    q4KBothSum16<false>(W, W.group(g), act, yg, rows);
-            }
-            return;
-        }
-        fns = q4K; gemmFns = q4KGemm; tile = 3; break;
-    case GgmlType::GGML_TYPE_Q5_K:
-        if (nTokens == 1) {   // generation: both halves in one pass
-            for (int64_t g = g0; g < g1; ++g)
-                q5KBoth<DotMaddubs>(W, W.group(g), act, y + static_cast<size_t>(g) * kPackRows,
-                                    static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows)));
-            return;
-        }
-        fns = q5K; break;
-    case GgmlType::GGML_TYPE_Q6_K:
-        if (nTokens == 1) {   // generation: both halves in one pass
-            for (int64_t g = g0; g < g1; ++g)
-                q6KBoth<DotMaddubs>(W, W.group(g), act, y + static_cast<size_t>(g) * kPackRows,
-                                    static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows)));
-            return;
-        }
-        fns = q6K; break;
+        fns = q4K; gemmFns = q4KGemm; tile = 3;
+        both = nGemm > 0 ? BothFn(q4KBothSum16<true>) : BothFn(q4KBothSum16<false>);
+        break;
+    case GgmlType::GGML_TYPE_Q5_K: fns = q5K; both = q5KBoth<DotMaddubs>; break;
+    case GgmlType::GGML_TYPE_Q6_K: fns = q6K; both = q6KBoth<DotMaddubs>; break;
     case GgmlType::GGML_TYPE_IQ4_XS: fns = iq4xs; break;
     default: return;
+    }
+    if (nTokens == 1 && both) {
+        packedBothLoop(W, g0, g1, act, y, both);
+        return;
     }
     packedHalvesLoop(W, g0, g1, act, nTokens, nGemm, y, ldy, fns, gemmFns ? gemmFns : fns, tile);
 }

@@ -315,16 +315,51 @@ void q4KHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivat
         storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, _mm256_sub_ps(acc[j], accm[j]), rows);
 }
 
+// Q6_K, 8 rows' int8 scales at p as int32.
+inline __m256i q6ScaleWords(const uint8_t *p)
+{
+    return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p)));
+}
+
+// Per sub-block, the (sc, sc) int16 pairs of half h's 8 rows (the
+// vpmaddwd operand of their 16-element halves).
+inline void q6ScalePairs(const uint8_t *o, int h, int32_t pairs[16][8])
+{
+    const __m256i lowWord = _mm256_set1_epi32(0xffff);
+    for (int sb = 0; sb < 16; ++sb) {
+        const __m256i t = q6ScaleWords(o + 16 * sb + 8 * h);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(pairs[sb]),
+                           _mm256_or_si256(_mm256_and_si256(t, lowWord), _mm256_slli_epi32(t, 16)));
+    }
+}
+
+// (sc[2g], sc[2g + 1]) as an int16 pair per row of half h (the bsums
+// correction's scales).
+inline __m256i q6CorrScale(const uint8_t *o, int g, int h)
+{
+    return _mm256_or_si256(_mm256_and_si256(q6ScaleWords(o + 16 * (2 * g) + 8 * h), _mm256_set1_epi32(0xffff)),
+                           _mm256_slli_epi32(q6ScaleWords(o + 16 * (2 * g + 1) + 8 * h), 16));
+}
+
+// Q6_K codes of one half of a run triple (quant/packed.h): chunks 0-2 in bits
+// 0-5 of A, B, C; chunk 3 from their bits 6-7.
+inline void q6Codes(const uint8_t *run, __m256i v[4])
+{
+    const __m256i low6 = _mm256_set1_epi8(0x3f);
+    const __m256i ra = load256(run), rb = load256(run + kRun), rc = load256(run + 2 * kRun);
+    v[0] = _mm256_and_si256(ra, low6);
+    v[1] = _mm256_and_si256(rb, low6);
+    v[2] = _mm256_and_si256(rc, low6);
+    v[3] = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ra, 6), _mm256_set1_epi8(0x03)),
+                                           _mm256_and_si256(_mm256_srli_epi16(rb, 4), _mm256_set1_epi8(0x0c))),
+                           _mm256_and_si256(_mm256_srli_epi16(rc, 2), _mm256_set1_epi8(0x30)));
+}
+
 // Q6_K: 8 lane accumulators per row (as packed_avx512.cpp's q6KTile).
 template <int NT, typename Dot>
 void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActivation &act, int64_t t0, float *y,
              size_t ldy, int rows)
 {
-    const __m256i low6 = _mm256_set1_epi8(0x3f);
-    const __m256i bits01 = _mm256_set1_epi8(0x03);
-    const __m256i bits23 = _mm256_set1_epi8(0x0c);
-    const __m256i bits45 = _mm256_set1_epi8(0x30);
-    const __m256i lowWord = _mm256_set1_epi32(0xffff);
     const BlockQ8_K *a[NT];
     __m256 acc[NT][8];
     for (int j = 0; j < NT; ++j) {
@@ -332,28 +367,10 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
         for (int m = 0; m < 8; ++m)
             acc[j][m] = _mm256_setzero_ps();
     }
-    const auto scaleWords = [](const uint8_t *p) {   // 8 rows' int8 scales as int32
-        return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p)));
-    };
-    // codes (quant/packed.h): chunks 0-2 in bits 0-5 of A, B, C; chunk 3
-    // from their bits 6-7
-    const auto codes = [&](const uint8_t *run, __m256i v[4]) {
-        const __m256i ra = load256(run), rb = load256(run + kRun), rc = load256(run + 2 * kRun);
-        v[0] = _mm256_and_si256(ra, low6);
-        v[1] = _mm256_and_si256(rb, low6);
-        v[2] = _mm256_and_si256(rc, low6);
-        v[3] = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ra, 6), bits01),
-                                               _mm256_and_si256(_mm256_srli_epi16(rb, 4), bits23)),
-                               _mm256_and_si256(_mm256_srli_epi16(rc, 2), bits45));
-    };
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
         alignas(32) int32_t scPair[16][8];   // (sc, sc) int16 pairs per row
-        for (int sb = 0; sb < 16; ++sb) {
-            const __m256i t = scaleWords(o + 16 * sb + 8 * h8);
-            _mm256_store_si256(reinterpret_cast<__m256i *>(scPair[sb]),
-                               _mm256_or_si256(_mm256_and_si256(t, lowWord), _mm256_slli_epi32(t, 16)));
-        }
+        q6ScalePairs(o, h8, scPair);
         const __m256 d = halves8(o + 256 + 16 * h8);
         __m256 dd[NT];
         for (int j = 0; j < NT; ++j)
@@ -363,8 +380,7 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
             // the prefetchers (packed_avx512.cpp's q6KTile); the same exact sums.
             __m256i lane1[8];
             for (int gl = 0; gl < 8; ++gl) {
-                const __m256i corrScale = _mm256_or_si256(_mm256_and_si256(scaleWords(o + 16 * (2 * gl) + 8 * h8), lowWord),
-                                                          _mm256_slli_epi32(scaleWords(o + 16 * (2 * gl + 1) + 8 * h8), 16));
+                const __m256i corrScale = q6CorrScale(o, gl, h8);
                 lane1[gl] = _mm256_sub_epi32(_mm256_setzero_si256(),
                                              _mm256_slli_epi32(_mm256_madd_epi16(corrScale, bcast32(a[0][b].bsums + 2 * gl)), 5));
             }
@@ -375,7 +391,7 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
                     prefetchAhead<NT>(run + kRun, h8, W.groupBytes);
                     prefetchAhead<NT>(run + 2 * kRun, h8, W.groupBytes);
                     __m256i v[4];
-                    codes(run, v);
+                    q6Codes(run, v);
                     for (int k = 0; k < 4; ++k) {
                         const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[8 * h + 2 * k + gl / 4]));
                         const __m256i p = _mm256_maddubs_epi16(v[k], bcast32(a[0][b].qs + 128 * h + 32 * k + 4 * gl));
@@ -387,8 +403,7 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
             continue;
         }
         for (int gl = 0; gl < 8; ++gl) {
-            const __m256i corrScale = _mm256_or_si256(_mm256_and_si256(scaleWords(o + 16 * (2 * gl) + 8 * h8), lowWord),
-                                                      _mm256_slli_epi32(scaleWords(o + 16 * (2 * gl + 1) + 8 * h8), 16));
+            const __m256i corrScale = q6CorrScale(o, gl, h8);
             __m256i lane[NT];
             for (int j = 0; j < NT; ++j)
                 lane[j] = _mm256_sub_epi32(_mm256_setzero_si256(),
@@ -399,7 +414,7 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
                 prefetchAhead<NT>(run + kRun, h8, W.groupBytes);
                 prefetchAhead<NT>(run + 2 * kRun, h8, W.groupBytes);
                 __m256i v[4];
-                codes(run, v);
+                q6Codes(run, v);
                 for (int k = 0; k < 4; ++k) {
                     const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[8 * h + 2 * k + gl / 4]));
                     for (int j = 0; j < NT; ++j) {
@@ -424,41 +439,19 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
 template <typename Dot>
 void q6KBoth(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, float *y, int rows)
 {
-    const __m256i low6 = _mm256_set1_epi8(0x3f);
-    const __m256i bits01 = _mm256_set1_epi8(0x03);
-    const __m256i bits23 = _mm256_set1_epi8(0x0c);
-    const __m256i bits45 = _mm256_set1_epi8(0x30);
-    const __m256i lowWord = _mm256_set1_epi32(0xffff);
     const BlockQ8_K *a = reinterpret_cast<const BlockQ8_K *>(act.rows);
     __m256 acc[2][8];
     for (int hh = 0; hh < 2; ++hh)
         for (int m = 0; m < 8; ++m)
             acc[hh][m] = _mm256_setzero_ps();
-    const auto scaleWords = [](const uint8_t *p) {   // 8 rows' int8 scales as int32
-        return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p)));
-    };
-    const auto codes = [&](const uint8_t *run, __m256i v[4]) {   // as q6KHalf's
-        const __m256i ra = load256(run), rb = load256(run + kRun), rc = load256(run + 2 * kRun);
-        v[0] = _mm256_and_si256(ra, low6);
-        v[1] = _mm256_and_si256(rb, low6);
-        v[2] = _mm256_and_si256(rc, low6);
-        v[3] = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ra, 6), bits01),
-                                               _mm256_and_si256(_mm256_srli_epi16(rb, 4), bits23)),
-                               _mm256_and_si256(_mm256_srli_epi16(rc, 2), bits45));
-    };
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ6KSuper;
         alignas(32) int32_t scPair[2][16][8];   // per half: (sc, sc) int16 pairs per row
         __m256i lane[2][8];
         for (int hh = 0; hh < 2; ++hh) {
-            for (int sb = 0; sb < 16; ++sb) {
-                const __m256i t = scaleWords(o + 16 * sb + 8 * hh);
-                _mm256_store_si256(reinterpret_cast<__m256i *>(scPair[hh][sb]),
-                                   _mm256_or_si256(_mm256_and_si256(t, lowWord), _mm256_slli_epi32(t, 16)));
-            }
+            q6ScalePairs(o, hh, scPair[hh]);
             for (int gl = 0; gl < 8; ++gl) {
-                const __m256i corrScale = _mm256_or_si256(_mm256_and_si256(scaleWords(o + 16 * (2 * gl) + 8 * hh), lowWord),
-                                                          _mm256_slli_epi32(scaleWords(o + 16 * (2 * gl + 1) + 8 * hh), 16));
+                const __m256i corrScale = q6CorrScale(o, gl, hh);
                 lane[hh][gl] = _mm256_sub_epi32(_mm256_setzero_si256(),
                                                 _mm256_slli_epi32(_mm256_madd_epi16(corrScale, bcast32(a[b].bsums + 2 * gl)), 5));
             }
@@ -471,7 +464,7 @@ void q6KBoth(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
                 prefetchAhead<1>(run + 2 * kRun, 0, W.groupBytes);
                 for (int hh = 0; hh < 2; ++hh) {
                     __m256i v[4];
-                    codes(run + 32 * hh, v);
+                    q6Codes(run + 32 * hh, v);
                     for (int k = 0; k < 4; ++k) {
                         const __m256i sc =
                             _mm256_load_si256(reinterpret_cast<const __m256i *>(scPair[hh][8 * h + 2 * k + gl / 4]));
@@ -690,6 +683,17 @@ void iq4XsHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiv
 
 using HalfFn = void (*)(const PackedMatrix &, const uint8_t *, int, const PackedActivation &, int64_t, float *, size_t,
                         int);
+// One token, both 8-row halves of a group in one pass (y: the group's first
+// output; rows: the group's rows, 1..16).
+using BothFn = void (*)(const PackedMatrix &, const uint8_t *, const PackedActivation &, float *, int);
+
+inline void packedBothLoop(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, float *y,
+                           BothFn both)
+{
+    for (int64_t g = g0; g < g1; ++g)
+        both(W, W.group(g), act, y + static_cast<size_t>(g) * kPackRows,
+             static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows)));
+}
 
 // The packedMatmul loop over token chunks, groups, halves and token tiles:
 // fns[n - 1] / gemmFns[n - 1] compute a tile of n <= tile tokens in the
