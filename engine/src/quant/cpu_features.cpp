@@ -4,6 +4,11 @@
 #include <cstring>
 #include <initializer_list>
 
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define BURROW_QUANT_HAVE_CPUID 1
@@ -53,6 +58,9 @@ CpuFeatures detect()
         f.avx512vl = (b >> 31) & 1;
         f.avx512vnni = (c >> 11) & 1;
     }
+    // AMX-TILE (EDX 24) and AMX-INT8 (EDX 25), the OS saving XTILECFG and
+    // XTILEDATA (XCR0 bits 17, 18).
+    f.amxInt8 = ((d >> 24) & 1) && ((d >> 25) & 1) && (xcr0 & 0x60000) == 0x60000;
     unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
     __cpuid_count(7, 1, a1, b1, c1, d1);
     f.avxvnni = (a1 >> 4) & 1;
@@ -68,6 +76,23 @@ const CpuFeatures &cpuFeatures()
 {
     static const CpuFeatures features = detect();
     return features;
+}
+
+bool amxUsable()
+{
+    static const bool usable = [] {
+        if (!cpuFeatures().amxInt8)
+            return false;
+#if defined(__linux__) && defined(BURROW_QUANT_HAVE_CPUID)
+        // The tile data is a dynamically enabled state: each process asks once.
+        constexpr long kArchReqXcompPerm = 0x1023;
+        constexpr long kXfeatureXtiledata = 18;
+        return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+        return false;
+#endif
+    }();
+    return usable;
 }
 
 const char *cpuPathName(CpuPath path)

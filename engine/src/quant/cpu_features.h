@@ -18,11 +18,18 @@ struct CpuFeatures {
     bool avx512vnni = false;
     bool avx512bf16 = false;
     bool avxvnni = false;     // the VEX-encoded (256-bit) VNNI
+    bool amxInt8 = false;     // AMX tiles + int8 tile products, with the tile state enabled in XCR0
 };
 
 // What the CPU and the OS (saved register state, via xgetbv) support.
 // Detected once; all false on non-x86 builds.
 const CpuFeatures &cpuFeatures();
+
+// True when AMX-INT8 can be used by this process: the CPU has it, the OS
+// saves the tile state, and (Linux) the kernel granted this process the tile
+// data permission (arch_prctl ARCH_REQ_XCOMP_PERM, asked once, on the first
+// call). False where the request is refused: the VNNI kernels run instead.
+bool amxUsable();
 
 enum class CpuPath {
     CPU_PATH_SCALAR,   // generic/ kernels, the reference twins

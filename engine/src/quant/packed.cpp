@@ -410,7 +410,15 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
     return m;
 }
 
-size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
+namespace {
+// Tokens in whole 16-token tiles the AMX kernels read from their own tile
+// rows (0 where they do not run for `type`).
+int64_t amxTileTokens(GgmlType type, int64_t nTokens)
+{
+    return nTokens >= 16 && packedAmxActive(type) ? nTokens / 16 * 16 : 0;
+}
+
+size_t sideArrayBytes(GgmlType type, int64_t K, int64_t nTokens)
 {
     if (generic::isIqLatticeType(type))
         return iqTileSideBytes(K, nTokens);
@@ -423,10 +431,18 @@ size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
         return blocks * (sizeof(float) + sizeof(int32_t));
     return 0;
 }
+} // namespace
+
+size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
+{
+    const int64_t amx = amxTileTokens(type, nTokens);
+    return sideArrayBytes(type, K, nTokens) + (amx > 0 ? static_cast<size_t>(amx) * static_cast<size_t>(K) + 64 : 0);
+}
 
 PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows, size_t stride, int64_t nTokens,
                                   void *side)
 {
+    const GgmlType original = type;
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
     PackedActivation out;
@@ -439,11 +455,28 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
         out.scale = static_cast<float *>(side);
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
     }
+    if (const int64_t amx = amxTileTokens(original, nTokens); amx > 0) {
+        const auto at = reinterpret_cast<uintptr_t>(static_cast<uint8_t *>(side) + sideArrayBytes(original, K, nTokens));
+        out.amxTiles = reinterpret_cast<uint8_t *>((at + 63) & ~uintptr_t{63});
+        out.amxTokens = amx;
+    }
     return out;
 }
 
 void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t)
 {
+    if (t < act.amxTokens) {
+        // token t's 32-code runs into row t % 16 of its tile's K/32 tiles
+        const bool q8K = type == GgmlType::GGML_TYPE_Q4_K;
+        const int64_t n32 = K / 32;
+        const uint8_t *row = act.rows + static_cast<size_t>(t) * act.stride;
+        uint8_t *dst = act.amxTiles + (static_cast<size_t>(t / 16) * static_cast<size_t>(n32) * 16 + static_cast<size_t>(t % 16)) * 32;
+        for (int64_t k = 0; k < n32; ++k) {
+            const uint8_t *src = q8K ? row + static_cast<size_t>(k / 8) * sizeof(BlockQ8_K) + offsetof(BlockQ8_K, qs) + 32 * static_cast<size_t>(k % 8)
+                                     : row + static_cast<size_t>(k) * sizeof(BlockQ8_0) + offsetof(BlockQ8_0, qs);
+            std::memcpy(dst + static_cast<size_t>(k) * 16 * 32, src, 32);
+        }
+    }
     if (generic::isIqLatticeType(type)) {
         iqTilePrepareRow(type, K, act, t);
         return;
@@ -553,6 +586,34 @@ void setPackedAvxVnni(bool allowed)
     g_avxVnniAllowed.store(allowed, std::memory_order_relaxed);
 }
 
+namespace {
+// BURROW_AMX=0 keeps the avx512 path's packed kernels off AMX (to compare
+// the two on one machine); setPackedAmx overrides it.
+bool amxFromEnvironment()
+{
+    const char *env = std::getenv("BURROW_AMX");
+    return !(env && std::strcmp(env, "0") == 0);
+}
+
+std::atomic<bool> g_amxAllowed{amxFromEnvironment()};
+} // namespace
+
+void setPackedAmx(bool allowed)
+{
+    g_amxAllowed.store(allowed, std::memory_order_relaxed);
+}
+
+bool packedAmxActive(GgmlType type)
+{
+#if defined(BURROW_QUANT_X86)
+    return activeCpuPath() == CpuPath::CPU_PATH_AVX512 && g_amxAllowed.load(std::memory_order_relaxed) &&
+           x86::packedAmxSupports(type) && amxUsable();
+#else
+    (void)type;
+    return false;
+#endif
+}
+
 bool packedKernelsActive(GgmlType type)
 {
 #if defined(BURROW_QUANT_X86)
@@ -585,6 +646,8 @@ void packedMatmul(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedAct
             else
                 x86::packedMatmulAvx2Lowbit(W, g0, g1, act, nTokens, y, ldy);
         }
+        else if (act.amxTiles && packedAmxActive(W.type))
+            x86::packedMatmulAmx(W, g0, g1, act, nTokens, nGemm, y, ldy);
         else if (activeCpuPath() == CpuPath::CPU_PATH_AVX512)
             x86::packedMatmulAvx512(W, g0, g1, act, nTokens, nGemm, y, ldy);
         else if (useAvxVnni())

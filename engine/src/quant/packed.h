@@ -128,10 +128,17 @@ struct PackedActivation {
     float *scale = nullptr;
     int32_t *sum = nullptr;
     uint8_t *tileSide = nullptr;   // the lattice i-quants' tiles (iq_tiles.h): their activation side
+    // Where the AMX kernels run (packedAmxActive at packedActivation time,
+    // 16 tokens or more): the codes of the first amxTokens tokens (whole
+    // 16-token tiles) again as tile rows, [tile][K/32][16 tokens][32 bytes]
+    // (64-aligned), so a tile load reads 8 whole lines; null otherwise.
+    uint8_t *amxTiles = nullptr;
+    int64_t amxTokens = 0;
 };
 
-// Bytes of side arrays (scale + sum) for nTokens rows of K elements of a
-// matrix of `type` (0 for the Q8_K partner).
+// Bytes of side arrays (scale + sum, and the AMX tile rows where they are
+// used) for nTokens rows of K elements of a matrix of `type` (0 for the Q8_K
+// partner without AMX).
 size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens);
 // The activation view over `rows`, with its side arrays in `side`
 // (packedSideBytes bytes, 4-aligned). Fill them with preparePackedRow.
@@ -164,5 +171,13 @@ bool packedKernelsActive(GgmlType type);
 // CPU has it). Tests turn it off to run the plain AVX2 kernels too; not
 // thread-safe against a running multiply (like setCpuPath).
 void setPackedAvxVnni(bool allowed);
+
+// Whether the avx512 path may multiply batches of 16 or more tokens with
+// AMX-INT8 tile products (default: yes, where cpu_features.h amxUsable();
+// BURROW_AMX=0 turns it off), and whether it does for `type` (Q4_0, IQ4_NL,
+// Q4_K: the bits of the VNNI kernels). Not thread-safe against a running
+// multiply.
+void setPackedAmx(bool allowed);
+bool packedAmxActive(GgmlType type);
 
 } // namespace burrow::quant

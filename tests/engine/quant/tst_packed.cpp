@@ -3,7 +3,8 @@
 // for bit: the same float steps), and the AVX-512, AVX2 and AVX-VNNI kernels
 // against the scalar twin (bit for bit) when the CPU has them, with the
 // tokens split between the batch form and the one-token form at several
-// points (Q4_K's gemm and gemv forms differ). Shapes: row counts that do and
+// points (Q4_K's gemm and gemv forms differ), and the AMX tile products
+// (Q4_0, IQ4_NL, Q4_K with 16 tokens or more) against the same twin. Shapes: row counts that do and
 // do not fill a group, one and several super-blocks, token counts around the
 // tiles, a group range inside the matrix.
 #include "quant/cpu_features.h"
@@ -67,6 +68,7 @@ private slots:
     {
         quant::setCpuPath(quant::bestCpuPath());
         quant::setPackedAvxVnni(true);
+        quant::setPackedAmx(true);
     }
     void matchesVecDot_data();
     void matchesVecDot();
@@ -90,6 +92,9 @@ void TestPacked::matchesVecDot_data()
         QTest::addRow("%s 96x7 t5 (one partial group)", typeName(t)) << static_cast<int>(t) << 96 << 7 << 0 << 5;
         QTest::addRow("%s 32x37 groups 1..3 t9", typeName(t)) << static_cast<int>(t) << 32 << 37 << 1 << 9;
         QTest::addRow("%s 2816x20 t3", typeName(t)) << static_cast<int>(t) << 2816 << 20 << 0 << 3;
+        // AMX: whole 16-token tiles, an odd block count, the rest of the tokens on VNNI
+        QTest::addRow("%s 1056x40 t37", typeName(t)) << static_cast<int>(t) << 1056 << 40 << 0 << 37;
+        QTest::addRow("%s 64x9 t16", typeName(t)) << static_cast<int>(t) << 64 << 9 << 0 << 16;
     }
     for (GgmlType t : {GgmlType::GGML_TYPE_Q4_K, GgmlType::GGML_TYPE_Q5_K, GgmlType::GGML_TYPE_Q6_K,
                        GgmlType::GGML_TYPE_IQ4_XS}) {
@@ -98,6 +103,8 @@ void TestPacked::matchesVecDot_data()
         QTest::addRow("%s 512x5 t6 (one partial group)", typeName(t)) << static_cast<int>(t) << 512 << 5 << 0 << 6;
         QTest::addRow("%s 256x50 groups 2..4 t2", typeName(t)) << static_cast<int>(t) << 256 << 50 << 2 << 2;
         QTest::addRow("%s 2816x17 t7", typeName(t)) << static_cast<int>(t) << 2816 << 17 << 0 << 7;
+        QTest::addRow("%s 1280x33 groups 1..3 t35", typeName(t)) << static_cast<int>(t) << 1280 << 33 << 1 << 35;
+        QTest::addRow("%s 256x16 t32", typeName(t)) << static_cast<int>(t) << 256 << 16 << 0 << 32;
     }
 }
 
@@ -149,17 +156,24 @@ void TestPacked::matchesVecDot()
         struct Variant {
             quant::CpuPath path;
             bool vnni;
+            bool amx;
             const char *name;
         };
-        for (const Variant v : {Variant{quant::CpuPath::CPU_PATH_SCALAR, false, "scalar"},
-                                Variant{quant::CpuPath::CPU_PATH_AVX2, false, "avx2"},
-                                Variant{quant::CpuPath::CPU_PATH_AVX2, true, "avx2 + avx-vnni"},
-                                Variant{quant::CpuPath::CPU_PATH_AVX512, true, "avx512"}}) {
+        for (const Variant v : {Variant{quant::CpuPath::CPU_PATH_SCALAR, false, false, "scalar"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX2, false, false, "avx2"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX2, true, false, "avx2 + avx-vnni"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX512, true, false, "avx512"},
+                                Variant{quant::CpuPath::CPU_PATH_AVX512, true, true, "avx512 + amx"}}) {
             if (!quant::setCpuPath(v.path))
                 continue;
             if (v.vnni && v.path == quant::CpuPath::CPU_PATH_AVX2 && !quant::cpuFeatures().avxvnni)
                 continue;
+            if (v.amx && !quant::amxUsable())
+                continue;
             quant::setPackedAvxVnni(v.vnni);
+            quant::setPackedAmx(v.amx);
+            if (v.amx && !quant::packedAmxActive(t))
+                continue;   // the type has no tile kernel: the avx512 row covered it
             const bool simd = quant::packedKernelsActive(t);
             const bool expectSimd = v.path != quant::CpuPath::CPU_PATH_SCALAR;
             QCOMPARE(simd, expectSimd);
@@ -167,6 +181,7 @@ void TestPacked::matchesVecDot()
             std::vector<float> got(expected.size(), sentinel);
             quant::packedMatmul(W, g0, W.groups, act, tokens, nGemm, got.data(), ldy);
             quant::setPackedAvxVnni(true);
+            quant::setPackedAmx(true);
             for (size_t i = 0; i < got.size(); ++i)
                 if (std::memcmp(&got[i], &scalar[i], sizeof(float)) != 0)
                     QFAIL(qPrintable(QStringLiteral("%1, nGemm %2, element %3: %4, scalar twin %5")
@@ -205,7 +220,7 @@ void TestPacked::extremeCodes()
     QFETCH(int, weightByte);
     QFETCH(int, actCode);
     const auto t = static_cast<GgmlType>(type);
-    constexpr int K = 512, rows = 16, tokens = 5;
+    constexpr int K = 512, rows = 16, tokens = 21;   // one AMX tile and 5 VNNI tokens
     const quant::TypeTraits *tr = quant::typeTraits(t);
     const quant::TypeTraits *partner = quant::typeTraits(tr->vecDotType);
     const size_t rowBytes = static_cast<size_t>(K / tr->blockSize) * tr->typeSize;
@@ -245,20 +260,27 @@ void TestPacked::extremeCodes()
                                                      acts.data() + static_cast<size_t>(tok) * actBytes);
     int checked = 0;
     for (const quant::CpuPath path : {quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512})
-        for (const bool vnni : {false, true}) {
+        for (const int variant : {0, 1, 2}) {   // plain, + AVX-VNNI (avx2 path) or + AMX (avx512 path)
+            const bool vnni = variant == 1, amx = variant == 2;
             if (!quant::setCpuPath(path) || (vnni && !quant::cpuFeatures().avxvnni))
                 continue;
-            quant::setPackedAvxVnni(vnni);
+            if (amx && (path != quant::CpuPath::CPU_PATH_AVX512 || !quant::amxUsable()))
+                continue;
+            quant::setPackedAvxVnni(vnni || path == quant::CpuPath::CPU_PATH_AVX512);
+            quant::setPackedAmx(amx);
             QVERIFY(quant::packedKernelsActive(t));
+            if (amx != quant::packedAmxActive(t))
+                continue;   // amx: the type has no tile kernel (the avx512 row covered it)
             std::vector<float> got(expected.size(), -1.0f);
             quant::packedMatmul(**packed, 0, 1, act, tokens, nGemm, got.data(), rows);
             quant::setPackedAvxVnni(true);
+            quant::setPackedAmx(true);
             ++checked;
             for (size_t i = 0; i < got.size(); ++i)
                 if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0)
                     QFAIL(qPrintable(QStringLiteral("%1%2, element %3: %4, vecDot %5")
                                          .arg(QString::fromLatin1(quant::cpuPathName(path)))
-                                         .arg(vnni ? " + avx-vnni" : "").arg(i).arg(got[i], 0, 'g', 9)
+                                         .arg(vnni ? " + avx-vnni" : amx ? " + amx" : "").arg(i).arg(got[i], 0, 'g', 9)
                                          .arg(expected[i], 0, 'g', 9)));
         }
     if (checked == 0)

@@ -35,4 +35,12 @@ void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const Packe
 void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                          int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 
+// The same with AMX-INT8 tile products (the CPU's amxInt8 and the process's
+// tile permission: cpu_features.h amxUsable) for the types packedAmxSupports
+// (Q4_0, IQ4_NL, Q4_K); whole 16-token tiles of the batch form on tiles, the
+// other tokens on packedMatmulAvx512, the results the same bits.
+bool packedAmxSupports(GgmlType type);
+void packedMatmulAmx(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
+                     int64_t nGemm, float *y, size_t ldy);
+
 } // namespace burrow::quant::x86
