@@ -4,9 +4,11 @@
 // engine is doing, and speculative decoding cannot change an answer).
 //
 // Every output element keeps one reduction order whatever the batch:
-//   - matrix multiplies take one form per type for all rows: Q4_K its
-//     batch form (vecDotGemm: the reference's prompt form), every other
-//     type its one-token form (vecDot: the reference's generation form);
+//   - matrix multiplies take one form per type for all rows: Q4_K and F32
+//     their batch forms (vecDotGemm: the reference's prompt forms; F32 for
+//     the expert routers, whose choices a rounding difference can flip),
+//     every other type its one-token form (vecDot: the reference's
+//     generation form);
 //     packed and tiled kernels included (bit-identical to those per row);
 //     activation rows are quantized one by one already;
 //   - flash attention chooses its kernel by the query's position, not by
@@ -26,7 +28,8 @@
 //
 // The opt-out (BURROW_BATCH_INVARIANT=0 in the environment, or
 // setBatchInvariant(false)) restores the reference engine's choice of forms
-// per batch size: Q4_K / Q2_K / F32 / F16 / BF16 multiplies of several rows
+// per batch size (with it, every fixture's prompt logits and greedy tokens
+// are the reference's: tst_parity_reference_forms): Q4_K / Q2_K / F32 / F16 / BF16 multiplies of several rows
 // in the reference's batch-kernel form, the tiled flash kernel for every
 // row of a prompt chunk of 64 rows or more and the one-query kernel for
 // every other row, prompts without flash through attendBlock, DeltaNet

@@ -92,16 +92,21 @@ void finishRows(float *y, int64_t N, int64_t nTokens, int64_t r0, int64_t r1, fl
 }
 
 // Batch-invariant: one form per type whatever nTokens (both forms compute
-// each row alone). Q4_K takes its batch form on every row: the reference
-// computes prompts with it, and with the one-token form for prompts the
-// Gemma 4 fixtures leave the parity tolerance; its generation rows then
-// differ from the reference's one-token kernel by float rounding. Every
-// other type takes its one-token form (the reference's for generation;
-// for prompts the F32 / F16 / BF16 tinyBLAS and Q2_K forms differ by
-// rounding only).
+// each row alone). Q4_K and F32 take their batch forms on every row: the
+// reference computes prompts with them, and with the one-token forms for
+// prompts the Gemma 4 fixtures leave the parity tolerance (Q4_K) or an
+// expert router's logits (F32, ffn_gate_inp) differ by rounding, which
+// flips the choice of an expert on a near tie and moves a prompt's logits
+// by 0.01-0.03 (gemma4moe's 9-token prompt: 0.022 -> 0.000001); their
+// generation rows then differ from the reference's one-token kernels by
+// float rounding. Every other type takes its one-token form (the
+// reference's for generation; for prompts the F16 / BF16 tinyBLAS and Q2_K
+// forms differ by rounding only).
 int64_t invariantGemmTokens(GgmlType type, int64_t K, int64_t nTokens, bool expertRows)
 {
-    return type == GgmlType::GGML_TYPE_Q4_K && quant::gemmFormTokens(type, K, 4, expertRows) > 0 ? nTokens : 0;
+    if ((type == GgmlType::GGML_TYPE_Q4_K || type == GgmlType::GGML_TYPE_F32) && quant::gemmFormTokens(type, K, 4, expertRows) > 0)
+        return nTokens;
+    return 0;
 }
 
 } // namespace

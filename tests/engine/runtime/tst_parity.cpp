@@ -14,6 +14,8 @@
 // mixes, a 15-type "dynamic" file, MoE experts in IQ2_XXS / IQ3_XXS).
 #include "burrow/engine.h"
 #include "api/model_impl.h"
+#include "quant/cpu_features.h"
+#include "runtime/batch_invariance.h"
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
 #include "runtime/thread_pool.h"
@@ -310,6 +312,14 @@ private slots:
             ++d;
         if (d == ref.greedyTokens.size() && result.tokens.size() == d)
             return;
+        // With the reference's forms per batch size (batch invariance off)
+        // the vector paths compute what the reference computes: every token
+        // equal, no tie allowed.
+        if (!runtime::batchInvariant() && quant::activeCpuPath() != quant::CpuPath::CPU_PATH_SCALAR)
+            QFAIL(qPrintable(QStringLiteral("with the reference's forms, token %1 of %2: ours %3, the reference's %4")
+                                 .arg(d).arg(ref.greedyTokens.size())
+                                 .arg(d < result.tokens.size() ? result.tokens[d] : -1)
+                                 .arg(ref.greedyTokens[d])));
         // Only where a path computes e^x by another method than the
         // reference's (the scalar path's SwiGLU of gpt-oss), or where a
         // generated row takes another of the reference's kernel forms (batch
