@@ -13,6 +13,19 @@ struct DotVnni {
     static __m256i dot2(__m256i acc, __m256i p, __m256i s) { return _mm256_dpwssd_avx_epi32(acc, p, s); }
 };
 
+// The one-pass generation kernels' pair products: vpmaddwd then an add, so
+// the accumulator's chain is the 1-cycle add, not vpdpwssd's 5 cycles
+// (q6KBoth<DotVnni>: 24.5-24.8 t/s against 26.0 with this).
+struct DotVnniChain {
+    static __m256i dot4(__m256i acc, __m256i w, __m256i a) { return _mm256_dpbusd_avx_epi32(acc, w, a); }
+    static __m256i dot2(__m256i acc, __m256i p, __m256i s)
+    {
+        __m256i v = _mm256_add_epi32(acc, _mm256_madd_epi16(p, s));
+        __asm__("" : "+x"(v));   // keep the adds in program order (packed_avx2.cpp's inOrder)
+        return v;
+    }
+};
+
 template <int NT> constexpr HalfFn kQ8_0 = q8_0Half<NT, DotVnni>;
 template <int NT> constexpr HalfFn kQ4_0 = q4_0Half<NT, DotVnni>;
 template <int NT> constexpr HalfFn kIQ4_NL = q4_0Half<NT, DotVnni, true>;
@@ -25,6 +38,14 @@ template <int NT> constexpr HalfFn kIQ4_XS = iq4XsHalf<NT, DotVnni>;
 
 } // namespace
 
+// Generation (one token): Q5_K and Q6_K read both 8-row halves of a group
+// in one pass (q5KBoth, q6KBoth), as the AVX2 file's; on a Xeon with
+// AVX-VNNI (BURROW_CPU_PATH=avx2, 1.1B files, tg32, alternating) the halves
+// gave Q6_K 22.4-22.6 t/s against plain AVX2's one pass 26.5-27.4, Q5_K_M
+// 26.5-27.1 against 28.7-28.8; now 25.3-26.6 and 28.4-28.9, level with
+// plain AVX2. Q4_0, IQ4_NL, Q4_K and Q8_0 keep the halves: there they beat
+// the plain AVX2 one-pass kernels (Q4_0 33.4-34.2 against 26.9-27.8 t/s).
+//
 // Tiles of 4 tokens (Q8_0 and Q5_0: 2), as the AVX2 file's: each unpacked
 // weight register serves 4 vpdpbusd. Measured with the EVEX form of the
 // same instructions on Zen 4 (CPU time of packedMatmul, 64 tokens, K =
@@ -42,6 +63,7 @@ void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const Pa
                             iq4xs[4] = BURROW_VNNI_TILES(kIQ4_XS);
 #undef BURROW_VNNI_TILES
     const HalfFn *fns = nullptr, *gemmFns = nullptr;
+    BothFn both = nullptr;   // generation: both halves of a group in one pass
     int64_t tile = 4;
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: fns = q8_0; tile = 2; break;
@@ -49,10 +71,14 @@ void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const Pa
     case GgmlType::GGML_TYPE_IQ4_NL: fns = iq4nl; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = q5_0; tile = 2; break;
     case GgmlType::GGML_TYPE_Q4_K: fns = q4K; gemmFns = q4KGemm; break;
-    case GgmlType::GGML_TYPE_Q5_K: fns = q5K; break;
-    case GgmlType::GGML_TYPE_Q6_K: fns = q6K; break;
+    case GgmlType::GGML_TYPE_Q5_K: fns = q5K; both = q5KBoth<DotVnniChain>; break;
+    case GgmlType::GGML_TYPE_Q6_K: fns = q6K; both = q6KBoth<DotVnniChain>; break;
     case GgmlType::GGML_TYPE_IQ4_XS: fns = iq4xs; break;
     default: return;
+    }
+    if (nTokens == 1 && both) {
+        packedBothLoop(W, g0, g1, act, y, both);
+        return;
     }
     packedHalvesLoop(W, g0, g1, act, nTokens, nGemm, y, ldy, fns, gemmFns ? gemmFns : fns, tile);
 }
