@@ -412,10 +412,21 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
 
 namespace {
 // Tokens in whole 16-token tiles the AMX kernels read from their own tile
-// rows (0 where they do not run for `type`).
-int64_t amxTileTokens(GgmlType type, int64_t nTokens)
+// rows: with `now`, where they run now for `type` (0 otherwise); without,
+// where they could run on this CPU whatever the path and switch (the bytes
+// reserved: a scratch sized before setCpuPath / setPackedAmx still holds
+// the rows after).
+int64_t amxTileTokens(GgmlType type, int64_t nTokens, bool now)
 {
-    return nTokens >= 16 && packedAmxActive(type) ? nTokens / 16 * 16 : 0;
+#if defined(BURROW_QUANT_X86)
+    const bool runs = now ? packedAmxActive(type) : x86::packedAmxSupports(type) && amxUsable();
+    return nTokens >= 16 && runs ? nTokens / 16 * 16 : 0;
+#else
+    (void)type;
+    (void)nTokens;
+    (void)now;
+    return 0;
+#endif
 }
 
 size_t sideArrayBytes(GgmlType type, int64_t K, int64_t nTokens)
@@ -435,7 +446,7 @@ size_t sideArrayBytes(GgmlType type, int64_t K, int64_t nTokens)
 
 size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
 {
-    const int64_t amx = amxTileTokens(type, nTokens);
+    const int64_t amx = amxTileTokens(type, nTokens, false);
     return sideArrayBytes(type, K, nTokens) + (amx > 0 ? static_cast<size_t>(amx) * static_cast<size_t>(K) + 64 : 0);
 }
 
@@ -455,7 +466,7 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
         out.scale = static_cast<float *>(side);
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
     }
-    if (const int64_t amx = amxTileTokens(original, nTokens); amx > 0) {
+    if (const int64_t amx = amxTileTokens(original, nTokens, true); amx > 0) {
         const auto at = reinterpret_cast<uintptr_t>(static_cast<uint8_t *>(side) + sideArrayBytes(original, K, nTokens));
         out.amxTiles = reinterpret_cast<uint8_t *>((at + 63) & ~uintptr_t{63});
         out.amxTokens = amx;
