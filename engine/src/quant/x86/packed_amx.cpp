@@ -31,6 +31,7 @@
 #include "quant/x86/x86_kernels.h"
 
 #include "quant/packed.h"
+#include "quant/x86/packed_avx512_rows.h"
 #include "quant/quant_blocks.h"
 
 #include <immintrin.h>
@@ -107,15 +108,6 @@ uint8_t *unpackBuffer(size_t bytes)
     return buffer.get();
 }
 
-inline __m512 halves16(const uint8_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))); }
-
-inline void storeRows(float *dst, __m512 v, int rows)
-{
-    if (rows == kPackRows)
-        _mm512_storeu_ps(dst, v);
-    else
-        _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << rows) - 1u), v);
-}
 
 // One step's tile products over the 32 elements at A tiles a[ti] and B
 // tiles b[gi] into zeroed C tiles (Signed: tdpbssd, signed weights;
@@ -136,23 +128,21 @@ inline void multiply(const uint8_t *const a[2], const uint8_t *const b[2])
     _tile_loadd(6, b[0], kRun);
     if constexpr (NG == 2)
         _tile_loadd(7, b[1], kRun);
+    // (the tile operands are part of the instruction: a macro per opcode)
+#define BURROW_AMX_PRODUCTS(dp)                                                                                         \
+    dp(0, 4, 6);                                                                                                        \
+    if constexpr (NT == 2)                                                                                              \
+        dp(1, 5, 6);                                                                                                    \
+    if constexpr (NG == 2)                                                                                              \
+        dp(2, 4, 7);                                                                                                    \
+    if constexpr (NG == 2 && NT == 2)                                                                                   \
+        dp(3, 5, 7);
     if constexpr (Signed) {
-        _tile_dpbssd(0, 4, 6);
-        if constexpr (NT == 2)
-            _tile_dpbssd(1, 5, 6);
-        if constexpr (NG == 2)
-            _tile_dpbssd(2, 4, 7);
-        if constexpr (NG == 2 && NT == 2)
-            _tile_dpbssd(3, 5, 7);
+        BURROW_AMX_PRODUCTS(_tile_dpbssd)
     } else {
-        _tile_dpbsud(0, 4, 6);
-        if constexpr (NT == 2)
-            _tile_dpbsud(1, 5, 6);
-        if constexpr (NG == 2)
-            _tile_dpbsud(2, 4, 7);
-        if constexpr (NG == 2 && NT == 2)
-            _tile_dpbsud(3, 5, 7);
+        BURROW_AMX_PRODUCTS(_tile_dpbsud)
     }
+#undef BURROW_AMX_PRODUCTS
 }
 
 template <int NG, int NT>
@@ -167,11 +157,18 @@ inline void storeC(int32_t (*c)[kTile * 16])
         _tile_stored(3, c[3], 64);
 }
 
-// The A tiles of 32-element run k (of n32 per row) for token tiles tt, tt + 1.
-inline void aTiles(const PackedActivation &act, int64_t tt, int64_t n32, int64_t k, const uint8_t *a[2])
+// The products of 32-element run k (of n32 per row): A tiles of token
+// tiles tt, tt + 1 (act.amxTiles) by the B tiles of run k of the two
+// unpacked groups at bt, bt + stride, into zeroed C tiles.
+template <int NG, int NT, bool Signed>
+inline void multiplyRun(const PackedActivation &act, int64_t tt, int64_t n32, int64_t k, const uint8_t *bt,
+                        size_t stride)
 {
+    const uint8_t *a[2];
     a[0] = act.amxTiles + (static_cast<size_t>(tt) * static_cast<size_t>(n32) + static_cast<size_t>(k)) * kATile;
     a[1] = a[0] + static_cast<size_t>(n32) * kATile;
+    const uint8_t *w[2] = {bt + static_cast<size_t>(k) * kBTile, bt + stride + static_cast<size_t>(k) * kBTile};
+    multiply<NG, NT, Signed>(a, w);
 }
 
 // Q4_0 / IQ4_NL: block b's B tile at dst + b * kBTile, signed weights (Q4_0:
@@ -217,12 +214,7 @@ void q4_0Step(const PackedMatrix &W, int64_t g, const uint8_t *bt, size_t stride
     alignas(64) int32_t c[4][kTile * 16];
     alignas(64) float acc[4][kTile][16] = {};
     const uint8_t *gp[2] = {W.group(g), NG == 2 ? W.group(g + 1) : nullptr};
-    const auto issue = [&](int64_t b) {
-        const uint8_t *a[2];
-        aTiles(act, tt, nb, b, a);
-        const uint8_t *w[2] = {bt + static_cast<size_t>(b) * kBTile, bt + stride + static_cast<size_t>(b) * kBTile};
-        multiply<NG, NT, true>(a, w);
-    };
+    const auto issue = [&](int64_t b) { multiplyRun<NG, NT, true>(act, tt, nb, b, bt, stride); };
     issue(0);
     for (int64_t b = 0; b < nb; ++b) {
         storeC<NG, NT>(c);
@@ -288,12 +280,7 @@ void q4KStep(const PackedMatrix &W, int64_t g, const uint8_t *bt, size_t stride,
     int32_t pair[2][kTile][4];   // (bsums[4p] + bsums[4p+1], bsums[4p+2] + bsums[4p+3]) as two int16
     float da[2][kTile];
     const uint8_t *gp[2] = {W.group(g), NG == 2 ? W.group(g + 1) : nullptr};
-    const auto issue = [&](int64_t k) {
-        const uint8_t *a[2];
-        aTiles(act, tt, n32, k, a);
-        const uint8_t *w[2] = {bt + static_cast<size_t>(k) * kBTile, bt + stride + static_cast<size_t>(k) * kBTile};
-        multiply<NG, NT, false>(a, w);
-    };
+    const auto issue = [&](int64_t k) { multiplyRun<NG, NT, false>(act, tt, n32, k, bt, stride); };
     issue(0);
     for (int64_t b = 0; b < W.blocks; ++b) {
         for (int ti = 0; ti < NT; ++ti)

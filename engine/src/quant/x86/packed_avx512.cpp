@@ -13,6 +13,7 @@
 #include "quant/x86/x86_kernels.h"
 
 #include "quant/packed.h"
+#include "quant/x86/packed_avx512_rows.h"
 #include "quant/quant_blocks.h"
 
 #include <immintrin.h>
@@ -78,15 +79,6 @@ inline __m512i bcast32(const void *p)
     int32_t v;
     std::memcpy(&v, p, 4);
     return _mm512_set1_epi32(v);
-}
-inline __m512 halves16(const uint8_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))); }
-
-inline void storeRows(float *dst, __m512 v, int rows)
-{
-    if (rows == kPackRows)
-        _mm512_storeu_ps(dst, v);
-    else
-        _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << rows) - 1u), v);
 }
 
 // Q4_0 weights against Q8_0 activations: per block acc = fma(isum, d_w d_a, acc).

@@ -15,6 +15,7 @@
 
 #include "quant/lowbit_blocks.h"
 #include "quant/packed.h"
+#include "quant/x86/packed_avx512_rows.h"
 
 #include <immintrin.h>
 
@@ -44,15 +45,6 @@ inline __m512i bcast32(const void *p)
     int32_t v;
     std::memcpy(&v, p, 4);
     return _mm512_set1_epi32(v);
-}
-inline __m512 halves16(const uint8_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))); }
-
-inline void storeRows(float *dst, __m512 v, int rows)
-{
-    if (rows == kPackRows)
-        _mm512_storeu_ps(dst, v);
-    else
-        _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << rows) - 1u), v);
 }
 
 // hsum8 over 8 lane registers, row by row: ((a4 + a0) + (a6 + a2)) + ((a5 + a1) + (a7 + a3)).
