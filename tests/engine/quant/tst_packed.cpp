@@ -64,6 +64,13 @@ class TestPacked : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase()
+    {
+        if (!quant::amxUsable())
+            qInfo("this CPU (or the OS) gives no AMX-INT8 tiles: the avx512 + amx rows are not checked here");
+        if (!quant::cpuFeatures().avxvnni)
+            qInfo("this CPU has no AVX-VNNI: the avx2 + avx-vnni rows are not checked here");
+    }
     void cleanup()
     {
         quant::setCpuPath(quant::bestCpuPath());
