@@ -32,6 +32,7 @@
 
 #include "quant/packed.h"
 #include "quant/x86/packed_avx512_rows.h"
+#include "quant/x86/q8k_pairs.h"
 #include "quant/quant_blocks.h"
 
 #include <immintrin.h>
@@ -287,9 +288,7 @@ void q4KStep(const PackedMatrix &W, int64_t g, const uint8_t *bt, size_t stride,
             for (int j = 0; j < kTile; ++j) {
                 const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>((tt + ti) * kTile + j) * act.stride) + b;
                 da[ti][j] = a->d;
-                const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a->bsums)),
-                                                     _mm_loadu_si128(reinterpret_cast<const __m128i *>(a->bsums + 8)));
-                _mm_storeu_si128(reinterpret_cast<__m128i *>(pair[ti][j]), pairs);
+                bsumPairs(*a, pair[ti][j]);
             }
         for (int gi = 0; gi < NG; ++gi) {
             const uint8_t *o = gp[gi] + static_cast<size_t>(b) * kQ4KSuper;

@@ -29,6 +29,13 @@ inline __m256i inOrder(__m256i v)
     return v;
 }
 
+// IQ4_NL's 16 values in both 128-bit lanes (a vpshufb table).
+inline __m256i iq4nlValues()
+{
+    const __m128i t16 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl));
+    return _mm256_set_m128i(t16, t16);
+}
+
 struct DotMaddubs {
     static __m256i dot4(__m256i acc, __m256i w, __m256i a)
     {
@@ -65,8 +72,7 @@ void q4_0HalfSum16(const PackedMatrix &W, const uint8_t *g, int h, const PackedA
     const int64_t nb = W.blocks;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i ones = _mm256_set1_epi16(1);
-    const __m128i t16 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl));
-    const __m256i table = _mm256_set_m128i(t16, t16);
+    const __m256i table = iq4nlValues();
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
@@ -126,8 +132,7 @@ void q4_0BothSum16(const PackedMatrix &W, const uint8_t *g, const PackedActivati
     const int64_t nb = W.blocks;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i ones = _mm256_set1_epi16(1);
-    const __m128i t16 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl));
-    const __m256i table = _mm256_set_m128i(t16, t16);
+    const __m256i table = iq4nlValues();
     const uint8_t *a = act.rows + 2;
     __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     for (int64_t b = 0; b < nb; ++b) {
@@ -228,9 +233,7 @@ void q4KHalfSum16(const PackedMatrix &W, const uint8_t *g, int h, const PackedAc
         const __m256 d = halves8(o + 16 * h), dmin = halves8(o + 32 + 16 * h);
         int32_t pair[NT][4];   // (bsums[4p] + bsums[4p+1], bsums[4p+2] + bsums[4p+3]) as two int16
         for (int j = 0; j < NT; ++j) {
-            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
-                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(pair[j]), pairs);
+            bsumPairs(a[j][b], pair[j]);
         }
         __m256i tot[NT], mn[NT];
         for (int j = 0; j < NT; ++j)
@@ -323,9 +326,7 @@ void q4KBothSum16(const PackedMatrix &W, const uint8_t *g, const PackedActivatio
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ4KSuper;
         int32_t pair[4];
-        _mm_storeu_si128(reinterpret_cast<__m128i *>(pair),
-                         _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[b].bsums)),
-                                        _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[b].bsums + 8))));
+        bsumPairs(a[b], pair);
         __m256i tot[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
         __m256i mn[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
         const __m256 da = _mm256_set1_ps(a[b].d);

@@ -17,6 +17,7 @@
 
 #include "quant/packed.h"
 #include "quant/quant_blocks.h"
+#include "quant/x86/q8k_pairs.h"
 
 #include <immintrin.h>
 
@@ -265,9 +266,7 @@ void q4KHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivat
             const __m256 da = _mm256_set1_ps(a[j][b].d);
             dd[j] = _mm256_mul_ps(d, da);
             dm[j] = _mm256_mul_ps(dmin, da);
-            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
-                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(pair[j]), pairs);
+            bsumPairs(a[j][b], pair[j]);
         }
         const auto minTerm = [o, h](int p, int32_t pr) {
             const __m256i m = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 192 + 32 * p + 16 * h)));
@@ -517,10 +516,8 @@ void q5KHalf(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivat
         __m256 dd[NT];
         for (int j = 0; j < NT; ++j) {
             dd[j] = _mm256_mul_ps(_mm256_set1_ps(a[j][b].d), d);
-            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
-                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
             int32_t pr[4];
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(pr), pairs);
+            bsumPairs(a[j][b], pr);
             __m256i imin = _mm256_setzero_si256();
             for (int p = 0; p < 4; ++p) {
                 const __m256i mn = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(o + 192 + 32 * p + 16 * h)));
@@ -573,9 +570,7 @@ void q5KBoth(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         alignas(32) int32_t scPair[2][8][8];   // per half: (sc, sc) int16 pairs per row
         __m256 dd[2];
         int32_t pr[4];
-        _mm_storeu_si128(reinterpret_cast<__m128i *>(pr),
-                         _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[b].bsums)),
-                                        _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[b].bsums + 8))));
+        bsumPairs(a[b], pr);
         for (int hh = 0; hh < 2; ++hh) {
             const __m256 d = halves8(o + 16 * hh), dmin = halves8(o + 32 + 16 * hh);
             for (int sb = 0; sb < 8; ++sb) {

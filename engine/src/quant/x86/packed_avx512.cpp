@@ -14,6 +14,7 @@
 
 #include "quant/packed.h"
 #include "quant/x86/packed_avx512_rows.h"
+#include "quant/x86/q8k_pairs.h"
 #include "quant/quant_blocks.h"
 
 #include <immintrin.h>
@@ -274,9 +275,7 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             const __m512 da = _mm512_set1_ps(a[j][b].d);
             dd[j] = _mm512_mul_ps(d, da);
             dm[j] = _mm512_mul_ps(dmin, da);
-            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
-                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(pair[j]), pairs);
+            bsumPairs(a[j][b], pair[j]);
         }
         // chunk p's min term: min[2p] * pair sum 2p + min[2p+1] * pair sum 2p+1
         const auto minTerm = [o](int p, int32_t pr) {
@@ -486,10 +485,8 @@ void q5KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         for (int j = 0; j < NT; ++j) {
             dd[j] = _mm512_mul_ps(_mm512_set1_ps(a[j][b].d), d);
             // imin = sum over sub-blocks of min * (bsums[2s] + bsums[2s + 1])
-            const __m128i pairs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums)),
-                                                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(a[j][b].bsums + 8)));
             int32_t pr[4];
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(pr), pairs);
+            bsumPairs(a[j][b], pr);
             __m512i imin = _mm512_setzero_si512();
             for (int p = 0; p < 4; ++p) {
                 const __m512i mn = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 192 + 32 * p)));
