@@ -41,6 +41,10 @@ struct PackedActivation;
 
 inline constexpr size_t kIqTileActBytes = 256 + 16 + 128;
 
+// Offsets in one super-block of a group's tile (the layout above): the lane
+// starts, the scale pairs, the weight runs, IQ1_S / IQ1_M's coefficient pairs.
+inline constexpr size_t kIqTileOffStart = 64, kIqTileOffScale = 576, kIqTileOffWeights = 1600, kIqTileOffExtra = 5696;
+
 // Offsets in one token's side (layout above). Internal linkage: the SIMD
 // translation units use them too.
 static constexpr size_t iqSideRun(int64_t nb, int m, int64_t b, int ib)

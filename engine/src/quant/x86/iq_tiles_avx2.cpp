@@ -28,7 +28,8 @@ namespace {
 
 using T = GgmlType;
 
-constexpr size_t kOffStart = 64, kOffScale = 576, kOffWeights = 1600, kOffExtra = 5696;
+constexpr size_t kOffStart = kIqTileOffStart, kOffScale = kIqTileOffScale, kOffWeights = kIqTileOffWeights,
+                 kOffExtra = kIqTileOffExtra;
 constexpr int kMaxTile = 4;   // tokens per pass (16 ymm registers: 4 lanes, 4 sums, weights, scales)
 
 inline __m256i bcast32(const uint8_t *p)

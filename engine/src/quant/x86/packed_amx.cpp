@@ -31,6 +31,7 @@
 #include "quant/x86/x86_kernels.h"
 
 #include "quant/packed.h"
+#include "quant/x86/amx_tiles.h"
 #include "quant/x86/packed_avx512_rows.h"
 #include "quant/x86/q8k_pairs.h"
 #include "quant/quant_blocks.h"
@@ -39,9 +40,7 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 
 namespace burrow::quant::x86 {
 
@@ -53,62 +52,6 @@ constexpr size_t kBTile = 8 * kRun;       // 32 elements of 16 rows as bytes
 constexpr size_t kATile = kTile * 32;     // 32 elements of 16 tokens
 constexpr size_t kQ4KSuper = 2368;
 constexpr size_t kQ4KRuns = 320;          // offset of the qs runs in a Q4_K super-block
-
-// ldtilecfg's 64-byte operand (palette 1).
-struct alignas(64) TileConfig {
-    uint8_t palette = 1;
-    uint8_t startRow = 0;
-    uint8_t reserved[14] = {};
-    uint16_t colsb[16] = {};
-    uint8_t rows[16] = {};
-};
-
-// A step multiplies 32 elements of up to 2 token tiles by up to 2 groups:
-// tiles 0-3 C (group gi, token tile ti at 2 gi + ti: 16 tokens x 16 int32),
-// 4, 5 A (token tile ti: 16 tokens x 32 bytes), 6, 7 B (group gi: 8 x 64
-// bytes). Each A and B tile serves two products.
-void configureTiles()
-{
-    TileConfig cfg;
-    for (int t : {0, 1, 2, 3}) {
-        cfg.rows[t] = kTile;
-        cfg.colsb[t] = 64;
-    }
-    for (int t : {4, 5}) {
-        cfg.rows[t] = kTile;
-        cfg.colsb[t] = 32;
-    }
-    for (int t : {6, 7}) {
-        cfg.rows[t] = 8;
-        cfg.colsb[t] = 64;
-    }
-    _tile_loadconfig(&cfg);
-}
-
-// Releases the tile state when a call ends (the OS then saves none of it).
-struct TileScope {
-    TileScope() { configureTiles(); }
-    ~TileScope() { _tile_release(); }
-    TileScope(const TileScope &) = delete;
-    TileScope &operator=(const TileScope &) = delete;
-};
-
-// The per-thread buffer of two groups' unpacked B tiles (64-aligned).
-uint8_t *unpackBuffer(size_t bytes)
-{
-    struct Freer {
-        void operator()(uint8_t *p) const { std::free(p); }
-    };
-    thread_local std::unique_ptr<uint8_t, Freer> buffer;
-    thread_local size_t capacity = 0;
-    if (bytes > capacity) {
-        const size_t rounded = (bytes + 4095) & ~size_t{4095};
-        buffer.reset(static_cast<uint8_t *>(std::aligned_alloc(64, rounded)));
-        capacity = buffer ? rounded : 0;
-    }
-    return buffer.get();
-}
-
 
 // One step's tile products over the 32 elements at A tiles a[ti] and B
 // tiles b[gi] into zeroed C tiles (Signed: tdpbssd, signed weights;
@@ -369,13 +312,13 @@ void packedMatmulAmx(const PackedMatrix &W, int64_t g0, int64_t g1, const Packed
     const int64_t formTokens = std::min(q4K ? std::min(nGemm, nTokens) : nTokens, act.amxTokens);
     const int64_t tiles = formTokens / kTile;
     const size_t stride = static_cast<size_t>(W.K) * kPackRows;   // one group's B tiles
-    uint8_t *bt = tiles > 0 ? unpackBuffer(2 * stride) : nullptr;
+    uint8_t *bt = tiles > 0 ? amxThreadBuffer(2 * stride) : nullptr;
     if (!bt) {
         packedMatmulAvx512(W, g0, g1, act, nTokens, nGemm, y, ldy);
         return;
     }
     {
-        TileScope scope;
+        AmxTileScope scope;
         static constexpr StepFn q4_0Steps[4] = {q4_0Step<1, 1>, q4_0Step<1, 2>, q4_0Step<2, 1>, q4_0Step<2, 2>};
         static constexpr StepFn q4KSteps[4] = {q4KStep<1, 1>, q4KStep<1, 2>, q4KStep<2, 1>, q4KStep<2, 2>};
         const StepFn *steps = q4K ? q4KSteps : q4_0Steps;
