@@ -61,7 +61,6 @@ CpuFeatures detect()
     // AMX-TILE (EDX 24) and AMX-INT8 (EDX 25), the OS saving XTILECFG and
     // XTILEDATA (XCR0 bits 17, 18).
     f.amxInt8 = ((d >> 24) & 1) && ((d >> 25) & 1) && (xcr0 & 0x60000) == 0x60000;
-    f.amxBf16 = f.amxInt8 && ((d >> 22) & 1);   // AMX-BF16 (EDX 22)
     unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
     __cpuid_count(7, 1, a1, b1, c1, d1);
     f.avxvnni = (a1 >> 4) & 1;

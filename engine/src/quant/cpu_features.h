@@ -19,7 +19,6 @@ struct CpuFeatures {
     bool avx512bf16 = false;
     bool avxvnni = false;     // the VEX-encoded (256-bit) VNNI
     bool amxInt8 = false;     // AMX tiles + int8 tile products, with the tile state enabled in XCR0
-    bool amxBf16 = false;     // AMX bf16 tile products (with amxInt8's conditions)
 };
 
 // What the CPU and the OS (saved register state, via xgetbv) support.

@@ -110,21 +110,6 @@ void iqTilePrepareRow(GgmlType type, int64_t K, const PackedActivation &act, int
             for (int ib = 0; ib < 8; ++ib)
                 for (int i = 0; i < 4; ++i)
                     side[iqSideRun(nb, m, b, ib) + static_cast<size_t>(i)] = static_cast<uint8_t>(q[32 * ib + 4 * m + i] + 128);
-        if (t < act.amxTokens) {
-            // the AMX tiles' bf16 rows: [t / 16][m][b][t % 16][32], lane m's 32
-            // values of super-block b for 16 tokens together (one tile load, 1 KiB)
-            const size_t tiles = static_cast<size_t>(act.amxTokens / 16);
-            uint8_t *bf = act.amxTiles + static_cast<size_t>(t / 16) * 1024 + static_cast<size_t>(t % 16) * 64;
-            for (int m = 0; m < 8; ++m)
-                for (int ib = 0; ib < 8; ++ib)
-                    for (int i = 0; i < 4; ++i) {
-                        const float v = q[32 * ib + 4 * m + i];
-                        uint32_t bits;
-                        std::memcpy(&bits, &v, 4);
-                        const auto half = static_cast<uint16_t>(bits >> 16);   // exact: |q| <= 128
-                        std::memcpy(bf + static_cast<size_t>(m * nb + b) * tiles * 1024 + 2 * static_cast<size_t>(4 * ib + i), &half, 2);
-                    }
-        }
         if (type == GgmlType::GGML_TYPE_IQ1_S)
             for (int p = 0; p < 4; ++p)
                 put32(side + iqSideSums(nb, b, p), pair16(a[b].bsums[4 * p] + a[b].bsums[4 * p + 1],
@@ -212,7 +197,6 @@ void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K
     const bool simd = iqTilesActive(type);
 #ifdef BURROW_QUANT_X86
     const bool avx512 = simd && activeCpuPath() == CpuPath::CPU_PATH_AVX512;
-    const bool amx = avx512 && act.amxTiles && amxTilesActive() && cpuFeatures().amxBf16;
 #endif
     for (int64_t g = g0; g < g1; ++g) {
         const int rowsHere = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
@@ -228,12 +212,7 @@ void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K
 #ifdef BURROW_QUANT_X86
         if (avx512) {
             x86::iqTileConvertAvx512(type, rows + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rowsHere, buffer.get());
-            // whole 16-token tiles on AMX where the path may use it, the rest (or all) VNNI
-            int64_t done = amx ? std::min(nTokens, act.amxTokens) / 16 * 16 : 0;
-            if (done > 0 && !x86::iqTileMultiplyAmx(type, buffer.get(), K, rowsHere, act, 0, done, yg, ldy))
-                done = 0;
-            if (done < nTokens)
-                x86::iqTileMultiplyAvx512(type, buffer.get(), K, rowsHere, act, done, nTokens, yg, ldy);
+            x86::iqTileMultiplyAvx512(type, buffer.get(), K, rowsHere, act, 0, nTokens, yg, ldy);
             continue;
         }
         if (simd) {   // AVX2: the scalar conversion, the SIMD multiply

@@ -419,10 +419,7 @@ namespace {
 int64_t amxTileTokens(GgmlType type, int64_t nTokens, bool now)
 {
 #if defined(BURROW_QUANT_X86)
-    // the lattice i-quants' tiles multiply bf16 (iq_tiles_amx.cpp)
-    const bool lattice = generic::isIqLatticeType(type);
-    const bool runs = lattice ? cpuFeatures().amxBf16 && (now ? amxTilesActive() : amxUsable())
-                              : now ? packedAmxActive(type) : x86::packedAmxSupports(type) && amxUsable();
+    const bool runs = now ? packedAmxActive(type) : x86::packedAmxSupports(type) && amxUsable();
     return nTokens >= 16 && runs ? nTokens / 16 * 16 : 0;
 #else
     (void)type;
@@ -430,12 +427,6 @@ int64_t amxTileTokens(GgmlType type, int64_t nTokens, bool now)
     (void)now;
     return 0;
 #endif
-}
-
-// Bytes of one token's AMX tile rows: its K codes (the lattice i-quants: K bf16).
-size_t amxRowBytes(GgmlType type, int64_t K)
-{
-    return static_cast<size_t>(K) * (generic::isIqLatticeType(type) ? 2 : 1);
 }
 
 size_t sideArrayBytes(GgmlType type, int64_t K, int64_t nTokens)
@@ -456,7 +447,7 @@ size_t sideArrayBytes(GgmlType type, int64_t K, int64_t nTokens)
 size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
 {
     const int64_t amx = amxTileTokens(type, nTokens, false);
-    return sideArrayBytes(type, K, nTokens) + (amx > 0 ? static_cast<size_t>(amx) * amxRowBytes(type, K) + 64 : 0);
+    return sideArrayBytes(type, K, nTokens) + (amx > 0 ? static_cast<size_t>(amx) * static_cast<size_t>(K) + 64 : 0);
 }
 
 PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows, size_t stride, int64_t nTokens,
@@ -485,7 +476,7 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
 
 void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t)
 {
-    if (t < act.amxTokens && !generic::isIqLatticeType(type)) {   // (the lattice types': iqTilePrepareRow)
+    if (t < act.amxTokens) {
         // token t's 32-code runs into row t % 16 of its tile's K/32 tiles
         const bool q8K = type == GgmlType::GGML_TYPE_Q4_K;
         const int64_t n32 = K / 32;
@@ -623,15 +614,11 @@ void setPackedAmx(bool allowed)
     g_amxAllowed.store(allowed, std::memory_order_relaxed);
 }
 
-bool amxTilesActive()
-{
-    return activeCpuPath() == CpuPath::CPU_PATH_AVX512 && g_amxAllowed.load(std::memory_order_relaxed) && amxUsable();
-}
-
 bool packedAmxActive(GgmlType type)
 {
 #if defined(BURROW_QUANT_X86)
-    return x86::packedAmxSupports(type) && amxTilesActive();
+    return activeCpuPath() == CpuPath::CPU_PATH_AVX512 && g_amxAllowed.load(std::memory_order_relaxed) &&
+           x86::packedAmxSupports(type) && amxUsable();
 #else
     (void)type;
     return false;

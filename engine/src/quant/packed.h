@@ -174,13 +174,10 @@ void setPackedAvxVnni(bool allowed);
 
 // Whether the avx512 path may multiply batches of 16 or more tokens with
 // AMX-INT8 tile products (default: yes, where cpu_features.h amxUsable();
-// BURROW_AMX=0 turns it off); whether it does now (amxTilesActive: the
-// avx512 path, allowed and usable), and for packed `type` (Q4_0, IQ4_NL,
-// Q4_K; the lattice i-quants' tiles, iq_tiles.h, take amxTilesActive). The
-// results are the VNNI kernels' bits. Not thread-safe against a running
+// BURROW_AMX=0 turns it off), and whether it does for `type` (Q4_0, IQ4_NL,
+// Q4_K: the bits of the VNNI kernels). Not thread-safe against a running
 // multiply.
 void setPackedAmx(bool allowed);
-bool amxTilesActive();
 bool packedAmxActive(GgmlType type);
 
 } // namespace burrow::quant

@@ -1,14 +1,13 @@
-// The tile set-up the AMX-INT8 kernels share (packed_amx.cpp,
-// iq_tiles_amx.cpp): one palette-1 configuration and a per-thread buffer.
+// The tile set-up of the AMX-INT8 kernels (packed_amx.cpp): one palette-1
+// configuration and a per-thread buffer.
 // Internal linkage (static inline): include it only from translation units
 // compiled with -mamx-tile -mamx-int8, and call it only where
 // cpu_features.h amxUsable() holds.
 //
-// Tiles: 0-3 C (16 rows x 16 int32 or float), 4 and 5 A (16 tokens by 32
-// elements: 32 bytes of int8, or 64 of bf16), 6 and 7 B (32 elements of 16
-// weight rows: int8 in the VNNI layout, 8 rows of [16 rows][4 bytes], or
-// bf16 pairs, 16 rows of [16 rows][2 values]). A step loads each A and B
-// tile once and runs up to four products from them.
+// Tiles: 0-3 C (16 rows x 16 int32), 4 and 5 A (16 tokens by 32 elements,
+// 32 bytes), 6 and 7 B (32 elements of 16 weight rows in the VNNI layout,
+// 8 rows of [16 rows][4 bytes]). A step loads each A and B tile once and
+// runs up to four products from them.
 #pragma once
 
 #include <immintrin.h>
@@ -29,9 +28,7 @@ struct alignas(64) AmxTileConfig {
     uint8_t rows[16] = {};
 };
 
-// aBytes: bytes per A row (32: 32 int8 elements; 64: 32 bf16), bRows: B
-// rows (8: 32 int8 elements as 4-byte runs; 16: 32 bf16 as pairs).
-static inline void amxConfigureTiles(uint16_t aBytes, uint8_t bRows)
+static inline void amxConfigureTiles()
 {
     AmxTileConfig cfg;
     for (int t : {0, 1, 2, 3}) {
@@ -40,10 +37,10 @@ static inline void amxConfigureTiles(uint16_t aBytes, uint8_t bRows)
     }
     for (int t : {4, 5}) {
         cfg.rows[t] = 16;
-        cfg.colsb[t] = aBytes;
+        cfg.colsb[t] = 32;
     }
     for (int t : {6, 7}) {
-        cfg.rows[t] = bRows;
+        cfg.rows[t] = 8;
         cfg.colsb[t] = 64;
     }
     _tile_loadconfig(&cfg);
@@ -52,7 +49,7 @@ static inline void amxConfigureTiles(uint16_t aBytes, uint8_t bRows)
 // Configures the tiles for a call and releases the tile state when it ends
 // (the OS then saves none of it).
 struct AmxTileScope {
-    explicit AmxTileScope(uint16_t aBytes = 32, uint8_t bRows = 8) { amxConfigureTiles(aBytes, bRows); }
+    AmxTileScope() { amxConfigureTiles(); }
     ~AmxTileScope() { _tile_release(); }
     AmxTileScope(const AmxTileScope &) = delete;
     AmxTileScope &operator=(const AmxTileScope &) = delete;

@@ -24,11 +24,6 @@ void fillAvx512Iq(TypeTraits *rows);
 void iqTileConvertAvx512(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile);
 void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
                           int64_t t0, int64_t t1, float *y, size_t ldy);
-// The multiply of tokens [t0, t1) (whole 16-token tiles) with AMX-INT8 tile
-// products (packed.h amxTilesActive must hold); false (nothing written) when
-// its per-thread buffer cannot be had.
-bool iqTileMultiplyAmx(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0,
-                       int64_t t1, float *y, size_t ldy);
 // The multiply on AVX2 (the tile converted by iqTileConvertScalar).
 void iqTileMultiplyAvx2(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
                         int64_t t0, int64_t t1, float *y, size_t ldy);

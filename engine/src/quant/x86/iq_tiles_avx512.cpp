@@ -16,7 +16,6 @@
 #include "quant/iq_tiles.h"
 #include "quant/packed.h"
 #include "quant/x86/avx512_iq_decode.h"
-#include "quant/x86/iq_tiles_avx512_rows.h"
 
 #include <immintrin.h>
 
@@ -29,6 +28,8 @@ using T = GgmlType;
 constexpr size_t kOffStart = kIqTileOffStart, kOffScale = kIqTileOffScale, kOffWeights = kIqTileOffWeights,
                  kOffExtra = kIqTileOffExtra;
 constexpr int kMaxTile = 8;   // tokens per tile (12 was slower on Zen 4)
+
+inline __m512i bcast32(const uint8_t *p) { return _mm512_set1_epi32(static_cast<int>(iqLoadU32(p))); }
 
 // 16 x 16 dwords transposed: out[c] = dword c of every row r (lane r).
 inline void transpose16(const __m512i r[16], __m512i out[16])
@@ -139,10 +140,18 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
     }
 }
 
+// hsum8 over 8 lane registers, row by row: ((a4 + a0) + (a6 + a2)) + ((a5 + a1) + (a7 + a3)).
+inline __m512 hsum8Rows(const __m512 *a)
+{
+    const __m512 r0 = _mm512_add_ps(a[4], a[0]), r1 = _mm512_add_ps(a[5], a[1]);
+    const __m512 r2 = _mm512_add_ps(a[6], a[2]), r3 = _mm512_add_ps(a[7], a[3]);
+    return _mm512_add_ps(_mm512_add_ps(r0, r2), _mm512_add_ps(r1, r3));
+}
+
 template <T Type, int NT>
 void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, float *y, size_t ldy)
 {
-    constexpr bool kM = Type == T::GGML_TYPE_IQ1_M;
+    constexpr bool kS = Type == T::GGML_TYPE_IQ1_S, kM = Type == T::GGML_TYPE_IQ1_M;
     const int64_t nb = K / QK_K;
     const size_t superBytes = iqTileSuperBytes(Type);
     const uint8_t *side[NT];
@@ -168,14 +177,19 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
                 const __m512i w = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
                 const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
                 for (int j = 0; j < NT; ++j)
-                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(iqBcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc);
+                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc);
             }
             const __m512 dw = _mm512_loadu_ps(o);
             for (int j = 0; j < NT; ++j) {
                 const __m512 d = _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d));
                 acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(lane[j]), acc[j]);
-                if constexpr (kM)
-                    accShift[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(iq1mShiftLane(o, side[j], nb, m, b)), accShift[j]);
+                if constexpr (kM) {
+                    __m512i sl = _mm512_setzero_si512();
+                    for (int p = 0; p < 4; ++p)
+                        sl = _mm512_dpwssd_epi32(sl, _mm512_loadu_si512(o + kOffExtra + 64 * static_cast<size_t>(4 * m + p)),
+                                                 bcast32(side[j] + iqSideQ4(nb, m, b, p)));
+                    accShift[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(sl), accShift[j]);
+                }
             }
         }
         for (int j = 0; j < NT; ++j) {
@@ -185,9 +199,27 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
         }
     }
     const __mmask16 keep = static_cast<__mmask16>((1u << rows) - 1u);
-    for (int j = 0; j < NT; ++j)
-        _mm512_mask_storeu_ps(y + static_cast<size_t>(t0 + j) * ldy, keep,
-                              iqTileRowsOut<Type>(tile, nb, side[j], a[j], part[j], partShift[kM ? j : 0]));
+    for (int j = 0; j < NT; ++j) {
+        __m512 out = hsum8Rows(part[j]);
+        if constexpr (kS) {
+            __m512 acc1 = _mm512_setzero_ps();
+            for (int64_t b = 0; b < nb; ++b) {
+                const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+                __m512i tot = _mm512_setzero_si512();
+                for (int p = 0; p < 4; ++p)
+                    tot = _mm512_dpwssd_epi32(tot, _mm512_loadu_si512(o + kOffExtra + 64 * static_cast<size_t>(p)),
+                                              bcast32(side[j] + iqSideSums(nb, b, p)));
+                const __m512 d = _mm512_mul_ps(_mm512_loadu_ps(o), _mm512_set1_ps(a[j][b].d));
+                acc1 = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(tot), acc1);
+            }
+            out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), acc1));
+        } else if constexpr (kM) {
+            out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), hsum8Rows(partShift[j])));
+        } else if constexpr (Type != T::GGML_TYPE_IQ3_S) {
+            out = _mm512_mul_ps(_mm512_set1_ps(Type == T::GGML_TYPE_IQ3_XXS ? 0.25f : 0.125f), out);
+        }
+        _mm512_mask_storeu_ps(y + static_cast<size_t>(t0 + j) * ldy, keep, out);
+    }
 }
 
 // Tiles of up to 12 tokens (IQ1_M: 8, its shift lanes need registers too).
