@@ -16,6 +16,7 @@
 #include "quant/iq_tiles.h"
 #include "quant/packed.h"
 #include "quant/x86/avx512_iq_decode.h"
+#include "quant/x86/packed_avx512_rows.h"
 
 #include <immintrin.h>
 
@@ -138,14 +139,6 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
                 }
         }
     }
-}
-
-// hsum8 over 8 lane registers, row by row: ((a4 + a0) + (a6 + a2)) + ((a5 + a1) + (a7 + a3)).
-inline __m512 hsum8Rows(const __m512 *a)
-{
-    const __m512 r0 = _mm512_add_ps(a[4], a[0]), r1 = _mm512_add_ps(a[5], a[1]);
-    const __m512 r2 = _mm512_add_ps(a[6], a[2]), r3 = _mm512_add_ps(a[7], a[3]);
-    return _mm512_add_ps(_mm512_add_ps(r0, r2), _mm512_add_ps(r1, r3));
 }
 
 template <T Type, int NT>

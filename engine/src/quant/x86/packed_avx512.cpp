@@ -32,6 +32,7 @@ constexpr size_t kQ6KSuper = 3392;
 constexpr size_t kQ5KSuper = 2880;
 constexpr size_t kIQ4XSSuper = 2176;
 constexpr int64_t kTokenChunk = 128;   // activation rows kept in L2 while the groups pass
+constexpr int64_t kPlaneMinTokens = 4; // fewest tokens of a chunk for packed_avx512_planes.cpp
 // Generation (one token) streams every weight once: each run loaded also
 // prefetches the line this far ahead (groups lie back to back, so the stream
 // continues into the next group).
@@ -138,14 +139,6 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
     }
     for (int j = 0; j < NT; ++j)
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
-}
-
-// hsum8 over 8 lane registers, row by row: ((a4 + a0) + (a6 + a2)) + ((a5 + a1) + (a7 + a3)).
-inline __m512 hsum8Rows(const __m512 a[8])
-{
-    const __m512 r0 = _mm512_add_ps(a[4], a[0]), r1 = _mm512_add_ps(a[5], a[1]);
-    const __m512 r2 = _mm512_add_ps(a[6], a[2]), r3 = _mm512_add_ps(a[7], a[3]);
-    return _mm512_add_ps(_mm512_add_ps(r0, r2), _mm512_add_ps(r1, r3));
 }
 
 // Q8_0 weights against Q8_0 activations: lane m of a row = run m of each
@@ -636,6 +629,10 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
         gemmFns = fns;
     for (int64_t c0 = 0; c0 < nTokens; c0 += kTokenChunk) {
         const int64_t c1 = std::min(nTokens, c0 + kTokenChunk);
+        // IQ4_XS prompts through int16 planes (one form: no batch form to split)
+        if (c1 - c0 >= kPlaneMinTokens && packedPlanesSupports(W.type) &&
+            packedMatmulAvx512Planes(W, g0, g1, act, c0, c1, y, ldy))
+            continue;
         const int64_t split = std::clamp(nGemm, c0, c1);   // [c0, split): the batch form
         for (int64_t g = g0; g < g1; ++g) {
             const int rows = static_cast<int>(std::min<int64_t>(kPackRows, W.N - g * kPackRows));
