@@ -32,6 +32,8 @@ CpuFeatures detect()
     CpuFeatures f;
 #ifdef BURROW_QUANT_HAVE_CPUID
     unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(0, &a, &b, &c, &d))   // vendor: EBX, EDX, ECX = "Genu" "ineI" "ntel"
+        f.intel = b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
     if (!__get_cpuid(1, &a, &b, &c, &d))
         return f;
     const bool osxsave = (c >> 27) & 1;

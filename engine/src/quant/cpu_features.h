@@ -19,6 +19,7 @@ struct CpuFeatures {
     bool avx512bf16 = false;
     bool avxvnni = false;     // the VEX-encoded (256-bit) VNNI
     bool amxInt8 = false;     // AMX tiles + int8 tile products, with the tile state enabled in XCR0
+    bool intel = false;       // the vendor string is GenuineIntel (tuning only: see its users)
 };
 
 // What the CPU and the OS (saved register state, via xgetbv) support.

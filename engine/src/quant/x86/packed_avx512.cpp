@@ -12,6 +12,7 @@
 // super-block (gemv) or per 64-element chunk (gemm).
 #include "quant/x86/x86_kernels.h"
 
+#include "quant/cpu_features.h"
 #include "quant/packed.h"
 #include "quant/x86/packed_avx512_rows.h"
 #include "quant/x86/q8k_pairs.h"
@@ -20,6 +21,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace burrow::quant::x86 {
@@ -51,6 +53,29 @@ inline void prefetchAhead(const uint8_t *p)
 {
     if constexpr (NT == 1)
         _mm_prefetch(reinterpret_cast<const char *>(p + kPrefetchAhead), _MM_HINT_T0);
+}
+
+// The other types' one-token kernels prefetch the same way only where it
+// pays, which depends on the CPU: on the Zen 4 guest above it cost 15-40 %,
+// on a Xeon guest with AMX (huge pages too, 2 threads, 1.1B files, tg32
+// alternating) it gains: Q4_0 33.3 -> 37.4 t/s, Q5_K_M 28.2 -> 29.9, IQ4_XS
+// 33.5 -> 38.6, Q8_0 19.2 -> 23.3, while Q4_K (36.2 -> 35.7) keeps none
+// (docs/benchmarks.md). On for Intel CPUs; BURROW_STREAM_PREFETCH=0 / 1
+// overrides (to measure a new machine).
+bool streamPrefetchDefault()
+{
+    if (const char *env = std::getenv("BURROW_STREAM_PREFETCH"); env && *env)
+        return std::strcmp(env, "0") != 0;
+    return cpuFeatures().intel;
+}
+const bool g_streamPrefetch = streamPrefetchDefault();
+
+template <int NT>
+inline void prefetchStream(const uint8_t *p)
+{
+    if constexpr (NT == 1)
+        if (g_streamPrefetch)
+            _mm_prefetch(reinterpret_cast<const char *>(p + kPrefetchAhead), _MM_HINT_T0);
 }
 
 // Tiles of 2-4 tokens (several streams, verification passes) are heavy
@@ -118,6 +143,7 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         }
         for (size_t c = 0; c < runs; ++c) {
             prefetchTile<NT>(q + c * kRun);
+            prefetchStream<NT>(q + c * kRun);
             const __m512i w = load512(q + c * kRun);
             __m512i lo = _mm512_and_si512(w, low4);
             __m512i hi = _mm512_and_si512(w, high4);   // 16 x the high nibble (Q4_0)
@@ -171,6 +197,7 @@ void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
             d[j] = _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b]));
         for (size_t m = 0; m < runs; ++m) {
             prefetchTile<NT>(q + m * kRun);
+            prefetchStream<NT>(q + m * kRun);
             const __m512i w = load512(q + m * kRun);
             for (int j = 0; j < NT; ++j) {
                 const __m512i lane = _mm512_dpbusd_epi32(_mm512_set1_epi32(as[j][8 * b + static_cast<int64_t>(m)]), w,
@@ -489,8 +516,10 @@ void q5KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         }
         for (int m = 0; m < 8; ++m) {
             const uint8_t *runs = o + 320 + static_cast<size_t>(m) * 5 * kRun;
-            for (size_t r = 0; r < 5; ++r)
+            for (size_t r = 0; r < 5; ++r) {
                 prefetchTile<NT, 3>(runs + r * kRun);
+                prefetchStream<NT>(runs + r * kRun);
+            }
             const __m512i qh = load512(runs + 4 * kRun);
             __m512i lane[NT];
             for (int j = 0; j < NT; ++j)
@@ -559,6 +588,7 @@ void iq4XsTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
             for (int ib = 0; ib < 8; ++ib) {
                 const uint8_t *run = o + 128 + static_cast<size_t>(c * 8 + ib) * kRun;
                 prefetchTile<NT, 3>(run);
+                prefetchStream<NT>(run);
                 const __m512i w = load512(run);
                 const __m512i vLo = _mm512_shuffle_epi8(table, _mm512_and_si512(w, low4));
                 const __m512i vHi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(w, 4), low4));
