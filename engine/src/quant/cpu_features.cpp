@@ -1,5 +1,7 @@
 #include "quant/cpu_features.h"
 
+#include <cstdlib>
+
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -69,6 +71,12 @@ CpuFeatures detect()
     if (zmmState)
         f.avx512bf16 = (a1 >> 5) & 1;
 #endif
+    const auto tuning = [](const char *name, bool fallback) {
+        const char *env = std::getenv(name);
+        return env && *env ? std::strcmp(env, "0") != 0 : fallback;
+    };
+    f.fastGather = tuning("BURROW_FAST_GATHER", f.intel);
+    f.streamPrefetch = tuning("BURROW_STREAM_PREFETCH", f.intel);
     return f;
 }
 

@@ -20,6 +20,10 @@ struct CpuFeatures {
     bool avxvnni = false;     // the VEX-encoded (256-bit) VNNI
     bool amxInt8 = false;     // AMX tiles + int8 tile products, with the tile state enabled in XCR0
     bool intel = false;       // the vendor string is GenuineIntel (tuning only: see its users)
+    // Tuning, measured per vendor (docs/benchmarks.md), each overridable by
+    // an environment variable set to 0 or 1 to measure a new machine:
+    bool fastGather = false;      // vpgather pays over scalar loads (Intel; BURROW_FAST_GATHER)
+    bool streamPrefetch = false;  // one-token kernels prefetch their stream ahead (Intel; BURROW_STREAM_PREFETCH)
 };
 
 // What the CPU and the OS (saved register state, via xgetbv) support.

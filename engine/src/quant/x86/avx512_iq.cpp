@@ -49,6 +49,7 @@ void iqCols(int64_t n, float *out, const uint8_t *x, const uint8_t *y, size_t st
     const __m512i ones = _mm512_set1_epi8(1);
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const uint8_t *b = x + static_cast<size_t>(i) * D::kBytes;
+        iqPrefetchRow(b);
         const BlockQ8_K *a[NY];
         __m512i lane[NY], shiftLane[NY];
         for (int j = 0; j < NY; ++j) {
@@ -108,6 +109,7 @@ void iq1sCols(int64_t n, float *out, const uint8_t *x, const uint8_t *y, size_t 
     }
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const uint8_t *b = x + static_cast<size_t>(i) * sizeof(BlockIQ1_S);
+        iqPrefetchRow(b);
         const auto *bs = reinterpret_cast<const BlockIQ1_S *>(b);
         const BlockQ8_K *a[NY];
         __m256i lane[NY];

@@ -21,7 +21,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 namespace burrow::quant::x86 {
@@ -56,19 +55,12 @@ inline void prefetchAhead(const uint8_t *p)
 }
 
 // The other types' one-token kernels prefetch the same way only where it
-// pays, which depends on the CPU: on the Zen 4 guest above it cost 15-40 %,
-// on a Xeon guest with AMX (huge pages too, 2 threads, 1.1B files, tg32
-// alternating) it gains: Q4_0 33.3 -> 37.4 t/s, Q5_K_M 28.2 -> 29.9, IQ4_XS
-// 33.5 -> 38.6, Q8_0 19.2 -> 23.3, while Q4_K (36.2 -> 35.7) keeps none
-// (docs/benchmarks.md). On for Intel CPUs; BURROW_STREAM_PREFETCH=0 / 1
-// overrides (to measure a new machine).
-bool streamPrefetchDefault()
-{
-    if (const char *env = std::getenv("BURROW_STREAM_PREFETCH"); env && *env)
-        return std::strcmp(env, "0") != 0;
-    return cpuFeatures().intel;
-}
-const bool g_streamPrefetch = streamPrefetchDefault();
+// pays, which depends on the CPU (cpu_features.h streamPrefetch): on the Zen
+// 4 guest above it cost 15-40 %, on a Xeon guest with AMX (huge pages too,
+// 2 threads, 1.1B files, tg32 alternating) it gains: Q4_0 33.3 -> 37.4 t/s,
+// Q5_K_M 28.2 -> 29.9, IQ4_XS 33.5 -> 38.6, Q8_0 19.2 -> 23.3, while Q4_K
+// (36.2 -> 35.7) keeps none (docs/benchmarks.md).
+const bool g_streamPrefetch = cpuFeatures().streamPrefetch;
 
 template <int NT>
 inline void prefetchStream(const uint8_t *p)
