@@ -1,5 +1,5 @@
 // The tile set-up of the AMX-INT8 kernels (packed_amx.cpp): one palette-1
-// configuration and a per-thread buffer.
+// configuration.
 // Internal linkage (static inline): include it only from translation units
 // compiled with -mamx-tile -mamx-int8, and call it only where
 // cpu_features.h amxUsable() holds.
@@ -12,10 +12,7 @@
 
 #include <immintrin.h>
 
-#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
 
 namespace burrow::quant::x86 {
 
@@ -54,22 +51,5 @@ struct AmxTileScope {
     AmxTileScope(const AmxTileScope &) = delete;
     AmxTileScope &operator=(const AmxTileScope &) = delete;
 };
-
-// A per-thread buffer of at least `bytes` (64-aligned, grown in 4 KiB steps
-// and kept; each translation unit has its own); null when out of memory.
-static inline uint8_t *amxThreadBuffer(size_t bytes)
-{
-    struct Freer {
-        void operator()(uint8_t *p) const { std::free(p); }
-    };
-    thread_local std::unique_ptr<uint8_t, Freer> buffer;
-    thread_local size_t capacity = 0;
-    if (bytes > capacity) {
-        const size_t rounded = (bytes + 4095) & ~size_t{4095};
-        buffer.reset(static_cast<uint8_t *>(std::aligned_alloc(64, rounded)));
-        capacity = buffer ? rounded : 0;
-    }
-    return buffer.get();
-}
 
 } // namespace burrow::quant::x86

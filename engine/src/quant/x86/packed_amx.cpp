@@ -312,7 +312,7 @@ void packedMatmulAmx(const PackedMatrix &W, int64_t g0, int64_t g1, const Packed
     const int64_t formTokens = std::min(q4K ? std::min(nGemm, nTokens) : nTokens, act.amxTokens);
     const int64_t tiles = formTokens / kTile;
     const size_t stride = static_cast<size_t>(W.K) * kPackRows;   // one group's B tiles
-    uint8_t *bt = tiles > 0 ? amxThreadBuffer(2 * stride) : nullptr;
+    uint8_t *bt = tiles > 0 ? threadScratch(2 * stride) : nullptr;
     if (!bt) {
         packedMatmulAvx512(W, g0, g1, act, nTokens, nGemm, y, ldy);
         return;

@@ -545,8 +545,6 @@ void iq4XsTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
 {
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i table = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl)));
-    const __m512i low6 = _mm512_set1_epi32(0x3f);
-    const __m512i lowWord = _mm512_set1_epi32(0xffff);
     const __m512i zero = _mm512_setzero_si512();
     const BlockQ8_K *a[NT];
     __m512 acc[NT][8];
@@ -558,18 +556,8 @@ void iq4XsTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kIQ4XSSuper;
         const __m512 d = halves16(o);
-        // ls = low nibble ib of scales_l | bits 2ib, 2ib + 1 of scales_h << 4; (ls - 32) as an int16 pair
-        const __m512i sl = load512(o + 64);
-        const __m512i sh = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32)));
         __m512i lsPair[8];
-        for (int ib = 0; ib < 8; ++ib) {
-            const __m512i ls = _mm512_and_si512(
-                _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(sl, static_cast<unsigned>(4 * ib)), low4),
-                                _mm512_slli_epi32(_mm512_srli_epi32(sh, static_cast<unsigned>(2 * ib)), 4)),
-                low6);
-            const __m512i v = _mm512_sub_epi32(ls, _mm512_set1_epi32(32));
-            lsPair[ib] = _mm512_or_si512(_mm512_and_si512(v, lowWord), _mm512_slli_epi32(v, 16));
-        }
+        iq4XsScalePairs(o, lsPair);
         __m512 dd[NT];
         for (int j = 0; j < NT; ++j)
             dd[j] = _mm512_mul_ps(d, _mm512_set1_ps(a[j][b].d));

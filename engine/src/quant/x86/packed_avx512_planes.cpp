@@ -29,9 +29,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 
 namespace burrow::quant::x86 {
 
@@ -42,29 +40,11 @@ constexpr size_t kIQ4XSSuper = 2176;     // a packed IQ4_XS super-block of 16 ro
 constexpr size_t kPlaneSuper = 8 * 8 * 2 * 64;
 constexpr int kMaxTile = 8;              // tokens sharing each loaded plane (4, 6 and 8 measured the same)
 
-// Per-thread scratch (64-aligned, grown in 4 KiB steps, kept); null when out of memory.
-uint8_t *scratch(size_t bytes)
-{
-    struct Freer {
-        void operator()(uint8_t *p) const { std::free(p); }
-    };
-    thread_local std::unique_ptr<uint8_t, Freer> buffer;
-    thread_local size_t capacity = 0;
-    if (bytes > capacity) {
-        const size_t rounded = (bytes + 4095) & ~size_t{4095};
-        buffer.reset(static_cast<uint8_t *>(std::aligned_alloc(64, rounded)));
-        capacity = buffer ? rounded : 0;
-    }
-    return buffer.get();
-}
-
-// The planes of one IQ4_XS group (the scales: packed_avx512.cpp's iq4XsTile).
+// The planes of one IQ4_XS group.
 void iq4XsPlanes(const PackedMatrix &W, const uint8_t *g, uint8_t *planes)
 {
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i table = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl)));
-    const __m512i low6 = _mm512_set1_epi32(0x3f);
-    const __m512i lowWord = _mm512_set1_epi32(0xffff);
     const __m512i firstRows = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
     const __m512i lastRows = _mm512_add_epi32(firstRows, _mm512_set1_epi32(8));
     const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
@@ -72,15 +52,10 @@ void iq4XsPlanes(const PackedMatrix &W, const uint8_t *g, uint8_t *planes)
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kIQ4XSSuper;
         uint8_t *dst = planes + static_cast<size_t>(b) * kPlaneSuper;
-        const __m512i sl = _mm512_loadu_si512(o + 64);
-        const __m512i sh = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32)));
+        __m512i pairs[8];
+        iq4XsScalePairs(o, pairs);
         for (int ib = 0; ib < 8; ++ib) {
-            const __m512i ls = _mm512_and_si512(
-                _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(sl, static_cast<unsigned>(4 * ib)), low4),
-                                _mm512_slli_epi32(_mm512_srli_epi32(sh, static_cast<unsigned>(2 * ib)), 4)),
-                low6);
-            const __m512i v = _mm512_sub_epi32(ls, _mm512_set1_epi32(32));
-            const __m512i pair = _mm512_or_si512(_mm512_and_si512(v, lowWord), _mm512_slli_epi32(v, 16));
+            const __m512i pair = pairs[ib];
             const __m512i s0 = _mm512_permutexvar_epi32(firstRows, pair), s1 = _mm512_permutexvar_epi32(lastRows, pair);
             for (int c = 0; c < 4; ++c) {
                 const __m512i w = _mm512_loadu_si512(o + 128 + static_cast<size_t>(c * 8 + ib) * kRun);
@@ -161,7 +136,7 @@ bool packedMatmulAvx512Planes(const PackedMatrix &W, int64_t g0, int64_t g1, con
         return false;
     const size_t planeBytes = static_cast<size_t>(W.blocks) * kPlaneSuper;
     const size_t actBytes = static_cast<size_t>(t1 - t0) * static_cast<size_t>(W.K) * sizeof(int16_t);
-    uint8_t *buffer = scratch(planeBytes + actBytes);
+    uint8_t *buffer = threadScratch(planeBytes + actBytes);
     if (!buffer)
         return false;
     auto *a16 = reinterpret_cast<int16_t *>(buffer + planeBytes);

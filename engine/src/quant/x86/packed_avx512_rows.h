@@ -10,7 +10,10 @@
 
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 
 namespace burrow::quant::x86 {
 
@@ -26,6 +29,44 @@ static inline __m512 hsum8Rows(const __m512 *a)
     const __m512 r0 = _mm512_add_ps(a[4], a[0]), r1 = _mm512_add_ps(a[5], a[1]);
     const __m512 r2 = _mm512_add_ps(a[6], a[2]), r3 = _mm512_add_ps(a[7], a[3]);
     return _mm512_add_ps(_mm512_add_ps(r0, r2), _mm512_add_ps(r1, r3));
+}
+
+// IQ4_XS's 8 sub-block scales of a packed super-block o (16 rows), each as
+// an int16 pair (ls - 32, ls - 32) per row: ls = low nibble ib of the rows'
+// scales_l (o + 64) | bits 2ib, 2ib + 1 of scales_h (o + 32) << 4.
+static inline void iq4XsScalePairs(const uint8_t *o, __m512i pairs[8])
+{
+    const __m512i low4 = _mm512_set1_epi32(0x0f);
+    const __m512i low6 = _mm512_set1_epi32(0x3f);
+    const __m512i lowWord = _mm512_set1_epi32(0xffff);
+    const __m512i sl = _mm512_loadu_si512(o + 64);
+    const __m512i sh = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32)));
+    for (int ib = 0; ib < 8; ++ib) {
+        const __m512i ls = _mm512_and_si512(
+            _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(sl, static_cast<unsigned>(4 * ib)), low4),
+                            _mm512_slli_epi32(_mm512_srli_epi32(sh, static_cast<unsigned>(2 * ib)), 4)),
+            low6);
+        const __m512i v = _mm512_sub_epi32(ls, _mm512_set1_epi32(32));
+        pairs[ib] = _mm512_or_si512(_mm512_and_si512(v, lowWord), _mm512_slli_epi32(v, 16));
+    }
+}
+
+// A per-thread scratch of at least `bytes` (64-aligned, grown in 4 KiB steps
+// and kept; each including translation unit has its own); null when out of
+// memory.
+static inline uint8_t *threadScratch(size_t bytes)
+{
+    struct Freer {
+        void operator()(uint8_t *p) const { std::free(p); }
+    };
+    thread_local std::unique_ptr<uint8_t, Freer> buffer;
+    thread_local size_t capacity = 0;
+    if (bytes > capacity) {
+        const size_t rounded = (bytes + 4095) & ~size_t{4095};
+        buffer.reset(static_cast<uint8_t *>(std::aligned_alloc(64, rounded)));
+        capacity = buffer ? rounded : 0;
+    }
+    return buffer.get();
 }
 
 // dst[r] = v[r] for r < rows (rows 1..16).
