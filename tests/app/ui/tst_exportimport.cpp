@@ -19,6 +19,10 @@ using namespace burrow::test;
 
 namespace {
 
+// How long a step waits for the window to catch up: generous, since CI runs
+// this beside the engine's tests on two cores (a 5 s default once ran out).
+constexpr int kUiWaitMs = 20000;
+
 const QString kHelper = QStringLiteral(BURROW_BINARY_DIR "/app/burrow-archive");
 
 QQuickItem *root(AppWindow &app) { return app.window->contentItem(); }
@@ -28,11 +32,11 @@ QQuickItem *shownFileNameField(AppWindow &app)
 {
     return ui::findShown(root(app), [](QQuickItem *i) { return i->objectName() == QLatin1String("fileNameTextField"); });
 }
-// The same, once the dialog is shown (≤ 10 s).
+// The same, once the dialog is shown (≤ kUiWaitMs).
 QQuickItem *fileNameField(AppWindow &app)
 {
     QQuickItem *field = nullptr;
-    (void)QTest::qWaitFor([&] { return (field = shownFileNameField(app)) != nullptr; }, 10000);
+    (void)QTest::qWaitFor([&] { return (field = shownFileNameField(app)) != nullptr; }, kUiWaitMs);
     return field;
 }
 // What the archive bar says (the outcome of the last job).
@@ -123,7 +127,7 @@ private slots:
         const QString written = m_dir.filePath(QStringLiteral("soup for later.zip"));
         QVERIFY2(QFileInfo(written).size() > 0, qPrintable(message));
         QCOMPARE(message, QStringLiteral("Exported to %1.").arg(written));
-        QTRY_COMPARE(archiveBarText(app), message);
+        QTRY_COMPARE_WITH_TIMEOUT(archiveBarText(app), message, kUiWaitMs);
     }
 
     // The save dialog as a person uses it without the mouse: the name field
@@ -136,8 +140,8 @@ private slots:
         QVERIFY(app.open());
         QQuickItem *field = exportSoupByKeys(app);
         QVERIFY2(field, "the save dialog did not open");
-        QTRY_VERIFY_WITH_TIMEOUT(field->hasActiveFocus(), 10000);
-        QTRY_COMPARE(field->property("selectedText").toString(), QStringLiteral("Soup"));
+        QTRY_VERIFY_WITH_TIMEOUT(field->hasActiveFocus(), kUiWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(field->property("selectedText").toString(), QStringLiteral("Soup"), kUiWaitMs);
         QVERIFY(ui::type(QStringLiteral("soup by keys")));
         QCOMPARE(field->property("text").toString(), QStringLiteral("soup by keys.zip"));
         QSignalSpy finished(app.chat->archives(), &ArchiveService::finished);
@@ -146,7 +150,7 @@ private slots:
         QVERIFY2(waitForJob(finished, &message), qPrintable(message));
         const QString written = m_dir.filePath(QStringLiteral("soup by keys.zip"));
         QVERIFY2(QFileInfo(written).size() > 0, qPrintable(message));
-        QTRY_VERIFY(!shownFileNameField(app));
+        QTRY_VERIFY_WITH_TIMEOUT(!shownFileNameField(app), kUiWaitMs);
     }
 
     // File → Export all conversations… after an earlier export: a fresh name
@@ -157,7 +161,7 @@ private slots:
         ui::ScreenshotOnFailure screenshot;
         QVERIFY(app.open());
         ConversationStore *store = app.chat->store();
-        QTRY_VERIFY(store->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(store->isReady(), kUiWaitMs);
         chatWithMessages(store, QStringLiteral("Soup"));
         chatWithMessages(store, QStringLiteral("Trip"));
         QTemporaryDir elsewhere;
@@ -177,7 +181,7 @@ private slots:
             QString message;
             QVERIFY2(waitForJob(finished, &message), qPrintable(message));
             QVERIFY2(QFileInfo(typed + QStringLiteral(".zip")).size() > 0, qPrintable(message));
-            QTRY_VERIFY(!shownFileNameField(app));
+            QTRY_VERIFY_WITH_TIMEOUT(!shownFileNameField(app), kUiWaitMs);
         }
     }
 
@@ -189,7 +193,7 @@ private slots:
         ui::ScreenshotOnFailure screenshot;
         QVERIFY(app.open());
         ConversationStore *store = app.chat->store();
-        QTRY_VERIFY(store->isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(store->isReady(), kUiWaitMs);
         const qint64 trip = chatWithMessages(store, QStringLiteral("Trip"));
         const QString bundle = m_dir.filePath(QStringLiteral("trip.zip"));
         QFile::remove(bundle);
@@ -202,7 +206,7 @@ private slots:
         QVERIFY(store->remove(trip) && store->purge(trip));
         ui::StoreReader db(ConversationStore::defaultDatabasePath());
         const QString tripCount = QStringLiteral("SELECT count(*) FROM conversations WHERE title = 'Trip' AND deleted_at IS NULL");
-        QTRY_COMPARE(db.value(tripCount).toInt(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(db.value(tripCount).toInt(), 0, kUiWaitMs);
 
         QVERIFY(ui::key(QStringLiteral("alt+f")));
         QVERIFY(ui::key(QStringLiteral("i")));   // &Import conversations…
@@ -215,13 +219,13 @@ private slots:
         QVERIFY(ui::click(ui::centreOf(row)));
         QQuickItem *open = ui::findButton(root(app), QStringLiteral("Open"));
         QVERIFY(open);
-        QTRY_VERIFY(open->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(open->isEnabled(), kUiWaitMs);
         QSignalSpy finished(app.chat->archives(), &ArchiveService::finished);
         QVERIFY(ui::click(ui::centreOf(open)));
         QString message;
         QVERIFY2(waitForJob(finished, &message), qPrintable(message));
         QVERIFY2(message.startsWith(QStringLiteral("Imported 1 conversation")), qPrintable(message));
-        QTRY_COMPARE(db.value(tripCount).toInt(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(db.value(tripCount).toInt(), 1, kUiWaitMs);
     }
 };
 
