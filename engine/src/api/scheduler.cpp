@@ -924,8 +924,12 @@ bool SchedulerImpl::step()
         return before(*a, *b);
     });
     bool generating = false;
+    int nGenerating = 0;
     for (const Live *l : order)
-        generating = generating || (l->started && l->remaining() == 1);
+        if (l->started && l->remaining() == 1) {
+            generating = true;
+            ++nGenerating;
+        }
     int budget = m_options.batchTokens;
     int prefillBudget = m_options.batchTokens;
     if (generating) {
@@ -949,7 +953,12 @@ bool SchedulerImpl::step()
         if (!decode)
             n = std::min(n, prefillBudget);
         // A generating sequence verifies its drafts in this pass (1 + k rows).
-        if (decode && l->spec)
+        // Beside other generating sequences an n-gram draft row costs about
+        // what an accepted token saves (the step runs for the others anyway),
+        // so there only a sequence whose last drafts were all accepted drafts
+        // (155M bench model, server, 4 streams: 1110 -> 1372 t/s; one stream
+        // unchanged).
+        if (decode && l->spec && (nGenerating == 1 || l->drafter || l->mtp || l->spec->onStreak()))
             n += planDraft(*l, budget - 1);
         else
             l->draft.clear();

@@ -26,6 +26,7 @@ void DraftControl::record(int drafted, int accepted)
 {
     if (drafted <= 0)
         return;
+    m_streak = accepted >= drafted;
     if (accepted > 0)
         m_hit = true;
     if (accepted >= drafted) {

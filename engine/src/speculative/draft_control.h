@@ -26,6 +26,10 @@ public:
     bool waiting() const { return m_max == 0 || m_wait > 0; }
     // The outcome of a verification: drafted > 0 tokens, accepted of them.
     void record(int drafted, int accepted);
+    // The last verification accepted every draft token. (The scheduler lets
+    // a sequence draft beside other generating sequences only then: there a
+    // draft row costs about what an accepted token saves.)
+    bool onStreak() const { return m_streak; }
 
 private:
     int m_max = 0;
@@ -33,7 +37,8 @@ private:
     int m_misses = 0;
     int m_wait = 0;
     int m_backoff = 8;
-    bool m_hit = false;   // a draft token of this sequence was accepted
+    bool m_hit = false;      // a draft token of this sequence was accepted
+    bool m_streak = false;   // the last verification accepted all its drafts
 };
 
 } // namespace burrow::speculative

@@ -87,6 +87,24 @@ private slots:
         QCOMPARE(off.allowance(), 0);
         QVERIFY(off.waiting());
     }
+
+    // onStreak: the last verification accepted every draft (the scheduler's
+    // condition for drafting beside other generating sequences).
+    void streak()
+    {
+        speculative::DraftControl c(8);
+        QVERIFY(!c.onStreak());   // nothing verified yet
+        c.record(4, 4);
+        QVERIFY(c.onStreak());
+        c.record(0, 0);           // no draft: no verification, unchanged
+        QVERIFY(c.onStreak());
+        c.record(8, 7);
+        QVERIFY(!c.onStreak());
+        c.record(3, 3);
+        QVERIFY(c.onStreak());
+        c.record(1, 0);
+        QVERIFY(!c.onStreak());
+    }
 };
 
 QTEST_MAIN(TestNgramDrafter)
