@@ -161,7 +161,10 @@ bool XDisplay::start(QString *error)
     std::string number;
     QElapsedTimer timer;
     timer.start();
-    while (timer.elapsed() < 10000) {
+    // (Generous limits: CTest starts these beside the engine's heaviest tests
+    // on two cores, where a 15 s limit for both ran out twice.)
+    constexpr qint64 kXvfbMs = 30000, kOpenboxMs = 60000;
+    while (timer.elapsed() < kXvfbMs) {
         pollfd p{fds[0], POLLIN, 0};
         if (poll(&p, 1, 100) <= 0)
             continue;
@@ -173,7 +176,7 @@ bool XDisplay::start(QString *error)
     }
     close(fds[0]);
     if (number.empty()) {
-        *error = QStringLiteral("Xvfb did not start (no display number within 10 s)");
+        *error = QStringLiteral("Xvfb did not start (no display number within %1 s)").arg(kXvfbMs / 1000);
         stop();
         return false;
     }
@@ -181,12 +184,12 @@ bool XDisplay::start(QString *error)
     const std::string display = m_name.toStdString();
     m_openbox = spawn({"openbox", "--sm-disable"}, display);
     // The window manager is up once it has set the root window's desktops.
-    while (timer.elapsed() < 15000) {
+    while (timer.elapsed() < kOpenboxMs) {
         if (runToEnd({"xdotool", "get_num_desktops"}, display) == 0)
             return true;
         usleep(50000);
     }
-    *error = QStringLiteral("openbox did not start on %1 within 15 s").arg(m_name);
+    *error = QStringLiteral("openbox did not start on %1 within %2 s").arg(m_name).arg(kOpenboxMs / 1000);
     stop();
     return false;
 }
