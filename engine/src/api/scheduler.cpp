@@ -923,16 +923,12 @@ bool SchedulerImpl::step()
             return da;
         return before(*a, *b);
     });
-    bool generating = false;
     int nGenerating = 0;
     for (const Live *l : order)
-        if (l->started && l->remaining() == 1) {
-            generating = true;
-            ++nGenerating;
-        }
+        nGenerating += l->started && l->remaining() == 1;
     int budget = m_options.batchTokens;
     int prefillBudget = m_options.batchTokens;
-    if (generating) {
+    if (nGenerating > 0) {
         prefillBudget = m_options.prefillTokensWhileGenerating;
         if (m_decodeMs > 0 && m_rowMs > 0) {
             const double rows = (m_options.maxStepSlowdown - 1.0) * m_decodeMs / m_rowMs;
@@ -1045,7 +1041,7 @@ bool SchedulerImpl::step()
     const Status st = m_forward->evalBatch(m_batchTokens.data(), m_spans.data(), static_cast<int>(m_spans.size()),
                                            m_logits.data());
     ++m_steps;
-    if (st && generating) {
+    if (st && nGenerating > 0) {
         int decodeRows = 0, promptRows = 0;
         for (size_t i = 0; i < m_spans.size(); ++i)
             (m_spanLive[i]->started && (m_spans[i].n == 1 || m_spans[i].verify) && m_spans[i].logits ? decodeRows

@@ -11,10 +11,9 @@
 // can be picked by the linker for scalar callers.
 #include "quant/x86/iq_simd.h"
 
-#include "quant/cpu_features.h"
-
 #include "quant/iq_grids.h"
 #include "quant/quant_blocks.h"
+#include "quant/x86/stream_prefetch.h"
 
 #include <immintrin.h>
 
@@ -23,12 +22,6 @@
 namespace burrow::quant::x86 {
 
 namespace {
-
-bool prefetchRows()
-{
-    static const bool on = cpuFeatures().streamPrefetch;
-    return on;
-}
 
 using T = GgmlType;
 
@@ -294,10 +287,8 @@ void iqCols(int64_t n, float *out, const uint8_t *x, const uint8_t *y, size_t st
     const __m256i ones = _mm256_set1_epi8(1);
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const uint8_t *b = x + static_cast<size_t>(i) * D::kBytes;
-        if (prefetchRows()) {   // as avx512_iq_decode.h iqPrefetchRow
-            _mm_prefetch(reinterpret_cast<const char *>(b + 4096), _MM_HINT_T0);
-            _mm_prefetch(reinterpret_cast<const char *>(b + 4096 + 64), _MM_HINT_T0);
-        }
+        prefetchStreamAhead(b);   // a super-block spans at most two lines
+        prefetchStreamAhead(b + 64);
         const BlockQ8_K *a[NY];
         __m256i lane[NY], shiftLane[NY];
         for (int j = 0; j < NY; ++j) {

@@ -15,23 +15,16 @@
 // to packedMatmulScalar.
 #include "quant/x86/packed_avx2_tiles.h"
 
-#include "quant/cpu_features.h"
+#include "quant/x86/stream_prefetch.h"
 
 namespace burrow::quant::x86 {
 
 namespace {
 
 // Generation's one-pass kernels of Q4_0 / IQ4_NL, Q8_0 and Q4_K ask for
-// their lines 4 KiB ahead where the CPU wants it (cpu_features.h
-// streamPrefetch: Intel). Xeon guest, this path without AVX-VNNI, 1.1B
-// files, tg32 alternating: Q4_0 30.0 -> 38.3, Q8_0 19.5 -> 25.8, Q4_K_M
-// 33.6 -> 35.9 t/s.
-const bool g_streamPrefetch = cpuFeatures().streamPrefetch;
-inline void streamPrefetch(const uint8_t *p)
-{
-    if (g_streamPrefetch)
-        _mm_prefetch(reinterpret_cast<const char *>(p + 4096), _MM_HINT_T0);
-}
+// their lines ahead where the CPU wants it (stream_prefetch.h). Xeon guest,
+// this path without AVX-VNNI, 1.1B files, tg32 alternating: Q4_0 30.0 ->
+// 38.3, Q8_0 19.5 -> 25.8, Q4_K_M 33.6 -> 35.9 t/s.
 
 // Keeps an accumulator's chain of integer adds in program order. GCC
 // otherwise reassociates the adds of a tile (integer addition is
@@ -154,7 +147,7 @@ void q4_0BothSum16(const PackedMatrix &W, const uint8_t *g, const PackedActivati
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
         __m256i s[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
         for (size_t c = 0; c < runs; ++c) {
-            streamPrefetch(g + at.runs + c * kRun);
+            prefetchStreamAhead(g + at.runs + c * kRun);
             for (int h = 0; h < 2; ++h) {
                 const __m256i w = load256(g + at.runs + 32 * h + c * kRun);
                 const __m256i lo = _mm256_and_si256(w, low4);
@@ -315,7 +308,7 @@ void q8_0BothSigned(const PackedMatrix &W, const uint8_t *g, const PackedActivat
         const __m256 da = _mm256_set1_ps(act.scale[b]);
         const __m256 d[2] = {_mm256_mul_ps(halves8(g + at.scales), da), _mm256_mul_ps(halves8(g + at.scales + 16), da)};
         for (size_t m = 0; m < runs; ++m) {
-            streamPrefetch(g + at.runs + m * kRun);
+            prefetchStreamAhead(g + at.runs + m * kRun);
             for (int h = 0; h < 2; ++h) {
                 const __m256i w = _mm256_xor_si256(load256(g + at.runs + 32 * h + m * kRun), flip);
                 const __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(bcastAt(a + ab + 4 * m), w));
@@ -344,7 +337,7 @@ void q4KBothSum16(const PackedMatrix &W, const uint8_t *g, const PackedActivatio
     for (int64_t b = 0; b < W.blocks; ++b) {
         const uint8_t *o = g + static_cast<size_t>(b) * kQ4KSuper;
         for (size_t line = 0; line < 320; line += 64)
-            streamPrefetch(o + line);
+            prefetchStreamAhead(o + line);
         int32_t pair[4];
         bsumPairs(a[b], pair);
         __m256i tot[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
@@ -355,7 +348,7 @@ void q4KBothSum16(const PackedMatrix &W, const uint8_t *g, const PackedActivatio
                 __m256i sLo = _mm256_setzero_si256(), sHi = _mm256_setzero_si256();
                 for (int r = 0; r < 8; ++r) {
                     if (h == 0)
-                        streamPrefetch(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
+                        prefetchStreamAhead(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun);
                     const __m256i w = load256(o + 320 + static_cast<size_t>(ch * 8 + r) * kRun + 32 * h);
                     const __m256i lo = _mm256_and_si256(w, low4);
                     const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low4);

@@ -12,10 +12,10 @@
 // super-block (gemv) or per 64-element chunk (gemm).
 #include "quant/x86/x86_kernels.h"
 
-#include "quant/cpu_features.h"
 #include "quant/packed.h"
 #include "quant/x86/packed_avx512_rows.h"
 #include "quant/x86/q8k_pairs.h"
+#include "quant/x86/stream_prefetch.h"
 #include "quant/quant_blocks.h"
 
 #include <immintrin.h>
@@ -45,7 +45,7 @@ constexpr int64_t kPlaneMinTokens = 4; // fewest tokens of a chunk for packed_av
 // CPU time) no software prefetch read Q4_K at 30 GB/s against 22 with it,
 // Q5_K 30 / 24, Q4_0 and IQ4_NL 31 / 26-28, Q8_0 17-19 / 15, IQ4_XS the
 // same, where Q5_0 needs it (20 against 12) and Q6_K is level.
-constexpr size_t kPrefetchAhead = 4096;
+constexpr size_t kPrefetchAhead = kStreamAhead;
 
 template <int NT>
 inline void prefetchAhead(const uint8_t *p)
@@ -55,19 +55,16 @@ inline void prefetchAhead(const uint8_t *p)
 }
 
 // The other types' one-token kernels prefetch the same way only where it
-// pays, which depends on the CPU (cpu_features.h streamPrefetch): on the Zen
-// 4 guest above it cost 15-40 %, on a Xeon guest with AMX (huge pages too,
-// 2 threads, 1.1B files, tg32 alternating) it gains: Q4_0 33.3 -> 37.4 t/s,
+// pays, which depends on the CPU (stream_prefetch.h): on the Zen 4 guest
+// above it cost 15-40 %, on a Xeon guest with AMX (huge pages too, 2
+// threads, 1.1B files, tg32 alternating) it gains: Q4_0 33.3 -> 37.4 t/s,
 // Q5_K_M 28.2 -> 29.9, IQ4_XS 33.5 -> 38.6, Q8_0 19.2 -> 23.3, while Q4_K
 // (36.2 -> 35.7) keeps none (docs/benchmarks.md).
-const bool g_streamPrefetch = cpuFeatures().streamPrefetch;
-
 template <int NT>
 inline void prefetchStream(const uint8_t *p)
 {
     if constexpr (NT == 1)
-        if (g_streamPrefetch)
-            _mm_prefetch(reinterpret_cast<const char *>(p + kPrefetchAhead), _MM_HINT_T0);
+        prefetchStreamAhead(p);
 }
 
 // Tiles of 2-4 tokens (several streams, verification passes) are heavy
@@ -640,8 +637,7 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     for (int64_t c0 = 0; c0 < nTokens; c0 += kTokenChunk) {
         const int64_t c1 = std::min(nTokens, c0 + kTokenChunk);
         // IQ4_XS prompts through int16 planes (one form: no batch form to split)
-        if (c1 - c0 >= kPlaneMinTokens && packedPlanesSupports(W.type) &&
-            packedMatmulAvx512Planes(W, g0, g1, act, c0, c1, y, ldy))
+        if (c1 - c0 >= kPlaneMinTokens && packedMatmulAvx512Planes(W, g0, g1, act, c0, c1, y, ldy))
             continue;
         const int64_t split = std::clamp(nGemm, c0, c1);   // [c0, split): the batch form
         for (int64_t g = g0; g < g1; ++g) {

@@ -124,15 +124,10 @@ constexpr PlaneTileFn kIq4XsTiles[kMaxTile] = {iq4XsPlaneTile<1>, iq4XsPlaneTile
 
 } // namespace
 
-bool packedPlanesSupports(GgmlType type)
-{
-    return type == GgmlType::GGML_TYPE_IQ4_XS;
-}
-
 bool packedMatmulAvx512Planes(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t t0,
                               int64_t t1, float *y, size_t ldy)
 {
-    if (!packedPlanesSupports(W.type) || t1 <= t0)
+    if (W.type != GgmlType::GGML_TYPE_IQ4_XS || t1 <= t0)
         return false;
     const size_t planeBytes = static_cast<size_t>(W.blocks) * kPlaneSuper;
     const size_t actBytes = static_cast<size_t>(t1 - t0) * static_cast<size_t>(W.K) * sizeof(int16_t);

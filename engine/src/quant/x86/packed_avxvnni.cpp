@@ -38,13 +38,14 @@ template <int NT> constexpr HalfFn kIQ4_XS = iq4XsHalf<NT, DotVnni>;
 
 } // namespace
 
-// Generation (one token): Q5_K and Q6_K read both 8-row halves of a group
-// in one pass (q5KBoth, q6KBoth), as the AVX2 file's; on a Xeon with
-// AVX-VNNI (BURROW_CPU_PATH=avx2, 1.1B files, tg32, alternating) the halves
-// gave Q6_K 22.4-22.6 t/s against plain AVX2's one pass 26.5-27.4, Q5_K_M
-// 26.5-27.1 against 28.7-28.8; now 25.3-26.6 and 28.4-28.9, level with
-// plain AVX2. Q4_0, IQ4_NL, Q4_K and Q8_0 keep the halves: there they beat
-// the plain AVX2 one-pass kernels (Q4_0 33.4-34.2 against 26.9-27.8 t/s).
+// Generation (one token) reads both 8-row halves of a group in one pass:
+// Q5_K and Q6_K through q5KBoth / q6KBoth with this file's products (on a
+// Xeon with AVX-VNNI, BURROW_CPU_PATH=avx2, 1.1B files, tg32 alternating,
+// the halves gave Q6_K 22.4-22.6 t/s, Q5_K_M 26.5-27.1; one pass 25.3-26.6
+// and 28.4-28.9), Q4_0 / IQ4_NL and Q8_0 through the plain AVX2 file's
+// one-pass kernels (with its Intel prefetch: Q4_0 37.4 -> 41.5, Q8_0 22.1
+// -> 26.9 against these halves). Q4_K keeps the halves (level), IQ4_XS too
+// (38.6 against plain AVX2's 34.4).
 //
 // Tiles of 4 tokens (Q8_0 and Q5_0: 2), as the AVX2 file's: each unpacked
 // weight register serves 4 vpdpbusd. Measured with the EVEX form of the
@@ -80,10 +81,6 @@ void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const Pa
         packedBothLoop(W, g0, g1, act, y, both);
         return;
     }
-    // Generation of Q4_0 / IQ4_NL and Q8_0 streams faster through the plain
-    // AVX2 file's one-pass kernels (both halves of a group per pass, the
-    // same bits) than through these halves: Xeon guest, 1.1B files, tg32
-    // Q4_0 37.4 -> 40.6, Q8_0 22.1 -> 26.9 t/s.
     if (nTokens == 1 && (W.type == GgmlType::GGML_TYPE_Q4_0 || W.type == GgmlType::GGML_TYPE_IQ4_NL ||
                          W.type == GgmlType::GGML_TYPE_Q8_0)) {
         packedMatmulAvx2(W, g0, g1, act, nTokens, nGemm, y, ldy);

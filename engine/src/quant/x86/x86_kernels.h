@@ -35,11 +35,10 @@ void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const Packe
 void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act,
                          int64_t nTokens, int64_t nGemm, float *y, size_t ldy);
 
-// Tokens [t0, t1) of packedMatmulAvx512's one-token form for the types
-// packedPlanesSupports (IQ4_XS), through int16 weight planes made once per
-// group and call (packed_avx512_planes.cpp; the same bits). False (nothing
-// written) for other types or when its per-thread scratch cannot be had.
-bool packedPlanesSupports(GgmlType type);
+// Tokens [t0, t1) of packedMatmulAvx512's one-token form for IQ4_XS,
+// through int16 weight planes made once per group and call
+// (packed_avx512_planes.cpp; the same bits). False (nothing written) for
+// other types or when its per-thread scratch cannot be had.
 bool packedMatmulAvx512Planes(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t t0,
                               int64_t t1, float *y, size_t ldy);
 // The same with AMX-INT8 tile products (the CPU's amxInt8 and the process's

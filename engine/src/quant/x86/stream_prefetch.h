@@ -1,0 +1,30 @@
+// The one-token kernels' streaming prefetch where the CPU wants it
+// (cpu_features.h streamPrefetch: on for Intel, where it measured faster;
+// BURROW_STREAM_PREFETCH=0/1 overrides): the line kStreamAhead bytes past p
+// is asked for. Used by the packed kernels (packed_avx512.cpp,
+// packed_avx2.cpp) and the lattice i-quants' row kernels (avx512_iq_decode.h,
+// avx2_iq.cpp). _mm_prefetch needs no more than SSE; internal linkage
+// (static), so each translation unit keeps its own copy of the flag.
+#pragma once
+
+#include "quant/cpu_features.h"
+
+#include <immintrin.h>
+
+#include <cstddef>
+
+namespace burrow::quant::x86 {
+
+inline constexpr size_t kStreamAhead = 4096;
+
+// Read once per translation unit at load (a function-local static's guard
+// in the kernels' inner loops cost the AVX2 Q8_0 kernel 4 %).
+static const bool g_streamPrefetchOn = cpuFeatures().streamPrefetch;
+
+static inline void prefetchStreamAhead(const void *p)
+{
+    if (g_streamPrefetchOn)
+        _mm_prefetch(static_cast<const char *>(p) + kStreamAhead, _MM_HINT_T0);
+}
+
+} // namespace burrow::quant::x86
