@@ -974,8 +974,8 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
         return std::max(w, held);
     };
     KvView base;
-    base.kStride = m_cache.kStride(kvOf(il));
-    base.vStride = m_cache.vStride(kvOf(il));
+    base.kStride = m_cache.kCellStride(kvOf(il));
+    base.vStride = m_cache.vCellStride(kvOf(il));
     base.blocks = m_cache.table(seq, m_cache.groupOf(kvOf(il)));
     base.dk = dk;
     base.dv = dv;
@@ -983,8 +983,8 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
     base.softcap = c.attnSoftcap;
     const auto viewOf = [&](int kvHead) {
         KvView v = base;
-        v.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(kvOf(il));
-        v.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(kvOf(il));
+        v.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
+        v.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
         return v;
     };
     const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per query, at most
@@ -1066,8 +1066,8 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
             work += static_cast<int64_t>(sp.n - skip) * c.nHead * (pos0 + sp.n) * (dk + dv) * 2;
     }
     KvView base;
-    base.kStride = m_cache.kStride(kvOf(il));
-    base.vStride = m_cache.vStride(kvOf(il));
+    base.kStride = m_cache.kCellStride(kvOf(il));
+    base.vStride = m_cache.vCellStride(kvOf(il));
     base.dk = dk;
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
@@ -1090,8 +1090,8 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
             const uint32_t held = m_cache.firstPresent(sp.seq, kvOf(il));
             KvView kv = base;
             kv.blocks = m_cache.table(sp.seq, grp);
-            kv.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(kvOf(il));
-            kv.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(kvOf(il));
+            kv.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
+            kv.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
             // One row (a generated token): its heads share the key range,
             // attendDecode (attendTiled's results, laid out for few queries).
             const auto attend = b.n == 1 ? attendDecode : attendTiled;
@@ -1153,8 +1153,8 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
         }
     }
     KvView base;
-    base.kStride = m_cache.kStride(kvOf(il));
-    base.vStride = m_cache.vStride(kvOf(il));
+    base.kStride = m_cache.kCellStride(kvOf(il));
+    base.vStride = m_cache.vCellStride(kvOf(il));
     base.dk = dk;
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
@@ -1176,8 +1176,8 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
             const uint32_t first = std::max(w, m_rowHeld[static_cast<size_t>(r)]);
             KvView v = base;
             v.blocks = m_cache.table(m_rowSeq[static_cast<size_t>(t)], grp);
-            v.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadHalves(kvOf(il));
-            v.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadHalves(kvOf(il));
+            v.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
+            v.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
             const float *qp[kMaxOnlineHeads];
             float *op[kMaxOnlineHeads];
             for (int g = 0; g < nh; ++g) {
@@ -1230,10 +1230,10 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
                 const int blk = static_cast<int>(item / nKv), kvHead = static_cast<int>(item % nKv);
                 const int t0 = blk * tokensPerBlock, t1 = std::min(n, t0 + tokensPerBlock);
                 AttentionBlock b;
-                b.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * dk;
-                b.kStride = m_cache.kStride(kvOf(il));
-                b.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * dv;
-                b.vStride = m_cache.vStride(kvOf(il));
+                b.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
+                b.kStride = m_cache.kCellStride(kvOf(il));
+                b.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
+                b.vStride = m_cache.vCellStride(kvOf(il));
                 b.blocks = table;
                 b.d = dk;
                 b.scale = scale;
@@ -1268,8 +1268,8 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
     const int chunks = (group + kMaxGroupHeads - 1) / kMaxGroupHeads;
     const int64_t items = static_cast<int64_t>(n) * nKv * chunks;
     AttentionHead base;
-    base.kStride = m_cache.kStride(kvOf(il));
-    base.vStride = m_cache.vStride(kvOf(il));
+    base.kStride = m_cache.kCellStride(kvOf(il));
+    base.vStride = m_cache.vCellStride(kvOf(il));
     base.blocks = table;
     base.dk = dk;
     base.dv = dv;
@@ -1292,8 +1292,8 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
             const int nh = std::min(kMaxGroupHeads, (kvHead + 1) * group - head0);
             const uint32_t pos = pos0 + static_cast<uint32_t>(t);
             AttentionHead ah = base;
-            ah.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * dk;
-            ah.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * dv;
+            ah.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
+            ah.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
             // Visible keys: j in [first, pos].
             ah.first = firstKey(pos);
             ah.last = lastKey(il, pos);

@@ -68,14 +68,48 @@ void KvCache::fromCells(const uint16_t *src, float *dst, size_t n) const
         f16ToF32Row(src, dst, static_cast<int64_t>(n));
 }
 
+// Each head's elements into its plane (Q8_0: a head is whole blocks, so the
+// cells equal those of the row quantized at once).
 void KvCache::writeK(uint32_t layer, uint32_t seq, uint32_t pos, const float *row)
 {
-    toCells(row, k(layer, seq, pos), m_config.nEmbdKv(layer));
+    const model::LayerSpec &spec = m_config.layers[layer];
+    for (uint32_t h = 0; h < spec.nHeadKv; ++h)
+        toCells(row + static_cast<size_t>(h) * spec.headDimK, k(layer, seq, pos, h), spec.headDimK);
 }
 
 void KvCache::writeV(uint32_t layer, uint32_t seq, uint32_t pos, const float *row)
 {
-    toCells(row, v(layer, seq, pos), m_config.nEmbdVKv(layer));
+    const model::LayerSpec &spec = m_config.layers[layer];
+    for (uint32_t h = 0; h < spec.nHeadKv; ++h)
+        toCells(row + static_cast<size_t>(h) * spec.headDimV, v(layer, seq, pos, h), spec.headDimV);
+}
+
+void KvCache::readK(uint32_t layer, uint32_t seq, uint32_t pos, uint16_t *row) const
+{
+    const size_t n = kCellStride(layer);
+    for (uint32_t h = 0; h < m_config.layers[layer].nHeadKv; ++h)
+        std::memcpy(row + h * n, k(layer, seq, pos, h), n * sizeof(uint16_t));
+}
+
+void KvCache::readV(uint32_t layer, uint32_t seq, uint32_t pos, uint16_t *row) const
+{
+    const size_t n = vCellStride(layer);
+    for (uint32_t h = 0; h < m_config.layers[layer].nHeadKv; ++h)
+        std::memcpy(row + h * n, v(layer, seq, pos, h), n * sizeof(uint16_t));
+}
+
+void KvCache::storeK(uint32_t layer, uint32_t seq, uint32_t pos, const uint16_t *row)
+{
+    const size_t n = kCellStride(layer);
+    for (uint32_t h = 0; h < m_config.layers[layer].nHeadKv; ++h)
+        std::memcpy(k(layer, seq, pos, h), row + h * n, n * sizeof(uint16_t));
+}
+
+void KvCache::storeV(uint32_t layer, uint32_t seq, uint32_t pos, const uint16_t *row)
+{
+    const size_t n = vCellStride(layer);
+    for (uint32_t h = 0; h < m_config.layers[layer].nHeadKv; ++h)
+        std::memcpy(v(layer, seq, pos, h), row + h * n, n * sizeof(uint16_t));
 }
 
 uint64_t KvCache::bytes() const
@@ -129,6 +163,12 @@ Result<std::unique_ptr<KvCache>> KvCache::create(const model::ModelConfig &confi
     c.m_layerGroup.resize(config.layers.size());
     for (uint32_t l = 0; l < config.layers.size(); ++l)
         c.m_layerGroup[l] = sliding && config.layers[l].sliding ? 1 : 0;
+    for (uint32_t l = 0; l < config.layers.size(); ++l) {   // a shared layer: its kvLayer's planes
+        LayerRows &r = c.m_rows[l];
+        const size_t cells = c.m_groupCells[static_cast<size_t>(c.m_layerGroup[config.layers[l].kvLayer])];
+        r.kPlane = cells * r.kHead;
+        r.vPlane = cells * r.vHead;
+    }
 
     uint64_t total = 0;
     if (config.hasRecurrentLayers()) {
@@ -336,6 +376,7 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
     std::vector<float> cs(static_cast<size_t>(rope.kindCount()) * stride);
     for (int kind = 0; kind < rope.kindCount(); ++kind)
         rope.fill(-static_cast<float>(d), kind, cs.data() + static_cast<size_t>(kind) * stride, false);
+    // kp: a position's K row of cells (readK), rotated in place.
     const auto rerope = [&](uint32_t layer, uint16_t *kp, std::vector<float> &row) {
         const model::LayerSpec &spec = c.layers[layer];
         const int kRot = kRotation(layer);
@@ -357,15 +398,17 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
         int64_t l0, l1;
         ThreadPool::split(static_cast<int64_t>(c.layers.size()), ith, nth, &l0, &l1);
         std::vector<float> row(c.maxEmbdKv());
+        std::vector<uint16_t> cells(c.maxEmbdKv() + c.maxEmbdVKv());
         for (int64_t l = l0; l < l1; ++l) {
             const uint32_t layer = static_cast<uint32_t>(l);
             if (m_layerGroup[layer] != 0 || !hasCells(layer))
                 continue;
             for (uint32_t p = end; p < oldLength; ++p) {
-                uint16_t *dk = k(layer, seq, p - d), *dv = v(layer, seq, p - d);
-                std::memcpy(dk, k(layer, seq, p), kStride(layer) * sizeof(uint16_t));
-                std::memcpy(dv, v(layer, seq, p), vStride(layer) * sizeof(uint16_t));
-                rerope(layer, dk, row);
+                readK(layer, seq, p, cells.data());
+                rerope(layer, cells.data(), row);
+                storeK(layer, seq, p - d, cells.data());
+                readV(layer, seq, p, cells.data());
+                storeV(layer, seq, p - d, cells.data());
             }
         }
     });
@@ -398,9 +441,9 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
             if (!slidingOwn(layer))
                 continue;
             for (uint32_t p : from) {
-                std::memcpy(saved.data() + o, k(layer, seq, p), kStride(layer) * sizeof(uint16_t));
+                readK(layer, seq, p, saved.data() + o);
                 o += kStride(layer);
-                std::memcpy(saved.data() + o, v(layer, seq, p), vStride(layer) * sizeof(uint16_t));
+                readV(layer, seq, p, saved.data() + o);
                 o += vStride(layer);
             }
         }
@@ -421,13 +464,13 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
             if (!slidingOwn(layer))
                 continue;
             for (size_t i = 0; i < from.size(); ++i) {
-                uint16_t *dk = k(layer, seq, to[i]);
-                std::memcpy(dk, saved.data() + o, kStride(layer) * sizeof(uint16_t));
-                o += kStride(layer);
-                std::memcpy(v(layer, seq, to[i]), saved.data() + o, vStride(layer) * sizeof(uint16_t));
-                o += vStride(layer);
+                uint16_t *dk = saved.data() + o;
                 if (from[i] != to[i])
                     rerope(layer, dk, row);
+                storeK(layer, seq, to[i], dk);
+                o += kStride(layer);
+                storeV(layer, seq, to[i], saved.data() + o);
+                o += vStride(layer);
             }
         }
     }

@@ -9,13 +9,18 @@
 // chunk per sequence (ModelInfo::kSlidingCacheSlack), however long the
 // context.
 //
-// Layout per layer: K cells [cells of its group][kStride(layer)] halves and V
-// [cells][vStride(layer)]: for F16 nEmbdKv(layer) and nEmbdVKv(layer) halves
-// (layers may differ: gemma4's sliding and global heads), for Q8_0 the
-// same rows as quant::BlockQ8_0 blocks of 32 elements (17 halves per 32;
-// head sizes must be multiples of 32, so a block never spans two heads;
-// kvHead h starts kHeadHalves(layer) * h halves into a row). Writers
-// quantize with writeK/writeV. Shared-KV layers (gemma4: LayerSpec::kvLayer
+// Layout per layer: one plane per KV head, K [kv heads][cells of its
+// group][kCellStride(layer)] halves and V likewise, kHeadPlane(layer) halves
+// from one head's plane to the next; a head's cell holds its head size in
+// F16 (layers may differ: gemma4's sliding and global heads) or, for Q8_0,
+// as quant::BlockQ8_0 blocks of 32 elements (17 halves per 32; head sizes
+// must be multiples of 32). One head's keys are thus contiguous along the
+// positions of a block (16 cells): attention reads each head's keys as one
+// stream (one generated token over a 16k cache: 45 -> 28 ms per token of
+// attention on the Xeon guest where rows of all heads made each head's
+// reads a quarter of every line pair it touched). A position's row (all
+// heads, kStride(layer) halves: nEmbdKv for F16) is what readK/storeK copy;
+// writers quantize with writeK/writeV. Shared-KV layers (gemma4: LayerSpec::kvLayer
 // another layer) have no cells; they read their kvLayer's, so the cache
 // holds kvLayerCount() layers' rows.
 //
@@ -91,23 +96,27 @@ public:
     RecurrentState *recurrent() { return m_recurrent.get(); }
     const RecurrentState *recurrent() const { return m_recurrent.get(); }
 
-    // Storage of a layer: cell c's key is kCells(layer) + c * kStride(layer)
-    // (null for a recurrent layer). A layer that shares another's keys and
-    // values (LayerSpec::kvLayer) has no cells of its own: it reads those of
-    // its kvLayer.
+    // Storage of a layer: KV head h's key in cell c is kCells(layer) +
+    // h * kHeadPlane(layer) + c * kCellStride(layer) (null for a recurrent
+    // layer). A layer that shares another's keys and values
+    // (LayerSpec::kvLayer) has no cells of its own: it reads those of its
+    // kvLayer.
     int groupOf(uint32_t layer) const { return m_layerGroup[layer]; }
     uint16_t *kCells(uint32_t layer) { return m_k[m_config.layers[layer].kvLayer].get(); }
     uint16_t *vCells(uint32_t layer) { return m_v[m_config.layers[layer].kvLayer].get(); }
     const uint16_t *kCells(uint32_t layer) const { return m_k[m_config.layers[layer].kvLayer].get(); }
     const uint16_t *vCells(uint32_t layer) const { return m_v[m_config.layers[layer].kvLayer].get(); }
-    // Halves per cell of a layer's K / V rows (its KV heads x head sizes).
+    // Halves of a position's K / V row over all its KV heads (readK, storeK).
     size_t kStride(uint32_t layer = 0) const { return m_rows[layer].kRow; }
     size_t vStride(uint32_t layer = 0) const { return m_rows[layer].vRow; }
+    // Halves between consecutive cells of one head (its head size in cells)
+    // and between the planes of two consecutive heads.
+    size_t kCellStride(uint32_t layer = 0) const { return m_rows[layer].kHead; }
+    size_t vCellStride(uint32_t layer = 0) const { return m_rows[layer].vHead; }
+    size_t kHeadPlane(uint32_t layer = 0) const { return m_rows[layer].kPlane; }
+    size_t vHeadPlane(uint32_t layer = 0) const { return m_rows[layer].vPlane; }
     GgmlType type() const { return m_type; }
     bool quantized() const { return m_type == GgmlType::GGML_TYPE_Q8_0; }
-    // Halves of one KV head in a K / V row (headDimK / headDimV for F16).
-    size_t kHeadHalves(uint32_t layer = 0) const { return m_rows[layer].kHead; }
-    size_t vHeadHalves(uint32_t layer = 0) const { return m_rows[layer].vHead; }
     int kRotation(uint32_t layer = 0) const { return m_rows[layer].kRot; }
     int vRotation(uint32_t layer = 0) const { return m_rows[layer].vRot; }
     // Bytes of K plus V of one position in one layer.
@@ -128,10 +137,29 @@ public:
         return static_cast<size_t>(m_seqs[seq].tables[static_cast<size_t>(group)][pos / kKvBlockSize]) * kKvBlockSize +
                pos % kKvBlockSize;
     }
-    uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos) { return kCells(layer) + cell(seq, groupOf(layer), pos) * kStride(layer); }
-    uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos) { return vCells(layer) + cell(seq, groupOf(layer), pos) * vStride(layer); }
-    const uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos) const { return kCells(layer) + cell(seq, groupOf(layer), pos) * kStride(layer); }
-    const uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos) const { return vCells(layer) + cell(seq, groupOf(layer), pos) * vStride(layer); }
+    // KV head h's cells at position pos of seq.
+    uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos, uint32_t h)
+    {
+        return kCells(layer) + h * kHeadPlane(layer) + cell(seq, groupOf(layer), pos) * kCellStride(layer);
+    }
+    uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos, uint32_t h)
+    {
+        return vCells(layer) + h * vHeadPlane(layer) + cell(seq, groupOf(layer), pos) * vCellStride(layer);
+    }
+    const uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos, uint32_t h) const
+    {
+        return kCells(layer) + h * kHeadPlane(layer) + cell(seq, groupOf(layer), pos) * kCellStride(layer);
+    }
+    const uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos, uint32_t h) const
+    {
+        return vCells(layer) + h * vHeadPlane(layer) + cell(seq, groupOf(layer), pos) * vCellStride(layer);
+    }
+    // A position's row of cells over all its KV heads (kStride / vStride
+    // halves, head 0 first) copied out of or into the planes.
+    void readK(uint32_t layer, uint32_t seq, uint32_t pos, uint16_t *row) const;
+    void readV(uint32_t layer, uint32_t seq, uint32_t pos, uint16_t *row) const;
+    void storeK(uint32_t layer, uint32_t seq, uint32_t pos, const uint16_t *row);
+    void storeV(uint32_t layer, uint32_t seq, uint32_t pos, const uint16_t *row);
 
     Status reserve(uint32_t seq, uint32_t end);
     // keepFrom < end: the sliding layers keep what position keepFrom can
@@ -149,8 +177,6 @@ public:
     // Sequence 0 (a Session's one sequence).
     uint32_t size() const { return length(0); }
     void setSize(uint32_t n) { truncate(0, n); }   // n <= size()
-    const uint16_t *k(uint32_t layer, uint32_t pos) const { return k(layer, 0, pos); }
-    const uint16_t *v(uint32_t layer, uint32_t pos) const { return v(layer, 0, pos); }
     void removeAndShift(uint32_t begin, uint32_t end, const float *ropeFactors, ThreadPool &pool)
     {
         removeAndShift(0, begin, end, ropeFactors, pool);
@@ -193,7 +219,8 @@ private:
     GgmlType m_type = GgmlType::GGML_TYPE_F16;
     struct LayerRows {
         size_t kRow = 0, vRow = 0;     // halves per cell
-        size_t kHead = 0, vHead = 0;   // halves per KV head
+        size_t kHead = 0, vHead = 0;   // halves per KV head and cell
+        size_t kPlane = 0, vPlane = 0; // halves per KV head's plane (cells x kHead)
         int kRot = 0, vRot = 0;        // Hadamard block sizes (0: none)
     };
     std::vector<LayerRows> m_rows;                  // per layer (a shared layer: its kvLayer's)

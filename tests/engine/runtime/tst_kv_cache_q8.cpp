@@ -155,7 +155,10 @@ private slots:
         kv.commit(1, 20);
         QCOMPARE(kv.checkInvariants(), std::string());
         const quant::TypeTraits &t = *quant::typeTraits(GgmlType::GGML_TYPE_Q8_0);
-        for (const uint16_t *cells : {kv.k(0, 1, 19), kv.v(0, 1, 19)}) {
+        std::vector<uint16_t> kRow(kv.kStride()), vRow(kv.vStride());
+        kv.readK(0, 1, 19, kRow.data());
+        kv.readV(0, 1, 19, vRow.data());
+        for (const uint16_t *cells : {kRow.data(), vRow.data()}) {
             t.dequantize(cells, back.data(), int64_t(back.size()));
             for (size_t b = 0; b < row.size(); b += 32) {
                 float amax = 0;
@@ -234,15 +237,20 @@ private slots:
         const quant::TypeTraits &t = *quant::typeTraits(GgmlType::GGML_TYPE_Q8_0);
         std::vector<float> ka(c.nEmbdKv(0)), kb(c.nEmbdKv(0));
         double maxDiff = 0, maxAbs = 0;
+        std::vector<uint16_t> ra(a.kStride()), rb(b.kStride()), va(a.vStride()), vb(b.vStride());
         for (uint32_t pos = 0; pos + 1 < kept.size(); ++pos) {
-            t.dequantize(a.k(0, pos), ka.data(), int64_t(ka.size()));
-            t.dequantize(b.k(0, pos), kb.data(), int64_t(kb.size()));
+            a.readK(0, 0, pos, ra.data());
+            b.readK(0, 0, pos, rb.data());
+            t.dequantize(ra.data(), ka.data(), int64_t(ka.size()));
+            t.dequantize(rb.data(), kb.data(), int64_t(kb.size()));
             for (size_t i = 0; i < ka.size(); ++i) {
                 maxDiff = std::max(maxDiff, double(std::fabs(ka[i] - kb[i])));
                 maxAbs = std::max(maxAbs, double(std::fabs(kb[i])));
             }
             // Values move without being touched.
-            QVERIFY(std::equal(a.v(0, pos), a.v(0, pos) + a.vStride(), b.v(0, pos)));
+            a.readV(0, 0, pos, va.data());
+            b.readV(0, 0, pos, vb.data());
+            QVERIFY(va == vb);
         }
         qInfo("keys after the shift: largest difference %.2e (largest key %.2e)", maxDiff, maxAbs);
         // A shifted key is quantized twice (before and after the rotation):

@@ -71,12 +71,12 @@ inline void interleave(__m512 *x)
 // keys below lo and the padding up to 64 as zeros) and the value rows' F16
 // addresses into vrow (keys below lo: a row of zeros, their cells maybe not
 // held).
-template <int R>
-void loadTile(const KvView &kv, uint32_t t0, int n, uint32_t lo, uint32_t hi, float *kI, const uint16_t **vrow)
+template <int R, int DK>
+inline void loadTile(const KvView &kv, uint32_t t0, int n, uint32_t lo, uint32_t hi, float *kI, const uint16_t **vrow)
 {
     static const uint16_t zeros[kMaxFlashHeadDim] = {};
-    const int dk = kv.dk;
-    const int kLines = (dk * 2 + 63) / 64, vLines = (kv.dv * 2 + 63) / 64;
+    const int dk = DK > 0 ? DK : kv.dk;
+    const int kLines = (dk * 2 + 63) / 64, vLines = ((DK > 0 ? DK : kv.dv) * 2 + 63) / 64;
     const uint32_t next = t0 + kTileKeys;
     for (int g = 0; g < kTileKeys / R; ++g) {
         const uint16_t *rows[R];
@@ -124,9 +124,10 @@ struct ScoreMask {
 // Scores of key groups [g0, g0 + NG): s[g] lane l = K_(g R + l % R) . q_(l / R),
 // one fused chain over the dims; with m.fused, scaled, masked (-inf outside
 // the window) and their maximum taken into tmax.
-template <int R, int NG>
-inline void groupScores(const float *kI, int dk, const float *qI, int g0, float *sc, const ScoreMask &m, __m512 &tmax)
+template <int R, int NG, int DK>
+inline void groupScores(const float *kI, int dkRun, const float *qI, int g0, float *sc, const ScoreMask &m, __m512 &tmax)
 {
+    const int dk = DK > 0 ? DK : dkRun;
     __m512 s[NG];
     for (int g = 0; g < NG; ++g)
         s[g] = _mm512_setzero_ps();
@@ -197,11 +198,11 @@ inline __m512 lanes(__m512 x, const int *idx)
 }
 
 // The decode kernel for R keys per vector (P = 16 / R query lanes).
-template <int R>
+template <int R, int DK>
 void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
 {
     constexpr int P = 16 / R, NG = kTileKeys / R;   // query lanes, vectors per tile
-    const int dk = kv.dk, dv = kv.dv;
+    const int dk = DK > 0 ? DK : kv.dk, dv = DK > 0 ? DK : kv.dv;
     float *kI = scratch;                                    // [NG][dk][R]
     float *acc = kI + static_cast<size_t>(kTileKeys) * dk;  // [P][dv]
     float *qI = acc + static_cast<size_t>(P) * dv;          // [dk][16]
@@ -233,7 +234,7 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
     const uint16_t *vrow[kTileKeys];
     for (uint32_t t0 = first / kTileKeys * kTileKeys; t0 <= last; t0 += kTileKeys) {
         const int n = static_cast<int>(last - t0 + 1 < static_cast<uint32_t>(kTileKeys) ? last - t0 + 1 : kTileKeys);
-        loadTile<R>(kv, t0, n, first, last, kI, vrow);
+        loadTile<R, DK>(kv, t0, n, first, last, kI, vrow);
         ScoreMask sm;
         sm.fused = kv.softcap == 0.0f;
         sm.scale = kv.scale;
@@ -245,9 +246,9 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
         __m512 tmax = ninf;
         for (int g0 = 0; g0 < NG; g0 += 16) {
             if constexpr (NG >= 16)
-                groupScores<R, 16>(kI, dk, qI, g0, sc, sm, tmax);
+                groupScores<R, 16, DK>(kI, dk, qI, g0, sc, sm, tmax);
             else
-                groupScores<R, NG>(kI, dk, qI, g0, sc, sm, tmax);
+                groupScores<R, NG, DK>(kI, dk, qI, g0, sc, sm, tmax);
         }
         // Softcapped: scale, mask [first, last], the tile's maximum per query.
         for (int g = 0; g < NG && !sm.fused; ++g) {
@@ -342,19 +343,31 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
     }
 }
 
-// nq <= kDecodeQueries, head sizes multiples of 16 (flash_attention.cpp checks).
-void attendDecodeAvx512(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+template <int DK>
+void attendDecodeDk(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
 {
     if (nq == 1)
-        decodeR<16>(kv, queries, nq, scratch);
+        decodeR<16, DK>(kv, queries, nq, scratch);
     else if (nq == 2)
-        decodeR<8>(kv, queries, nq, scratch);
+        decodeR<8, DK>(kv, queries, nq, scratch);
     else if (nq <= 4)
-        decodeR<4>(kv, queries, nq, scratch);
+        decodeR<4, DK>(kv, queries, nq, scratch);
     else if (nq <= 8)
-        decodeR<2>(kv, queries, nq, scratch);
+        decodeR<2, DK>(kv, queries, nq, scratch);
     else
-        decodeR<1>(kv, queries, nq, scratch);
+        decodeR<1, DK>(kv, queries, nq, scratch);
+}
+
+// nq <= kDecodeQueries, head sizes multiples of 16 (flash_attention.cpp checks).
+// The common head sizes (K and V alike) with the size known to the compiler.
+void attendDecodeAvx512(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+{
+    if (kv.dk == 64 && kv.dv == 64)
+        attendDecodeDk<64>(kv, queries, nq, scratch);
+    else if (kv.dk == 128 && kv.dv == 128)
+        attendDecodeDk<128>(kv, queries, nq, scratch);
+    else
+        attendDecodeDk<0>(kv, queries, nq, scratch);
 }
 
 } // namespace

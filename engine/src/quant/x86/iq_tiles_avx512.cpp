@@ -166,6 +166,7 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
             const __m512i start = _mm512_loadu_si512(o + kOffStart + 64 * static_cast<size_t>(m));
             for (int j = 0; j < NT; ++j)
                 lane[j] = start;
+#pragma GCC unroll 8
             for (int ib = 0; ib < 8; ++ib) {
                 const __m512i w = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
                 const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
