@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <type_traits>
 #include <unistd.h>
 
 namespace burrow::runtime {
@@ -84,32 +85,47 @@ void KvCache::writeV(uint32_t layer, uint32_t seq, uint32_t pos, const float *ro
         toCells(row + static_cast<size_t>(h) * spec.headDimV, v(layer, seq, pos, h), spec.headDimV);
 }
 
+namespace {
+
+// A position's row (heads x n halves) from the planes of `heads` heads
+// `plane` halves apart (row writable) or into them (row const); the
+// position's cell at `cell`.
+template <typename Planes, typename Row>
+void copyRow(Planes *planes, size_t plane, size_t n, uint32_t heads, size_t cell, Row *row)
+{
+    for (uint32_t h = 0; h < heads; ++h) {
+        Planes *cells = planes + h * plane + cell * n;
+        if constexpr (std::is_const_v<Row>)
+            std::memcpy(cells, row + h * n, n * sizeof(uint16_t));
+        else
+            std::memcpy(row + h * n, cells, n * sizeof(uint16_t));
+    }
+}
+
+} // namespace
+
 void KvCache::readK(uint32_t layer, uint32_t seq, uint32_t pos, uint16_t *row) const
 {
-    const size_t n = kCellStride(layer);
-    for (uint32_t h = 0; h < m_config.layers[layer].nHeadKv; ++h)
-        std::memcpy(row + h * n, k(layer, seq, pos, h), n * sizeof(uint16_t));
+    copyRow(kCells(layer), kHeadPlane(layer), kCellStride(layer), m_config.layers[layer].nHeadKv, cell(seq, groupOf(layer), pos),
+            row);
 }
 
 void KvCache::readV(uint32_t layer, uint32_t seq, uint32_t pos, uint16_t *row) const
 {
-    const size_t n = vCellStride(layer);
-    for (uint32_t h = 0; h < m_config.layers[layer].nHeadKv; ++h)
-        std::memcpy(row + h * n, v(layer, seq, pos, h), n * sizeof(uint16_t));
+    copyRow(vCells(layer), vHeadPlane(layer), vCellStride(layer), m_config.layers[layer].nHeadKv, cell(seq, groupOf(layer), pos),
+            row);
 }
 
 void KvCache::storeK(uint32_t layer, uint32_t seq, uint32_t pos, const uint16_t *row)
 {
-    const size_t n = kCellStride(layer);
-    for (uint32_t h = 0; h < m_config.layers[layer].nHeadKv; ++h)
-        std::memcpy(k(layer, seq, pos, h), row + h * n, n * sizeof(uint16_t));
+    copyRow(kCells(layer), kHeadPlane(layer), kCellStride(layer), m_config.layers[layer].nHeadKv, cell(seq, groupOf(layer), pos),
+            row);
 }
 
 void KvCache::storeV(uint32_t layer, uint32_t seq, uint32_t pos, const uint16_t *row)
 {
-    const size_t n = vCellStride(layer);
-    for (uint32_t h = 0; h < m_config.layers[layer].nHeadKv; ++h)
-        std::memcpy(v(layer, seq, pos, h), row + h * n, n * sizeof(uint16_t));
+    copyRow(vCells(layer), vHeadPlane(layer), vCellStride(layer), m_config.layers[layer].nHeadKv, cell(seq, groupOf(layer), pos),
+            row);
 }
 
 uint64_t KvCache::bytes() const
