@@ -28,12 +28,13 @@ size_t tiledScratchFloats(int dk, int dv)
     // transposed, the scores of a tile (x86/avx512_flash.cpp's layout; the
     // other kernels use a prefix of it).
     const size_t k = static_cast<size_t>(dk), v = static_cast<size_t>(dv);
-    return kTileKeys * (k + v) + kTileCallQueries * v + k * kTileCallQueries + kTileKeys * kTileCallQueries;
+    // 16 more: the kernels start their layout on a 64-byte line (scratchLine).
+    return kTileKeys * (k + v) + kTileCallQueries * v + k * kTileCallQueries + kTileKeys * kTileCallQueries + 16;
 }
 
 void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
 {
-    kernels().attendTiled(kv, queries, nq, scratch);
+    kernels().attendTiled(kv, queries, nq, scratchLine(scratch));
 }
 
 void attendDecode(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
@@ -42,9 +43,9 @@ void attendDecode(const KvView &kv, const TileQuery *queries, int nq, float *scr
     for (int i = 1; i < nq && shared; ++i)
         shared = queries[i].first == queries[0].first && queries[i].last == queries[0].last;
     if (shared)
-        kernels().attendDecode(kv, queries, nq, scratch);
+        kernels().attendDecode(kv, queries, nq, scratchLine(scratch));
     else
-        kernels().attendTiled(kv, queries, nq, scratch);
+        kernels().attendTiled(kv, queries, nq, scratchLine(scratch));
 }
 
 } // namespace burrow::ops
