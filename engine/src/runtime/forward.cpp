@@ -295,7 +295,7 @@ Status Forward::evalBatch(const int32_t *tokens, const BatchSpan *spans, int nSp
                     rmsNorm(row, m_w.outputNorm.f32(), h + static_cast<int64_t>(j) * E, E, c.rmsEps);
                     ++j;
                 }
-        matmul(m_pool, m_w.output, h, nWanted, logits, m_scratch.data());
+        matmul(m_pool, m_w.output, h, nWanted, logits, matmulScratch());
         if (c.finalSoftcap != 0.0f)
             for (int r = 0; r < nWanted; ++r)
                 softcap(logits + static_cast<size_t>(r) * c.nVocab, c.nVocab, c.finalSoftcap);
@@ -365,7 +365,7 @@ void Forward::embed(const int32_t *tokens, int n)
     if (c.nEmbdPerLayer == 0)
         return;
     const int64_t P = c.nEmbdPerLayer, PL = P * c.nLayer;
-    matmul(m_pool, m_w.perLayerModelProj, x, n, m_ple.data(), m_scratch.data());
+    matmul(m_pool, m_w.perLayerModelProj, x, n, m_ple.data(), matmulScratch());
     const float projScale = 1.0f / std::sqrt(static_cast<float>(E));
     const float tokenScale = std::sqrt(static_cast<float>(P));
     const float inputScale = 1.0f / std::sqrt(2.0f);
@@ -394,7 +394,7 @@ void Forward::attentionBlock(uint32_t il, const BatchSpan *spans, int nSpans, in
     const int nRot = static_cast<int>(spec.nRot), dk = static_cast<int>(spec.headDimK), dv = static_cast<int>(spec.headDimV);
     const int kind = m_rope->kindOf(il);
     const bool owns = c.ownsKv(il);
-    uint8_t *scratch = m_scratch.data();
+    uint8_t *scratch = matmulScratch();
     const float *h = m_h.data();
 
     // q [n, Q], k [n, KV], v [n, VKV] (gated: q and the gate from one
@@ -559,12 +559,12 @@ void Forward::perLayerInput(uint32_t il, int n)
     const model::LayerWeights &L = m_w.layers[il];
     const int64_t E = c.nEmbd, P = c.nEmbdPerLayer, PL = P * c.nLayer;
     float *x = m_x.data(), *out = m_out.data(), *g = m_pleGate.data();
-    matmul(m_pool, L.plInpGate, x, n, g, m_scratch.data());
+    matmul(m_pool, L.plInpGate, x, n, g, matmulScratch());
     forRows(m_pool, n, P, [&](int t) {
         float *gt = g + t * P;
         geglu(gt, m_ple.data() + t * PL + static_cast<int64_t>(il) * P, gt, P);
     });
-    matmul(m_pool, L.plProj, g, n, out, m_scratch.data());
+    matmul(m_pool, L.plProj, g, n, out, matmulScratch());
     forRows(m_pool, n, E, [&](int t) {
         float *ot = out + t * E, *xt = x + t * E;
         rmsNorm(ot, L.plPostNorm.f32(), ot, E, c.rmsEps);
@@ -578,7 +578,7 @@ void Forward::denseFfn(const model::LayerWeights &L, uint32_t il, int n)
 {
     const model::ModelConfig &c = m_c;
     const int64_t E = c.nEmbd, F = c.layers[il].nFf;
-    uint8_t *scratch = m_scratch.data();
+    uint8_t *scratch = matmulScratch();
     const float *h = m_h.data();
     if (c.fusedGateUp) {
         matmul(m_pool, L.ffnUp, h, n, m_up.data(), scratch);
@@ -609,7 +609,7 @@ void Forward::sharedExpert(const model::LayerWeights &L, int n)
 {
     const model::ModelConfig &c = m_c;
     const int64_t E = c.nEmbd, FS = c.nFfShexp;
-    uint8_t *scratch = m_scratch.data();
+    uint8_t *scratch = matmulScratch();
     const float *h = m_h.data();
     const MatmulJob jobs[2] = {{&L.ffnGateShexp, m_shexpGate.data(), nullptr}, {&L.ffnUpShexp, m_shexpUp.data(), nullptr}};
     matmulGroup(m_pool, jobs, 2, h, n, scratch);
@@ -668,7 +668,7 @@ void Forward::deltaNetLayer(uint32_t il, const BatchSpan *spans, int nSpans, int
     const int64_t C = c.ssmConvChannels(), KD = c.ssmKeyDim(), VD = c.ssmValueDim();
     const int NV = static_cast<int>(c.ssmTimeStepRank), NK = static_cast<int>(c.ssmGroupCount);
     const int S = static_cast<int>(c.ssmStateSize), K = static_cast<int>(c.ssmConvKernel);
-    uint8_t *scratch = m_scratch.data();
+    uint8_t *scratch = matmulScratch();
     const float *h = m_h.data();
 
     {
@@ -826,7 +826,7 @@ void Forward::moeFfn(const model::LayerWeights &L, int n, const float *routerIn)
     const model::ModelConfig &c = m_c;
     const int X = static_cast<int>(c.nExpert), K = static_cast<int>(c.nExpertUsed);
     const int64_t E = c.nEmbd, FE = c.nFfExp;
-    uint8_t *scratch = m_scratch.data();
+    uint8_t *scratch = matmulScratch();
     const float *h = m_h.data();
 
     // Router logits [n, X] and the choice of each token.

@@ -354,7 +354,14 @@ private:
     std::vector<float> m_moeUp;    // [B k, nFfExp]
     std::vector<float> m_moeDown;  // [B k, nEmbd]
     std::vector<MatmulTask> m_tasks;    // [2 nExpert]
-    std::vector<uint8_t> m_scratch;        // quantized activations for matmul
+    std::vector<uint8_t> m_scratch;        // quantized activations for matmul (64 bytes more: see matmulScratch)
+    // m_scratch from its first 64-byte line: matmul's contract (its slots
+    // are 64-byte aligned from there, so the kernels' vector loads of the
+    // activations never split across two lines).
+    uint8_t *matmulScratch()
+    {
+        return reinterpret_cast<uint8_t *>((reinterpret_cast<uintptr_t>(m_scratch.data()) + 63) & ~uintptr_t{63});
+    }
     // MTP (empty without an MTP block): H of the last pass's rows [B, E], the
     // block's input (enorm | hnorm) [B, 2E], the drafts' hidden rows [B, E],
     // the kept H per sequence [seqs, E] and its bookkeeping.

@@ -77,13 +77,13 @@ Status Forward::assistantDraft(const model::TensorView &targetEmbd, MtpDraft *dr
                 m_rope->fill(static_cast<float>(m_rowPos[static_cast<size_t>(t)]), kind, ropeCs(kind, t));
         });
         // x = pre_projection . in, then the layers over the target's cache.
-        matmul(m_pool, m_w.nextnProjPre, in, n, m_x.data(), m_scratch.data());
+        matmul(m_pool, m_w.nextnProjPre, in, n, m_x.data(), matmulScratch());
         for (uint32_t il = 0; il < c.nLayer; ++il)
             layer(il, m_mtpSpans.data(), n, n);
         // hn = rmsnorm(x) * output_norm; logits = token_embd . hn; h' = post_projection . hn.
         forEachDraftRow(m_pool, n, E, [&](int t) { rmsNorm(m_x.data() + t * E, m_w.outputNorm.f32(), hOut + t * E, E, c.rmsEps); });
-        matmul(m_pool, m_w.output, hOut, n, logits, m_scratch.data());
-        matmul(m_pool, m_w.nextnProjPost, hOut, n, m_assistH.data(), m_scratch.data());
+        matmul(m_pool, m_w.output, hOut, n, logits, matmulScratch());
+        matmul(m_pool, m_w.nextnProjPost, hOut, n, m_assistH.data(), matmulScratch());
         int r = 0;
         for (int i = 0; i < nDrafts; ++i) {
             MtpDraft &d = drafts[i];

@@ -128,7 +128,7 @@ void Forward::mtpBlock(const int32_t *tokens, const float *const *hidden, const 
         m_rope->fill(static_cast<float>(m_rowPos[static_cast<size_t>(t)]), kind, ropeCs(kind, t));
     });
     // x = eh_proj . in                                              [n, E]
-    matmul(m_pool, L.nextnEhProj, in, n, x, m_scratch.data());
+    matmul(m_pool, L.nextnEhProj, in, n, x, matmulScratch());
     // The block: attention (its keys and values at m_rowPos), then the FFN.
     forEachDraftRow(m_pool, n, E, [&](int t) { rmsNorm(x + t * E, L.attnNorm.f32(), h + t * E, E, c.rmsEps); });
     attentionBlock(il, spans, nSpans, n);
@@ -358,7 +358,7 @@ Status Forward::mtpDraft(MtpDraft *drafts, int nDrafts, float *logits)
         // h' = rmsnorm(x) * head norm; logits = head . h'; the argmax.
         float *hOut = m_h.data();
         forEachDraftRow(m_pool, n, E, [&](int t) { rmsNorm(m_x.data() + t * E, headNorm.f32(), hOut + t * E, E, c.rmsEps); });
-        matmul(m_pool, head, hOut, n, logits, m_scratch.data());
+        matmul(m_pool, head, hOut, n, logits, matmulScratch());
         if (c.finalSoftcap != 0.0f)
             for (int r = 0; r < n; ++r)
                 softcap(logits + static_cast<size_t>(r) * V, c.nVocab, c.finalSoftcap);
