@@ -1,5 +1,7 @@
 #include "ops/attention_kernels.h"
 
+#include "ops/flash_attention.h"
+
 #include "ops/generic/generic_kernels.h"
 #include "ops/kernels.h"
 
@@ -33,7 +35,7 @@ bool attendBlock(const AttentionBlock &b, float *scratch)
     const Kernels &k = kernels();
     if (!k.attendBlock || (b.d != 64 && b.d != 128) || b.nq < 1 || b.nq > k.attendBlockQueries)
         return false;
-    k.attendBlock(b, scratch);
+    k.attendBlock(b, scratchLine(scratch));   // 16 floats of slack: see attention_kernels.h
     return true;
 }
 

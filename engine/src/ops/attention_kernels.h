@@ -74,7 +74,8 @@ void attendHeads(const AttentionHead &h, int nHeads, const float *const *q, floa
 // converted once for all queries, and the 16 query lanes are computed side by
 // side (scores key-major: one vector per key), so no per-key horizontal sums.
 // dk == dv == 64 or 128 and no softcap; AVX-512 and AVX2 paths.
-// scratch: 32 * (max last + 1) floats. Returns false (nothing computed) when
+// scratch: 32 * (max last + 1) + 16 floats (the kernel starts on its first
+// 64-byte line, scratchLine). Returns false (nothing computed) when
 // no kernel applies; the caller then runs attendHeads per token. Results equal
 // attendHead's per query up to float summation order.
 inline constexpr int kAttentionBlockQueries = 16;
