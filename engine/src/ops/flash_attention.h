@@ -61,6 +61,7 @@
 // attendTiled); the rounding points above are the same on every path.
 #pragma once
 
+#include "common/cache_line.h"
 #include "ops/attention_kernels.h"
 
 #include <cstddef>
@@ -128,7 +129,7 @@ size_t tiledScratchFloats(int dk, int dv);
 // 16-byte aligned: attendDecode from the caches 0.44 -> 0.40 ms a call).
 inline float *scratchLine(float *scratch)
 {
-    return reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(scratch) + 63) & ~uintptr_t{63});
+    return alignToLine(scratch);
 }
 // nq (1..kTileCallQueries) queries of one KV head. scratch: tiledScratchFloats.
 // Each query's result is the same whichever queries share the call.

@@ -1,5 +1,6 @@
 #include "quant/packed.h"
 
+#include "common/cache_line.h"
 #include "common/streamed_memory.h"
 
 #include "quant/cpu_features.h"
@@ -467,8 +468,7 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
     }
     if (const int64_t amx = amxTileTokens(original, nTokens, true); amx > 0) {
-        const auto at = reinterpret_cast<uintptr_t>(static_cast<uint8_t *>(side) + sideArrayBytes(original, K, nTokens));
-        out.amxTiles = reinterpret_cast<uint8_t *>((at + 63) & ~uintptr_t{63});
+        out.amxTiles = alignToLine(static_cast<uint8_t *>(side) + sideArrayBytes(original, K, nTokens));
         out.amxTokens = amx;
     }
     return out;

@@ -983,8 +983,8 @@ void Forward::attention(uint32_t il, uint32_t seq, int row0, int n, uint32_t pos
     base.softcap = c.attnSoftcap;
     const auto viewOf = [&](int kvHead) {
         KvView v = base;
-        v.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
-        v.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
+        v.k = m_cache.kHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
+        v.v = m_cache.vHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
         return v;
     };
     const int64_t span = static_cast<int64_t>(pos0) + n;   // keys per query, at most
@@ -1090,8 +1090,8 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
             const uint32_t held = m_cache.firstPresent(sp.seq, kvOf(il));
             KvView kv = base;
             kv.blocks = m_cache.table(sp.seq, grp);
-            kv.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
-            kv.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
+            kv.k = m_cache.kHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
+            kv.v = m_cache.vHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
             // One row (a generated token): its heads share the key range,
             // attendDecode (attendTiled's results, laid out for few queries).
             const auto attend = b.n == 1 ? attendDecode : attendTiled;
@@ -1176,8 +1176,8 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
             const uint32_t first = std::max(w, m_rowHeld[static_cast<size_t>(r)]);
             KvView v = base;
             v.blocks = m_cache.table(m_rowSeq[static_cast<size_t>(t)], grp);
-            v.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
-            v.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
+            v.k = m_cache.kHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
+            v.v = m_cache.vHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
             const float *qp[kMaxOnlineHeads];
             float *op[kMaxOnlineHeads];
             for (int g = 0; g < nh; ++g) {
@@ -1230,9 +1230,9 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
                 const int blk = static_cast<int>(item / nKv), kvHead = static_cast<int>(item % nKv);
                 const int t0 = blk * tokensPerBlock, t1 = std::min(n, t0 + tokensPerBlock);
                 AttentionBlock b;
-                b.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
+                b.k = m_cache.kHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
                 b.kStride = m_cache.kCellStride(kvOf(il));
-                b.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
+                b.v = m_cache.vHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
                 b.vStride = m_cache.vCellStride(kvOf(il));
                 b.blocks = table;
                 b.d = dk;
@@ -1292,8 +1292,8 @@ void Forward::attentionStandard(uint32_t il, uint32_t seq, int row0, int n, uint
             const int nh = std::min(kMaxGroupHeads, (kvHead + 1) * group - head0);
             const uint32_t pos = pos0 + static_cast<uint32_t>(t);
             AttentionHead ah = base;
-            ah.k = m_cache.kCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.kHeadPlane(kvOf(il));
-            ah.v = m_cache.vCells(kvOf(il)) + static_cast<size_t>(kvHead) * m_cache.vHeadPlane(kvOf(il));
+            ah.k = m_cache.kHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
+            ah.v = m_cache.vHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
             // Visible keys: j in [first, pos].
             ah.first = firstKey(pos);
             ah.last = lastKey(il, pos);

@@ -109,6 +109,7 @@
 // the context size; eval() does not allocate.
 #pragma once
 
+#include "common/cache_line.h"
 #include "model/model_config.h"
 #include "model/weights.h"
 #include "runtime/matmul.h"
@@ -360,7 +361,7 @@ private:
     // activations never split across two lines).
     uint8_t *matmulScratch()
     {
-        return reinterpret_cast<uint8_t *>((reinterpret_cast<uintptr_t>(m_scratch.data()) + 63) & ~uintptr_t{63});
+        return alignToLine(m_scratch.data());
     }
     // MTP (empty without an MTP block): H of the last pass's rows [B, E], the
     // block's input (enorm | hnorm) [B, 2E], the drafts' hidden rows [B, E],

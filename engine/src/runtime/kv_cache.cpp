@@ -414,7 +414,7 @@ void KvCache::removeAndShift(uint32_t seq, uint32_t begin, uint32_t end, const f
         int64_t l0, l1;
         ThreadPool::split(static_cast<int64_t>(c.layers.size()), ith, nth, &l0, &l1);
         std::vector<float> row(c.maxEmbdKv());
-        std::vector<uint16_t> cells(c.maxEmbdKv() + c.maxEmbdVKv());
+        std::vector<uint16_t> cells(std::max(c.maxEmbdKv(), c.maxEmbdVKv()));   // a K or a V row
         for (int64_t l = l0; l < l1; ++l) {
             const uint32_t layer = static_cast<uint32_t>(l);
             if (m_layerGroup[layer] != 0 || !hasCells(layer))

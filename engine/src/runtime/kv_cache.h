@@ -115,6 +115,11 @@ public:
     size_t vCellStride(uint32_t layer = 0) const { return m_rows[layer].vHead; }
     size_t kHeadPlane(uint32_t layer = 0) const { return m_rows[layer].kPlane; }
     size_t vHeadPlane(uint32_t layer = 0) const { return m_rows[layer].vPlane; }
+    // KV head h's plane: its key (value) in cell c at + c * kCellStride (vCellStride).
+    uint16_t *kHeadCells(uint32_t layer, uint32_t h) { return kCells(layer) + h * kHeadPlane(layer); }
+    uint16_t *vHeadCells(uint32_t layer, uint32_t h) { return vCells(layer) + h * vHeadPlane(layer); }
+    const uint16_t *kHeadCells(uint32_t layer, uint32_t h) const { return kCells(layer) + h * kHeadPlane(layer); }
+    const uint16_t *vHeadCells(uint32_t layer, uint32_t h) const { return vCells(layer) + h * vHeadPlane(layer); }
     GgmlType type() const { return m_type; }
     bool quantized() const { return m_type == GgmlType::GGML_TYPE_Q8_0; }
     int kRotation(uint32_t layer = 0) const { return m_rows[layer].kRot; }
@@ -140,19 +145,19 @@ public:
     // KV head h's cells at position pos of seq.
     uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos, uint32_t h)
     {
-        return kCells(layer) + h * kHeadPlane(layer) + cell(seq, groupOf(layer), pos) * kCellStride(layer);
+        return kHeadCells(layer, h) + cell(seq, groupOf(layer), pos) * kCellStride(layer);
     }
     uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos, uint32_t h)
     {
-        return vCells(layer) + h * vHeadPlane(layer) + cell(seq, groupOf(layer), pos) * vCellStride(layer);
+        return vHeadCells(layer, h) + cell(seq, groupOf(layer), pos) * vCellStride(layer);
     }
     const uint16_t *k(uint32_t layer, uint32_t seq, uint32_t pos, uint32_t h) const
     {
-        return kCells(layer) + h * kHeadPlane(layer) + cell(seq, groupOf(layer), pos) * kCellStride(layer);
+        return kHeadCells(layer, h) + cell(seq, groupOf(layer), pos) * kCellStride(layer);
     }
     const uint16_t *v(uint32_t layer, uint32_t seq, uint32_t pos, uint32_t h) const
     {
-        return vCells(layer) + h * vHeadPlane(layer) + cell(seq, groupOf(layer), pos) * vCellStride(layer);
+        return vHeadCells(layer, h) + cell(seq, groupOf(layer), pos) * vCellStride(layer);
     }
     // A position's row of cells over all its KV heads (kStride / vStride
     // halves, head 0 first) copied out of or into the planes.

@@ -1,5 +1,6 @@
 #include "runtime/matmul.h"
 
+#include "common/cache_line.h"
 #include "runtime/batch_invariance.h"
 #include "runtime/thread_pool.h"
 #include "quant/iq_tiles.h"
@@ -70,11 +71,6 @@ bool usesPacked(const model::TensorView &W, int64_t nTokens)
 {
     return (W.packed && quant::packedKernelsActive(W.type))
         || (!W.packed && nTokens >= quant::kIqTileMinTokens && quant::iqTilesActive(W.type));
-}
-
-size_t alignUp(size_t n)
-{
-    return (n + 63) & ~size_t{63};
 }
 
 // What the reference does after a multiply: the matrix's per-tensor scale
@@ -151,12 +147,12 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
             if (activationIsF32(W)) {
                 sl.act = reinterpret_cast<const uint8_t *>(sl.x);
             } else {
-                offset = alignUp(offset);
+                offset = alignToLine(offset);
                 sl.rows = scratch + offset;
                 sl.act = sl.rows;
                 offset += sl.actBytes * static_cast<size_t>(sl.nTokens);
                 if (packedType != GgmlType::GGML_TYPE_F32) {
-                    offset = alignUp(offset);
+                    offset = alignToLine(offset);
                     sl.packed = quant::packedActivation(packedType, sl.K, sl.act, sl.actBytes, sl.nTokens,
                                                         scratch + offset);
                     offset += quant::packedSideBytes(packedType, sl.K, sl.nTokens);
