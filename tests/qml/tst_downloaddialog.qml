@@ -31,22 +31,33 @@ Item {
         name: "DownloadDialog"
         when: windowShown
 
-        // A button a state change has just shown or moved (a message above the
-        // list appears, a row's progress bar goes): clicked once the layouts
-        // have placed it. A polish between the press and the release moves it
-        // away from the release (the CI machine under load saw the click lost).
-        function clickPlaced(item) {
-            verify(item !== null)
-            tryVerify(() => item.visible && item.enabled && item.width > 0 && item.height > 0)
-            waitForItemPolished(dialog.contentItem)
-            waitForItemPolished(downloadListView())
-            waitForItemPolished(item.parent)
-            mouseClick(item)
+        // A row's button that a state change has just shown or moved (a
+        // message above the list appears, the row's progress bar goes),
+        // clicked once the layouts have placed it. The list can replace a
+        // row's delegate while it lays out again (a CI run under load clicked
+        // Open on the old one, which never reached the dialog), so the button
+        // is looked up afresh on each poll and clicked once the same item has
+        // held the same place for three polls.
+        function clickInRow(fileName, childName) {
+            let lastItem = null
+            let lastPlace = ""
+            let steady = 0
+            tryVerify(() => {
+                const row = downloadRow(fileName)
+                const item = row ? findChild(row, childName) : null
+                if (!item || !item.visible || !item.enabled || item.width <= 0 || item.height <= 0) {
+                    steady = 0
+                    return false
+                }
+                const p = item.mapToItem(null, 0, 0)
+                const place = [p.x, p.y, item.width, item.height].join(",")
+                steady = item === lastItem && place === lastPlace ? steady + 1 : 0
+                lastItem = item
+                lastPlace = place
+                return steady >= 3
+            }, 5000, "no steady " + childName + " in the row of " + fileName)
+            mouseClick(lastItem)
         }
-        function downloadListView() {
-            return findChild(dialog.contentItem, "downloadList")
-        }
-
         function named(name) {
             const item = findChild(dialog.contentItem, name)
             verify(item !== null, "no item " + name)
@@ -116,12 +127,12 @@ Item {
             mouseClick(named("downloadStartButton"))
             verify(dialog.downloadProblem.indexOf("already in the models folder") >= 0, dialog.downloadProblem)
 
-            clickPlaced(findChild(row, "downloadOpen"))
+            clickInRow("tiny-Q8_0.gguf", "downloadOpen")
             tryCompare(openSpy, "count", 1)
             verify(openSpy.signalArguments[0][0].endsWith("/models/tiny-Q8_0.gguf"), openSpy.signalArguments[0][0])
 
             const count = DownloadManager.count
-            clickPlaced(findChild(row, "downloadDismiss"))
+            clickInRow("tiny-Q8_0.gguf", "downloadDismiss")
             compare(DownloadManager.count, count - 1)
         }
 
@@ -140,9 +151,12 @@ Item {
             compare(findChild(row, "downloadResume").text, "Retry")
 
             verify(DownloadManager.token.save("hf_testtoken"))
-            clickPlaced(findChild(row, "downloadResume"))
-            tryCompare(row, "downloadState", DownloadManager.Finished, 20000)
-            compare(message.visible, false)
+            clickInRow("gated-Q4_K_M.gguf", "downloadResume")
+            tryVerify(() => {
+                const now = downloadRow("gated-Q4_K_M.gguf")
+                return now !== null && now.downloadState === DownloadManager.Finished
+            }, 20000)
+            compare(findChild(downloadRow("gated-Q4_K_M.gguf"), "downloadMessage").visible, false)
             DownloadManager.token.clear()
             dialog.close()
         }
