@@ -22,6 +22,22 @@ void attendOnlineQ8_0Scalar(const KvView &kv, uint32_t first, uint32_t last, int
     generic::attendOnlineQ8_0(kv, first, last, nHeads, q, out, sinks);
 }
 
+void attendTiledQ8_0(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+{
+    const auto kernel = kernels().attendTiledQ8_0;
+    (kernel ? kernel : generic::attendTiledQ8_0)(kv, queries, nq, scratchLine(scratch));
+}
+
+void attendTiledQ8_0Scalar(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+{
+    generic::attendTiledQ8_0(kv, queries, nq, scratchLine(scratch));
+}
+
+bool hasTiledQ8_0()
+{
+    return kernels().attendTiledQ8_0 != nullptr;
+}
+
 size_t tiledScratchFloats(int dk, int dv)
 {
     // keys and values of a tile as floats, the accumulators, the queries

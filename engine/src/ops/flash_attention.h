@@ -152,4 +152,23 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
 inline constexpr int kDecodeQueries = 16;
 void attendDecode(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
 
+// attendTiled's recipe over a Q8_0 cache (dk, dv multiples of 32): nq
+// (1..kTileCallQueries) queries of one KV head, each query's result the
+// same whichever queries share the call. The query is quantized as for
+// attendOnlineQ8_0 (qq = Q8_0(q), the trait table's quantizer); a key's
+// score is s = sum over its blocks b, in order, of fma(f32(sum of the 32
+// int8 products K_b qq_b), f16(K_b.d) f16(qq_b.d), s) from s = 0 (every
+// integer sum exact); a value is V_b.d q_i (one float product); then
+// attendTiled's steps (scale, softcap, mask, tile maximum, libm's expf for
+// the rescale, vexpf for p, the 16-key sums in double, p V as one fused
+// chain over the tile's keys). The AVX-512 VNNI kernel (x86/
+// avx512_flash_q8.cpp) equals the scalar twin bit for bit; a path without
+// one (hasTiledQ8_0() false: scalar, AVX2) keeps attendOnlineQ8_0 for every
+// query (runtime/batch_invariance.h), and a call here runs the twin.
+// scratch: tiledScratchFloats. Cost: (keys of the tiles) (dk + dv) nq
+// multiply-adds (the K side in int8), each key and value unpacked once.
+void attendTiledQ8_0(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
+void attendTiledQ8_0Scalar(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
+bool hasTiledQ8_0();
+
 } // namespace burrow::ops

@@ -49,6 +49,7 @@ Kernels build(CpuPath path)
         x86::fillAvx512Flash(k);
         x86::fillAvx512DeltaNet(k);
         x86::fillAvx512Decode(k);
+        x86::fillAvx512FlashQ8(k);
     }
 #endif
     if (!k.attendDecode)

@@ -49,6 +49,9 @@ struct Kernels {
     int attendDecodeQueries = 0;
     void (*attendOnlineQ8_0)(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                              float *const *out, const float *sinks) = nullptr;
+    // Null where the path has no SIMD kernel (a Q8_0 cache then runs
+    // attendOnlineQ8_0 for every query: ops::hasTiledQ8_0).
+    void (*attendTiledQ8_0)(const KvView &kv, const TileQuery *queries, int nq, float *scratch) = nullptr;
 
     // delta_net.h
     void (*deltaNetStep)(float *M, const float *q, const float *k, const float *v, float decay, float beta,

@@ -461,16 +461,18 @@ void Forward::attentionBlock(uint32_t il, const BatchSpan *spans, int nSpans, in
     // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in tiles,
     // every other row query by query in one dispatch (a Q8_0 cache: every
     // row, as the reference tiles only F16/F32 caches).
-    // Batch-invariant (F16 cache): the kernel follows the position, not the
-    // chunk: rows at positions < kTileQueries query by query, the others
-    // tiled (attentionTiledRows).
+    // Batch-invariant (an F16 cache, or a Q8_0 cache on a path with a tiled
+    // Q8_0 kernel): the kernel follows the position, not the chunk: rows at
+    // positions < kTileQueries query by query, the others tiled
+    // (attentionTiledRows).
+    const bool byPosition = m_invariant && tiledCache();
     bool online = false, tiled = false;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
         const uint32_t pos0 = m_rowPos[static_cast<size_t>(sp.row0)];
         if (!m_flash) {
             attentionStandard(il, sp.seq, sp.row0, sp.n, pos0);
-        } else if (m_invariant && !m_cache.quantized()) {
+        } else if (byPosition) {
             online = online || pos0 < static_cast<uint32_t>(kTileQueries);
             tiled = tiled || pos0 + static_cast<uint32_t>(sp.n) > static_cast<uint32_t>(kTileQueries);
         } else if (sp.n >= kTileQueries && !m_cache.quantized()) {
@@ -1072,6 +1074,7 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
     base.softcap = c.attnSoftcap;
+    const bool q8 = m_cache.quantized();
     const int64_t heads = static_cast<int64_t>(nBlocks) * nKv;
     const int parts = rowsOnly && heads > 0 && heads < m_pool.size()
                           ? static_cast<int>(std::min<int64_t>(group, (m_pool.size() + heads - 1) / heads))
@@ -1094,7 +1097,8 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
             kv.v = m_cache.vHeadCells(kvOf(il), static_cast<uint32_t>(kvHead));
             // One row (a generated token): its heads share the key range,
             // attendDecode (attendTiled's results, laid out for few queries).
-            const auto attend = b.n == 1 ? attendDecode : attendTiled;
+            // A Q8_0 cache: attendTiledQ8_0 for both.
+            const auto attend = q8 ? attendTiledQ8_0 : b.n == 1 ? attendDecode : attendTiled;
             int nq = 0;
             for (int t = b.row0; t < b.row0 + b.n; ++t) {
                 const uint32_t pos = m_rowPos[static_cast<size_t>(t)];
@@ -1123,6 +1127,11 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
 // attendOnlineQ8_0), one query at a time:
 // items (row, KV head, chunk of its query heads) over all of them in one
 // dispatch, so a batch of many generating sequences costs one fork/join.
+bool Forward::tiledCache() const
+{
+    return !m_cache.quantized() || hasTiledQ8_0();
+}
+
 void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
 {
     const model::ModelConfig &c = m_c;
@@ -1134,17 +1143,18 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
     const bool sliding = c.slidingWindow != 0 && spec.sliding;
     const float *sinks = c.attnSinks ? m_w.layers[il].attnSinks.f32() : nullptr;
     const int grp = m_cache.groupOf(kvOf(il));
+    const bool q8 = m_cache.quantized();
+    const bool byPosition = m_invariant && tiledCache();
     // Rows to do, with their sequence's lowest held key.
     int nRows = 0;
     int64_t keys = 0;
     for (int si = 0; si < nSpans; ++si) {
         const BatchSpan &sp = spans[si];
-        if (sp.n >= kTileQueries && !m_cache.quantized() && !m_invariant)   // tiled (attention())
+        if (sp.n >= kTileQueries && !q8 && !m_invariant)   // tiled (attention())
             continue;
         const uint32_t held = m_cache.firstPresent(sp.seq, kvOf(il));
         for (int t = 0; t < sp.n; ++t) {
-            if (m_invariant && !m_cache.quantized() &&
-                m_rowPos[static_cast<size_t>(sp.row0 + t)] >= static_cast<uint32_t>(kTileQueries))
+            if (byPosition && m_rowPos[static_cast<size_t>(sp.row0 + t)] >= static_cast<uint32_t>(kTileQueries))
                 break;   // tiled (attentionTiledRows)
             m_rowList[static_cast<size_t>(nRows)] = sp.row0 + t;
             m_rowHeld[static_cast<size_t>(nRows)] = held;
@@ -1159,7 +1169,6 @@ void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
     base.dv = dv;
     base.scale = c.queryScaleBeforeAttention ? 1.0f : c.attentionScale(il);
     base.softcap = c.attnSoftcap;
-    const bool q8 = m_cache.quantized();
     const int chunks = (group + kMaxOnlineHeads - 1) / kMaxOnlineHeads;
     const int64_t items = static_cast<int64_t>(nRows) * nKv * chunks;
     const int64_t work = keys * group * nKv * (dk + dv) * 2;

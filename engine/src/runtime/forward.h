@@ -252,8 +252,13 @@ private:
     void attentionStandard(uint32_t layer, uint32_t seq, int row0, int n, uint32_t pos0);
     // Generation rows of many sequences (one query each), one dispatch.
     void attentionRows(uint32_t layer, const BatchSpan *spans, int nSpans);
-    // Batch-invariant, F16 cache: the rows at positions >= kTileQueries, tiled.
+    // Batch-invariant: the rows at positions >= kTileQueries, tiled
+    // (attendDecode / attendTiled; a Q8_0 cache attendTiledQ8_0).
     void attentionTiledRows(uint32_t layer, const BatchSpan *spans, int nSpans);
+    // Whether this cache's rows from kTileQueries on run tiled when batch
+    // invariant: an F16 cache always, a Q8_0 cache where the CPU path has a
+    // tiled Q8_0 kernel (ops::hasTiledQ8_0; else attendOnlineQ8_0 for all).
+    bool tiledCache() const;
     void denseFfn(const model::LayerWeights &L, uint32_t layer, int n);   // m_h -> m_out
     void sharedExpert(const model::LayerWeights &L, int n);   // m_out += shared expert of m_h
     void deltaNetLayer(uint32_t layer, const BatchSpan *spans, int nSpans, int n);   // m_h -> m_out

@@ -1,5 +1,6 @@
 // Flash attention over a Q8_0 KV cache (ops/flash_attention.h
-// attendOnlineQ8_0) on every CPU path this machine offers, forced in turn:
+// attendOnlineQ8_0, attendTiledQ8_0) on every CPU path this machine offers,
+// forced in turn:
 //   - the active path's kernel (AVX2 / AVX-512 SIMD) bit for bit equal to its
 //     scalar twin (attendOnlineQ8_0Scalar) and to an emulation written here of
 //     the reference's one_chunk recipe for a quantized K and V (query
@@ -9,7 +10,13 @@
 //     quantized query (only float rounding apart), and over the original
 //     float keys, values and query (the quantization error: the tolerance a
 //     Q8_0 cache is held to);
-//   - block tables: shuffled blocks give bit for bit the in-order result.
+//   - block tables: shuffled blocks give bit for bit the in-order result;
+//   - the tiled kernel (attendTiledQ8_0): the active path's kernel bit for
+//     bit its scalar twin, for one position's heads (decode) and for prompt
+//     blocks whose queries see different keys; within float rounding of
+//     exact attention over the stored cache and of the one-query kernel;
+//     a query's result the same alone and among others; block tables and
+//     a different range as above.
 #include "ops/flash_attention.h"
 #include "ops/f16.h"
 #include "quant/cpu_features.h"
@@ -359,6 +366,122 @@ private slots:
         QVERIFY(sameBits(a0, b0) && sameBits(a1, b1));
         // And a different range gives a different result (the test can fail).
         attendOnlineQ8_0(linear.view(0.125f, 0.0f), 18, 209, 2, qp, ob, nullptr);
+        QVERIFY(!sameBits(a0, b0));
+    }
+
+    void tiledMatchesTwinAndExact_data()
+    {
+        QTest::addColumn<int>("path");
+        QTest::addColumn<int>("dk");
+        QTest::addColumn<int>("dv");
+        QTest::addColumn<int>("nq");
+        QTest::addColumn<uint32_t>("keys");
+        QTest::addColumn<uint32_t>("first");
+        QTest::addColumn<bool>("diagonal");   // query i sees keys up to keys - nq + i (a prompt block)
+        QTest::addColumn<float>("softcap");
+        QTest::addColumn<float>("sink");
+        QTest::addColumn<bool>("shuffle");
+        struct Case { const char *name; int dk, dv, nq; uint32_t keys, first; bool diagonal; float softcap, sink; bool shuffle; };
+        const Case cases[] = {
+            {"one key", 64, 64, 1, 1, 0, false, 0.0f, kNoSink, false},
+            {"decode: 64, 8 heads, 1000 keys", 64, 64, 8, 1000, 0, false, 0.0f, kNoSink, true},
+            {"decode: 128, 4 heads, window from 70", 128, 128, 4, 300, 70, false, 0.0f, kNoSink, true},
+            {"decode: 64, 16 heads, a partial last tile", 64, 64, 16, 130, 0, false, 0.0f, kNoSink, false},
+            {"prompt: 64, 128 queries, diagonal", 64, 64, 128, 400, 0, true, 0.0f, kNoSink, true},
+            {"prompt: 128, 33 queries, diagonal from 90", 128, 128, 33, 250, 90, true, 0.0f, kNoSink, true},
+            {"256 (gemma), softcap", 256, 256, 3, 90, 0, false, 50.0f, kNoSink, false},
+            {"sink above the scores", 64, 64, 2, 40, 0, false, 0.0f, 6.0f, true},
+            {"sink below the scores", 64, 64, 5, 140, 0, true, 0.0f, -4.0f, false},
+            {"dk 96, dv 64", 96, 64, 3, 33, 0, false, 0.0f, 0.5f, true},
+            {"head size 32, 600 keys", 32, 32, 2, 600, 0, false, 0.0f, kNoSink, true},
+        };
+        for (quant::CpuPath p : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512}) {
+            if (!quant::cpuPathSupported(p))
+                continue;
+            for (const Case &c : cases)
+                QTest::newRow((std::string(quant::cpuPathName(p)) + ": " + c.name).c_str())
+                    << static_cast<int>(p) << c.dk << c.dv << c.nq << c.keys << c.first << c.diagonal << c.softcap
+                    << c.sink << c.shuffle;
+        }
+    }
+
+    void tiledMatchesTwinAndExact()
+    {
+        QFETCH(int, path);
+        QFETCH(int, dk);
+        QFETCH(int, dv);
+        QFETCH(int, nq);
+        QFETCH(uint32_t, keys);
+        QFETCH(uint32_t, first);
+        QFETCH(bool, diagonal);
+        QFETCH(float, softcap);
+        QFETCH(float, sink);
+        QFETCH(bool, shuffle);
+        quant::setCpuPath(static_cast<quant::CpuPath>(path));
+        if (path == static_cast<int>(quant::CpuPath::CPU_PATH_AVX512))
+            QVERIFY2(hasTiledQ8_0(), "the AVX-512 path has a tiled Q8_0 kernel");
+        const Cache c = makeCache(dk, dv, keys, shuffle, 31u + keys);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+        const size_t n = static_cast<size_t>(nq);
+        std::vector<std::vector<float>> q(n), out(n, std::vector<float>(static_cast<size_t>(dv))), twin = out;
+        std::vector<TileQuery> qs(n), ts(n);
+        for (size_t i = 0; i < n; ++i) {
+            q[i] = randomQuery(dk, 1.5f, 400u + static_cast<uint32_t>(i));
+            qs[i].q = q[i].data();
+            qs[i].out = out[i].data();
+            qs[i].first = first;
+            qs[i].last = diagonal ? keys - static_cast<uint32_t>(nq) + static_cast<uint32_t>(i) : keys - 1;
+            qs[i].sink = sink;
+            ts[i] = qs[i];
+            ts[i].out = twin[i].data();
+        }
+        std::vector<float> scratch(tiledScratchFloats(dk, dv));
+        attendTiledQ8_0(c.view(scale, softcap), qs.data(), nq, scratch.data());
+        attendTiledQ8_0Scalar(c.view(scale, softcap), ts.data(), nq, scratch.data());
+        for (size_t i = 0; i < n; ++i) {
+            QVERIFY2(sameBits(out[i], twin[i]), qPrintable(QString("query %1: the SIMD kernel differs from its scalar twin by %2")
+                                                               .arg(i).arg(normalizedRms(out[i], twin[i]))));
+            const double vsStored = normalizedRms(out[i], exactAttention(c, q[i].data(), first, qs[i].last, scale, softcap, sink, true));
+            QVERIFY2(vsStored <= kQ8VsExactStored, qPrintable(QString("query %1: %2 from exact attention over the stored cache").arg(i).arg(vsStored)));
+            std::vector<float> online(static_cast<size_t>(dv));
+            const float *qp = q[i].data();
+            float *op = online.data();
+            attendOnlineQ8_0(c.view(scale, softcap), first, qs[i].last, 1, &qp, &op, &sink);
+            const double vsOnline = normalizedRms(out[i], online);
+            QVERIFY2(vsOnline <= 2 * kQ8VsExactStored, qPrintable(QString("query %1: %2 from the one-query kernel").arg(i).arg(vsOnline)));
+            if (keys == 1 && sink == kNoSink) {
+                const std::vector<float> v0 = c.valueF(0);
+                for (int d = 0; d < dv; ++d)
+                    QCOMPARE(out[i][static_cast<size_t>(d)], v0[static_cast<size_t>(d)]);
+            }
+        }
+        // A query's result does not depend on the queries sharing the call.
+        const size_t last = n - 1;
+        std::vector<float> alone(static_cast<size_t>(dv));
+        TileQuery one = qs[last];
+        one.out = alone.data();
+        attendTiledQ8_0(c.view(scale, softcap), &one, 1, scratch.data());
+        QVERIFY2(sameBits(alone, out[last]), "the last query alone differs from it among the others");
+    }
+
+    void tiledBlockTablesChangeNothing_data() { blockTablesChangeNothing_data(); }
+
+    void tiledBlockTablesChangeNothing()
+    {
+        QFETCH(int, path);
+        quant::setCpuPath(static_cast<quant::CpuPath>(path));
+        const Cache paged = makeCache(64, 64, 210, true, 5);
+        const Cache linear = linearCopy(paged);
+        const std::vector<float> q0 = randomQuery(64, 1.0f, 1), q1 = randomQuery(64, 1.0f, 2);
+        std::vector<float> a0(64), a1(64), b0(64), b1(64), scratch(tiledScratchFloats(64, 64));
+        TileQuery qa[2] = {{q0.data(), a0.data(), 17, 209, kNoSink}, {q1.data(), a1.data(), 17, 209, kNoSink}};
+        TileQuery qb[2] = {{q0.data(), b0.data(), 17, 209, kNoSink}, {q1.data(), b1.data(), 17, 209, kNoSink}};
+        attendTiledQ8_0(paged.view(0.125f, 0.0f), qa, 2, scratch.data());
+        attendTiledQ8_0(linear.view(0.125f, 0.0f), qb, 2, scratch.data());
+        QVERIFY(sameBits(a0, b0) && sameBits(a1, b1));
+        // And a different range gives a different result (the test can fail).
+        qb[0].first = 18;
+        attendTiledQ8_0(linear.view(0.125f, 0.0f), qb, 2, scratch.data());
         QVERIFY(!sameBits(a0, b0));
     }
 };

@@ -180,12 +180,16 @@ void attendOnlineQ8_0(const KvView &kv, uint32_t first, uint32_t last, int nHead
     }
 }
 
-void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+namespace {
+
+// attendTiled's recipe (flash_attention.h) over a tile source: tile.load(t0,
+// n, lo) makes keys t0 + [0, n) ready (those below lo masked for every
+// query, maybe not held) and fills vt [kTileKeys][dv] with their values as
+// floats (zeros below lo); tile.dot(i, tk) is query i's raw score of key tk.
+template <class Tile>
+void tiledRecipe(const KvView &kv, const TileQuery *queries, int nq, float *vt, float *acc, Tile &tile)
 {
-    const int dk = kv.dk, dv = kv.dv;
-    float *kt = scratch;                                   // [kTileKeys][dk]
-    float *vt = kt + static_cast<size_t>(kTileKeys) * dk;  // [kTileKeys][dv]
-    float *acc = vt + static_cast<size_t>(kTileKeys) * dv; // [nq][dv]
+    const int dv = kv.dv;
     float M[kTileCallQueries], S[kTileCallQueries];
     uint32_t lo = queries[0].first, hi = queries[0].last;
     for (int i = 0; i < nq; ++i) {
@@ -198,19 +202,7 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
     float p[kTileKeys];
     for (uint32_t t0 = lo / kTileKeys * kTileKeys; t0 <= hi; t0 += kTileKeys) {
         const int n = static_cast<int>(std::min<uint32_t>(kTileKeys, hi - t0 + 1));
-        for (int tk = 0; tk < n; ++tk) {
-            if (t0 + static_cast<uint32_t>(tk) < lo) {   // below every query's keys: masked, and maybe not held
-                std::fill(kt + static_cast<size_t>(tk) * dk, kt + static_cast<size_t>(tk + 1) * dk, 0.0f);
-                std::fill(vt + static_cast<size_t>(tk) * dv, vt + static_cast<size_t>(tk + 1) * dv, 0.0f);
-                continue;
-            }
-            const size_t cell = kvCell(kv.blocks, t0 + static_cast<uint32_t>(tk));
-            const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
-            for (int d = 0; d < dk; ++d)
-                kt[static_cast<size_t>(tk) * dk + d] = f16ToF32(kj[d]);
-            for (int d = 0; d < dv; ++d)
-                vt[static_cast<size_t>(tk) * dv + d] = f16ToF32(vj[d]);
-        }
+        tile.load(t0, n, lo);
         for (int i = 0; i < nq; ++i) {
             const TileQuery &qi = queries[i];
             if (qi.last < t0 || qi.first >= t0 + static_cast<uint32_t>(n))
@@ -222,10 +214,7 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
                     p[tk] = -INFINITY;
                     continue;
                 }
-                float dot = 0.0f;
-                for (int d = 0; d < dk; ++d)
-                    dot = std::fma(qi.q[d], kt[static_cast<size_t>(tk) * dk + d], dot);
-                p[tk] = scoreOf(kv, dot);
+                p[tk] = scoreOf(kv, tile.dot(i, tk));
                 tileMax = std::max(tileMax, p[tk]);
             }
             if (tileMax == -INFINITY)
@@ -273,6 +262,110 @@ void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scra
         for (int d = 0; d < dv; ++d)
             queries[i].out[d] = a[d] * inv;
     }
+}
+
+// An F16 cache's tile: keys and values converted to floats; the score one
+// fused chain over the dims from 0.
+struct F16Tile {
+    const KvView &kv;
+    const TileQuery *queries;
+    float *kt;   // [kTileKeys][dk]
+    float *vt;
+    void load(uint32_t t0, int n, uint32_t lo)
+    {
+        const int dk = kv.dk, dv = kv.dv;
+        for (int tk = 0; tk < n; ++tk) {
+            if (t0 + static_cast<uint32_t>(tk) < lo) {   // below every query's keys: masked, and maybe not held
+                std::fill(kt + static_cast<size_t>(tk) * dk, kt + static_cast<size_t>(tk + 1) * dk, 0.0f);
+                std::fill(vt + static_cast<size_t>(tk) * dv, vt + static_cast<size_t>(tk + 1) * dv, 0.0f);
+                continue;
+            }
+            const size_t cell = kvCell(kv.blocks, t0 + static_cast<uint32_t>(tk));
+            const uint16_t *kj = kv.k + cell * kv.kStride, *vj = kv.v + cell * kv.vStride;
+            for (int d = 0; d < dk; ++d)
+                kt[static_cast<size_t>(tk) * dk + d] = f16ToF32(kj[d]);
+            for (int d = 0; d < dv; ++d)
+                vt[static_cast<size_t>(tk) * dv + d] = f16ToF32(vj[d]);
+        }
+    }
+    float dot(int i, int tk) const
+    {
+        const float *q = queries[i].q, *k = kt + static_cast<size_t>(tk) * kv.dk;
+        float s = 0.0f;
+        for (int d = 0; d < kv.dk; ++d)
+            s = std::fma(q[d], k[d], s);
+        return s;
+    }
+};
+
+// A Q8_0 cache's tile: the key rows' blocks read in place; the values
+// dequantized (d q, one float product).
+struct Q8_0Tile {
+    const KvView &kv;
+    const quant::BlockQ8_0 *qq;   // [nq][dk / 32] the quantized queries
+    float *vt;
+    const quant::BlockQ8_0 *krow[kTileKeys] = {};
+    void load(uint32_t t0, int n, uint32_t lo)
+    {
+        const int dv = kv.dv;
+        for (int tk = 0; tk < n; ++tk) {
+            float *vr = vt + static_cast<size_t>(tk) * dv;
+            if (t0 + static_cast<uint32_t>(tk) < lo) {
+                krow[tk] = nullptr;
+                std::fill(vr, vr + dv, 0.0f);
+                continue;
+            }
+            const size_t cell = kvCell(kv.blocks, t0 + static_cast<uint32_t>(tk));
+            krow[tk] = reinterpret_cast<const quant::BlockQ8_0 *>(kv.k + cell * kv.kStride);
+            const auto *vb = reinterpret_cast<const quant::BlockQ8_0 *>(kv.v + cell * kv.vStride);
+            for (int b = 0; b < dv / 32; ++b) {
+                const float d = f16ToF32(vb[b].d);
+                for (int e = 0; e < 32; ++e)
+                    vr[32 * b + e] = d * static_cast<float>(vb[b].qs[e]);
+            }
+        }
+    }
+    float dot(int i, int tk) const
+    {
+        const int nb = kv.dk / 32;
+        return dotQ8_0Tiled(krow[tk], qq + static_cast<size_t>(i) * nb, nb);
+    }
+};
+
+} // namespace
+
+float dotQ8_0Tiled(const quant::BlockQ8_0 *k, const quant::BlockQ8_0 *q, int nb)
+{
+    float s = 0.0f;
+    for (int b = 0; b < nb; ++b) {
+        int32_t sumi = 0;
+        for (int e = 0; e < 32; ++e)
+            sumi += static_cast<int32_t>(k[b].qs[e]) * static_cast<int32_t>(q[b].qs[e]);
+        s = std::fma(static_cast<float>(sumi), f16ToF32(k[b].d) * f16ToF32(q[b].d), s);
+    }
+    return s;
+}
+
+void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+{
+    float *kt = scratch;                                          // [kTileKeys][dk]
+    float *vt = kt + static_cast<size_t>(kTileKeys) * kv.dk;      // [kTileKeys][dv]
+    float *acc = vt + static_cast<size_t>(kTileKeys) * kv.dv;     // [nq][dv]
+    F16Tile tile{kv, queries, kt, vt};
+    tiledRecipe(kv, queries, nq, vt, acc, tile);
+}
+
+void attendTiledQ8_0(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
+{
+    float *vt = scratch;                                          // [kTileKeys][dv]
+    float *acc = vt + static_cast<size_t>(kTileKeys) * kv.dv;     // [nq][dv]
+    auto *qq = reinterpret_cast<quant::BlockQ8_0 *>(acc + static_cast<size_t>(nq) * kv.dv);
+    const int nb = kv.dk / 32;
+    const Q8_0Ops q8 = q8_0Ops();
+    for (int i = 0; i < nq; ++i)
+        q8.quantize(queries[i].q, qq + static_cast<size_t>(i) * nb, kv.dk);
+    Q8_0Tile tile{kv, qq, vt};
+    tiledRecipe(kv, queries, nq, vt, acc, tile);
 }
 
 } // namespace burrow::ops::generic

@@ -12,6 +12,10 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace burrow::quant {
+struct BlockQ8_0;
+}
+
 namespace burrow::ops::generic {
 
 // --- elementwise.cpp ---
@@ -56,6 +60,11 @@ float sum16Ref(const float *x);
 void attendOnline(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                   float *const *out, const float *sinks);
 void attendTiled(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
+// attendTiled's recipe over a Q8_0 cache (flash_attention.h attendTiledQ8_0).
+void attendTiledQ8_0(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
+// Its score: sum over the blocks b, in order, of
+// fma(f32(sum of the 32 int8 products), f16(k_b.d) * f16(q_b.d), s) from s = 0.
+float dotQ8_0Tiled(const quant::BlockQ8_0 *k, const quant::BlockQ8_0 *q, int nb);
 void attendOnlineQ8_0(const KvView &kv, uint32_t first, uint32_t last, int nHeads, const float *const *q,
                       float *const *out, const float *sinks);
 // The trait table's Q8_0 activation quantizer and Q8_0 x Q8_0 multi-column
