@@ -42,8 +42,9 @@
 //
 // attendOnlineQ8_0 (a Q8_0 cache: K and V rows are quant::BlockQ8_0 blocks of
 // 32 elements, 17 halves each; the reference's one_chunk with a quantized K
-// and V; it runs for every query of a Q8_0 cache, prompts too: the reference
-// tiles only F16/F32 caches), per query head:
+// and V, which the reference runs for every query of a Q8_0 cache, prompts
+// too, as it tiles only F16/F32 caches; Burrow from position 64 on runs
+// attendTiledQ8_0 where the CPU path has it, below), per query head:
 //   qq = Q8_0(q) (quant::typeTraits(Q8_0)->quantizeActivation: the row
 //   quantizer the reference's x86 build uses); s = K_j . qq (the Q8_0 x Q8_0
 //   dot product of the trait table, vecDotMulti over the heads);

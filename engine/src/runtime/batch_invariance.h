@@ -19,7 +19,9 @@
 //     prompt chunks; its result per query does not depend on the queries
 //     sharing a call, the key tiles being aligned to absolute positions; a
 //     single row's heads through attendDecode, attendTiled's bits). A
-//     Q8_0 cache: attendOnlineQ8_0 for every query, as before;
+//     Q8_0 cache: the same by position, attendOnlineQ8_0 below 64 and
+//     attendTiledQ8_0 from 64 on, where the CPU path has the tiled Q8_0
+//     kernel (ops::hasTiledQ8_0; else attendOnlineQ8_0 for every query);
 //   - attention without flash runs every (token, KV head) through
 //     attendHeads (no multi-query attendBlock);
 //   - Gated DeltaNet layers advance their state one token at a time

@@ -70,60 +70,36 @@ inline void interleave(__m512 *x)
 // Keys t0 + [0, n) of a tile into kI (R-interleaved, dk floats per key;
 // keys below lo and the padding up to 64 as zeros) and the value rows' F16
 // addresses into vrow (keys below lo: a row of zeros, their cells maybe not
-// held); the next tile's K and V lines (up to hi) prefetched. A whole tile
-// takes its rows a block of 16 cells at a time (kvCell: 16 consecutive
-// positions from a multiple of 16 are 16 consecutive cells), a tile at the
-// window's edges key by key.
+// held).
 template <int R, int DK>
 inline void loadTile(const KvView &kv, uint32_t t0, int n, uint32_t lo, uint32_t hi, float *kI, const uint16_t **vrow)
 {
     static const uint16_t zeros[kMaxFlashHeadDim] = {};
     const int dk = DK > 0 ? DK : kv.dk;
-    const uint32_t next = t0 + kTileKeys;
-    const uint16_t *krow[kTileKeys];
-    if (n == kTileKeys && t0 >= lo) {
-        for (int b = 0; b < kTileKeys; b += 16) {
-            const size_t cell = kvCell(kv.blocks, t0 + static_cast<uint32_t>(b));
-            for (int r = 0; r < 16; ++r) {
-                krow[b + r] = kv.k + (cell + static_cast<size_t>(r)) * kv.kStride;
-                vrow[b + r] = kv.v + (cell + static_cast<size_t>(r)) * kv.vStride;
-            }
-        }
-    } else {
-        for (int tk = 0; tk < kTileKeys; ++tk) {
-            const uint32_t j = t0 + static_cast<uint32_t>(tk);
-            krow[tk] = nullptr;
-            vrow[tk] = zeros;
-            if (tk < n && j >= lo) {
-                const size_t cell = kvCell(kv.blocks, j);
-                krow[tk] = kv.k + cell * kv.kStride;
-                vrow[tk] = kv.v + cell * kv.vStride;
-            }
-        }
-    }
-    // The next tile's rows on their way, a key's lines beside each group's
-    // conversion (a burst of a tile's lines would fill the line buffers).
-    const char *nk[kTileKeys / 16] = {}, *nv[kTileKeys / 16] = {};
-    for (int b = 0; b < kTileKeys && next + static_cast<uint32_t>(b) <= hi; b += 16) {
-        const size_t cell = kvCell(kv.blocks, next + static_cast<uint32_t>(b));
-        nk[b / 16] = reinterpret_cast<const char *>(kv.k + cell * kv.kStride);
-        nv[b / 16] = reinterpret_cast<const char *>(kv.v + cell * kv.vStride);
-    }
     const int kLines = (dk * 2 + 63) / 64, vLines = ((DK > 0 ? DK : kv.dv) * 2 + 63) / 64;
-    const uint32_t ahead = hi >= next ? hi - next + 1 : 0;   // keys of the next tile held
+    const uint32_t next = t0 + kTileKeys;
     for (int g = 0; g < kTileKeys / R; ++g) {
-        const uint16_t *const *rows = krow + g * R;
-        float *dst = kI + static_cast<size_t>(g) * dk * R;
+        const uint16_t *rows[R];
         for (int r = 0; r < R; ++r) {
             const int tk = g * R + r;
-            if (static_cast<uint32_t>(tk) < ahead) {
-                const size_t at = static_cast<size_t>(tk % 16);
-                for (int l = 0; l < kLines; ++l)
-                    _mm_prefetch(nk[tk / 16] + at * kv.kStride * 2 + 64 * l, _MM_HINT_T0);
-                for (int l = 0; l < vLines; ++l)
-                    _mm_prefetch(nv[tk / 16] + at * kv.vStride * 2 + 64 * l, _MM_HINT_T0);
+            const uint32_t j = t0 + static_cast<uint32_t>(tk);
+            rows[r] = nullptr;
+            if (tk < n && j >= lo) {
+                const size_t cell = kvCell(kv.blocks, j);
+                rows[r] = kv.k + cell * kv.kStride;
+                vrow[tk] = kv.v + cell * kv.vStride;
+                if (next + static_cast<uint32_t>(tk) <= hi) {   // the next tile's rows on their way
+                    const size_t nc = kvCell(kv.blocks, next + static_cast<uint32_t>(tk));
+                    for (int l = 0; l < kLines; ++l)
+                        _mm_prefetch(reinterpret_cast<const char *>(kv.k + nc * kv.kStride) + 64 * l, _MM_HINT_T0);
+                    for (int l = 0; l < vLines; ++l)
+                        _mm_prefetch(reinterpret_cast<const char *>(kv.v + nc * kv.vStride) + 64 * l, _MM_HINT_T0);
+                }
+            } else {
+                vrow[tk] = zeros;
             }
         }
+        float *dst = kI + static_cast<size_t>(g) * dk * R;
         for (int d = 0; d < dk; d += 16) {
             __m512 x[R];
             for (int r = 0; r < R; ++r)
