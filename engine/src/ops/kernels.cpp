@@ -1,6 +1,7 @@
 #include "ops/kernels.h"
 
 #include "ops/generic/generic_kernels.h"
+#include "quant/cpu_features.h"
 #ifdef BURROW_OPS_X86
 #include "ops/x86/x86_kernels.h"
 #endif
@@ -42,6 +43,10 @@ Kernels build(CpuPath path)
         x86::fillAvx2Flash(k);
         x86::fillAvx2DeltaNet(k);
         x86::fillAvx2Decode(k);
+        if (quant::avxVnniAllowed())
+            x86::fillAvxVnniFlashQ8(k);
+        else
+            x86::fillAvx2FlashQ8(k);
     }
     if (path == CpuPath::CPU_PATH_AVX512) {
         x86::fillAvx512Elementwise(k);

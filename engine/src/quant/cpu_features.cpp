@@ -88,6 +88,15 @@ const CpuFeatures &cpuFeatures()
     return features;
 }
 
+bool avxVnniAllowed()
+{
+    static const bool allowed = [] {
+        const char *env = std::getenv("BURROW_AVX_VNNI");
+        return cpuFeatures().avxvnni && !(env && std::strcmp(env, "0") == 0);
+    }();
+    return allowed;
+}
+
 bool amxUsable()
 {
     static const bool usable = [] {

@@ -26,6 +26,10 @@ struct CpuFeatures {
     bool streamPrefetch = false;  // one-token kernels prefetch their stream ahead (Intel; BURROW_STREAM_PREFETCH)
 };
 
+// AVX-VNNI for the avx2 path's int8 kernels: the CPU's avx_vnni, unless
+// BURROW_AVX_VNNI=0 (read once; to compare the two on one machine).
+bool avxVnniAllowed();
+
 // What the CPU and the OS (saved register state, via xgetbv) support.
 // Detected once; all false on non-x86 builds.
 const CpuFeatures &cpuFeatures();

@@ -576,19 +576,14 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
 }
 
 namespace {
-// BURROW_AVX_VNNI=0 keeps the avx2 path's packed kernels off AVX-VNNI (to
-// compare the two on one machine); setPackedAvxVnni overrides it.
-bool avxVnniFromEnvironment()
-{
-    const char *env = std::getenv("BURROW_AVX_VNNI");
-    return !(env && std::strcmp(env, "0") == 0);
-}
-
-std::atomic<bool> g_avxVnniAllowed{avxVnniFromEnvironment()};
+// The avx2 path's packed kernels on AVX-VNNI where quant::avxVnniAllowed()
+// (the CPU has it, BURROW_AVX_VNNI is not 0); setPackedAvxVnni(false) keeps
+// them off it.
+std::atomic<bool> g_avxVnniAllowed{true};
 
 bool useAvxVnni()
 {
-    return g_avxVnniAllowed.load(std::memory_order_relaxed) && cpuFeatures().avxvnni;
+    return g_avxVnniAllowed.load(std::memory_order_relaxed) && avxVnniAllowed();
 }
 } // namespace
 

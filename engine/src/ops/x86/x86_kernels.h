@@ -22,6 +22,8 @@ void fillAvx2Flash(Kernels &k);           // attendOnline, attendTiled (head siz
 void fillAvx512Flash(Kernels &k);         // attendOnline, attendTiled
 void fillAvx2Decode(Kernels &k);          // attendDecode (8 queries; head sizes multiple of 16)
 void fillAvx512Decode(Kernels &k);        // attendDecode (16 queries; head sizes multiple of 16)
+void fillAvx2FlashQ8(Kernels &k);        // attendTiledQ8_0 (vpmaddubsw; a Q8_0 cache's head sizes, multiples of 32)
+void fillAvxVnniFlashQ8(Kernels &k);      // the same with AVX-VNNI (the CPU's avx_vnni; quant::avxVnniAllowed)
 void fillAvx512FlashQ8(Kernels &k);       // attendTiledQ8_0 (VNNI; a Q8_0 cache's head sizes, multiples of 32)
 void fillAvx2DeltaNet(Kernels &k);        // deltaNetStep, deltaNetChunk (state sizes multiple of 8)
 void fillAvx512DeltaNet(Kernels &k);      // deltaNetStep, deltaNetChunk (state sizes multiple of 16)
