@@ -162,10 +162,11 @@ void attendDecode(const KvView &kv, const TileQuery *queries, int nq, float *scr
 // integer sum exact); a value is V_b.d q_i (one float product); then
 // attendTiled's steps (scale, softcap, mask, tile maximum, libm's expf for
 // the rescale, vexpf for p, the 16-key sums in double, p V as one fused
-// chain over the tile's keys). The AVX-512 VNNI kernel (x86/
-// avx512_flash_q8.cpp) equals the scalar twin bit for bit; a path without
-// one (hasTiledQ8_0() false: scalar, AVX2) keeps attendOnlineQ8_0 for every
-// query (runtime/batch_invariance.h), and a call here runs the twin.
+// chain over the tile's keys). The SIMD kernels (x86/avx512_flash_q8.cpp:
+// AVX-512 VNNI; x86/flash_q8_avx2.h: AVX2, with AVX-VNNI where the CPU has
+// it) equal the scalar twin bit for bit; the scalar path has none
+// (hasTiledQ8_0() false) and keeps attendOnlineQ8_0 for every query
+// (runtime/batch_invariance.h); a call here on it runs the twin.
 // scratch: tiledScratchFloats. Cost: (keys of the tiles) (dk + dv) nq
 // multiply-adds (the K side in int8), each key and value unpacked once.
 void attendTiledQ8_0(const KvView &kv, const TileQuery *queries, int nq, float *scratch);
