@@ -18,6 +18,7 @@
 #include "ops/x86/x86_kernels.h"
 
 #include "ops/expf.h"
+#include "ops/x86/flash_q8_rows.h"
 #include "ops/f16.h"
 #include "ops/flash_attention.h"
 #include "ops/generic/generic_kernels.h"
@@ -35,13 +36,6 @@ namespace {
 using quant::BlockQ8_0;
 
 constexpr int kGroups = kTileKeys / 16;          // 16-key groups of a tile
-constexpr int kMaxBlocks = kMaxFlashHeadDim / 32;
-
-const BlockQ8_0 *zeroRow()
-{
-    static const BlockQ8_0 zeros[kMaxBlocks] = {};
-    return zeros;
-}
 
 // The 16 keys' block b transposed: out[t] lane r = bytes 4t..4t+3 of key r's
 // block, each byte + 128 (as unsigned).
@@ -119,34 +113,10 @@ template <int NB>
 void loadTile(const KvView &kv, int nbRun, uint32_t t0, int n, uint32_t lo, uint32_t hi, const Layout &l)
 {
     const int nb = NB > 0 ? NB : nbRun, dv = kv.dv;
-    const uint32_t next = t0 + kTileKeys;
-    const size_t kRowBytes = static_cast<size_t>(nb) * sizeof(BlockQ8_0);
-    const size_t vRowBytes = static_cast<size_t>(dv / 32) * sizeof(BlockQ8_0);
     for (int g = 0; g < kGroups; ++g) {
         const BlockQ8_0 *krow[16], *vrow[16];
-        for (int r = 0; r < 16; ++r) {
-            const int tk = 16 * g + r;
-            const uint32_t j = t0 + static_cast<uint32_t>(tk);
-            if (tk < n && j >= lo) {
-                const size_t cell = kvCell(kv.blocks, j);
-                krow[r] = reinterpret_cast<const BlockQ8_0 *>(kv.k + cell * kv.kStride);
-                vrow[r] = reinterpret_cast<const BlockQ8_0 *>(kv.v + cell * kv.vStride);
-            } else {
-                krow[r] = vrow[r] = zeroRow();
-            }
-        }
-        const uint32_t nj = next + static_cast<uint32_t>(16 * g);
-        if (nj <= hi) {   // the next tile's group: 16 cells in a row
-            const size_t cell = kvCell(kv.blocks, nj);
-            const char *k = reinterpret_cast<const char *>(kv.k + cell * kv.kStride);
-            const char *v = reinterpret_cast<const char *>(kv.v + cell * kv.vStride);
-            const uint32_t keys = hi - nj + 1 < 16u ? hi - nj + 1 : 16u;
-            const size_t kb = (keys - 1) * kv.kStride * 2 + kRowBytes, vb = (keys - 1) * kv.vStride * 2 + vRowBytes;
-            for (size_t o = 0; o < kb; o += 64)
-                _mm_prefetch(k + o, _MM_HINT_T0);
-            for (size_t o = 0; o < vb; o += 64)
-                _mm_prefetch(v + o, _MM_HINT_T0);
-        }
+        flash_q8::groupRows<16>(kv, t0, 16 * g, n, lo, krow, vrow);
+        flash_q8::prefetchGroup<16>(kv, t0 + kTileKeys + static_cast<uint32_t>(16 * g), hi);
         for (int b = 0; b < nb; ++b) {
             __m512i x[8];
             transposeBlock(krow, b, x);
@@ -249,15 +219,7 @@ void tiledQ8(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
         hi = queries[i].last > hi ? queries[i].last : hi;
         M[i] = -__builtin_inff();
         S[i] = 0.0f;
-        BlockQ8_0 *qb = l.qq + static_cast<size_t>(i) * nb;
-        q8.quantize(queries[i].q, qb, kv.dk);
-        for (int b = 0; b < nb; ++b) {
-            int32_t sum = 0;
-            for (int e = 0; e < 32; ++e)
-                sum += qb[b].qs[e];
-            l.qbias[static_cast<size_t>(i) * nb + b] = -128 * sum;
-            l.qd[static_cast<size_t>(i) * nb + b] = _cvtsh_ss(qb[b].d);
-        }
+        flash_q8::prepareQuery(q8, queries[i], kv.dk, i, l.qq, l.qbias, l.qd, nullptr);
         for (int d = 0; d < dv; d += 16)
             _mm512_storeu_ps(l.acc + static_cast<size_t>(i) * dv + d, _mm512_setzero_ps());
     }
@@ -327,17 +289,8 @@ void tiledQ8(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
     }
     for (int i = 0; i < nq; ++i) {
         float *a = l.acc + static_cast<size_t>(i) * dv;
-        const float sink = queries[i].sink;
-        float scale = 1.0f;
-        if (sink > -__builtin_inff()) {
-            if (sink > M[i]) {
-                scale = std::exp(M[i] - sink);
-                S[i] = std::fma(S[i], scale, 1.0f);   // the reference's S*ms + vs, contracted
-            } else {
-                S[i] += std::exp(sink - M[i]);
-            }
-        }
-        const float inv = S[i] == 0.0f ? 0.0f : 1.0f / S[i];
+        float scale, inv;
+        flash_q8::finish(M[i], S[i], queries[i].sink, scale, inv);
         for (int d = 0; d < dv; d += 16) {
             __m512 o = _mm512_loadu_ps(a + d);
             if (scale != 1.0f)
