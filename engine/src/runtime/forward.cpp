@@ -459,8 +459,8 @@ void Forward::attentionBlock(uint32_t il, const BatchSpan *spans, int nSpans, in
     });
 
     // m_attn [n, VO]: prompt chunks of kTileQueries or more rows in tiles,
-    // every other row query by query in one dispatch (a Q8_0 cache: every
-    // row, as the reference tiles only F16/F32 caches).
+    // every other row query by query in one dispatch (a Q8_0 cache without
+    // batch invariance: every row, as the reference tiles only F16/F32 caches).
     // Batch-invariant (an F16 cache, or a Q8_0 cache on a path with a tiled
     // Q8_0 kernel): the kernel follows the position, not the chunk: rows at
     // positions < kTileQueries query by query, the others tiled
@@ -1123,15 +1123,16 @@ void Forward::attentionTiledRows(uint32_t il, const BatchSpan *spans, int nSpans
     }, work);
 }
 
-// The rows of the spans shorter than kTileQueries (a Q8_0 cache: all rows,
-// attendOnlineQ8_0), one query at a time:
-// items (row, KV head, chunk of its query heads) over all of them in one
-// dispatch, so a batch of many generating sequences costs one fork/join.
 bool Forward::tiledCache() const
 {
     return !m_cache.quantized() || hasTiledQ8_0();
 }
 
+// The rows of the spans shorter than kTileQueries, or batch invariant the
+// rows at positions below it (a Q8_0 cache: attendOnlineQ8_0; all rows
+// where tiledCache() is false), one query at a time:
+// items (row, KV head, chunk of its query heads) over all of them in one
+// dispatch, so a batch of many generating sequences costs one fork/join.
 void Forward::attentionRows(uint32_t il, const BatchSpan *spans, int nSpans)
 {
     const model::ModelConfig &c = m_c;
