@@ -65,6 +65,7 @@
 #include "common/cache_line.h"
 #include "ops/attention_kernels.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -87,6 +88,26 @@ struct KvView {
     float scale = 1.0f;
     float softcap = 0.0f;          // 0: none
 };
+
+// A query's last step in the tiled recipe (attendTiled and the kernels that
+// give its results): a sink above M scales the accumulator by scale =
+// expf(M - sink) and makes S = S scale + 1 (one fused multiply-add, the
+// reference's S*ms + vs), a sink at or below M adds expf(sink - M) to S (no
+// sink: scale 1); out = (acc scale) inv with inv = 1 / S, 0 when S is 0.
+// (static: the SIMD files use it too, see f16.h.)
+static inline void tiledFinish(float M, float S, float sink, float &scale, float &inv)
+{
+    scale = 1.0f;
+    if (sink > -INFINITY) {
+        if (sink > M) {
+            scale = std::exp(M - sink);
+            S = std::fma(S, scale, 1.0f);
+        } else {
+            S += std::exp(sink - M);
+        }
+    }
+    inv = S == 0.0f ? 0.0f : 1.0f / S;
+}
 
 // The cell of position j. (static: the SIMD files use it too, see f16.h.)
 static inline size_t kvCell(const int32_t *blocks, uint32_t j)

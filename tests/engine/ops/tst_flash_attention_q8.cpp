@@ -369,6 +369,17 @@ private slots:
         // And a different range gives a different result (the test can fail).
         attendOnlineQ8_0(linear.view(0.125f, 0.0f), 18, 209, 2, qp, ob, nullptr);
         QVERIFY(!sameBits(a0, b0));
+
+        // The same for the tiled kernel.
+        std::vector<float> scratch(tiledScratchFloats(64, 64));
+        TileQuery qa[2] = {{q0.data(), a0.data(), 17, 209, kNoSink}, {q1.data(), a1.data(), 17, 209, kNoSink}};
+        TileQuery qb[2] = {{q0.data(), b0.data(), 17, 209, kNoSink}, {q1.data(), b1.data(), 17, 209, kNoSink}};
+        attendTiledQ8_0(paged.view(0.125f, 0.0f), qa, 2, scratch.data());
+        attendTiledQ8_0(linear.view(0.125f, 0.0f), qb, 2, scratch.data());
+        QVERIFY(sameBits(a0, b0) && sameBits(a1, b1));
+        qb[0].first = 18;
+        attendTiledQ8_0(linear.view(0.125f, 0.0f), qb, 2, scratch.data());
+        QVERIFY(!sameBits(a0, b0));
     }
 
     void tiledMatchesTwinAndExact_data()
@@ -464,27 +475,6 @@ private slots:
         one.out = alone.data();
         attendTiledQ8_0(c.view(scale, softcap), &one, 1, scratch.data());
         QVERIFY2(sameBits(alone, out[last]), "the last query alone differs from it among the others");
-    }
-
-    void tiledBlockTablesChangeNothing_data() { blockTablesChangeNothing_data(); }
-
-    void tiledBlockTablesChangeNothing()
-    {
-        QFETCH(int, path);
-        quant::setCpuPath(static_cast<quant::CpuPath>(path));
-        const Cache paged = makeCache(64, 64, 210, true, 5);
-        const Cache linear = linearCopy(paged);
-        const std::vector<float> q0 = randomQuery(64, 1.0f, 1), q1 = randomQuery(64, 1.0f, 2);
-        std::vector<float> a0(64), a1(64), b0(64), b1(64), scratch(tiledScratchFloats(64, 64));
-        TileQuery qa[2] = {{q0.data(), a0.data(), 17, 209, kNoSink}, {q1.data(), a1.data(), 17, 209, kNoSink}};
-        TileQuery qb[2] = {{q0.data(), b0.data(), 17, 209, kNoSink}, {q1.data(), b1.data(), 17, 209, kNoSink}};
-        attendTiledQ8_0(paged.view(0.125f, 0.0f), qa, 2, scratch.data());
-        attendTiledQ8_0(linear.view(0.125f, 0.0f), qb, 2, scratch.data());
-        QVERIFY(sameBits(a0, b0) && sameBits(a1, b1));
-        // And a different range gives a different result (the test can fail).
-        qb[0].first = 18;
-        attendTiledQ8_0(linear.view(0.125f, 0.0f), qb, 2, scratch.data());
-        QVERIFY(!sameBits(a0, b0));
     }
 };
 

@@ -246,21 +246,11 @@ void tiledRecipe(const KvView &kv, const TileQuery *queries, int nq, float *vt, 
         }
     }
     for (int i = 0; i < nq; ++i) {
-        float *a = acc + static_cast<size_t>(i) * dv;
-        const float sink = queries[i].sink;
-        if (sink > -INFINITY) {
-            if (sink > M[i]) {
-                const float ms = std::exp(M[i] - sink);
-                for (int d = 0; d < dv; ++d)
-                    a[d] *= ms;
-                S[i] = std::fma(S[i], ms, 1.0f);   // the reference's S*ms + vs, contracted
-            } else {
-                S[i] += std::exp(sink - M[i]);
-            }
-        }
-        const float inv = S[i] == 0.0f ? 0.0f : 1.0f / S[i];
+        const float *a = acc + static_cast<size_t>(i) * dv;
+        float scale, inv;
+        tiledFinish(M[i], S[i], queries[i].sink, scale, inv);
         for (int d = 0; d < dv; ++d)
-            queries[i].out[d] = a[d] * inv;
+            queries[i].out[d] = a[d] * scale * inv;   // scale 1: a itself
     }
 }
 

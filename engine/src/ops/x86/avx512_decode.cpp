@@ -323,17 +323,8 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
     }
     for (int i = 0; i < nq; ++i) {
         float *a = acc + static_cast<size_t>(i) * dv;
-        float scale = 1.0f;
-        const float sink = queries[i].sink;
-        if (sink > -__builtin_inff()) {
-            if (sink > M[i]) {
-                scale = __builtin_expf(M[i] - sink);
-                S[i] = __builtin_fmaf(S[i], scale, 1.0f);   // the reference's S*ms + vs, contracted
-            } else {
-                S[i] += __builtin_expf(sink - M[i]);
-            }
-        }
-        const float inv = S[i] == 0.0f ? 0.0f : 1.0f / S[i];
+        float scale, inv;
+        tiledFinish(M[i], S[i], queries[i].sink, scale, inv);
         for (int d = 0; d < dv; d += 16) {
             __m512 o = _mm512_loadu_ps(a + d);
             if (scale != 1.0f)

@@ -290,7 +290,7 @@ void tiledQ8(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
     for (int i = 0; i < nq; ++i) {
         float *a = l.acc + static_cast<size_t>(i) * dv;
         float scale, inv;
-        flash_q8::finish(M[i], S[i], queries[i].sink, scale, inv);
+        tiledFinish(M[i], S[i], queries[i].sink, scale, inv);
         for (int d = 0; d < dv; d += 16) {
             __m512 o = _mm512_loadu_ps(a + d);
             if (scale != 1.0f)

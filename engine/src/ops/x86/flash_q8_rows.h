@@ -11,7 +11,6 @@
 
 #include <immintrin.h>
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -86,22 +85,6 @@ static inline void prepareQuery(const generic::Q8_0Ops &q8, const TileQuery &que
         bias[ib] = -128 * sum;
         d[ib] = _cvtsh_ss(qb[b].d);
     }
-}
-
-// A query's last step (flash_attention.h): the sink, if any, into S (and
-// the accumulator's scale when it is above M), then out = acc scale inv.
-static inline void finish(float M, float S, float sink, float &scale, float &inv)
-{
-    scale = 1.0f;
-    if (sink > -__builtin_inff()) {
-        if (sink > M) {
-            scale = std::exp(M - sink);
-            S = std::fma(S, scale, 1.0f);   // the reference's S*ms + vs, contracted
-        } else {
-            S += std::exp(sink - M);
-        }
-    }
-    inv = S == 0.0f ? 0.0f : 1.0f / S;
 }
 
 } // namespace burrow::ops::x86::flash_q8
