@@ -139,6 +139,17 @@ XDisplay::~XDisplay() { stop(); }
 XDisplay *XDisplay::current() { return g_current; }
 void XDisplay::setCurrent(XDisplay *display) { g_current = display; }
 
+// Whether child `pid` has ended (reaped here); its status in `*how`.
+static bool ended(int pid, QString *how)
+{
+    int status = 0;
+    if (pid <= 0 || waitpid(pid, &status, WNOHANG) != pid)
+        return false;
+    *how = WIFEXITED(status) ? QStringLiteral("exit status %1").arg(WEXITSTATUS(status))
+                             : QStringLiteral("signal %1").arg(WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+    return true;
+}
+
 bool XDisplay::start(QString *error)
 {
     for (const char *program : {"Xvfb", "openbox", "xdotool", "import"}) {
@@ -148,6 +159,23 @@ bool XDisplay::start(QString *error)
             return false;
         }
     }
+    // One CI run on two cores saw openbox not come up within 60 s on a
+    // display of its own; a display that does not come up is given up and
+    // a fresh one tried, and an openbox that ends is started again.
+    QStringList attempts;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        QString why;
+        if (startOnce(&why))
+            return true;
+        attempts << why;
+        stop();
+    }
+    *error = attempts.join(QStringLiteral("; then "));
+    return false;
+}
+
+bool XDisplay::startOnce(QString *error)
+{
     // Xvfb chooses a free display number and writes it to the pipe.
     int fds[2];
     if (pipe(fds) != 0) {
@@ -163,7 +191,7 @@ bool XDisplay::start(QString *error)
     timer.start();
     // (Generous limits: CTest starts these beside the engine's heaviest tests
     // on two cores, where a 15 s limit for both ran out twice.)
-    constexpr qint64 kXvfbMs = 30000, kOpenboxMs = 60000;
+    constexpr qint64 kXvfbMs = 30000, kOpenboxMs = 40000;
     while (timer.elapsed() < kXvfbMs) {
         pollfd p{fds[0], POLLIN, 0};
         if (poll(&p, 1, 100) <= 0)
@@ -176,21 +204,45 @@ bool XDisplay::start(QString *error)
     }
     close(fds[0]);
     if (number.empty()) {
-        *error = QStringLiteral("Xvfb did not start (no display number within %1 s)").arg(kXvfbMs / 1000);
-        stop();
+        QString how;
+        if (ended(m_xvfb, &how)) {
+            m_xvfb = -1;
+            *error = QStringLiteral("Xvfb ended (%1) before it named a display").arg(how);
+        } else {
+            *error = QStringLiteral("Xvfb did not name a display within %1 s").arg(kXvfbMs / 1000);
+        }
         return false;
     }
     m_name = QStringLiteral(":") + QString::fromStdString(number);
     const std::string display = m_name.toStdString();
     m_openbox = spawn({"openbox", "--sm-disable"}, display);
+    int restarts = 0;
+    QString last;
     // The window manager is up once it has set the root window's desktops.
+    timer.restart();
     while (timer.elapsed() < kOpenboxMs) {
         if (runToEnd({"xdotool", "get_num_desktops"}, display) == 0)
             return true;
+        QString how;
+        if (ended(m_xvfb, &how)) {
+            m_xvfb = -1;
+            *error = QStringLiteral("Xvfb on %1 ended (%2)").arg(m_name, how);
+            return false;
+        }
+        if (ended(m_openbox, &how)) {
+            m_openbox = -1;
+            last = how;
+            if (++restarts > 3)
+                break;
+            m_openbox = spawn({"openbox", "--sm-disable"}, display);
+        }
         usleep(50000);
     }
-    *error = QStringLiteral("openbox did not start on %1 within %2 s").arg(m_name).arg(kOpenboxMs / 1000);
-    stop();
+    if (restarts > 3)
+        *error = QStringLiteral("openbox on %1 ended %2 times, last with %3").arg(m_name).arg(restarts).arg(last);
+    else
+        *error = QStringLiteral("openbox did not answer on %1 within %2 s (it ended %3 times)")
+                     .arg(m_name).arg(kOpenboxMs / 1000).arg(restarts);
     return false;
 }
 

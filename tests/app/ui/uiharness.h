@@ -56,8 +56,9 @@ public:
     XDisplay(const XDisplay &) = delete;
     XDisplay &operator=(const XDisplay &) = delete;
 
-    // Starts Xvfb and openbox and waits (≤ 10 s) until the window manager
-    // answers. False with `error` set when a program is missing or fails.
+    // Starts Xvfb and openbox and waits until the window manager answers
+    // (≤ 70 s a display, three displays at most). False with `error` set
+    // when a program is missing or no display came up.
     bool start(QString *error);
     void stop();
     // ":N" (the value of DISPLAY for the clients).
@@ -71,6 +72,8 @@ private:
     int m_xvfb = -1;
     int m_openbox = -1;
     QString m_name;
+
+    bool startOnce(QString *error);
 };
 
 // Real input through the X server. Each call runs xdotool and keeps the
