@@ -96,14 +96,14 @@ bool iqTilesActive(GgmlType type)
 
 size_t iqTileSideBytes(int64_t K, int64_t nTokens)
 {
-    return static_cast<size_t>(K / QK_K) * kIqTileActBytes * static_cast<size_t>(nTokens);
+    return static_cast<size_t>(K / QK_K) * kIqTileActBytes * static_cast<size_t>((nTokens + 7) / 8 * 8);
 }
 
 void iqTilePrepareRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t)
 {
     const int64_t nb = K / QK_K;
     const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t) * act.stride);
-    uint8_t *side = act.tileSide + static_cast<size_t>(t * nb) * kIqTileActBytes;
+    uint8_t *side = act.tileSide + iqSideToken(nb, t);
     for (int64_t b = 0; b < nb; ++b) {
         const int8_t *q = a[b].qs;
         for (int m = 0; m < 8; ++m)
@@ -148,7 +148,7 @@ void iqTileMultiplyScalar(GgmlType type, const uint8_t *tile, int64_t K, int row
     for (int r = 0; r < rows; ++r)
         for (int64_t t = t0; t < t1; ++t) {
             const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t) * act.stride);
-            const uint8_t *side = act.tileSide + static_cast<size_t>(t * nb) * kIqTileActBytes;
+            const uint8_t *side = act.tileSide + iqSideToken(nb, t);
             generic::IqAccumulator acc;
             for (int64_t b = 0; b < nb; ++b) {
                 const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
@@ -186,44 +186,75 @@ void iqTileMultiplyScalar(GgmlType type, const uint8_t *tile, int64_t K, int row
 void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int64_t N, int64_t g0, int64_t g1,
                   const PackedActivation &act, int64_t nTokens, float *y, size_t ldy)
 {
-    // The tile buffer of this thread: grown to the largest tile seen, kept.
+    const int64_t nb = K / QK_K;
+    const size_t tileBytes = iqTileSuperBytes(type) * static_cast<size_t>(nb);
+    // Cache blocking: the tiles of up to kTilesBudget bytes of groups are
+    // converted together, then the tokens run through them in chunks of up
+    // to kSideBudget bytes of activation side, so a chunk stays in L2 while
+    // each of the groups reads it (a whole prompt's side, 512 tokens by 5632
+    // elements, is 4.5 MiB: read once per group it came from L3, 17 % slower).
+    constexpr size_t kTilesBudget = size_t{512} << 10, kSideBudget = size_t{512} << 10;
+    const int64_t groupsPerBatch = std::clamp<int64_t>(static_cast<int64_t>(kTilesBudget / std::max<size_t>(tileBytes, 1)), 1,
+                                                       std::max<int64_t>(g1 - g0, 1));
+    const int64_t sideBytes = nb * static_cast<int64_t>(kIqTileActBytes);
+    const int64_t chunk = std::max<int64_t>(16, static_cast<int64_t>(kSideBudget) / std::max<int64_t>(sideBytes, 1)) / 8 * 8;
+    // The tile buffer of this thread: grown to the largest batch seen, kept.
     thread_local std::unique_ptr<uint8_t[], void (*)(uint8_t *)> buffer{nullptr, freeAligned};
     thread_local size_t capacity = 0;
-    const size_t need = iqTileSuperBytes(type) * static_cast<size_t>(K / QK_K);
+    const size_t stride = (tileBytes + 63) & ~size_t{63};
+    const size_t need = stride * static_cast<size_t>(groupsPerBatch);
     if (need > capacity) {
-        buffer.reset(static_cast<uint8_t *>(std::aligned_alloc(64, (need + 63) & ~size_t{63})));
+        buffer.reset(static_cast<uint8_t *>(std::aligned_alloc(64, need)));
         capacity = buffer ? need : 0;
+    }
+    if (!buffer) {   // out of memory: the rows' own dot products, one by one
+        const TypeTraits *t = typeTraits(type);
+        for (int64_t g = g0; g < g1; ++g) {
+            const int rowsHere = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
+            for (int r = 0; r < rowsHere; ++r)
+                for (int64_t tk = 0; tk < nTokens; ++tk)
+                    t->vecDot(K, y + static_cast<size_t>(tk) * ldy + static_cast<size_t>(16 * g + r),
+                              rows + static_cast<size_t>(16 * g + r) * rowBytes, act.rows + static_cast<size_t>(tk) * act.stride);
+        }
+        return;
     }
     const bool simd = iqTilesActive(type);
 #ifdef BURROW_QUANT_X86
     const bool avx512 = simd && activeCpuPath() == CpuPath::CPU_PATH_AVX512;
 #endif
-    for (int64_t g = g0; g < g1; ++g) {
-        const int rowsHere = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
-        float *yg = y + static_cast<size_t>(g) * 16;
-        if (!buffer) {   // out of memory: the rows' own dot products, one by one
-            const TypeTraits *t = typeTraits(type);
-            for (int r = 0; r < rowsHere; ++r)
-                for (int64_t tk = 0; tk < nTokens; ++tk)
-                    t->vecDot(K, yg + static_cast<size_t>(tk) * ldy + static_cast<size_t>(r),
-                              rows + static_cast<size_t>(16 * g + r) * rowBytes, act.rows + static_cast<size_t>(tk) * act.stride);
-            continue;
-        }
+    for (int64_t gb = g0; gb < g1; gb += groupsPerBatch) {
+        const int64_t ge = std::min(g1, gb + groupsPerBatch);
+        for (int64_t g = gb; g < ge; ++g) {
+            uint8_t *tile = buffer.get() + static_cast<size_t>(g - gb) * stride;
 #ifdef BURROW_QUANT_X86
-        if (avx512) {
-            x86::iqTileConvertAvx512(type, rows + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rowsHere, buffer.get());
-            x86::iqTileMultiplyAvx512(type, buffer.get(), K, rowsHere, act, 0, nTokens, yg, ldy);
-            continue;
-        }
-        if (simd) {   // AVX2: the scalar conversion, the SIMD multiply
-            iqTileConvertScalar(type, rows, rowBytes, K, N, g, buffer.get());
-            x86::iqTileMultiplyAvx2(type, buffer.get(), K, rowsHere, act, 0, nTokens, yg, ldy);
-            continue;
-        }
+            if (avx512) {
+                const int rowsHere = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
+                x86::iqTileConvertAvx512(type, rows + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rowsHere, tile);
+                continue;
+            }
 #endif
-        (void)simd;
-        iqTileConvertScalar(type, rows, rowBytes, K, N, g, buffer.get());
-        iqTileMultiplyScalar(type, buffer.get(), K, rowsHere, act, 0, nTokens, yg, ldy);
+            iqTileConvertScalar(type, rows, rowBytes, K, N, g, tile);   // AVX2: the scalar conversion, the SIMD multiply
+        }
+        for (int64_t t0 = 0; t0 < nTokens; t0 += chunk) {
+            const int64_t t1 = std::min(nTokens, t0 + chunk);
+            for (int64_t g = gb; g < ge; ++g) {
+                const uint8_t *tile = buffer.get() + static_cast<size_t>(g - gb) * stride;
+                const int rowsHere = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
+                float *yg = y + static_cast<size_t>(g) * 16;
+#ifdef BURROW_QUANT_X86
+                if (avx512) {
+                    x86::iqTileMultiplyAvx512(type, tile, K, rowsHere, act, t0, t1, yg, ldy);
+                    continue;
+                }
+                if (simd) {
+                    x86::iqTileMultiplyAvx2(type, tile, K, rowsHere, act, t0, t1, yg, ldy);
+                    continue;
+                }
+#endif
+                (void)simd;
+                iqTileMultiplyScalar(type, tile, K, rowsHere, act, t0, t1, yg, ldy);
+            }
+        }
     }
 }
 

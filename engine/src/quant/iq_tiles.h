@@ -23,11 +23,13 @@
 //   [8 m][8 ib][16][4] i8 weights     run (m, ib): elements 32ib + 4m..32ib + 4m + 3, grid value * sign
 //   IQ1_S  [4 p][16] i32              (c(2p), c(2p + 1)) as int16, c(ib) = scale(ib) * shift sign of sub-block ib
 //   IQ1_M  [8 m][4 p][16] i32         (c(2p, m), c(2p + 1, m)), c(ib, m) = scale(ib, m / 4) * shift sign of group 4ib + m / 2
-// Activation side per token (kIqTileActBytes per super-block; nb = K / 256):
-//   [8 m][nb b][8 ib][4] u8   q + 128 of run (m, ib) of super-block b (one lane's
-//                             bytes of all super-blocks together: a pass streams them)
-//   [nb][4 p] i32             (sum(2p), sum(2p + 1)) as int16, sum(ib) = bsums[2ib] + bsums[2ib + 1]     (IQ1_S)
-//   [8 m][nb][4 p] i32        (q4(2p, m), q4(2p + 1, m)) as int16, q4(ib, m) = the 4 q of run (m, ib)    (IQ1_M)
+// Activation side, per 8 tokens j (kIqTileActBytes per token and super-block;
+// nb = K / 256), the tokens side by side so that a tile of 8 tokens reads
+// them from one pointer:
+//   [8 m][nb b][8 ib][8 j][4] u8   q + 128 of run (m, ib) of super-block b (one lane's
+//                                  bytes of all super-blocks together: a pass streams them)
+//   [nb][4 p][8 j] i32             (sum(2p), sum(2p + 1)) as int16, sum(ib) = bsums[2ib] + bsums[2ib + 1]  (IQ1_S)
+//   [8 m][nb][4 p][8 j] i32        (q4(2p, m), q4(2p + 1, m)) as int16, q4(ib, m) = the 4 q of run (m, ib) (IQ1_M)
 #pragma once
 
 #include "common/ggml_types.h"
@@ -45,16 +47,21 @@ inline constexpr size_t kIqTileActBytes = 256 + 16 + 128;
 // starts, the scale pairs, the weight runs, IQ1_S / IQ1_M's coefficient pairs.
 inline constexpr size_t kIqTileOffStart = 64, kIqTileOffScale = 576, kIqTileOffWeights = 1600, kIqTileOffExtra = 5696;
 
-// Offsets in one token's side (layout above). Internal linkage: the SIMD
-// translation units use them too.
+// Token t's place in the side (from act.tileSide: its run (0, 0) of
+// super-block 0); the offsets below are from there, the same for the 8
+// tokens of a group. Internal linkage: the SIMD translation units use them.
+static constexpr size_t iqSideToken(int64_t nb, int64_t t)
+{
+    return static_cast<size_t>((t / 8) * 8 * nb) * kIqTileActBytes + 4 * static_cast<size_t>(t % 8);
+}
 static constexpr size_t iqSideRun(int64_t nb, int m, int64_t b, int ib)
 {
-    return static_cast<size_t>((m * nb + b) * 32 + 4 * ib);
+    return static_cast<size_t>(((m * nb + b) * 8 + ib) * 32);
 }
-static constexpr size_t iqSideSums(int64_t nb, int64_t b, int p) { return static_cast<size_t>(256 * nb + 16 * b + 4 * p); }
+static constexpr size_t iqSideSums(int64_t nb, int64_t b, int p) { return static_cast<size_t>(2048 * nb + (4 * b + p) * 32); }
 static constexpr size_t iqSideQ4(int64_t nb, int m, int64_t b, int p)
 {
-    return static_cast<size_t>(272 * nb + 16 * (m * nb + b) + 4 * p);
+    return static_cast<size_t>(2176 * nb + ((m * nb + b) * 4 + p) * 32);
 }
 
 // Bytes of one super-block of a group's tile (0 for other types).
@@ -72,10 +79,10 @@ bool iqTileType(GgmlType type);
 // conversion by the scalar twin).
 bool iqTilesActive(GgmlType type);
 
-// Bytes of the activation side for nTokens rows of K elements.
+// Bytes of the activation side for nTokens rows of K elements (whole groups of 8).
 size_t iqTileSideBytes(int64_t K, int64_t nTokens);
-// Writes token t's side (act.tileSide + t * (K / 256) * kIqTileActBytes)
-// from its Q8_K row. Rows may be prepared from several threads, each its own t.
+// Writes token t's side (its bytes of the 8 tokens' side, iqSideBase) from
+// its Q8_K row. Rows may be prepared from several threads, each its own t.
 void iqTilePrepareRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t);
 
 // y[t * ldy + r] = row r . activation t for the rows of groups [g0, g1) of

@@ -353,6 +353,63 @@ QString hex(uint64_t v) { return QStringLiteral("0x%1").arg(v, 16, 16, QLatin1Ch
 class TestQuantIq : public QObject {
     Q_OBJECT
 
+private:
+    // Random rows of `type` (N x K) and maxTokens Q8_K activations; then
+    // iqTileMatmul over each count of tokens equals each row's vecDot bit for
+    // bit, on every path.
+    struct TileCase {
+        std::vector<uint8_t> w, act, side;
+        size_t rowBytes = 0, actBytes = 0;
+        PackedActivation pa;
+    };
+    static TileCase makeTileCase(GgmlType type, int64_t K, int64_t N, int64_t maxTokens, uint32_t seed)
+    {
+        TileCase c;
+        Rng rng(seed);
+        const TypeTraits *t = typeTraits(type);
+        c.rowBytes = static_cast<size_t>(K / 256) * t->typeSize;
+        c.w.resize(c.rowBytes * static_cast<size_t>(N));
+        for (uint8_t &b : c.w)
+            b = static_cast<uint8_t>(randInt(rng, 0, 255));
+        for (size_t b = 0; b < c.w.size(); b += t->typeSize)
+            c.w[b + (type == T::GGML_TYPE_IQ1_M ? 55 : 1)] &= 0x3b;   // finite, normal-range scales
+        const TypeTraits *q8 = typeTraits(T::GGML_TYPE_Q8_K);
+        c.actBytes = static_cast<size_t>(K / 256) * 292;
+        c.act.resize(c.actBytes * static_cast<size_t>(maxTokens));
+        std::vector<float> x(static_cast<size_t>(K));
+        for (int64_t tk = 0; tk < maxTokens; ++tk) {
+            for (float &v : x)
+                v = std::normal_distribution<float>(0.0f, 1.0f)(rng);
+            q8->quantize(x.data(), c.act.data() + static_cast<size_t>(tk) * c.actBytes, K);
+        }
+        c.side.resize(packedSideBytes(type, K, maxTokens));
+        c.pa = packedActivation(type, K, c.act.data(), c.actBytes, maxTokens, c.side.data());
+        for (int64_t tk = 0; tk < maxTokens; ++tk)
+            preparePackedRow(type, K, c.pa, tk);
+        return c;
+    }
+    static void matmulEqualsVecDot(GgmlType type, const TileCase &c, int64_t K, int64_t N, std::initializer_list<int64_t> counts)
+    {
+        for (CpuPath path : supportedPaths()) {
+            QVERIFY(setCpuPath(path));
+            for (int64_t nTokens : counts) {
+                std::vector<float> y(static_cast<size_t>(nTokens * N), NAN);
+                iqTileMatmul(type, c.w.data(), c.rowBytes, K, N, 0, (N + 15) / 16, c.pa, nTokens, y.data(), static_cast<size_t>(N));
+                for (int64_t tk = 0; tk < nTokens; ++tk)
+                    for (int64_t r = 0; r < N; ++r) {
+                        float expected = NAN;
+                        typeTraits(type)->vecDot(K, &expected, c.w.data() + static_cast<size_t>(r) * c.rowBytes,
+                                                 c.act.data() + static_cast<size_t>(tk) * c.actBytes);
+                        const float got = y[static_cast<size_t>(tk * N + r)];
+                        QVERIFY2(std::memcmp(&got, &expected, 4) == 0,
+                                 qPrintable(QStringLiteral("%1 tokens %2: row %3 token %4: %5, vecDot %6").arg(cpuPathName(path))
+                                                .arg(nTokens).arg(r).arg(tk).arg(got, 0, 'g', 9).arg(expected, 0, 'g', 9)));
+                    }
+            }
+        }
+    }
+
+
 private slots:
     void traitRows_data() { addTypeRows(); }
     void traitRows()
@@ -536,46 +593,14 @@ private slots:
     {
         QFETCH(GgmlType, type);
         PathGuard guard;
-        Rng rng(314 + static_cast<int>(type));
-        const int64_t K = 768, N = 37;
-        const TypeTraits *t = typeTraits(type);
-        const size_t rowBytes = static_cast<size_t>(K / 256) * t->typeSize;
-        std::vector<uint8_t> w(rowBytes * N);
-        for (uint8_t &b : w)
-            b = static_cast<uint8_t>(randInt(rng, 0, 255));
-        for (size_t b = 0; b < w.size(); b += t->typeSize)
-            w[b + (type == T::GGML_TYPE_IQ1_M ? 55 : 1)] &= 0x3b;   // finite, normal-range scales
-        const int64_t maxTokens = 19;
-        const TypeTraits *q8 = typeTraits(T::GGML_TYPE_Q8_K);
-        const size_t actBytes = static_cast<size_t>(K / 256) * 292;
-        std::vector<uint8_t> act(actBytes * maxTokens);
-        std::vector<float> x(static_cast<size_t>(K));
-        for (int64_t tk = 0; tk < maxTokens; ++tk) {
-            for (float &v : x)
-                v = std::normal_distribution<float>(0.0f, 1.0f)(rng);
-            q8->quantize(x.data(), act.data() + static_cast<size_t>(tk) * actBytes, K);
-        }
-        std::vector<uint8_t> side(packedSideBytes(type, K, maxTokens));
-        const PackedActivation pa = packedActivation(type, K, act.data(), actBytes, maxTokens, side.data());
-        for (int64_t tk = 0; tk < maxTokens; ++tk)
-            preparePackedRow(type, K, pa, tk);
-        for (CpuPath path : supportedPaths()) {
-            QVERIFY(setCpuPath(path));
-            for (int64_t nTokens : {int64_t(1), int64_t(8), int64_t(maxTokens)}) {
-                std::vector<float> y(static_cast<size_t>(nTokens * N), NAN);
-                iqTileMatmul(type, w.data(), rowBytes, K, N, 0, (N + 15) / 16, pa, nTokens, y.data(), static_cast<size_t>(N));
-                for (int64_t tk = 0; tk < nTokens; ++tk)
-                    for (int64_t r = 0; r < N; ++r) {
-                        float expected = NAN;
-                        typeTraits(type)->vecDot(K, &expected, w.data() + static_cast<size_t>(r) * rowBytes,
-                                                 act.data() + static_cast<size_t>(tk) * actBytes);
-                        const float got = y[static_cast<size_t>(tk * N + r)];
-                        QVERIFY2(std::memcmp(&got, &expected, 4) == 0,
-                                 qPrintable(QStringLiteral("%1 tokens %2: row %3 token %4: %5, vecDot %6").arg(cpuPathName(path))
-                                                .arg(nTokens).arg(r).arg(tk).arg(got, 0, 'g', 9).arg(expected, 0, 'g', 9)));
-                    }
-            }
-        }
+        const int64_t K = 768, N = 37, maxTokens = 19;
+        const TileCase c = makeTileCase(type, K, N, maxTokens, 314 + static_cast<uint32_t>(type));
+        const std::vector<uint8_t> &w = c.w, &act = c.act;
+        const size_t rowBytes = c.rowBytes, actBytes = c.actBytes;
+        const PackedActivation &pa = c.pa;
+        matmulEqualsVecDot(type, c, K, N, {1, 8, maxTokens});
+        if (QTest::currentTestFailed())
+            return;
         // the scalar twins: conversion, and the multiply of the converted group
         std::vector<uint8_t> tile(iqTileSuperBytes(type) * static_cast<size_t>(K / 256));
         QVERIFY(!tile.empty());
@@ -601,6 +626,19 @@ private slots:
                     QVERIFY(std::memcmp(&y[static_cast<size_t>(tk * 16 + r)], &expected, 4) == 0);
                 }
         }
+    }
+
+    // Long rows and many tokens: the groups are converted in batches and the
+    // tokens run through them in chunks (iqTileMatmul's cache blocking: here
+    // 3 groups a batch, 48 tokens a chunk), still each row's vecDot.
+    void tilesInBatchesAndChunks_data() { addTypeRows(); }
+    void tilesInBatchesAndChunks()
+    {
+        QFETCH(GgmlType, type);
+        PathGuard guard;
+        const int64_t K = 6144, N = 69, maxTokens = 61;
+        const TileCase c = makeTileCase(type, K, N, maxTokens, 2718 + static_cast<uint32_t>(type));
+        matmulEqualsVecDot(type, c, K, N, {48, 53, maxTokens});
     }
 
     // A file mixing all seven lattice types (and Q4_K) loads and evaluates

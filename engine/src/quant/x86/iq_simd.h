@@ -20,7 +20,8 @@ void fillAvx512Iq(TypeTraits *rows);
 
 // The prompt path's tiles (quant/iq_tiles.h) on AVX-512 VNNI: the
 // conversion of the nRows (<= 16) rows at `rows` into one group's tile, and
-// the multiply of a tile with tokens [t0, t1) (y: the group's first row).
+// the multiply of a tile with tokens [t0, t1), t0 a multiple of 8 (y: the
+// group's first row).
 void iqTileConvertAvx512(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile);
 void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
                           int64_t t0, int64_t t1, float *y, size_t ldy);

@@ -60,7 +60,7 @@ void multiplyHalf(const uint8_t *tile, int64_t K, int h, int rows, const PackedA
     const uint8_t *side[NT];
     const BlockQ8_K *a[NT];
     for (int j = 0; j < NT; ++j) {
-        side[j] = act.tileSide + static_cast<size_t>((t0 + j) * nb) * kIqTileActBytes;
+        side[j] = act.tileSide + iqSideToken(nb, t0 + j);
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
     }
     __m256 part[NT][8], partShift[kM ? NT : 1][8];

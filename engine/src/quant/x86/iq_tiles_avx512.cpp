@@ -19,6 +19,7 @@
 #include "quant/x86/packed_avx512_rows.h"
 
 #include <immintrin.h>
+#include <vector>
 
 namespace burrow::quant::x86 {
 
@@ -147,11 +148,24 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
     constexpr bool kS = Type == T::GGML_TYPE_IQ1_S, kM = Type == T::GGML_TYPE_IQ1_M;
     const int64_t nb = K / QK_K;
     const size_t superBytes = iqTileSuperBytes(Type);
+    // t0 is a multiple of 8 (multiplyAll): the tokens' bytes lie side by
+    // side, 4 apart, behind one pointer.
+    const uint8_t *side0 = act.tileSide + iqSideToken(nb, t0);
     const uint8_t *side[NT];
     const BlockQ8_K *a[NT];
     for (int j = 0; j < NT; ++j) {
-        side[j] = act.tileSide + static_cast<size_t>((t0 + j) * nb) * kIqTileActBytes;
+        side[j] = side0 + 4 * j;
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
+    }
+    // The rows' d_w * d_a per super-block and token, once for the 8 lanes.
+    thread_local std::vector<__m512> dBuf;
+    if (dBuf.size() < static_cast<size_t>(nb) * NT)
+        dBuf.resize(static_cast<size_t>(nb) * NT);
+    __m512 *dTok = dBuf.data();
+    for (int64_t b = 0; b < nb; ++b) {
+        const __m512 dw = _mm512_loadu_ps(tile + static_cast<size_t>(b) * superBytes);
+        for (int j = 0; j < NT; ++j)
+            dTok[b * NT + j] = _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d));
     }
     __m512 part[NT][8], partShift[kM ? NT : 1][8];
     for (int m = 0; m < 8; ++m) {
@@ -166,16 +180,16 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
             const __m512i start = _mm512_loadu_si512(o + kOffStart + 64 * static_cast<size_t>(m));
             for (int j = 0; j < NT; ++j)
                 lane[j] = start;
+            const uint8_t *runs = side0 + iqSideRun(nb, m, b, 0);   // [8 ib][8 j][4]
 #pragma GCC unroll 8
             for (int ib = 0; ib < 8; ++ib) {
                 const __m512i w = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
                 const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
                 for (int j = 0; j < NT; ++j)
-                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc);
+                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(bcast32(runs + 32 * ib + 4 * j), w), sc);
             }
-            const __m512 dw = _mm512_loadu_ps(o);
             for (int j = 0; j < NT; ++j) {
-                const __m512 d = _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d));
+                const __m512 d = dTok[b * NT + j];
                 acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(lane[j]), acc[j]);
                 if constexpr (kM) {
                     __m512i sl = _mm512_setzero_si512();
@@ -229,10 +243,12 @@ void multiplyRest(const uint8_t *tile, int64_t K, int rows, const PackedActivati
     }
 }
 
+// Tokens [t0, t1), t0 a multiple of 8, in tiles of up to 8.
 template <T Type>
 void multiplyAll(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, int64_t t1, float *y,
                  size_t ldy)
 {
+    static_assert(kMaxTile == 8, "a tile's tokens share one group of the side");
     constexpr int kMax = Type == T::GGML_TYPE_IQ1_M ? 8 : kMaxTile;
     int64_t t = t0;
     for (; t + kMax <= t1; t += kMax)
