@@ -14,6 +14,7 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -65,6 +66,31 @@ void putRow(GgmlType type, const generic::IqSuperBlock &s, uint8_t *o, size_t r)
             }
 }
 
+// Row r of one super-block of a Q2_K tile (iq_tiles.h): the 2-bit values
+// as weights, the 4-bit scales as scale pairs, the whole block's start in
+// lane 0's place, the mins' pairs and dmin.
+void putRowQ2K(const BlockQ2_K &x, uint8_t *o, size_t r)
+{
+    const float d = fp16ToFp32(x.d), dmin = fp16ToFp32(x.dmin);
+    std::memcpy(o + 4 * r, &d, 4);
+    for (int h = 0; h < 16; ++h)
+        put32(o + kOffScale + (16 * static_cast<size_t>(h) + r) * 4, pair16(x.scales[h] & 0xf, x.scales[h] & 0xf));
+    int8_t w[256];
+    for (int e = 0; e < 256; ++e)
+        w[e] = static_cast<int8_t>((x.qs[32 * (e / 128) + e % 32] >> (2 * ((e / 32) % 4))) & 3);
+    int32_t start = 0;
+    for (int m = 0; m < 8; ++m)
+        for (int ib = 0; ib < 8; ++ib) {
+            const int8_t *run = w + 32 * ib + 4 * m;
+            std::memcpy(o + kOffWeights + ((8 * m + ib) * kRows + r) * 4, run, 4);
+            start += (x.scales[2 * ib + m / 4] & 0xf) * (run[0] + run[1] + run[2] + run[3]);
+        }
+    put32(o + kOffStart + r * 4, -128 * start);
+    for (int p = 0; p < 8; ++p)
+        put32(o + kOffExtra + (16 * static_cast<size_t>(p) + r) * 4, pair16(x.scales[2 * p] >> 4, x.scales[2 * p + 1] >> 4));
+    std::memcpy(o + kIqTileOffQ2KDmin + 4 * r, &dmin, 4);
+}
+
 void freeAligned(uint8_t *p) { std::free(p); }
 
 } // namespace
@@ -74,19 +100,22 @@ size_t iqTileSuperBytes(GgmlType type)
     switch (type) {
     case GgmlType::GGML_TYPE_IQ1_S: return kOffExtra + 4 * kRows * 4;
     case GgmlType::GGML_TYPE_IQ1_M: return kOffExtra + 32 * kRows * 4;
+    case GgmlType::GGML_TYPE_Q2_K: return kIqTileOffQ2KDmin + kRows * 4;
     default: return generic::isIqLatticeType(type) ? kOffExtra : 0;
     }
 }
 
 bool iqTileType(GgmlType type)
 {
-    return generic::isIqLatticeType(type);
+    return generic::isIqLatticeType(type) || type == GgmlType::GGML_TYPE_Q2_K;
 }
 
 bool iqTilesActive(GgmlType type)
 {
 #ifdef BURROW_QUANT_X86
     const CpuPath path = activeCpuPath();
+    if (type == GgmlType::GGML_TYPE_Q2_K)
+        return path == CpuPath::CPU_PATH_AVX512;
     return generic::isIqLatticeType(type) && (path == CpuPath::CPU_PATH_AVX512 || path == CpuPath::CPU_PATH_AVX2);
 #else
     (void)type;
@@ -110,6 +139,9 @@ void iqTilePrepareRow(GgmlType type, int64_t K, const PackedActivation &act, int
             for (int ib = 0; ib < 8; ++ib)
                 for (int i = 0; i < 4; ++i)
                     side[iqSideRun(nb, m, b, ib) + static_cast<size_t>(i)] = static_cast<uint8_t>(q[32 * ib + 4 * m + i] + 128);
+        if (type == GgmlType::GGML_TYPE_Q2_K)
+            for (int p = 0; p < 8; ++p)
+                put32(side + iqSideBsums(nb, b, p), pair16(a[b].bsums[2 * p], a[b].bsums[2 * p + 1]));
         if (type == GgmlType::GGML_TYPE_IQ1_S)
             for (int p = 0; p < 4; ++p)
                 put32(side + iqSideSums(nb, b, p), pair16(a[b].bsums[4 * p] + a[b].bsums[4 * p + 1],
@@ -130,6 +162,14 @@ void iqTileConvertScalar(GgmlType type, const uint8_t *rows, size_t rowBytes, in
     const size_t superBytes = iqTileSuperBytes(type), blockBytes = ggmlTypeInfo(type)->typeSize;
     const int64_t nb = K / QK_K;
     std::memset(tile, 0, superBytes * static_cast<size_t>(nb));
+    if (type == GgmlType::GGML_TYPE_Q2_K) {
+        for (size_t r = 0; r < kRows && g * 16 + static_cast<int64_t>(r) < N; ++r) {
+            const auto *x = reinterpret_cast<const BlockQ2_K *>(rows + static_cast<size_t>(g * 16 + static_cast<int64_t>(r)) * rowBytes);
+            for (int64_t b = 0; b < nb; ++b)
+                putRowQ2K(x[b], tile + static_cast<size_t>(b) * superBytes, r);
+        }
+        return;
+    }
     generic::IqSuperBlock s;
     for (size_t r = 0; r < kRows && g * 16 + static_cast<int64_t>(r) < N; ++r) {
         const uint8_t *row = rows + static_cast<size_t>(g * 16 + static_cast<int64_t>(r)) * rowBytes;
@@ -150,6 +190,7 @@ void iqTileMultiplyScalar(GgmlType type, const uint8_t *tile, int64_t K, int row
             const auto *a = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t) * act.stride);
             const uint8_t *side = act.tileSide + iqSideToken(nb, t);
             generic::IqAccumulator acc;
+            float accQ2 = 0.0f, accmQ2 = 0.0f;   // Q2_K: generic q2K's two chains
             for (int64_t b = 0; b < nb; ++b) {
                 const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
                 int32_t lane[8], shiftLane[8] = {};
@@ -177,9 +218,25 @@ void iqTileMultiplyScalar(GgmlType type, const uint8_t *tile, int64_t K, int row
                         }
                 float dw;
                 std::memcpy(&dw, o + 4 * static_cast<size_t>(r), 4);
+                if (type == GgmlType::GGML_TYPE_Q2_K) {
+                    int32_t isum = 0, imin = 0;
+                    for (int m = 0; m < 8; ++m)
+                        isum += lane[m];
+                    for (int p = 0; p < 8; ++p) {
+                        const int32_t c = get32(o + kOffExtra + (16 * static_cast<size_t>(p) + static_cast<size_t>(r)) * 4);
+                        const int32_t v = get32(side + iqSideBsums(nb, b, p));
+                        imin += lo16(c) * lo16(v) + hi16(c) * hi16(v);
+                    }
+                    float dmin;
+                    std::memcpy(&dmin, o + kIqTileOffQ2KDmin + 4 * static_cast<size_t>(r), 4);
+                    accQ2 = std::fma(static_cast<float>(isum), dw * a[b].d, accQ2);
+                    accmQ2 = std::fma(static_cast<float>(imin), dmin * a[b].d, accmQ2);
+                    continue;
+                }
                 generic::iqAccumulate(type, acc, dw, a[b].d, lane, shiftLane);
             }
-            y[static_cast<size_t>(t) * ldy + static_cast<size_t>(r)] = generic::iqFinish(type, acc);
+            y[static_cast<size_t>(t) * ldy + static_cast<size_t>(r)] =
+                type == GgmlType::GGML_TYPE_Q2_K ? accQ2 - accmQ2 : generic::iqFinish(type, acc);
         }
 }
 

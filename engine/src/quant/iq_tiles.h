@@ -8,6 +8,12 @@
 // file mapping (nothing is packed at load: a tile is 4x a 2-bit row), and
 // generation (one token) reads them directly (TypeTraits::vecDot).
 //
+// Q2_K takes the same tiles on the AVX-512 path (its 2-bit values as the
+// weights, its 4-bit scales as the scale pairs): its one-token form sums a
+// whole super-block in one integer (lane starts summed into lane 0's) and
+// steps in float once per super-block for the values and once for the
+// mins (generic q2K), so its tile runs one chain through the 8 lanes.
+//
 // Every integer sum is exact and each row keeps its type's float steps
 // (generic/iq_kernels.h: 8 lanes per row, one fused multiply-add per
 // super-block and lane, hsum8), so results are bit-identical to vecDot.
@@ -23,6 +29,10 @@
 //   [8 m][8 ib][16][4] i8 weights     run (m, ib): elements 32ib + 4m..32ib + 4m + 3, grid value * sign
 //   IQ1_S  [4 p][16] i32              (c(2p), c(2p + 1)) as int16, c(ib) = scale(ib) * shift sign of sub-block ib
 //   IQ1_M  [8 m][4 p][16] i32         (c(2p, m), c(2p + 1, m)), c(ib, m) = scale(ib, m / 4) * shift sign of group 4ib + m / 2
+//   Q2_K   [8 p][16] i32              (min(2p), min(2p + 1)) as int16, min(h) = the 4-bit min of half h
+//          [16] f32                   the rows' f16 dmin
+//   (Q2_K: the scale pairs hold the 4-bit scale, lane 0's start the whole
+//   super-block's, the other starts zero.)
 // Activation side, per 8 tokens j (kIqTileActBytes per token and super-block;
 // nb = K / 256), the tokens side by side so that a tile of 8 tokens reads
 // them from one pointer:
@@ -30,6 +40,7 @@
 //                                  bytes of all super-blocks together: a pass streams them)
 //   [nb][4 p][8 j] i32             (sum(2p), sum(2p + 1)) as int16, sum(ib) = bsums[2ib] + bsums[2ib + 1]  (IQ1_S)
 //   [8 m][nb][4 p][8 j] i32        (q4(2p, m), q4(2p + 1, m)) as int16, q4(ib, m) = the 4 q of run (m, ib) (IQ1_M)
+//     Q2_K, in the same place: [nb][8 p][8 j] i32  (bsums[2p], bsums[2p + 1]) as int16
 #pragma once
 
 #include "common/ggml_types.h"
@@ -46,6 +57,7 @@ inline constexpr size_t kIqTileActBytes = 256 + 16 + 128;
 // Offsets in one super-block of a group's tile (the layout above): the lane
 // starts, the scale pairs, the weight runs, IQ1_S / IQ1_M's coefficient pairs.
 inline constexpr size_t kIqTileOffStart = 64, kIqTileOffScale = 576, kIqTileOffWeights = 1600, kIqTileOffExtra = 5696;
+inline constexpr size_t kIqTileOffQ2KDmin = kIqTileOffExtra + 8 * 64;   // Q2_K's dmin row, after its 8 min pairs
 
 // Token t's place in the side (from act.tileSide: its run (0, 0) of
 // super-block 0); the offsets below are from there, the same for the 8
@@ -63,6 +75,7 @@ static constexpr size_t iqSideQ4(int64_t nb, int m, int64_t b, int p)
 {
     return static_cast<size_t>(2176 * nb + ((m * nb + b) * 4 + p) * 32);
 }
+static constexpr size_t iqSideBsums(int64_t nb, int64_t b, int p) { return static_cast<size_t>(2176 * nb + (8 * b + p) * 32); }
 
 // Bytes of one super-block of a group's tile (0 for other types).
 size_t iqTileSuperBytes(GgmlType type);
@@ -71,17 +84,19 @@ size_t iqTileSuperBytes(GgmlType type);
 // costs about as much as multiplying it with this many tokens).
 inline constexpr int64_t kIqTileMinTokens = 8;
 
-// True for the lattice types (whatever the CPU path): scratch for their
-// activation side must be reserved, a later path may use the tiles.
+// True for the lattice types and Q2_K (whatever the CPU path): scratch for
+// their activation side must be reserved, a later path may use the tiles.
 bool iqTileType(GgmlType type);
-// True when `type` is a lattice type and the active CPU path has the tile
-// kernels (AVX-512 VNNI: conversion and multiply; AVX2: the multiply, the
-// conversion by the scalar twin).
+// True when `type` is a tile type and the active CPU path has its tile
+// kernels (AVX-512 VNNI: conversion and multiply, every tile type; AVX2:
+// the multiply, the conversion by the scalar twin, the lattice types).
+// Q2_K's tiles compute its one-token form, which batch-invariant mode takes
+// for every batch (the caller decides).
 bool iqTilesActive(GgmlType type);
 
 // Bytes of the activation side for nTokens rows of K elements (whole groups of 8).
 size_t iqTileSideBytes(int64_t K, int64_t nTokens);
-// Writes token t's side (its bytes of the 8 tokens' side, iqSideBase) from
+// Writes token t's side (its bytes of the 8 tokens' side, iqSideToken) from
 // its Q8_K row. Rows may be prepared from several threads, each its own t.
 void iqTilePrepareRow(GgmlType type, int64_t K, const PackedActivation &act, int64_t t);
 

@@ -432,7 +432,7 @@ int64_t amxTileTokens(GgmlType type, int64_t nTokens, bool now)
 
 size_t sideArrayBytes(GgmlType type, int64_t K, int64_t nTokens)
 {
-    if (generic::isIqLatticeType(type))
+    if (iqTileType(type))
         return iqTileSideBytes(K, nTokens);
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
@@ -460,7 +460,7 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
     PackedActivation out;
     out.rows = rows;
     out.stride = stride;
-    if (generic::isIqLatticeType(type))
+    if (iqTileType(type))
         out.tileSide = static_cast<uint8_t *>(side);
     if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ||
         type == GgmlType::GGML_TYPE_IQ4_NL) {
@@ -488,7 +488,7 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
             std::memcpy(dst + static_cast<size_t>(k) * 16 * 32, src, 32);
         }
     }
-    if (generic::isIqLatticeType(type)) {
+    if (iqTileType(type)) {
         iqTilePrepareRow(type, K, act, t);
         return;
     }

@@ -65,12 +65,15 @@ struct InputSlot {
     quant::PackedActivation packed;
 };
 
-// Packed at load (quant/packed.h), or a lattice i-quant converted tile by
-// tile for a batch of at least kIqTileMinTokens (quant/iq_tiles.h).
+// Packed at load (quant/packed.h), or a lattice i-quant (or Q2_K) converted
+// tile by tile for a batch of at least kIqTileMinTokens (quant/iq_tiles.h).
+// Q2_K's tiles compute its one-token form: only where every token takes it
+// (batch-invariant mode; see invariantGemmTokens).
 bool usesPacked(const model::TensorView &W, int64_t nTokens)
 {
     return (W.packed && quant::packedKernelsActive(W.type))
-        || (!W.packed && nTokens >= quant::kIqTileMinTokens && quant::iqTilesActive(W.type));
+        || (!W.packed && nTokens >= quant::kIqTileMinTokens && quant::iqTilesActive(W.type)
+            && (W.type != GgmlType::GGML_TYPE_Q2_K || batchInvariant()));
 }
 
 // What the reference does after a multiply: the matrix's per-tensor scale

@@ -20,6 +20,7 @@
 #include "quant/iq_grids.h"
 #include "quant/iq_tiles.h"
 #include "quant/packed.h"
+#include "quant/quant_blocks.h"
 #include "quant/quant_traits.h"
 #if defined(__x86_64__)
 #include "quant/x86/iq_simd.h"
@@ -55,6 +56,13 @@ void addTypeRows()
     QTest::addColumn<GgmlType>("type");
     for (GgmlType t : kIqTypes)
         QTest::newRow(ggmlTypeName(t).c_str()) << t;
+}
+
+// The tile types (iq_tiles.h): the lattice types and Q2_K.
+void addTileTypeRows()
+{
+    addTypeRows();
+    QTest::newRow("Q2_K") << GgmlType::GGML_TYPE_Q2_K;
 }
 
 int randInt(Rng &rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
@@ -371,8 +379,14 @@ private:
         c.w.resize(c.rowBytes * static_cast<size_t>(N));
         for (uint8_t &b : c.w)
             b = static_cast<uint8_t>(randInt(rng, 0, 255));
-        for (size_t b = 0; b < c.w.size(); b += t->typeSize)
-            c.w[b + (type == T::GGML_TYPE_IQ1_M ? 55 : 1)] &= 0x3b;   // finite, normal-range scales
+        for (size_t b = 0; b < c.w.size(); b += t->typeSize) {   // finite, normal-range scales
+            if (type == T::GGML_TYPE_Q2_K) {
+                c.w[b + offsetof(BlockQ2_K, d) + 1] &= 0x3b;
+                c.w[b + offsetof(BlockQ2_K, dmin) + 1] &= 0x3b;
+            } else {
+                c.w[b + (type == T::GGML_TYPE_IQ1_M ? 55 : 1)] &= 0x3b;
+            }
+        }
         const TypeTraits *q8 = typeTraits(T::GGML_TYPE_Q8_K);
         c.actBytes = static_cast<size_t>(K / 256) * 292;
         c.act.resize(c.actBytes * static_cast<size_t>(maxTokens));
@@ -584,11 +598,12 @@ private slots:
         }
     }
 
-    // The prompt path's tiles (iq_tiles.h): a multiply of 1..19 tokens over
-    // 37 rows (a partial last group) equals each row's vecDot bit for bit,
+    // The prompt path's tiles (iq_tiles.h; the lattice types and Q2_K): a
+    // multiply of 1..19 tokens over 37 rows (a partial last group) equals
+    // each row's vecDot bit for bit,
     // with the active path's kernels and with the scalar twins, and the
     // conversions of both give the same tile bytes.
-    void tilesMatchVecDot_data() { addTypeRows(); }
+    void tilesMatchVecDot_data() { addTileTypeRows(); }
     void tilesMatchVecDot()
     {
         QFETCH(GgmlType, type);
@@ -631,7 +646,7 @@ private slots:
     // Long rows and many tokens: the groups are converted in batches and the
     // tokens run through them in chunks (iqTileMatmul's cache blocking: here
     // 3 groups a batch, 48 tokens a chunk), still each row's vecDot.
-    void tilesInBatchesAndChunks_data() { addTypeRows(); }
+    void tilesInBatchesAndChunks_data() { addTileTypeRows(); }
     void tilesInBatchesAndChunks()
     {
         QFETCH(GgmlType, type);

@@ -393,5 +393,30 @@ struct DecIQ1_M {
     }
 };
 
+// Q2_K in the tiles' form (iq_tiles.h): its 2-bit values (element
+// 128 half + 32 k + l: bits 2k of qs[32 half + l]) as non-negative weights,
+// its 4-bit scales as the halves; the mins and dmin are read by the caller.
+struct DecQ2_K {
+    static constexpr GgmlType kType = GgmlType::GGML_TYPE_Q2_K;
+    static constexpr size_t kBytes = sizeof(BlockQ2_K);
+    static void decode(const uint8_t *b, IqSuper &s)
+    {
+        const auto *x = reinterpret_cast<const BlockQ2_K *>(b);
+        const __m512i three = _mm512_set1_epi8(3);
+        for (int k = 0; k < 4; ++k) {   // elements 64k..64k + 63: half k / 2, shifts 4 (k % 2) and 4 (k % 2) + 2
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x->qs + 32 * (k / 2)));
+            const __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(q), q, 1);
+            const __m512i shift = _mm512_inserti64x4(_mm512_set1_epi16(static_cast<short>(4 * (k % 2))),
+                                                     _mm256_set1_epi16(static_cast<short>(4 * (k % 2) + 2)), 1);
+            s.mag[k] = _mm512_and_si512(_mm512_srlv_epi16(both, shift), three);
+            s.neg[k] = 0;
+        }
+        s.halves = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x->scales)),
+                                                      _mm_set1_epi8(0x0f)));
+        s.d = _cvtsh_ss(x->d);
+        s.shiftGroupNeg = 0;
+    }
+};
+
 } // namespace
 } // namespace burrow::quant::x86

@@ -19,6 +19,8 @@
 #include "quant/x86/packed_avx512_rows.h"
 
 #include <immintrin.h>
+
+#include <cstdint>
 #include <vector>
 
 namespace burrow::quant::x86 {
@@ -123,6 +125,26 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
             }
             _mm512_storeu_si512(o + kOffStart + 64 * static_cast<size_t>(m), _mm512_sub_epi32(zero, _mm512_slli_epi32(start, 7)));
         }
+        if constexpr (D::kType == T::GGML_TYPE_Q2_K) {
+            // the whole super-block's start in lane 0's place; the mins' pairs and dmin
+            __m512i total = zero;
+            for (int m = 0; m < 8; ++m) {
+                total = _mm512_add_epi32(total, _mm512_loadu_si512(o + kOffStart + 64 * static_cast<size_t>(m)));
+                _mm512_storeu_si512(o + kOffStart + 64 * static_cast<size_t>(m), zero);
+            }
+            _mm512_storeu_si512(o + kOffStart, total);
+            alignas(64) int32_t mins[8][16] = {};
+            alignas(64) float dmin[16] = {};
+            for (int r = 0; r < nRows; ++r) {
+                const auto *x = reinterpret_cast<const BlockQ2_K *>(rows + static_cast<size_t>(r) * rowBytes + static_cast<size_t>(b) * D::kBytes);
+                for (int p = 0; p < 8; ++p)
+                    mins[p][r] = static_cast<int32_t>(static_cast<uint32_t>(x->scales[2 * p] >> 4) | (static_cast<uint32_t>(x->scales[2 * p + 1] >> 4) << 16));
+                dmin[r] = _cvtsh_ss(x->dmin);
+            }
+            for (int p = 0; p < 8; ++p)
+                _mm512_storeu_si512(o + kOffExtra + 64 * static_cast<size_t>(p), _mm512_load_si512(mins[p]));
+            _mm512_storeu_ps(o + kIqTileOffQ2KDmin, _mm512_load_ps(dmin));
+        }
         if constexpr (D::kType == T::GGML_TYPE_IQ1_S || D::kType == T::GGML_TYPE_IQ1_M) {
             // shift coefficient pairs: scale * shift sign (IQ1_S per sub-block, IQ1_M per group and lane)
             const auto coef = [&](int r, int ib, int m) {
@@ -158,14 +180,14 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
     }
     // The rows' d_w * d_a per super-block and token, once for the 8 lanes.
-    thread_local std::vector<__m512> dBuf;
-    if (dBuf.size() < static_cast<size_t>(nb) * NT)
-        dBuf.resize(static_cast<size_t>(nb) * NT);
-    __m512 *dTok = dBuf.data();
+    thread_local std::vector<float> dBuf;   // [nb][NT][16], from a 64-byte boundary
+    if (dBuf.size() < static_cast<size_t>(nb) * NT * 16 + 16)
+        dBuf.resize(static_cast<size_t>(nb) * NT * 16 + 16);
+    float *dTok = dBuf.data() + ((64 - reinterpret_cast<uintptr_t>(dBuf.data()) % 64) % 64) / sizeof(float);
     for (int64_t b = 0; b < nb; ++b) {
         const __m512 dw = _mm512_loadu_ps(tile + static_cast<size_t>(b) * superBytes);
         for (int j = 0; j < NT; ++j)
-            dTok[b * NT + j] = _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d));
+            _mm512_store_ps(dTok + (b * NT + j) * 16, _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d)));
     }
     __m512 part[NT][8], partShift[kM ? NT : 1][8];
     for (int m = 0; m < 8; ++m) {
@@ -189,7 +211,7 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
                     lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(bcast32(runs + 32 * ib + 4 * j), w), sc);
             }
             for (int j = 0; j < NT; ++j) {
-                const __m512 d = dTok[b * NT + j];
+                const __m512 d = _mm512_load_ps(dTok + (b * NT + j) * 16);
                 acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(lane[j]), acc[j]);
                 if constexpr (kM) {
                     __m512i sl = _mm512_setzero_si512();
@@ -230,6 +252,66 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
     }
 }
 
+// Q2_K (iq_tiles.h): per super-block one integer chain per token through
+// the 8 lanes' runs from the block's start, the mins' dot product over the
+// 16 halves, then generic q2K's float steps:
+// acc = fma(isum, d_w d_a, acc), accm = fma(imin, dmin_w d_a, accm); acc - accm.
+template <int NT>
+void multiplyTileQ2K(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, float *y, size_t ldy)
+{
+    const int64_t nb = K / QK_K;
+    const size_t superBytes = iqTileSuperBytes(T::GGML_TYPE_Q2_K);
+    const uint8_t *side0 = act.tileSide + iqSideToken(nb, t0);   // t0 a multiple of 8: the tokens 4 bytes apart
+    const BlockQ8_K *a[NT];
+    for (int j = 0; j < NT; ++j)
+        a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
+    __m512 acc[NT], accm[NT];
+    for (int j = 0; j < NT; ++j)
+        acc[j] = accm[j] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+        __m512i isum[NT];
+        const __m512i start = _mm512_loadu_si512(o + kOffStart);
+        for (int j = 0; j < NT; ++j)
+            isum[j] = start;
+        for (int m = 0; m < 8; ++m) {
+            const uint8_t *runs = side0 + iqSideRun(nb, m, b, 0);   // [8 ib][8 j][4]
+#pragma GCC unroll 8
+            for (int ib = 0; ib < 8; ++ib) {
+                const __m512i w = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
+                const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
+                for (int j = 0; j < NT; ++j)
+                    isum[j] = _mm512_dpwssd_epi32(isum[j], _mm512_maddubs_epi16(bcast32(runs + 32 * ib + 4 * j), w), sc);
+            }
+        }
+        const __m512 dw = _mm512_loadu_ps(o), dmw = _mm512_loadu_ps(o + kIqTileOffQ2KDmin);
+        for (int j = 0; j < NT; ++j) {
+            __m512i imin = _mm512_setzero_si512();
+            for (int p = 0; p < 8; ++p)
+                imin = _mm512_dpwssd_epi32(imin, _mm512_loadu_si512(o + kOffExtra + 64 * static_cast<size_t>(p)),
+                                           bcast32(side0 + iqSideBsums(nb, b, p) + 4 * j));
+            const __m512 da = _mm512_set1_ps(a[j][b].d);
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[j]), _mm512_mul_ps(dw, da), acc[j]);
+            accm[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(imin), _mm512_mul_ps(dmw, da), accm[j]);
+        }
+    }
+    const __mmask16 keep = static_cast<__mmask16>((1u << rows) - 1u);
+    for (int j = 0; j < NT; ++j)
+        _mm512_mask_storeu_ps(y + static_cast<size_t>(t0 + j) * ldy, keep, _mm512_sub_ps(acc[j], accm[j]));
+}
+
+template <int N>
+void multiplyRestQ2K(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t, int64_t n, float *y,
+                     size_t ldy)
+{
+    if constexpr (N > 0) {
+        if (n == N)
+            multiplyTileQ2K<N>(tile, K, rows, act, t, y, ldy);
+        else
+            multiplyRestQ2K<N - 1>(tile, K, rows, act, t, n, y, ldy);
+    }
+}
+
 // Tiles of up to 12 tokens (IQ1_M: 8, its shift lanes need registers too).
 template <T Type, int N>
 void multiplyRest(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t, int64_t n, float *y,
@@ -249,12 +331,20 @@ void multiplyAll(const uint8_t *tile, int64_t K, int rows, const PackedActivatio
                  size_t ldy)
 {
     static_assert(kMaxTile == 8, "a tile's tokens share one group of the side");
-    constexpr int kMax = Type == T::GGML_TYPE_IQ1_M ? 8 : kMaxTile;
-    int64_t t = t0;
-    for (; t + kMax <= t1; t += kMax)
-        multiplyTile<Type, kMax>(tile, K, rows, act, t, y, ldy);
-    if (t < t1)
-        multiplyRest<Type, kMax - 1>(tile, K, rows, act, t, t1 - t, y, ldy);
+    if constexpr (Type == T::GGML_TYPE_Q2_K) {
+        int64_t t = t0;
+        for (; t + kMaxTile <= t1; t += kMaxTile)
+            multiplyTileQ2K<kMaxTile>(tile, K, rows, act, t, y, ldy);
+        if (t < t1)
+            multiplyRestQ2K<kMaxTile - 1>(tile, K, rows, act, t, t1 - t, y, ldy);
+    } else {
+        constexpr int kMax = Type == T::GGML_TYPE_IQ1_M ? 8 : kMaxTile;
+        int64_t t = t0;
+        for (; t + kMax <= t1; t += kMax)
+            multiplyTile<Type, kMax>(tile, K, rows, act, t, y, ldy);
+        if (t < t1)
+            multiplyRest<Type, kMax - 1>(tile, K, rows, act, t, t1 - t, y, ldy);
+    }
 }
 
 } // namespace
@@ -269,6 +359,7 @@ void iqTileConvertAvx512(GgmlType type, const uint8_t *rows, size_t rowBytes, in
     case T::GGML_TYPE_IQ3_S: convertGroup<DecIQ3_S>(rows, rowBytes, K, nRows, tile); break;
     case T::GGML_TYPE_IQ1_S: convertGroup<DecIQ1_S>(rows, rowBytes, K, nRows, tile); break;
     case T::GGML_TYPE_IQ1_M: convertGroup<DecIQ1_M>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_Q2_K: convertGroup<DecQ2_K>(rows, rowBytes, K, nRows, tile); break;
     default: break;
     }
 }
@@ -284,6 +375,7 @@ void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, int64_t K, int row
     case T::GGML_TYPE_IQ3_S: multiplyAll<T::GGML_TYPE_IQ3_S>(tile, K, rows, act, t0, t1, y, ldy); break;
     case T::GGML_TYPE_IQ1_S: multiplyAll<T::GGML_TYPE_IQ1_S>(tile, K, rows, act, t0, t1, y, ldy); break;
     case T::GGML_TYPE_IQ1_M: multiplyAll<T::GGML_TYPE_IQ1_M>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_Q2_K: multiplyAll<T::GGML_TYPE_Q2_K>(tile, K, rows, act, t0, t1, y, ldy); break;
     default: break;
     }
 }
