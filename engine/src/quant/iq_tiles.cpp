@@ -38,21 +38,38 @@ int32_t pair16(int a, int b) { return static_cast<int32_t>((static_cast<uint32_t
 int lo16(int32_t v) { return static_cast<int16_t>(v & 0xffff); }
 int hi16(int32_t v) { return static_cast<int16_t>(static_cast<uint32_t>(v) >> 16); }
 
-// Row r of one super-block of a tile from its decoded super-block.
-void putRow(GgmlType type, const generic::IqSuperBlock &s, uint8_t *o, size_t r)
+// Row r's scale pairs, weight runs and lane starts in one super-block of a
+// tile, from its 256 values w and the scales of its 16 halves; wholeStart
+// (Q2_K): the 8 lanes' starts summed into lane 0's place.
+void putRuns(const int8_t *w, const int *scale, uint8_t *o, size_t r, bool wholeStart)
 {
-    std::memcpy(o + 4 * r, &s.d, 4);
     for (int h = 0; h < 16; ++h)
-        put32(o + kOffScale + (16 * h + r) * 4, pair16(s.scale[h], s.scale[h]));
+        put32(o + kOffScale + (16 * static_cast<size_t>(h) + r) * 4, pair16(scale[h], scale[h]));
+    int32_t total = 0;
     for (int m = 0; m < 8; ++m) {
         int32_t start = 0;
         for (int ib = 0; ib < 8; ++ib) {
-            const int8_t *w = s.w + 32 * ib + 4 * m;
-            std::memcpy(o + kOffWeights + ((8 * m + ib) * kRows + r) * 4, w, 4);
-            start += s.scale[2 * ib + m / 4] * (w[0] + w[1] + w[2] + w[3]);
+            const int8_t *run = w + 32 * ib + 4 * m;
+            std::memcpy(o + kOffWeights + ((8 * m + ib) * kRows + r) * 4, run, 4);
+            start += scale[2 * ib + m / 4] * (run[0] + run[1] + run[2] + run[3]);
         }
-        put32(o + kOffStart + (16 * m + r) * 4, -128 * start);
+        if (wholeStart)
+            total += start;
+        else
+            put32(o + kOffStart + (16 * static_cast<size_t>(m) + r) * 4, -128 * start);
     }
+    if (wholeStart)
+        put32(o + kOffStart + r * 4, -128 * total);
+}
+
+// Row r of one super-block of a lattice type's tile from its decoded super-block.
+void putRow(GgmlType type, const generic::IqSuperBlock &s, uint8_t *o, size_t r)
+{
+    std::memcpy(o + 4 * r, &s.d, 4);
+    int scale[16];
+    for (int h = 0; h < 16; ++h)
+        scale[h] = s.scale[h];
+    putRuns(s.w, scale, o, r, false);
     if (type == GgmlType::GGML_TYPE_IQ1_S)
         for (int p = 0; p < 4; ++p)
             put32(o + kOffExtra + (16 * p + r) * 4,
@@ -73,22 +90,35 @@ void putRowQ2K(const BlockQ2_K &x, uint8_t *o, size_t r)
 {
     const float d = fp16ToFp32(x.d), dmin = fp16ToFp32(x.dmin);
     std::memcpy(o + 4 * r, &d, 4);
-    for (int h = 0; h < 16; ++h)
-        put32(o + kOffScale + (16 * static_cast<size_t>(h) + r) * 4, pair16(x.scales[h] & 0xf, x.scales[h] & 0xf));
     int8_t w[256];
     for (int e = 0; e < 256; ++e)
         w[e] = static_cast<int8_t>((x.qs[32 * (e / 128) + e % 32] >> (2 * ((e / 32) % 4))) & 3);
-    int32_t start = 0;
-    for (int m = 0; m < 8; ++m)
-        for (int ib = 0; ib < 8; ++ib) {
-            const int8_t *run = w + 32 * ib + 4 * m;
-            std::memcpy(o + kOffWeights + ((8 * m + ib) * kRows + r) * 4, run, 4);
-            start += (x.scales[2 * ib + m / 4] & 0xf) * (run[0] + run[1] + run[2] + run[3]);
-        }
-    put32(o + kOffStart + r * 4, -128 * start);
+    int scale[16];
+    for (int h = 0; h < 16; ++h)
+        scale[h] = x.scales[h] & 0xf;
+    putRuns(w, scale, o, r, true);
     for (int p = 0; p < 8; ++p)
         put32(o + kOffExtra + (16 * static_cast<size_t>(p) + r) * 4, pair16(x.scales[2 * p] >> 4, x.scales[2 * p + 1] >> 4));
     std::memcpy(o + kIqTileOffQ2KDmin + 4 * r, &dmin, 4);
+}
+
+// Row r of one super-block of a Q3_K tile: the levels low2 - (high bit ? 0
+// : 4) as weights, the 6-bit scales minus 32 as scale pairs.
+void putRowQ3K(const BlockQ3_K &x, uint8_t *o, size_t r)
+{
+    const float d = fp16ToFp32(x.d);
+    std::memcpy(o + 4 * r, &d, 4);
+    int8_t w[256];
+    for (int e = 0; e < 256; ++e) {
+        const int half = e / 128, k = (e / 32) % 4, l = e % 32;
+        w[e] = static_cast<int8_t>(((x.qs[32 * half + l] >> (2 * k)) & 3) - (((x.hmask[l] >> (4 * half + k)) & 1) ? 0 : 4));
+    }
+    int8_t sc[16];
+    unpackQ3KScales(x.scales, sc);
+    int scale[16];
+    for (int h = 0; h < 16; ++h)
+        scale[h] = sc[h];
+    putRuns(w, scale, o, r, false);
 }
 
 void freeAligned(uint8_t *p) { std::free(p); }
@@ -101,22 +131,20 @@ size_t iqTileSuperBytes(GgmlType type)
     case GgmlType::GGML_TYPE_IQ1_S: return kOffExtra + 4 * kRows * 4;
     case GgmlType::GGML_TYPE_IQ1_M: return kOffExtra + 32 * kRows * 4;
     case GgmlType::GGML_TYPE_Q2_K: return kIqTileOffQ2KDmin + kRows * 4;
-    default: return generic::isIqLatticeType(type) ? kOffExtra : 0;
+    default: return generic::isIqLatticeType(type) || type == GgmlType::GGML_TYPE_Q3_K ? kOffExtra : 0;
     }
 }
 
 bool iqTileType(GgmlType type)
 {
-    return generic::isIqLatticeType(type) || type == GgmlType::GGML_TYPE_Q2_K;
+    return generic::isIqLatticeType(type) || type == GgmlType::GGML_TYPE_Q2_K || type == GgmlType::GGML_TYPE_Q3_K;
 }
 
 bool iqTilesActive(GgmlType type)
 {
 #ifdef BURROW_QUANT_X86
     const CpuPath path = activeCpuPath();
-    if (type == GgmlType::GGML_TYPE_Q2_K)
-        return path == CpuPath::CPU_PATH_AVX512;
-    return generic::isIqLatticeType(type) && (path == CpuPath::CPU_PATH_AVX512 || path == CpuPath::CPU_PATH_AVX2);
+    return iqTileType(type) && (path == CpuPath::CPU_PATH_AVX512 || path == CpuPath::CPU_PATH_AVX2);
 #else
     (void)type;
     return false;
@@ -162,11 +190,16 @@ void iqTileConvertScalar(GgmlType type, const uint8_t *rows, size_t rowBytes, in
     const size_t superBytes = iqTileSuperBytes(type), blockBytes = ggmlTypeInfo(type)->typeSize;
     const int64_t nb = K / QK_K;
     std::memset(tile, 0, superBytes * static_cast<size_t>(nb));
-    if (type == GgmlType::GGML_TYPE_Q2_K) {
+    if (type == GgmlType::GGML_TYPE_Q2_K || type == GgmlType::GGML_TYPE_Q3_K) {
         for (size_t r = 0; r < kRows && g * 16 + static_cast<int64_t>(r) < N; ++r) {
-            const auto *x = reinterpret_cast<const BlockQ2_K *>(rows + static_cast<size_t>(g * 16 + static_cast<int64_t>(r)) * rowBytes);
-            for (int64_t b = 0; b < nb; ++b)
-                putRowQ2K(x[b], tile + static_cast<size_t>(b) * superBytes, r);
+            const uint8_t *row = rows + static_cast<size_t>(g * 16 + static_cast<int64_t>(r)) * rowBytes;
+            for (int64_t b = 0; b < nb; ++b) {
+                uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+                if (type == GgmlType::GGML_TYPE_Q2_K)
+                    putRowQ2K(reinterpret_cast<const BlockQ2_K *>(row)[b], o, r);
+                else
+                    putRowQ3K(reinterpret_cast<const BlockQ3_K *>(row)[b], o, r);
+            }
         }
         return;
     }

@@ -8,8 +8,9 @@
 // file mapping (nothing is packed at load: a tile is 4x a 2-bit row), and
 // generation (one token) reads them directly (TypeTraits::vecDot).
 //
-// Q2_K takes the same tiles on the AVX-512 path (its 2-bit values as the
-// weights, its 4-bit scales as the scale pairs): its one-token form sums a
+// Q3_K and Q2_K take the same tiles. Q3_K's one-token kernel (the x86
+// form) has the lattice types' 8 lanes (its levels -4..3 as the weights,
+// its 6-bit scales - 32 as the scale pairs, final factor 1). Q2_K's sums a
 // whole super-block in one integer (lane starts summed into lane 0's) and
 // steps in float once per super-block for the values and once for the
 // mins (generic q2K), so its tile runs one chain through the 8 lanes.
@@ -84,12 +85,13 @@ size_t iqTileSuperBytes(GgmlType type);
 // costs about as much as multiplying it with this many tokens).
 inline constexpr int64_t kIqTileMinTokens = 8;
 
-// True for the lattice types and Q2_K (whatever the CPU path): scratch for
-// their activation side must be reserved, a later path may use the tiles.
+// True for the lattice types, Q2_K and Q3_K (whatever the CPU path):
+// scratch for their activation side must be reserved, a later path may use
+// the tiles.
 bool iqTileType(GgmlType type);
-// True when `type` is a tile type and the active CPU path has its tile
-// kernels (AVX-512 VNNI: conversion and multiply, every tile type; AVX2:
-// the multiply, the conversion by the scalar twin, the lattice types).
+// True when `type` is a tile type and the active CPU path has the tile
+// kernels (AVX-512 VNNI: conversion and multiply; AVX2: the multiply, the
+// conversion by the scalar twin).
 // Q2_K's tiles compute its one-token form, which batch-invariant mode takes
 // for every batch (the caller decides).
 bool iqTilesActive(GgmlType type);

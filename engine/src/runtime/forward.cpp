@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <new>
 
@@ -34,6 +35,18 @@ void forRows(ThreadPool &pool, int n, int64_t width, F &&fn)
         for (int64_t t = t0; t < t1; ++t)
             fn(static_cast<int>(t));
     }, n > 1 ? n * width * 4 : 0);
+}
+
+// The scratch of one matmulGroup over `group` (absent matrices skipped):
+// matmulTasks makes an input slot per kind of matrix (type, packing), at
+// most one per matrix, so the sum bounds it.
+size_t groupScratchBytes(std::initializer_list<const model::TensorView *> group, int64_t nTokens)
+{
+    size_t sum = 0;
+    for (const model::TensorView *t : group)
+        if (*t)
+            sum += matmulScratchBytes(*t, nTokens);
+    return sum;
 }
 
 } // namespace
@@ -69,6 +82,17 @@ Result<std::unique_ptr<Forward>> Forward::create(const model::ModelConfig &c, co
     size_t scratch = matmulScratchBytes(w.output, 1);
     for (const model::TensorView *t : model::weightMatrices(w))
         scratch = std::max(scratch, matmulScratchBytes(*t, maxBatch));
+    // The groups of one input (forward's matmulGroup calls): matrices of
+    // different types take a slot each, whose sum can exceed the largest
+    // single matrix's (a Q2_K file's Q2_K attn_q and attn_k beside its packed
+    // Q4_K attn_v wrote past the scratch before).
+    for (const model::LayerWeights &L : w.layers) {
+        scratch = std::max(scratch, groupScratchBytes({&L.wq, &L.wk, &L.wv}, maxBatch));
+        scratch = std::max(scratch, groupScratchBytes({&L.ffnGate, &L.ffnUp}, maxBatch));
+        scratch = std::max(scratch, groupScratchBytes({&L.ffnGateShexp, &L.ffnUpShexp}, maxBatch));
+        scratch = std::max(scratch, groupScratchBytes({&L.wqkv, &L.attnGate}, maxBatch));
+        scratch = std::max(scratch, groupScratchBytes({&L.ssmBeta, &L.ssmAlpha}, maxBatch));
+    }
     for (const model::LayerWeights &L : w.layers)
         for (const auto *experts : {&L.gateExps, &L.upExps, &L.downExps})
             if (!experts->empty())

@@ -418,5 +418,40 @@ struct DecQ2_K {
     }
 };
 
+// Q3_K in the tiles' form: its levels low2 - (high bit ? 0 : 4) (element
+// 128 half + 32 k + l: bits 2k of qs[32 half + l], bit 4 half + k of
+// hmask[l]) as signed weights, its 6-bit scales minus 32 as the halves.
+struct DecQ3_K {
+    static constexpr GgmlType kType = GgmlType::GGML_TYPE_Q3_K;
+    static constexpr size_t kBytes = sizeof(BlockQ3_K);
+    static void decode(const uint8_t *b, IqSuper &s)
+    {
+        const auto *x = reinterpret_cast<const BlockQ3_K *>(b);
+        const __m256i hm = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x->hmask));
+        const __m512i hmBoth = _mm512_inserti64x4(_mm512_castsi256_si512(hm), hm, 1);
+        for (int k = 0; k < 4; ++k) {   // elements 64k..64k + 63: half k / 2, k' = 2 (k % 2) and 2 (k % 2) + 1
+            const int half = k / 2, k0 = 2 * (k % 2);
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x->qs + 32 * half));
+            const __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(q), q, 1);
+            const __m512i low = _mm512_and_si512(
+                _mm512_srlv_epi16(both, _mm512_inserti64x4(_mm512_set1_epi16(static_cast<short>(2 * k0)),
+                                                           _mm256_set1_epi16(static_cast<short>(2 * k0 + 2)), 1)),
+                _mm512_set1_epi8(3));
+            const __m512i high = _mm512_and_si512(
+                _mm512_srlv_epi16(hmBoth, _mm512_inserti64x4(_mm512_set1_epi16(static_cast<short>(4 * half + k0)),
+                                                             _mm256_set1_epi16(static_cast<short>(4 * half + k0 + 1)), 1)),
+                _mm512_set1_epi8(1));
+            const __m512i v = _mm512_sub_epi8(_mm512_or_si512(low, _mm512_slli_epi16(high, 2)), _mm512_set1_epi8(4));
+            s.mag[k] = _mm512_abs_epi8(v);
+            s.neg[k] = _mm512_movepi8_mask(v);
+        }
+        int8_t sc[16];
+        unpackQ3KScales(x->scales, sc);
+        s.halves = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(sc)));
+        s.d = _cvtsh_ss(x->d);
+        s.shiftGroupNeg = 0;
+    }
+};
+
 } // namespace
 } // namespace burrow::quant::x86

@@ -119,7 +119,7 @@ void multiplyHalf(const uint8_t *tile, int64_t K, int h, int rows, const PackedA
             out = _mm256_add_ps(out, _mm256_mul_ps(_mm256_set1_ps(0.125f), acc1));
         } else if constexpr (kM) {
             out = _mm256_add_ps(out, _mm256_mul_ps(_mm256_set1_ps(0.125f), hsum8Rows(partShift[j])));
-        } else if constexpr (Type != T::GGML_TYPE_IQ3_S) {
+        } else if constexpr (Type != T::GGML_TYPE_IQ3_S && Type != T::GGML_TYPE_Q3_K) {
             out = _mm256_mul_ps(_mm256_set1_ps(Type == T::GGML_TYPE_IQ3_XXS ? 0.25f : 0.125f), out);
         }
         float *dst = y + static_cast<size_t>(t0 + j) * ldy + 8 * static_cast<size_t>(h);
@@ -133,13 +133,83 @@ void multiplyHalf(const uint8_t *tile, int64_t K, int h, int rows, const PackedA
     }
 }
 
+// Q2_K, rows 8h..8h + 7 (iq_tiles.h; as the AVX-512 multiplyTileQ2K): one
+// integer chain per token and super-block through the 8 lanes' runs, the
+// mins' dot product, then acc = fma(isum, d_w d_a, acc), accm = fma(imin,
+// dmin_w d_a, accm); acc - accm.
+template <int NT>
+void multiplyHalfQ2K(const uint8_t *tile, int64_t K, int h, int rows, const PackedActivation &act, int64_t t0, float *y,
+                     size_t ldy)
+{
+    const int64_t nb = K / QK_K;
+    const size_t superBytes = iqTileSuperBytes(T::GGML_TYPE_Q2_K);
+    const size_t half = 32 * static_cast<size_t>(h);
+    const uint8_t *side[NT];
+    const BlockQ8_K *a[NT];
+    for (int j = 0; j < NT; ++j) {
+        side[j] = act.tileSide + iqSideToken(nb, t0 + j);
+        a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
+    }
+    __m256 acc[NT], accm[NT];
+    for (int j = 0; j < NT; ++j)
+        acc[j] = accm[j] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+        __m256i isum[NT];
+        const __m256i start = load8(o + kOffStart + half);
+        for (int j = 0; j < NT; ++j)
+            isum[j] = start;
+        for (int m = 0; m < 8; ++m)
+            for (int ib = 0; ib < 8; ++ib) {
+                const __m256i w = load8(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib) + half);
+                const __m256i sc = load8(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4) + half);
+                for (int j = 0; j < NT; ++j)
+                    isum[j] = _mm256_add_epi32(
+                        isum[j], _mm256_madd_epi16(_mm256_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc));
+            }
+        const __m256 dw = _mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h);
+        const __m256 dmw = _mm256_loadu_ps(reinterpret_cast<const float *>(o + kIqTileOffQ2KDmin) + 8 * h);
+        for (int j = 0; j < NT; ++j) {
+            __m256i imin = _mm256_setzero_si256();
+            for (int p = 0; p < 8; ++p)
+                imin = _mm256_add_epi32(imin, _mm256_madd_epi16(load8(o + kOffExtra + 64 * static_cast<size_t>(p) + half),
+                                                                bcast32(side[j] + iqSideBsums(nb, b, p))));
+            const __m256 da = _mm256_set1_ps(a[j][b].d);
+            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[j]), _mm256_mul_ps(dw, da), acc[j]);
+            accm[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin), _mm256_mul_ps(dmw, da), accm[j]);
+        }
+    }
+    const int here = rows - 8 * h < 8 ? rows - 8 * h : 8;
+    for (int j = 0; j < NT; ++j) {
+        const __m256 out = _mm256_sub_ps(acc[j], accm[j]);
+        float *dst = y + static_cast<size_t>(t0 + j) * ldy + 8 * static_cast<size_t>(h);
+        if (here == 8) {
+            _mm256_storeu_ps(dst, out);
+        } else {
+            alignas(32) float tmp[8];
+            _mm256_store_ps(tmp, out);
+            std::memcpy(dst, tmp, static_cast<size_t>(here) * sizeof(float));
+        }
+    }
+}
+
+template <T Type, int NT>
+void multiplyAny(const uint8_t *tile, int64_t K, int h, int rows, const PackedActivation &act, int64_t t0, float *y,
+                 size_t ldy)
+{
+    if constexpr (Type == T::GGML_TYPE_Q2_K)
+        multiplyHalfQ2K<NT>(tile, K, h, rows, act, t0, y, ldy);
+    else
+        multiplyHalf<Type, NT>(tile, K, h, rows, act, t0, y, ldy);
+}
+
 template <T Type, int N>
 void multiplyRest(const uint8_t *tile, int64_t K, int h, int rows, const PackedActivation &act, int64_t t, int64_t n,
                   float *y, size_t ldy)
 {
     if constexpr (N > 0) {
         if (n == N)
-            multiplyHalf<Type, N>(tile, K, h, rows, act, t, y, ldy);
+            multiplyAny<Type, N>(tile, K, h, rows, act, t, y, ldy);
         else
             multiplyRest<Type, N - 1>(tile, K, h, rows, act, t, n, y, ldy);
     }
@@ -152,7 +222,7 @@ void multiplyAll(const uint8_t *tile, int64_t K, int rows, const PackedActivatio
     for (int h = 0; h < 2 && 8 * h < rows; ++h) {
         int64_t t = t0;
         for (; t + kMaxTile <= t1; t += kMaxTile)
-            multiplyHalf<Type, kMaxTile>(tile, K, h, rows, act, t, y, ldy);
+            multiplyAny<Type, kMaxTile>(tile, K, h, rows, act, t, y, ldy);
         if (t < t1)
             multiplyRest<Type, kMaxTile - 1>(tile, K, h, rows, act, t, t1 - t, y, ldy);
     }
@@ -171,6 +241,8 @@ void iqTileMultiplyAvx2(GgmlType type, const uint8_t *tile, int64_t K, int rows,
     case T::GGML_TYPE_IQ3_S: multiplyAll<T::GGML_TYPE_IQ3_S>(tile, K, rows, act, t0, t1, y, ldy); break;
     case T::GGML_TYPE_IQ1_S: multiplyAll<T::GGML_TYPE_IQ1_S>(tile, K, rows, act, t0, t1, y, ldy); break;
     case T::GGML_TYPE_IQ1_M: multiplyAll<T::GGML_TYPE_IQ1_M>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_Q2_K: multiplyAll<T::GGML_TYPE_Q2_K>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_Q3_K: multiplyAll<T::GGML_TYPE_Q3_K>(tile, K, rows, act, t0, t1, y, ldy); break;
     default: break;
     }
 }

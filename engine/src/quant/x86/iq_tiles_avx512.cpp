@@ -245,7 +245,7 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
             out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), acc1));
         } else if constexpr (kM) {
             out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), hsum8Rows(partShift[j])));
-        } else if constexpr (Type != T::GGML_TYPE_IQ3_S) {
+        } else if constexpr (Type != T::GGML_TYPE_IQ3_S && Type != T::GGML_TYPE_Q3_K) {
             out = _mm512_mul_ps(_mm512_set1_ps(Type == T::GGML_TYPE_IQ3_XXS ? 0.25f : 0.125f), out);
         }
         _mm512_mask_storeu_ps(y + static_cast<size_t>(t0 + j) * ldy, keep, out);
@@ -360,6 +360,7 @@ void iqTileConvertAvx512(GgmlType type, const uint8_t *rows, size_t rowBytes, in
     case T::GGML_TYPE_IQ1_S: convertGroup<DecIQ1_S>(rows, rowBytes, K, nRows, tile); break;
     case T::GGML_TYPE_IQ1_M: convertGroup<DecIQ1_M>(rows, rowBytes, K, nRows, tile); break;
     case T::GGML_TYPE_Q2_K: convertGroup<DecQ2_K>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_Q3_K: convertGroup<DecQ3_K>(rows, rowBytes, K, nRows, tile); break;
     default: break;
     }
 }
@@ -376,6 +377,7 @@ void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, int64_t K, int row
     case T::GGML_TYPE_IQ1_S: multiplyAll<T::GGML_TYPE_IQ1_S>(tile, K, rows, act, t0, t1, y, ldy); break;
     case T::GGML_TYPE_IQ1_M: multiplyAll<T::GGML_TYPE_IQ1_M>(tile, K, rows, act, t0, t1, y, ldy); break;
     case T::GGML_TYPE_Q2_K: multiplyAll<T::GGML_TYPE_Q2_K>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_Q3_K: multiplyAll<T::GGML_TYPE_Q3_K>(tile, K, rows, act, t0, t1, y, ldy); break;
     default: break;
     }
 }
