@@ -1176,7 +1176,10 @@ private slots:
         }
     }
 
-    // Every SIMD path against the scalar twin on random blocks, several lengths.
+    // Every SIMD path against the scalar twin on random blocks, several
+    // lengths (bit for bit where the type follows the reference's recipe on
+    // every path, else within rounding), and the x86 paths against each
+    // other bit for bit.
     void simdMatchesScalar_data() { addTypeRows(kWeightTypes, std::size(kWeightTypes)); }
     void simdMatchesScalar()
     {
@@ -1196,11 +1199,21 @@ private slots:
             t->vecDotGemm(n, &scalarGemm, w.bytes.data(), a.bytes.data());
             double sumAbs = 0;
             dotExpected(w.values, a.values, &sumAbs);
+            float x86 = NAN, x86Gemm = NAN;   // the first x86 path's: the others give its bits
             for (CpuPath path : paths) {
                 QVERIFY(setCpuPath(path));
                 float got = NAN, gotGemm = NAN;
                 typeTraits(type)->vecDot(n, &got, w.bytes.data(), a.bytes.data());
                 typeTraits(type)->vecDotGemm(n, &gotGemm, w.bytes.data(), a.bytes.data());
+                if (path != CpuPath::CPU_PATH_SCALAR) {
+                    if (std::isnan(x86)) {
+                        x86 = got;
+                        x86Gemm = gotGemm;
+                    }
+                    QVERIFY2(std::memcmp(&got, &x86, 4) == 0 && std::memcmp(&gotGemm, &x86Gemm, 4) == 0,
+                             qPrintable(QStringLiteral("%1 n=%2: %3 / %4, the first x86 path %5 / %6").arg(cpuPathName(path)).arg(n)
+                                            .arg(got, 0, 'g', 9).arg(gotGemm, 0, 'g', 9).arg(x86, 0, 'g', 9).arg(x86Gemm, 0, 'g', 9)));
+                }
                 if (followsRecipe(type)) {   // the same float steps: bit for bit
                     QVERIFY2(std::memcmp(&got, &scalar, 4) == 0 && std::memcmp(&gotGemm, &scalarGemm, 4) == 0,
                              qPrintable(QStringLiteral("%1 n=%2: %3 / %4, scalar %5 / %6").arg(cpuPathName(path)).arg(n)

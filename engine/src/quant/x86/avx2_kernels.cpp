@@ -10,6 +10,7 @@
 #include "quant/x86/x86_kernels.h"
 
 #include "quant/quant_blocks.h"
+#include "quant/x86/q3k_scales.h"
 
 #include <immintrin.h>
 
@@ -617,9 +618,7 @@ void vecDotQ3_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
     const __m256i one = _mm256_set1_epi8(1);
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        int8_t sc[16];
-        unpackQ3KScales(x[i].scales, sc);
-        const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(sc)));
+        const __m256i scales16 = _mm256_cvtepi8_epi16(unpackQ3KScales128(x[i].scales));
         __m256i sumi = _mm256_setzero_si256();
         const __m256i hm = loadu256(x[i].hmask);
         for (int half = 0; half < 2; ++half) {

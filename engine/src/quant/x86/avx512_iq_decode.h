@@ -18,6 +18,7 @@
 #include "quant/cpu_features.h"
 #include "quant/iq_grids.h"
 #include "quant/quant_blocks.h"
+#include "quant/x86/q3k_scales.h"
 #include "quant/x86/stream_prefetch.h"
 
 #include <immintrin.h>
@@ -445,9 +446,7 @@ struct DecQ3_K {
             s.mag[k] = _mm512_abs_epi8(v);
             s.neg[k] = _mm512_movepi8_mask(v);
         }
-        int8_t sc[16];
-        unpackQ3KScales(x->scales, sc);
-        s.halves = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(sc)));
+        s.halves = _mm256_cvtepi8_epi16(unpackQ3KScales128(x->scales));
         s.d = _cvtsh_ss(x->d);
         s.shiftGroupNeg = 0;
     }

@@ -10,6 +10,8 @@
 #include "quant/x86/x86_kernels.h"
 
 #include "quant/quant_blocks.h"
+#include "quant/x86/q3k_scales.h"
+#include "quant/x86/stream_prefetch.h"
 
 #include <immintrin.h>
 
@@ -274,6 +276,95 @@ void q5KCols(int64_t n, float *out, const BlockQ5_K *x, const Columns<BlockQ8_K>
         out[j] = hsum256(acc[j]) + summs[j];
 }
 
+// --- Q2_K and Q3_K, one token (generation) ---
+//
+// 64 elements a register (zmm k: elements 64k..64k + 63, i.e. 32-element
+// chunks 2k and 2k + 1 of the super-block): the 2-bit fields of both chunks
+// from one 32-byte half of qs (vpsrlvw by 4 (k % 2) and 4 (k % 2) + 2),
+// vpmaddubsw with the activations, then vpdpwssd with the scale of each
+// 16-element group spread over its 8 int16 pairs. Every integer is exact,
+// so the sums are the AVX2 kernels' and so are the float steps:
+//   Q2_K (twin q2K, one-token form): the super-block's integer, then
+//        acc = fma(isum, d_w d_a, acc), accm = fma(imin, dmin_w d_a, accm)
+//   Q3_K (the reference's x86 form, avx2_kernels.cpp): dword p of the sum is
+//        lane p % 8 of one of the two chunks; the halves added give the 8
+//        lanes, then acc = fma(d_w d_a, lanes, acc) and hsum at the end.
+
+// Shift counts of zmm k's two chunks (words of the low 256 bits: a, high: b).
+inline __m512i chunkShifts(int a, int b)
+{
+    return join256(_mm256_set1_epi16(static_cast<int16_t>(a)), _mm256_set1_epi16(static_cast<int16_t>(b)));
+}
+
+// The scale of each 16-element group of zmm k (groups 4k..4k + 3) on its 8
+// int16 pairs, from the 16 scales as int16 (sc16).
+inline __m512i groupScales(__m512i sc16, int k)
+{
+    alignas(64) static constexpr int16_t kIdx[4][32] = {
+        {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
+        {4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7},
+        {8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11},
+        {12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15}};
+    return _mm512_permutexvar_epi16(_mm512_load_si512(kIdx[k]), sc16);
+}
+
+inline int32_t reduceI32(__m512i v) { return _mm512_reduce_add_epi32(v); }   // exact in any order
+
+void vecDotQ2_K(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockQ2_K *>(vx);
+    const auto *y = static_cast<const BlockQ8_K *>(vy);
+    const __m512i three = _mm512_set1_epi8(3);
+    const __m512i shifts[2] = {chunkShifts(0, 2), chunkShifts(4, 6)};
+    float acc = 0.0f, accm = 0.0f;
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+        prefetchStreamAhead(x + i);
+        const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales));
+        const __m512i sc16 = _mm512_castsi256_si512(_mm256_cvtepu8_epi16(_mm_and_si128(sc, _mm_set1_epi8(0x0f))));
+        const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc, 4), _mm_set1_epi8(0x0f)));
+        const int32_t imin = reduceI32(_mm512_castsi256_si512(_mm256_madd_epi16(mins16, loadu256(y[i].bsums))));
+        __m512i sumi = _mm512_setzero_si512();
+        for (int k = 0; k < 4; ++k) {
+            const __m512i qs = _mm512_broadcast_i64x4(loadu256(x[i].qs + 32 * (k / 2)));
+            const __m512i q = _mm512_and_si512(_mm512_srlv_epi16(qs, shifts[k % 2]), three);
+            sumi = _mm512_dpwssd_epi32(sumi, _mm512_maddubs_epi16(q, loadu512(y[i].qs + 64 * k)), groupScales(sc16, k));
+        }
+        const float d = halfToFloat(x[i].d) * y[i].d, dmin = halfToFloat(x[i].dmin) * y[i].d;
+        acc = __builtin_fmaf(static_cast<float>(reduceI32(sumi)), d, acc);
+        accm = __builtin_fmaf(static_cast<float>(imin), dmin, accm);
+    }
+    *s = acc - accm;
+}
+
+void vecDotQ3_K(int64_t n, float *s, const void *vx, const void *vy)
+{
+    const auto *x = static_cast<const BlockQ3_K *>(vx);
+    const auto *y = static_cast<const BlockQ8_K *>(vy);
+    const __m512i three = _mm512_set1_epi8(3), one = _mm512_set1_epi8(1), four = _mm512_set1_epi8(4);
+    const __m512i shifts[2] = {chunkShifts(0, 2), chunkShifts(4, 6)};
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+        prefetchStreamAhead(x + i);
+        const __m512i sc16 = _mm512_castsi256_si512(_mm256_cvtepi8_epi16(unpackQ3KScales128(x[i].scales)));
+        const __m512i hm = _mm512_broadcast_i64x4(loadu256(x[i].hmask));
+        __m512i sumi = _mm512_setzero_si512();
+        for (int k = 0; k < 4; ++k) {
+            const int half = k / 2, k0 = 2 * (k % 2);   // chunk k0 of the half (its high bit 4 half + k0), then k0 + 1
+            const __m512i qs = _mm512_broadcast_i64x4(loadu256(x[i].qs + 32 * half));
+            const __m512i low = _mm512_and_si512(_mm512_srlv_epi16(qs, shifts[k % 2]), three);
+            const __m512i high = _mm512_and_si512(_mm512_srlv_epi16(hm, chunkShifts(4 * half + k0, 4 * half + k0 + 1)), one);
+            const __m512i y8 = loadu512(y[i].qs + 64 * k);
+            // (low + 4 high) y - 4 y: the levels low - (high ? 0 : 4), each pair exact in 16 bits
+            const __m512i p16 = _mm512_sub_epi16(_mm512_maddubs_epi16(_mm512_or_si512(low, _mm512_slli_epi16(high, 2)), y8),
+                                                 _mm512_maddubs_epi16(four, y8));
+            sumi = _mm512_dpwssd_epi32(sumi, p16, groupScales(sc16, k));
+        }
+        const __m256i lanes = _mm256_add_epi32(_mm512_castsi512_si256(sumi), _mm512_extracti64x4_epi64(sumi, 1));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[i].d) * y[i].d), _mm256_cvtepi32_ps(lanes), acc);
+    }
+    *s = hsum256(acc);
+}
+
 // vecDot (one column) and vecDotMulti (any number, 4 at a time) for a kernel family.
 template <typename WBlock, typename ABlock, template <int> class K>
 struct Entry {
@@ -321,6 +412,11 @@ void fillAvx512(TypeTraits *rows)
     // folds to amortize); it gives the same bits, so only the multi-column
     // entry is replaced.
     row(GgmlType::GGML_TYPE_Q5_K).vecDotMulti = row(GgmlType::GGML_TYPE_Q5_K).vecDotMultiGemm = Q5_KE::multi;
+    // Q2_K: the one-token form here, the batch form (per 128-element half)
+    // stays AVX2's. Q3_K has one form.
+    row(GgmlType::GGML_TYPE_Q2_K).vecDot = vecDotQ2_K;
+    row(GgmlType::GGML_TYPE_Q2_K).vecDotMulti = vecDotMultiLoop<vecDotQ2_K>;
+    set(GgmlType::GGML_TYPE_Q3_K, vecDotQ3_K, vecDotMultiLoop<vecDotQ3_K>, vecDotQ3_K, vecDotMultiLoop<vecDotQ3_K>);
 }
 
 } // namespace burrow::quant::x86
