@@ -576,10 +576,10 @@ void q2K(int64_t n, float *s, const void *vx, const void *vy)
         const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales));
         const __m256i scales16 = _mm256_cvtepu8_epi16(_mm_and_si128(sc, low4));
         const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc, 4), low4));
-        alignas(32) int32_t summs[8];   // lanes 0..3: the first half's sub-blocks, 4..7: the second's
-        _mm256_store_si256(reinterpret_cast<__m256i *>(summs), _mm256_madd_epi16(mins16, loadu256(y[i].bsums)));
+        // lanes 0..3: the first half's sub-blocks, 4..7: the second's
+        const __m256i summs = _mm256_madd_epi16(mins16, loadu256(y[i].bsums));
         const float d = halfToFloat(x[i].d) * y[i].d, dmin = halfToFloat(x[i].dmin) * y[i].d;
-        int isum = 0, imin = 0;
+        __m256i sumi = _mm256_setzero_si256();   // one-token form: the whole super-block (exact)
         for (int half = 0; half < 2; ++half) {
             const __m256i q2 = loadu256(x[i].qs + 32 * half);
             const __m256i hs = halfScales(scales16, half);
@@ -589,17 +589,20 @@ void q2K(int64_t n, float *s, const void *vx, const void *vy)
                 p[k] = _mm256_madd_epi16(_mm256_maddubs_epi16(q, loadu256(y[i].qs + 128 * half + 32 * k)),
                                          groupScale(hs, k));
             }
-            isum += hsumI32(_mm256_add_epi32(_mm256_add_epi32(p[0], p[1]), _mm256_add_epi32(p[2], p[3])));
-            imin += (summs[4 * half] + summs[4 * half + 1]) + (summs[4 * half + 2] + summs[4 * half + 3]);
+            const __m256i part = _mm256_add_epi32(_mm256_add_epi32(p[0], p[1]), _mm256_add_epi32(p[2], p[3]));
             if constexpr (Gemm) {
-                acc = __builtin_fmaf(static_cast<float>(isum), d, acc);
+                alignas(32) int32_t m[8];
+                _mm256_store_si256(reinterpret_cast<__m256i *>(m), summs);
+                const int imin = (m[4 * half] + m[4 * half + 1]) + (m[4 * half + 2] + m[4 * half + 3]);
+                acc = __builtin_fmaf(static_cast<float>(hsumI32(part)), d, acc);
                 accm = __builtin_fmaf(static_cast<float>(imin), dmin, accm);
-                isum = imin = 0;
+            } else {
+                sumi = _mm256_add_epi32(sumi, part);
             }
         }
         if constexpr (!Gemm) {
-            acc = __builtin_fmaf(static_cast<float>(isum), d, acc);
-            accm = __builtin_fmaf(static_cast<float>(imin), dmin, accm);
+            acc = __builtin_fmaf(static_cast<float>(hsumI32(sumi)), d, acc);
+            accm = __builtin_fmaf(static_cast<float>(hsumI32(summs)), dmin, accm);
         }
     }
     *s = acc - accm;
