@@ -48,6 +48,34 @@ inline __m256 hsum8Rows(const __m256 *a)
     return _mm256_add_ps(_mm256_add_ps(r0, r2), _mm256_add_ps(r1, r3));
 }
 
+// lane[j] += lane m's 8 runs of super-block b (tile bytes o, rows from
+// byte `half` of each 16-row vector) against token j's side: vpmaddubsw,
+// vpmaddwd with the run's scale pair, vpaddd.
+template <int NT>
+inline void addLaneRuns(const uint8_t *o, size_t half, const uint8_t *const side[NT], int64_t nb, int m, int64_t b,
+                        __m256i lane[NT])
+{
+    for (int ib = 0; ib < 8; ++ib) {
+        const __m256i w = load8(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib) + half);
+        const __m256i sc = load8(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4) + half);
+        for (int j = 0; j < NT; ++j)
+            lane[j] = _mm256_add_epi32(
+                lane[j], _mm256_madd_epi16(_mm256_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc));
+    }
+}
+
+// The first `here` (<= 8) of out's rows to dst.
+inline void storeRows(float *dst, __m256 out, int here)
+{
+    if (here == 8) {
+        _mm256_storeu_ps(dst, out);
+    } else {
+        alignas(32) float tmp[8];
+        _mm256_store_ps(tmp, out);
+        std::memcpy(dst, tmp, static_cast<size_t>(here) * sizeof(float));
+    }
+}
+
 // Rows 8h..8h + 7 of the group (`rows` of them real) times tokens t0..t0 + NT - 1.
 template <T Type, int NT>
 void multiplyHalf(const uint8_t *tile, int64_t K, int h, int rows, const PackedActivation &act, int64_t t0, float *y,
@@ -76,13 +104,7 @@ void multiplyHalf(const uint8_t *tile, int64_t K, int h, int rows, const PackedA
             const __m256i start = load8(o + kOffStart + 64 * static_cast<size_t>(m) + half);
             for (int j = 0; j < NT; ++j)
                 lane[j] = start;
-            for (int ib = 0; ib < 8; ++ib) {
-                const __m256i w = load8(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib) + half);
-                const __m256i sc = load8(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4) + half);
-                for (int j = 0; j < NT; ++j)
-                    lane[j] = _mm256_add_epi32(
-                        lane[j], _mm256_madd_epi16(_mm256_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc));
-            }
+            addLaneRuns<NT>(o, half, side, nb, m, b, lane);
             const __m256 dw = _mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h);
             for (int j = 0; j < NT; ++j) {
                 const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(a[j][b].d));
@@ -122,14 +144,7 @@ void multiplyHalf(const uint8_t *tile, int64_t K, int h, int rows, const PackedA
         } else if constexpr (Type != T::GGML_TYPE_IQ3_S && Type != T::GGML_TYPE_Q3_K) {
             out = _mm256_mul_ps(_mm256_set1_ps(Type == T::GGML_TYPE_IQ3_XXS ? 0.25f : 0.125f), out);
         }
-        float *dst = y + static_cast<size_t>(t0 + j) * ldy + 8 * static_cast<size_t>(h);
-        if (here == 8) {
-            _mm256_storeu_ps(dst, out);
-        } else {
-            alignas(32) float tmp[8];
-            _mm256_store_ps(tmp, out);
-            std::memcpy(dst, tmp, static_cast<size_t>(here) * sizeof(float));
-        }
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * static_cast<size_t>(h), out, here);
     }
 }
 
@@ -160,13 +175,7 @@ void multiplyHalfQ2K(const uint8_t *tile, int64_t K, int h, int rows, const Pack
         for (int j = 0; j < NT; ++j)
             isum[j] = start;
         for (int m = 0; m < 8; ++m)
-            for (int ib = 0; ib < 8; ++ib) {
-                const __m256i w = load8(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib) + half);
-                const __m256i sc = load8(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4) + half);
-                for (int j = 0; j < NT; ++j)
-                    isum[j] = _mm256_add_epi32(
-                        isum[j], _mm256_madd_epi16(_mm256_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc));
-            }
+            addLaneRuns<NT>(o, half, side, nb, m, b, isum);
         const __m256 dw = _mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h);
         const __m256 dmw = _mm256_loadu_ps(reinterpret_cast<const float *>(o + kIqTileOffQ2KDmin) + 8 * h);
         for (int j = 0; j < NT; ++j) {
@@ -181,15 +190,7 @@ void multiplyHalfQ2K(const uint8_t *tile, int64_t K, int h, int rows, const Pack
     }
     const int here = rows - 8 * h < 8 ? rows - 8 * h : 8;
     for (int j = 0; j < NT; ++j) {
-        const __m256 out = _mm256_sub_ps(acc[j], accm[j]);
-        float *dst = y + static_cast<size_t>(t0 + j) * ldy + 8 * static_cast<size_t>(h);
-        if (here == 8) {
-            _mm256_storeu_ps(dst, out);
-        } else {
-            alignas(32) float tmp[8];
-            _mm256_store_ps(tmp, out);
-            std::memcpy(dst, tmp, static_cast<size_t>(here) * sizeof(float));
-        }
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * static_cast<size_t>(h), _mm256_sub_ps(acc[j], accm[j]), here);
     }
 }
 

@@ -164,6 +164,21 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
     }
 }
 
+// lane[j] += lane m's 8 runs of super-block o against token j's bytes
+// (runs: [8 ib][8 j][4], the side of 8 tokens): vpmaddubsw, then vpdpwssd
+// with the run's scale pair.
+template <int NT>
+inline void addLaneRuns(const uint8_t *o, const uint8_t *runs, int m, __m512i lane[NT])
+{
+#pragma GCC unroll 8
+    for (int ib = 0; ib < 8; ++ib) {
+        const __m512i w = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
+        const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
+        for (int j = 0; j < NT; ++j)
+            lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(bcast32(runs + 32 * ib + 4 * j), w), sc);
+    }
+}
+
 template <T Type, int NT>
 void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, float *y, size_t ldy)
 {
@@ -202,14 +217,7 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
             const __m512i start = _mm512_loadu_si512(o + kOffStart + 64 * static_cast<size_t>(m));
             for (int j = 0; j < NT; ++j)
                 lane[j] = start;
-            const uint8_t *runs = side0 + iqSideRun(nb, m, b, 0);   // [8 ib][8 j][4]
-#pragma GCC unroll 8
-            for (int ib = 0; ib < 8; ++ib) {
-                const __m512i w = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
-                const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
-                for (int j = 0; j < NT; ++j)
-                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(bcast32(runs + 32 * ib + 4 * j), w), sc);
-            }
+            addLaneRuns<NT>(o, side0 + iqSideRun(nb, m, b, 0), m, lane);
             for (int j = 0; j < NT; ++j) {
                 const __m512 d = _mm512_load_ps(dTok + (b * NT + j) * 16);
                 acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(lane[j]), acc[j]);
@@ -275,14 +283,7 @@ void multiplyTileQ2K(const uint8_t *tile, int64_t K, int rows, const PackedActiv
         for (int j = 0; j < NT; ++j)
             isum[j] = start;
         for (int m = 0; m < 8; ++m) {
-            const uint8_t *runs = side0 + iqSideRun(nb, m, b, 0);   // [8 ib][8 j][4]
-#pragma GCC unroll 8
-            for (int ib = 0; ib < 8; ++ib) {
-                const __m512i w = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
-                const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
-                for (int j = 0; j < NT; ++j)
-                    isum[j] = _mm512_dpwssd_epi32(isum[j], _mm512_maddubs_epi16(bcast32(runs + 32 * ib + 4 * j), w), sc);
-            }
+            addLaneRuns<NT>(o, side0 + iqSideRun(nb, m, b, 0), m, isum);
         }
         const __m512 dw = _mm512_loadu_ps(o), dmw = _mm512_loadu_ps(o + kIqTileOffQ2KDmin);
         for (int j = 0; j < NT; ++j) {
@@ -300,26 +301,23 @@ void multiplyTileQ2K(const uint8_t *tile, int64_t K, int rows, const PackedActiv
         _mm512_mask_storeu_ps(y + static_cast<size_t>(t0 + j) * ldy, keep, _mm512_sub_ps(acc[j], accm[j]));
 }
 
-template <int N>
-void multiplyRestQ2K(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t, int64_t n, float *y,
-                     size_t ldy)
+template <T Type, int NT>
+void multiplyAny(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, float *y, size_t ldy)
 {
-    if constexpr (N > 0) {
-        if (n == N)
-            multiplyTileQ2K<N>(tile, K, rows, act, t, y, ldy);
-        else
-            multiplyRestQ2K<N - 1>(tile, K, rows, act, t, n, y, ldy);
-    }
+    if constexpr (Type == T::GGML_TYPE_Q2_K)
+        multiplyTileQ2K<NT>(tile, K, rows, act, t0, y, ldy);
+    else
+        multiplyTile<Type, NT>(tile, K, rows, act, t0, y, ldy);
 }
 
-// Tiles of up to 12 tokens (IQ1_M: 8, its shift lanes need registers too).
+// The rest of a batch: one tile of n < 8 tokens.
 template <T Type, int N>
 void multiplyRest(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t, int64_t n, float *y,
                   size_t ldy)
 {
     if constexpr (N > 0) {
         if (n == N)
-            multiplyTile<Type, N>(tile, K, rows, act, t, y, ldy);
+            multiplyAny<Type, N>(tile, K, rows, act, t, y, ldy);
         else
             multiplyRest<Type, N - 1>(tile, K, rows, act, t, n, y, ldy);
     }
@@ -331,20 +329,11 @@ void multiplyAll(const uint8_t *tile, int64_t K, int rows, const PackedActivatio
                  size_t ldy)
 {
     static_assert(kMaxTile == 8, "a tile's tokens share one group of the side");
-    if constexpr (Type == T::GGML_TYPE_Q2_K) {
-        int64_t t = t0;
-        for (; t + kMaxTile <= t1; t += kMaxTile)
-            multiplyTileQ2K<kMaxTile>(tile, K, rows, act, t, y, ldy);
-        if (t < t1)
-            multiplyRestQ2K<kMaxTile - 1>(tile, K, rows, act, t, t1 - t, y, ldy);
-    } else {
-        constexpr int kMax = Type == T::GGML_TYPE_IQ1_M ? 8 : kMaxTile;
-        int64_t t = t0;
-        for (; t + kMax <= t1; t += kMax)
-            multiplyTile<Type, kMax>(tile, K, rows, act, t, y, ldy);
-        if (t < t1)
-            multiplyRest<Type, kMax - 1>(tile, K, rows, act, t, t1 - t, y, ldy);
-    }
+    int64_t t = t0;
+    for (; t + kMaxTile <= t1; t += kMaxTile)
+        multiplyAny<Type, kMaxTile>(tile, K, rows, act, t, y, ldy);
+    if (t < t1)
+        multiplyRest<Type, kMaxTile - 1>(tile, K, rows, act, t, t1 - t, y, ldy);
 }
 
 } // namespace
