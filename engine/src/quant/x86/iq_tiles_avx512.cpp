@@ -166,9 +166,9 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
 
 // lane[j] += lane m's 8 runs of super-block o against token j's bytes
 // (runs: [8 ib][8 j][4], the side of 8 tokens): vpmaddubsw, then vpdpwssd
-// with the run's scale pair.
+// with the run's scale pair. (Forced inline: the lanes stay in registers.)
 template <int NT>
-inline void addLaneRuns(const uint8_t *o, const uint8_t *runs, int m, __m512i lane[NT])
+__attribute__((always_inline)) inline void addLaneRuns(const uint8_t *o, const uint8_t *runs, int m, __m512i lane[NT])
 {
 #pragma GCC unroll 8
     for (int ib = 0; ib < 8; ++ib) {
