@@ -29,16 +29,20 @@ private slots:
         // presses Load. (Enter before the card is there goes to the empty
         // composer and does nothing, so it is pressed until the model loads.)
         const QString loaded = QStringLiteral("llama — Burrow");   // the file's general.name
-        QVERIFY(ui::pressUntil(QStringLiteral("Return"), [&] { return app.title() == loaded; }, 20000));
+        QVERIFY2(ui::pressUntil(QStringLiteral("Return"), [&] { return app.title() == loaded; }, 20000),
+                 qPrintable(QStringLiteral("title \"%1\"; the app's log:\n%2").arg(app.title(), QString::fromLocal8Bit(app.log()))));
 
         // Typing goes to the composer; Enter sends.
         QVERIFY(ui::type(QStringLiteral("Once upon a time")));
         QVERIFY(ui::key(QStringLiteral("Return")));
         ui::StoreReader store(app.databasePath());
-        QTRY_COMPARE_WITH_TIMEOUT(store.value(QStringLiteral("SELECT content FROM messages WHERE role = 'user'")).toString(),
-                                  QStringLiteral("Once upon a time"), 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(store.value(QStringLiteral("SELECT state FROM messages WHERE role = 'assistant'")).toString(),
-                                  QStringLiteral("complete"), 30000);
+        const auto stored = [&](const char *sql, const QString &want, int timeoutMs) {
+            return QTest::qWaitFor([&] { return store.value(QString::fromLatin1(sql)).toString() == want; }, timeoutMs);
+        };
+        QVERIFY2(stored("SELECT content FROM messages WHERE role = 'user'", QStringLiteral("Once upon a time"), 10000),
+                 app.log().constData());
+        QVERIFY2(stored("SELECT state FROM messages WHERE role = 'assistant'", QStringLiteral("complete"), 30000),
+                 app.log().constData());
         QVERIFY(!store.value(QStringLiteral("SELECT content FROM messages WHERE role = 'assistant'")).toString().isEmpty());
         QVERIFY2(app.close(), app.log().constData());
     }
