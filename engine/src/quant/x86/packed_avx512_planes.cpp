@@ -29,7 +29,9 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace burrow::quant::x86 {
 
@@ -84,19 +86,27 @@ void iq4XsPlaneTile(const PackedMatrix &W, const uint8_t *g, const uint8_t *plan
 {
     const int64_t K = W.K;
     const BlockQ8_K *a[NT];
-    __m512 acc[NT][8];
-    for (int j = 0; j < NT; ++j) {
+    for (int j = 0; j < NT; ++j)
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t + j) * act.stride);
-        for (int m = 0; m < 8; ++m)
-            acc[j][m] = _mm512_setzero_ps();
-    }
+    // Lane by lane (each lane's float chain in registers: all 8 lanes of 8
+    // tokens, 64 accumulators, would live on the stack), the rows' d_w d_a
+    // formed once per super-block and token.
+    thread_local std::vector<float> ddBuf;   // [blocks][NT][16], from a 64-byte boundary
+    if (ddBuf.size() < static_cast<size_t>(W.blocks) * NT * 16 + 16)
+        ddBuf.resize(static_cast<size_t>(W.blocks) * NT * 16 + 16);
+    float *dd = ddBuf.data() + ((64 - reinterpret_cast<uintptr_t>(ddBuf.data()) % 64) % 64) / sizeof(float);
     for (int64_t b = 0; b < W.blocks; ++b) {
-        const uint8_t *pb = planes + static_cast<size_t>(b) * kPlaneSuper;
         const __m512 dw = halves16(g + static_cast<size_t>(b) * kIQ4XSSuper);
-        __m512 dd[NT];
         for (int j = 0; j < NT; ++j)
-            dd[j] = _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d));
-        for (int m = 0; m < 8; ++m) {
+            _mm512_store_ps(dd + (b * NT + j) * 16, _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d)));
+    }
+    __m512 acc[NT][8];
+    for (int m = 0; m < 8; ++m) {
+        __m512 accm[NT];
+        for (int j = 0; j < NT; ++j)
+            accm[j] = _mm512_setzero_ps();
+        for (int64_t b = 0; b < W.blocks; ++b) {
+            const uint8_t *pb = planes + static_cast<size_t>(b) * kPlaneSuper;
             const int64_t e = 256 * b + 16 * (m / 4) + 4 * (m % 4);
             __m512i lane[NT];
             for (int j = 0; j < NT; ++j)
@@ -111,8 +121,10 @@ void iq4XsPlaneTile(const PackedMatrix &W, const uint8_t *g, const uint8_t *plan
                     }
                 }
             for (int j = 0; j < NT; ++j)
-                acc[j][m] = _mm512_fmadd_ps(dd[j], _mm512_cvtepi32_ps(lane[j]), acc[j][m]);
+                accm[j] = _mm512_fmadd_ps(_mm512_load_ps(dd + (b * NT + j) * 16), _mm512_cvtepi32_ps(lane[j]), accm[j]);
         }
+        for (int j = 0; j < NT; ++j)
+            acc[j][m] = accm[j];
     }
     for (int j = 0; j < NT; ++j)
         storeRows(y + static_cast<size_t>(t + j) * ldy, hsum8Rows(acc[j]), rows);
