@@ -21,7 +21,9 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace burrow::quant::x86 {
 
@@ -604,6 +606,79 @@ struct Tiles {
                                       K<Max >= 7 ? 7 : 1>::run, K<Max >= 8 ? 8 : 1>::run};
     static constexpr int64_t max = Max;
 };
+// Q5_K with 2-8 tokens, lane by lane: q5KTile's integers and float steps
+// (so its bits) with the lanes' float chains for the tile's tokens in
+// registers across the super-blocks, so a tile can hold 8 tokens and each
+// run's 5-bit codes, made from its nibbles and high bits, serve 8 tokens
+// instead of 2. d_a d_w per super-block and token comes from a per-thread
+// buffer; the mins' chain runs first, super-block by super-block.
+template <int NT>
+void q5KTileLanes(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
+                  int rows)
+{
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const BlockQ8_K *a[NT];
+    for (int j = 0; j < NT; ++j)
+        a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
+    const int64_t nb = W.blocks;
+    thread_local std::vector<float> ddBuf;   // [nb][NT][16], from a 64-byte boundary
+    if (ddBuf.size() < static_cast<size_t>(nb) * NT * 16 + 16)
+        ddBuf.resize(static_cast<size_t>(nb) * NT * 16 + 16);
+    float *dd = ddBuf.data() + ((64 - reinterpret_cast<uintptr_t>(ddBuf.data()) % 64) % 64) / sizeof(float);
+    __m512 summs[NT];
+    for (int j = 0; j < NT; ++j)
+        summs[j] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t *o = g + static_cast<size_t>(b) * kQ5KSuper;
+        const __m512 d = halves16(o), dmin = halves16(o + 32);
+        for (int j = 0; j < NT; ++j) {
+            _mm512_store_ps(dd + (b * NT + j) * 16, _mm512_mul_ps(_mm512_set1_ps(a[j][b].d), d));
+            // imin = sum over sub-blocks of min * (bsums[2s] + bsums[2s + 1])
+            int32_t pr[4];
+            bsumPairs(a[j][b], pr);
+            __m512i imin = _mm512_setzero_si512();
+            for (int p = 0; p < 4; ++p) {
+                const __m512i mn = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 192 + 32 * p)));
+                imin = _mm512_add_epi32(imin, _mm512_madd_epi16(mn, _mm512_set1_epi32(pr[p])));
+            }
+            summs[j] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(-a[j][b].d), dmin), _mm512_cvtepi32_ps(imin), summs[j]);
+        }
+    }
+    __m512 acc[NT][8];
+    for (int m = 0; m < 8; ++m) {
+        __m512 accm[NT];
+        for (int j = 0; j < NT; ++j)
+            accm[j] = _mm512_setzero_ps();
+        for (int64_t b = 0; b < nb; ++b) {
+            const uint8_t *o = g + static_cast<size_t>(b) * kQ5KSuper;
+            const uint8_t *runs = o + 320 + static_cast<size_t>(m) * 5 * kRun;
+            for (size_t r = 0; r < 5; ++r)
+                prefetchTile<NT, 3>(runs + r * kRun);
+            const __m512i qh = load512(runs + 4 * kRun);
+            __m512i lane[NT];
+            for (int j = 0; j < NT; ++j)
+                lane[j] = _mm512_setzero_si512();
+            for (int p = 0; p < 4; ++p) {
+                const __m512i w = load512(runs + static_cast<size_t>(p) * kRun);
+                const __m512i lo = _mm512_or_si512(_mm512_and_si512(w, low4), bitTo4(qh, 2 * p));
+                const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), low4), bitTo4(qh, 2 * p + 1));
+                const __m512i scLo = pairsU8(o + 64 + 16 * (2 * p)), scHi = pairsU8(o + 64 + 16 * (2 * p + 1));
+                for (int j = 0; j < NT; ++j) {
+                    const int8_t *q8 = a[j][b].qs + 64 * p + 4 * m;
+                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(lo, bcast32(q8)), scLo);
+                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(hi, bcast32(q8 + 32)), scHi);
+                }
+            }
+            for (int j = 0; j < NT; ++j)
+                accm[j] = _mm512_fmadd_ps(_mm512_load_ps(dd + (b * NT + j) * 16), _mm512_cvtepi32_ps(lane[j]), accm[j]);
+        }
+        for (int j = 0; j < NT; ++j)
+            acc[j][m] = accm[j];
+    }
+    for (int j = 0; j < NT; ++j)
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy, _mm512_add_ps(hsum8Rows(acc[j]), summs[j]), rows);
+}
+
 template <int NT> struct Q8_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q8_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q5_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q5_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct IQ4_NLT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4_0Tile<NT, true>(W, g, a, t, y, l, r); } };
@@ -611,7 +686,15 @@ template <int NT> struct Q4_0T { static void run(const PackedMatrix &W, const ui
 template <int NT> struct Q4_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<false, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KGemmT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<true, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q6_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q6KTile<NT>(W, g, a, t, y, l, r); } };
-template <int NT> struct Q5_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q5KTile<NT>(W, g, a, t, y, l, r); } };
+template <int NT> struct Q5_KT {
+    static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r)
+    {
+        if constexpr (NT == 1)
+            q5KTile<1>(W, g, a, t, y, l, r);
+        else
+            q5KTileLanes<NT>(W, g, a, t, y, l, r);
+    }
+};
 template <int NT> struct IQ4_XST { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { iq4XsTile<NT>(W, g, a, t, y, l, r); } };
 
 } // namespace
@@ -628,7 +711,7 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     case GgmlType::GGML_TYPE_IQ4_NL: fns = Tiles<IQ4_NLT, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT, 4>::fns; gemmFns = Tiles<Q4_KGemmT, 4>::fns; maxTile = 4; break;
     case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 4>::fns; maxTile = 4; break;
-    case GgmlType::GGML_TYPE_Q5_K: fns = Tiles<Q5_KT, 2>::fns; maxTile = 2; break;
+    case GgmlType::GGML_TYPE_Q5_K: fns = Tiles<Q5_KT, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_IQ4_XS: fns = Tiles<IQ4_XST, 2>::fns; maxTile = 2; break;
     default: return;
     }
