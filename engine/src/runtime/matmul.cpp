@@ -65,17 +65,6 @@ struct InputSlot {
     quant::PackedActivation packed;
 };
 
-// Packed at load (quant/packed.h), or a lattice i-quant (or Q2_K) converted
-// tile by tile for a batch of at least kIqTileMinTokens (quant/iq_tiles.h).
-// Q2_K's tiles compute its one-token form: only where every token takes it
-// (batch-invariant mode; see invariantGemmTokens).
-bool usesPacked(const model::TensorView &W, int64_t nTokens)
-{
-    return (W.packed && quant::packedKernelsActive(W.type))
-        || (!W.packed && nTokens >= quant::kIqTileMinTokens && quant::iqTilesActive(W.type)
-            && (W.type != GgmlType::GGML_TYPE_Q2_K || batchInvariant()));
-}
-
 // What the reference does after a multiply: the matrix's per-tensor scale
 // (ggml_mul by its .scale tensor), then the bias; rows [r0, r1) of every token.
 void finishRows(float *y, int64_t N, int64_t nTokens, int64_t r0, int64_t r1, float scale, const float *bias)
@@ -108,6 +97,28 @@ int64_t invariantGemmTokens(GgmlType type, int64_t K, int64_t nTokens, bool expe
     return 0;
 }
 
+// Tokens of `task` below which the reference's batch-kernel form is taken
+// (the rest take the one-token form).
+int64_t gemmTokens(const MatmulTask &task, bool invariant)
+{
+    const model::TensorView &W = *task.W;
+    return invariant ? invariantGemmTokens(W.type, W.ne0, task.nTokens, task.expertRows)
+                     : quant::gemmFormTokens(W.type, W.ne0, task.nTokens, task.expertRows);
+}
+
+// Packed at load (quant/packed.h), or converted tile by tile for a batch of
+// at least kIqTileMinTokens (the lattice i-quants, Q2_K, Q3_K:
+// quant/iq_tiles.h). The tiles compute the one-token form, so they serve a
+// batch only where no token takes a batch form (Q2_K has one, which
+// batch-invariant mode does not take).
+bool usesPacked(const MatmulTask &task, bool invariant)
+{
+    const model::TensorView &W = *task.W;
+    return (W.packed && quant::packedKernelsActive(W.type))
+        || (!W.packed && task.nTokens >= quant::kIqTileMinTokens && quant::iqTilesActive(W.type)
+            && gemmTokens(task, invariant) == 0);
+}
+
 } // namespace
 
 void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t *scratch)
@@ -127,11 +138,12 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
     std::vector<int64_t> &firstBlock = tlsFirstBlock;
     slots.clear();
     slotOf.assign(static_cast<size_t>(nTasks), 0);
+    const bool invariant = batchInvariant();
     size_t offset = 0;
     for (int i = 0; i < nTasks; ++i) {
         const model::TensorView &W = *tasks[i].W;
         const GgmlType partner = W.traits->vecDotType;
-        const GgmlType packedType = usesPacked(W, tasks[i].nTokens) ? W.type : GgmlType::GGML_TYPE_F32;
+        const GgmlType packedType = usesPacked(tasks[i], invariant) ? W.type : GgmlType::GGML_TYPE_F32;
         int found = -1;
         for (size_t j = 0; j < slots.size() && found < 0; ++j) {
             const InputSlot &sl = slots[j];
@@ -213,7 +225,6 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
     // OS does less, and the last chunks are small, so nobody waits long for
     // the slowest. Which thread computes a block never changes its result.
     std::atomic<int64_t> nextBlock{0};
-    const bool invariant = batchInvariant();
     const int64_t divisor = 2 * pool.size();
     pool.run([&](int, int) {
         float tmp[kTokenChunk];
@@ -240,8 +251,7 @@ void matmulTasks(ThreadPool &pool, const MatmulTask *tasks, int nTasks, uint8_t 
                 const int64_t jobEnd = firstBlock[static_cast<size_t>(j) + 1];
                 const int64_t r0 = (b - firstBlock[static_cast<size_t>(j)]) * kRowBlock, r1 = std::min(N, r0 + kRowBlock);
                 // Tokens below nGemm take the reference's batch-kernel form.
-                const int64_t nGemm = invariant ? invariantGemmTokens(W.type, K, nTokens, task.expertRows)
-                                                : quant::gemmFormTokens(W.type, K, nTokens, task.expertRows);
+                const int64_t nGemm = gemmTokens(task, invariant);
                 if (sl.packedType != GgmlType::GGML_TYPE_F32) {
                     // This task's run of groups in [b, b1) at once (16 rows per block).
                     const int64_t bEnd = std::min(b1, jobEnd);

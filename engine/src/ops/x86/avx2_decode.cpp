@@ -9,6 +9,7 @@
 
 #include "ops/expf.h"
 #include "ops/flash_attention.h"
+#include "ops/x86/tiled_out.h"
 
 #include <immintrin.h>
 
@@ -265,17 +266,7 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
         else
             tileValues<R, P, 8 / P>(vrow, dv, n, sc, nq, acc);
     }
-    for (int i = 0; i < nq; ++i) {
-        float *a = acc + static_cast<size_t>(i) * dv;
-        float scale, inv;
-        tiledFinish(M[i], S[i], queries[i].sink, scale, inv);
-        for (int d = 0; d < dv; d += kLanes) {
-            __m256 o = _mm256_loadu_ps(a + d);
-            if (scale != 1.0f)
-                o = _mm256_mul_ps(o, _mm256_set1_ps(scale));
-            _mm256_storeu_ps(queries[i].out + d, _mm256_mul_ps(o, _mm256_set1_ps(inv)));
-        }
-    }
+    simd::tiledOut256(acc, dv, M, S, queries, nq);
 }
 
 // nq <= 8, head sizes multiples of 16 (flash_attention.cpp checks).

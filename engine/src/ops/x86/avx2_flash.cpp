@@ -8,6 +8,7 @@
 #include "ops/flash_attention.h"
 #include "ops/generic/generic_kernels.h"
 #include "ops/x86/vec_exp.h"
+#include "ops/x86/tiled_out.h"
 #include "quant/quant_blocks.h"
 
 #include <algorithm>
@@ -353,17 +354,7 @@ void attendTiledAvx2(const KvView &kv, const TileQuery *queries, int nq, float *
                 tileValues8<1>(vf, dv, n, p, Q, i0, d0, acc);
         }
     }
-    for (int i = 0; i < nq; ++i) {
-        float *a = acc + static_cast<size_t>(i) * dv;
-        float scale, inv;
-        tiledFinish(M[i], S[i], queries[i].sink, scale, inv);
-        for (int d = 0; d < dv; d += 8) {
-            __m256 o = _mm256_loadu_ps(a + d);
-            if (scale != 1.0f)
-                o = _mm256_mul_ps(o, _mm256_set1_ps(scale));
-            _mm256_storeu_ps(queries[i].out + d, _mm256_mul_ps(o, _mm256_set1_ps(inv)));
-        }
-    }
+    simd::tiledOut256(acc, dv, M, S, queries, nq);
 }
 
 // The Q8_0 cache (flash_attention.h attendOnlineQ8_0): the query quantized

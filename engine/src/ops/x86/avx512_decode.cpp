@@ -18,6 +18,7 @@
 
 #include "ops/expf.h"
 #include "ops/flash_attention.h"
+#include "ops/x86/tiled_out.h"
 
 #include <immintrin.h>
 
@@ -321,17 +322,7 @@ void decodeR(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
         else
             tileValues<R, P, 16 / P < 4 ? 16 / P : 4>(vrow, dv, n, sc, nq, acc);
     }
-    for (int i = 0; i < nq; ++i) {
-        float *a = acc + static_cast<size_t>(i) * dv;
-        float scale, inv;
-        tiledFinish(M[i], S[i], queries[i].sink, scale, inv);
-        for (int d = 0; d < dv; d += 16) {
-            __m512 o = _mm512_loadu_ps(a + d);
-            if (scale != 1.0f)
-                o = _mm512_mul_ps(o, _mm512_set1_ps(scale));
-            _mm512_storeu_ps(queries[i].out + d, _mm512_mul_ps(o, _mm512_set1_ps(inv)));
-        }
-    }
+    simd::tiledOut512(acc, dv, M, S, queries, nq);
 }
 
 template <int DK>

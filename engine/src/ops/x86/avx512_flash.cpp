@@ -8,6 +8,7 @@
 #include "ops/flash_attention.h"
 #include "ops/generic/generic_kernels.h"
 #include "ops/x86/vec_exp.h"
+#include "ops/x86/tiled_out.h"
 #include "quant/quant_blocks.h"
 
 #include <algorithm>
@@ -378,17 +379,7 @@ void attendTiledAvx512(const KvView &kv, const TileQuery *queries, int nq, float
             }
         }
     }
-    for (int i = 0; i < nq; ++i) {
-        float *a = acc + static_cast<size_t>(i) * dv;
-        float scale, inv;
-        tiledFinish(M[i], S[i], queries[i].sink, scale, inv);
-        for (int d = 0; d < dv; d += 16) {
-            __m512 o = _mm512_maskz_loadu_ps(tailMask(dv - d), a + d);
-            if (scale != 1.0f)
-                o = _mm512_mul_ps(o, _mm512_set1_ps(scale));
-            _mm512_mask_storeu_ps(queries[i].out + d, tailMask(dv - d), _mm512_mul_ps(o, _mm512_set1_ps(inv)));
-        }
-    }
+    simd::tiledOut512(acc, dv, M, S, queries, nq);
 }
 
 // The Q8_0 cache (flash_attention.h attendOnlineQ8_0): the query quantized

@@ -22,6 +22,7 @@
 #include "ops/f16.h"
 #include "ops/flash_attention.h"
 #include "ops/generic/generic_kernels.h"
+#include "ops/x86/tiled_out.h"
 #include "quant/quant_blocks.h"
 
 #include <immintrin.h>
@@ -287,17 +288,7 @@ void tiledQ8(const KvView &kv, const TileQuery *queries, int nq, float *scratch)
         for (; i0 < nq; ++i0)
             queryValues<1>(l, dv, n, i0);
     }
-    for (int i = 0; i < nq; ++i) {
-        float *a = l.acc + static_cast<size_t>(i) * dv;
-        float scale, inv;
-        tiledFinish(M[i], S[i], queries[i].sink, scale, inv);
-        for (int d = 0; d < dv; d += 16) {
-            __m512 o = _mm512_loadu_ps(a + d);
-            if (scale != 1.0f)
-                o = _mm512_mul_ps(o, _mm512_set1_ps(scale));
-            _mm512_storeu_ps(queries[i].out + d, _mm512_mul_ps(o, _mm512_set1_ps(inv)));
-        }
-    }
+    simd::tiledOut512(l.acc, dv, M, S, queries, nq);
 }
 
 // dk, dv multiples of 32 (a Q8_0 cache's rows).

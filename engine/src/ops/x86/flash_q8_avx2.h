@@ -21,6 +21,7 @@
 #include "ops/flash_attention.h"
 #include "ops/x86/flash_q8_rows.h"
 #include "ops/generic/generic_kernels.h"
+#include "ops/x86/tiled_out.h"
 #include "quant/quant_blocks.h"
 
 #include <immintrin.h>
@@ -297,17 +298,7 @@ static void tiledQ8(const KvView &kv, const TileQuery *queries, int nq, float *s
         for (; i0 < nq; ++i0)
             queryValues<1>(l, dv, n, i0);
     }
-    for (int i = 0; i < nq; ++i) {
-        float *a = l.acc + static_cast<size_t>(i) * dv;
-        float scale, inv;
-        tiledFinish(M[i], S[i], queries[i].sink, scale, inv);
-        for (int d = 0; d < dv; d += 8) {
-            __m256 o = _mm256_loadu_ps(a + d);
-            if (scale != 1.0f)
-                o = _mm256_mul_ps(o, _mm256_set1_ps(scale));
-            _mm256_storeu_ps(queries[i].out + d, _mm256_mul_ps(o, _mm256_set1_ps(inv)));
-        }
-    }
+    simd::tiledOut256(l.acc, dv, M, S, queries, nq);
 }
 
 // dk, dv multiples of 32 (a Q8_0 cache's rows).

@@ -468,6 +468,31 @@ inline __m512i pairsU8(const uint8_t *p)
     return _mm512_or_si512(t, _mm512_slli_epi32(t, 16));
 }
 
+// Q5_K's mins chain for one token and super-block o (the packed group):
+// summs = fma(-d_a dmin_w, imin, summs), imin = sum over sub-blocks of
+// min * (bsums[2s] + bsums[2s + 1]).
+inline __m512 q5KMinsStep(const uint8_t *o, const BlockQ8_K &a, __m512 dmin, __m512 summs)
+{
+    int32_t pr[4];
+    bsumPairs(a, pr);
+    __m512i imin = _mm512_setzero_si512();
+    for (int p = 0; p < 4; ++p) {
+        const __m512i mn = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 192 + 32 * p)));
+        imin = _mm512_add_epi32(imin, _mm512_madd_epi16(mn, _mm512_set1_epi32(pr[p])));
+    }
+    return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(-a.d), dmin), _mm512_cvtepi32_ps(imin), summs);
+}
+
+// The 5-bit codes of chunk pair p of a Q5_K lane's runs (nibbles w = run p,
+// high bits qh = run 4): lo for sub-block 2p, hi for 2p + 1.
+inline void q5KCodes(const uint8_t *runs, __m512i qh, int p, __m512i &lo, __m512i &hi)
+{
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i w = load512(runs + static_cast<size_t>(p) * kRun);
+    lo = _mm512_or_si512(_mm512_and_si512(w, low4), bitTo4(qh, 2 * p));
+    hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), low4), bitTo4(qh, 2 * p + 1));
+}
+
 // Q5_K: lane m of a row = run m of every sub-block (elements 4m..4m+3 of
 // every 32), each 4-element sum (vpmaddubsw pairs) times its sub-block's
 // scale (vpdpwssd with (sc, sc) in each lane); per super-block
@@ -477,7 +502,6 @@ template <int NT>
 void q5KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
              int rows)
 {
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
     const BlockQ8_K *a[NT];
     __m512 acc[NT][8], summs[NT];
     for (int j = 0; j < NT; ++j) {
@@ -495,15 +519,7 @@ void q5KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         __m512 dd[NT];
         for (int j = 0; j < NT; ++j) {
             dd[j] = _mm512_mul_ps(_mm512_set1_ps(a[j][b].d), d);
-            // imin = sum over sub-blocks of min * (bsums[2s] + bsums[2s + 1])
-            int32_t pr[4];
-            bsumPairs(a[j][b], pr);
-            __m512i imin = _mm512_setzero_si512();
-            for (int p = 0; p < 4; ++p) {
-                const __m512i mn = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 192 + 32 * p)));
-                imin = _mm512_add_epi32(imin, _mm512_madd_epi16(mn, _mm512_set1_epi32(pr[p])));
-            }
-            summs[j] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(-a[j][b].d), dmin), _mm512_cvtepi32_ps(imin), summs[j]);
+            summs[j] = q5KMinsStep(o, a[j][b], dmin, summs[j]);
         }
         for (int m = 0; m < 8; ++m) {
             const uint8_t *runs = o + 320 + static_cast<size_t>(m) * 5 * kRun;
@@ -516,9 +532,8 @@ void q5KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             for (int j = 0; j < NT; ++j)
                 lane[j] = _mm512_setzero_si512();
             for (int p = 0; p < 4; ++p) {
-                const __m512i w = load512(runs + static_cast<size_t>(p) * kRun);
-                const __m512i lo = _mm512_or_si512(_mm512_and_si512(w, low4), bitTo4(qh, 2 * p));
-                const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), low4), bitTo4(qh, 2 * p + 1));
+                __m512i lo, hi;
+                q5KCodes(runs, qh, p, lo, hi);
                 for (int j = 0; j < NT; ++j) {
                     const int8_t *q8 = a[j][b].qs + 64 * p + 4 * m;
                     lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(lo, bcast32(q8)), scPair[2 * p]);
@@ -616,7 +631,6 @@ template <int NT>
 void q5KTileLanes(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
                   int rows)
 {
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
     const BlockQ8_K *a[NT];
     for (int j = 0; j < NT; ++j)
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
@@ -633,15 +647,7 @@ void q5KTileLanes(const PackedMatrix &W, const uint8_t *g, const PackedActivatio
         const __m512 d = halves16(o), dmin = halves16(o + 32);
         for (int j = 0; j < NT; ++j) {
             _mm512_store_ps(dd + (b * NT + j) * 16, _mm512_mul_ps(_mm512_set1_ps(a[j][b].d), d));
-            // imin = sum over sub-blocks of min * (bsums[2s] + bsums[2s + 1])
-            int32_t pr[4];
-            bsumPairs(a[j][b], pr);
-            __m512i imin = _mm512_setzero_si512();
-            for (int p = 0; p < 4; ++p) {
-                const __m512i mn = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 192 + 32 * p)));
-                imin = _mm512_add_epi32(imin, _mm512_madd_epi16(mn, _mm512_set1_epi32(pr[p])));
-            }
-            summs[j] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(-a[j][b].d), dmin), _mm512_cvtepi32_ps(imin), summs[j]);
+            summs[j] = q5KMinsStep(o, a[j][b], dmin, summs[j]);
         }
     }
     __m512 acc[NT][8];
@@ -659,9 +665,8 @@ void q5KTileLanes(const PackedMatrix &W, const uint8_t *g, const PackedActivatio
             for (int j = 0; j < NT; ++j)
                 lane[j] = _mm512_setzero_si512();
             for (int p = 0; p < 4; ++p) {
-                const __m512i w = load512(runs + static_cast<size_t>(p) * kRun);
-                const __m512i lo = _mm512_or_si512(_mm512_and_si512(w, low4), bitTo4(qh, 2 * p));
-                const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(w, 4), low4), bitTo4(qh, 2 * p + 1));
+                __m512i lo, hi;
+                q5KCodes(runs, qh, p, lo, hi);
                 const __m512i scLo = pairsU8(o + 64 + 16 * (2 * p)), scHi = pairsU8(o + 64 + 16 * (2 * p + 1));
                 for (int j = 0; j < NT; ++j) {
                     const int8_t *q8 = a[j][b].qs + 64 * p + 4 * m;
