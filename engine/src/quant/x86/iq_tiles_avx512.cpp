@@ -21,7 +21,6 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <vector>
 
 namespace burrow::quant::x86 {
 
@@ -195,10 +194,7 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
     }
     // The rows' d_w * d_a per super-block and token, once for the 8 lanes.
-    thread_local std::vector<float> dBuf;   // [nb][NT][16], from a 64-byte boundary
-    if (dBuf.size() < static_cast<size_t>(nb) * NT * 16 + 16)
-        dBuf.resize(static_cast<size_t>(nb) * NT * 16 + 16);
-    float *dTok = dBuf.data() + ((64 - reinterpret_cast<uintptr_t>(dBuf.data()) % 64) % 64) / sizeof(float);
+    float *dTok = threadTable(static_cast<size_t>(nb) * NT * 16);   // [nb][NT][16]
     for (int64_t b = 0; b < nb; ++b) {
         const __m512 dw = _mm512_loadu_ps(tile + static_cast<size_t>(b) * superBytes);
         for (int j = 0; j < NT; ++j)

@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 namespace burrow::quant::x86 {
 
@@ -635,10 +634,7 @@ void q5KTileLanes(const PackedMatrix &W, const uint8_t *g, const PackedActivatio
     for (int j = 0; j < NT; ++j)
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
     const int64_t nb = W.blocks;
-    thread_local std::vector<float> ddBuf;   // [nb][NT][16], from a 64-byte boundary
-    if (ddBuf.size() < static_cast<size_t>(nb) * NT * 16 + 16)
-        ddBuf.resize(static_cast<size_t>(nb) * NT * 16 + 16);
-    float *dd = ddBuf.data() + ((64 - reinterpret_cast<uintptr_t>(ddBuf.data()) % 64) % 64) / sizeof(float);
+    float *dd = threadTable(static_cast<size_t>(nb) * NT * 16);   // [nb][NT][16]
     __m512 summs[NT];
     for (int j = 0; j < NT; ++j)
         summs[j] = _mm512_setzero_ps();

@@ -31,7 +31,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 namespace burrow::quant::x86 {
 
@@ -91,10 +90,7 @@ void iq4XsPlaneTile(const PackedMatrix &W, const uint8_t *g, const uint8_t *plan
     // Lane by lane (each lane's float chain in registers: all 8 lanes of 8
     // tokens, 64 accumulators, would live on the stack), the rows' d_w d_a
     // formed once per super-block and token.
-    thread_local std::vector<float> ddBuf;   // [blocks][NT][16], from a 64-byte boundary
-    if (ddBuf.size() < static_cast<size_t>(W.blocks) * NT * 16 + 16)
-        ddBuf.resize(static_cast<size_t>(W.blocks) * NT * 16 + 16);
-    float *dd = ddBuf.data() + ((64 - reinterpret_cast<uintptr_t>(ddBuf.data()) % 64) % 64) / sizeof(float);
+    float *dd = threadTable(static_cast<size_t>(W.blocks) * NT * 16);   // [blocks][NT][16]
     for (int64_t b = 0; b < W.blocks; ++b) {
         const __m512 dw = halves16(g + static_cast<size_t>(b) * kIQ4XSSuper);
         for (int j = 0; j < NT; ++j)

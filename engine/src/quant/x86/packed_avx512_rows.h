@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 namespace burrow::quant::x86 {
 
@@ -67,6 +68,17 @@ static inline uint8_t *threadScratch(size_t bytes)
         capacity = buffer ? rounded : 0;
     }
     return buffer.get();
+}
+
+// A per-thread table of at least n floats from a 64-byte boundary, apart
+// from threadScratch's buffer (a kernel may hold both), grown and kept: the
+// tiles' d_w d_a per super-block and token.
+static inline float *threadTable(size_t n)
+{
+    thread_local std::vector<float> v;
+    if (v.size() < n + 16)
+        v.resize(n + 16);
+    return v.data() + ((64 - reinterpret_cast<uintptr_t>(v.data()) % 64) % 64) / sizeof(float);
 }
 
 // dst[r] = v[r] for r < rows (rows 1..16).
