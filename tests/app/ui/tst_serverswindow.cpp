@@ -144,6 +144,12 @@ private slots:
             QTRY_COMPARE(app.find<QObject>(QStringLiteral("statusModel"))->property("text").toString(),
                          QStringLiteral("tiny on Loopback Burrow (remote)"));
 
+            // The random model ends a reply with its end token now and then
+            // (2 runs in 10 left this reply empty): the chat draws with a
+            // fixed seed, which the request carries to the server, so the
+            // reply is the same every run.
+            app.chat->settings()->setRandomSeed(false);
+            app.chat->settings()->setSeed(7);
             QVERIFY(send(app, QStringLiteral("a b a b")));
             ui::StoreReader store(ConversationStore::defaultDatabasePath());
             const QString reply = QStringLiteral("SELECT state, content, model, generated_tokens FROM messages"
