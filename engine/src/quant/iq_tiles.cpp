@@ -40,18 +40,28 @@ int hi16(int32_t v) { return static_cast<int16_t>(static_cast<uint32_t>(v) >> 16
 
 // Row r's scale pairs, weight runs and lane starts in one super-block of a
 // tile, from its 256 values w and the scales of its 16 halves; wholeStart
-// (Q2_K): the 8 lanes' starts summed into lane 0's place.
-void putRuns(const int8_t *w, const int *scale, uint8_t *o, size_t r, bool wholeStart)
+// (Q2_K): the 8 lanes' starts summed into lane 0's place. For the types
+// whose scaled values fit a byte (iqTileScaledWeights) the runs hold
+// value * scale and the scale pairs 1.
+void putRuns(const int8_t *w, const int *scale, uint8_t *o, size_t r, bool wholeStart, bool scaled)
 {
-    for (int h = 0; h < 16; ++h)
-        put32(o + kOffScale + (16 * static_cast<size_t>(h) + r) * 4, pair16(scale[h], scale[h]));
+    int8_t ws[256];
+    if (scaled) {
+        for (int e = 0; e < 256; ++e)
+            ws[e] = static_cast<int8_t>(w[e] * scale[e / 16]);
+        w = ws;
+    }
+    for (int h = 0; h < 16; ++h) {
+        const int s = scaled ? 1 : scale[h];
+        put32(o + kOffScale + (16 * static_cast<size_t>(h) + r) * 4, pair16(s, s));
+    }
     int32_t total = 0;
     for (int m = 0; m < 8; ++m) {
         int32_t start = 0;
         for (int ib = 0; ib < 8; ++ib) {
             const int8_t *run = w + 32 * ib + 4 * m;
             std::memcpy(o + kOffWeights + ((8 * m + ib) * kRows + r) * 4, run, 4);
-            start += scale[2 * ib + m / 4] * (run[0] + run[1] + run[2] + run[3]);
+            start += (scaled ? 1 : scale[2 * ib + m / 4]) * (run[0] + run[1] + run[2] + run[3]);
         }
         if (wholeStart)
             total += start;
@@ -69,7 +79,7 @@ void putRow(GgmlType type, const generic::IqSuperBlock &s, uint8_t *o, size_t r)
     int scale[16];
     for (int h = 0; h < 16; ++h)
         scale[h] = s.scale[h];
-    putRuns(s.w, scale, o, r, false);
+    putRuns(s.w, scale, o, r, false, iqTileScaledWeights(type));
     if (type == GgmlType::GGML_TYPE_IQ1_S)
         for (int p = 0; p < 4; ++p)
             put32(o + kOffExtra + (16 * p + r) * 4,
@@ -96,7 +106,7 @@ void putRowQ2K(const BlockQ2_K &x, uint8_t *o, size_t r)
     int scale[16];
     for (int h = 0; h < 16; ++h)
         scale[h] = x.scales[h] & 0xf;
-    putRuns(w, scale, o, r, true);
+    putRuns(w, scale, o, r, true, true);
     for (int p = 0; p < 8; ++p)
         put32(o + kOffExtra + (16 * static_cast<size_t>(p) + r) * 4, pair16(x.scales[2 * p] >> 4, x.scales[2 * p + 1] >> 4));
     std::memcpy(o + kIqTileOffQ2KDmin + 4 * r, &dmin, 4);
@@ -118,7 +128,7 @@ void putRowQ3K(const BlockQ3_K &x, uint8_t *o, size_t r)
     int scale[16];
     for (int h = 0; h < 16; ++h)
         scale[h] = sc[h];
-    putRuns(w, scale, o, r, false);
+    putRuns(w, scale, o, r, false, false);
 }
 
 void freeAligned(uint8_t *p) { std::free(p); }
@@ -138,6 +148,11 @@ size_t iqTileSuperBytes(GgmlType type)
 bool iqTileType(GgmlType type)
 {
     return generic::isIqLatticeType(type) || type == GgmlType::GGML_TYPE_Q2_K || type == GgmlType::GGML_TYPE_Q3_K;
+}
+
+bool iqTileScaledWeights(GgmlType type)
+{
+    return type == GgmlType::GGML_TYPE_IQ1_S || type == GgmlType::GGML_TYPE_IQ1_M || type == GgmlType::GGML_TYPE_Q2_K;
 }
 
 bool iqTilesActive(GgmlType type)

@@ -32,8 +32,11 @@
 //   IQ1_M  [8 m][4 p][16] i32         (c(2p, m), c(2p + 1, m)), c(ib, m) = scale(ib, m / 4) * shift sign of group 4ib + m / 2
 //   Q2_K   [8 p][16] i32              (min(2p), min(2p + 1)) as int16, min(h) = the 4-bit min of half h
 //          [16] f32                   the rows' f16 dmin
-//   (Q2_K: the scale pairs hold the 4-bit scale, lane 0's start the whole
-//   super-block's, the other starts zero.)
+//   (Q2_K: lane 0's start the whole super-block's, the other starts zero.)
+// IQ1_S, IQ1_M and Q2_K (iqTileScaledWeights): each weight is value * its
+// half's scale (|v| <= 1 times <= 15; Q2_K 0..3 times <= 15: a byte), the
+// scale pairs 1, so a run needs one vpdpbusd where the others take
+// vpmaddubsw + vpdpwssd; the lane sums are the same integers.
 // Activation side, per 8 tokens j (kIqTileActBytes per token and super-block;
 // nb = K / 256), the tokens side by side so that a tile of 8 tokens reads
 // them from one pointer:
@@ -89,6 +92,8 @@ inline constexpr int64_t kIqTileMinTokens = 8;
 // scratch for their activation side must be reserved, a later path may use
 // the tiles.
 bool iqTileType(GgmlType type);
+// True for the tile types whose runs hold value * scale (layout above).
+bool iqTileScaledWeights(GgmlType type);
 // True when `type` is a tile type and the active CPU path has the tile
 // kernels (AVX-512 VNNI: conversion and multiply; AVX2: the multiply, the
 // conversion by the scalar twin).

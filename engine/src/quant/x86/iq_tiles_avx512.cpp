@@ -59,9 +59,21 @@ inline void transpose16(const __m512i r[16], __m512i out[16])
     }
 }
 
+// w[32k .. 32k + 31] *= the scales of halves 2k and 2k + 1 (the products fit a byte: iqTileScaledWeights).
+inline void scaleWeights(int8_t *w, const int16_t *halves)
+{
+    for (int k = 0; k < 8; ++k) {
+        auto *p = reinterpret_cast<__m256i *>(w + 32 * k);
+        const __m512i v = _mm512_cvtepi8_epi16(_mm256_load_si256(p));
+        const __m512i sc = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set1_epi16(halves[2 * k])), _mm256_set1_epi16(halves[2 * k + 1]), 1);
+        _mm256_store_si256(p, _mm512_cvtepi16_epi8(_mm512_mullo_epi16(v, sc)));
+    }
+}
+
 template <typename D>
 void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile)
 {
+    constexpr bool kScaled = D::kType == T::GGML_TYPE_IQ1_S || D::kType == T::GGML_TYPE_IQ1_M || D::kType == T::GGML_TYPE_Q2_K;
     const int64_t nb = K / QK_K;
     const size_t superBytes = iqTileSuperBytes(D::kType);
     alignas(64) int8_t w[16][256];
@@ -85,6 +97,8 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
             for (int k = 0; k < 4; ++k)
                 _mm512_store_si512(w[r] + 64 * k, _mm512_mask_sub_epi8(s.mag[k], s.neg[k], zero, s.mag[k]));
             _mm256_store_si256(reinterpret_cast<__m256i *>(halves[r]), s.halves);
+            if constexpr (kScaled)
+                scaleWeights(w[r], halves[r]);
             dw[r] = s.d;
             if constexpr (D::kType == T::GGML_TYPE_IQ1_S || D::kType == T::GGML_TYPE_IQ1_M)
                 groupNeg[r] = s.shiftGroupNeg;
@@ -92,8 +106,12 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
                 groupNeg[r] = 0;
         }
         _mm512_storeu_ps(o, _mm512_load_ps(dw));
-        // scale pairs [16 h][16 rows]: the rows' int16 half h, twice
-        {
+        // scale pairs [16 h][16 rows]: the rows' int16 half h, twice (1 where the weights hold it)
+        if constexpr (kScaled) {
+            const __m512i one = _mm512_maskz_set1_epi32(static_cast<__mmask16>((1u << nRows) - 1u), 0x10001);   // rows past N: 0
+            for (int h = 0; h < 16; ++h)
+                _mm512_storeu_si512(o + kOffScale + 64 * static_cast<size_t>(h), one);
+        } else {
             __m512i rowsIn[16], cols[16];
             for (int r = 0; r < 16; ++r)
                 rowsIn[r] = _mm512_mullo_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i *>(halves[r]))),
@@ -165,16 +183,23 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
 
 // lane[j] += lane m's 8 runs of super-block o against token j's bytes
 // (runs: [8 ib][8 j][4], the side of 8 tokens): vpmaddubsw, then vpdpwssd
-// with the run's scale pair. (Forced inline: the lanes stay in registers.)
-template <int NT>
+// with the run's scale pair; where the weights hold their scales
+// (iqTileScaledWeights) one vpdpbusd. (Forced inline: the lanes stay in
+// registers.)
+template <int NT, bool Scaled>
 __attribute__((always_inline)) inline void addLaneRuns(const uint8_t *o, const uint8_t *runs, int m, __m512i lane[NT])
 {
 #pragma GCC unroll 8
     for (int ib = 0; ib < 8; ++ib) {
         const __m512i w = _mm512_loadu_si512(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
-        const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
-        for (int j = 0; j < NT; ++j)
-            lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(bcast32(runs + 32 * ib + 4 * j), w), sc);
+        if constexpr (Scaled) {
+            for (int j = 0; j < NT; ++j)
+                lane[j] = _mm512_dpbusd_epi32(lane[j], bcast32(runs + 32 * ib + 4 * j), w);
+        } else {
+            const __m512i sc = _mm512_loadu_si512(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
+            for (int j = 0; j < NT; ++j)
+                lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(bcast32(runs + 32 * ib + 4 * j), w), sc);
+        }
     }
 }
 
@@ -213,7 +238,7 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
             const __m512i start = _mm512_loadu_si512(o + kOffStart + 64 * static_cast<size_t>(m));
             for (int j = 0; j < NT; ++j)
                 lane[j] = start;
-            addLaneRuns<NT>(o, side0 + iqSideRun(nb, m, b, 0), m, lane);
+            addLaneRuns<NT, kS || kM>(o, side0 + iqSideRun(nb, m, b, 0), m, lane);
             for (int j = 0; j < NT; ++j) {
                 const __m512 d = _mm512_load_ps(dTok + (b * NT + j) * 16);
                 acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(lane[j]), acc[j]);
@@ -279,7 +304,7 @@ void multiplyTileQ2K(const uint8_t *tile, int64_t K, int rows, const PackedActiv
         for (int j = 0; j < NT; ++j)
             isum[j] = start;
         for (int m = 0; m < 8; ++m) {
-            addLaneRuns<NT>(o, side0 + iqSideRun(nb, m, b, 0), m, isum);
+            addLaneRuns<NT, true>(o, side0 + iqSideRun(nb, m, b, 0), m, isum);
         }
         const __m512 dw = _mm512_loadu_ps(o), dmw = _mm512_loadu_ps(o + kIqTileOffQ2KDmin);
         for (int j = 0; j < NT; ++j) {
