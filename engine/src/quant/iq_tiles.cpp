@@ -347,11 +347,8 @@ void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K
                 const int rowsHere = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
                 float *yg = y + static_cast<size_t>(g) * 16;
 #ifdef BURROW_QUANT_X86
-                if (avx512) {   // two groups at once where there are two
-                    const int groups = g + 1 < ge ? 2 : 1;
-                    const int rowsOf[2] = {rowsHere, groups == 2 ? static_cast<int>(std::min<int64_t>(16, N - 16 * (g + 1))) : 0};
-                    x86::iqTileMultiplyAvx512(type, tile, stride, groups, rowsOf, K, act, t0, t1, yg, ldy);
-                    g += groups - 1;
+                if (avx512) {
+                    x86::iqTileMultiplyAvx512(type, tile, K, rowsHere, act, t0, t1, yg, ldy);
                     continue;
                 }
                 if (simd) {

@@ -20,12 +20,11 @@ void fillAvx512Iq(TypeTraits *rows);
 
 // The prompt path's tiles (quant/iq_tiles.h) on AVX-512 VNNI: the
 // conversion of the nRows (<= 16) rows at `rows` into one group's tile, and
-// the multiply of `groups` (1 or 2) adjacent groups' tiles (tileStride
-// apart, rowsOf[g] real rows each) with tokens [t0, t1), t0 a multiple of 8
-// (y: the first group's first row; the second's 16 floats on).
+// the multiply of a tile with tokens [t0, t1), t0 a multiple of 8 (y: the
+// group's first row).
 void iqTileConvertAvx512(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile);
-void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, size_t tileStride, int groups, const int rowsOf[2], int64_t K,
-                          const PackedActivation &act, int64_t t0, int64_t t1, float *y, size_t ldy);
+void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
+                          int64_t t0, int64_t t1, float *y, size_t ldy);
 // The multiply on AVX2 (the tile converted by iqTileConvertScalar).
 void iqTileMultiplyAvx2(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
                         int64_t t0, int64_t t1, float *y, size_t ldy);

@@ -203,39 +203,8 @@ __attribute__((always_inline)) inline void addLaneRuns(const uint8_t *o, const u
     }
 }
 
-// lane[r][j] += lane m's 8 runs of super-block o[r] (R groups of 16 rows)
-// against token j's bytes: each broadcast of a token's run serves the R
-// groups' weight registers.
-template <int NT, int R, bool Scaled>
-__attribute__((always_inline)) inline void addLaneRunsR(const uint8_t *const o[R], const uint8_t *runs, int m, __m512i lane[R][NT])
-{
-#pragma GCC unroll 8
-    for (int ib = 0; ib < 8; ++ib) {
-        __m512i w[R], sc[R];
-        for (int r = 0; r < R; ++r) {
-            w[r] = _mm512_loadu_si512(o[r] + kOffWeights + 64 * static_cast<size_t>(8 * m + ib));
-            if constexpr (!Scaled)
-                sc[r] = _mm512_loadu_si512(o[r] + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4));
-        }
-        for (int j = 0; j < NT; ++j) {
-            const __m512i u = bcast32(runs + 32 * ib + 4 * j);
-            for (int r = 0; r < R; ++r) {
-                if constexpr (Scaled)
-                    lane[r][j] = _mm512_dpbusd_epi32(lane[r][j], u, w[r]);
-                else
-                    lane[r][j] = _mm512_dpwssd_epi32(lane[r][j], _mm512_maddubs_epi16(u, w[r]), sc[r]);
-            }
-        }
-    }
-}
-
-// R adjacent groups (tiles tileStride apart, outputs 16 rows apart) times
-// tokens t0..t0 + NT - 1: per lane m the super-blocks in order, each run
-// broadcast once for the R groups (R = 2: 3-9 % faster than R = 1 here;
-// IQ1_M, whose shift chains leave no registers for two groups, takes R = 1).
-template <T Type, int NT, int R>
-void multiplyTile(const uint8_t *tile, size_t tileStride, int64_t K, const int rowsOf[R], const PackedActivation &act,
-                  int64_t t0, float *y, size_t ldy)
+template <T Type, int NT>
+void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, float *y, size_t ldy)
 {
     constexpr bool kS = Type == T::GGML_TYPE_IQ1_S, kM = Type == T::GGML_TYPE_IQ1_M;
     const int64_t nb = K / QK_K;
@@ -249,77 +218,66 @@ void multiplyTile(const uint8_t *tile, size_t tileStride, int64_t K, const int r
         side[j] = side0 + 4 * j;
         a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
     }
-    // The rows' d_w * d_a per group, super-block and token, once for the 8 lanes.
-    float *dTok = threadTable(static_cast<size_t>(R * nb) * NT * 16);   // [R][nb][NT][16]
-    for (int r = 0; r < R; ++r)
-        for (int64_t b = 0; b < nb; ++b) {
-            const __m512 dw = _mm512_loadu_ps(tile + r * tileStride + static_cast<size_t>(b) * superBytes);
-            for (int j = 0; j < NT; ++j)
-                _mm512_store_ps(dTok + ((r * nb + b) * NT + j) * 16, _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d)));
-        }
-    __m512 part[R][NT][8], partShift[R][kM ? NT : 1][8];
-    for (int m = 0; m < 8; ++m) {
-        __m512 acc[R][NT], accShift[R][kM ? NT : 1];
-        for (int r = 0; r < R; ++r) {
-            for (int j = 0; j < NT; ++j)
-                acc[r][j] = _mm512_setzero_ps();
-            for (int j = 0; j < (kM ? NT : 1); ++j)
-                accShift[r][j] = _mm512_setzero_ps();
-        }
-        for (int64_t b = 0; b < nb; ++b) {
-            const uint8_t *o[R];
-            __m512i lane[R][NT];
-            for (int r = 0; r < R; ++r) {
-                o[r] = tile + r * tileStride + static_cast<size_t>(b) * superBytes;
-                const __m512i start = _mm512_loadu_si512(o[r] + kOffStart + 64 * static_cast<size_t>(m));
-                for (int j = 0; j < NT; ++j)
-                    lane[r][j] = start;
-            }
-            addLaneRunsR<NT, R, kS || kM>(o, side0 + iqSideRun(nb, m, b, 0), m, lane);
-            for (int r = 0; r < R; ++r)
-                for (int j = 0; j < NT; ++j) {
-                    const __m512 d = _mm512_load_ps(dTok + ((r * nb + b) * NT + j) * 16);
-                    acc[r][j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(lane[r][j]), acc[r][j]);
-                    if constexpr (kM) {
-                        __m512i sl = _mm512_setzero_si512();
-                        for (int p = 0; p < 4; ++p)
-                            sl = _mm512_dpwssd_epi32(sl, _mm512_loadu_si512(o[r] + kOffExtra + 64 * static_cast<size_t>(4 * m + p)),
-                                                     bcast32(side[j] + iqSideQ4(nb, m, b, p)));
-                        accShift[r][j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(sl), accShift[r][j]);
-                    }
-                }
-        }
-        for (int r = 0; r < R; ++r)
-            for (int j = 0; j < NT; ++j) {
-                part[r][j][m] = acc[r][j];
-                if constexpr (kM)
-                    partShift[r][j][m] = accShift[r][j];
-            }
+    // The rows' d_w * d_a per super-block and token, once for the 8 lanes.
+    float *dTok = threadTable(static_cast<size_t>(nb) * NT * 16);   // [nb][NT][16]
+    for (int64_t b = 0; b < nb; ++b) {
+        const __m512 dw = _mm512_loadu_ps(tile + static_cast<size_t>(b) * superBytes);
+        for (int j = 0; j < NT; ++j)
+            _mm512_store_ps(dTok + (b * NT + j) * 16, _mm512_mul_ps(dw, _mm512_set1_ps(a[j][b].d)));
     }
-    for (int r = 0; r < R; ++r) {
-        const uint8_t *tr = tile + r * tileStride;
-        const __mmask16 keep = static_cast<__mmask16>((1u << rowsOf[r]) - 1u);
-        for (int j = 0; j < NT; ++j) {
-            __m512 out = hsum8Rows(part[r][j]);
-            if constexpr (kS) {
-                __m512 acc1 = _mm512_setzero_ps();
-                for (int64_t b = 0; b < nb; ++b) {
-                    const uint8_t *o = tr + static_cast<size_t>(b) * superBytes;
-                    __m512i tot = _mm512_setzero_si512();
+    __m512 part[NT][8], partShift[kM ? NT : 1][8];
+    for (int m = 0; m < 8; ++m) {
+        __m512 acc[NT], accShift[kM ? NT : 1];
+        for (int j = 0; j < NT; ++j)
+            acc[j] = _mm512_setzero_ps();
+        for (int j = 0; j < (kM ? NT : 1); ++j)
+            accShift[j] = _mm512_setzero_ps();
+        for (int64_t b = 0; b < nb; ++b) {
+            const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+            __m512i lane[NT];
+            const __m512i start = _mm512_loadu_si512(o + kOffStart + 64 * static_cast<size_t>(m));
+            for (int j = 0; j < NT; ++j)
+                lane[j] = start;
+            addLaneRuns<NT, kS || kM>(o, side0 + iqSideRun(nb, m, b, 0), m, lane);
+            for (int j = 0; j < NT; ++j) {
+                const __m512 d = _mm512_load_ps(dTok + (b * NT + j) * 16);
+                acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(lane[j]), acc[j]);
+                if constexpr (kM) {
+                    __m512i sl = _mm512_setzero_si512();
                     for (int p = 0; p < 4; ++p)
-                        tot = _mm512_dpwssd_epi32(tot, _mm512_loadu_si512(o + kOffExtra + 64 * static_cast<size_t>(p)),
-                                                  bcast32(side[j] + iqSideSums(nb, b, p)));
-                    const __m512 d = _mm512_mul_ps(_mm512_loadu_ps(o), _mm512_set1_ps(a[j][b].d));
-                    acc1 = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(tot), acc1);
+                        sl = _mm512_dpwssd_epi32(sl, _mm512_loadu_si512(o + kOffExtra + 64 * static_cast<size_t>(4 * m + p)),
+                                                 bcast32(side[j] + iqSideQ4(nb, m, b, p)));
+                    accShift[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(sl), accShift[j]);
                 }
-                out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), acc1));
-            } else if constexpr (kM) {
-                out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), hsum8Rows(partShift[r][j])));
-            } else if constexpr (Type != T::GGML_TYPE_IQ3_S && Type != T::GGML_TYPE_Q3_K) {
-                out = _mm512_mul_ps(_mm512_set1_ps(Type == T::GGML_TYPE_IQ3_XXS ? 0.25f : 0.125f), out);
             }
-            _mm512_mask_storeu_ps(y + static_cast<size_t>(t0 + j) * ldy + 16 * r, keep, out);
         }
+        for (int j = 0; j < NT; ++j) {
+            part[j][m] = acc[j];
+            if constexpr (kM)
+                partShift[j][m] = accShift[j];
+        }
+    }
+    const __mmask16 keep = static_cast<__mmask16>((1u << rows) - 1u);
+    for (int j = 0; j < NT; ++j) {
+        __m512 out = hsum8Rows(part[j]);
+        if constexpr (kS) {
+            __m512 acc1 = _mm512_setzero_ps();
+            for (int64_t b = 0; b < nb; ++b) {
+                const uint8_t *o = tile + static_cast<size_t>(b) * superBytes;
+                __m512i tot = _mm512_setzero_si512();
+                for (int p = 0; p < 4; ++p)
+                    tot = _mm512_dpwssd_epi32(tot, _mm512_loadu_si512(o + kOffExtra + 64 * static_cast<size_t>(p)),
+                                              bcast32(side[j] + iqSideSums(nb, b, p)));
+                const __m512 d = _mm512_mul_ps(_mm512_loadu_ps(o), _mm512_set1_ps(a[j][b].d));
+                acc1 = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(tot), acc1);
+            }
+            out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), acc1));
+        } else if constexpr (kM) {
+            out = _mm512_add_ps(out, _mm512_mul_ps(_mm512_set1_ps(0.125f), hsum8Rows(partShift[j])));
+        } else if constexpr (Type != T::GGML_TYPE_IQ3_S && Type != T::GGML_TYPE_Q3_K) {
+            out = _mm512_mul_ps(_mm512_set1_ps(Type == T::GGML_TYPE_IQ3_XXS ? 0.25f : 0.125f), out);
+        }
+        _mm512_mask_storeu_ps(y + static_cast<size_t>(t0 + j) * ldy, keep, out);
     }
 }
 
@@ -364,47 +322,39 @@ void multiplyTileQ2K(const uint8_t *tile, int64_t K, int rows, const PackedActiv
         _mm512_mask_storeu_ps(y + static_cast<size_t>(t0 + j) * ldy, keep, _mm512_sub_ps(acc[j], accm[j]));
 }
 
-// One or two adjacent groups (Q2_K: its one-group kernel per group).
 template <T Type, int NT>
-void multiplyAny(const uint8_t *tile, size_t tileStride, int groups, const int rowsOf[2], int64_t K,
-                 const PackedActivation &act, int64_t t0, float *y, size_t ldy)
+void multiplyAny(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, float *y, size_t ldy)
 {
-    if constexpr (Type == T::GGML_TYPE_Q2_K) {
-        for (int r = 0; r < groups; ++r)
-            multiplyTileQ2K<NT>(tile + r * tileStride, K, rowsOf[r], act, t0, y + 16 * r, ldy);
-    } else {
-        if (groups == 2 && Type != T::GGML_TYPE_IQ1_M)   // IQ1_M's shift chains leave no registers for two
-            multiplyTile<Type, NT, 2>(tile, tileStride, K, rowsOf, act, t0, y, ldy);
-        else
-            for (int r = 0; r < groups; ++r)
-                multiplyTile<Type, NT, 1>(tile + r * tileStride, tileStride, K, rowsOf + r, act, t0, y + 16 * r, ldy);
-    }
+    if constexpr (Type == T::GGML_TYPE_Q2_K)
+        multiplyTileQ2K<NT>(tile, K, rows, act, t0, y, ldy);
+    else
+        multiplyTile<Type, NT>(tile, K, rows, act, t0, y, ldy);
 }
 
 // The rest of a batch: one tile of n < 8 tokens.
 template <T Type, int N>
-void multiplyRest(const uint8_t *tile, size_t tileStride, int groups, const int rowsOf[2], int64_t K,
-                  const PackedActivation &act, int64_t t, int64_t n, float *y, size_t ldy)
+void multiplyRest(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t, int64_t n, float *y,
+                  size_t ldy)
 {
     if constexpr (N > 0) {
         if (n == N)
-            multiplyAny<Type, N>(tile, tileStride, groups, rowsOf, K, act, t, y, ldy);
+            multiplyAny<Type, N>(tile, K, rows, act, t, y, ldy);
         else
-            multiplyRest<Type, N - 1>(tile, tileStride, groups, rowsOf, K, act, t, n, y, ldy);
+            multiplyRest<Type, N - 1>(tile, K, rows, act, t, n, y, ldy);
     }
 }
 
 // Tokens [t0, t1), t0 a multiple of 8, in tiles of up to 8.
 template <T Type>
-void multiplyAll(const uint8_t *tile, size_t tileStride, int groups, const int rowsOf[2], int64_t K,
-                 const PackedActivation &act, int64_t t0, int64_t t1, float *y, size_t ldy)
+void multiplyAll(const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0, int64_t t1, float *y,
+                 size_t ldy)
 {
     static_assert(kMaxTile == 8, "a tile's tokens share one group of the side");
     int64_t t = t0;
     for (; t + kMaxTile <= t1; t += kMaxTile)
-        multiplyAny<Type, kMaxTile>(tile, tileStride, groups, rowsOf, K, act, t, y, ldy);
+        multiplyAny<Type, kMaxTile>(tile, K, rows, act, t, y, ldy);
     if (t < t1)
-        multiplyRest<Type, kMaxTile - 1>(tile, tileStride, groups, rowsOf, K, act, t, t1 - t, y, ldy);
+        multiplyRest<Type, kMaxTile - 1>(tile, K, rows, act, t, t1 - t, y, ldy);
 }
 
 } // namespace
@@ -425,24 +375,21 @@ void iqTileConvertAvx512(GgmlType type, const uint8_t *rows, size_t rowBytes, in
     }
 }
 
-void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, size_t tileStride, int groups, const int rowsOf[2], int64_t K,
-                          const PackedActivation &act, int64_t t0, int64_t t1, float *y, size_t ldy)
+void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0,
+                          int64_t t1, float *y, size_t ldy)
 {
-#define BURROW_IQ_TILE_CASE(X)                                                                                          \
-    case T::X: multiplyAll<T::X>(tile, tileStride, groups, rowsOf, K, act, t0, t1, y, ldy); break;
     switch (type) {
-    BURROW_IQ_TILE_CASE(GGML_TYPE_IQ2_XXS)
-    BURROW_IQ_TILE_CASE(GGML_TYPE_IQ2_XS)
-    BURROW_IQ_TILE_CASE(GGML_TYPE_IQ2_S)
-    BURROW_IQ_TILE_CASE(GGML_TYPE_IQ3_XXS)
-    BURROW_IQ_TILE_CASE(GGML_TYPE_IQ3_S)
-    BURROW_IQ_TILE_CASE(GGML_TYPE_IQ1_S)
-    BURROW_IQ_TILE_CASE(GGML_TYPE_IQ1_M)
-    BURROW_IQ_TILE_CASE(GGML_TYPE_Q2_K)
-    BURROW_IQ_TILE_CASE(GGML_TYPE_Q3_K)
+    case T::GGML_TYPE_IQ2_XXS: multiplyAll<T::GGML_TYPE_IQ2_XXS>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ2_XS: multiplyAll<T::GGML_TYPE_IQ2_XS>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ2_S: multiplyAll<T::GGML_TYPE_IQ2_S>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ3_XXS: multiplyAll<T::GGML_TYPE_IQ3_XXS>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ3_S: multiplyAll<T::GGML_TYPE_IQ3_S>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ1_S: multiplyAll<T::GGML_TYPE_IQ1_S>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_IQ1_M: multiplyAll<T::GGML_TYPE_IQ1_M>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_Q2_K: multiplyAll<T::GGML_TYPE_Q2_K>(tile, K, rows, act, t0, t1, y, ldy); break;
+    case T::GGML_TYPE_Q3_K: multiplyAll<T::GGML_TYPE_Q3_K>(tile, K, rows, act, t0, t1, y, ldy); break;
     default: break;
     }
-#undef BURROW_IQ_TILE_CASE
 }
 
 } // namespace burrow::quant::x86
