@@ -51,10 +51,28 @@ inline __m256 hsum8Rows(const __m256 *a)
 // lane[j] += lane m's 8 runs of super-block b (tile bytes o, rows from
 // byte `half` of each 16-row vector) against token j's side: vpmaddubsw,
 // vpmaddwd with the run's scale pair, vpaddd.
-template <int NT>
+// IQ1_S and IQ1_M (weights value x scale, |v| <= 15: iqTileScaledWeights):
+// 4 runs' vpmaddubsw pairs summed as int16 (|sum| <= 4 x 2 x 255 x 15 <
+// 2^15), then one vpmaddwd with 1s, per 4 runs.
+template <int NT, bool Iq1>
 inline void addLaneRuns(const uint8_t *o, size_t half, const uint8_t *const side[NT], int64_t nb, int m, int64_t b,
                         __m256i lane[NT])
 {
+    if constexpr (Iq1) {
+        const __m256i ones = _mm256_set1_epi16(1);
+        for (int ib0 = 0; ib0 < 8; ib0 += 4) {
+            __m256i w[4];
+            for (int i = 0; i < 4; ++i)
+                w[i] = load8(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib0 + i) + half);
+            for (int j = 0; j < NT; ++j) {
+                __m256i s16 = _mm256_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib0)), w[0]);
+                for (int i = 1; i < 4; ++i)
+                    s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib0 + i)), w[i]));
+                lane[j] = _mm256_add_epi32(lane[j], _mm256_madd_epi16(s16, ones));
+            }
+        }
+        return;
+    }
     for (int ib = 0; ib < 8; ++ib) {
         const __m256i w = load8(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib) + half);
         const __m256i sc = load8(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4) + half);
@@ -104,7 +122,7 @@ void multiplyHalf(const uint8_t *tile, int64_t K, int h, int rows, const PackedA
             const __m256i start = load8(o + kOffStart + 64 * static_cast<size_t>(m) + half);
             for (int j = 0; j < NT; ++j)
                 lane[j] = start;
-            addLaneRuns<NT>(o, half, side, nb, m, b, lane);
+            addLaneRuns<NT, kS || kM>(o, half, side, nb, m, b, lane);
             const __m256 dw = _mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h);
             for (int j = 0; j < NT; ++j) {
                 const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(a[j][b].d));
@@ -175,7 +193,7 @@ void multiplyHalfQ2K(const uint8_t *tile, int64_t K, int h, int rows, const Pack
         for (int j = 0; j < NT; ++j)
             isum[j] = start;
         for (int m = 0; m < 8; ++m)
-            addLaneRuns<NT>(o, half, side, nb, m, b, isum);
+            addLaneRuns<NT, false>(o, half, side, nb, m, b, isum);
         const __m256 dw = _mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h);
         const __m256 dmw = _mm256_loadu_ps(reinterpret_cast<const float *>(o + kIqTileOffQ2KDmin) + 8 * h);
         for (int j = 0; j < NT; ++j) {
