@@ -77,6 +77,7 @@ CpuFeatures detect()
     };
     f.fastGather = tuning("BURROW_FAST_GATHER", f.intel);
     f.streamPrefetch = tuning("BURROW_STREAM_PREFETCH", f.intel);
+    f.nearTilePrefetch = tuning("BURROW_NEAR_TILE_PREFETCH", f.intel);
     return f;
 }
 

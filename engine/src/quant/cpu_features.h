@@ -24,6 +24,7 @@ struct CpuFeatures {
     // an environment variable set to 0 or 1 to measure a new machine:
     bool fastGather = false;      // vpgather pays over scalar loads (Intel; BURROW_FAST_GATHER)
     bool streamPrefetch = false;  // one-token kernels prefetch their stream ahead (Intel; BURROW_STREAM_PREFETCH)
+    bool nearTilePrefetch = false; // packed tiles prefetch one Q4_K super-block ahead, not two (Intel; BURROW_NEAR_TILE_PREFETCH)
 };
 
 // AVX-VNNI for the avx2 path's int8 kernels: the CPU's avx_vnni, unless
