@@ -34,7 +34,10 @@ constexpr size_t kQ6KSuper = 3392;
 constexpr size_t kQ5KSuper = 2880;
 constexpr size_t kIQ4XSSuper = 2176;
 constexpr int64_t kTokenChunk = 128;   // activation rows kept in L2 while the groups pass
-constexpr int64_t kPlaneMinTokens = 4; // fewest tokens of a chunk for packed_avx512_planes.cpp
+// Fewest tokens of a chunk for packed_avx512_planes.cpp: below, converting
+// a group into planes costs more than it saves (pp4 of the 1.1B IQ4_XS
+// file 63-65 t/s with planes, 83-86 with two tiles of 2; level at 8).
+constexpr int64_t kPlaneMinTokens = 8;
 // Generation (one token) streams every weight once: each run loaded also
 // prefetches the line this far ahead (groups lie back to back, so the stream
 // continues into the next group).
