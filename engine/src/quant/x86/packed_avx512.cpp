@@ -35,9 +35,10 @@ constexpr size_t kQ5KSuper = 2880;
 constexpr size_t kIQ4XSSuper = 2176;
 constexpr int64_t kTokenChunk = 128;   // activation rows kept in L2 while the groups pass
 // Fewest tokens of a chunk for packed_avx512_planes.cpp: below, converting
-// a group into planes costs more than it saves (pp4 of the 1.1B IQ4_XS
-// file 63-65 t/s with planes, 83-86 with two tiles of 2; level at 8).
-constexpr int64_t kPlaneMinTokens = 8;
+// a group into planes costs more than it saves against IQ4_XS tiles of 4
+// (1.1B IQ4_XS file, t/s: pp8 102-106 with planes, 142-144 in tiles; pp16
+// 132-143 / 150-153; level at 32; pp512 181 / 153).
+constexpr int64_t kPlaneMinTokens = 32;
 // Generation (one token) streams every weight once: each run loaded also
 // prefetches the line this far ahead (groups lie back to back, so the stream
 // continues into the next group).
@@ -618,7 +619,11 @@ using TileFn = void (*)(const PackedMatrix &, const uint8_t *, const PackedActiv
 // over the weights from L2 per token), Q4_K to 4 (its per-token sub-block
 // sums need registers), Q6_K to 4 (its 8 lane accumulators per token spill,
 // but a 4-stream step reads the weights once: +11-25 % per token over 2 in
-// the kernel), Q8_0, Q5_K and IQ4_XS to 2 (8 lane accumulators per token).
+// the kernel), Q5_K to 4 (the same; on a Xeon guest pp4 of the 1.1B Q5_K_M
+// file 1.33x and pp512 1.11x what tiles of 2, and lane-by-lane tiles of 8
+// for prompts, gave), IQ4_XS to 4 for batches below the planes' (pp4 of the
+// 1.1B IQ4_XS file 85-88 -> 117-118 t/s over 2), Q8_0 to 2 (with 4 its 8
+// lane accumulators per token spill: pp4 +7 %, pp512 189 -> 132).
 template <template <int> class K, int Max>
 struct Tiles {
     static constexpr TileFn fns[8] = {K<1>::run, K<Max >= 2 ? 2 : 1>::run, K<Max >= 3 ? 3 : 1>::run,
@@ -626,66 +631,6 @@ struct Tiles {
                                       K<Max >= 7 ? 7 : 1>::run, K<Max >= 8 ? 8 : 1>::run};
     static constexpr int64_t max = Max;
 };
-// Q5_K with 2-8 tokens, lane by lane: q5KTile's integers and float steps
-// (so its bits) with the lanes' float chains for the tile's tokens in
-// registers across the super-blocks, so a tile can hold 8 tokens and each
-// run's 5-bit codes, made from its nibbles and high bits, serve 8 tokens
-// instead of 2. d_a d_w per super-block and token comes from a per-thread
-// buffer; the mins' chain runs first, super-block by super-block.
-template <int NT>
-void q5KTileLanes(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
-                  int rows)
-{
-    const BlockQ8_K *a[NT];
-    for (int j = 0; j < NT; ++j)
-        a[j] = reinterpret_cast<const BlockQ8_K *>(act.rows + static_cast<size_t>(t0 + j) * act.stride);
-    const int64_t nb = W.blocks;
-    float *dd = threadTable(static_cast<size_t>(nb) * NT * 16);   // [nb][NT][16]
-    __m512 summs[NT];
-    for (int j = 0; j < NT; ++j)
-        summs[j] = _mm512_setzero_ps();
-    for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t *o = g + static_cast<size_t>(b) * kQ5KSuper;
-        const __m512 d = halves16(o), dmin = halves16(o + 32);
-        for (int j = 0; j < NT; ++j) {
-            _mm512_store_ps(dd + (b * NT + j) * 16, _mm512_mul_ps(_mm512_set1_ps(a[j][b].d), d));
-            summs[j] = q5KMinsStep(o, a[j][b], dmin, summs[j]);
-        }
-    }
-    __m512 acc[NT][8];
-    for (int m = 0; m < 8; ++m) {
-        __m512 accm[NT];
-        for (int j = 0; j < NT; ++j)
-            accm[j] = _mm512_setzero_ps();
-        for (int64_t b = 0; b < nb; ++b) {
-            const uint8_t *o = g + static_cast<size_t>(b) * kQ5KSuper;
-            const uint8_t *runs = o + 320 + static_cast<size_t>(m) * 5 * kRun;
-            for (size_t r = 0; r < 5; ++r)
-                prefetchTile<NT, 3>(runs + r * kRun);
-            const __m512i qh = load512(runs + 4 * kRun);
-            __m512i lane[NT];
-            for (int j = 0; j < NT; ++j)
-                lane[j] = _mm512_setzero_si512();
-            for (int p = 0; p < 4; ++p) {
-                __m512i lo, hi;
-                q5KCodes(runs, qh, p, lo, hi);
-                const __m512i scLo = pairsU8(o + 64 + 16 * (2 * p)), scHi = pairsU8(o + 64 + 16 * (2 * p + 1));
-                for (int j = 0; j < NT; ++j) {
-                    const int8_t *q8 = a[j][b].qs + 64 * p + 4 * m;
-                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(lo, bcast32(q8)), scLo);
-                    lane[j] = _mm512_dpwssd_epi32(lane[j], _mm512_maddubs_epi16(hi, bcast32(q8 + 32)), scHi);
-                }
-            }
-            for (int j = 0; j < NT; ++j)
-                accm[j] = _mm512_fmadd_ps(_mm512_load_ps(dd + (b * NT + j) * 16), _mm512_cvtepi32_ps(lane[j]), accm[j]);
-        }
-        for (int j = 0; j < NT; ++j)
-            acc[j][m] = accm[j];
-    }
-    for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy, _mm512_add_ps(hsum8Rows(acc[j]), summs[j]), rows);
-}
-
 template <int NT> struct Q8_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q8_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q5_0T { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q5_0Tile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct IQ4_NLT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4_0Tile<NT, true>(W, g, a, t, y, l, r); } };
@@ -693,21 +638,7 @@ template <int NT> struct Q4_0T { static void run(const PackedMatrix &W, const ui
 template <int NT> struct Q4_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<false, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q4_KGemmT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q4KTile<true, NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct Q6_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q6KTile<NT>(W, g, a, t, y, l, r); } };
-template <int NT> struct Q5_KT {
-    static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r)
-    {
-        if constexpr (NT == 1)
-            q5KTile<1>(W, g, a, t, y, l, r);
-        else
-            q5KTileLanes<NT>(W, g, a, t, y, l, r);
-    }
-};
-// Batches of fewer than kQ5KLanesMinTokens: super-block by super-block, 2
-// tokens a tile (the lanes' 8 passes over a group pay only once its rows
-// stay in L2 for many tiles: pp4 of the 1.1B Q5_K_M file 71 -> 88 t/s, pp16
-// 127 -> 136 this way, pp32 and up faster lane by lane, pp512 171 -> 182).
-template <int NT> struct Q5_KSmallT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q5KTile<NT>(W, g, a, t, y, l, r); } };
-constexpr int64_t kQ5KLanesMinTokens = 32;
+template <int NT> struct Q5_KT { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { q5KTile<NT>(W, g, a, t, y, l, r); } };
 template <int NT> struct IQ4_XST { static void run(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a, int64_t t, float *y, size_t l, int r) { iq4XsTile<NT>(W, g, a, t, y, l, r); } };
 
 } // namespace
@@ -724,16 +655,8 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     case GgmlType::GGML_TYPE_IQ4_NL: fns = Tiles<IQ4_NLT, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT, 4>::fns; gemmFns = Tiles<Q4_KGemmT, 4>::fns; maxTile = 4; break;
     case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 4>::fns; maxTile = 4; break;
-    case GgmlType::GGML_TYPE_Q5_K:
-        if (nTokens >= kQ5KLanesMinTokens) {
-            fns = Tiles<Q5_KT, 8>::fns;
-            maxTile = 8;
-        } else {
-            fns = Tiles<Q5_KSmallT, 2>::fns;
-            maxTile = 2;
-        }
-        break;
-    case GgmlType::GGML_TYPE_IQ4_XS: fns = Tiles<IQ4_XST, 2>::fns; maxTile = 2; break;
+    case GgmlType::GGML_TYPE_Q5_K: fns = Tiles<Q5_KT, 4>::fns; maxTile = 4; break;
+    case GgmlType::GGML_TYPE_IQ4_XS: fns = Tiles<IQ4_XST, 4>::fns; maxTile = 4; break;
     default: return;
     }
     if (!gemmFns)
