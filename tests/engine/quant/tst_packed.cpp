@@ -110,6 +110,8 @@ void TestPacked::matchesVecDot_data()
         QTest::addRow("%s 512x5 t6 (one partial group)", typeName(t)) << static_cast<int>(t) << 512 << 5 << 0 << 6;
         QTest::addRow("%s 256x50 groups 2..4 t2", typeName(t)) << static_cast<int>(t) << 256 << 50 << 2 << 2;
         QTest::addRow("%s 2816x17 t7", typeName(t)) << static_cast<int>(t) << 2816 << 17 << 0 << 7;
+        // a whole tile of 8 and a rest (Q4_K's small-batch tiles, Q6_K's)
+        QTest::addRow("%s 768x24 t12", typeName(t)) << static_cast<int>(t) << 768 << 24 << 0 << 12;
         QTest::addRow("%s 1280x33 groups 1..3 t35", typeName(t)) << static_cast<int>(t) << 1280 << 33 << 1 << 35;
         QTest::addRow("%s 256x16 t32", typeName(t)) << static_cast<int>(t) << 256 << 16 << 0 << 32;
     }

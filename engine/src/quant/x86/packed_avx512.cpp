@@ -616,14 +616,22 @@ void iq4XsTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
 using TileFn = void (*)(const PackedMatrix &, const uint8_t *, const PackedActivation &, int64_t, float *, size_t, int);
 
 // Tile kernels by token count 1..Max (Max <= 8): Q4_0 goes to 8 (fewer passes
-// over the weights from L2 per token), Q4_K to 4 (its per-token sub-block
-// sums need registers), Q6_K to 4 (its 8 lane accumulators per token spill,
-// but a 4-stream step reads the weights once: +11-25 % per token over 2 in
-// the kernel), Q5_K to 4 (the same; on a Xeon guest pp4 of the 1.1B Q5_K_M
+// over the weights from L2 per token), Q4_K to 4 for prompts (its per-token
+// sub-block sums need registers) and to 8 in batches below
+// kQ4KWideMaxTokens, Q6_K to 8 (its 8 lane accumulators per token spill,
+// but a step of several streams reads the weights once: +11-25 % per token
+// from 2 to 4 in the kernel; on a Xeon guest pp8 of the 1.1B Q6_K file
+// 148-153 -> 183-185 t/s from 4 to 8, pp512 level), Q5_K to 4 (the same; on a Xeon guest pp4 of the 1.1B Q5_K_M
 // file 1.33x and pp512 1.11x what tiles of 2, and lane-by-lane tiles of 8
 // for prompts, gave), IQ4_XS to 4 for batches below the planes' (pp4 of the
 // 1.1B IQ4_XS file 85-88 -> 117-118 t/s over 2), Q8_0 to 2 (with 4 its 8
 // lane accumulators per token spill: pp4 +7 %, pp512 189 -> 132).
+// Batches of fewer tokens (several streams, verification passes) take
+// Q4_K tiles of 8, which read the weights once per 8 tokens: pp8 of the
+// 1.1B Q4_K_M file (VNNI) 187-194 -> 227-229 t/s, pp16 +4 %; for prompts
+// tiles of 4 stay faster (pp512 291-295 against 264-273 with 8).
+constexpr int64_t kQ4KWideMaxTokens = 16;
+
 template <template <int> class K, int Max>
 struct Tiles {
     static constexpr TileFn fns[8] = {K<1>::run, K<Max >= 2 ? 2 : 1>::run, K<Max >= 3 ? 3 : 1>::run,
@@ -653,8 +661,18 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = Tiles<Q5_0T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_IQ4_NL: fns = Tiles<IQ4_NLT, 8>::fns; maxTile = 8; break;
-    case GgmlType::GGML_TYPE_Q4_K: fns = Tiles<Q4_KT, 4>::fns; gemmFns = Tiles<Q4_KGemmT, 4>::fns; maxTile = 4; break;
-    case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 4>::fns; maxTile = 4; break;
+    case GgmlType::GGML_TYPE_Q4_K:
+        if (nTokens < kQ4KWideMaxTokens) {
+            fns = Tiles<Q4_KT, 8>::fns;
+            gemmFns = Tiles<Q4_KGemmT, 8>::fns;
+            maxTile = 8;
+        } else {
+            fns = Tiles<Q4_KT, 4>::fns;
+            gemmFns = Tiles<Q4_KGemmT, 4>::fns;
+            maxTile = 4;
+        }
+        break;
+    case GgmlType::GGML_TYPE_Q6_K: fns = Tiles<Q6_KT, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q5_K: fns = Tiles<Q5_KT, 4>::fns; maxTile = 4; break;
     case GgmlType::GGML_TYPE_IQ4_XS: fns = Tiles<IQ4_XST, 4>::fns; maxTile = 4; break;
     default: return;
