@@ -379,8 +379,9 @@ void q4KBothSum16(const PackedMatrix &W, const uint8_t *g, const PackedActivatio
         storeRows(y + 8 * h, _mm256_sub_ps(acc[h], accm[h]), rows - 8 * h);
 }
 
-// Tiles of 1..4 tokens (index NT - 1) for a kernel template.
+// Tiles of 1..4 and 1..8 tokens (index NT - 1) for a kernel template.
 #define BURROW_AVX2_TILES(k) {k<1>, k<2>, k<3>, k<4>}
+#define BURROW_AVX2_TILES8(k) {k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7>, k<8>}
 template <int NT> constexpr HalfFn kQ4_0 = q4_0HalfSum16<NT, false>;
 template <int NT> constexpr HalfFn kIQ4_NL = q4_0HalfSum16<NT, true>;
 template <int NT> constexpr HalfFn kQ8_0 = q8_0HalfSigned<NT>;
@@ -406,20 +407,24 @@ bool packedAvx2Supports(GgmlType type)
 // once per block or super-block, live on the stack. Measured per core on
 // Zen 4 (CPU time of packedMatmul, 64 tokens, K = 2048), against the
 // shared tiles of 1-2 tokens: Q4_0 1.4x, Q4_K 1.5x, Q5_K 1.8x, Q6_K 1.8x,
-// IQ4_XS 1.7x (docs/models.md).
+// IQ4_XS 1.7x (docs/models.md). Q8_0, Q5_K and Q6_K take tiles of 8
+// (their unpacking is the larger share; on a Xeon guest, 1.1B files, 2
+// threads, pp512 / pp8 in t/s from 4 to 8: Q8_0 77 / 71 -> 87 / 81, Q6_K
+// 103 / 92 -> 111 / 105, Q5_K_M 114 / 105 -> 114 / 113; Q4_0 and IQ4_XS
+// lost with 8).
 void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
                       int64_t nGemm, float *y, size_t ldy)
 {
-    static constexpr HalfFn q8_0[4] = BURROW_AVX2_TILES(kQ8_0), q4_0[4] = BURROW_AVX2_TILES(kQ4_0),
+    static constexpr HalfFn q8_0[8] = BURROW_AVX2_TILES8(kQ8_0), q4_0[4] = BURROW_AVX2_TILES(kQ4_0),
                             iq4nl[4] = BURROW_AVX2_TILES(kIQ4_NL), q5_0[4] = BURROW_AVX2_TILES(kQ5_0),
                             q4K[4] = BURROW_AVX2_TILES(kQ4_K), q4KGemm[4] = BURROW_AVX2_TILES(kQ4_KGemm),
-                            q5K[4] = BURROW_AVX2_TILES(kQ5_K), q6K[4] = BURROW_AVX2_TILES(kQ6_K),
+                            q5K[8] = BURROW_AVX2_TILES8(kQ5_K), q6K[8] = BURROW_AVX2_TILES8(kQ6_K),
                             iq4xs[4] = BURROW_AVX2_TILES(kIQ4_XS);
     const HalfFn *fns = nullptr, *gemmFns = nullptr;
     BothFn both = nullptr;   // generation: both halves of a group in one pass
     int64_t tile = 4;
     switch (W.type) {
-    case GgmlType::GGML_TYPE_Q8_0: fns = q8_0; both = q8_0BothSigned; break;
+    case GgmlType::GGML_TYPE_Q8_0: fns = q8_0; both = q8_0BothSigned; tile = 8; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = q4_0; both = q4_0BothSum16<false>; break;
     case GgmlType::GGML_TYPE_IQ4_NL: fns = iq4nl; both = q4_0BothSum16<true>; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = q5_0; break;
@@ -427,8 +432,8 @@ void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const Packe
         fns = q4K; gemmFns = q4KGemm; tile = 3;
         both = nGemm > 0 ? BothFn(q4KBothSum16<true>) : BothFn(q4KBothSum16<false>);
         break;
-    case GgmlType::GGML_TYPE_Q5_K: fns = q5K; both = q5KBoth<DotMaddubs>; break;
-    case GgmlType::GGML_TYPE_Q6_K: fns = q6K; both = q6KBoth<DotMaddubs>; break;
+    case GgmlType::GGML_TYPE_Q5_K: fns = q5K; both = q5KBoth<DotMaddubs>; tile = 8; break;
+    case GgmlType::GGML_TYPE_Q6_K: fns = q6K; both = q6KBoth<DotMaddubs>; tile = 8; break;
     case GgmlType::GGML_TYPE_IQ4_XS: fns = iq4xs; break;
     default: return;
     }
@@ -439,5 +444,6 @@ void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const Packe
     packedHalvesLoop(W, g0, g1, act, nTokens, nGemm, y, ldy, fns, gemmFns ? gemmFns : fns, tile);
 }
 #undef BURROW_AVX2_TILES
+#undef BURROW_AVX2_TILES8
 
 } // namespace burrow::quant::x86
