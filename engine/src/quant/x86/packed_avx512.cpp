@@ -615,21 +615,19 @@ void iq4XsTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &
 
 using TileFn = void (*)(const PackedMatrix &, const uint8_t *, const PackedActivation &, int64_t, float *, size_t, int);
 
-// Tile kernels by token count 1..Max (Max <= 8): Q4_0 goes to 8 (fewer passes
-// over the weights from L2 per token), Q4_K to 4 for prompts (its per-token
-// sub-block sums need registers) and to 8 in batches below
-// kQ4KWideMaxTokens, Q6_K to 8 (its 8 lane accumulators per token spill,
-// but a step of several streams reads the weights once: +11-25 % per token
-// from 2 to 4 in the kernel; on a Xeon guest pp8 of the 1.1B Q6_K file
-// 148-153 -> 183-185 t/s from 4 to 8, pp512 level), Q5_K to 4 (the same; on a Xeon guest pp4 of the 1.1B Q5_K_M
-// file 1.33x and pp512 1.11x what tiles of 2, and lane-by-lane tiles of 8
-// for prompts, gave), IQ4_XS to 4 for batches below the planes' (pp4 of the
-// 1.1B IQ4_XS file 85-88 -> 117-118 t/s over 2), Q8_0 to 2 (with 4 its 8
-// lane accumulators per token spill: pp4 +7 %, pp512 189 -> 132).
-// Batches of fewer tokens (several streams, verification passes) take
-// Q4_K tiles of 8, which read the weights once per 8 tokens: pp8 of the
-// 1.1B Q4_K_M file (VNNI) 187-194 -> 227-229 t/s, pp16 +4 %; for prompts
-// tiles of 4 stay faster (pp512 291-295 against 264-273 with 8).
+// Tile kernels by token count 1..Max (Max <= 8), each reading a group's
+// weights once per tile (measured on a Xeon guest, 1.1B files, 2 threads):
+// - Q4_0, IQ4_NL: 8 (fewer passes over the weights from L2 per token);
+// - Q4_K: 4 for prompts (its per-token sub-block sums need registers:
+//   pp512 291-295 t/s against 264-273 with 8), 8 in batches below
+//   kQ4KWideMaxTokens (several streams, verification passes: pp8 187-194 ->
+//   227-229, pp16 +4 %);
+// - Q6_K: 8 (its 8 lane accumulators per token spill, but the weights are
+//   read once per 8 tokens: pp8 148-153 -> 183-185 from 4, pp512 level);
+// - Q5_K: 4 (pp4 1.33x and pp512 1.11x what tiles of 2 and the former
+//   lane-by-lane tiles of 8 gave);
+// - IQ4_XS: 4 below the planes' kPlaneMinTokens (pp4 85-88 -> 117-118 from 2);
+// - Q8_0, Q5_0: 2 (Q8_0 with 4: pp4 +7 %, pp512 189 -> 132, its lanes spill).
 constexpr int64_t kQ4KWideMaxTokens = 16;
 
 template <template <int> class K, int Max>
