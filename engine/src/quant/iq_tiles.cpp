@@ -150,11 +150,6 @@ bool iqTileType(GgmlType type)
     return generic::isIqLatticeType(type) || type == GgmlType::GGML_TYPE_Q2_K || type == GgmlType::GGML_TYPE_Q3_K;
 }
 
-bool iqTileScaledWeights(GgmlType type)
-{
-    return type == GgmlType::GGML_TYPE_IQ1_S || type == GgmlType::GGML_TYPE_IQ1_M || type == GgmlType::GGML_TYPE_Q2_K;
-}
-
 bool iqTilesActive(GgmlType type)
 {
 #ifdef BURROW_QUANT_X86

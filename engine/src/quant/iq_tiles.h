@@ -93,7 +93,10 @@ inline constexpr int64_t kIqTileMinTokens = 8;
 // the tiles.
 bool iqTileType(GgmlType type);
 // True for the tile types whose runs hold value * scale (layout above).
-bool iqTileScaledWeights(GgmlType type);
+constexpr bool iqTileScaledWeights(GgmlType type)
+{
+    return type == GgmlType::GGML_TYPE_IQ1_S || type == GgmlType::GGML_TYPE_IQ1_M || type == GgmlType::GGML_TYPE_Q2_K;
+}
 // True when `type` is a tile type and the active CPU path has the tile
 // kernels (AVX-512 VNNI: conversion and multiply; AVX2: the multiply, the
 // conversion by the scalar twin).

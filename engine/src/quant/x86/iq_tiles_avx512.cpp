@@ -73,7 +73,7 @@ inline void scaleWeights(int8_t *w, const int16_t *halves)
 template <typename D>
 void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile)
 {
-    constexpr bool kScaled = D::kType == T::GGML_TYPE_IQ1_S || D::kType == T::GGML_TYPE_IQ1_M || D::kType == T::GGML_TYPE_Q2_K;
+    constexpr bool kScaled = iqTileScaledWeights(D::kType);
     const int64_t nb = K / QK_K;
     const size_t superBytes = iqTileSuperBytes(D::kType);
     alignas(64) int8_t w[16][256];
@@ -238,7 +238,7 @@ void multiplyTile(const uint8_t *tile, int64_t K, int rows, const PackedActivati
             const __m512i start = _mm512_loadu_si512(o + kOffStart + 64 * static_cast<size_t>(m));
             for (int j = 0; j < NT; ++j)
                 lane[j] = start;
-            addLaneRuns<NT, kS || kM>(o, side0 + iqSideRun(nb, m, b, 0), m, lane);
+            addLaneRuns<NT, iqTileScaledWeights(Type)>(o, side0 + iqSideRun(nb, m, b, 0), m, lane);
             for (int j = 0; j < NT; ++j) {
                 const __m512 d = _mm512_load_ps(dTok + (b * NT + j) * 16);
                 acc[j] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(lane[j]), acc[j]);
@@ -304,7 +304,7 @@ void multiplyTileQ2K(const uint8_t *tile, int64_t K, int rows, const PackedActiv
         for (int j = 0; j < NT; ++j)
             isum[j] = start;
         for (int m = 0; m < 8; ++m) {
-            addLaneRuns<NT, true>(o, side0 + iqSideRun(nb, m, b, 0), m, isum);
+            addLaneRuns<NT, iqTileScaledWeights(T::GGML_TYPE_Q2_K)>(o, side0 + iqSideRun(nb, m, b, 0), m, isum);
         }
         const __m512 dw = _mm512_loadu_ps(o), dmw = _mm512_loadu_ps(o + kIqTileOffQ2KDmin);
         for (int j = 0; j < NT; ++j) {
