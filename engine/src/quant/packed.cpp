@@ -430,37 +430,18 @@ int64_t amxTileTokens(GgmlType type, int64_t nTokens, bool now)
 #endif
 }
 
-// The offset sums the Q8_0 partner's kernels start their integers from
-// (PackedActivation::sum): `per` sums per 32-element block (1: the block,
-// 8: each 4-code run; 0: none), each `offset` times the codes' sum. Q4_0 and
-// IQ4_NL (and Q2_0's packing) -8 per block, Q8_0 -128 per block (its
-// codes are w + 128; one integer per block, generic::vecDotQ8_0Q8_0), Q5_0
-// -16 per run, Q1_0 and NVFP4 (their packings' 8-lane kernels) -128 per run.
-struct SideSums {
-    int per = 0;
-    int32_t offset = 0;
-};
-SideSums sideSums(GgmlType type)
-{
-    const bool lowbitType = lowbit::packs(type);
-    if (lowbitType)
-        type = lowbit::sideArraysOf(type);
-    switch (type) {
-    case GgmlType::GGML_TYPE_Q8_0: return lowbitType ? SideSums{8, -128} : SideSums{1, -128};
-    case GgmlType::GGML_TYPE_Q5_0: return {8, -16};
-    case GgmlType::GGML_TYPE_Q4_0:
-    case GgmlType::GGML_TYPE_IQ4_NL: return {1, -8};
-    default: return {};
-    }
-}
-
 size_t sideArrayBytes(GgmlType type, int64_t K, int64_t nTokens)
 {
     if (iqTileType(type))
         return iqTileSideBytes(K, nTokens);
-    const SideSums sums = sideSums(type);
+    if (lowbit::packs(type))
+        type = lowbit::sideArraysOf(type);
     const size_t blocks = static_cast<size_t>(K / 32) * static_cast<size_t>(nTokens);
-    return sums.per == 0 ? 0 : blocks * (sizeof(float) + static_cast<size_t>(sums.per) * sizeof(int32_t));
+    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q5_0)
+        return blocks * (sizeof(float) + 8 * sizeof(int32_t));
+    if (type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_IQ4_NL)
+        return blocks * (sizeof(float) + sizeof(int32_t));
+    return 0;
 }
 } // namespace
 
@@ -473,17 +454,21 @@ size_t packedSideBytes(GgmlType type, int64_t K, int64_t nTokens)
 PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows, size_t stride, int64_t nTokens,
                                   void *side)
 {
+    const GgmlType original = type;
+    if (lowbit::packs(type))
+        type = lowbit::sideArraysOf(type);
     PackedActivation out;
     out.rows = rows;
     out.stride = stride;
     if (iqTileType(type))
         out.tileSide = static_cast<uint8_t *>(side);
-    if (sideSums(type).per > 0) {
+    if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ||
+        type == GgmlType::GGML_TYPE_IQ4_NL) {
         out.scale = static_cast<float *>(side);
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
     }
-    if (const int64_t amx = amxTileTokens(type, nTokens, true); amx > 0) {
-        out.amxTiles = alignToLine(static_cast<uint8_t *>(side) + sideArrayBytes(type, K, nTokens));
+    if (const int64_t amx = amxTileTokens(original, nTokens, true); amx > 0) {
+        out.amxTiles = alignToLine(static_cast<uint8_t *>(side) + sideArrayBytes(original, K, nTokens));
         out.amxTokens = amx;
     }
     return out;
@@ -507,19 +492,30 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
         iqTilePrepareRow(type, K, act, t);
         return;
     }
-    const SideSums sums = sideSums(type);
-    if (sums.per == 0)
+    if (lowbit::packs(type))
+        type = lowbit::sideArraysOf(type);
+    if (type == GgmlType::GGML_TYPE_IQ4_NL)
+        type = GgmlType::GGML_TYPE_Q4_0;   // its block sums
+    if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0 && type != GgmlType::GGML_TYPE_Q5_0)
         return;
+    // the offset taken back out per 4-code run: Q8_0's codes are w + 128, Q5_0's w + 16
+    const int32_t runOffset = type == GgmlType::GGML_TYPE_Q5_0 ? -16 : -128;
     const int64_t nb = K / 32;
-    const int width = 32 / sums.per;   // codes per sum
     const auto *a = reinterpret_cast<const BlockQ8_0 *>(act.rows + static_cast<size_t>(t) * act.stride);
     for (int64_t b = 0; b < nb; ++b) {
         act.scale[t * nb + b] = fp16ToFp32(a[b].d);
-        for (int m = 0; m < sums.per; ++m) {
+        if (type == GgmlType::GGML_TYPE_Q4_0) {
             int32_t s = 0;
-            for (int i = width * m; i < width * (m + 1); ++i)
+            for (int i = 0; i < 32; ++i)
                 s += a[b].qs[i];
-            act.sum[(t * nb + b) * sums.per + m] = sums.offset * s;
+            act.sum[t * nb + b] = -8 * s;
+        } else {
+            for (int m = 0; m < 8; ++m) {
+                int32_t s = 0;
+                for (int i = 4 * m; i < 4 * m + 4; ++i)
+                    s += a[b].qs[i];
+                act.sum[(t * nb + b) * 8 + m] = runOffset * s;
+            }
         }
     }
 }

@@ -118,11 +118,10 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
 // The activations of a packed multiply: nTokens rows of the dot partner
 // (Q8_0 for Q8_0/Q4_0/Q5_0/IQ4_NL, Q8_K for the others), `stride` bytes apart. For the
 // Q8_0 partner, `scale` holds each block's d as float ([nTokens][K/32]) and
-// `sum` the offset corrections: for Q4_0 (IQ4_NL) and Q8_0 weights -8 and
-// -128 times the sum of the block's 32 codes ([nTokens][K/32]), for Q5_0
-// weights -16 times the sum of each 4-code run ([nTokens][K/32][8]) (the
-// packed 1-bit and NVFP4 types: Q8_0's -128 per run, packed_lowbit.h);
-// preparePackedRow fills them.
+// `sum` the offset corrections: for Q4_0 (IQ4_NL) weights -8 times the sum of the
+// block's 32 codes ([nTokens][K/32]), for Q8_0 (Q5_0) weights -128 (-16)
+// times the sum of each 4-code run ([nTokens][K/32][8]); preparePackedRow
+// fills them.
 struct PackedActivation {
     const uint8_t *rows = nullptr;
     size_t stride = 0;

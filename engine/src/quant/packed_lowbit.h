@@ -45,8 +45,7 @@ size_t groupBytes(GgmlType type, int64_t blocks);
 void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr);
 
 // The activation side arrays (packed.h PackedActivation) a type reads: those
-// with a Q8_0 partner: -128 x each 4-code run's sum (returned as Q8_0),
-// -8 x each block's (as Q4_0); or none (Q8_K partner).
+// of Q8_0 (per-run sums), of Q4_0 (per-block sums) or none (Q8_K partner).
 GgmlType sideArraysOf(GgmlType type);
 
 // The scalar twin's view of a packed row: `dst` receives the row as blocks

@@ -218,7 +218,7 @@ static inline uint32_t loadQh(const uint8_t qh[4])
 
 // The reference's x86 form (its AVX2 kernel, also in its AVX-512 build):
 // lane m = the products of elements 4m..4m + 3, acc[m] = fma(d_w d_a, lane,
-// acc[m]), hsum8 (the packed and SIMD kernels take the same steps).
+// acc[m]), hsum8 (as Q8_0; the packed and SIMD kernels take the same steps).
 void vecDotQ5_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockQ5_0 *>(vx);
@@ -258,23 +258,24 @@ void vecDotQ5_1Q8_1(int64_t n, float *s, const void *vx, const void *vy)
     *s = sum;
 }
 
-// The reference's generic ggml_vec_dot_q8_0_q8_0 (and its repacked q8_0
-// kernels): per 32-block acc = fma(float(isum), d_w * d_a, acc), one float
-// chain, as Q4_0. (Its x86 vec_dot keeps 8 lanes of 4 elements instead; one
-// chain lets prompts and batches sum a whole block in one integer: 3 float
-// steps per block and token where 8 lanes take 17. docs/models.md.)
+// ggml_vec_dot_q8_0_q8_0 (AVX2 + VNNI) and tinyBLAS_Q0_AVX: 8 lanes, lane m =
+// elements 4m..4m+3 of every block, acc[m] = fma(d_w * d_a, float(lane), acc[m]),
+// then hsum8.
 void vecDotQ8_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
 {
     const auto *x = static_cast<const BlockQ8_0 *>(vx);
     const auto *y = static_cast<const BlockQ8_0 *>(vy);
-    float sum = 0.0f;
+    float acc[8] = {};
     for (int64_t ib = 0; ib < n / QK8_0; ++ib) {
-        int sumi = 0;
-        for (int e = 0; e < QK8_0; ++e)
-            sumi += x[ib].qs[e] * y[ib].qs[e];
-        sum = std::fma(static_cast<float>(sumi), fp16ToFp32(x[ib].d) * fp16ToFp32(y[ib].d), sum);
+        const float d = fp16ToFp32(x[ib].d) * fp16ToFp32(y[ib].d);
+        for (int m = 0; m < 8; ++m) {
+            int lane = 0;
+            for (int e = 4 * m; e < 4 * m + 4; ++e)
+                lane += x[ib].qs[e] * y[ib].qs[e];
+            acc[m] = std::fma(d, static_cast<float>(lane), acc[m]);
+        }
     }
-    *s = sum;
+    *s = hsum8(acc);
 }
 
 // The repacked iq4_nl / mxfp4 kernels (the q4_b32 form with a value table):

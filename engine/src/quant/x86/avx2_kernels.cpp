@@ -231,8 +231,28 @@ struct Entry {
 
 // --- 32-element block types against Q8_0 ---
 
-// The 32 values of a block as signed bytes, elements in order, and its
-// weight scale: Q8_0 (the codes, d), Q4_0 (code - 8, d), IQ4_NL (table, d), MXFP4 (table, e8m0 / 2).
+// Q8_0: 8 lanes (elements 4m..4m+3 of each block), acc = fma(d_w d_a, lanes, acc), hsum8.
+template <int NY>
+void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c)
+{
+    const int64_t nb = n / QK8_0;
+    __m256 acc[NY];
+    for (int j = 0; j < NY; ++j)
+        acc[j] = _mm256_setzero_ps();
+    for (int64_t ib = 0; ib < nb; ++ib) {
+        const __m256i qx = loadu256(x[ib].qs);
+        const float dx = halfToFloat(x[ib].d);
+        for (int j = 0; j < NY; ++j) {
+            const __m256i p = dotI8(qx, loadu256(c.y[j][ib].qs));
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * halfToFloat(c.y[j][ib].d)), _mm256_cvtepi32_ps(p), acc[j]);
+        }
+    }
+    for (int j = 0; j < NY; ++j)
+        out[j] = hsum(acc[j]);
+}
+
+// The 32 values of a 4-bit block as signed bytes, elements in order, and its
+// weight scale: Q4_0 (code - 8, d), IQ4_NL (table, d), MXFP4 (table, e8m0 / 2).
 inline __m128i table16(const int8_t *t) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(t)); }
 inline __m256i lookup32(const uint8_t *qs, __m128i table)
 {
@@ -241,12 +261,6 @@ inline __m256i lookup32(const uint8_t *qs, __m128i table)
     return _mm256_set_m128i(_mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(t, 4), low4)),
                             _mm_shuffle_epi8(table, _mm_and_si128(t, low4)));
 }
-struct DecodeQ8_0 {
-    using Block = BlockQ8_0;
-    static __m256i values(const Block &b, __m128i) { return loadu256(b.qs); }
-    static float scale(const Block &b) { return halfToFloat(b.d); }
-    static __m128i table() { return _mm_setzero_si128(); }
-};
 struct DecodeQ4_0 {
     using Block = BlockQ4_0;
     static __m256i values(const Block &b, __m128i) { return _mm256_sub_epi8(nibbles32(b.qs), _mm256_set1_epi8(8)); }
@@ -266,8 +280,8 @@ struct DecodeMXFP4 {
     static __m128i table() { return table16(kValuesMxfp4); }
 };
 
-// The repacked q4_b32 form (Q8_0: the reference's generic one): per block
-// acc = fma(float(isum), d_w d_a, acc), one float chain per column.
+// The repacked q4_b32 form: per block acc = fma(float(isum), d_w d_a, acc),
+// one float chain per column.
 template <int NY, typename D>
 void chainCols(int64_t n, float *out, const typename D::Block *x, const Columns<BlockQ8_0> &c)
 {
@@ -629,7 +643,7 @@ void vecDotQ3_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
     *s = hsum(acc);
 }
 
-template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { chainCols<NY, DecodeQ8_0>(n, o, x, c); } };
+template <int NY> struct Q8_0K { static void run(int64_t n, float *o, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c) { q8_0Cols<NY>(n, o, x, c); } };
 template <int NY> struct Q4_0K { static void run(int64_t n, float *o, const BlockQ4_0 *x, const Columns<BlockQ8_0> &c) { chainCols<NY, DecodeQ4_0>(n, o, x, c); } };
 template <int NY> struct IQ4_NLK { static void run(int64_t n, float *o, const BlockIQ4_NL *x, const Columns<BlockQ8_0> &c) { chainCols<NY, DecodeIQ4_NL>(n, o, x, c); } };
 template <int NY> struct MXFP4K { static void run(int64_t n, float *o, const BlockMXFP4 *x, const Columns<BlockQ8_0> &c) { chainCols<NY, DecodeMXFP4>(n, o, x, c); } };

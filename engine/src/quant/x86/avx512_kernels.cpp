@@ -164,17 +164,16 @@ struct Columns {
 
 // --- 32-element blocks against Q8_0, two blocks per register ---
 
-// Q8_0 (twin: one float chain, per block acc = fma(float(isum), d_w d_a,
-// acc)): one block per 256-bit register (joining two blocks costs more
-// shuffles than the wider multiply saves), |x| times y with x's sign by
-// vpdpbusd, the 8 lanes summed to the block's integer.
+// Q8_0 (twin: 8 lanes of 4 elements, hsum8): one block per 256-bit register
+// (joining two blocks costs more shuffles than the wider multiply saves);
+// VNNI's vpdpbusd gives the 8 lanes' integers of AVX2's maddubs + madd.
 template <int NY>
 void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c)
 {
     const int64_t nb = n / QK8_0;
-    float acc[NY];
+    __m256 acc[NY];
     for (int j = 0; j < NY; ++j)
-        acc[j] = 0.0f;
+        acc[j] = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < nb; ++ib) {
         const __m256i qx = loadu256(x[ib].qs);
         const __m256i ax = _mm256_sign_epi8(qx, qx);
@@ -182,14 +181,11 @@ void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0
         for (int j = 0; j < NY; ++j) {
             const __m256i sy = _mm256_sign_epi8(loadu256(c.y[j][ib].qs), qx);
             const __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ax, sy);
-            __m128i r = _mm_add_epi32(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
-            r = _mm_add_epi32(r, _mm_unpackhi_epi64(r, r));
-            r = _mm_add_epi32(r, _mm_shuffle_epi32(r, _MM_SHUFFLE(2, 3, 0, 1)));
-            acc[j] = __builtin_fmaf(static_cast<float>(_mm_cvtsi128_si32(r)), dx * halfToFloat(c.y[j][ib].d), acc[j]);
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * halfToFloat(c.y[j][ib].d)), _mm256_cvtepi32_ps(p), acc[j]);
         }
     }
     for (int j = 0; j < NY; ++j)
-        out[j] = acc[j];
+        out[j] = hsum256(acc[j]);
 }
 
 // --- K-quants against Q8_K: one 64-element chunk per register ---

@@ -176,10 +176,9 @@ void q4_0BothSum16(const PackedMatrix &W, const uint8_t *g, const PackedActivati
 }
 
 // Q8_0 weights against Q8_0 activations, 8 rows x NT tokens: the codes
-// w + 128 back to w (one XOR), |w| times the activation with w's sign (pairs
-// below 2^15), each run's pairs widened by one vpmaddwd into the block's
-// integer per row; then the shared q8_0Half's step, acc = fma(isum, d_w d_a,
-// acc) (no offset to take out).
+// w + 128 back to w (one XOR), |w| times the activation with w's sign; lane
+// m = run m of every block, acc[m] = fma(d_w d_a, lane, acc[m]), hsum8 (the
+// shared q8_0Half's steps; no offset to take out).
 template <int NT>
 void q8_0HalfSigned(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
                     size_t ldy, int rows)
@@ -190,34 +189,33 @@ void q8_0HalfSigned(const PackedMatrix &W, const uint8_t *g, int h, const Packed
     const __m256i ones = _mm256_set1_epi16(1);
     const uint8_t *a[NT];
     const float *ad[NT];
-    __m256 acc[NT];
+    __m256 acc[NT][8];
     for (int j = 0; j < NT; ++j) {
         a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
         ad[j] = act.scale + (t0 + j) * nb;
-        acc[j] = _mm256_setzero_ps();
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < nb; ++b) {
         const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
         const uint8_t *q = g + at.runs + 32 * h;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
-        __m256i s[NT];
+        const __m256 dw = halves8(g + at.scales + 16 * h);
+        __m256 d[NT];
         for (int j = 0; j < NT; ++j)
-            s[j] = _mm256_setzero_si256();
+            d[j] = _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b]));
         for (size_t m = 0; m < runs; ++m) {
             prefetchAhead<NT, 2, false>(q + m * kRun, h, W.groupBytes);
             const __m256i w = _mm256_xor_si256(load256(q + m * kRun), flip);
             const __m256i mag = _mm256_abs_epi8(w);
             for (int j = 0; j < NT; ++j) {
                 const __m256i p = _mm256_maddubs_epi16(mag, _mm256_sign_epi8(bcastAt(a[j] + ab + 4 * m), w));
-                s[j] = _mm256_add_epi32(s[j], _mm256_madd_epi16(p, ones));
+                acc[j][m] = _mm256_fmadd_ps(d[j], _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones)), acc[j][m]);
             }
         }
-        const __m256 dw = halves8(g + at.scales + 16 * h);
-        for (int j = 0; j < NT; ++j)
-            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[j]), _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b])), acc[j]);
     }
     for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, acc[j], rows);
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, hsum8Rows(acc[j]), rows);
 }
 
 // Q4_K, 8 rows x NT tokens: a sub-block's 8 runs summed in int16, times the
@@ -300,25 +298,26 @@ void q8_0BothSigned(const PackedMatrix &W, const uint8_t *g, const PackedActivat
     const __m256i flip = _mm256_set1_epi8(-128);
     const __m256i ones = _mm256_set1_epi16(1);
     const uint8_t *a = act.rows + 2;
-    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    __m256 acc[2][8];
+    for (int h = 0; h < 2; ++h)
+        for (int m = 0; m < 8; ++m)
+            acc[h][m] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; ++b) {
         const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
-        __m256i s[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+        const __m256 da = _mm256_set1_ps(act.scale[b]);
+        const __m256 d[2] = {_mm256_mul_ps(halves8(g + at.scales), da), _mm256_mul_ps(halves8(g + at.scales + 16), da)};
         for (size_t m = 0; m < runs; ++m) {
             prefetchStreamAhead(g + at.runs + m * kRun);
             for (int h = 0; h < 2; ++h) {
                 const __m256i w = _mm256_xor_si256(load256(g + at.runs + 32 * h + m * kRun), flip);
                 const __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(bcastAt(a + ab + 4 * m), w));
-                s[h] = _mm256_add_epi32(s[h], _mm256_madd_epi16(p, ones));
+                acc[h][m] = _mm256_fmadd_ps(d[h], _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones)), acc[h][m]);
             }
         }
-        const __m256 da = _mm256_set1_ps(act.scale[b]);
-        for (int h = 0; h < 2; ++h)
-            acc[h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[h]), _mm256_mul_ps(halves8(g + at.scales + 16 * h), da), acc[h]);
     }
     for (int h = 0; h < 2 && 8 * h < rows; ++h)
-        storeRows(y + 8 * h, acc[h], rows - 8 * h);
+        storeRows(y + 8 * h, hsum8Rows(acc[h]), rows - 8 * h);
 }
 
 // Q4_K generation (one token, either form): both 8-row halves of a group

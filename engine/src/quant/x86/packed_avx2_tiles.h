@@ -154,9 +154,8 @@ inline __m256 hsum8Rows(const __m256 a[8])
     return _mm256_add_ps(_mm256_add_ps(r0, r2), _mm256_add_ps(r1, r3));
 }
 
-// Q8_0 (Dot exact for 8-bit codes only): per block the 8 runs in one
-// integer per row, started from the side's -128 * (the block's code sum),
-// then acc = fma(isum, d_w d_a, acc) (generic::vecDotQ8_0Q8_0).
+// Q8_0 (Dot exact for 8-bit codes only): lane m = run m of every block,
+// acc[m] = fma(d_w d_a, lane, acc[m]), hsum8.
 template <int NT, typename Dot>
 void q8_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,
               size_t ldy, int rows)
@@ -166,35 +165,37 @@ void q8_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
-    __m256 acc[NT];
+    __m256 acc[NT][8];
     for (int j = 0; j < NT; ++j) {
         a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
         ad[j] = act.scale + (t0 + j) * nb;
-        as[j] = act.sum + (t0 + j) * nb;
-        acc[j] = _mm256_setzero_ps();
+        as[j] = act.sum + (t0 + j) * nb * 8;
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < nb; ++b) {
         const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
         const uint8_t *q = g + at.runs + 32 * h;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
-        __m256i s[NT];
+        const __m256 dw = halves8(g + at.scales + 16 * h);
+        __m256 d[NT];
         for (int j = 0; j < NT; ++j)
-            s[j] = _mm256_set1_epi32(as[j][b]);
+            d[j] = _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b]));
         for (size_t m = 0; m < runs; ++m) {
             prefetchAhead<NT, 2, false>(q + m * kRun, h, W.groupBytes);
             const __m256i w = load256(q + m * kRun);
-            for (int j = 0; j < NT; ++j)
-                s[j] = Dot::dot4(s[j], w, bcast32(a[j] + ab + 4 * m));
+            for (int j = 0; j < NT; ++j) {
+                const __m256i lane = Dot::dot4(_mm256_set1_epi32(as[j][8 * b + static_cast<int64_t>(m)]), w,
+                                               bcast32(a[j] + ab + 4 * m));
+                acc[j][m] = _mm256_fmadd_ps(d[j], _mm256_cvtepi32_ps(lane), acc[j][m]);
+            }
         }
-        const __m256 dw = halves8(g + at.scales + 16 * h);
-        for (int j = 0; j < NT; ++j)
-            acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[j]), _mm256_mul_ps(dw, _mm256_set1_ps(ad[j][b])), acc[j]);
     }
     for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, acc[j], rows);
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy + 8 * h, hsum8Rows(acc[j]), rows);
 }
 
-// Q5_0: 8 lanes, lane m = run m of every block (as packed_avx512.cpp's q5_0Tile); 5-bit codes, so
+// Q5_0: Q8_0's lanes (as packed_avx512.cpp's q5_0Tile); 5-bit codes, so
 // vpmaddubsw is exact too (2 * 31 * 127 < 2^15).
 template <int NT, typename Dot>
 void q5_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActivation &act, int64_t t0, float *y,

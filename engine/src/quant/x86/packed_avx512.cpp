@@ -6,8 +6,8 @@
 //
 // Every integer sum is exact, and each row's float steps are those of its
 // type's scalar dot product (the twin packedMatmulScalar unpacks the row and
-// calls it), so the results are bit-identical: Q4_0 and Q8_0 one float chain
-// per row, Q5_0, Q5_K, Q6_K and IQ4_XS 8 lane accumulators per row (one register per
+// calls it), so the results are bit-identical: Q4_0 one float chain per row,
+// Q8_0, Q5_K, Q6_K and IQ4_XS 8 lane accumulators per row (one register per
 // lane) reduced by hsum8 at the end, Q4_K the sum and min chains per
 // super-block (gemv) or per 64-element chunk (gemm).
 #include "quant/x86/x86_kernels.h"
@@ -164,9 +164,9 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
 }
 
-// Q8_0 weights against Q8_0 activations: per block the 8 runs' vpdpbusd in
-// one integer per row, started from the side's -128 * (the block's code
-// sum), then acc = fma(isum, d_w d_a, acc) (generic::vecDotQ8_0Q8_0).
+// Q8_0 weights against Q8_0 activations: lane m of a row = run m of each
+// block (elements 4m..4m+3), acc[m] = fma(d_w d_a, lane, acc[m]), hsum8.
+// The run's vpdpbusd starts from the activation side's -128 * (run sum).
 template <int NT>
 void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &act, int64_t t0, float *y, size_t ldy,
               int rows)
@@ -176,36 +176,38 @@ void q8_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
-    __m512 acc[NT];
+    __m512 acc[NT][8];
     for (int j = 0; j < NT; ++j) {
         a[j] = act.rows + static_cast<size_t>(t0 + j) * act.stride + 2;
         ad[j] = act.scale + (t0 + j) * nb;
-        as[j] = act.sum + (t0 + j) * nb;
-        acc[j] = _mm512_setzero_ps();
+        as[j] = act.sum + (t0 + j) * nb * 8;
+        for (int m = 0; m < 8; ++m)
+            acc[j][m] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < nb; ++b) {
         const PackedBlockOffsets at = packedBlockOffsets(b, nb, runs * kRun);
         const uint8_t *q = g + at.runs;
         const size_t ab = static_cast<size_t>(b) * sizeof(BlockQ8_0);
-        __m512i s[NT];
+        const __m512 dw = halves16(g + at.scales);
+        __m512 d[NT];
         for (int j = 0; j < NT; ++j)
-            s[j] = _mm512_set1_epi32(as[j][b]);
+            d[j] = _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b]));
         for (size_t m = 0; m < runs; ++m) {
             prefetchTile<NT>(q + m * kRun);
             prefetchStream<NT>(q + m * kRun);
             const __m512i w = load512(q + m * kRun);
-            for (int j = 0; j < NT; ++j)
-                s[j] = _mm512_dpbusd_epi32(s[j], w, bcast32(a[j] + ab + 4 * m));
+            for (int j = 0; j < NT; ++j) {
+                const __m512i lane = _mm512_dpbusd_epi32(_mm512_set1_epi32(as[j][8 * b + static_cast<int64_t>(m)]), w,
+                                                         bcast32(a[j] + ab + 4 * m));
+                acc[j][m] = _mm512_fmadd_ps(d[j], _mm512_cvtepi32_ps(lane), acc[j][m]);
+            }
         }
-        const __m512 dw = halves16(g + at.scales);
-        for (int j = 0; j < NT; ++j)
-            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[j]), _mm512_mul_ps(dw, _mm512_set1_ps(ad[j][b])), acc[j]);
     }
     for (int j = 0; j < NT; ++j)
-        storeRows(y + static_cast<size_t>(t0 + j) * ldy, acc[j], rows);
+        storeRows(y + static_cast<size_t>(t0 + j) * ldy, hsum8Rows(acc[j]), rows);
 }
 
-// Q5_0 weights against Q8_0 activations: 8 lanes (lane m = elements
+// Q5_0 weights against Q8_0 activations: Q8_0's lanes (lane m = elements
 // 4m..4m+3 of each block: the low nibbles of run m, or the high nibbles of
 // run m - 4), each started from -16 * (the run's activation sum); the codes
 // are the nibbles with bit 4 from the fifth-bit run (byte i, bit m: lane m's
@@ -625,8 +627,7 @@ using TileFn = void (*)(const PackedMatrix &, const uint8_t *, const PackedActiv
 // - Q5_K: 4 (pp4 1.33x and pp512 1.11x what tiles of 2 and the former
 //   lane-by-lane tiles of 8 gave);
 // - IQ4_XS: 4 below the planes' kPlaneMinTokens (pp4 85-88 -> 117-118 from 2);
-// - Q8_0: 4 (one integer per block and token: pp512 with 2 / 4 / 6 / 8 XXX);
-// - Q5_0: 2 (its 8 lanes per token spill from 4).
+// - Q8_0, Q5_0: 2 (Q8_0 with 4: pp4 +7 %, pp512 189 -> 132, its lanes spill).
 constexpr int64_t kQ4KWideMaxTokens = 16;
 
 template <template <int> class K, int Max>
@@ -654,7 +655,7 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     const TileFn *fns = nullptr, *gemmFns = nullptr;
     int64_t maxTile = 1;
     switch (W.type) {
-    case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 4>::fns; maxTile = 4; break;
+    case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = Tiles<Q5_0T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_IQ4_NL: fns = Tiles<IQ4_NLT, 8>::fns; maxTile = 8; break;
