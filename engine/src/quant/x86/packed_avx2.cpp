@@ -411,11 +411,13 @@ bool packedAvx2Supports(GgmlType type)
 // (their unpacking is the larger share; on a Xeon guest, 1.1B files, 2
 // threads, pp512 / pp8 in t/s from 4 to 8: Q8_0 77 / 71 -> 87 / 81, Q6_K
 // 103 / 92 -> 111 / 105, Q5_K_M 114 / 105 -> 114 / 113; Q4_0 and IQ4_XS
-// lost with 8).
+// lost with 8). Q4_0 takes 6 (its int16 sum and float chain per token, 12
+// registers; the same Xeon, pp512 from 4 / 6 / 7 / 8 alternating: 146-149,
+// 150-155, 149-156, 128 t/s, 8 spilling).
 void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
                       int64_t nGemm, float *y, size_t ldy)
 {
-    static constexpr HalfFn q8_0[8] = BURROW_AVX2_TILES8(kQ8_0), q4_0[4] = BURROW_AVX2_TILES(kQ4_0),
+    static constexpr HalfFn q8_0[8] = BURROW_AVX2_TILES8(kQ8_0), q4_0[6] = {kQ4_0<1>, kQ4_0<2>, kQ4_0<3>, kQ4_0<4>, kQ4_0<5>, kQ4_0<6>},
                             iq4nl[4] = BURROW_AVX2_TILES(kIQ4_NL), q5_0[4] = BURROW_AVX2_TILES(kQ5_0),
                             q4K[4] = BURROW_AVX2_TILES(kQ4_K), q4KGemm[4] = BURROW_AVX2_TILES(kQ4_KGemm),
                             q5K[8] = BURROW_AVX2_TILES8(kQ5_K), q6K[8] = BURROW_AVX2_TILES8(kQ6_K),
@@ -425,7 +427,7 @@ void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const Packe
     int64_t tile = 4;
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: fns = q8_0; both = q8_0BothSigned; tile = 8; break;
-    case GgmlType::GGML_TYPE_Q4_0: fns = q4_0; both = q4_0BothSum16<false>; break;
+    case GgmlType::GGML_TYPE_Q4_0: fns = q4_0; both = q4_0BothSum16<false>; tile = 6; break;
     case GgmlType::GGML_TYPE_IQ4_NL: fns = iq4nl; both = q4_0BothSum16<true>; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = q5_0; break;
     case GgmlType::GGML_TYPE_Q4_K:

@@ -332,12 +332,15 @@ inline void q6ScalePairs(const uint8_t *o, int h, int32_t pairs[16][8])
     }
 }
 
-// (sc[2g], sc[2g + 1]) as an int16 pair per row of half h (the bsums
-// correction's scales).
+// (-32 sc[2g], -32 sc[2g + 1]) as an int16 pair per row of half h (|32 sc|
+// <= 4096): one vpmaddwd with the activations' (bsums[2g], bsums[2g + 1])
+// gives a lane's start, -32 x its scaled activation sum (the codes are
+// stored + 32), the integer the shift and negation gave before.
 inline __m256i q6CorrScale(const uint8_t *o, int g, int h)
 {
-    return _mm256_or_si256(_mm256_and_si256(q6ScaleWords(o + 16 * (2 * g) + 8 * h), _mm256_set1_epi32(0xffff)),
-                           _mm256_slli_epi32(q6ScaleWords(o + 16 * (2 * g + 1) + 8 * h), 16));
+    const auto neg32 = [](__m256i t) { return _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(t, 5)); };
+    return _mm256_or_si256(_mm256_and_si256(neg32(q6ScaleWords(o + 16 * (2 * g) + 8 * h)), _mm256_set1_epi32(0xffff)),
+                           _mm256_slli_epi32(neg32(q6ScaleWords(o + 16 * (2 * g + 1) + 8 * h)), 16));
 }
 
 // Q6_K codes of one half of a run triple (quant/packed.h): chunks 0-2 in bits
@@ -380,8 +383,7 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
             __m256i lane1[8];
             for (int gl = 0; gl < 8; ++gl) {
                 const __m256i corrScale = q6CorrScale(o, gl, h8);
-                lane1[gl] = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                             _mm256_slli_epi32(_mm256_madd_epi16(corrScale, bcast32(a[0][b].bsums + 2 * gl)), 5));
+                lane1[gl] = _mm256_madd_epi16(corrScale, bcast32(a[0][b].bsums + 2 * gl));
             }
             for (int h = 0; h < 2; ++h)
                 for (int gl = 0; gl < 8; ++gl) {
@@ -405,8 +407,7 @@ void q6KHalf(const PackedMatrix &W, const uint8_t *g, int h8, const PackedActiva
             const __m256i corrScale = q6CorrScale(o, gl, h8);
             __m256i lane[NT];
             for (int j = 0; j < NT; ++j)
-                lane[j] = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                           _mm256_slli_epi32(_mm256_madd_epi16(corrScale, bcast32(a[j][b].bsums + 2 * gl)), 5));
+                lane[j] = _mm256_madd_epi16(corrScale, bcast32(a[j][b].bsums + 2 * gl));
             for (int h = 0; h < 2; ++h) {
                 const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + gl) * 3 * kRun + 32 * h8;
                 prefetchAhead<NT>(run, h8, W.groupBytes);
@@ -451,8 +452,7 @@ void q6KBoth(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             q6ScalePairs(o, hh, scPair[hh]);
             for (int gl = 0; gl < 8; ++gl) {
                 const __m256i corrScale = q6CorrScale(o, gl, hh);
-                lane[hh][gl] = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                                _mm256_slli_epi32(_mm256_madd_epi16(corrScale, bcast32(a[b].bsums + 2 * gl)), 5));
+                lane[hh][gl] = _mm256_madd_epi16(corrScale, bcast32(a[b].bsums + 2 * gl));
             }
         }
         for (int h = 0; h < 2; ++h)

@@ -342,6 +342,16 @@ void q4KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
         storeRows(y + static_cast<size_t>(t0 + j) * ldy, _mm512_sub_ps(acc[j], accm[j]), rows);
 }
 
+// Q6_K's lane starts: (-32 sc[2g], -32 sc[2g + 1]) as an int16 pair per row
+// (|32 sc| <= 4096, `pickBoth` spreading the sign-extended scales), so one
+// vpmaddwd with (bsums[2g], bsums[2g + 1]) gives a lane's start, -32 x its
+// scaled activation sum (the codes are stored + 32).
+inline __m512i q6CorrScale(const uint8_t *o, int g, __m512i pickBoth)
+{
+    const __m512i sc = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32 * g)));
+    return _mm512_permutexvar_epi16(pickBoth, _mm512_sub_epi16(_mm512_setzero_si512(), _mm512_slli_epi16(sc, 5)));
+}
+
 // Q6_K: lane g of a row = runs g of both halves (elements 4g..4g+3 of every
 // 32-element chunk), each 4-element sum times its 16-element half's scale
 // (vpmaddubsw pairs, vpdpwssd with the scale in both halves of the lane),
@@ -405,10 +415,8 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             // 1.5 KiB apart; each lane's sum is exact, so its value is the same.
             __m512i lane1[8];
             for (int gl = 0; gl < 8; ++gl) {
-                const __m512i corrScale = _mm512_permutexvar_epi16(
-                    pickBoth, _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32 * gl))));
-                lane1[gl] = _mm512_sub_epi32(_mm512_setzero_si512(),
-                                             _mm512_slli_epi32(_mm512_madd_epi16(corrScale, bcast32(a[0][b].bsums + 2 * gl)), 5));
+                const __m512i corrScale = q6CorrScale(o, gl, pickBoth);
+                lane1[gl] = _mm512_madd_epi16(corrScale, bcast32(a[0][b].bsums + 2 * gl));
             }
             for (int h = 0; h < 2; ++h)
                 for (int gl = 0; gl < 8; ++gl) {
@@ -428,13 +436,10 @@ void q6KTile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &ac
             continue;
         }
         for (int gl = 0; gl < 8; ++gl) {
-            // (sc[2g], sc[2g+1]) as an int16 pair per row, times (bsums[2g], bsums[2g+1])
-            const __m512i corrScale = _mm512_permutexvar_epi16(
-                pickBoth, _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(o + 32 * gl))));
+            const __m512i corrScale = q6CorrScale(o, gl, pickBoth);
             __m512i lane[NT];
             for (int j = 0; j < NT; ++j)
-                lane[j] = _mm512_sub_epi32(_mm512_setzero_si512(),
-                                           _mm512_slli_epi32(_mm512_madd_epi16(corrScale, bcast32(a[j][b].bsums + 2 * gl)), 5));
+                lane[j] = _mm512_madd_epi16(corrScale, bcast32(a[j][b].bsums + 2 * gl));
             for (int h = 0; h < 2; ++h) {
                 const uint8_t *run = o + 320 + static_cast<size_t>(h * 8 + gl) * 3 * kRun;
                 prefetchTile<NT>(run);
