@@ -632,7 +632,9 @@ using TileFn = void (*)(const PackedMatrix &, const uint8_t *, const PackedActiv
 // - Q5_K: 4 (pp4 1.33x and pp512 1.11x what tiles of 2 and the former
 //   lane-by-lane tiles of 8 gave);
 // - IQ4_XS: 4 below the planes' kPlaneMinTokens (pp4 85-88 -> 117-118 from 2);
-// - Q8_0, Q5_0: 2 (Q8_0 with 4: pp4 +7 %, pp512 189 -> 132, its lanes spill).
+// - Q8_0: 3 (its 24 lane accumulators fit the 32 registers: pp512 165-176
+//   -> 180-186 t/s from 2, pp3 +6 %; with 4, pp512 189 -> 132, the lanes spill);
+// - Q5_0: 2.
 constexpr int64_t kQ4KWideMaxTokens = 16;
 
 template <template <int> class K, int Max>
@@ -660,7 +662,7 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     const TileFn *fns = nullptr, *gemmFns = nullptr;
     int64_t maxTile = 1;
     switch (W.type) {
-    case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 2>::fns; maxTile = 2; break;
+    case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 3>::fns; maxTile = 3; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = Tiles<Q5_0T, 2>::fns; maxTile = 2; break;
     case GgmlType::GGML_TYPE_IQ4_NL: fns = Tiles<IQ4_NLT, 8>::fns; maxTile = 8; break;
