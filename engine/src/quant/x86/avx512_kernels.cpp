@@ -175,6 +175,8 @@ void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0
     for (int j = 0; j < NY; ++j)
         acc[j] = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < nb; ++ib) {
+        if ((ib & 1) == 0)   // 34-byte blocks: every line asked for (as avx2_kernels.cpp)
+            prefetchStreamAhead(x + ib);
         const __m256i qx = loadu256(x[ib].qs);
         const __m256i ax = _mm256_sign_epi8(qx, qx);
         const float dx = halfToFloat(x[ib].d);

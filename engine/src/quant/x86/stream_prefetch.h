@@ -2,8 +2,9 @@
 // (cpu_features.h streamPrefetch: on for Intel, where it measured faster;
 // BURROW_STREAM_PREFETCH=0/1 overrides): the line kStreamAhead bytes past p
 // is asked for. Used by the packed kernels (packed_avx512.cpp,
-// packed_avx2.cpp) and the lattice i-quants' row kernels (avx512_iq_decode.h,
-// avx2_iq.cpp). _mm_prefetch needs no more than SSE; internal linkage
+// packed_avx2.cpp), the lattice i-quants' row kernels (avx512_iq_decode.h,
+// avx2_iq.cpp) and the other row kernels (avx2_kernels.cpp,
+// avx512_kernels.cpp: MXFP4, Q2_K, Q3_K, and every type when not packed). _mm_prefetch needs no more than SSE; internal linkage
 // (static), so each translation unit keeps its own copy of the flag.
 #pragma once
 
