@@ -46,7 +46,8 @@ size_t groupBytesFor(GgmlType type, int64_t blocks)
     case GgmlType::GGML_TYPE_Q8_0: return (nb * (kQ8_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_0: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q5_0: return (nb * (kQ5_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
-    case GgmlType::GGML_TYPE_IQ4_NL: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
+    case GgmlType::GGML_TYPE_IQ4_NL:
+    case GgmlType::GGML_TYPE_MXFP4: return (nb * (kQ4_0Run * kRunBytes + 2 * kPackRows) + 63) & ~size_t{63};
     case GgmlType::GGML_TYPE_Q4_K: return nb * kQ4KSuper;
     case GgmlType::GGML_TYPE_Q6_K: return nb * kQ6KSuper;
     case GgmlType::GGML_TYPE_Q5_K: return nb * kQ5KSuper;
@@ -60,12 +61,24 @@ int64_t blockSizeOf(GgmlType type)
     if (lowbit::packs(type))
         return lowbit::blockSize(type);
     return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ||
-                   type == GgmlType::GGML_TYPE_IQ4_NL
+                   type == GgmlType::GGML_TYPE_IQ4_NL || type == GgmlType::GGML_TYPE_MXFP4
                ? 32
                : QK_K;
 }
 
 void put16(uint8_t *dst, fp16_t v) { std::memcpy(dst, &v, 2); }
+
+// MXFP4's scale 2^(e - 128) (e8m0ToFp32Half) as an f16, exactly: normal for
+// e in [114, 143], subnormal for [104, 113]; packableRows keeps other
+// exponents out of the packed layout.
+fp16_t mxfp4ScaleHalf(uint8_t e)
+{
+    return static_cast<fp16_t>(e >= 114 ? (e - 113) << 10 : 1u << (e - 104));
+}
+uint8_t mxfp4ScaleExponent(fp16_t h)
+{
+    return static_cast<uint8_t>(h >= 0x400 ? (h >> 10) + 113 : h == 0 ? 0 : 104 + __builtin_ctz(h));
+}
 
 // The four 6-bit codes of one Q6_K byte position: ql byte 64h + i (low
 // nibble: chunk 0, high: chunk 2), ql byte 64h + 32 + i (chunks 1, 3) and
@@ -109,6 +122,16 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
             for (size_t c = 0; c < kQ4_0Run; ++c)
                 std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
             put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
+        }
+        break;
+    }
+    case GgmlType::GGML_TYPE_MXFP4: {   // IQ4_NL's nibble layout; the scale as an exact f16
+        const auto *x = reinterpret_cast<const BlockMXFP4 *>(src);
+        for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
+            for (size_t c = 0; c < kQ4_0Run; ++c)
+                std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
+            put16(g + at.scales + 2 * static_cast<size_t>(rr), mxfp4ScaleHalf(x[b].e));
         }
         break;
     }
@@ -265,6 +288,16 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
         }
         break;
     }
+    case GgmlType::GGML_TYPE_MXFP4: {
+        auto *x = reinterpret_cast<BlockMXFP4 *>(dst);
+        for (int64_t b = 0; b < nb; ++b) {
+            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
+            for (size_t c = 0; c < kQ4_0Run; ++c)
+                std::memcpy(x[b].qs + 4 * c, g + at.runs + c * kRunBytes + lane, 4);
+            x[b].e = mxfp4ScaleExponent(get16(g + at.scales + 2 * static_cast<size_t>(rr)));
+        }
+        break;
+    }
     case GgmlType::GGML_TYPE_Q5_0: {
         auto *x = reinterpret_cast<BlockQ5_0 *>(dst);
         for (int64_t b = 0; b < nb; ++b) {
@@ -375,9 +408,30 @@ size_t packedMatrixBytes(GgmlType type, int64_t K, int64_t N)
     return static_cast<size_t>((N + kPackRows - 1) / kPackRows) * groupBytesFor(type, K / blockSizeOf(type));
 }
 
+const int8_t *packedCodeValues(GgmlType type)
+{
+    return type == GgmlType::GGML_TYPE_MXFP4 ? kValuesMxfp4 : kValuesIq4nl;
+}
+
+bool packableRows(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int64_t N)
+{
+    if (type != GgmlType::GGML_TYPE_MXFP4)
+        return true;
+    for (int64_t r = 0; r < N; ++r) {
+        const auto *x = reinterpret_cast<const BlockMXFP4 *>(rows + static_cast<size_t>(r) * rowBytes);
+        for (int64_t b = 0; b < K / QK_MXFP4; ++b)
+            if (x[b].e < 104 || x[b].e > 143)
+                return false;
+    }
+    return true;
+}
+
 Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K,
                                                  int64_t N, uint8_t *into)
 {
+    if (packSupported(type, K) && N >= 1 && N <= (int64_t{1} << 32) && !packableRows(type, rows, rowBytes, K, N))
+        return Status::error("packing weights: an MXFP4 block scale outside what the packed layout holds "
+                             "(E8M0 exponents 104 to 143)");
     if (!packSupported(type, K) || N < 1 || N > (int64_t{1} << 32))
         return Status::error("packing weights: type " + std::to_string(static_cast<int>(type)) + " with rows of " +
                              std::to_string(K) + " elements x " + std::to_string(N) + " cannot be packed");
@@ -439,7 +493,7 @@ size_t sideArrayBytes(GgmlType type, int64_t K, int64_t nTokens)
     const size_t blocks = static_cast<size_t>(K / 32) * static_cast<size_t>(nTokens);
     if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q5_0)
         return blocks * (sizeof(float) + 8 * sizeof(int32_t));
-    if (type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_IQ4_NL)
+    if (type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_IQ4_NL || type == GgmlType::GGML_TYPE_MXFP4)
         return blocks * (sizeof(float) + sizeof(int32_t));
     return 0;
 }
@@ -463,7 +517,7 @@ PackedActivation packedActivation(GgmlType type, int64_t K, const uint8_t *rows,
     if (iqTileType(type))
         out.tileSide = static_cast<uint8_t *>(side);
     if (type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ||
-        type == GgmlType::GGML_TYPE_IQ4_NL) {
+        type == GgmlType::GGML_TYPE_IQ4_NL || type == GgmlType::GGML_TYPE_MXFP4) {
         out.scale = static_cast<float *>(side);
         out.sum = reinterpret_cast<int32_t *>(out.scale + (K / 32) * nTokens);
     }
@@ -494,8 +548,8 @@ void preparePackedRow(GgmlType type, int64_t K, const PackedActivation &act, int
     }
     if (lowbit::packs(type))
         type = lowbit::sideArraysOf(type);
-    if (type == GgmlType::GGML_TYPE_IQ4_NL)
-        type = GgmlType::GGML_TYPE_Q4_0;   // its block sums
+    if (type == GgmlType::GGML_TYPE_IQ4_NL || type == GgmlType::GGML_TYPE_MXFP4)
+        type = GgmlType::GGML_TYPE_Q4_0;   // their block sums
     if (type != GgmlType::GGML_TYPE_Q8_0 && type != GgmlType::GGML_TYPE_Q4_0 && type != GgmlType::GGML_TYPE_Q5_0)
         return;
     // the offset taken back out per 4-code run: Q8_0's codes are w + 128, Q5_0's w + 16
@@ -553,6 +607,7 @@ void packedMatmulScalar(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     case GgmlType::GGML_TYPE_Q4_0: dot = gemm = generic::vecDotQ4_0Q8_0; blockBytes = sizeof(BlockQ4_0); break;
     case GgmlType::GGML_TYPE_Q5_0: dot = gemm = generic::vecDotQ5_0Q8_0; blockBytes = sizeof(BlockQ5_0); break;
     case GgmlType::GGML_TYPE_IQ4_NL: dot = gemm = generic::vecDotIQ4_NLQ8_0; blockBytes = sizeof(BlockIQ4_NL); break;
+    case GgmlType::GGML_TYPE_MXFP4: dot = gemm = generic::vecDotMXFP4Q8_0; blockBytes = sizeof(BlockMXFP4); break;
     case GgmlType::GGML_TYPE_Q4_K:
         dot = generic::vecDotQ4_KQ8_K;
         gemm = generic::vecDotQ4_KQ8_KGemm;

@@ -6,8 +6,8 @@
 // once per row, and the per-block float work (scales, conversion) is done
 // for 16 rows per instruction.
 //
-// Packed once at model load (packMatrix), for Q8_0, Q4_0, Q5_0, IQ4_NL, Q4_K,
-// Q5_K, Q6_K and IQ4_XS weights (the weights of the common GGUF files: Q4_0, Q8_0,
+// Packed once at model load (packMatrix), for Q8_0, Q4_0, Q5_0, IQ4_NL, MXFP4,
+// Q4_K, Q5_K, Q6_K and IQ4_XS weights (the weights of the common GGUF files: Q4_0, Q8_0,
 // Q4_K_M, Q5_K_M, Q6_K and IQ4_XS files, and the Q5_0 / IQ4_NL that K- and
 // i-quant files fall back to for rows not a multiple of 256); the original
 // rows stay mapped and
@@ -30,6 +30,8 @@
 //         K-quants' super-blocks)
 //   IQ4_NL as Q4_0 (the nibbles index the value table; the kernels add 128
 //         to the values and take 128 x the block sum back out)
+//   MXFP4 as IQ4_NL with its own value table (the E2M1 values doubled) and
+//         the scale 2^(e - 128) stored as the f16 it equals (packableRows)
 //   Q5_0  per chunk of up to 8 blocks: [blocks][5 runs][16 rows][4 bytes]:
 //         runs 0..3 as Q4_0's qs, run 4 the fifth bits transposed (byte i,
 //         bit m: qh bit 4m + i, the fifth bit of the code in byte i of run m
@@ -56,7 +58,7 @@
 //         high: 16 + 4c..)
 //
 // Activations: Q8_0 rows (with side arrays of block scales and sums, see
-// PackedActivation) for Q8_0/Q4_0/Q5_0/IQ4_NL; Q8_K rows for Q4_K/Q5_K/Q6_K/IQ4_XS.
+// PackedActivation) for Q8_0/Q4_0/Q5_0/IQ4_NL/MXFP4; Q8_K rows for Q4_K/Q5_K/Q6_K/IQ4_XS.
 #pragma once
 
 #include "common/ggml_types.h"
@@ -106,6 +108,17 @@ bool packSupported(GgmlType type, int64_t K);
 // Bytes packMatrix writes for N rows of K elements (a multiple of 64; 0 when
 // the shape cannot be packed).
 size_t packedMatrixBytes(GgmlType type, int64_t K, int64_t N);
+
+// The 16 int8 values the 4-bit codes of a value-table type stand for, as the
+// packed kernels' Table form reads them: MXFP4's (the E2M1 values doubled)
+// for MXFP4, IQ4_NL's for IQ4_NL.
+const int8_t *packedCodeValues(GgmlType type);
+
+// False where the values of these rows have no place in the packed layout:
+// an MXFP4 block scale 2^(e - 128) outside f16's range (E8M0 exponents
+// other than 104..143; real weights stay far inside). Such a matrix keeps
+// its row kernels. Reads every block's scale (MXFP4 only; true otherwise).
+bool packableRows(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int64_t N);
 
 // Packs N rows of K elements (rowBytes apart from `rows`). dst: where to
 // write packedMatrixBytes(type, K, N) bytes (64-byte aligned, owned by the

@@ -45,7 +45,8 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
     // its experts' packed rows).
     std::vector<model::TensorView *> todo = model::weightMatrices(weights);
     std::erase_if(todo, [](const model::TensorView *t) {
-        return !quant::packSupported(t->type, t->ne0) || !quant::packedKernelsActive(t->type);
+        return !quant::packSupported(t->type, t->ne0) || !quant::packedKernelsActive(t->type) ||
+               !quant::packableRows(t->type, t->data, t->rowBytes, t->ne0, t->ne1);
     });
     if (todo.empty())
         return Status::ok();

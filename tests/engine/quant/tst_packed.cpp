@@ -4,7 +4,8 @@
 // against the scalar twin (bit for bit) when the CPU has them, with the
 // tokens split between the batch form and the one-token form at several
 // points (Q4_K's gemm and gemv forms differ), and the AMX tile products
-// (Q4_0, IQ4_NL, Q4_K with 16 tokens or more) against the same twin. Shapes: row counts that do and
+// (Q4_0, IQ4_NL, MXFP4, Q4_K with 16 tokens or more) against the same twin;
+// MXFP4 rows whose E8M0 scales the packed layout cannot hold are refused. Shapes: row counts that do and
 // do not fill a group, one and several super-blocks, token counts around the
 // tiles, a group range inside the matrix.
 #include "quant/cpu_features.h"
@@ -83,6 +84,8 @@ private slots:
     void extremeCodes();
     void refusesUnsupported_data();
     void refusesUnsupported();
+    void mxfp4ScaleRange_data();
+    void mxfp4ScaleRange();
 };
 
 void TestPacked::matchesVecDot_data()
@@ -93,7 +96,7 @@ void TestPacked::matchesVecDot_data()
     QTest::addColumn<int>("g0");
     QTest::addColumn<int>("tokens");
     for (GgmlType t : {GgmlType::GGML_TYPE_Q8_0, GgmlType::GGML_TYPE_Q4_0, GgmlType::GGML_TYPE_Q5_0,
-                       GgmlType::GGML_TYPE_IQ4_NL}) {
+                       GgmlType::GGML_TYPE_IQ4_NL, GgmlType::GGML_TYPE_MXFP4}) {
         QTest::addRow("%s 1024x16 t1", typeName(t)) << static_cast<int>(t) << 1024 << 16 << 0 << 1;
         QTest::addRow("%s 1024x64 t4", typeName(t)) << static_cast<int>(t) << 1024 << 64 << 0 << 4;
         QTest::addRow("%s 96x7 t5 (one partial group)", typeName(t)) << static_cast<int>(t) << 96 << 7 << 0 << 5;
@@ -219,6 +222,8 @@ void TestPacked::extremeCodes_data()
     QTest::addRow("Q4_0 15 x -127") << static_cast<int>(GgmlType::GGML_TYPE_Q4_0) << 0xff << -127;
     QTest::addRow("IQ4_NL -127 x -127") << static_cast<int>(GgmlType::GGML_TYPE_IQ4_NL) << 0x00 << -127;
     QTest::addRow("IQ4_NL 113 x 127") << static_cast<int>(GgmlType::GGML_TYPE_IQ4_NL) << 0xff << 127;
+    QTest::addRow("MXFP4 -12 x 127") << static_cast<int>(GgmlType::GGML_TYPE_MXFP4) << 0xff << 127;
+    QTest::addRow("MXFP4 12 x -127") << static_cast<int>(GgmlType::GGML_TYPE_MXFP4) << 0x77 << -127;
     QTest::addRow("Q4_K 15 x 127, scales 63") << static_cast<int>(GgmlType::GGML_TYPE_Q4_K) << 0xff << 127;
     QTest::addRow("Q4_K 15 x -127, scales 63") << static_cast<int>(GgmlType::GGML_TYPE_Q4_K) << 0xff << -127;
 }
@@ -237,6 +242,10 @@ void TestPacked::extremeCodes()
     const uint16_t one = 0x3c00;   // 1.0 as f16
     std::vector<uint8_t> weights(rowBytes * rows, static_cast<uint8_t>(weightByte));
     for (size_t b = 0; b < weights.size(); b += tr->typeSize) {
+        if (t == GgmlType::GGML_TYPE_MXFP4) {
+            weights[b] = 127;   // e: the scale 2^-1
+            continue;
+        }
         std::memcpy(&weights[b], &one, 2);   // d (and Q4_K's dmin)
         if (t == GgmlType::GGML_TYPE_Q4_K)
             std::memcpy(&weights[b + 2], &one, 2);
@@ -319,6 +328,63 @@ void TestPacked::refusesUnsupported()
     auto packed = quant::packMatrix(t, bytes.data(), 64, K, 4);
     QVERIFY(!packed);
     QVERIFY(packed.status().message().find("cannot be packed") != std::string::npos);
+}
+
+// MXFP4's scale 2^(e - 128) is packed as the f16 it equals: exponents 104
+// (2^-24, the smallest f16) to 143 (2^15) pack and give vecDot's bits on
+// every path; one block outside refuses the matrix (it keeps its row
+// kernels), with a message.
+void TestPacked::mxfp4ScaleRange_data()
+{
+    QTest::addColumn<int>("e");
+    QTest::addColumn<bool>("packs");
+    QTest::addRow("e 103 (2^-25)") << 103 << false;
+    QTest::addRow("e 104 (2^-24, f16 subnormal)") << 104 << true;
+    QTest::addRow("e 113 (2^-15, f16 subnormal)") << 113 << true;
+    QTest::addRow("e 114 (2^-14, smallest normal f16)") << 114 << true;
+    QTest::addRow("e 143 (2^15)") << 143 << true;
+    QTest::addRow("e 144 (2^16)") << 144 << false;
+    QTest::addRow("e 0 (subnormal float)") << 0 << false;
+    QTest::addRow("e 255") << 255 << false;
+}
+
+void TestPacked::mxfp4ScaleRange()
+{
+    QFETCH(int, e);
+    QFETCH(bool, packs);
+    constexpr int K = 256, rows = 20, tokens = 19;
+    const auto t = GgmlType::GGML_TYPE_MXFP4;
+    Problem p = makeProblem(t, K, rows, tokens, 7u + static_cast<unsigned>(e));
+    // One block of row 17 (the second group) takes the exponent under test.
+    p.weights[17 * p.rowBytes + 3 * sizeof(uint8_t) * 17] = static_cast<uint8_t>(e);
+    QCOMPARE(quant::packableRows(t, p.weights.data(), p.rowBytes, K, rows), packs);
+    auto packed = quant::packMatrix(t, p.weights.data(), p.rowBytes, K, rows);
+    QCOMPARE(static_cast<bool>(packed), packs);
+    if (!packs) {
+        QVERIFY(packed.status().message().find("MXFP4 block scale") != std::string::npos);
+        return;
+    }
+    quant::PackedActivation act = quant::packedActivation(t, K, p.acts.data(), p.actBytes, tokens, p.side.data());
+    for (int tok = 0; tok < tokens; ++tok)
+        quant::preparePackedRow(t, K, act, tok);
+    const quant::TypeTraits *tr = quant::typeTraits(t);
+    std::vector<float> expected(static_cast<size_t>(rows * tokens));
+    QVERIFY(quant::setCpuPath(quant::CpuPath::CPU_PATH_SCALAR));
+    for (int tok = 0; tok < tokens; ++tok)
+        for (int r = 0; r < rows; ++r)
+            tr->vecDot(K, &expected[static_cast<size_t>(tok * rows + r)], p.weights.data() + static_cast<size_t>(r) * p.rowBytes,
+                       p.acts.data() + static_cast<size_t>(tok) * p.actBytes);
+    for (const quant::CpuPath path : {quant::CpuPath::CPU_PATH_SCALAR, quant::CpuPath::CPU_PATH_AVX2, quant::CpuPath::CPU_PATH_AVX512}) {
+        if (!quant::setCpuPath(path))
+            continue;
+        std::vector<float> got(expected.size(), -1.0f);
+        quant::packedMatmul(**packed, 0, (**packed).groups, act, tokens, 0, got.data(), rows);
+        for (size_t i = 0; i < got.size(); ++i)
+            if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0)
+                QFAIL(qPrintable(QStringLiteral("%1, element %2: %3, vecDot %4")
+                                     .arg(QString::fromLatin1(quant::cpuPathName(path))).arg(i)
+                                     .arg(got[i], 0, 'g', 9).arg(expected[i], 0, 'g', 9)));
+    }
 }
 
 QTEST_MAIN(TestPacked)

@@ -123,7 +123,7 @@ void unpackQ4_0(const PackedMatrix &W, const uint8_t *g, uint8_t *dst)
 {
     const int64_t nb = W.blocks;
     const __m512i low4 = _mm512_set1_epi8(0x0f);
-    const __m512i values = Table ? _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl)))
+    const __m512i values = Table ? _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(packedCodeValues(W.type))))
                                  : _mm512_set1_epi8(8);
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t *q = g + packedBlockOffsets(b, nb, 4 * kRun).runs;
@@ -301,7 +301,8 @@ PackedActivation fromToken(const PackedMatrix &W, const PackedActivation &act, i
 
 bool packedAmxSupports(GgmlType type)
 {
-    return type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_IQ4_NL || type == GgmlType::GGML_TYPE_Q4_K;
+    return type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_IQ4_NL || type == GgmlType::GGML_TYPE_MXFP4 ||
+           type == GgmlType::GGML_TYPE_Q4_K;
 }
 
 void packedMatmulAmx(const PackedMatrix &W, int64_t g0, int64_t g1, const PackedActivation &act, int64_t nTokens,
@@ -328,7 +329,8 @@ void packedMatmulAmx(const PackedMatrix &W, int64_t g0, int64_t g1, const Packed
                 uint8_t *dst = bt + static_cast<size_t>(gi) * stride;
                 switch (W.type) {
                 case GgmlType::GGML_TYPE_Q4_0: unpackQ4_0<false>(W, W.group(g + gi), dst); break;
-                case GgmlType::GGML_TYPE_IQ4_NL: unpackQ4_0<true>(W, W.group(g + gi), dst); break;
+                case GgmlType::GGML_TYPE_IQ4_NL:
+                case GgmlType::GGML_TYPE_MXFP4: unpackQ4_0<true>(W, W.group(g + gi), dst); break;
                 default: unpackQ4K(W, W.group(g + gi), dst); break;
                 }
             }

@@ -36,10 +36,11 @@ inline __m256i inOrder(__m256i v)
     return v;
 }
 
-// IQ4_NL's 16 values in both 128-bit lanes (a vpshufb table).
-inline __m256i iq4nlValues()
+// A value-table type's 16 values (IQ4_NL, MXFP4) in both 128-bit lanes (a
+// vpshufb table).
+inline __m256i codeValues(GgmlType type)
 {
-    const __m128i t16 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl));
+    const __m128i t16 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(packedCodeValues(type)));
     return _mm256_set_m128i(t16, t16);
 }
 
@@ -79,7 +80,7 @@ void q4_0HalfSum16(const PackedMatrix &W, const uint8_t *g, int h, const PackedA
     const int64_t nb = W.blocks;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i ones = _mm256_set1_epi16(1);
-    const __m256i table = iq4nlValues();
+    const __m256i table = codeValues(W.type);
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
@@ -139,7 +140,7 @@ void q4_0BothSum16(const PackedMatrix &W, const uint8_t *g, const PackedActivati
     const int64_t nb = W.blocks;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i ones = _mm256_set1_epi16(1);
-    const __m256i table = iq4nlValues();
+    const __m256i table = codeValues(W.type);
     const uint8_t *a = act.rows + 2;
     __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     for (int64_t b = 0; b < nb; ++b) {
@@ -397,8 +398,8 @@ template <int NT> constexpr HalfFn kIQ4_XS = iq4XsHalf<NT, DotMaddubs>;
 bool packedAvx2Supports(GgmlType type)
 {
     return type == GgmlType::GGML_TYPE_Q8_0 || type == GgmlType::GGML_TYPE_Q4_0 || type == GgmlType::GGML_TYPE_Q5_0 ||
-           type == GgmlType::GGML_TYPE_IQ4_NL || type == GgmlType::GGML_TYPE_Q4_K || type == GgmlType::GGML_TYPE_Q5_K ||
-           type == GgmlType::GGML_TYPE_Q6_K || type == GgmlType::GGML_TYPE_IQ4_XS;
+           type == GgmlType::GGML_TYPE_IQ4_NL || type == GgmlType::GGML_TYPE_MXFP4 || type == GgmlType::GGML_TYPE_Q4_K ||
+           type == GgmlType::GGML_TYPE_Q5_K || type == GgmlType::GGML_TYPE_Q6_K || type == GgmlType::GGML_TYPE_IQ4_XS;
 }
 
 // Tiles of 4 tokens (Q4_K: 3; its 4-token tile spills registers and was
@@ -428,7 +429,8 @@ void packedMatmulAvx2(const PackedMatrix &W, int64_t g0, int64_t g1, const Packe
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: fns = q8_0; both = q8_0BothSigned; tile = 8; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = q4_0; both = q4_0BothSum16<false>; tile = 6; break;
-    case GgmlType::GGML_TYPE_IQ4_NL: fns = iq4nl; both = q4_0BothSum16<true>; break;
+    case GgmlType::GGML_TYPE_IQ4_NL:
+    case GgmlType::GGML_TYPE_MXFP4: fns = iq4nl; both = q4_0BothSum16<true>; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = q5_0; break;
     case GgmlType::GGML_TYPE_Q4_K:
         fns = q4K; gemmFns = q4KGemm; tile = 3;

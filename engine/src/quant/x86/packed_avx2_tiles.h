@@ -101,7 +101,8 @@ void q4_0Half(const PackedMatrix &W, const uint8_t *g, int h, const PackedActiva
     constexpr size_t runs = 4;
     const int64_t nb = W.blocks;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
-    const __m128i t16 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl)), _mm_set1_epi8(-128));
+    const __m128i t16 =
+        _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(packedCodeValues(W.type))), _mm_set1_epi8(-128));
     const __m256i table = _mm256_set_m128i(t16, t16);
     const uint8_t *a[NT];
     const float *ad[NT];

@@ -118,7 +118,8 @@ void q4_0Tile(const PackedMatrix &W, const uint8_t *g, const PackedActivation &a
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i high4 = _mm512_set1_epi8(static_cast<char>(0xf0));
     const __m512i table = _mm512_xor_si512(
-        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(kValuesIq4nl))), _mm512_set1_epi8(-128));
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i *>(packedCodeValues(W.type)))),
+        _mm512_set1_epi8(-128));
     const uint8_t *a[NT];
     const float *ad[NT];
     const int32_t *as[NT];
@@ -665,7 +666,8 @@ void packedMatmulAvx512(const PackedMatrix &W, int64_t g0, int64_t g1, const Pac
     case GgmlType::GGML_TYPE_Q8_0: fns = Tiles<Q8_0T, 3>::fns; maxTile = 3; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = Tiles<Q4_0T, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = Tiles<Q5_0T, 2>::fns; maxTile = 2; break;
-    case GgmlType::GGML_TYPE_IQ4_NL: fns = Tiles<IQ4_NLT, 8>::fns; maxTile = 8; break;
+    case GgmlType::GGML_TYPE_IQ4_NL:
+    case GgmlType::GGML_TYPE_MXFP4: fns = Tiles<IQ4_NLT, 8>::fns; maxTile = 8; break;
     case GgmlType::GGML_TYPE_Q4_K:
         if (nTokens < kQ4KWideMaxTokens) {
             fns = Tiles<Q4_KT, 8>::fns;

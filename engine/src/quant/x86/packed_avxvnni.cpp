@@ -69,7 +69,8 @@ void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const Pa
     switch (W.type) {
     case GgmlType::GGML_TYPE_Q8_0: fns = q8_0; tile = 2; break;
     case GgmlType::GGML_TYPE_Q4_0: fns = q4_0; break;
-    case GgmlType::GGML_TYPE_IQ4_NL: fns = iq4nl; break;
+    case GgmlType::GGML_TYPE_IQ4_NL:
+    case GgmlType::GGML_TYPE_MXFP4: fns = iq4nl; break;
     case GgmlType::GGML_TYPE_Q5_0: fns = q5_0; tile = 2; break;
     case GgmlType::GGML_TYPE_Q4_K: fns = q4K; gemmFns = q4KGemm; break;
     case GgmlType::GGML_TYPE_Q5_K: fns = q5K; both = q5KBoth<DotVnniChain>; break;
@@ -82,7 +83,7 @@ void packedMatmulAvxVnni(const PackedMatrix &W, int64_t g0, int64_t g1, const Pa
         return;
     }
     if (nTokens == 1 && (W.type == GgmlType::GGML_TYPE_Q4_0 || W.type == GgmlType::GGML_TYPE_IQ4_NL ||
-                         W.type == GgmlType::GGML_TYPE_Q8_0)) {
+                         W.type == GgmlType::GGML_TYPE_MXFP4 || W.type == GgmlType::GGML_TYPE_Q8_0)) {
         packedMatmulAvx2(W, g0, g1, act, nTokens, nGemm, y, ldy);
         return;
     }
