@@ -429,9 +429,6 @@ bool packableRows(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K
 Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K,
                                                  int64_t N, uint8_t *into)
 {
-    if (packSupported(type, K) && N >= 1 && N <= (int64_t{1} << 32) && !packableRows(type, rows, rowBytes, K, N))
-        return Status::error("packing weights: an MXFP4 block scale outside what the packed layout holds "
-                             "(E8M0 exponents 104 to 143)");
     if (!packSupported(type, K) || N < 1 || N > (int64_t{1} << 32))
         return Status::error("packing weights: type " + std::to_string(static_cast<int>(type)) + " with rows of " +
                              std::to_string(K) + " elements x " + std::to_string(N) + " cannot be packed");
@@ -453,6 +450,11 @@ Result<std::unique_ptr<PackedMatrix>> packMatrix(GgmlType type, const uint8_t *r
         // Zeroed group by group while it is in cache (padding bytes, K-quant
         // padding rows), not in a pass of its own over the whole copy.
         uint8_t *dst = p + static_cast<size_t>(g) * m->groupBytes;
+        // The group's rows checked just before they are packed (read once from memory).
+        const int64_t r0 = g * kPackRows;
+        if (!packableRows(type, rows + static_cast<size_t>(r0) * rowBytes, rowBytes, K, std::min<int64_t>(kPackRows, N - r0)))
+            return Status::error("packing weights: an MXFP4 block scale outside what the packed layout holds "
+                                 "(E8M0 exponents 104 to 143)");
         std::memset(dst, 0, m->groupBytes);
         for (int rr = 0; rr < kPackRows; ++rr) {
             const int64_t r = g * kPackRows + rr;

@@ -117,7 +117,8 @@ const int8_t *packedCodeValues(GgmlType type);
 // False where the values of these rows have no place in the packed layout:
 // an MXFP4 block scale 2^(e - 128) outside f16's range (E8M0 exponents
 // other than 104..143; real weights stay far inside). Such a matrix keeps
-// its row kernels. Reads every block's scale (MXFP4 only; true otherwise).
+// its row kernels (packMatrix refuses it). Reads every block's scale
+// (MXFP4 only; true otherwise).
 bool packableRows(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int64_t N);
 
 // Packs N rows of K elements (rowBytes apart from `rows`). dst: where to

@@ -45,8 +45,7 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
     // its experts' packed rows).
     std::vector<model::TensorView *> todo = model::weightMatrices(weights);
     std::erase_if(todo, [](const model::TensorView *t) {
-        return !quant::packSupported(t->type, t->ne0) || !quant::packedKernelsActive(t->type) ||
-               !quant::packableRows(t->type, t->data, t->rowBytes, t->ne0, t->ne1);
+        return !quant::packSupported(t->type, t->ne0) || !quant::packedKernelsActive(t->type);
     });
     if (todo.empty())
         return Status::ok();
@@ -109,6 +108,10 @@ Status packWeights(model::Weights &weights, std::vector<std::unique_ptr<quant::P
     if (cancelled)
         return Status::cancelled("loading cancelled");
     for (size_t i = 0; i < todo.size(); ++i) {
+        // Values the packed layout cannot hold (quant::packableRows): the
+        // matrix keeps its row kernels.
+        if (!packed[i] && !quant::packableRows(todo[i]->type, todo[i]->data, todo[i]->rowBytes, todo[i]->ne0, todo[i]->ne1))
+            continue;
         if (!packed[i])
             return packed[i].status().withContext(std::string(todo[i]->name));
         todo[i]->packed = packed[i].value().get();

@@ -14,6 +14,8 @@
 //   - burrow-cli synth's NVFP4 files with --tensor-scales (a .scale and an
 //     .input_scale beside every layer matrix, one per expert for experts)
 //     load and compute, the dense and the expert scales bound;
+//   - an MXFP4 model whose block scale the packed layout cannot hold loads,
+//     that matrix unpacked, packed and unpacked the same bits;
 //   - hostile variants refused with the tensor's name: truncated data, a
 //     non-finite F16 scale, a TQ2_0 code 3, a UE4M3 scale byte 0x7f or with
 //     its sign bit.
@@ -513,6 +515,39 @@ private slots:
         // the scales (1 + N(0, 0.02)) move the logits, a little
         const double moved = test::nrmse(b, a);
         QVERIFY2(moved > 1e-4 && moved < 0.2, qPrintable(QString::number(moved)));
+    }
+
+    // MXFP4 matrices are packed at load; one with a block scale the packed
+    // layout cannot hold (E8M0 exponent 100, 2^-28: no f16) loads all the
+    // same with that matrix on its row kernels, and on each path packed and
+    // unpacked give the same bits, close to the model's F32 twin.
+    void mxfp4OutsideF16StaysUnpacked()
+    {
+        PathGuard guard;
+        Spec s;
+        s.defaultType = T::GGML_TYPE_MXFP4;
+        s.patch = [](const std::string &name, T t, std::vector<uint8_t> &bytes) {
+            if (name == "blk.1.ffn_down.weight" && t == T::GGML_TYPE_MXFP4)
+                bytes[3 * sizeof(quant::BlockMXFP4)] = 100;   // block 3's exponent
+        };
+        const std::vector<uint8_t> model = buildModel(s);
+        s.dequantizedF32 = true;
+        auto exact = logitsOf(buildModel(s));
+        QVERIFY2(exact, exact.message().c_str());
+        std::map<quant::CpuPath, std::vector<float>> byPath;
+        for (auto [path, pack] : pathsAndPacking()) {
+            QVERIFY(quant::setCpuPath(path));
+            setPacking(pack);
+            auto got = logitsOf(model);
+            const QString where = QStringLiteral("%1%2").arg(quant::cpuPathName(path), pack ? "" : " unpacked");
+            QVERIFY2(got, qPrintable(where + QStringLiteral(": ") + QString::fromStdString(got.message())));
+            QCOMPARE(test::argmax(*got), test::argmax(*exact));
+            QVERIFY2(test::nrmse(*got, *exact) <= 0.03, qPrintable(where));
+            if (!byPath.count(path))
+                byPath[path] = *got;
+            QVERIFY2(sameBits(*got, byPath[path]), qPrintable(where + QStringLiteral(": packed and unpacked differ")));
+        }
+        setPacking(true);
     }
 
     void hostileRefused_data()
