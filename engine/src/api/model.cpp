@@ -74,10 +74,11 @@ Result<std::shared_ptr<ModelImpl>> ModelImpl::load(const std::string &path, cons
         if (t.packed && t.data != m->m_weights.tokenEmbd.data)   // a tied output's rows are still read
             packedData.insert(t.data);
     };
-    for (const model::LayerWeights &L : m->m_weights.layers)
-        for (const model::TensorView *t : {&L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffnGate, &L.ffnUp, &L.ffnDown})
-            notePacked(*t);
-    notePacked(m->m_weights.output);
+    // Every packed matrix (experts included: an expert tensor's first
+    // expert stands for the file tensor; untouched, the pages packing
+    // released stay out of memory).
+    for (const model::TensorView *t : model::weightMatrices(static_cast<const model::Weights &>(m->m_weights)))
+        notePacked(*t);
     uint64_t total = 1, done = 0;
     for (const gguf::TensorInfo &t : m->m_file->tensors())
         if (!packedData.count(t.data))
