@@ -97,6 +97,33 @@ fp16_t get16(const uint8_t *src)
     return v;
 }
 
+// The 4-bit block types (Q4_0, IQ4_NL, MXFP4): a row's 16 bytes of nibbles
+// per block as 4 runs, its scale as the f16 `scale` gives.
+template <typename Block, typename Scale>
+void packNibbleRow(const Block *x, int64_t nb, uint8_t *g, int rr, Scale scale)
+{
+    const size_t lane = static_cast<size_t>(rr) * 4;
+    for (int64_t b = 0; b < nb; ++b) {
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
+        for (size_t c = 0; c < kQ4_0Run; ++c)
+            std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
+        put16(g + at.scales + 2 * static_cast<size_t>(rr), scale(x[b]));
+    }
+}
+
+// Its inverse: row `rr` of a group back into blocks, `setScale` from the f16.
+template <typename Block, typename SetScale>
+void unpackNibbleRow(const uint8_t *g, int64_t nb, int rr, Block *x, SetScale setScale)
+{
+    const size_t lane = static_cast<size_t>(rr) * 4;
+    for (int64_t b = 0; b < nb; ++b) {
+        const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
+        for (size_t c = 0; c < kQ4_0Run; ++c)
+            std::memcpy(x[b].qs + 4 * c, g + at.runs + c * kRunBytes + lane, 4);
+        setScale(x[b], get16(g + at.scales + 2 * static_cast<size_t>(rr)));
+    }
+}
+
 // Packs row `rr` (0..15) of a group from `src` (one row of the type).
 void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
 {
@@ -114,27 +141,14 @@ void packRow(GgmlType type, const uint8_t *src, int64_t nb, uint8_t *g, int rr)
         break;
     }
     case GgmlType::GGML_TYPE_Q4_0:
-    case GgmlType::GGML_TYPE_IQ4_NL: {   // the same block layout: d, then 16 bytes of nibbles
+    case GgmlType::GGML_TYPE_IQ4_NL:   // the same block layout: d, then 16 bytes of nibbles
         static_assert(sizeof(BlockIQ4_NL) == sizeof(BlockQ4_0) && offsetof(BlockIQ4_NL, qs) == offsetof(BlockQ4_0, qs));
-        const auto *x = reinterpret_cast<const BlockQ4_0 *>(src);
-        for (int64_t b = 0; b < nb; ++b) {
-            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
-            for (size_t c = 0; c < kQ4_0Run; ++c)
-                std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
-            put16(g + at.scales + 2 * static_cast<size_t>(rr), x[b].d);
-        }
+        packNibbleRow(reinterpret_cast<const BlockQ4_0 *>(src), nb, g, rr, [](const BlockQ4_0 &x) { return x.d; });
         break;
-    }
-    case GgmlType::GGML_TYPE_MXFP4: {   // IQ4_NL's nibble layout; the scale as an exact f16
-        const auto *x = reinterpret_cast<const BlockMXFP4 *>(src);
-        for (int64_t b = 0; b < nb; ++b) {
-            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
-            for (size_t c = 0; c < kQ4_0Run; ++c)
-                std::memcpy(g + at.runs + c * kRunBytes + lane, x[b].qs + 4 * c, 4);
-            put16(g + at.scales + 2 * static_cast<size_t>(rr), mxfp4ScaleHalf(x[b].e));
-        }
+    case GgmlType::GGML_TYPE_MXFP4:   // the scale as the exact f16 it equals
+        packNibbleRow(reinterpret_cast<const BlockMXFP4 *>(src), nb, g, rr,
+                      [](const BlockMXFP4 &x) { return mxfp4ScaleHalf(x.e); });
         break;
-    }
     case GgmlType::GGML_TYPE_Q5_0: {
         const auto *x = reinterpret_cast<const BlockQ5_0 *>(src);
         for (int64_t b = 0; b < nb; ++b) {
@@ -278,26 +292,13 @@ void unpackRow(GgmlType type, const uint8_t *g, int64_t nb, int rr, uint8_t *dst
         break;
     }
     case GgmlType::GGML_TYPE_Q4_0:
-    case GgmlType::GGML_TYPE_IQ4_NL: {
-        auto *x = reinterpret_cast<BlockQ4_0 *>(dst);
-        for (int64_t b = 0; b < nb; ++b) {
-            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
-            for (size_t c = 0; c < kQ4_0Run; ++c)
-                std::memcpy(x[b].qs + 4 * c, g + at.runs + c * kRunBytes + lane, 4);
-            x[b].d = get16(g + at.scales + 2 * static_cast<size_t>(rr));
-        }
+    case GgmlType::GGML_TYPE_IQ4_NL:
+        unpackNibbleRow(g, nb, rr, reinterpret_cast<BlockQ4_0 *>(dst), [](BlockQ4_0 &x, fp16_t h) { x.d = h; });
         break;
-    }
-    case GgmlType::GGML_TYPE_MXFP4: {
-        auto *x = reinterpret_cast<BlockMXFP4 *>(dst);
-        for (int64_t b = 0; b < nb; ++b) {
-            const PackedBlockOffsets at = packedBlockOffsets(b, nb, kQ4_0Run * kRunBytes);
-            for (size_t c = 0; c < kQ4_0Run; ++c)
-                std::memcpy(x[b].qs + 4 * c, g + at.runs + c * kRunBytes + lane, 4);
-            x[b].e = mxfp4ScaleExponent(get16(g + at.scales + 2 * static_cast<size_t>(rr)));
-        }
+    case GgmlType::GGML_TYPE_MXFP4:
+        unpackNibbleRow(g, nb, rr, reinterpret_cast<BlockMXFP4 *>(dst),
+                        [](BlockMXFP4 &x, fp16_t h) { x.e = mxfp4ScaleExponent(h); });
         break;
-    }
     case GgmlType::GGML_TYPE_Q5_0: {
         auto *x = reinterpret_cast<BlockQ5_0 *>(dst);
         for (int64_t b = 0; b < nb; ++b) {
