@@ -49,7 +49,6 @@ inline __m256i dotI8(__m256i x, __m256i y)
 
 inline __m256i loadu256(const void *p) { return _mm256_loadu_si256(static_cast<const __m256i *>(p)); }
 
-
 // 32 nibbles -> 32 bytes: low nibbles of 16 bytes, then high nibbles.
 inline __m256i nibbles32(const uint8_t *p)
 {
@@ -84,11 +83,10 @@ float vecForm64(int64_t n, const void *x, const void *y, int64_t *done)
     for (auto &a : acc)
         a[0] = a[1] = _mm256_setzero_ps();
     const int64_t np = n & ~int64_t{63};
-    for (int64_t i = 0; i < np; i += 64) {
+    for (int64_t i = 0; i < np; i += 64)
         for (int j = 0; j < 4; ++j)
             for (int h = 0; h < 2; ++h)
                 acc[j][h] = _mm256_fmadd_ps(L::load(x, i + 16 * j + 8 * h), L::load(y, i + 16 * j + 8 * h), acc[j][h]);
-    }
     for (int h = 0; h < 2; ++h) {
         acc[0][h] = _mm256_add_ps(acc[0][h], acc[2][h]);
         acc[1][h] = _mm256_add_ps(acc[1][h], acc[3][h]);
@@ -156,11 +154,10 @@ void vecDotBF16(int64_t n, float *s, const void *vx, const void *vy)
     for (auto &a : c)
         a[0] = a[1] = _mm256_setzero_ps();
     int64_t i = 0;
-    for (; i + 64 <= n; i += 64) {
+    for (; i + 64 <= n; i += 64)
         for (int h = 0; h < 2; ++h)
             for (int q = 0; q < 2; ++q)
                 c[h][q] = dpbf16(c[h][q], x + i + 32 * h + 16 * q, y + i + 32 * h + 16 * q);
-    }
     double sum = 0.0;
     sum += static_cast<double>(reduce16(c[0][0], c[0][1]));
     sum += static_cast<double>(reduce16(c[1][0], c[1][1]));
@@ -235,16 +232,15 @@ struct Entry {
 
 // --- 32-element block types against Q8_0 ---
 
-// Q8_0: 8 lanes (elements 4m..4m+3 of each block), acc = fma(d_w d_a, lanes, acc), hsum8.
 // The row kernels below read the file's blocks one row after another; each
-// asks for its stream kStreamAhead bytes ahead where the CPU wants it
-// (stream_prefetch.h; once per block, or per second block where blocks are
-// smaller than a line: asking for every line of a super-block measured
-// slower). Without it they waited on memory: on a Xeon guest, 2 threads,
+// asks for its stream ahead where the CPU wants it (stream_prefetch.h
+// prefetchRowBlock). Without it they waited on memory: on a Xeon guest, 2 threads,
 // tg32 of a gpt-oss-shaped MXFP4 file 13.4 -> 35.5 t/s, the 1.1B Q2_K and
 // Q3_K_M files on this path 19.0 -> 35 and 21.1 -> 33.4, and with packing
 // off (BURROW_PACK=0) Q4_K_M 11.6 -> 25, Q8_0 8.8 -> 17.1, IQ4_XS 13.3 ->
 // 29.6 (docs/benchmarks.md, "The row kernels' prefetch").
+
+// Q8_0: 8 lanes (elements 4m..4m+3 of each block), acc = fma(d_w d_a, lanes, acc), hsum8.
 template <int NY>
 void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0> &c)
 {
@@ -253,8 +249,7 @@ void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0
     for (int j = 0; j < NY; ++j)
         acc[j] = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < nb; ++ib) {
-        if ((ib & 1) == 0)   // 34-byte blocks: every line asked for
-            prefetchStreamAhead(x + ib);
+        prefetchRowBlock(x, ib);
         const __m256i qx = loadu256(x[ib].qs);
         const float dx = halfToFloat(x[ib].d);
         for (int j = 0; j < NY; ++j) {
@@ -306,8 +301,7 @@ void chainCols(int64_t n, float *out, const typename D::Block *x, const Columns<
     for (int j = 0; j < NY; ++j)
         acc[j] = 0.0f;
     for (int64_t ib = 0; ib < nb; ++ib) {
-        if ((ib & 1) == 0)   // blocks of 17-18 bytes: every line asked for
-            prefetchStreamAhead(x + ib);
+        prefetchRowBlock(x, ib);
         const __m256i q = D::values(x[ib], table);
         const float dw = D::scale(x[ib]);
         for (int j = 0; j < NY; ++j) {
@@ -370,7 +364,7 @@ void qkCols(int64_t n, float *out, const Block *x, const Columns<BlockQ8_K> &c)
         accS[j] = accM[j] = 0.0f;
     }
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        prefetchStreamAhead(x + i);
+        prefetchRowBlock(x, i);
         const __m128i sm = unpackScaleMins(x[i].scales);
         const __m128i scales16 = _mm_cvtepu8_epi16(sm);
         const __m256i scales = _mm256_set_m128i(scales16, scales16);
@@ -448,7 +442,7 @@ void q6KCols(int64_t n, float *out, const BlockQ6_K *x, const Columns<BlockQ8_K>
     for (int j = 0; j < NY; ++j)
         acc[j] = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        prefetchStreamAhead(x + i);
+        prefetchRowBlock(x, i);
         const float dx = halfToFloat(x[i].d);
         const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales)));
         __m256i sumi[NY];
@@ -516,8 +510,7 @@ void vecDotQ4_1Q8_1(int64_t n, float *s, const void *vx, const void *vy)
     __m256 acc = _mm256_setzero_ps();
     float accMin = 0.0f;
     for (int64_t ib = 0; ib < n / QK8_1; ++ib) {
-        if ((ib & 1) == 0)   // blocks of 20-24 bytes: every line asked for
-            prefetchStreamAhead(x + ib);
+        prefetchRowBlock(x, ib);
         const __m256i p = dotU8(nibbles32(x[ib].qs), loadu256(y[ib].qs));
         acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d)), _mm256_cvtepi32_ps(p), acc);
         accMin += halfToFloat(x[ib].m) * halfToFloat(y[ib].s);
@@ -533,8 +526,7 @@ void vecDotQ5_1Q8_1(int64_t n, float *s, const void *vx, const void *vy)
     __m256 acc = _mm256_setzero_ps();
     float accMin = 0.0f;
     for (int64_t ib = 0; ib < n / QK8_1; ++ib) {
-        if ((ib & 1) == 0)   // blocks of 20-24 bytes: every line asked for
-            prefetchStreamAhead(x + ib);
+        prefetchRowBlock(x, ib);
         const __m256i q = _mm256_or_si256(nibbles32(x[ib].qs), _mm256_and_si256(bitsToBytes(x[ib].qh), bit4));
         const __m256i p = dotU8(q, loadu256(y[ib].qs));
         acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d)), _mm256_cvtepi32_ps(p), acc);
@@ -551,8 +543,7 @@ void vecDotQ5_0Q8_0(int64_t n, float *s, const void *vx, const void *vy)
     const __m256i sixteen = _mm256_set1_epi8(16);
     __m256 acc = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < n / QK8_0; ++ib) {
-        if ((ib & 1) == 0)   // blocks of 20-24 bytes: every line asked for
-            prefetchStreamAhead(x + ib);
+        prefetchRowBlock(x, ib);
         const __m256i u = _mm256_or_si256(nibbles32(x[ib].qs), _mm256_and_si256(bitsToBytes(x[ib].qh), bit4));
         const __m256i p = dotI8(_mm256_sub_epi8(u, sixteen), loadu256(y[ib].qs));
         acc = _mm256_fmadd_ps(_mm256_set1_ps(halfToFloat(x[ib].d) * halfToFloat(y[ib].d)), _mm256_cvtepi32_ps(p), acc);
@@ -573,7 +564,7 @@ void vecDotIQ4_XSQ8_K(int64_t n, float *s, const void *vx, const void *vy)
     const __m256i table = iq4Table();
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        prefetchStreamAhead(x + i);
+        prefetchRowBlock(x, i);
         __m256i sumi = _mm256_setzero_si256();
         for (int ib = 0; ib < QK_K / 32; ++ib) {
             const int ls = ((x[i].scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf) | (((x[i].scales_h >> (2 * ib)) & 3) << 4);
@@ -599,7 +590,7 @@ void q2K(int64_t n, float *s, const void *vx, const void *vy)
     const __m128i low4 = _mm_set1_epi8(0x0f);
     float acc = 0.0f, accm = 0.0f;
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        prefetchStreamAhead(x + i);
+        prefetchRowBlock(x, i);
         const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales));
         const __m256i scales16 = _mm256_cvtepu8_epi16(_mm_and_si128(sc, low4));
         const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc, 4), low4));
@@ -648,7 +639,7 @@ void vecDotQ3_KQ8_K(int64_t n, float *s, const void *vx, const void *vy)
     const __m256i one = _mm256_set1_epi8(1);
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        prefetchStreamAhead(x + i);
+        prefetchRowBlock(x, i);
         const __m256i scales16 = _mm256_cvtepi8_epi16(unpackQ3KScales128(x[i].scales));
         __m256i sumi = _mm256_setzero_si256();
         const __m256i hm = loadu256(x[i].hmask);

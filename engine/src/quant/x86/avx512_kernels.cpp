@@ -175,8 +175,7 @@ void q8_0Cols(int64_t n, float *out, const BlockQ8_0 *x, const Columns<BlockQ8_0
     for (int j = 0; j < NY; ++j)
         acc[j] = _mm256_setzero_ps();
     for (int64_t ib = 0; ib < nb; ++ib) {
-        if ((ib & 1) == 0)   // 34-byte blocks: every line asked for (as avx2_kernels.cpp)
-            prefetchStreamAhead(x + ib);
+        prefetchRowBlock(x, ib);
         const __m256i qx = loadu256(x[ib].qs);
         const __m256i ax = _mm256_sign_epi8(qx, qx);
         const float dx = halfToFloat(x[ib].d);
@@ -320,7 +319,7 @@ void vecDotQ2_K(int64_t n, float *s, const void *vx, const void *vy)
     const __m512i shifts[2] = {chunkShifts(0, 2), chunkShifts(4, 6)};
     float acc = 0.0f, accm = 0.0f;
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        prefetchStreamAhead(x + i);
+        prefetchRowBlock(x, i);
         const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i *>(x[i].scales));
         const __m512i sc16 = _mm512_castsi256_si512(_mm256_cvtepu8_epi16(_mm_and_si128(sc, _mm_set1_epi8(0x0f))));
         const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc, 4), _mm_set1_epi8(0x0f)));
@@ -346,7 +345,7 @@ void vecDotQ3_K(int64_t n, float *s, const void *vx, const void *vy)
     const __m512i shifts[2] = {chunkShifts(0, 2), chunkShifts(4, 6)};
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        prefetchStreamAhead(x + i);
+        prefetchRowBlock(x, i);
         const __m512i sc16 = _mm512_castsi256_si512(_mm256_cvtepi8_epi16(unpackQ3KScales128(x[i].scales)));
         const __m512i hm = _mm512_broadcast_i64x4(loadu256(x[i].hmask));
         __m512i sumi = _mm512_setzero_si512();

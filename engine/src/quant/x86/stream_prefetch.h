@@ -4,7 +4,8 @@
 // is asked for. Used by the packed kernels (packed_avx512.cpp,
 // packed_avx2.cpp), the lattice i-quants' row kernels (avx512_iq_decode.h,
 // avx2_iq.cpp) and the other row kernels (avx2_kernels.cpp,
-// avx512_kernels.cpp: MXFP4, Q2_K, Q3_K, and every type when not packed). _mm_prefetch needs no more than SSE; internal linkage
+// avx512_kernels.cpp: Q2_K, Q3_K, and every type when not packed, through
+// prefetchRowBlock). _mm_prefetch needs no more than SSE; internal linkage
 // (static), so each translation unit keeps its own copy of the flag.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <immintrin.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace burrow::quant::x86 {
 
@@ -26,6 +28,17 @@ static inline void prefetchStreamAhead(const void *p)
 {
     if (g_streamPrefetchOn)
         _mm_prefetch(static_cast<const char *>(p) + kStreamAhead, _MM_HINT_T0);
+}
+
+// A row kernel reading block ib of a row (the file's blocks, one row after
+// another): the stream ahead asked for once per block, or once per second
+// block where blocks are smaller than a line (asking for every line of a
+// super-block measured slower).
+template <typename Block>
+static inline void prefetchRowBlock(const Block *x, int64_t ib)
+{
+    if (sizeof(Block) >= 64 || (ib & 1) == 0)
+        prefetchStreamAhead(x + ib);
 }
 
 } // namespace burrow::quant::x86
