@@ -332,8 +332,13 @@ void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K
                 x86::iqTileConvertAvx512(type, rows + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rowsHere, tile);
                 continue;
             }
+            if (simd) {
+                const int rowsHere = static_cast<int>(std::min<int64_t>(16, N - 16 * g));
+                x86::iqTileConvertAvx2(type, rows + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rowsHere, tile);
+                continue;
+            }
 #endif
-            iqTileConvertScalar(type, rows, rowBytes, K, N, g, tile);   // AVX2: the scalar conversion, the SIMD multiply
+            iqTileConvertScalar(type, rows, rowBytes, K, N, g, tile);
         }
         for (int64_t t0 = 0; t0 < nTokens; t0 += chunk) {
             const int64_t t1 = std::min(nTokens, t0 + chunk);

@@ -98,8 +98,7 @@ constexpr bool iqTileScaledWeights(GgmlType type)
     return type == GgmlType::GGML_TYPE_IQ1_S || type == GgmlType::GGML_TYPE_IQ1_M || type == GgmlType::GGML_TYPE_Q2_K;
 }
 // True when `type` is a tile type and the active CPU path has the tile
-// kernels (AVX-512 VNNI: conversion and multiply; AVX2: the multiply, the
-// conversion by the scalar twin).
+// kernels (AVX-512 VNNI, or AVX2: conversion and multiply).
 // Q2_K's tiles compute its one-token form, which batch-invariant mode takes
 // for every batch (the caller decides).
 bool iqTilesActive(GgmlType type);

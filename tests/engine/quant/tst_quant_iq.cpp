@@ -630,7 +630,7 @@ private slots:
     // multiply of 1..19 tokens over 37 rows (a partial last group) equals
     // each row's vecDot bit for bit,
     // with the active path's kernels and with the scalar twins, and the
-    // conversions of both give the same tile bytes.
+    // conversions of every path (scalar, AVX2, AVX-512) give the same tile bytes.
     void tilesMatchVecDot_data() { addTileTypeRows(); }
     void tilesMatchVecDot()
     {
@@ -658,6 +658,12 @@ private slots:
                 burrow::quant::x86::iqTileConvertAvx512(type, w.data() + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rows,
                                          simdTile.data());
                 QVERIFY2(simdTile == tile, qPrintable(QStringLiteral("group %1: the AVX-512 tile differs").arg(g)));
+            }
+            if (cpuPathSupported(CpuPath::CPU_PATH_AVX2)) {
+                std::vector<uint8_t> simdTile(tile.size(), 0xcd);
+                burrow::quant::x86::iqTileConvertAvx2(type, w.data() + static_cast<size_t>(16 * g) * rowBytes, rowBytes, K, rows,
+                                                      simdTile.data());
+                QVERIFY2(simdTile == tile, qPrintable(QStringLiteral("group %1: the AVX2 tile differs").arg(g)));
             }
 #endif
             std::vector<float> y(static_cast<size_t>(maxTokens * 16), NAN);

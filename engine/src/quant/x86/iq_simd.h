@@ -25,7 +25,9 @@ void fillAvx512Iq(TypeTraits *rows);
 void iqTileConvertAvx512(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile);
 void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
                           int64_t t0, int64_t t1, float *y, size_t ldy);
-// The multiply on AVX2 (the tile converted by iqTileConvertScalar).
+// The same on AVX2 (+ FMA + F16C): the conversion, and the multiply (t0
+// any token).
+void iqTileConvertAvx2(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile);
 void iqTileMultiplyAvx2(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
                         int64_t t0, int64_t t1, float *y, size_t ldy);
 
