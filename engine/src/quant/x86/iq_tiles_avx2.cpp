@@ -238,7 +238,7 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
 // IQ1_S and IQ1_M (weights value x scale, |v| <= 15: iqTileScaledWeights):
 // 4 runs' vpmaddubsw pairs summed as int16 (|sum| <= 4 x 2 x 255 x 15 <
 // 2^15), then one vpmaddwd with 1s, per 4 runs.
-template <int NT, bool Iq1>
+template <int NT, bool Iq1, bool Ordered = true>
 inline void addLaneRuns(const uint8_t *o, size_t half, const uint8_t *const side[NT], int64_t nb, int m, int64_t b,
                         __m256i lane[NT])
 {
@@ -253,6 +253,7 @@ inline void addLaneRuns(const uint8_t *o, size_t half, const uint8_t *const side
                 for (int i = 1; i < 4; ++i)
                     s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib0 + i)), w[i]));
                 lane[j] = _mm256_add_epi32(lane[j], _mm256_madd_epi16(s16, ones));
+                __asm__("" : "+x"(lane[j]));
             }
         }
         return;
@@ -261,8 +262,12 @@ inline void addLaneRuns(const uint8_t *o, size_t half, const uint8_t *const side
         const __m256i w = load8(o + kOffWeights + 64 * static_cast<size_t>(8 * m + ib) + half);
         const __m256i sc = load8(o + kOffScale + 64 * static_cast<size_t>(2 * ib + m / 4) + half);
         for (int j = 0; j < NT; ++j)
+        {
             lane[j] = _mm256_add_epi32(
                 lane[j], _mm256_madd_epi16(_mm256_maddubs_epi16(bcast32(side[j] + iqSideRun(nb, m, b, ib)), w), sc));
+            if constexpr (Ordered)
+                __asm__("" : "+x"(lane[j]));
+        }
     }
 }
 
@@ -377,7 +382,7 @@ void multiplyHalfQ2K(const uint8_t *tile, int64_t K, int h, int rows, const Pack
         for (int j = 0; j < NT; ++j)
             isum[j] = start;
         for (int m = 0; m < 8; ++m)
-            addLaneRuns<NT, false>(o, half, side, nb, m, b, isum);
+            addLaneRuns<NT, false, false>(o, half, side, nb, m, b, isum);
         const __m256 dw = _mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h);
         const __m256 dmw = _mm256_loadu_ps(reinterpret_cast<const float *>(o + kIqTileOffQ2KDmin) + 8 * h);
         for (int j = 0; j < NT; ++j) {
