@@ -13,6 +13,7 @@
 // Every integer sum equals the shared tiles' (and the twin's) exactly and
 // each row keeps its type's float steps, so the results are bit-identical
 // to packedMatmulScalar.
+#include "quant/x86/in_order.h"
 #include "quant/x86/packed_avx2_tiles.h"
 
 #include "quant/x86/stream_prefetch.h"
@@ -25,16 +26,6 @@ namespace {
 // their lines ahead where the CPU wants it (stream_prefetch.h). Xeon guest,
 // this path without AVX-VNNI, 1.1B files, tg32 alternating: Q4_0 30.0 ->
 // 38.3, Q8_0 19.5 -> 25.8, Q4_K_M 33.6 -> 35.9 t/s.
-
-// Keeps an accumulator's chain of integer adds in program order. GCC
-// otherwise reassociates the adds of a tile (integer addition is
-// associative), computes every product of the block first and spills them
-// to the stack: measured 15-25 % slower per tile. Costs no instruction.
-inline __m256i inOrder(__m256i v)
-{
-    asm("" : "+x"(v));
-    return v;
-}
 
 // A value-table type's 16 values (IQ4_NL, MXFP4) in both 128-bit lanes (a
 // vpshufb table).

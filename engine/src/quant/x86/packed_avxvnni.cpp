@@ -2,6 +2,7 @@
 // AVX-512) kernels for packed weight groups: the 256-bit tiles
 // (packed_avx2_tiles.h) with vpdpbusd, one instruction per 4-element dot
 // product and exact for 8-bit codes, so Q8_0 too.
+#include "quant/x86/in_order.h"
 #include "quant/x86/packed_avx2_tiles.h"
 
 namespace burrow::quant::x86 {
@@ -20,9 +21,7 @@ struct DotVnniChain {
     static __m256i dot4(__m256i acc, __m256i w, __m256i a) { return _mm256_dpbusd_avx_epi32(acc, w, a); }
     static __m256i dot2(__m256i acc, __m256i p, __m256i s)
     {
-        __m256i v = _mm256_add_epi32(acc, _mm256_madd_epi16(p, s));
-        __asm__("" : "+x"(v));   // keep the adds in program order (packed_avx2.cpp's inOrder)
-        return v;
+        return inOrder(_mm256_add_epi32(acc, _mm256_madd_epi16(p, s)));
     }
 };
 
