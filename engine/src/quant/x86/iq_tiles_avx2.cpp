@@ -2,13 +2,12 @@
 // contract: quant/iq_tiles.h; this file is compiled with the AVX2 flags).
 //
 // Conversion: each row's super-block is decoded into 256 int8 and its 16
-// half scales (Q2_K and Q3_K by byte shifts and masks here; the lattice
-// types by their scalar decoder, generic/iq_kernels.h, whose grids and
-// sign tables the row kernels share), then each sub-block's 8 dwords of 8
-// rows are transposed into runs of 8 rows x 4 bytes, and the lane starts
-// are summed from the transposed runs (vpmaddubsw with ones, vpmaddwd with
-// the scale pairs). The tile bytes equal the scalar twin's
-// (iqTileConvertScalar) byte for byte.
+// half scales (Q2_K and Q3_K by byte shifts and masks here, the lattice
+// types by the row kernels' AVX2 decoders, avx2_iq_decode.h), then each
+// sub-block's 8 dwords of 8 rows are transposed into runs of 8 rows x 4
+// bytes, and the lane starts are summed from the transposed runs
+// (vpmaddubsw with ones, vpmaddwd with the scale pairs). The tile bytes
+// equal the scalar twin's (iqTileConvertScalar) byte for byte.
 //
 // Multiply: the 16 rows as two halves of 8 (one 256-bit register of int32
 // lanes each). Per lane m (elements 4m..4m + 3 of every sub-block)
@@ -22,10 +21,10 @@
 // Everything here has internal linkage except the two entry points.
 #include "quant/x86/iq_simd.h"
 
-#include "quant/generic/iq_kernels.h"
 #include "quant/iq_tiles.h"
 #include "quant/packed.h"
 #include "quant/quant_blocks.h"
+#include "quant/x86/avx2_iq_decode.h"
 #include "quant/x86/in_order.h"
 
 #include <immintrin.h>
@@ -139,41 +138,61 @@ inline void decodeQ3K(const BlockQ3_K &x, GroupRows &g, int r)
     g.d[r] = _cvtsh_ss(x.d);
 }
 
-// A lattice type's row r by its scalar decoder; IQ1_S and IQ1_M's shift
-// coefficient pairs into the tile's extra part (iq_tiles.h).
-template <T Type>
-inline void decodeLattice(const uint8_t *block, generic::IqDecodeFn decode, GroupRows &g, int r, uint8_t *o)
+// A lattice type's row r by its AVX2 decoder (avx2_iq_decode.h, the row
+// kernels' own): each sub-block's signed values (times their half's scale
+// for IQ1), the half scales; IQ1_S and IQ1_M's shift coefficient pairs into
+// the tile's extra part (iq_tiles.h).
+template <typename D>
+inline void decodeLattice(const uint8_t *block, GroupRows &g, int r, uint8_t *o)
 {
-    generic::IqSuperBlock s;
-    decode(block, &s);
-    constexpr bool kScaled = iqTileScaledWeights(Type);
-    for (int h = 0; h < 16; ++h) {
-        const int sc = s.scale[h];
-        for (int i = 0; i < 16; ++i)
-            g.w[r][16 * h + i] = static_cast<int8_t>(kScaled ? s.w[16 * h + i] * sc : s.w[16 * h + i]);
-        g.pairs[h][r] = kScaled ? pair16(1, 1) : pair16(sc, sc);
+    constexpr bool kScaled = iqTileScaledWeights(D::kType);
+    const Pairs pairs = D::prepare(block);
+    int half[16];
+    for (int ib = 0; ib < 8; ++ib) {
+        const Sub s = D::sub(block, ib, pairs);
+        const int lo = _mm256_extract_epi16(s.scale, 0), hi = _mm256_extract_epi16(s.scale, 8);
+        __m256i w = _mm256_sign_epi8(s.mag, s.sgn);
+        if constexpr (kScaled)   // values -1, 0, 1: the scale with the value's sign
+            w = _mm256_sign_epi8(_mm256_setr_m128i(_mm_set1_epi8(static_cast<char>(lo)), _mm_set1_epi8(static_cast<char>(hi))), w);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(g.w[r] + 32 * ib), w);
+        half[2 * ib] = lo;
+        half[2 * ib + 1] = hi;
+        g.pairs[2 * ib][r] = kScaled ? pair16(1, 1) : pair16(lo, lo);
+        g.pairs[2 * ib + 1][r] = kScaled ? pair16(1, 1) : pair16(hi, hi);
     }
-    g.d[r] = s.d;
+    g.d[r] = D::d(block);
     const size_t rr = static_cast<size_t>(r);
-    if constexpr (Type == T::GGML_TYPE_IQ1_S)
+    if constexpr (D::kType == T::GGML_TYPE_IQ1_S) {   // one shift sign per sub-block: qh bit 15
+        const auto *x = reinterpret_cast<const BlockIQ1_S *>(block);
+        const auto c = [&](int ib) { return (x->qh[ib] & 0x8000) ? -half[2 * ib] : half[2 * ib]; };
         for (int p = 0; p < 4; ++p)
-            put32(o + kOffExtra + (16 * static_cast<size_t>(p) + rr) * 4,
-                  pair16(s.scale[4 * p] * s.shift[8 * p], s.scale[4 * p + 2] * s.shift[8 * p + 4]));
-    if constexpr (Type == T::GGML_TYPE_IQ1_M)
+            put32(o + kOffExtra + (16 * static_cast<size_t>(p) + rr) * 4, pair16(c(2 * p), c(2 * p + 1)));
+    }
+    if constexpr (D::kType == T::GGML_TYPE_IQ1_M) {   // group k of sub-block ib: qh[2ib + k / 2] bit 3 or 7
+        const auto *x = reinterpret_cast<const BlockIQ1_M *>(block);
+        const auto c = [&](int ib, int m) {
+            const int k = m / 2, sc = half[2 * ib + m / 4];
+            return ((x->qh[2 * ib + k / 2] >> (k % 2 ? 7 : 3)) & 1) ? -sc : sc;
+        };
         for (int m = 0; m < 8; ++m)
-            for (int p = 0; p < 4; ++p) {
-                const int c0 = s.scale[2 * (2 * p) + m / 4] * s.shift[4 * (2 * p) + m / 2];
-                const int c1 = s.scale[2 * (2 * p + 1) + m / 4] * s.shift[4 * (2 * p + 1) + m / 2];
-                put32(o + kOffExtra + ((4 * static_cast<size_t>(m) + static_cast<size_t>(p)) * 16 + rr) * 4, pair16(c0, c1));
-            }
+            for (int p = 0; p < 4; ++p)
+                put32(o + kOffExtra + ((4 * static_cast<size_t>(m) + static_cast<size_t>(p)) * 16 + rr) * 4,
+                      pair16(c(2 * p, m), c(2 * p + 1, m)));
+    }
 }
 
+// D: a lattice type's decoder, or QK<Q2_K / Q3_K>.
 template <T Type>
+struct QK {
+    static constexpr T kType = Type;
+};
+
+template <typename D>
 void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile)
 {
+    constexpr T Type = D::kType;
     const int64_t nb = K / QK_K;
     const size_t superBytes = iqTileSuperBytes(Type), blockBytes = ggmlTypeInfo(Type)->typeSize;
-    const generic::IqDecodeFn decode = generic::iqDecoder(Type);
     GroupRows g;
     for (int r = nRows; r < 16; ++r) {   // rows past N: zero (so their starts and sums are)
         std::memset(g.w[r], 0, sizeof g.w[r]);
@@ -193,7 +212,7 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
             else if constexpr (Type == T::GGML_TYPE_Q3_K)
                 decodeQ3K(*reinterpret_cast<const BlockQ3_K *>(block), g, r);
             else
-                decodeLattice<Type>(block, decode, g, r, o);
+                decodeLattice<D>(block, g, r, o);
         }
         std::memcpy(o, g.d, sizeof g.d);
         std::memcpy(o + kOffScale, g.pairs, sizeof g.pairs);
@@ -443,15 +462,15 @@ void multiplyAll(const uint8_t *tile, int64_t K, int rows, const PackedActivatio
 void iqTileConvertAvx2(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile)
 {
     switch (type) {
-    case T::GGML_TYPE_IQ2_XXS: convertGroup<T::GGML_TYPE_IQ2_XXS>(rows, rowBytes, K, nRows, tile); break;
-    case T::GGML_TYPE_IQ2_XS: convertGroup<T::GGML_TYPE_IQ2_XS>(rows, rowBytes, K, nRows, tile); break;
-    case T::GGML_TYPE_IQ2_S: convertGroup<T::GGML_TYPE_IQ2_S>(rows, rowBytes, K, nRows, tile); break;
-    case T::GGML_TYPE_IQ3_XXS: convertGroup<T::GGML_TYPE_IQ3_XXS>(rows, rowBytes, K, nRows, tile); break;
-    case T::GGML_TYPE_IQ3_S: convertGroup<T::GGML_TYPE_IQ3_S>(rows, rowBytes, K, nRows, tile); break;
-    case T::GGML_TYPE_IQ1_S: convertGroup<T::GGML_TYPE_IQ1_S>(rows, rowBytes, K, nRows, tile); break;
-    case T::GGML_TYPE_IQ1_M: convertGroup<T::GGML_TYPE_IQ1_M>(rows, rowBytes, K, nRows, tile); break;
-    case T::GGML_TYPE_Q2_K: convertGroup<T::GGML_TYPE_Q2_K>(rows, rowBytes, K, nRows, tile); break;
-    case T::GGML_TYPE_Q3_K: convertGroup<T::GGML_TYPE_Q3_K>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ2_XXS: convertGroup<DecIQ2_XXS>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ2_XS: convertGroup<DecIQ2_XS>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ2_S: convertGroup<DecIQ2_S>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ3_XXS: convertGroup<DecIQ3_XXS>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ3_S: convertGroup<DecIQ3_S>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ1_S: convertGroup<DecIQ1_S>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_IQ1_M: convertGroup<DecIQ1_M>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_Q2_K: convertGroup<QK<T::GGML_TYPE_Q2_K>>(rows, rowBytes, K, nRows, tile); break;
+    case T::GGML_TYPE_Q3_K: convertGroup<QK<T::GGML_TYPE_Q3_K>>(rows, rowBytes, K, nRows, tile); break;
     default: break;
     }
 }
