@@ -14,6 +14,7 @@
 #include "quant/iq_grids.h"
 #include "quant/quant_blocks.h"
 #include "quant/x86/avx2_iq_decode.h"
+#include "quant/x86/in_order.h"
 #include "quant/x86/stream_prefetch.h"
 
 #include <immintrin.h>
@@ -53,10 +54,10 @@ void iqCols(int64_t n, float *out, const uint8_t *x, const uint8_t *y, size_t st
             for (int j = 0; j < NY; ++j) {
                 const __m256i q8 = loadu256(a[j]->qs + 32 * ib);
                 const __m256i pairs = _mm256_maddubs_epi16(s.mag, _mm256_sign_epi8(q8, s.sgn));
-                lane[j] = _mm256_add_epi32(lane[j], _mm256_madd_epi16(pairs, s.scale));
+                lane[j] = inOrder(_mm256_add_epi32(lane[j], _mm256_madd_epi16(pairs, s.scale)));
                 if constexpr (kM) {
                     const __m256i sp = _mm256_maddubs_epi16(ones, _mm256_sign_epi8(q8, s.shift));
-                    shiftLane[j] = _mm256_add_epi32(shiftLane[j], _mm256_madd_epi16(sp, s.scale));
+                    shiftLane[j] = inOrder(_mm256_add_epi32(shiftLane[j], _mm256_madd_epi16(sp, s.scale)));
                 }
             }
         }
