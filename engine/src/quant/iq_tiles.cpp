@@ -321,6 +321,7 @@ void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K
     const bool simd = iqTilesActive(type);
 #ifdef BURROW_QUANT_X86
     const bool avx512 = simd && activeCpuPath() == CpuPath::CPU_PATH_AVX512;
+    const bool vnni = simd && !avx512 && packedAvxVnniActive();
 #endif
     for (int64_t gb = g0; gb < g1; gb += groupsPerBatch) {
         const int64_t ge = std::min(g1, gb + groupsPerBatch);
@@ -352,7 +353,7 @@ void iqTileMatmul(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K
                     continue;
                 }
                 if (simd) {
-                    x86::iqTileMultiplyAvx2(type, tile, K, rowsHere, act, t0, t1, yg, ldy);
+                    (vnni ? x86::iqTileMultiplyAvxVnni : x86::iqTileMultiplyAvx2)(type, tile, K, rowsHere, act, t0, t1, yg, ldy);
                     continue;
                 }
 #endif

@@ -650,6 +650,8 @@ void setPackedAvxVnni(bool allowed)
     g_avxVnniAllowed.store(allowed, std::memory_order_relaxed);
 }
 
+bool packedAvxVnniActive() { return useAvxVnni(); }
+
 namespace {
 // BURROW_AMX=0 keeps the avx512 path's packed kernels off AMX (to compare
 // the two on one machine); setPackedAmx overrides it.

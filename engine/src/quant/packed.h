@@ -185,6 +185,10 @@ bool packedKernelsActive(GgmlType type);
 // CPU has it). Tests turn it off to run the plain AVX2 kernels too; not
 // thread-safe against a running multiply (like setCpuPath).
 void setPackedAvxVnni(bool allowed);
+// True when the AVX2 path's kernels take AVX-VNNI now (the CPU has it,
+// BURROW_AVX_VNNI is not 0 and setPackedAvxVnni left it on); the lattice
+// tiles (iq_tiles.h) follow the same switch.
+bool packedAvxVnniActive();
 
 // Whether the avx512 path may multiply batches of 16 or more tokens with
 // AMX-INT8 tile products (default: yes, where cpu_features.h amxUsable();

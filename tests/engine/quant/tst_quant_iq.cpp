@@ -435,8 +435,20 @@ private:
         for (int64_t n : counts)
             most = std::max(most, n);
         const std::vector<float> expected = tileFormDots(type, c, K, N, most);
+        struct Variant {
+            CpuPath path;
+            bool vnni;   // the AVX2 path with AVX-VNNI (where the CPU has it) or without
+        };
+        std::vector<Variant> variants;
         for (CpuPath path : supportedPaths()) {
+            variants.push_back({path, true});
+            if (path == CpuPath::CPU_PATH_AVX2)
+                variants.push_back({path, false});
+        }
+        for (const Variant &v : variants) {
+            const CpuPath path = v.path;
             QVERIFY(setCpuPath(path));
+            setPackedAvxVnni(v.vnni);
             for (int64_t nTokens : counts) {
                 std::vector<float> y(static_cast<size_t>(nTokens * N), NAN);
                 iqTileMatmul(type, c.w.data(), c.rowBytes, K, N, 0, (N + 15) / 16, c.pa, nTokens, y.data(), static_cast<size_t>(N));
@@ -444,11 +456,13 @@ private:
                     for (int64_t r = 0; r < N; ++r) {
                         const float got = y[static_cast<size_t>(tk * N + r)], want = expected[static_cast<size_t>(tk * N + r)];
                         QVERIFY2(std::memcmp(&got, &want, 4) == 0,
-                                 qPrintable(QStringLiteral("%1 tokens %2: row %3 token %4: %5, vecDot %6").arg(cpuPathName(path))
-                                                .arg(nTokens).arg(r).arg(tk).arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
+                                 qPrintable(QStringLiteral("%1%2 tokens %3: row %4 token %5: %6, vecDot %7").arg(cpuPathName(path))
+                                                .arg(v.vnni ? "" : " (no AVX-VNNI)").arg(nTokens).arg(r).arg(tk)
+                                                .arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
                     }
             }
         }
+        setPackedAvxVnni(true);
     }
 
 

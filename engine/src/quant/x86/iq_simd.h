@@ -26,9 +26,12 @@ void iqTileConvertAvx512(GgmlType type, const uint8_t *rows, size_t rowBytes, in
 void iqTileMultiplyAvx512(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
                           int64_t t0, int64_t t1, float *y, size_t ldy);
 // The same on AVX2 (+ FMA + F16C): the conversion, and the multiply (t0
-// any token).
+// any token); with AVX-VNNI the multiply's integer steps by vpdpbusd /
+// vpdpwssd (the same integers).
 void iqTileConvertAvx2(GgmlType type, const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, uint8_t *tile);
 void iqTileMultiplyAvx2(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
                         int64_t t0, int64_t t1, float *y, size_t ldy);
+void iqTileMultiplyAvxVnni(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act,
+                           int64_t t0, int64_t t1, float *y, size_t ldy);
 
 } // namespace burrow::quant::x86
