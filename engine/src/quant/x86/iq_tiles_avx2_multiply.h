@@ -10,7 +10,7 @@
 // each). Per lane m (elements 4m..4m + 3 of every sub-block) and
 // super-block: the runs' integer products (addLaneRuns), started from the
 // lane start; then the rows' float steps, acc_m = fma(d_w d_a, lane,
-// acc_m), for up to 4 tokens (Q2_K 6) sharing each weight register, and
+// acc_m), for up to 4 tokens (kMaxTile) sharing each weight register, and
 // hsum8 over the lanes. Results equal the scalar twin (and so the rows'
 // vecDot) bit for bit.
 #pragma once
@@ -34,9 +34,16 @@ constexpr size_t kOffStart = kIqTileOffStart, kOffScale = kIqTileOffScale, kOffW
 // Tokens per pass: 4 (16 ymm registers: 4 lanes, 4 sums, weights, scales);
 // Q2_K 6 (its one chain per token leaves room; 2048 x 5632 by 512 tokens,
 // one thread: 113-122 ms with 4, 84-96 with 6, 93-95 with 7 or 8; the
-// lattice types are 5-10 % slower with 5 or 6).
+// lattice types are 5-10 % slower with 5 or 6). With AVX-VNNI, IQ1_S and
+// IQ1_M 8 (a run is one vpdpbusd, no int16 sums to hold: IQ1_S 64 -> 52-53
+// ms, IQ1_M 100 -> 85-91 ms; 10 and 12 slower again; the other types lose
+// 3-9 % with 6 or 8 there).
 template <T Type>
-constexpr int kMaxTile = Type == T::GGML_TYPE_Q2_K ? 6 : 4;
+constexpr int kMaxTile = Type == T::GGML_TYPE_Q2_K ? 6
+#if defined(__AVXVNNI__)
+                       : (Type == T::GGML_TYPE_IQ1_S || Type == T::GGML_TYPE_IQ1_M) ? 8
+#endif
+                                                   : 4;
 
 inline __m256i bcast32(const uint8_t *p)
 {
