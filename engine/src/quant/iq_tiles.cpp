@@ -34,7 +34,6 @@ int32_t get32(const uint8_t *p)
     std::memcpy(&v, p, 4);
     return v;
 }
-int32_t pair16(int a, int b) { return static_cast<int32_t>((static_cast<uint32_t>(a) & 0xffffu) | (static_cast<uint32_t>(b) << 16)); }
 int lo16(int32_t v) { return static_cast<int16_t>(v & 0xffff); }
 int hi16(int32_t v) { return static_cast<int16_t>(static_cast<uint32_t>(v) >> 16); }
 
@@ -53,7 +52,7 @@ void putRuns(const int8_t *w, const int *scale, uint8_t *o, size_t r, bool whole
     }
     for (int h = 0; h < 16; ++h) {
         const int s = scaled ? 1 : scale[h];
-        put32(o + kOffScale + (16 * static_cast<size_t>(h) + r) * 4, pair16(s, s));
+        put32(o + kOffScale + (16 * static_cast<size_t>(h) + r) * 4, iqTilePair16(s, s));
     }
     int32_t total = 0;
     for (int m = 0; m < 8; ++m) {
@@ -80,17 +79,10 @@ void putRow(GgmlType type, const generic::IqSuperBlock &s, uint8_t *o, size_t r)
     for (int h = 0; h < 16; ++h)
         scale[h] = s.scale[h];
     putRuns(s.w, scale, o, r, false, iqTileScaledWeights(type));
-    if (type == GgmlType::GGML_TYPE_IQ1_S)
-        for (int p = 0; p < 4; ++p)
-            put32(o + kOffExtra + (16 * p + r) * 4,
-                  pair16(s.scale[4 * p] * s.shift[8 * p], s.scale[4 * p + 2] * s.shift[8 * p + 4]));
-    if (type == GgmlType::GGML_TYPE_IQ1_M)
-        for (int m = 0; m < 8; ++m)
-            for (int p = 0; p < 4; ++p) {
-                const int c0 = s.scale[2 * (2 * p) + m / 4] * s.shift[4 * (2 * p) + m / 2];
-                const int c1 = s.scale[2 * (2 * p + 1) + m / 4] * s.shift[4 * (2 * p + 1) + m / 2];
-                put32(o + kOffExtra + ((4 * m + p) * kRows + r) * 4, pair16(c0, c1));
-            }
+    uint32_t groupNeg = 0;
+    for (int l = 0; l < 32; ++l)
+        groupNeg |= static_cast<uint32_t>(s.shift[l] < 0) << l;
+    iqTilePutShiftPairs(type, o, r, s.scale, groupNeg);
 }
 
 // Row r of one super-block of a Q2_K tile (iq_tiles.h): the 2-bit values
@@ -108,7 +100,7 @@ void putRowQ2K(const BlockQ2_K &x, uint8_t *o, size_t r)
         scale[h] = x.scales[h] & 0xf;
     putRuns(w, scale, o, r, true, true);
     for (int p = 0; p < 8; ++p)
-        put32(o + kOffExtra + (16 * static_cast<size_t>(p) + r) * 4, pair16(x.scales[2 * p] >> 4, x.scales[2 * p + 1] >> 4));
+        put32(o + kOffExtra + (16 * static_cast<size_t>(p) + r) * 4, iqTilePair16(x.scales[2 * p] >> 4, x.scales[2 * p + 1] >> 4));
     std::memcpy(o + kIqTileOffQ2KDmin + 4 * r, &dmin, 4);
 }
 
@@ -179,16 +171,16 @@ void iqTilePrepareRow(GgmlType type, int64_t K, const PackedActivation &act, int
                     side[iqSideRun(nb, m, b, ib) + static_cast<size_t>(i)] = static_cast<uint8_t>(q[32 * ib + 4 * m + i] + 128);
         if (type == GgmlType::GGML_TYPE_Q2_K)
             for (int p = 0; p < 8; ++p)
-                put32(side + iqSideBsums(nb, b, p), pair16(a[b].bsums[2 * p], a[b].bsums[2 * p + 1]));
+                put32(side + iqSideBsums(nb, b, p), iqTilePair16(a[b].bsums[2 * p], a[b].bsums[2 * p + 1]));
         if (type == GgmlType::GGML_TYPE_IQ1_S)
             for (int p = 0; p < 4; ++p)
-                put32(side + iqSideSums(nb, b, p), pair16(a[b].bsums[4 * p] + a[b].bsums[4 * p + 1],
+                put32(side + iqSideSums(nb, b, p), iqTilePair16(a[b].bsums[4 * p] + a[b].bsums[4 * p + 1],
                                                           a[b].bsums[4 * p + 2] + a[b].bsums[4 * p + 3]));
         if (type == GgmlType::GGML_TYPE_IQ1_M)
             for (int m = 0; m < 8; ++m)
                 for (int p = 0; p < 4; ++p) {
                     const int8_t *r0 = q + 32 * (2 * p) + 4 * m, *r1 = q + 32 * (2 * p + 1) + 4 * m;
-                    put32(side + iqSideQ4(nb, m, b, p), pair16(r0[0] + r0[1] + r0[2] + r0[3], r1[0] + r1[1] + r1[2] + r1[3]));
+                    put32(side + iqSideQ4(nb, m, b, p), iqTilePair16(r0[0] + r0[1] + r0[2] + r0[3], r1[0] + r1[1] + r1[2] + r1[3]));
                 }
     }
 }

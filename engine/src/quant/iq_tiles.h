@@ -51,6 +51,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace burrow::quant {
 
@@ -62,6 +63,38 @@ inline constexpr size_t kIqTileActBytes = 256 + 16 + 128;
 // starts, the scale pairs, the weight runs, IQ1_S / IQ1_M's coefficient pairs.
 inline constexpr size_t kIqTileOffStart = 64, kIqTileOffScale = 576, kIqTileOffWeights = 1600, kIqTileOffExtra = 5696;
 inline constexpr size_t kIqTileOffQ2KDmin = kIqTileOffExtra + 8 * 64;   // Q2_K's dmin row, after its 8 min pairs
+
+// Two int16 in one int32 (a below b), as the tile's pair fields hold them.
+constexpr int32_t iqTilePair16(int a, int b)
+{
+    return static_cast<int32_t>((static_cast<uint32_t>(a) & 0xffffu) | (static_cast<uint32_t>(b) << 16));
+}
+
+// IQ1_S and IQ1_M: row r's shift coefficient pairs in the extra part of one
+// super-block of a tile (o: its first byte; the layout above), from the
+// scales of the row's 16 halves (half[h]: 2s + 1 of elements 16h..16h + 15)
+// and groupNeg (bit l set: the shift of elements 8l..8l + 7 is negative).
+// Every path's conversion writes them here; other types: nothing.
+template <typename Scale>
+inline void iqTilePutShiftPairs(GgmlType type, uint8_t *o, size_t r, const Scale *half, uint32_t groupNeg)
+{
+    // c(ib, m): the scale of lane m's half of sub-block ib, with its group's shift sign
+    const auto c = [&](int ib, int m) {
+        const int sc = static_cast<int>(half[2 * ib + m / 4]);
+        return ((groupNeg >> (4 * ib + m / 2)) & 1u) ? -sc : sc;
+    };
+    const auto put = [&](size_t slot, int c0, int c1) {
+        const int32_t v = iqTilePair16(c0, c1);
+        std::memcpy(o + kIqTileOffExtra + (16 * slot + r) * 4, &v, 4);
+    };
+    if (type == GgmlType::GGML_TYPE_IQ1_S)   // one pair per 2 sub-blocks
+        for (int p = 0; p < 4; ++p)
+            put(static_cast<size_t>(p), c(2 * p, 0), c(2 * p + 1, 0));
+    else if (type == GgmlType::GGML_TYPE_IQ1_M)   // per lane and 2 sub-blocks
+        for (int m = 0; m < 8; ++m)
+            for (int p = 0; p < 4; ++p)
+                put(static_cast<size_t>(4 * m + p), c(2 * p, m), c(2 * p + 1, m));
+}
 
 // Token t's place in the side (from act.tileSide: its run (0, 0) of
 // super-block 0); the offsets below are from there, the same for the 8

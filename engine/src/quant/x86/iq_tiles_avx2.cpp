@@ -48,7 +48,6 @@ inline void transpose8(const __m256i in[8], __m256i out[8])
     }
 }
 
-inline int32_t pair16(int a, int b) { return static_cast<int32_t>((static_cast<uint32_t>(a) & 0xffffu) | (static_cast<uint32_t>(b) << 16)); }
 inline void put32(uint8_t *p, int32_t v) { std::memcpy(p, &v, 4); }
 
 // One super-block of 16 rows before the transposition: the weights (value
@@ -76,11 +75,11 @@ inline void decodeQ2K(const BlockQ2_K &x, GroupRows &g, int r, uint8_t *o)
         }
     }
     for (int h = 0; h < 16; ++h)
-        g.pairs[h][r] = pair16(1, 1);
+        g.pairs[h][r] = iqTilePair16(1, 1);
     g.d[r] = _cvtsh_ss(x.d);
     for (int p = 0; p < 8; ++p)
         put32(o + kOffExtra + (16 * static_cast<size_t>(p) + static_cast<size_t>(r)) * 4,
-              pair16(x.scales[2 * p] >> 4, x.scales[2 * p + 1] >> 4));
+              iqTilePair16(x.scales[2 * p] >> 4, x.scales[2 * p + 1] >> 4));
     const float dmin = _cvtsh_ss(x.dmin);
     std::memcpy(o + kIqTileOffQ2KDmin + 4 * static_cast<size_t>(r), &dmin, 4);
 }
@@ -103,7 +102,7 @@ inline void decodeQ3K(const BlockQ3_K &x, GroupRows &g, int r)
     int8_t sc[16];
     unpackQ3KScales(x.scales, sc);
     for (int h = 0; h < 16; ++h)
-        g.pairs[h][r] = pair16(sc[h], sc[h]);
+        g.pairs[h][r] = iqTilePair16(sc[h], sc[h]);
     g.d[r] = _cvtsh_ss(x.d);
 }
 
@@ -126,28 +125,22 @@ inline void decodeLattice(const uint8_t *block, GroupRows &g, int r, uint8_t *o)
         _mm256_store_si256(reinterpret_cast<__m256i *>(g.w[r] + 32 * ib), w);
         half[2 * ib] = lo;
         half[2 * ib + 1] = hi;
-        g.pairs[2 * ib][r] = kScaled ? pair16(1, 1) : pair16(lo, lo);
-        g.pairs[2 * ib + 1][r] = kScaled ? pair16(1, 1) : pair16(hi, hi);
+        g.pairs[2 * ib][r] = kScaled ? iqTilePair16(1, 1) : iqTilePair16(lo, lo);
+        g.pairs[2 * ib + 1][r] = kScaled ? iqTilePair16(1, 1) : iqTilePair16(hi, hi);
     }
     g.d[r] = D::d(block);
-    const size_t rr = static_cast<size_t>(r);
-    if constexpr (D::kType == T::GGML_TYPE_IQ1_S) {   // one shift sign per sub-block: qh bit 15
+    uint32_t groupNeg = 0;   // bit l: the shift of group l (elements 8l..8l + 7) is negative
+    if constexpr (D::kType == T::GGML_TYPE_IQ1_S) {   // one sign per sub-block: qh bit 15
         const auto *x = reinterpret_cast<const BlockIQ1_S *>(block);
-        const auto c = [&](int ib) { return (x->qh[ib] & 0x8000) ? -half[2 * ib] : half[2 * ib]; };
-        for (int p = 0; p < 4; ++p)
-            put32(o + kOffExtra + (16 * static_cast<size_t>(p) + rr) * 4, pair16(c(2 * p), c(2 * p + 1)));
+        for (int ib = 0; ib < 8; ++ib)
+            groupNeg |= (x->qh[ib] & 0x8000u) ? 0xfu << (4 * ib) : 0u;
     }
-    if constexpr (D::kType == T::GGML_TYPE_IQ1_M) {   // group k of sub-block ib: qh[2ib + k / 2] bit 3 or 7
+    if constexpr (D::kType == T::GGML_TYPE_IQ1_M) {   // group l: qh byte l / 2, bit 3 or 7
         const auto *x = reinterpret_cast<const BlockIQ1_M *>(block);
-        const auto c = [&](int ib, int m) {
-            const int k = m / 2, sc = half[2 * ib + m / 4];
-            return ((x->qh[2 * ib + k / 2] >> (k % 2 ? 7 : 3)) & 1) ? -sc : sc;
-        };
-        for (int m = 0; m < 8; ++m)
-            for (int p = 0; p < 4; ++p)
-                put32(o + kOffExtra + ((4 * static_cast<size_t>(m) + static_cast<size_t>(p)) * 16 + rr) * 4,
-                      pair16(c(2 * p, m), c(2 * p + 1, m)));
+        for (int l = 0; l < 32; ++l)
+            groupNeg |= ((x->qh[l / 2] >> (4 * (l % 2) + 3)) & 1u) << l;
     }
+    iqTilePutShiftPairs(D::kType, o, static_cast<size_t>(r), half, groupNeg);
 }
 
 // D: a lattice type's decoder, or QK<Q2_K / Q3_K>.
@@ -185,7 +178,7 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
         }
         std::memcpy(o, g.d, sizeof g.d);
         std::memcpy(o + kOffScale, g.pairs, sizeof g.pairs);
-        __m256i total[2];
+        const auto minus128 = [](__m256i v) { return _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(v, 7)); };
         for (int half = 0; half < 2; ++half) {
             const size_t h8 = 8 * static_cast<size_t>(half);
             __m256i start[8];
@@ -203,18 +196,14 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
                 }
             }
             // -128 x each lane's start (Q2_K: the 8 lanes' sum in lane 0's place, the others zero)
-            total[half] = _mm256_setzero_si256();
-            for (int m = 0; m < 8; ++m) {
-                __m256i v = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(start[m], 7));
-                if constexpr (Type == T::GGML_TYPE_Q2_K) {
-                    total[half] = _mm256_add_epi32(total[half], start[m]);
-                    v = _mm256_setzero_si256();
-                }
-                _mm256_storeu_si256(reinterpret_cast<__m256i *>(o + kOffStart + (16 * static_cast<size_t>(m) + h8) * 4), v);
-            }
             if constexpr (Type == T::GGML_TYPE_Q2_K)
-                _mm256_storeu_si256(reinterpret_cast<__m256i *>(o + kOffStart + h8 * 4),
-                                    _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(total[half], 7)));
+                for (int m = 1; m < 8; ++m) {
+                    start[0] = _mm256_add_epi32(start[0], start[m]);
+                    start[m] = _mm256_setzero_si256();
+                }
+            for (int m = 0; m < 8; ++m)
+                _mm256_storeu_si256(reinterpret_cast<__m256i *>(o + kOffStart + (16 * static_cast<size_t>(m) + h8) * 4),
+                                    m > 0 && Type == T::GGML_TYPE_Q2_K ? start[m] : minus128(start[m]));
         }
     }
 }
@@ -236,6 +225,7 @@ void iqTileConvertAvx2(GgmlType type, const uint8_t *rows, size_t rowBytes, int6
     default: break;
     }
 }
+
 void iqTileMultiplyAvx2(GgmlType type, const uint8_t *tile, int64_t K, int rows, const PackedActivation &act, int64_t t0,
                         int64_t t1, float *y, size_t ldy)
 {

@@ -162,22 +162,9 @@ void convertGroup(const uint8_t *rows, size_t rowBytes, int64_t K, int nRows, ui
                 _mm512_storeu_si512(o + kOffExtra + 64 * static_cast<size_t>(p), _mm512_load_si512(mins[p]));
             _mm512_storeu_ps(o + kIqTileOffQ2KDmin, _mm512_load_ps(dmin));
         }
-        if constexpr (D::kType == T::GGML_TYPE_IQ1_S || D::kType == T::GGML_TYPE_IQ1_M) {
-            // shift coefficient pairs: scale * shift sign (IQ1_S per sub-block, IQ1_M per group and lane)
-            const auto coef = [&](int r, int ib, int m) {
-                const int sc = halves[r][2 * ib + m / 4];
-                return ((groupNeg[r] >> (4 * ib + m / 2)) & 1u) ? -sc : sc;
-            };
-            const int lanes = D::kType == T::GGML_TYPE_IQ1_S ? 1 : 8;
-            for (int m = 0; m < lanes; ++m)
-                for (int p = 0; p < 4; ++p) {
-                    alignas(64) int32_t v[16];
-                    for (int r = 0; r < 16; ++r)
-                        v[r] = static_cast<int32_t>((static_cast<uint32_t>(coef(r, 2 * p, m)) & 0xffffu)
-                                                    | (static_cast<uint32_t>(coef(r, 2 * p + 1, m)) << 16));
-                    _mm512_storeu_si512(o + kOffExtra + 64 * static_cast<size_t>(4 * m + p), _mm512_load_si512(v));
-                }
-        }
+        if constexpr (D::kType == T::GGML_TYPE_IQ1_S || D::kType == T::GGML_TYPE_IQ1_M)
+            for (int r = 0; r < 16; ++r)   // rows past N: zero halves, zero pairs
+                iqTilePutShiftPairs(D::kType, o, static_cast<size_t>(r), halves[r], groupNeg[r]);
     }
 }
 
