@@ -69,14 +69,14 @@ inline __m256 hsum8Rows(const __m256 *a)
 // 4 runs' vpmaddubsw pairs summed as int16 (|sum| <= 4 x 2 x 255 x 15 <
 // 2^15), then one vpmaddwd with 1s, per 4 runs (AVX-VNNI: one vpdpbusd a
 // run, as Q2_K's scaled runs). Every way gives the same integer.
-// Ordered: each lane's adds in program order (in_order.h; 25-37 % faster
-// per tile); Q2_K's single chain through all 64 runs of a super-block is as
-// fast either way (measured level), and keeps GCC's order.
-template <int NT, bool Iq1, bool Ordered = true>
+// Plain AVX2 keeps each lane's adds in program order (in_order.h; 25-37 %
+// faster per tile); Q2_K's single chain through all 64 runs of a
+// super-block is as fast either way (measured level), and keeps GCC's order.
+template <int NT, T Type>
 inline void addLaneRuns(const uint8_t *o, size_t half, const uint8_t *const side[NT], int64_t nb, int m, int64_t b,
                         __m256i lane[NT])
 {
-    if constexpr (Iq1) {
+    if constexpr (Type == T::GGML_TYPE_IQ1_S || Type == T::GGML_TYPE_IQ1_M) {
         const __m256i ones = _mm256_set1_epi16(1);
         for (int ib0 = 0; ib0 < 8; ib0 += 4) {
             __m256i w[4];
@@ -104,13 +104,13 @@ inline void addLaneRuns(const uint8_t *o, size_t half, const uint8_t *const side
         for (int j = 0; j < NT; ++j) {
             const __m256i a = bcast32(side[j] + iqSideRun(nb, m, b, ib));
 #if defined(__AVXVNNI__)
-            if constexpr (!Ordered)   // Q2_K: its runs hold value x scale, its scale pairs are 1
+            if constexpr (iqTileScaledWeights(Type))   // Q2_K: its runs hold value x scale, its scale pairs are 1
                 lane[j] = _mm256_dpbusd_avx_epi32(lane[j], a, w);
             else
                 lane[j] = _mm256_dpwssd_avx_epi32(lane[j], _mm256_maddubs_epi16(a, w), sc);
 #else
             lane[j] = _mm256_add_epi32(lane[j], _mm256_madd_epi16(_mm256_maddubs_epi16(a, w), sc));
-            if constexpr (Ordered)
+            if constexpr (Type != T::GGML_TYPE_Q2_K)
                 lane[j] = inOrder(lane[j]);
 #endif
         }
@@ -157,7 +157,7 @@ void multiplyHalf(const uint8_t *tile, int64_t K, int h, int rows, const PackedA
             const __m256i start = load8(o + kOffStart + 64 * static_cast<size_t>(m) + half);
             for (int j = 0; j < NT; ++j)
                 lane[j] = start;
-            addLaneRuns<NT, kS || kM>(o, half, side, nb, m, b, lane);
+            addLaneRuns<NT, Type>(o, half, side, nb, m, b, lane);
             const __m256 dw = _mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h);
             for (int j = 0; j < NT; ++j) {
                 const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(a[j][b].d));
@@ -228,7 +228,7 @@ void multiplyHalfQ2K(const uint8_t *tile, int64_t K, int h, int rows, const Pack
         for (int j = 0; j < NT; ++j)
             isum[j] = start;
         for (int m = 0; m < 8; ++m)
-            addLaneRuns<NT, false, false>(o, half, side, nb, m, b, isum);
+            addLaneRuns<NT, T::GGML_TYPE_Q2_K>(o, half, side, nb, m, b, isum);
         const __m256 dw = _mm256_loadu_ps(reinterpret_cast<const float *>(o) + 8 * h);
         const __m256 dmw = _mm256_loadu_ps(reinterpret_cast<const float *>(o + kIqTileOffQ2KDmin) + 8 * h);
         for (int j = 0; j < NT; ++j) {
