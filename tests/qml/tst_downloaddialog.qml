@@ -103,8 +103,10 @@ Item {
             compare(named("downloadListError").visible, false)
             const files = named("downloadFileList")
             tryCompare(files, "count", 2)
+            // The view makes its delegates when it next lays out, after the
+            // count changed (a CI run under load looked before that).
+            tryVerify(() => fileRow("tiny-Q8_0.gguf") !== null && fileRow("tiny-F16.gguf") !== null, 5000)
             const q8 = fileRow("tiny-Q8_0.gguf")
-            verify(q8 !== null)
             verify(q8.modelData.sizeText.indexOf("200") >= 0, q8.modelData.sizeText)
             compare(q8.modelData.quantization, "Q8_0")
             verify(q8.modelData.hint.indexOf("8-bit") >= 0)
@@ -139,8 +141,8 @@ Item {
         function test_3_gatedNeedsAToken() {
             DownloadManager.token.clear()
             list("test/gated-GGUF")
+            tryVerify(() => fileRow("gated-Q4_K_M.gguf") !== null, 5000)
             const file = fileRow("gated-Q4_K_M.gguf")
-            verify(file !== null)
             mouseDoubleClickSequence(file)   // a double click downloads at once
             tryVerify(() => downloadRow("gated-Q4_K_M.gguf") !== null, 5000)
             const row = downloadRow("gated-Q4_K_M.gguf")
