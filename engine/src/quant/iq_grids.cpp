@@ -450,6 +450,20 @@ constexpr std::array<uint32_t, N> expand4(const uint16_t (&codes)[N], const uint
     return out;
 }
 
+// An IQ3 point as four nibbles (nibble j = element j): its level codes
+// (IQ3_XXS), or its magnitudes (IQ3_S: the odd 1..15 fit a nibble).
+template <size_t N>
+constexpr std::array<uint16_t, N> nibbles4(const uint16_t (&codes)[N], const uint8_t *levels)
+{
+    std::array<uint16_t, N> out{};
+    for (size_t i = 0; i < N; ++i)
+        for (int j = 0; j < 4; ++j) {
+            const unsigned code = (codes[i] >> (3 * j)) & 7;
+            out[i] = static_cast<uint16_t>(out[i] | (levels ? levels[code] : code) << (4 * j));
+        }
+    return out;
+}
+
 constexpr std::array<uint8_t, 128> evenSigns()
 {
     std::array<uint8_t, 128> out{};
@@ -479,6 +493,14 @@ alignas(64) constexpr std::array<uint64_t, 512> kIq2xsGrid = expand8(kIq2xsCodes
 alignas(64) constexpr std::array<uint64_t, 1024> kIq2sGrid = expand8(kIq2sCodes, kIq2Levels);
 alignas(64) constexpr std::array<uint32_t, 256> kIq3xxsGrid = expand4(kIq3xxsCodes, kIq3xxsLevels);
 alignas(64) constexpr std::array<uint32_t, 512> kIq3sGrid = expand4(kIq3sCodes, kIq3sLevels);
+alignas(64) constexpr std::array<uint16_t, 256> kIq3xxsNibbles = nibbles4(kIq3xxsCodes, nullptr);
+alignas(64) constexpr std::array<uint16_t, 512> kIq3sNibbles = nibbles4(kIq3sCodes, kIq3sLevels);
+alignas(64) constexpr std::array<uint8_t, 8> kIq3xxsLevelBytes = [] {
+    std::array<uint8_t, 8> out{};
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i] = kIq3xxsLevels[i];
+    return out;
+}();
 alignas(64) constexpr std::array<uint64_t, 2048> kIq1sGrid = expand8(kIq1sCodes, kIq1Levels);
 alignas(64) constexpr std::array<uint8_t, 128> kIqEvenSigns = evenSigns();
 alignas(64) constexpr std::array<uint64_t, 128> kIqEvenSignBytes = evenSignBytes();

@@ -20,6 +20,12 @@ extern const std::array<uint64_t, 512> kIq2xsGrid;
 extern const std::array<uint64_t, 1024> kIq2sGrid;
 extern const std::array<uint32_t, 256> kIq3xxsGrid;
 extern const std::array<uint32_t, 512> kIq3sGrid;
+// The IQ3 points in 16 bits, for look-ups from registers: nibble j holds
+// element j as its level's index (IQ3_XXS; kIq3xxsLevelBytes maps it) or as
+// its magnitude (IQ3_S).
+extern const std::array<uint16_t, 256> kIq3xxsNibbles;
+extern const std::array<uint16_t, 512> kIq3sNibbles;
+extern const std::array<uint8_t, 8> kIq3xxsLevelBytes;
 // IQ1_S and IQ1_M share one grid of 2048 points, bytes int8 -1, 0 or 1.
 extern const std::array<uint64_t, 2048> kIq1sGrid;
 
