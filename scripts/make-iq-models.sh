@@ -13,7 +13,11 @@
 #        (default DIR: build/models). BURROW_CLI, BURROW_JOBS as make-models.sh;
 #        BURROW_IQ_TYPES: a space-separated subset of the types above;
 #        BURROW_IQ_BASE: an existing base file to start from instead of the
-#        F32 one (e.g. the F16 of make-lowbit-models.sh: half the reads).
+#        F32 one (e.g. the F16 of make-lowbit-models.sh: half the reads);
+#        LLAMA_QUANTIZE_ARGS: options passed to llama-quantize before its
+#        arguments (with ik_llama.cpp's quantizer, whose default mixtures
+#        use its own types that other engines cannot read: e.g.
+#        "--custom-q attn_v=q4_K,attn_output=iq2_xxs").
 # Idempotent: files that exist are kept (delete one to make it again).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +53,8 @@ for type in $types; do
         echo "$(basename "$out") kept"
         continue
     fi
-    "$bin/llama-quantize" --imatrix "$imatrix" "$base" "$out.part" "$type" "$threads" > "$out.log" 2>&1
+    # shellcheck disable=SC2086 # the options are words
+    "$bin/llama-quantize" ${LLAMA_QUANTIZE_ARGS:-} --imatrix "$imatrix" "$base" "$out.part" "$type" "$threads" > "$out.log" 2>&1
     mv "$out.part" "$out"
     echo "$(basename "$out") written ($(du -h "$out" | cut -f1))"
 done
