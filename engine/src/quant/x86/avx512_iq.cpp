@@ -92,10 +92,10 @@ void iqCols(int64_t n, float *out, const uint8_t *x, const uint8_t *y, size_t st
 }
 
 // IQ1_S one 32-element sub-block at a time in 256-bit registers (the same
-// lanes: int32 lane m = 4 products of the sub-block): its 11-bit indices are
-// cheapest taken apart in general registers, and on CPUs that split 512-bit
-// operations in two (Zen 4) this form measured faster than the 512-bit one
-// for this type (IQ1_M measured the other way).
+// lanes: int32 lane m = 4 products of the sub-block), where the decoders
+// gather (Intel: what the Xeon measurements of benchmarks.md ran). Without
+// gathers iqCols<DecIQ1_S> runs it, its indices taken apart in general
+// registers as here (Zen 4, one-token kernel: 16.7 -> 15.5 ns a super-block).
 template <int NY>
 void iq1sCols(int64_t n, float *out, const uint8_t *x, const uint8_t *y, size_t stride)
 {
@@ -206,6 +206,10 @@ void fillAvx512Iq(TypeTraits *rows)
     set<DecIQ3_XXS>(rows);
     set<DecIQ3_S>(rows);
     set<DecIQ1_M>(rows);
+    if (!iqGather()) {
+        set<DecIQ1_S>(rows);
+        return;
+    }
     TypeTraits &r = rows[static_cast<size_t>(T::GGML_TYPE_IQ1_S)];
     r.vecDot = r.vecDotGemm = Iq1sEntry::dot;
     r.vecDotMulti = r.vecDotMultiGemm = Iq1sEntry::multi;
