@@ -87,7 +87,12 @@ def speeds(rows):
 
 
 flags = ['-p', str(a.p), '-n', str(a.n), '-t', str(a.t), '-r', str(a.r)]
-engines = [('llama', [a.llama, '-o', 'json'] + flags)]
+# A reference that is not built here is left out of the table (said on stderr).
+engines = []
+if os.path.exists(a.llama):
+    engines.append(('llama', [a.llama, '-o', 'json'] + flags))
+else:
+    print(f'bench-rounds: {a.llama} not found: llama.cpp left out', file=sys.stderr)
 if a.ik and os.path.exists(a.ik):
     if a.ik_rtr:
         engines.append(('ik', [a.ik, '-o', 'json', '-rtr', '0'] + flags))
