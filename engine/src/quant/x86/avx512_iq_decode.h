@@ -300,22 +300,22 @@ struct DecIQ2_S {
     {
         const auto *x = reinterpret_cast<const BlockIQ2_S *>(b);
         const auto &g = kIq2sGrid;
-        alignas(64) uint32_t idx[32];
-        if (iqGather())
+        if (iqGather()) {
+            alignas(64) uint32_t idx[32];
             iqIndices32<4, 2, 2>(x->qs, x->qh, idx);
-        for (int k = 0; k < 4; ++k) {
-            const uint32_t *p = idx + 8 * k;
-            if (iqGather())
-                s.mag[k] = iqGather8(g.data(), _mm256_load_si256(reinterpret_cast<const __m256i *>(p)));
-            else {
+            for (int k = 0; k < 4; ++k)
+                s.mag[k] = iqGather8(g.data(), _mm256_load_si256(reinterpret_cast<const __m256i *>(idx + 8 * k)));
+        } else {
+            for (int k = 0; k < 4; ++k) {   // index 4ib + l: qs | bits 2l, 2l + 1 of qh[ib] << 8
                 const uint8_t *q = x->qs + 8 * k;
                 const uint32_t h0 = x->qh[2 * k], h1 = x->qh[2 * k + 1];
                 s.mag[k] = iqSet8(g[q[0] | ((h0 << 8) & 0x300)], g[q[1] | ((h0 << 6) & 0x300)], g[q[2] | ((h0 << 4) & 0x300)],
                                   g[q[3] | ((h0 << 2) & 0x300)], g[q[4] | ((h1 << 8) & 0x300)], g[q[5] | ((h1 << 6) & 0x300)],
                                   g[q[6] | ((h1 << 4) & 0x300)], g[q[7] | ((h1 << 2) & 0x300)]);
             }
-            s.neg[k] = _cvtu64_mask64(iqLoadU64(x->qs + QK_K / 8 + 8 * k));
         }
+        for (int k = 0; k < 4; ++k)
+            s.neg[k] = _cvtu64_mask64(iqLoadU64(x->qs + QK_K / 8 + 8 * k));
         iqNibbleScales(x->scales, s);
         s.d = _cvtsh_ss(x->d);
     }
@@ -373,11 +373,10 @@ struct DecIQ1_S {
         if (iqGather())
             iqIndices32<4, 3, 3>(x->qs, x->qh, idx);
         for (int k = 0; k < 4; ++k) {
-            const uint32_t *p = idx + 8 * k;
             __m512i w;
             if (iqGather())
-                w = iqGather8(g.data(), _mm256_load_si256(reinterpret_cast<const __m256i *>(p)));
-            else {
+                w = iqGather8(g.data(), _mm256_load_si256(reinterpret_cast<const __m256i *>(idx + 8 * k)));
+            else {   // index 4ib + l: qs | bits 3l..3l + 2 of qh[ib] << 8
                 const uint8_t *q = x->qs + 8 * k;
                 const uint32_t h0 = x->qh[2 * k], h1 = x->qh[2 * k + 1];
                 w = iqSet8(g[q[0] | ((h0 << 8) & 0x700u)], g[q[1] | ((h0 << 5) & 0x700u)], g[q[2] | ((h0 << 2) & 0x700u)],
@@ -425,11 +424,10 @@ struct DecIQ1_M {
         if (iqGather())
             iqIndices32<2, 4, 3>(x->qs, x->qh, idx);
         for (int k = 0; k < 4; ++k) {
-            const uint32_t *p = idx + 8 * k;
             __m512i w;
             if (iqGather())
-                w = iqGather8(g.data(), _mm256_load_si256(reinterpret_cast<const __m256i *>(p)));
-            else {
+                w = iqGather8(g.data(), _mm256_load_si256(reinterpret_cast<const __m256i *>(idx + 8 * k)));
+            else {   // index i: qs | bits 4 (i % 2)..4 (i % 2) + 2 of qh[i / 2] << 8
                 const uint8_t *q = x->qs + 8 * k;
                 const uint8_t *h = x->qh + 4 * k;
                 w = iqSet8(g[q[0] | ((h[0] << 8) & 0x700u)], g[q[1] | ((h[0] << 4) & 0x700u)], g[q[2] | ((h[1] << 8) & 0x700u)],
