@@ -495,12 +495,7 @@ alignas(64) constexpr std::array<uint32_t, 256> kIq3xxsGrid = expand4(kIq3xxsCod
 alignas(64) constexpr std::array<uint32_t, 512> kIq3sGrid = expand4(kIq3sCodes, kIq3sLevels);
 alignas(64) constexpr std::array<uint16_t, 256> kIq3xxsNibbles = nibbles4(kIq3xxsCodes, nullptr);
 alignas(64) constexpr std::array<uint16_t, 512> kIq3sNibbles = nibbles4(kIq3sCodes, kIq3sLevels);
-alignas(64) constexpr std::array<uint8_t, 8> kIq3xxsLevelBytes = [] {
-    std::array<uint8_t, 8> out{};
-    for (size_t i = 0; i < out.size(); ++i)
-        out[i] = kIq3xxsLevels[i];
-    return out;
-}();
+alignas(64) constexpr std::array<uint8_t, 8> kIq3xxsLevelBytes = std::to_array(kIq3xxsLevels);
 alignas(64) constexpr std::array<uint64_t, 2048> kIq1sGrid = expand8(kIq1sCodes, kIq1Levels);
 alignas(64) constexpr std::array<uint8_t, 128> kIqEvenSigns = evenSigns();
 alignas(64) constexpr std::array<uint64_t, 128> kIqEvenSignBytes = evenSignBytes();

@@ -91,6 +91,20 @@ struct BlockIQ1_S { fp16_t d; uint8_t qs[QK_K / 8]; uint16_t qh[QK_K / 32]; };
 // for 2k + 1: bits 0..2 the index's high bits, bit 3 the shift's sign; scales as 4
 // u16: 3-bit scales, 4 per u16 (per 16 elements), the top nibbles together the f16 d.
 struct BlockIQ1_M { uint8_t qs[QK_K / 8]; uint8_t qh[QK_K / 16]; uint8_t scales[QK_K / 32]; };
+// Grid index of point l (0..3) of 32-element sub-block ib (IQ2_S: 10 bits,
+// IQ1_S and IQ1_M: 11 bits).
+static inline unsigned iq2sPointIndex(const BlockIQ2_S &x, int ib, int l)
+{
+    return x.qs[4 * ib + l] | ((static_cast<unsigned>(x.qh[ib]) << (8 - 2 * l)) & 0x300u);
+}
+static inline unsigned iq1sPointIndex(const BlockIQ1_S &x, int ib, int l)
+{
+    return x.qs[4 * ib + l] | (((static_cast<unsigned>(x.qh[ib]) >> (3 * l)) & 7u) << 8);
+}
+static inline unsigned iq1mPointIndex(const BlockIQ1_M &x, int ib, int l)
+{
+    return x.qs[4 * ib + l] | ((static_cast<unsigned>(x.qh[2 * ib + l / 2]) << (8 - 4 * (l % 2))) & 0x700u);
+}
 // OCP microscaling FP4: x = e8m0ToFp32Half(e) * kValuesMxfp4[q]; e is an E8M0 exponent
 // byte, q a 4-bit E2M1 code; nibble order as Q4_0 (qs[j] low: element j, high: j + 16).
 struct BlockMXFP4 { uint8_t e; uint8_t qs[QK_MXFP4 / 2]; };

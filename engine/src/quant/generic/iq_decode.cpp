@@ -68,8 +68,7 @@ void decodeIQ2_S(const void *block, IqSuperBlock *out)
         out->scale[2 * ib] = static_cast<uint8_t>(2 * (x->scales[ib] & 0xf) + 1);
         out->scale[2 * ib + 1] = static_cast<uint8_t>(2 * (x->scales[ib] >> 4) + 1);
         for (int l = 0; l < 4; ++l) {
-            const unsigned idx = x->qs[4 * ib + l] | ((static_cast<unsigned>(x->qh[ib]) << (8 - 2 * l)) & 0x300u);
-            putSigned8(out->w + 32 * ib + 8 * l, kIq2sGrid[idx], signs[4 * ib + l]);
+            putSigned8(out->w + 32 * ib + 8 * l, kIq2sGrid[iq2sPointIndex(*x, ib, l)], signs[4 * ib + l]);
         }
     }
 }
@@ -117,7 +116,7 @@ void decodeIQ1_S(const void *block, IqSuperBlock *out)
         out->scale[2 * ib] = out->scale[2 * ib + 1] = static_cast<uint8_t>(2 * ((qh >> 12) & 7) + 1);
         const auto shift = static_cast<int8_t>((qh & 0x8000u) ? -1 : 1);
         for (int l = 0; l < 4; ++l) {
-            const uint64_t point = kIq1sGrid[x->qs[4 * ib + l] | (((qh >> (3 * l)) & 7u) << 8)];
+            const uint64_t point = kIq1sGrid[iq1sPointIndex(*x, ib, l)];
             std::memcpy(out->w + 32 * ib + 8 * l, &point, 8);
             out->shift[4 * ib + l] = shift;
         }

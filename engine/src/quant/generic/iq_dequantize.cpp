@@ -71,8 +71,7 @@ void dequantizeRowIQ2_S(const void *src, float *dst, int64_t n)
             const float db[2] = {d * (0.5f + static_cast<float>(x[i].scales[ib] & 0xf)) * 0.25f,
                                  d * (0.5f + static_cast<float>(x[i].scales[ib] >> 4)) * 0.25f};
             for (int l = 0; l < 4; ++l, dst += 8) {
-                const unsigned idx = x[i].qs[4 * ib + l] | ((static_cast<unsigned>(x[i].qh[ib]) << (8 - 2 * l)) & 0x300u);
-                put8(dst, db[l / 2], kIq2sGrid[idx], signs[4 * ib + l]);
+                put8(dst, db[l / 2], kIq2sGrid[iq2sPointIndex(x[i], ib, l)], signs[4 * ib + l]);
             }
         }
     }
@@ -122,7 +121,7 @@ void dequantizeRowIQ1_S(const void *src, float *dst, int64_t n)
             const float dl = d * static_cast<float>(2 * ((qh >> 12) & 7) + 1);
             const float delta = (qh & 0x8000u) ? -kIq1Delta : kIq1Delta;
             for (int l = 0; l < 4; ++l, dst += 8) {
-                const uint64_t point = kIq1sGrid[x[i].qs[4 * ib + l] | (((qh >> (3 * l)) & 7u) << 8)];
+                const uint64_t point = kIq1sGrid[iq1sPointIndex(x[i], ib, l)];
                 for (int j = 0; j < 8; ++j)
                     dst[j] = dl * (static_cast<float>(static_cast<int8_t>(point >> (8 * j))) + delta);
             }

@@ -205,13 +205,12 @@ struct DecIQ1_S {
     static Sub sub(const uint8_t *b, int ib, [[maybe_unused]] const Pairs &pairs)
     {
         const auto *x = reinterpret_cast<const BlockIQ1_S *>(b);
-        const uint8_t *q = x->qs + 4 * ib;
         const unsigned qh = x->qh[ib];
         const auto &g = kIq1sGrid;
-        const __m256i w = _mm256_set_epi64x(static_cast<int64_t>(g[q[3] | ((qh >> 1) & 0x700)]),
-                                            static_cast<int64_t>(g[q[2] | ((qh << 2) & 0x700)]),
-                                            static_cast<int64_t>(g[q[1] | ((qh << 5) & 0x700)]),
-                                            static_cast<int64_t>(g[q[0] | ((qh << 8) & 0x700)]));
+        const __m256i w = _mm256_set_epi64x(static_cast<int64_t>(g[iq1sPointIndex(*x, ib, 3)]),
+                                            static_cast<int64_t>(g[iq1sPointIndex(*x, ib, 2)]),
+                                            static_cast<int64_t>(g[iq1sPointIndex(*x, ib, 1)]),
+                                            static_cast<int64_t>(g[iq1sPointIndex(*x, ib, 0)]));
         const int sc = static_cast<int>(2 * ((qh >> 12) & 7) + 1);
         return {_mm256_sign_epi8(w, w), w, scales16(sc, sc), _mm256_setzero_si256()};
     }
@@ -260,13 +259,12 @@ struct DecIQ1_M {
     static Sub sub(const uint8_t *b, int ib, [[maybe_unused]] const Pairs &pairs)
     {
         const auto *x = reinterpret_cast<const BlockIQ1_M *>(b);
-        const uint8_t *q = x->qs + 4 * ib;
         const unsigned h0 = x->qh[2 * ib], h1 = x->qh[2 * ib + 1];
         const auto &g = kIq1sGrid;
-        const __m256i w = _mm256_set_epi64x(static_cast<int64_t>(g[q[3] | ((h1 << 4) & 0x700)]),
-                                            static_cast<int64_t>(g[q[2] | ((h1 << 8) & 0x700)]),
-                                            static_cast<int64_t>(g[q[1] | ((h0 << 4) & 0x700)]),
-                                            static_cast<int64_t>(g[q[0] | ((h0 << 8) & 0x700)]));
+        const __m256i w = _mm256_set_epi64x(static_cast<int64_t>(g[iq1mPointIndex(*x, ib, 3)]),
+                                            static_cast<int64_t>(g[iq1mPointIndex(*x, ib, 2)]),
+                                            static_cast<int64_t>(g[iq1mPointIndex(*x, ib, 1)]),
+                                            static_cast<int64_t>(g[iq1mPointIndex(*x, ib, 0)]));
         // +1 bytes, or -1 where the group's shift bit is set (branch-free: the bits are random)
         const __m256i bits = _mm256_and_si256(_mm256_set_epi64x(h1, h1, h0, h0),
                                               _mm256_set_epi64x(0x80, 0x08, 0x80, 0x08));

@@ -119,12 +119,11 @@ void iq1sCols(int64_t n, float *out, const uint8_t *x, const uint8_t *y, size_t 
         }
 #pragma GCC unroll 8
         for (int ib = 0; ib < 8; ++ib) {
-            const uint8_t *q = bs->qs + 4 * ib;
             const unsigned qh = bs->qh[ib];
-            const __m256i w = _mm256_set_epi64x(static_cast<int64_t>(g[q[3] | ((qh >> 1) & 0x700)]),
-                                                static_cast<int64_t>(g[q[2] | ((qh << 2) & 0x700)]),
-                                                static_cast<int64_t>(g[q[1] | ((qh << 5) & 0x700)]),
-                                                static_cast<int64_t>(g[q[0] | ((qh << 8) & 0x700)]));
+            const __m256i w = _mm256_set_epi64x(static_cast<int64_t>(g[iq1sPointIndex(*bs, ib, 3)]),
+                                                static_cast<int64_t>(g[iq1sPointIndex(*bs, ib, 2)]),
+                                                static_cast<int64_t>(g[iq1sPointIndex(*bs, ib, 1)]),
+                                                static_cast<int64_t>(g[iq1sPointIndex(*bs, ib, 0)]));
             const __m256i sc = _mm256_set1_epi16(static_cast<int16_t>(2 * ((qh >> 12) & 7) + 1));
             const __m256i mag = _mm256_abs_epi8(w);
             const __mmask32 neg = _mm256_movepi8_mask(w);

@@ -306,12 +306,9 @@ struct DecIQ2_S {
             for (int k = 0; k < 4; ++k)
                 s.mag[k] = iqGather8(g.data(), _mm256_load_si256(reinterpret_cast<const __m256i *>(idx + 8 * k)));
         } else {
-            for (int k = 0; k < 4; ++k) {   // index 4ib + l: qs | bits 2l, 2l + 1 of qh[ib] << 8
-                const uint8_t *q = x->qs + 8 * k;
-                const uint32_t h0 = x->qh[2 * k], h1 = x->qh[2 * k + 1];
-                s.mag[k] = iqSet8(g[q[0] | ((h0 << 8) & 0x300)], g[q[1] | ((h0 << 6) & 0x300)], g[q[2] | ((h0 << 4) & 0x300)],
-                                  g[q[3] | ((h0 << 2) & 0x300)], g[q[4] | ((h1 << 8) & 0x300)], g[q[5] | ((h1 << 6) & 0x300)],
-                                  g[q[6] | ((h1 << 4) & 0x300)], g[q[7] | ((h1 << 2) & 0x300)]);
+            for (int k = 0; k < 4; ++k) {   // part k: sub-blocks 2k, 2k + 1
+                const auto at = [x, k](int p) { return iq2sPointIndex(*x, 2 * k + p / 4, p % 4); };
+                s.mag[k] = iqSet8(g[at(0)], g[at(1)], g[at(2)], g[at(3)], g[at(4)], g[at(5)], g[at(6)], g[at(7)]);
             }
         }
         for (int k = 0; k < 4; ++k)
@@ -376,12 +373,9 @@ struct DecIQ1_S {
             __m512i w;
             if (iqGather())
                 w = iqGather8(g.data(), _mm256_load_si256(reinterpret_cast<const __m256i *>(idx + 8 * k)));
-            else {   // index 4ib + l: qs | bits 3l..3l + 2 of qh[ib] << 8
-                const uint8_t *q = x->qs + 8 * k;
-                const uint32_t h0 = x->qh[2 * k], h1 = x->qh[2 * k + 1];
-                w = iqSet8(g[q[0] | ((h0 << 8) & 0x700u)], g[q[1] | ((h0 << 5) & 0x700u)], g[q[2] | ((h0 << 2) & 0x700u)],
-                           g[q[3] | ((h0 >> 1) & 0x700u)], g[q[4] | ((h1 << 8) & 0x700u)], g[q[5] | ((h1 << 5) & 0x700u)],
-                           g[q[6] | ((h1 << 2) & 0x700u)], g[q[7] | ((h1 >> 1) & 0x700u)]);
+            else {   // part k: sub-blocks 2k, 2k + 1
+                const auto at = [x, k](int p) { return iq1sPointIndex(*x, 2 * k + p / 4, p % 4); };
+                w = iqSet8(g[at(0)], g[at(1)], g[at(2)], g[at(3)], g[at(4)], g[at(5)], g[at(6)], g[at(7)]);
             }
             iqSignedGrid(w, s.mag[k], s.neg[k]);
         }
@@ -427,12 +421,9 @@ struct DecIQ1_M {
             __m512i w;
             if (iqGather())
                 w = iqGather8(g.data(), _mm256_load_si256(reinterpret_cast<const __m256i *>(idx + 8 * k)));
-            else {   // index i: qs | bits 4 (i % 2)..4 (i % 2) + 2 of qh[i / 2] << 8
-                const uint8_t *q = x->qs + 8 * k;
-                const uint8_t *h = x->qh + 4 * k;
-                w = iqSet8(g[q[0] | ((h[0] << 8) & 0x700u)], g[q[1] | ((h[0] << 4) & 0x700u)], g[q[2] | ((h[1] << 8) & 0x700u)],
-                           g[q[3] | ((h[1] << 4) & 0x700u)], g[q[4] | ((h[2] << 8) & 0x700u)], g[q[5] | ((h[2] << 4) & 0x700u)],
-                           g[q[6] | ((h[3] << 8) & 0x700u)], g[q[7] | ((h[3] << 4) & 0x700u)]);
+            else {   // part k: sub-blocks 2k, 2k + 1
+                const auto at = [x, k](int p) { return iq1mPointIndex(*x, 2 * k + p / 4, p % 4); };
+                w = iqSet8(g[at(0)], g[at(1)], g[at(2)], g[at(3)], g[at(4)], g[at(5)], g[at(6)], g[at(7)]);
             }
             iqSignedGrid(w, s.mag[k], s.neg[k]);
         }
